@@ -1,0 +1,134 @@
+// Builds chutebox: one standalone bundle per endpoint, the entry points, and dist/manifest.json.
+// Usage: node esbuild.config.mjs [--quiet]
+import * as esbuild from 'esbuild';
+import { readdir, readFile, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+const dist = path.join(root, 'dist');
+const quiet = process.argv.includes('--quiet');
+const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+
+/** Size budgets in bytes, minified. Enforced by test/bundles.test.ts, printed here. */
+const BUDGETS = { infoFunction: 16 * 1024, runtime: 80 * 1024 };
+
+/** Entry points besides the functions: source → dist/<name>.mjs. */
+const ENTRIES = {
+  chutebox: 'runtime/cli.ts',
+  runtime: 'runtime/main.ts',
+  engine: 'runtime/engine/docker.ts',
+  emulator: 'emulator/main.ts',
+  record: 'runtime/record/main.ts',
+  'scenario-device': 'emulator/lambda-device.ts',
+};
+
+const shared = {
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  legalComments: 'none',
+  define: { CHUTEBOX_VERSION: JSON.stringify(pkg.version) },
+  logLevel: 'warning',
+};
+
+/** A dynamic import of another entry's source becomes an import of that entry's bundle. */
+function linkEntries(self) {
+  const targets = new Map(
+    Object.entries(ENTRIES).map(([name, source]) => [path.join(root, source), `./${name}.mjs`]),
+  );
+  return {
+    name: 'link-entries',
+    setup(build) {
+      build.onResolve({ filter: /^\./ }, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined;
+        const target = targets.get(path.resolve(args.resolveDir, args.path));
+        if (target === undefined || target === `./${self}.mjs`) return undefined;
+        return { path: target, external: true };
+      });
+    },
+  };
+}
+
+/** Endpoint modules: functions/<area>/<name>.ts that export `route`. */
+async function findFunctions() {
+  const found = [];
+  for (const area of (await readdir(path.join(root, 'functions'), { withFileTypes: true })).filter((d) => d.isDirectory())) {
+    const dir = path.join(root, 'functions', area.name);
+    for (const file of (await readdir(dir)).sort()) {
+      if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
+      const source = await readFile(path.join(dir, file), 'utf8');
+      if (/^export const route\b/m.test(source)) found.push({ name: `${area.name}-${file.slice(0, -3)}`, file: path.join(dir, file) });
+    }
+  }
+  return found;
+}
+
+function functionEntry(file) {
+  const core = (m) => JSON.stringify(path.join(root, 'functions/core', m));
+  return [
+    `import { route, handle } from ${JSON.stringify(file)};`,
+    `import { invoke as run } from ${core('invoke.ts')};`,
+    `import { lambdaHandler } from ${core('lambda.ts')};`,
+    `export { route };`,
+    `export const invoke = (input, device) => run(handle, input, device);`,
+    `export const handler = lambdaHandler(route, invoke, import.meta.url);`,
+  ].join('\n');
+}
+
+await rm(dist, { recursive: true, force: true });
+await mkdir(path.join(dist, 'functions'), { recursive: true });
+
+const functions = await findFunctions();
+await Promise.all([
+  ...functions.map((fn) =>
+    esbuild.build({
+      ...shared,
+      stdin: { contents: functionEntry(fn.file), resolveDir: root, sourcefile: `${fn.name}.entry.js`, loader: 'js' },
+      outfile: path.join(dist, 'functions', `${fn.name}.mjs`),
+    }),
+  ),
+  ...Object.entries(ENTRIES).map(([name, source]) =>
+    esbuild.build({
+      ...shared,
+      entryPoints: [path.join(root, source)],
+      outfile: path.join(dist, `${name}.mjs`),
+      plugins: [linkEntries(name)],
+      // CommonJS dependencies (dockerode, yaml) call require() for Node built-ins.
+      banner: { js: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);" },
+    }),
+  ),
+]);
+await chmod(path.join(dist, 'chutebox.mjs'), 0o755);
+
+async function sizes(file) {
+  const bytes = await readFile(file);
+  return { bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
+}
+
+const manifest = { version: pkg.version, budgets: BUDGETS, functions: [], entries: [] };
+for (const fn of functions) {
+  const file = path.join(dist, 'functions', `${fn.name}.mjs`);
+  const { route } = await import(pathToFileURL(file).href);
+  manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method: route.method, path: route.path, ...(await sizes(file)) });
+}
+for (const name of Object.keys(ENTRIES)) {
+  manifest.entries.push({ name, file: `${name}.mjs`, ...(await sizes(path.join(dist, `${name}.mjs`))) });
+}
+await writeFile(path.join(dist, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+
+if (!quiet) {
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`.padStart(9);
+  const rows = [
+    ...manifest.functions.map((f) => [f.file, f.bytes, f.gzipBytes, f.name.startsWith('info-') ? BUDGETS.infoFunction : undefined]),
+    ...manifest.entries.map((e) => [e.file, e.bytes, e.gzipBytes, e.name === 'runtime' ? BUDGETS.runtime : undefined]),
+  ];
+  console.log('bundle                               minified      gzip    budget');
+  for (const [file, bytes, gzip, budget] of rows) {
+    const verdict = budget === undefined ? '' : `${kb(budget)} ${bytes <= budget ? 'ok' : 'OVER'}`;
+    console.log(`${file.padEnd(34)} ${kb(bytes)} ${kb(gzip)} ${verdict}`);
+  }
+}

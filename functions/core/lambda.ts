@@ -1,0 +1,84 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { decodeBody } from './body.ts';
+import type { Device } from './device.ts';
+import type { FunctionInput, FunctionOutput } from './invoke.ts';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
+import { matchPath, type Route } from './route.ts';
+
+/** Environment variable naming the module that provides the device; see `loadDevice`. */
+export const DEVICE_MODULE_ENV = 'CHUTEBOX_DEVICE_MODULE';
+
+/**
+ * Wraps a function as an AWS Lambda handler for API Gateway HTTP API (payload format 2.0) events.
+ *
+ * The device comes from a module loaded at run time, so the scenario loader is never bundled into the
+ * function: `CHUTEBOX_DEVICE_MODULE` names it (default: `scenario-device.mjs` beside the `functions/`
+ * folder of the bundle), and it exports `createDevice(): Promise<Device>`. The stock module serves
+ * the scenario named by `CHUTEBOX_SCENARIO`. Authentication is left to API Gateway (an authorizer).
+ *
+ * @example
+ * // dist/functions/info-hardware.mjs
+ * export const handler = lambdaHandler(route, (input, device) => invoke(handle, input, device));
+ */
+export function lambdaHandler(
+  route: Route,
+  run: (input: FunctionInput, device: Device) => Promise<FunctionOutput>,
+  bundleUrl: string,
+): (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2> {
+  let device: Promise<Device> | undefined;
+  return async (event) => {
+    try {
+      const method = event.requestContext.http.method.toUpperCase();
+      const params = matchPath(route.path, stripStage(event));
+      if (params === null) throw new HttpProblem(404, `no resource at ${event.rawPath}`);
+      if (method !== route.method) {
+        throw new HttpProblem(405, `${method} is not allowed here; use ${route.method}`, { headers: { allow: route.method } });
+      }
+      const headers = lowerCaseKeys(event.headers ?? {});
+      const text = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      const input: FunctionInput = {
+        params,
+        query: definedValues(event.queryStringParameters ?? {}),
+        headers,
+        body: decodeBody(headers['content-type'], text),
+      };
+      device ??= loadDevice(bundleUrl);
+      return toResult(await run(input, await device));
+    } catch (error) {
+      device = undefined;
+      const { problem, headers } = toProblem(error);
+      if (problem.status >= 500) console.error(error);
+      return toResult({ status: problem.status, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body: JSON.stringify(problem) });
+    }
+  };
+}
+
+async function loadDevice(bundleUrl: string): Promise<Device> {
+  const specifier = process.env[DEVICE_MODULE_ENV] || new URL('../scenario-device.mjs', bundleUrl).href;
+  const module = (await import(/* @vite-ignore */ specifier)) as { createDevice(): Promise<Device> };
+  return module.createDevice();
+}
+
+/** Named stages put their name in front of the path (`/prod/api/v1/...`); `$default` does not. */
+function stripStage(event: APIGatewayProxyEventV2): string {
+  const stage = event.requestContext.stage;
+  const prefix = `/${stage}/`;
+  if (stage && stage !== '$default' && event.rawPath.startsWith(prefix)) return event.rawPath.slice(prefix.length - 1);
+  return event.rawPath;
+}
+
+function toResult(out: FunctionOutput): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: out.status, headers: out.headers, body: out.body, isBase64Encoded: false };
+}
+
+function lowerCaseKeys(headers: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = value;
+  return out;
+}
+
+function definedValues(values: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) if (value !== undefined) out[name] = value;
+  return out;
+}

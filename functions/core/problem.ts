@@ -1,0 +1,91 @@
+/**
+ * RFC 9457 problem details: the body of every error answer.
+ * `errors` lists what was wrong with the input, one `{path, message}` per violation.
+ */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: InputError[];
+  [extension: string]: unknown;
+}
+
+/** One violation in a request: `path` names the field, e.g. `net.wlan.ssid` or `params.chute`. */
+export interface InputError {
+  path: string;
+  message: string;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/**
+ * The one error type of chutebox: it knows the HTTP answer it stands for.
+ * Throw it from a handler, a parser or the runtime; the transport turns it into a problem response.
+ *
+ * @example
+ * throw new HttpProblem(404, `no chute named ${name}`);
+ * throw new HttpProblem(422, 'invalid configuration', { errors: [{ path: 'web.port', message: 'must be at most 65535' }] });
+ */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly errors: InputError[] | undefined;
+  readonly extensions: Record<string, unknown>;
+
+  constructor(
+    status: number,
+    detail: string,
+    options: { errors?: InputError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+  ) {
+    super(detail);
+    this.name = 'HttpProblem';
+    this.status = status;
+    this.headers = options.headers ?? {};
+    this.errors = options.errors;
+    this.extensions = options.extensions ?? {};
+  }
+
+  /** The problem document sent as the response body. */
+  toJSON(): Problem {
+    return problem(this.status, this.message, this.errors, this.extensions);
+  }
+}
+
+/** Builds a problem document; the title is the standard reason phrase of the status. */
+export function problem(status: number, detail: string, errors?: InputError[], extensions: Record<string, unknown> = {}): Problem {
+  return {
+    ...extensions,
+    type: 'about:blank',
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    ...(errors && errors.length > 0 ? { errors } : {}),
+  };
+}
+
+/**
+ * Maps anything thrown to a problem. An HttpProblem keeps its status; anything else is a 500 whose
+ * detail never shows the message or the stack of the original error.
+ */
+export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
+  if (error instanceof HttpProblem) return { problem: error.toJSON(), headers: error.headers };
+  return { problem: problem(500, 'the server failed to answer this request; see its log'), headers: {} };
+}

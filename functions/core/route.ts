@@ -1,0 +1,54 @@
+/** HTTP methods a function may answer. */
+export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/**
+ * Where a function answers. `path` uses `:name` segments for path parameters, as Hono does.
+ *
+ * @example
+ * export const route = defineRoute({ name: 'chute-network', method: 'GET', path: '/api/v1/chutes/:chute/networks/:network' });
+ */
+export interface Route {
+  /** Bundle name, unique: `dist/functions/<name>.mjs`. */
+  name: string;
+  method: Method;
+  path: string;
+  /** One line for the manifest and the docs. */
+  summary: string;
+}
+
+export function defineRoute<const R extends Route>(route: R): R {
+  return route;
+}
+
+/**
+ * Matches a request path against a route pattern. A trailing slash is accepted
+ * (`/api/v1/chutes/` matches `/api/v1/chutes`). Parameters come back URI-decoded.
+ *
+ * @example
+ * matchPath('/api/v1/chutes/:chute', '/api/v1/chutes/hello') // { chute: 'hello' }
+ * matchPath('/api/v1/chutes/:chute', '/api/v1/info')         // null
+ */
+export function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const want = segments(pattern);
+  const got = segments(path);
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i]!;
+    const g = got[i]!;
+    if (w.startsWith(':')) {
+      try {
+        params[w.slice(1)] = decodeURIComponent(g);
+      } catch {
+        return null;
+      }
+    } else if (w !== g) {
+      return null;
+    }
+  }
+  return params;
+}
+
+function segments(path: string): string[] {
+  return path.split('/').filter((s) => s !== '');
+}
