@@ -53,6 +53,36 @@ function linkEntries(self) {
   };
 }
 
+/**
+ * The engine client (dockerode) reaches for modules that chutebox never uses, as it only talks to a
+ * local UNIX socket: ssh2 and native addons (`*.node`), which esbuild cannot bundle, and gRPC (only
+ * for BuildKit image builds, ~380 KB). Each becomes a stub that loads fine and throws when used.
+ */
+function stubUnused() {
+  const stubs = {
+    ssh2: 'the ssh transport is not bundled',
+    '@grpc/grpc-js': 'BuildKit sessions (gRPC) are not bundled',
+    '@grpc/proto-loader': 'BuildKit sessions (gRPC) are not bundled',
+    // debug's optional colour support, required inside a try; a stub keeps the bundle free of packages.
+    'supports-color': 'terminal colours of debug output are not bundled',
+  };
+  const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return {
+    name: 'stub-unused',
+    setup(build) {
+      const filter = new RegExp(`^(${Object.keys(stubs).map(escape).join('|')})$|\\.node$`);
+      build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'stub' }));
+      build.onLoad({ filter: /.*/, namespace: 'stub' }, (args) => {
+        const message = stubs[args.path] ?? `the native module ${path.basename(args.path)} is not bundled`;
+        // Any export is a function that throws when called or constructed, so requiring works.
+        const contents = `function fail() { throw new Error(${JSON.stringify(message)}); }
+module.exports = new Proxy(fail, { get: (_target, key) => (key === '__esModule' ? false : fail) });`;
+        return { contents, loader: 'js' };
+      });
+    },
+  };
+}
+
 /** Endpoint modules: functions/<area>/<name>.ts that export `route`. */
 async function findFunctions() {
   const found = [];
@@ -96,7 +126,7 @@ await Promise.all([
       ...shared,
       entryPoints: [path.join(root, source)],
       outfile: path.join(dist, `${name}.mjs`),
-      plugins: [linkEntries(name)],
+      plugins: name === 'engine' ? [linkEntries(name), stubUnused()] : [linkEntries(name)],
       // CommonJS dependencies (dockerode, yaml) call require() for Node built-ins.
       banner: { js: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);" },
     }),

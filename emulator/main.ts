@@ -1,1 +1,73 @@
-export {};
+import { fileURLToPath } from 'node:url';
+import { fixedAuth } from '../runtime/auth/index.ts';
+import { createApp } from '../runtime/http/app.ts';
+import { listen } from '../runtime/http/listen.ts';
+import type { OptionSpec } from '../runtime/options.ts';
+import { commandHelp, parsePort, readCommandLine, type SwitchSpec } from './command-line.ts';
+import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
+
+/** The emulator's one account: ParaDrop's default user, with an empty password. */
+export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
+
+const OPTIONS = [
+  { flag: 'scenario', env: SCENARIO_ENV, default: 'default', value: 'NAME|DIR', description: 'a built-in scenario, or a scenario folder (any path with a slash)' },
+  { flag: 'host', env: 'CHUTEBOX_HOST', default: '127.0.0.1', value: 'HOST', description: 'address to listen on' },
+  { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port to listen on, 0 for any free port' },
+  { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: 'functions/ beside the emulator bundle', value: 'DIR', description: 'folder of function bundles to mount' },
+  { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
+] as const satisfies readonly OptionSpec[];
+
+const SWITCHES = [{ flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' }] as const satisfies readonly SwitchSpec[];
+
+const HELP = commandHelp(
+  'chutebox emulate [options]',
+  'Serves the device API from a scenario (a recorded device, see fixtures/scenarios/README.md) with the same ' +
+    `functions and HTTP layer as \`chutebox serve\`. Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
+    'A flag wins over its environment variable.',
+  OPTIONS,
+  SWITCHES,
+);
+
+/**
+ * `chutebox emulate`: the device API over a scenario. When ready it prints exactly one line
+ * `listening on http://HOST:PORT` to stdout, then which scenario it serves and how to log in; it stops
+ * on SIGINT or SIGTERM.
+ *
+ * @throws UsageError (exit code 2) for bad flags; ScenarioError (the CLI exits with 1) for a bad scenario.
+ * @example
+ * await main(['--scenario', 'gl-ar150', '--port', '0', '--no-auth']);
+ */
+export async function main(argv: string[]): Promise<void> {
+  const { values, switches, help } = readCommandLine(OPTIONS, SWITCHES, argv, process.env);
+  if (help) {
+    process.stdout.write(`${HELP}\nbuilt-in scenarios: ${(await builtInScenarios()).join(', ')}\n`);
+    return;
+  }
+  const port = parsePort(values.port!);
+  const auth = !switches['no-auth'];
+  const scenario = await loadScenario(values.scenario!);
+  const app = await createApp({
+    functionsDir: values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)),
+    device: scenario.device,
+    auth: auth ? await fixedAuth(EMULATOR_ACCOUNT) : null,
+    corsOrigin: values['cors-origin']!,
+  });
+  const server = await listen(app, { host: values.host!, port });
+  // One write, so a reader that sees the listening line sees the rest with it.
+  process.stdout.write(
+    `listening on ${server.url}\n` +
+      `scenario ${scenario.name}${scenario.description ? `: ${scenario.description}` : ''}\n` +
+      (auth ? loginHint(server.url) : 'authentication is off: every request is served without credentials\n'),
+  );
+
+  const stop = () => void server.close().then(() => process.exit(0), () => process.exit(1));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function loginHint(url: string): string {
+  return (
+    `log in: curl -s -X POST ${url}/api/v1/auth/local -H 'content-type: application/json' -d '${JSON.stringify(EMULATOR_ACCOUNT)}'\n` +
+    `then send the token it answers: curl -s ${url}/api/v1/info/hardware -H 'authorization: Bearer TOKEN'\n`
+  );
+}

@@ -1,1 +1,47 @@
-export {};
+#!/usr/bin/env node
+// The `chutebox` command. Each command lives in its own bundle, imported only when it runs.
+import { PACKAGE_VERSION } from '../functions/core/version.ts';
+
+/** What a command module exports: `main(argv)` with the arguments after the command name. */
+type Command = (argv: string[]) => Promise<void>;
+interface EntryModule {
+  main: Command;
+}
+
+const COMMANDS: Record<string, { summary: string; run: Command }> = {
+  serve: { summary: 'serve the device API of this machine', run: async (argv) => (await import('./main.ts')).serve(argv) },
+  emulate: { summary: 'serve the device API from a recorded scenario', run: async (argv) => ((await import('../emulator/main.ts')) as unknown as EntryModule).main(argv) },
+  record: { summary: "record this machine's raw sources as a scenario", run: async (argv) => ((await import('./record/main.ts')) as unknown as EntryModule).main(argv) },
+  passwd: { summary: 'set the password of the API (read from stdin)', run: async (argv) => (await import('./main.ts')).passwd(argv) },
+};
+
+const HELP = [
+  'usage: chutebox <command> [options]',
+  '',
+  'commands:',
+  ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}`),
+  '',
+  'chutebox <command> --help shows the options of a command; chutebox --version prints the version.',
+  '',
+].join('\n');
+
+async function run(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') return void process.stdout.write(HELP);
+  if (name === '--version' || name === '-v') return void process.stdout.write(`${PACKAGE_VERSION}\n`);
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command === undefined) throw Object.assign(new Error(`unknown command ${JSON.stringify(name)}; see chutebox --help`), { exitCode: 2 });
+  try {
+    await command.run(rest);
+  } catch (error) {
+    if ((error as { exitCode?: unknown }).exitCode === 2 && error instanceof Error) error.message += `; see chutebox ${name} --help`;
+    throw error;
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  const exitCode = (error as { exitCode?: unknown }).exitCode;
+  console.error(`chutebox: ${error instanceof Error ? error.message : String(error)}`);
+  if (typeof exitCode !== 'number' && process.env.CHUTEBOX_DEBUG) console.error(error);
+  process.exit(typeof exitCode === 'number' ? exitCode : 1);
+});

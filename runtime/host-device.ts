@@ -3,6 +3,8 @@ import os from 'node:os';
 import type { Device } from '../functions/core/device.ts';
 import { rootedFiles } from './device/files.ts';
 
+export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
+
 export interface HostDeviceOptions {
   /** Docker Engine API socket; default `/var/run/docker.sock`. */
   dockerSocket?: string;
@@ -13,7 +15,8 @@ export interface HostDeviceOptions {
  * Docker Engine. The engine client is a separate bundle (`dist/engine.mjs`), loaded on first use.
  */
 export function createHostDevice(options: HostDeviceOptions = {}): Device {
-  const socketPath = options.dockerSocket ?? '/var/run/docker.sock';
+  const socketPath = options.dockerSocket ?? DEFAULT_DOCKER_SOCKET;
+  let engine: Promise<typeof import('./engine/docker.ts') | null> | undefined;
   return {
     ...rootedFiles('/'),
     async statfs(path) {
@@ -29,8 +32,12 @@ export function createHostDevice(options: HostDeviceOptions = {}): Device {
     },
     now: () => Date.now(),
     async containers() {
-      const engine = await import('./engine/docker.ts');
-      return engine.listChuteContainers(socketPath);
+      engine ??= import('./engine/docker.ts').catch((error: unknown) => {
+        console.error('the container engine client (engine.mjs) cannot be loaded:', error);
+        return null;
+      });
+      const client = await engine;
+      return client === null ? null : client.listChuteContainers(socketPath);
     },
   };
 }

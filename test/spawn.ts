@@ -15,15 +15,16 @@ export interface Started {
 }
 
 /**
- * Starts `chutebox <args>` and waits for its `listening on <url>` line.
+ * Starts `chutebox <args>` and waits for its `listening on <url>` line. `cli` runs another copy of the
+ * built CLI (default: this checkout's dist/chutebox.mjs).
  *
  * @example
  * const server = await startChutebox(['emulate', '--port', '0']);
  * await fetch(`${server.url}/api/v1/info/hardware`);
  * await server.stop();
  */
-export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Started> {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.env, cli: string = CLI): Promise<Started> {
+  const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`chutebox ${args.join(' ')} did not start:\n${output}`)), 15_000);

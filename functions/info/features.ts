@@ -2,7 +2,7 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { FeatureList, NoInput } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/info/features', summary: 'Feature strings the daemon supports' });
+export const route = defineRoute({ name: 'info-features', method: 'GET', path: '/api/v1/info/features', summary: 'Feature strings the daemon supports' });
 export const request = NoInput;
 export const response = FeatureList;
 

@@ -1,1 +1,155 @@
-export {};
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { Device } from '../../functions/core/device.ts';
+import type { FunctionInput, Handler } from '../../functions/core/invoke.ts';
+import { PACKAGE_VERSION } from '../../functions/core/version.ts';
+import { handle as environment } from '../../functions/info/environment.ts';
+import { handle as features } from '../../functions/info/features.ts';
+import { handle as hardware } from '../../functions/info/hardware.ts';
+import { handle as software } from '../../functions/info/software.ts';
+import { handle as telemetry } from '../../functions/info/telemetry.ts';
+import { parseEnviron } from '../../functions/parsers/environ.ts';
+import { commandHelp, readCommandLine, type SwitchSpec } from '../../emulator/command-line.ts';
+import { loadScenario } from '../../emulator/scenario-device.ts';
+import { createHostDevice, DEFAULT_DOCKER_SOCKET } from '../host-device.ts';
+import { UsageError, type OptionSpec } from '../options.ts';
+import { recordingDevice, type Recording } from './recording-device.ts';
+import { writeScenario } from './write-scenario.ts';
+
+/** The handlers whose questions make up a recording (the /api/v1/info endpoints). */
+const HANDLERS: Record<string, Handler> = { environment, hardware, software, features, telemetry };
+
+const ENVIRON = '/proc/self/environ';
+const NO_INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: undefined };
+
+const OPTIONS = [
+  { flag: 'out', value: 'DIR', description: 'the scenario folder to create (required)' },
+  { flag: 'docker-socket', env: 'CHUTEBOX_DOCKER_SOCKET', default: DEFAULT_DOCKER_SOCKET, value: 'PATH', description: 'Docker Engine API socket' },
+] as const satisfies readonly OptionSpec[];
+
+const SWITCHES = [{ flag: 'force', description: 'replace DIR when it exists and is not empty' }] as const satisfies readonly SwitchSpec[];
+
+const HELP = commandHelp(
+  'chutebox record --out DIR [options]',
+  "Records this device's raw sources (the files, links, uname, statfs and containers that the info endpoints " +
+    'read) as a scenario folder that `chutebox emulate --scenario DIR` serves. Values of secret-looking ' +
+    'environment variables are written redacted.',
+  OPTIONS,
+  SWITCHES,
+);
+
+/**
+ * `chutebox record --out DIR`: runs the info handlers on this device through a recording Device, writes
+ * what they read as a scenario (into a temporary folder beside DIR, renamed into place at the end), and
+ * checks that the scenario answers exactly as the device did.
+ *
+ * @throws UsageError (exit code 2) for bad flags; an Error (exit code 1) when DIR is in the way or the
+ *   recording cannot be written.
+ * @example
+ * await main(['--out', './my-router']);
+ */
+export async function main(argv: string[]): Promise<void> {
+  const { values, switches, help } = readCommandLine(OPTIONS, SWITCHES, argv, process.env);
+  if (help) return void process.stdout.write(HELP);
+  if (!values.out) throw new UsageError('--out DIR is required');
+  const out = path.resolve(values.out);
+  const replacing = await checkTarget(out, switches.force);
+
+  const { device, recording } = recordingDevice(createHostDevice({ dockerSocket: values['docker-socket']! }));
+  const answers = await answerAll(device);
+  await device.uname();
+  redactEnvironment(recording, answers.environment);
+
+  await mkdir(path.dirname(out), { recursive: true });
+  const temp = await mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}.recording-`));
+  try {
+    const uname = recording.uname!;
+    const when = new Date(device.now()).toISOString();
+    await writeScenario(recording, temp, `Recorded by chutebox record ${PACKAGE_VERSION} at ${when} from a ${uname.sysname} ${uname.release} ${uname.machine} device.`);
+    await verify(temp, answers);
+    await moveIntoPlace(temp, out, replacing);
+  } catch (error) {
+    await rm(temp, { recursive: true, force: true });
+    throw error;
+  }
+  const shown = values.out.includes('/') ? values.out : `./${values.out}`;
+  process.stdout.write(
+    `recorded ${recording.files.size} files, ${[...recording.links.values()].filter((t) => t !== null).length} links, ` +
+      `${[...recording.statfs.values()].filter((s) => s !== null).length} file systems and ` +
+      `${recording.containers ? `${recording.containers.length} chute containers` : 'no container engine'} into ${out}\n` +
+      `checked: it answers ${Object.keys(HANDLERS).map((name) => `/api/v1/info/${name}`).join(', ')} as this device did\n` +
+      `serve it with: chutebox emulate --scenario ${shown}\n`,
+  );
+}
+
+/** An answer of a handler: its value, or the message it failed with. */
+type Answer = { value: unknown } | { error: string };
+
+async function answerAll(device: Device): Promise<Record<string, Answer>> {
+  const entries = await Promise.all(
+    Object.entries(HANDLERS).map(async ([name, handle]): Promise<[string, Answer]> => {
+      try {
+        return [name, { value: await handle(NO_INPUT, device) }];
+      } catch (error) {
+        return [name, { error: error instanceof Error ? error.message : String(error) }];
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/**
+ * Writes the environment as the environment handler answered it (NUL-separated, in the order of the
+ * file): whatever it redacts is redacted in the recording too, by its own rule.
+ *
+ * @throws Error when the handler failed, rather than writing values it would have redacted.
+ */
+function redactEnvironment(recording: Recording, answer: Answer | undefined): void {
+  const raw = recording.files.get(ENVIRON);
+  if (raw === undefined) return;
+  if (answer === undefined || !('value' in answer)) {
+    throw new Error(`cannot write ${ENVIRON} redacted, as the environment handler failed: ${answer?.error ?? 'no answer'}`);
+  }
+  const answered = answer.value as Record<string, string>;
+  const entries = parseEnviron(raw).filter(([name]) => Object.hasOwn(answered, name));
+  recording.files.set(ENVIRON, entries.map(([name]) => `${name}=${answered[name]}\0`).join(''));
+}
+
+/**
+ * Runs the handlers again on the written scenario: every answer must be the device's, except the
+ * telemetry's `time` (the emulator's clock is the real one).
+ *
+ * @throws Error naming the endpoints whose answers differ.
+ */
+async function verify(dir: string, expected: Record<string, Answer>): Promise<void> {
+  const { device } = await loadScenario(dir);
+  const actual = await answerAll(device);
+  const comparable = (name: string, answer: Answer | undefined) =>
+    name === 'telemetry' && answer && 'value' in answer ? { value: { ...(answer.value as object), time: 0 } } : answer;
+  const differing = Object.keys(HANDLERS).filter((name) => !isDeepStrictEqual(comparable(name, expected[name]), comparable(name, actual[name])));
+  if (differing.length > 0) {
+    throw new Error(`the recorded scenario does not answer as this device did for: ${differing.map((name) => `/api/v1/info/${name}`).join(', ')}`);
+  }
+}
+
+/**
+ * Refuses a target that is a file, or a non-empty folder without `force`.
+ * @returns whether a folder is there to be replaced.
+ */
+async function checkTarget(out: string, force: boolean): Promise<boolean> {
+  const found = await stat(out).catch(() => null);
+  if (found === null) return false;
+  if (!found.isDirectory()) throw new Error(`${out} exists and is not a folder`);
+  if (!force && (await readdir(out)).length > 0) throw new Error(`${out} is not empty; give --force to replace it`);
+  return true;
+}
+
+/** Puts the finished recording at `out` with renames, so `out` is never half written. */
+async function moveIntoPlace(temp: string, out: string, replacing: boolean): Promise<void> {
+  if (!replacing) return rename(temp, out);
+  const old = await mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}.replaced-`));
+  await rename(out, path.join(old, 'scenario'));
+  await rename(temp, out);
+  await rm(old, { recursive: true, force: true });
+}

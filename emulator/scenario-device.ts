@@ -1,0 +1,175 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CHUTE_LABEL, type ContainerSample, type Device, type FsStats } from '../functions/core/device.ts';
+import { rootedFiles } from '../runtime/device/files.ts';
+import {
+  check,
+  ContainerList,
+  CONTAINERS_FILE,
+  DEVICE_FILE,
+  parseDeviceYaml,
+  ScenarioError,
+  StatsBody,
+  statsFile,
+  type DeviceYaml,
+} from './scenario-format.ts';
+
+export { ScenarioError } from './scenario-format.ts';
+
+/** Environment variable naming the scenario to serve (`chutebox emulate`, the Lambda device module). */
+export const SCENARIO_ENV = 'CHUTEBOX_SCENARIO';
+
+/**
+ * The scenarios shipped with chutebox: `fixtures/scenarios/` of the package, found from this module
+ * both as source (`emulator/`) and as bundle (`dist/`), which sit at the same depth.
+ */
+export const BUILT_IN_SCENARIOS = new URL('../fixtures/scenarios/', import.meta.url);
+
+/** A built-in scenario name: no slash, no leading dot. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** A loaded scenario: where it is, what it says about itself, and the Device that serves it. */
+export interface Scenario {
+  /** The name given, or the folder's base name for a path. */
+  name: string;
+  /** Absolute path of the scenario folder. */
+  dir: string;
+  description: string | null;
+  device: Device;
+}
+
+/**
+ * Loads a scenario and makes a Device over it: files (and symbolic links) through `rootedFiles` — the
+ * same code the host uses on `/` — `uname` and `statfs` from `device.yaml`, containers from the engine
+ * recordings, `now()` from the real clock. Everything is checked here, so a bad scenario fails at
+ * start-up with a message naming the file and field.
+ *
+ * @param nameOrDir a built-in name such as `default` (no slash), or a folder path (any slash: `./x`, `/tmp/x`).
+ * @param builtIn where built-in names are looked up; tests point it elsewhere.
+ * @throws ScenarioError
+ * @example
+ * const { device } = await loadScenario('default');
+ * await device.readFile('/proc/cpuinfo');
+ */
+export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SCENARIOS): Promise<Scenario> {
+  const dir = await resolveScenario(nameOrDir, builtIn);
+  const spec = parseDeviceYaml(await readFile(path.join(dir, DEVICE_FILE), 'utf8'), path.join(dir, DEVICE_FILE));
+  const containers = await loadEngine(dir);
+  return {
+    name: nameOrDir.includes('/') ? path.basename(dir) : nameOrDir,
+    dir,
+    description: spec.description ?? null,
+    device: scenarioDevice(dir, spec, containers),
+  };
+}
+
+/**
+ * The folder of a scenario.
+ *
+ * @throws ScenarioError for an unknown name (listing the built-in ones) or a folder without `device.yaml`.
+ * @example
+ * await resolveScenario('default')        // '/…/chutebox/fixtures/scenarios/default'
+ * await resolveScenario('./my-recording') // '/…/cwd/my-recording'
+ */
+export async function resolveScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SCENARIOS): Promise<string> {
+  if (nameOrDir.includes('/')) {
+    const dir = path.resolve(nameOrDir);
+    if (!(await isDirectory(dir))) throw new ScenarioError(`no scenario folder at ${dir}`);
+    if (!(await isFile(path.join(dir, DEVICE_FILE)))) throw new ScenarioError(`${dir} is not a scenario: it has no ${DEVICE_FILE}`);
+    return dir;
+  }
+  const known = await builtInScenarios(builtIn);
+  if (!NAME.test(nameOrDir) || !known.includes(nameOrDir)) {
+    const list = known.length > 0 ? known.join(', ') : '(none found)';
+    throw new ScenarioError(
+      `unknown scenario ${JSON.stringify(nameOrDir)}; built-in scenarios: ${list} (a folder path needs a slash, e.g. ./${nameOrDir})`,
+    );
+  }
+  return fileURLToPath(new URL(`${nameOrDir}/`, builtIn)).replace(/\/$/, '');
+}
+
+/** Names of the built-in scenarios (folders with a `device.yaml`), sorted. */
+export async function builtInScenarios(builtIn: URL = BUILT_IN_SCENARIOS): Promise<string[]> {
+  const root = fileURLToPath(builtIn);
+  let entries: string[];
+  try {
+    entries = await readdir(root);
+  } catch {
+    return [];
+  }
+  const names: string[] = [];
+  for (const entry of entries.sort()) {
+    if (NAME.test(entry) && (await isFile(path.join(root, entry, DEVICE_FILE)))) names.push(entry);
+  }
+  return names;
+}
+
+/** The Device of a scenario folder whose `device.yaml` and engine recordings are already read. */
+function scenarioDevice(dir: string, spec: DeviceYaml, containers: ContainerSample[] | null): Device {
+  const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
+  return {
+    ...rootedFiles(dir),
+    async statfs(mountPoint) {
+      const stats = statfs.get(mountKey(mountPoint));
+      return stats === undefined ? null : { ...stats };
+    },
+    async uname() {
+      return { ...spec.uname };
+    },
+    now: () => Date.now(),
+    async containers() {
+      return containers === null ? null : structuredClone(containers);
+    },
+  };
+}
+
+/** `/boot/` and `/boot` are the same mount point. */
+function mountKey(mountPoint: string): string {
+  const normal = path.posix.normalize(mountPoint);
+  return normal.length > 1 ? normal.replace(/\/$/, '') : normal;
+}
+
+/**
+ * The chute containers of the engine recordings: the entries of `engine/containers.json` that carry
+ * the chute label, each with `engine/stats/<Id>.json` when it exists. Null when there is no
+ * `engine/containers.json` (the device has no engine).
+ */
+async function loadEngine(dir: string): Promise<ContainerSample[] | null> {
+  const listFile = path.join(dir, CONTAINERS_FILE);
+  const list = await readJson(listFile);
+  if (list === undefined) return null;
+  const entries = check(ContainerList, list, `${listFile} is not a container list`);
+  const chutes = entries.filter((entry) => typeof (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === 'string');
+  return Promise.all(
+    chutes.map(async (container) => {
+      const file = path.join(dir, statsFile(container.Id));
+      const stats = await readJson(file);
+      return { container, stats: stats === undefined ? null : check(StatsBody, stats, `${file} is not a stats body`) };
+    }),
+  );
+}
+
+/** A JSON file's value, or undefined when the file does not exist. */
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ScenarioError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ScenarioError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+async function isDirectory(file: string): Promise<boolean> {
+  return stat(file).then((s) => s.isDirectory(), () => false);
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return stat(file).then((s) => s.isFile(), () => false);
+}

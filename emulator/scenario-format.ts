@@ -1,0 +1,84 @@
+import { parse, stringify } from 'yaml';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
+
+/**
+ * The parts of a scenario folder that are not mirrored device files (see fixtures/scenarios/README.md).
+ * `emulator/scenario-device.ts` reads them and `chutebox record` writes them, both through this module.
+ */
+export const DEVICE_FILE = 'device.yaml';
+/** Raw body of `GET /containers/json?all=1`; absent means the device has no container engine. */
+export const CONTAINERS_FILE = 'engine/containers.json';
+/** Raw body of `GET /containers/<id>/stats?stream=false` of one container. */
+export function statsFile(containerId: string): string {
+  return `engine/stats/${containerId}.json`;
+}
+
+/** A problem with a scenario (unknown name, bad device.yaml, bad engine recording). */
+export class ScenarioError extends Error {
+  override name = 'ScenarioError';
+}
+
+const count = z.int().check(z.nonnegative());
+
+const FsStats = z.strictObject({ type: count, bsize: count, blocks: count, bfree: count, bavail: count, files: count, ffree: count });
+
+/** `device.yaml`: what a device answers that has no raw file, i.e. `uname(2)` and `statfs(2)`. */
+export const DeviceYaml = z.strictObject({
+  description: z.optional(z.string()),
+  uname: z.strictObject({ sysname: z.string(), release: z.string(), version: z.string(), machine: z.string() }),
+  /** Mount point (absolute path) → statfs of it. A mount point missing here has no statfs. */
+  statfs: z.optional(z.record(z.string().check(z.startsWith('/')), FsStats)),
+});
+export type DeviceYaml = z.infer<typeof DeviceYaml>;
+
+/**
+ * A container id as it names `engine/stats/<id>.json`: letters, digits, `_`, `.`, `-`, starting with a
+ * letter or digit (so it can never be `..` or hold a slash).
+ */
+const ContainerId = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, { error: 'must be letters, digits, "_", "." or "-"' }));
+
+/** `engine/containers.json`: the engine's list; only `Id` is checked, the rest is passed on raw. */
+export const ContainerList = z.array(z.looseObject({ Id: ContainerId }));
+
+/** `engine/stats/<id>.json`: one raw stats body. */
+export const StatsBody = z.record(z.string(), z.unknown());
+
+/**
+ * Parses and checks `device.yaml`.
+ *
+ * @throws ScenarioError naming the file and every bad field, e.g.
+ *   `…/device.yaml is not a valid scenario device file:\n✖ Invalid input: expected string, received undefined\n  → at uname.machine`
+ * @example
+ * parseDeviceYaml('uname: {sysname: Linux, release: 6.1.0, version: "#1", machine: x86_64}\n', 'device.yaml')
+ */
+export function parseDeviceYaml(text: string, file: string): DeviceYaml {
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (error) {
+    throw new ScenarioError(`${file} is not valid YAML: ${(error as Error).message}`);
+  }
+  return check(DeviceYaml, value ?? {}, `${file} is not a valid scenario device file`);
+}
+
+/** Writes `device.yaml` with a leading comment; `parseDeviceYaml` reads it back to the same value. */
+export function formatDeviceYaml(value: DeviceYaml, comment: string): string {
+  const header = comment
+    .split('\n')
+    .map((line) => `# ${line}`.trimEnd())
+    .join('\n');
+  return `${header}\n${stringify(value, { lineWidth: 0 })}`;
+}
+
+/**
+ * Checks a value against a scenario schema, with English messages, without touching zod's global
+ * configuration (the emulator shares its process with the runtime's code).
+ *
+ * @throws ScenarioError `<what>:` followed by one line per problem and where it is.
+ */
+export function check<T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value, { error: en().localeError });
+  if (result.success) return result.data;
+  throw new ScenarioError(`${what}:\n${z.prettifyError(result.error)}`);
+}

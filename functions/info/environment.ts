@@ -1,0 +1,30 @@
+import type { Handler } from '../core/invoke.ts';
+import { defineRoute } from '../core/route.ts';
+import { parseEnviron } from '../parsers/environ.ts';
+import { Environment, NoInput } from './schemas.ts';
+
+export const route = defineRoute({
+  name: 'info-environment',
+  method: 'GET',
+  path: '/api/v1/info/environment',
+  summary: 'Environment variables of the daemon, secrets redacted',
+});
+export const request = NoInput;
+export const response = Environment;
+
+/** Names whose values are secrets; their values are answered as {@link REDACTED}. */
+const SECRET_NAME = /PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|CREDENTIAL/i;
+const REDACTED = '[redacted]';
+
+/**
+ * The daemon's environment from /proc/self/environ, with the values of secret-looking names
+ * redacted; `{}` when the file cannot be read.
+ *
+ * @example
+ * await handle(input, device) // { PATH: '/usr/bin:/bin', ADMIN_PASSWORD: '[redacted]' }
+ */
+export const handle: Handler<Environment> = async (_input, device) => {
+  const text = await device.readFile('/proc/self/environ');
+  const entries = parseEnviron(text ?? '');
+  return Object.fromEntries(entries.map(([name, value]) => [name, SECRET_NAME.test(name) ? REDACTED : value]));
+};

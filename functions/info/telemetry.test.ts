@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { armOpenwrt, chuteContainers, combine, getInfo, pciRouter } from '../../test/info-devices.ts';
+import * as telemetry from './telemetry.ts';
+
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0, 250);
+
+describe('GET /api/v1/info/telemetry', () => {
+  it('responds with 200 and the system totals of an OpenWrt router without a container engine', async () => {
+    const report = await getInfo(telemetry, combine(armOpenwrt, { now: NOW }));
+    expect(report.time).toBe(NOW / 1000);
+    expect(report.chutes).toEqual([]);
+    expect(report.system).toMatchObject({
+      boot_time: 1763722800,
+      cpu_count: 4,
+      cpu_times_total: { user: 12, nice: 0, system: 9, idle: 14340, iowait: 0.2, irq: 0, softirq: 3, steal: 0 },
+      load_average: [0.08, 0.03, 0.01],
+      swap_memory: { total: 0, used: 0, free: 0, percent: 0 },
+    });
+    expect(report.system.cpu_times).toHaveLength(4);
+    expect(report.system.cpu_times[3]).toEqual({ user: 3, nice: 0, system: 2.25, idle: 3585, iowait: 0.05, irq: 0, softirq: 0.75, steal: 0 });
+    expect(report.system.virtual_memory).toEqual({
+      total: 245072 * 1024,
+      available: 131700 * 1024,
+      free: 150232 * 1024,
+      buffers: 0,
+      cached: (22400 + 2800) * 1024,
+      used: (245072 - 150232 - 22400 - 2800) * 1024,
+      percent: 46.3,
+    });
+  });
+
+  it('responds with space on storage mounts only: the overlay root, its parts and /tmp, not /proc, /sys or /dev', async () => {
+    const report = await getInfo(telemetry, armOpenwrt);
+    expect(report.system.disk_usage).toEqual([
+      { mountpoint: '/rom', device: '/dev/root', fstype: 'squashfs', total: 1344 * 4096, used: 1344 * 4096, free: 0, percent: 100 },
+      { mountpoint: '/tmp', device: 'tmpfs', fstype: 'tmpfs', total: 30634 * 4096, used: 334 * 4096, free: 30300 * 4096, percent: 1.1 },
+      { mountpoint: '/overlay', device: '/dev/mtdblock10', fstype: 'jffs2', total: 6656 * 4096, used: 456 * 4096, free: 6200 * 4096, percent: 6.9 },
+      { mountpoint: '/', device: 'overlayfs:/overlay', fstype: 'overlay', total: 6656 * 4096, used: 456 * 4096, free: 6200 * 4096, percent: 6.9 },
+    ]);
+  });
+
+  it('responds with counters per interface and their sum', async () => {
+    const report = await getInfo(telemetry, armOpenwrt);
+    expect(report.network.map((i) => i.name)).toEqual(['lo', 'eth0', 'br-lan', 'phy0-ap0']);
+    expect(report.network[3]).toEqual({
+      name: 'phy0-ap0',
+      bytes_sent: 60000000,
+      bytes_recv: 3000000,
+      packets_sent: 45000,
+      packets_recv: 20000,
+      errin: 0,
+      errout: 0,
+      dropin: 0,
+      dropout: 11,
+    });
+    expect(report.system.net_io_counters).toEqual({
+      bytes_sent: 48210 + 12345678 + 80000000 + 60000000,
+      bytes_recv: 48210 + 98765432 + 4500000 + 3000000,
+      packets_sent: 620 + 98765 + 60000 + 45000,
+      packets_recv: 620 + 123456 + 30000 + 20000,
+      errin: 0,
+      errout: 0,
+      dropin: 2,
+      dropout: 11,
+    });
+  });
+
+  it('responds with one entry per chute container: usage of a running one, zeros and null CPU percent for an exited one', async () => {
+    const report = await getInfo(telemetry, combine(pciRouter, { containers: chuteContainers }));
+    expect(report.chutes).toEqual([
+      {
+        name: 'hello-world',
+        state: 'running',
+        cpu: { total_usage_ns: 152_000_000_000, percent: 10 },
+        memory: { usage: 52_428_800 - 10_485_760, limit: 16_706_080_768 },
+        network: { rx_bytes: 124_456, tx_bytes: 67_432 },
+        pids: 7,
+      },
+      {
+        name: 'sensor-log',
+        state: 'exited',
+        cpu: { total_usage_ns: 0, percent: null },
+        memory: { usage: 0, limit: 0 },
+        network: { rx_bytes: 0, tx_bytes: 0 },
+        pids: 0,
+      },
+    ]);
+  });
+
+  it('responds with swap, a mount point with a space in its name, and the container overlay on a Debian host', async () => {
+    const report = await getInfo(telemetry, pciRouter);
+    expect(report.system.swap_memory).toEqual({ total: 1000444 * 1024, used: 250112 * 1024, free: 750332 * 1024, percent: 25 });
+    expect(report.system.disk_usage.map((d) => `${d.fstype} ${d.mountpoint}`)).toEqual([
+      'tmpfs /run',
+      'ext4 /',
+      'vfat /boot/efi',
+      'vfat /media/usb stick',
+      'overlay /var/lib/docker/overlay2/5f1c/merged',
+    ]);
+    expect(report.system.disk_usage[1]).toEqual({
+      mountpoint: '/',
+      device: '/dev/nvme0n1p2',
+      fstype: 'ext4',
+      total: 60_000_000 * 4096,
+      used: 20_000_000 * 4096,
+      free: 37_000_000 * 4096,
+      percent: 35.1,
+    });
+  });
+
+  it('leaves out a mount whose statfs cannot be read', async () => {
+    const report = await getInfo(telemetry, combine(armOpenwrt, { statfs: { '/': armOpenwrt.statfs!['/']! } }));
+    expect(report.system.disk_usage.map((d) => d.mountpoint)).toEqual(['/']);
+  });
+
+  it('responds with zeros and empty lists on a device without any of the sources', async () => {
+    expect(await getInfo(telemetry, { now: NOW })).toEqual({
+      time: NOW / 1000,
+      system: {
+        boot_time: null,
+        cpu_count: 0,
+        cpu_times: [],
+        cpu_times_total: { user: 0, nice: 0, system: 0, idle: 0, iowait: 0, irq: 0, softirq: 0, steal: 0 },
+        load_average: [0, 0, 0],
+        virtual_memory: { total: 0, available: 0, free: 0, buffers: 0, cached: 0, used: 0, percent: 0 },
+        swap_memory: { total: 0, used: 0, free: 0, percent: 0 },
+        disk_usage: [],
+        net_io_counters: { bytes_sent: 0, bytes_recv: 0, packets_sent: 0, packets_recv: 0, errin: 0, errout: 0, dropin: 0, dropout: 0 },
+      },
+      network: [],
+      chutes: [],
+    });
+  });
+});

@@ -1,0 +1,96 @@
+import { CHUTE_LABEL, type ContainerSample, type Device, type FsStats } from '../core/device.ts';
+import type { Handler } from '../core/invoke.ts';
+import { defineRoute } from '../core/route.ts';
+import { containerUsage } from '../parsers/docker-stats.ts';
+import { parseLoadavg } from '../parsers/loadavg.ts';
+import { parseMeminfo, swapMemory, virtualMemory } from '../parsers/meminfo.ts';
+import { parseMounts, storageMounts, type Mount } from '../parsers/mounts.ts';
+import { parseNetDev, sumCounters } from '../parsers/netdev.ts';
+import { percent } from '../parsers/numbers.ts';
+import { parseStat, sumCpuTimes } from '../parsers/stat.ts';
+import { NoInput, Telemetry } from './schemas.ts';
+
+export const route = defineRoute({
+  name: 'info-telemetry',
+  method: 'GET',
+  path: '/api/v1/info/telemetry',
+  summary: 'Resource use of the system and of each chute',
+});
+export const request = NoInput;
+export const response = Telemetry;
+
+type DiskUsage = Telemetry['system']['disk_usage'][number];
+type ChuteUsage = Telemetry['chutes'][number];
+
+/**
+ * ParaDrop's telemetry report, with psutil's field names and units (bytes, seconds):
+ * CPU times and boot time from /proc/stat, load from /proc/loadavg, memory and swap from
+ * /proc/meminfo, space on every storage mount of /proc/mounts (by statfs; pseudo filesystems and
+ * unreadable mounts left out), network counters from /proc/net/dev, and one entry per chute container
+ * (none when the device has no container engine). A missing source gives zeros or empty lists.
+ *
+ * @example
+ * (await handle(input, device)).system.load_average // [0.2, 0.18, 0.12]
+ */
+export const handle: Handler<Telemetry> = async (_input, device) => {
+  const [stat, loadavg, meminfo, mounts, netdev, containers] = await Promise.all([
+    device.readFile('/proc/stat'),
+    device.readFile('/proc/loadavg'),
+    device.readFile('/proc/meminfo'),
+    device.readFile('/proc/mounts'),
+    device.readFile('/proc/net/dev'),
+    device.containers(),
+  ]);
+  const kernel = parseStat(stat ?? '');
+  const memory = parseMeminfo(meminfo ?? '');
+  const network = parseNetDev(netdev ?? '');
+  return {
+    time: device.now() / 1000,
+    system: {
+      boot_time: kernel.bootTime,
+      cpu_count: kernel.cpus.length,
+      cpu_times: kernel.cpus,
+      cpu_times_total: kernel.total ?? sumCpuTimes(kernel.cpus),
+      load_average: parseLoadavg(loadavg ?? '') ?? [0, 0, 0],
+      virtual_memory: virtualMemory(memory),
+      swap_memory: swapMemory(memory),
+      disk_usage: await readDiskUsage(device, storageMounts(parseMounts(mounts ?? ''))),
+      net_io_counters: sumCounters(network),
+    },
+    network,
+    chutes: (containers ?? []).map(chuteUsage),
+  };
+};
+
+async function readDiskUsage(device: Device, mounts: Mount[]): Promise<DiskUsage[]> {
+  const stats = await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)));
+  return mounts.flatMap((mount, i) => {
+    const fs = stats[i];
+    return fs ? [diskUsage(mount, fs)] : [];
+  });
+}
+
+/**
+ * Space as psutil's `disk_usage()` counts it: `used` is what is not free even to root, `free` what an
+ * ordinary user may still write, and `percent` is used / (used + free).
+ */
+function diskUsage(mount: Mount, fs: FsStats): DiskUsage {
+  const total = fs.blocks * fs.bsize;
+  const used = (fs.blocks - fs.bfree) * fs.bsize;
+  const free = fs.bavail * fs.bsize;
+  return { mountpoint: mount.mountpoint, device: mount.device, fstype: mount.fstype, total, used, free, percent: percent(used, used + free) };
+}
+
+/** A chute's name is its container's chute label (else the container name), its state the container's. */
+function chuteUsage(sample: ContainerSample): ChuteUsage {
+  const container = sample.container;
+  const labels = container.Labels as Record<string, unknown> | undefined;
+  const label = labels?.[CHUTE_LABEL];
+  const names = container.Names;
+  const containerName = Array.isArray(names) && typeof names[0] === 'string' ? names[0].replace(/^\//, '') : String(container.Id ?? '');
+  return {
+    name: typeof label === 'string' && label !== '' ? label : containerName,
+    state: typeof container.State === 'string' ? container.State : 'unknown',
+    ...containerUsage(sample.stats),
+  };
+}

@@ -1,0 +1,19 @@
+import { randomBytes } from 'node:crypto';
+import { hashPassword } from './passwords.ts';
+import { createPolicy, tokenKey, type AuthPolicy } from './policy.ts';
+
+/**
+ * A policy with one fixed account and a random in-memory token secret, for the emulator: every
+ * request needs credentials, from any address.
+ *
+ * @example
+ * const auth = await fixedAuth({ username: 'paradrop', password: '' });
+ */
+export async function fixedAuth(account: { username: string; password: string }): Promise<AuthPolicy> {
+  const users = { [account.username]: await hashPassword(account.password) };
+  return createPolicy({
+    users: async () => users,
+    secret: await tokenKey(randomBytes(32)),
+    openToLoopbackWithoutPassword: false,
+  });
+}

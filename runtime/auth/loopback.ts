@@ -1,0 +1,22 @@
+import { BlockList } from 'node:net';
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/**
+ * Whether a client address is this machine: 127.0.0.0/8, ::1, or an IPv4-mapped 127.x address.
+ *
+ * @example
+ * isLoopback('::ffff:127.0.0.1') // true
+ * isLoopback('192.168.1.20')     // false
+ */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const family = address.includes(':') ? 'ipv6' : 'ipv4';
+  try {
+    return loopback.check(address, family);
+  } catch {
+    return false;
+  }
+}

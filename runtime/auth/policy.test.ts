@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { sign } from 'hono/jwt';
+import { describe, expect, it } from 'vitest';
+import type { HttpProblem } from '../../functions/core/problem.ts';
+import { hashPassword } from './passwords.ts';
+import { createPolicy, tokenKey, type UserTable } from './policy.ts';
+
+const LAN_CLIENT = '192.168.1.20';
+
+async function policyWith(users: UserTable, now?: () => number) {
+  const secret = await tokenKey(randomBytes(32));
+  return createPolicy({ users: async () => users, secret, openToLoopbackWithoutPassword: true, ...(now ? { now } : {}) });
+}
+
+async function refusal(promise: Promise<unknown>): Promise<HttpProblem> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as HttpProblem;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('auth policy without a password', () => {
+  it('serves a loopback client without credentials', async () => {
+    const policy = await policyWith({});
+    await expect(policy.authorize(undefined, '127.0.0.1')).resolves.toBeNull();
+    await expect(policy.authorize(undefined, '::ffff:127.0.0.1')).resolves.toBeNull();
+  });
+
+  it('refuses any other client with 403 telling to run chutebox passwd, even with credentials', async () => {
+    const policy = await policyWith({});
+    for (const authorization of [undefined, `Basic ${Buffer.from('paradrop:').toString('base64')}`]) {
+      const problem = await refusal(policy.authorize(authorization, LAN_CLIENT));
+      expect(problem.status).toBe(403);
+      expect(problem.message).toContain('chutebox passwd');
+    }
+    expect((await refusal(policy.login('paradrop', '', LAN_CLIENT))).status).toBe(403);
+  });
+});
+
+describe('auth policy with a password', () => {
+  it('asks loopback clients for credentials too', async () => {
+    const policy = await policyWith({ paradrop: await hashPassword('pw') });
+    const problem = await refusal(policy.authorize(undefined, '127.0.0.1'));
+    expect(problem.status).toBe(401);
+    expect(problem.headers['www-authenticate']).toBe('Bearer realm="chutebox", Basic realm="chutebox"');
+  });
+
+  it('accepts a token it signed and refuses one it signed more than an hour ago', async () => {
+    const users = { paradrop: await hashPassword('pw') };
+    let now = Date.now();
+    const policy = await policyWith(users, () => now);
+    const fresh = await policy.login('paradrop', 'pw', LAN_CLIENT);
+    await expect(policy.authorize(`Bearer ${fresh}`, LAN_CLIENT)).resolves.toBe('paradrop');
+    now -= 3601_000;
+    const stale = await policy.login('paradrop', 'pw', LAN_CLIENT);
+    expect((await refusal(policy.authorize(`Bearer ${stale}`, LAN_CLIENT))).status).toBe(401);
+  });
+
+  it('refuses a token whose user is no longer in the password file', async () => {
+    const users: UserTable = { paradrop: await hashPassword('pw') };
+    const policy = await policyWith(users);
+    const token = await policy.login('paradrop', 'pw', LAN_CLIENT);
+    delete users.paradrop;
+    users.admin = await hashPassword('pw');
+    expect((await refusal(policy.authorize(`Bearer ${token}`, LAN_CLIENT))).status).toBe(401);
+  });
+
+  it('refuses a token without an expiry even when correctly signed', async () => {
+    const secret = await tokenKey(randomBytes(32));
+    const policy = createPolicy({ users: async () => ({ paradrop: 'scrypt$x' }), secret, openToLoopbackWithoutPassword: true });
+    const token = await sign({ sub: 'paradrop' }, secret, 'HS256');
+    expect((await refusal(policy.authorize(`Bearer ${token}`, LAN_CLIENT))).status).toBe(401);
+  });
+
+  it('locks out an address after 5 failed logins, counting Basic and auth/local alike', async () => {
+    const policy = await policyWith({ paradrop: await hashPassword('pw') });
+    const basic = (password: string) => `Basic ${Buffer.from(`paradrop:${password}`).toString('base64')}`;
+    for (let i = 0; i < 3; i++) await expect(policy.login('paradrop', 'wrong', LAN_CLIENT)).resolves.toBeNull();
+    for (let i = 0; i < 2; i++) expect((await refusal(policy.authorize(basic('wrong'), LAN_CLIENT))).status).toBe(401);
+    expect((await refusal(policy.authorize(basic('pw'), LAN_CLIENT))).status).toBe(429);
+    expect((await refusal(policy.login('paradrop', 'pw', LAN_CLIENT))).status).toBe(429);
+    await expect(policy.authorize(basic('pw'), '192.168.1.21')).resolves.toBe('paradrop');
+  });
+});

@@ -1,0 +1,138 @@
+import { createHmac, randomBytes, webcrypto } from 'node:crypto';
+import { sign, verify } from 'hono/jwt';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts';
+import { isLoopback } from './loopback.ts';
+import { verifyPassword } from './passwords.ts';
+
+/**
+ * Who may use the API. The HTTP layer (runtime/http/auth.ts) asks it about every request; make one
+ * with `localAuth` (the device) or `fixedAuth` (the emulator).
+ */
+export interface AuthPolicy {
+  /**
+   * `POST /api/v1/auth/local`: a signed token (HS256 JWT, valid 1 h) for good credentials, null for
+   * wrong ones. `client` is the peer address.
+   * @throws HttpProblem 429 while the client is locked out, 403 when it may not log in at all.
+   */
+  login(username: string, password: string, client: string | undefined): Promise<string | null>;
+  /**
+   * Every other request: the user it acts as, from its `Authorization` header (`Bearer <token>` or
+   * `Basic`), or null for a loopback client while no password is set.
+   * @throws HttpProblem 401 (with `WWW-Authenticate`), 403 or 429.
+   */
+  authorize(authorization: string | undefined, client: string | undefined): Promise<string | null>;
+}
+
+/** Account name → password hash (`hashPassword`); empty while no password is set. */
+export type UserTable = Record<string, string>;
+
+export interface PolicyOptions {
+  /** The current accounts; asked on every request, so a `chutebox passwd` takes effect at once. */
+  users(): Promise<UserTable>;
+  /** HMAC key of the tokens. */
+  secret: webcrypto.CryptoKey;
+  /** While no password is set: serve loopback clients without credentials (others get 403). */
+  openToLoopbackWithoutPassword: boolean;
+  limiter?: FailureLimiterOptions;
+  /** Clock in milliseconds; default Date.now. */
+  now?: () => number;
+}
+
+export const TOKEN_LIFETIME_SECONDS = 3600;
+export const CHALLENGE = 'Bearer realm="chutebox", Basic realm="chutebox"';
+const NO_PASSWORD = 'no password is set on this device, so only clients on the device itself are served; run `chutebox passwd` on the device to set one';
+/** Successful Basic checks remembered, so a script using Basic does not pay one scrypt per request. */
+const VERIFIED_CACHE_SIZE = 64;
+
+/**
+ * The policy behind `localAuth` and `fixedAuth`.
+ *
+ * @example
+ * const policy = createPolicy({ users: async () => ({ paradrop: hash }), secret, openToLoopbackWithoutPassword: true });
+ * const token = await policy.login('paradrop', 'pw', '192.168.1.20');
+ * await policy.authorize(`Bearer ${token}`, '192.168.1.20'); // 'paradrop'
+ */
+export function createPolicy(options: PolicyOptions): AuthPolicy {
+  const now = options.now ?? Date.now;
+  const limiter = failureLimiter({ now, ...options.limiter });
+  const verified = new Map<string, string>();
+  const cacheKey = randomBytes(32);
+
+  /** Checks a password, remembering recent successes (keyed by a keyed hash, never the password). */
+  async function checkPassword(users: UserTable, username: string, password: string): Promise<boolean> {
+    const stored = Object.hasOwn(users, username) ? users[username]! : undefined;
+    if (stored === undefined) return false;
+    const key = createHmac('sha256', cacheKey).update(`${username}\0${password}`).digest('base64');
+    if (verified.get(key) === stored) return true;
+    if (!(await verifyPassword(stored, password))) return false;
+    verified.delete(key);
+    verified.set(key, stored);
+    if (verified.size > VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+    return true;
+  }
+
+  async function attempt(users: UserTable, username: string, password: string, client: string | undefined): Promise<boolean> {
+    const address = client ?? 'unknown';
+    limiter.assertAllowed(address);
+    const ok = await checkPassword(users, username, password);
+    if (!ok) limiter.recordFailure(address);
+    return ok;
+  }
+
+  function isOpen(users: UserTable, client: string | undefined): boolean {
+    if (Object.keys(users).length > 0) return false;
+    if (options.openToLoopbackWithoutPassword && isLoopback(client)) return true;
+    throw new HttpProblem(403, NO_PASSWORD);
+  }
+
+  async function userOfToken(users: UserTable, token: string): Promise<string | null> {
+    try {
+      const claims = await verify(token, options.secret, 'HS256');
+      if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number') return null;
+      return Object.hasOwn(users, claims.sub) ? claims.sub : null;
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    async login(username, password, client) {
+      const users = await options.users();
+      if (Object.keys(users).length === 0 && !(options.openToLoopbackWithoutPassword && isLoopback(client))) {
+        throw new HttpProblem(403, NO_PASSWORD);
+      }
+      if (!(await attempt(users, username, password, client))) return null;
+      const iat = Math.floor(now() / 1000);
+      return sign({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, options.secret, 'HS256');
+    },
+
+    async authorize(authorization, client) {
+      const users = await options.users();
+      if (isOpen(users, client)) return null;
+      const [, scheme = '', value = ''] = /^(\S+)\s+(\S+)\s*$/.exec(authorization ?? '') ?? [];
+      let user: string | null = null;
+      if (scheme.toLowerCase() === 'bearer') {
+        user = await userOfToken(users, value);
+      } else if (scheme.toLowerCase() === 'basic') {
+        const decoded = Buffer.from(value, 'base64').toString('utf8');
+        const colon = decoded.indexOf(':');
+        if (colon > 0 && (await attempt(users, decoded.slice(0, colon), decoded.slice(colon + 1), client))) user = decoded.slice(0, colon);
+      }
+      if (user === null) throw unauthorized(authorization === undefined ? 'this endpoint needs credentials' : 'the credentials are not valid');
+      return user;
+    },
+  };
+}
+
+/** A 401 problem carrying the challenge for both schemes. */
+export function unauthorized(detail: string): HttpProblem {
+  return new HttpProblem(401, `${detail}: send "Authorization: Bearer <token from POST /api/v1/auth/local>" or Basic credentials`, {
+    headers: { 'www-authenticate': CHALLENGE },
+  });
+}
+
+/** An HMAC-SHA-256 key for tokens from raw secret bytes. */
+export function tokenKey(secret: Uint8Array): Promise<webcrypto.CryptoKey> {
+  return webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+}

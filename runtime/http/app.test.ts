@@ -1,0 +1,102 @@
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryDevice } from '../../test/memory-device.ts';
+import { fixedAuth } from '../auth/index.ts';
+import { createApp } from './app.ts';
+import { functionsFolder } from './testing.ts';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await functionsFolder(['test-echo.mjs'], ['info-features.mjs']);
+});
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('createApp', () => {
+  it('hands a bundle decoded params, the query, lower-case headers and the decoded body', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: null });
+    const res = await app.request('/api/v1/test/echo/hello%20world?verbose=1', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Trace': 'abc' },
+      body: '{"ssid":"lab"}',
+    });
+    expect(res.status).toBe(200);
+    const input = (await res.json()) as Record<string, Record<string, unknown>>;
+    expect(input.params).toEqual({ name: 'hello world' });
+    expect(input.query).toEqual({ verbose: '1' });
+    expect(input.headers).toMatchObject({ 'x-trace': 'abc', 'content-type': 'application/json' });
+    expect(input.body).toEqual({ ssid: 'lab' });
+  });
+
+  it('answers a bundle on its path with a trailing slash too', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice({ containers: [] }), auth: null });
+    const res = await app.request('/api/v1/info/features/');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(['hostapd-control', 'docker']);
+  });
+
+  it('mounts no login endpoint without an auth policy', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: null });
+    expect((await app.request('/api/v1/auth/local', { method: 'POST' })).status).toBe(404);
+  });
+
+  it('allows the configured CORS origins only', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: null, corsOrigin: 'https://a.example, https://b.example' });
+    const from = async (origin: string) => (await app.request('/api/v1/info/features', { headers: { origin } })).headers.get('access-control-allow-origin');
+    expect(await from('https://b.example')).toBe('https://b.example');
+    expect(await from('https://evil.example')).toBeNull();
+  });
+
+  it('refuses to start on a folder holding something that is not a function bundle', async () => {
+    const broken = await functionsFolder([]);
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(`${broken}/stray.mjs`, 'export const x = 1;');
+    await expect(createApp({ functionsDir: broken, device: memoryDevice(), auth: null })).rejects.toThrow(/not a function bundle/);
+    await rm(broken, { recursive: true, force: true });
+  });
+});
+
+describe('createApp with fixedAuth (the emulator)', () => {
+  it('needs credentials for every function and accepts the fixed account with an empty password', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: await fixedAuth({ username: 'paradrop', password: '' }) });
+    const refused = await app.request('/api/v1/info/features');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+
+    const login = await app.request('/api/v1/auth/local', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'paradrop', password: '' }),
+    });
+    const { token, success } = (await login.json()) as { token: string; success: boolean };
+    expect(success).toBe(true);
+    expect((await app.request('/api/v1/info/features', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await app.request('/api/v1/info/features', { headers: { authorization: `Basic ${btoa('paradrop:')}` } })).status).toBe(200);
+  });
+
+  it('cuts a streamed login body over the limit with 413, and answers GET on the login path with 405', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: await fixedAuth({ username: 'paradrop', password: '' }), bodyLimit: 64 });
+    let chunksSent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        chunksSent++;
+        controller.enqueue(new TextEncoder().encode(' '.repeat(40)));
+        if (chunksSent === 1000) controller.close();
+      },
+    });
+    const res = await app.request('/api/v1/auth/local', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(chunksSent).toBeLessThan(10);
+    const get = await app.request('/api/v1/auth/local');
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('responds with 400 to a login without username or password', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: await fixedAuth({ username: 'paradrop', password: '' }) });
+    const res = await app.request('/api/v1/auth/local', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"paradrop"}' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ errors: [{ path: 'body.password', message: 'must be a string' }] });
+  });
+});

@@ -1,0 +1,95 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit as limitBody } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { decodeBody, DEFAULT_BODY_LIMIT } from '../../functions/core/body.ts';
+import type { Device } from '../../functions/core/device.ts';
+import type { FunctionBundle, FunctionInput } from '../../functions/core/invoke.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import { matchPath, type Method } from '../../functions/core/route.ts';
+import type { AuthPolicy } from '../auth/policy.ts';
+import { LOGIN_PATH, mountLogin, requireAuth } from './auth.ts';
+import { loadFunctions } from './functions.ts';
+import { problemResponse } from './problems.ts';
+
+export interface AppOptions {
+  /** Folder of function bundles (`*.mjs`); every one found is mounted, nothing else. */
+  functionsDir: string;
+  device: Device;
+  /** null serves everyone without credentials (and mounts no login endpoint). */
+  auth: AuthPolicy | null;
+  /** Allowed CORS origin(s), comma-separated; default `*`. */
+  corsOrigin?: string;
+  /** Largest request body in bytes; default 1 MiB. */
+  bodyLimit?: number;
+}
+
+/**
+ * The HTTP API: every function bundle of `functionsDir` on its route, behind CORS, the auth policy
+ * and a body limit. Every error is an `application/problem+json` answer: 404 for an unknown path,
+ * 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad body, 500 without
+ * details.
+ *
+ * @example
+ * const app = await createApp({ functionsDir: 'dist/functions', device: createHostDevice(), auth: await localAuth(stateDir) });
+ * const res = await app.request('/api/v1/info/features');
+ */
+export async function createApp(options: AppOptions): Promise<Hono> {
+  const bundles = await loadFunctions(options.functionsDir);
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const routes: { method: Method; path: string }[] = bundles.map((bundle) => bundle.route);
+  const app = new Hono({ strict: false });
+
+  app.use(
+    '*',
+    cors({
+      origin: corsOrigins(options.corsOrigin),
+      allowMethods: ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS'],
+      allowHeaders: ['Authorization', 'Content-Type'],
+      exposeHeaders: ['WWW-Authenticate', 'Retry-After', 'Allow'],
+      maxAge: 600,
+    }),
+  );
+  if (options.auth !== null) app.use('*', requireAuth(options.auth));
+  app.use(
+    '*',
+    limitBody({
+      maxSize: limit,
+      onError: () => {
+        throw new HttpProblem(413, `the request body is larger than ${limit} bytes`);
+      },
+    }),
+  );
+  if (options.auth !== null) {
+    mountLogin(app, options.auth, limit);
+    routes.push({ method: 'POST', path: LOGIN_PATH });
+  }
+  for (const bundle of bundles) {
+    app.on(bundle.route.method, bundle.route.path, (c) => answer(c, bundle, options.device, limit));
+  }
+
+  app.notFound((c) => {
+    const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
+    if (allowed.length === 0) return problemResponse(c, new HttpProblem(404, `no resource at ${c.req.path}`));
+    const allow = allowed.join(', ');
+    return problemResponse(c, new HttpProblem(405, `${c.req.method} is not allowed here; use ${allow}`, { headers: { allow } }));
+  });
+  app.onError((error, c) => problemResponse(c, error));
+  return app;
+}
+
+async function answer(c: Context, bundle: FunctionBundle, device: Device, limit: number): Promise<Response> {
+  const input: FunctionInput = {
+    params: c.req.param() as Record<string, string>,
+    query: c.req.query(),
+    headers: c.req.header(),
+    body: decodeBody(c.req.header('content-type'), await c.req.text(), limit),
+  };
+  const out = await bundle.invoke(input, device);
+  return c.body(out.body, out.status as 200, out.headers);
+}
+
+function corsOrigins(setting: string | undefined): string | string[] {
+  const origins = (setting ?? '*').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  if (origins.length === 0 || origins.includes('*')) return '*';
+  return origins.length === 1 ? origins[0]! : origins;
+}

@@ -1,0 +1,40 @@
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+
+export interface Listening {
+  /** Base URL with the real port, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** Stops accepting connections and waits for open requests to finish. */
+  close(): Promise<void>;
+}
+
+/** How long `close()` lets open requests finish before it drops their connections. */
+const CLOSE_GRACE_MS = 5000;
+
+/**
+ * Serves an app over HTTP on @hono/node-server. Port 0 picks a free port.
+ *
+ * @example
+ * const server = await listen(app, { host: '127.0.0.1', port: 0 });
+ * console.log(`listening on ${server.url}`);
+ * await server.close();
+ */
+export function listen(app: Hono, address: { host: string; port: number }): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: address.host, port: address.port }, (info) => {
+      server.off('error', reject);
+      const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+      resolve({ url: `http://${host}:${info.port}`, close: () => close(server as Server) });
+    });
+    server.once('error', reject);
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+  });
+}

@@ -1,0 +1,127 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FunctionBundle } from '../functions/core/invoke.ts';
+
+/*
+ * The function bundles as AWS Lambda runs them: `handler(event)` of dist/functions/<name>.mjs, with its
+ * device loaded at run time from dist/scenario-device.mjs, serving the scenario of CHUTEBOX_SCENARIO.
+ */
+
+type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+async function bundle(name: string): Promise<LambdaHandler> {
+  const module = (await import(/* @vite-ignore */ new URL(`../dist/functions/${name}.mjs`, import.meta.url).href)) as FunctionBundle;
+  return module.handler as LambdaHandler;
+}
+
+/**
+ * An API Gateway HTTP API (payload format 2.0) event as Lambda receives it for a request without a
+ * body or query. A named stage puts its name in front of the path; `$default` does not.
+ */
+function httpApiEvent(method: string, path: string, stage = '$default'): APIGatewayProxyEventV2 {
+  const rawPath = stage === '$default' ? path : `/${stage}${path}`;
+  const domainName = 'r3pmxmplak.execute-api.eu-central-1.amazonaws.com';
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath,
+    rawQueryString: '',
+    cookies: ['theme=dark'],
+    headers: {
+      accept: 'application/json',
+      'accept-encoding': 'gzip, deflate, br',
+      'content-length': '0',
+      host: domainName,
+      'user-agent': 'curl/8.5.0',
+      'x-amzn-trace-id': 'Root=1-6740a5c0-1a2b3c4d5e6f708192a3b4c5',
+      'x-forwarded-for': '198.51.100.23',
+      'x-forwarded-port': '443',
+      'x-forwarded-proto': 'https',
+    },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'r3pmxmplak',
+      domainName,
+      domainPrefix: 'r3pmxmplak',
+      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '198.51.100.23', userAgent: 'curl/8.5.0' },
+      requestId: 'Bq3xAiDrliAEJ5g=',
+      routeKey: '$default',
+      stage,
+      time: '21/Nov/2025:10:00:00 +0000',
+      timeEpoch: 1763719200000,
+    },
+    isBase64Encoded: false,
+  };
+}
+
+let savedScenario: string | undefined;
+let hardware: LambdaHandler;
+let software: LambdaHandler;
+
+beforeAll(async () => {
+  savedScenario = process.env.CHUTEBOX_SCENARIO;
+  process.env.CHUTEBOX_SCENARIO = 'default';
+  hardware = await bundle('info-hardware');
+  software = await bundle('info-software');
+});
+
+afterAll(() => {
+  if (savedScenario === undefined) delete process.env.CHUTEBOX_SCENARIO;
+  else process.env.CHUTEBOX_SCENARIO = savedScenario;
+});
+
+describe('Lambda handler of GET /api/v1/info/hardware', () => {
+  it('responds with 200 and the hardware of the scenario named by CHUTEBOX_SCENARIO', async () => {
+    const result = await hardware(httpApiEvent('GET', '/api/v1/info/hardware'));
+    expect(result.statusCode).toBe(200);
+    expect(result.headers).toMatchObject({ 'content-type': 'application/json' });
+    expect(JSON.parse(result.body!)).toEqual({
+      vendor: 'PC Engines',
+      board: 'apu2 1.0',
+      cpu: 'x86_64',
+      memory: 3982516 * 1024,
+      wifi: [
+        { id: 'pci-wifi-0', slot: 'pci/0000:04:00.0', macAddr: '04:f0:21:34:5a:9e', vendorId: '0x168c', deviceId: '0x003c' },
+        { id: 'pci-wifi-1', slot: 'pci/0000:05:00.0', macAddr: '04:f0:21:1c:27:b3', vendorId: '0x168c', deviceId: '0x0033' },
+      ],
+    });
+  });
+
+  it('responds with 200 under a named stage, whose name prefixes the path', async () => {
+    const result = await hardware(httpApiEvent('GET', '/api/v1/info/hardware', 'prod'));
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body!).vendor).toBe('PC Engines');
+  });
+
+  it('responds to another method with 405 and Allow: GET', async () => {
+    const result = await hardware(httpApiEvent('POST', '/api/v1/info/hardware'));
+    expect(result.statusCode).toBe(405);
+    expect(result.headers).toMatchObject({ allow: 'GET', 'content-type': 'application/problem+json' });
+    expect(JSON.parse(result.body!)).toMatchObject({ status: 405, title: 'Method Not Allowed' });
+  });
+
+  it('responds to another path with a 404 problem', async () => {
+    const result = await hardware(httpApiEvent('GET', '/api/v1/info/hardwares'));
+    expect(result.statusCode).toBe(404);
+    expect(result.headers).toMatchObject({ 'content-type': 'application/problem+json' });
+    expect(JSON.parse(result.body!)).toEqual({
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: 'no resource at /api/v1/info/hardwares',
+    });
+  });
+});
+
+describe('Lambda handler of GET /api/v1/info/software', () => {
+  it('responds with 200 and the OpenWrt release and kernel of the scenario', async () => {
+    const result = await software(httpApiEvent('GET', '/api/v1/info/software'));
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body!)).toMatchObject({
+      biosVendor: 'coreboot',
+      osVersion: 'OpenWrt 23.05.5 r24106-10cc5fcd00',
+      kernelVersion: 'Linux-5.15.167',
+      uptime: 183245,
+    });
+  });
+});

@@ -1,0 +1,131 @@
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Environment, Software, Telemetry } from '../functions/info/schemas.ts';
+import { CLI, startChutebox, type Started } from './spawn.ts';
+
+let tmp: string;
+let out: string;
+/** The one environment of all three processes, so the environment endpoint must answer the same. */
+let env: NodeJS.ProcessEnv;
+const started: Started[] = [];
+
+function chutebox(args: string[]) {
+  return spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+}
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-record-e2e-'));
+  out = path.join(tmp, 'this-machine');
+  env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    CHUTEBOX_DOCKER_SOCKET: path.join(tmp, 'no-docker.sock'),
+    RECORD_PROBE: 'visible',
+    RECORD_PROBE_TOKEN: 'record-probe-secret',
+  };
+});
+
+afterAll(async () => {
+  await Promise.all(started.map((server) => server.stop()));
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('chutebox record, then emulate the recording beside chutebox serve', () => {
+  let emulated: Started;
+  let live: Started;
+
+  beforeAll(async () => {
+    const recorded = chutebox(['record', '--out', out]);
+    expect(recorded.stderr).toBe('');
+    expect(recorded.status).toBe(0);
+    expect(recorded.stdout).toContain(`into ${out}`);
+    emulated = await startChutebox(['emulate', '--scenario', out, '--no-auth', '--port', '0'], env);
+    started.push(emulated);
+    live = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', path.join(tmp, 'state')], env);
+    started.push(live);
+  });
+
+  /** The answers of the emulated recording and of the live device. */
+  async function both<T = unknown>(endpoint: string): Promise<[T, T]> {
+    const [recorded, current] = await Promise.all(
+      [emulated, live].map(async (server) => {
+        const res = await fetch(`${server.url}/api/v1/info/${endpoint}`);
+        expect(res.status).toBe(200);
+        return (await res.json()) as T;
+      }),
+    );
+    return [recorded!, current!];
+  }
+
+  it('writes the raw files at their device paths and uname into device.yaml', async () => {
+    expect(await readFile(path.join(out, 'proc/meminfo'), 'utf8')).toMatch(/^MemTotal:/);
+    expect(await readFile(path.join(out, 'device.yaml'), 'utf8')).toContain(`release: ${os.release()}`);
+    expect((await readdir(tmp)).filter((name) => name.startsWith('.'))).toEqual([]);
+  });
+
+  it('writes secret-looking environment values redacted', async () => {
+    const environ = await readFile(path.join(out, 'proc/self/environ'), 'utf8');
+    expect(environ).not.toContain('record-probe-secret');
+    expect(environ.split('\0')).toEqual(expect.arrayContaining(['RECORD_PROBE_TOKEN=[redacted]', 'RECORD_PROBE=visible']));
+  });
+
+  it('GET /api/v1/info/hardware answers the same', async () => {
+    const [recorded, current] = await both('hardware');
+    expect(recorded).toEqual(current);
+  });
+
+  it('GET /api/v1/info/features answers the same', async () => {
+    const [recorded, current] = await both('features');
+    expect(recorded).toEqual(current);
+  });
+
+  it('GET /api/v1/info/environment answers the same', async () => {
+    const [recorded, current] = await both<Environment>('environment');
+    expect(recorded).toEqual(current);
+    expect(recorded.RECORD_PROBE_TOKEN).toBe('[redacted]');
+  });
+
+  it('GET /api/v1/info/software answers the same, with the uptime of the recording', async () => {
+    const [recorded, current] = await both<Software>('software');
+    expect({ ...recorded, uptime: 0 }).toEqual({ ...current, uptime: 0 });
+    expect(recorded.uptime).toBeLessThanOrEqual(current.uptime!);
+  });
+
+  it('GET /api/v1/info/telemetry has the same CPUs, interfaces, mount points and memory', async () => {
+    const [recorded, current] = await both<Telemetry>('telemetry');
+    expect(recorded.system.cpu_count).toBe(current.system.cpu_count);
+    expect(recorded.system.virtual_memory.total).toBe(current.system.virtual_memory.total);
+    const names = (report: Telemetry) => report.network.map((n) => n.name);
+    expect(names(recorded)).toEqual(names(current));
+    // Mounts that tests running beside this one make under the temp dir come and go; the rest is the machine's.
+    const mounts = (report: Telemetry) => report.system.disk_usage.map((d) => d.mountpoint).filter((m) => !m.startsWith(os.tmpdir()));
+    expect(mounts(recorded)).toEqual(mounts(current));
+    expect(recorded.chutes).toEqual([]);
+  });
+});
+
+describe('chutebox record --out DIR', () => {
+  it('refuses a folder that is not empty, and replaces it with --force', async () => {
+    const dir = path.join(tmp, 'taken');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'notes.txt'), 'keep me\n');
+    const refused = chutebox(['record', '--out', dir]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`${dir} is not empty; give --force to replace it`);
+    expect(await readdir(dir)).toEqual(['notes.txt']);
+
+    const forced = chutebox(['record', '--out', dir, '--force']);
+    expect(forced.status).toBe(0);
+    expect(await readdir(dir)).toEqual(expect.arrayContaining(['device.yaml', 'proc']));
+    expect(await readdir(dir)).not.toContain('notes.txt');
+    expect((await readdir(tmp)).filter((name) => name.startsWith('.'))).toEqual([]);
+  });
+
+  it('fails with a usage error without --out', () => {
+    const result = chutebox(['record']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('--out DIR is required');
+  });
+});
