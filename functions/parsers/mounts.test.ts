@@ -41,4 +41,12 @@ describe('/proc/mounts', () => {
       'cgroup /sys/fs/cgroup/memory cgroup rw,memory 0 0\nnsfs /run/docker/netns/default nsfs rw 0 0\n/dev/sda2 /home ext4 rw 0 0\n';
     expect(storageMounts(parseMounts(debian)).map((m) => m.mountpoint)).toEqual(['/home']);
   });
+
+  it('drops the root layers the container engine mounts for each container', () => {
+    const docker =
+      '/dev/sda2 /opt/docker ext4 rw 0 0\n' +
+      'overlay /opt/docker/overlay2/0c4f5d3e/merged overlay rw,lowerdir=/opt/docker/overlay2/l/A,upperdir=/opt/docker/overlay2/0c4f5d3e/diff 0 0\n' +
+      'overlay /var/lib/containers/storage/overlay/9a1b/merged overlay rw 0 0\n';
+    expect(storageMounts(parseMounts(docker)).map((m) => m.mountpoint)).toEqual(['/opt/docker']);
+  });
 });

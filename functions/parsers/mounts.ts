@@ -60,8 +60,16 @@ const PSEUDO_FILESYSTEMS: ReadonlySet<string> = new Set([
 const KERNEL_TREES = ['/dev', '/proc', '/sys'];
 
 /**
- * The mounts that hold storage, one per mount point: pseudo filesystems and mounts inside /dev, /proc
- * and /sys are dropped, and when a mount point is mounted more than once the last mount (the one on
+ * A container's root file system as the engine mounts it (`…/overlay2/<id>/merged` for Docker,
+ * `…/overlay/<id>/merged` for containers/storage): a view of the engine's data disk, not storage of its own.
+ */
+function isContainerLayer(mount: Mount): boolean {
+  return mount.fstype === 'overlay' && mount.mountpoint.endsWith('/merged');
+}
+
+/**
+ * The mounts that hold storage, one per mount point: pseudo filesystems, mounts inside /dev, /proc
+ * and /sys, and container root layers are dropped, and when a mount point is mounted more than once the last mount (the one on
  * top, which a path there reaches) wins, in the place of the last mount.
  *
  * @example
@@ -75,6 +83,9 @@ export function storageMounts(mounts: Mount[]): Mount[] {
     byMountpoint.set(mount.mountpoint, mount);
   }
   return [...byMountpoint.values()].filter(
-    (mount) => !PSEUDO_FILESYSTEMS.has(mount.fstype) && !KERNEL_TREES.some((tree) => mount.mountpoint === tree || mount.mountpoint.startsWith(`${tree}/`)),
+    (mount) =>
+      !PSEUDO_FILESYSTEMS.has(mount.fstype) &&
+      !isContainerLayer(mount) &&
+      !KERNEL_TREES.some((tree) => mount.mountpoint === tree || mount.mountpoint.startsWith(`${tree}/`)),
   );
 }
