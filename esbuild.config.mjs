@@ -143,7 +143,8 @@ const manifest = { version: pkg.version, budgets: BUDGETS, functions: [], entrie
 for (const fn of functions) {
   const file = path.join(dist, 'functions', `${fn.name}.mjs`);
   const { route } = await import(pathToFileURL(file).href);
-  manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method: route.method, path: route.path, ...(await sizes(file)) });
+  if (route.name !== fn.name) throw new Error(`${path.relative(root, fn.file)}: route.name must be '${fn.name}', the name of its bundle`);
+  manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method: route.method, path: route.path, summary: route.summary, ...(await sizes(file)) });
 }
 for (const name of Object.keys(ENTRIES)) {
   manifest.entries.push({ name, file: `${name}.mjs`, ...(await sizes(path.join(dist, `${name}.mjs`))) });

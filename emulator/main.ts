@@ -2,8 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
-import type { OptionSpec } from '../runtime/options.ts';
-import { commandHelp, parsePort, readCommandLine, type SwitchSpec } from './command-line.ts';
+import { optionsHelp, parsePort, readOptions, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
 import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
@@ -19,7 +18,7 @@ const OPTIONS = [
 
 const SWITCHES = [{ flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' }] as const satisfies readonly SwitchSpec[];
 
-const HELP = commandHelp(
+const HELP = optionsHelp(
   'chutebox emulate [options]',
   'Serves the device API from a scenario (a recorded device, see fixtures/scenarios/README.md) with the same ' +
     `functions and HTTP layer as \`chutebox serve\`. Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
@@ -38,7 +37,7 @@ const HELP = commandHelp(
  * await main(['--scenario', 'gl-ar150', '--port', '0', '--no-auth']);
  */
 export async function main(argv: string[]): Promise<void> {
-  const { values, switches, help } = readCommandLine(OPTIONS, SWITCHES, argv, process.env);
+  const { values, switches, help } = readOptions(OPTIONS, argv, process.env, SWITCHES);
   if (help) {
     process.stdout.write(`${HELP}\nbuilt-in scenarios: ${(await builtInScenarios()).join(', ')}\n`);
     return;

@@ -6,7 +6,7 @@ import { authFiles, localAuth, readUsers, setPassword } from './auth/local.ts';
 import { createHostDevice, DEFAULT_DOCKER_SOCKET } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
-import { optionsHelp, readOptions, UsageError } from './options.ts';
+import { optionsHelp, parsePort, readOptions, UsageError } from './options.ts';
 
 const STATE_DIR = { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: '/var/lib/chutebox', value: 'DIR', description: 'where the runtime keeps its state (created 0700)' } as const;
 
@@ -83,12 +83,6 @@ export async function passwd(argv: string[], env: NodeJS.ProcessEnv = process.en
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   await setPassword(stateDir, user, password);
   process.stdout.write(`password of ${user} set in ${authFiles(stateDir).passwd}\n`);
-}
-
-function parsePort(text: string): number {
-  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be an integer from 0 to 65535, not ${JSON.stringify(text)}`);
-  return port;
 }
 
 /** The first line of stdin; on a terminal, after a prompt on stderr and without echo. */

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { optionsHelp, readOptions, UsageError } from './options.ts';
+import { optionsHelp, parsePort, readOptions, UsageError } from './options.ts';
 
 const SPECS = [
   { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port' },
   { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: 'beside the bundle', value: 'DIR', description: 'bundles' },
 ] as const;
+
+const OPTIONS = [{ flag: 'port', env: 'TEST_PORT', default: '8080', value: 'PORT', description: 'port' }] as const;
+const SWITCHES = [{ flag: 'no-auth', env: 'TEST_NO_AUTH', description: 'no auth' }] as const;
 
 describe('readOptions', () => {
   it('takes a flag over its environment variable, and the environment over the default', () => {
@@ -29,6 +32,25 @@ describe('readOptions', () => {
     expect(readOptions(SPECS, ['--help'], {}).help).toBe(true);
     expect(readOptions(SPECS, ['-h'], {}).help).toBe(true);
   });
+
+  it('takes a flag over its environment variable over its default, with switches too', () => {
+    expect(readOptions(OPTIONS, [], {}, SWITCHES).values.port).toBe('8080');
+    expect(readOptions(OPTIONS, [], { TEST_PORT: '81' }, SWITCHES).values.port).toBe('81');
+    expect(readOptions(OPTIONS, ['--port', '82'], { TEST_PORT: '81' }, SWITCHES).values.port).toBe('82');
+  });
+
+  it('turns a switch on by its flag or by 1/true/yes in its environment variable', () => {
+    expect(readOptions(OPTIONS, [], {}, SWITCHES).switches['no-auth']).toBe(false);
+    expect(readOptions(OPTIONS, ['--no-auth'], {}, SWITCHES).switches['no-auth']).toBe(true);
+    for (const on of ['1', 'true', 'YES']) expect(readOptions(OPTIONS, [], { TEST_NO_AUTH: on }, SWITCHES).switches['no-auth']).toBe(true);
+    for (const off of ['', '0', 'false', 'no']) expect(readOptions(OPTIONS, [], { TEST_NO_AUTH: off }, SWITCHES).switches['no-auth']).toBe(false);
+  });
+
+  it('refuses unknown flags, positional arguments and unclear switch values as usage errors', () => {
+    expect(() => readOptions(OPTIONS, ['--prot', '1'], {}, SWITCHES)).toThrow(UsageError);
+    expect(() => readOptions(OPTIONS, ['extra'], {}, SWITCHES)).toThrow(UsageError);
+    expect(() => readOptions(OPTIONS, [], { TEST_NO_AUTH: 'maybe' }, SWITCHES)).toThrow(/TEST_NO_AUTH must be 1, true, yes, 0, false or no/);
+  });
 });
 
 describe('optionsHelp', () => {
@@ -37,5 +59,18 @@ describe('optionsHelp', () => {
     expect(help).toMatch(/--port PORT +TCP port \(env CHUTEBOX_PORT; default 8080\)/);
     expect(help).toMatch(/--functions DIR +bundles \(env CHUTEBOX_FUNCTIONS; default beside the bundle\)/);
     expect(help).toContain('--help');
+  });
+
+  it('lists the switches in the help after the options', () => {
+    const help = optionsHelp('test [options]', 'A test.', OPTIONS, SWITCHES);
+    expect(help).toMatch(/--port PORT[\s\S]*--no-auth\s+no auth \(env TEST_NO_AUTH=1\)[\s\S]*-h, --help/);
+  });
+});
+
+describe('parsePort', () => {
+  it('accepts 0 to 65535 and refuses anything else', () => {
+    expect(parsePort('0')).toBe(0);
+    expect(parsePort('65535')).toBe(65535);
+    for (const bad of ['65536', '-1', '80a', '']) expect(() => parsePort(bad)).toThrow(UsageError);
   });
 });

@@ -13,44 +13,87 @@ export interface OptionSpec {
   description: string;
 }
 
+/** An on/off flag such as `--no-auth`, optionally also from an environment variable (1/true/yes). */
+export interface SwitchSpec {
+  flag: string;
+  env?: string;
+  description: string;
+}
+
+/** What {@link readOptions} read: each option's value, each switch's state, and whether help was asked. */
+export interface CommandLine<S extends readonly OptionSpec[], W extends readonly SwitchSpec[]> {
+  values: { [K in S[number]['flag']]: string | undefined };
+  switches: { [K in W[number]['flag']]: boolean };
+  help: boolean;
+}
+
 /**
- * Reads string options from flags, then from the environment, then their defaults (a flag wins over
- * its environment variable). `--help` is always accepted.
+ * Reads a command line. A string option comes from its flag, then its environment variable (when set
+ * and not empty), then its default. A switch is on when its flag is given or its environment variable
+ * is 1, true or yes (0, false, no or empty: off). `--help` and `-h` are always accepted.
  *
- * @throws UsageError for an unknown flag, a missing value or a positional argument.
+ * @throws UsageError for an unknown flag, a missing value, a positional argument or a switch variable
+ *   that is neither on nor off.
  * @example
- * readOptions([{ flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: '…' }], ['--port', '0'], process.env)
- * // { values: { port: '0' }, help: false }
+ * readOptions([{ flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: '…' }],
+ *   ['--no-auth'], process.env, [{ flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: '…' }])
+ * // { values: { port: '8080' }, switches: { 'no-auth': true }, help: false }
  */
-export function readOptions<const S extends readonly OptionSpec[]>(
+export function readOptions<const S extends readonly OptionSpec[], const W extends readonly SwitchSpec[] = readonly []>(
   specs: S,
   argv: string[],
   env: NodeJS.ProcessEnv,
-): { values: { [K in S[number]['flag']]: string | undefined }; help: boolean } {
-  const options = Object.fromEntries([...specs.map((spec) => [spec.flag, { type: 'string' as const }]), ['help', { type: 'boolean' as const, short: 'h' }]]);
-  let parsed: ReturnType<typeof parseArgs>;
+  switches: W = [] as unknown as W,
+): CommandLine<S, W> {
+  const options = Object.fromEntries([
+    ...specs.map((spec) => [spec.flag, { type: 'string' as const }]),
+    ...switches.map((spec) => [spec.flag, { type: 'boolean' as const }]),
+    ['help', { type: 'boolean' as const, short: 'h' }],
+  ]);
+  let parsed: ReturnType<typeof parseArgs>['values'];
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const values: Record<string, string | undefined> = {};
   for (const spec of specs) {
-    const flag = parsed.values[spec.flag];
+    const flag = parsed[spec.flag];
     const fromEnv = spec.env === undefined ? undefined : env[spec.env];
     values[spec.flag] = typeof flag === 'string' ? flag : fromEnv !== undefined && fromEnv !== '' ? fromEnv : spec.default;
   }
-  return { values: values as { [K in S[number]['flag']]: string | undefined }, help: parsed.values.help === true };
+  const on: Record<string, boolean> = {};
+  for (const spec of switches) on[spec.flag] = parsed[spec.flag] === true || (spec.env !== undefined && isOn(env[spec.env], spec.env));
+  return { values, switches: on, help: parsed.help === true } as CommandLine<S, W>;
 }
 
-/** The help text of a command: usage line, summary, then one line per option. */
-export function optionsHelp(usage: string, summary: string, specs: readonly OptionSpec[]): string {
-  const rows = specs.map((spec) => {
-    const left = `  --${spec.flag} ${spec.value}`;
-    const extras = [spec.env && `env ${spec.env}`, (spec.defaultHelp ?? spec.default) !== undefined && `default ${spec.defaultHelp ?? spec.default}`].filter(Boolean).join('; ');
-    return `${left.padEnd(28)} ${spec.description}${extras ? ` (${extras})` : ''}`;
-  });
+/** The help text of a command: usage line, summary, then one line per option, then per switch. */
+export function optionsHelp(usage: string, summary: string, specs: readonly OptionSpec[], switches: readonly SwitchSpec[] = []): string {
+  const row = (left: string, description: string, extras: (string | false | undefined)[]) => {
+    const shown = extras.filter(Boolean).join('; ');
+    return `${left.padEnd(28)} ${description}${shown ? ` (${shown})` : ''}`;
+  };
+  const rows = [
+    ...specs.map((spec) => {
+      const shownDefault = spec.defaultHelp ?? spec.default;
+      return row(`  --${spec.flag} ${spec.value}`, spec.description, [spec.env && `env ${spec.env}`, shownDefault !== undefined && `default ${shownDefault}`]);
+    }),
+    ...switches.map((spec) => row(`  --${spec.flag} `, spec.description, [spec.env && `env ${spec.env}=1`])),
+  ];
   return [`usage: ${usage}`, '', summary, '', 'options:', ...rows, `${'  -h, --help'.padEnd(28)} show this help`, ''].join('\n');
+}
+
+/**
+ * A TCP port, 0 to 65535 (0: any free port).
+ *
+ * @throws UsageError naming `--<flag>`.
+ * @example
+ * parsePort('8080') // 8080
+ */
+export function parsePort(text: string, flag = 'port'): number {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--${flag} must be an integer from 0 to 65535, not ${JSON.stringify(text)}`);
+  return port;
 }
 
 /**
@@ -64,4 +107,11 @@ export function optionsHelp(usage: string, summary: string, specs: readonly Opti
 export class UsageError extends Error {
   readonly exitCode = 2;
   override name = 'UsageError';
+}
+
+function isOn(text: string | undefined, name: string): boolean {
+  if (text === undefined || text === '') return false;
+  if (/^(1|true|yes)$/i.test(text)) return true;
+  if (/^(0|false|no)$/i.test(text)) return false;
+  throw new UsageError(`${name} must be 1, true, yes, 0, false or no, not ${JSON.stringify(text)}`);
 }

@@ -5,10 +5,10 @@ export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
  * Where a function answers. `path` uses `:name` segments for path parameters, as Hono does.
  *
  * @example
- * export const route = defineRoute({ name: 'chute-network', method: 'GET', path: '/api/v1/chutes/:chute/networks/:network' });
+ * export const route = defineRoute({ name: 'chutes-network', method: 'GET', path: '/api/v1/chutes/:chute/networks/:network', summary: 'One network of a chute' });
  */
 export interface Route {
-  /** Bundle name, unique: `dist/functions/<name>.mjs`. */
+  /** Bundle name, `<area>-<file>` of the module (the build checks it): `dist/functions/<name>.mjs`. */
   name: string;
   method: Method;
   path: string;

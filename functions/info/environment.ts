@@ -1,6 +1,6 @@
 import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
-import { parseEnviron } from '../parsers/environ.ts';
+import { parseEnviron, redactSecrets } from '../parsers/environ.ts';
 import { Environment, NoInput } from './schemas.ts';
 
 export const route = defineRoute({
@@ -12,10 +12,6 @@ export const route = defineRoute({
 export const request = NoInput;
 export const response = Environment;
 
-/** Names whose values are secrets; their values are answered as {@link REDACTED}. */
-const SECRET_NAME = /PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|CREDENTIAL/i;
-const REDACTED = '[redacted]';
-
 /**
  * The daemon's environment from /proc/self/environ, with the values of secret-looking names
  * redacted; `{}` when the file cannot be read.
@@ -25,6 +21,5 @@ const REDACTED = '[redacted]';
  */
 export const handle: Handler<Environment> = async (_input, device) => {
   const text = await device.readFile('/proc/self/environ');
-  const entries = parseEnviron(text ?? '');
-  return Object.fromEntries(entries.map(([name, value]) => [name, SECRET_NAME.test(name) ? REDACTED : value]));
+  return Object.fromEntries(redactSecrets(parseEnviron(text ?? '')));
 };

@@ -87,7 +87,7 @@ describe('GET /api/v1/info/telemetry', () => {
     ]);
   });
 
-  it('responds with swap, a mount point with a space in its name, and the container overlay on a Debian host', async () => {
+  it('responds with swap and a mount point with a space in its name, without the container layers, on a Debian host', async () => {
     const report = await getInfo(telemetry, pciRouter);
     expect(report.system.swap_memory).toEqual({ total: 1000444 * 1024, used: 250112 * 1024, free: 750332 * 1024, percent: 25 });
     expect(report.system.disk_usage.map((d) => `${d.fstype} ${d.mountpoint}`)).toEqual([
@@ -95,7 +95,6 @@ describe('GET /api/v1/info/telemetry', () => {
       'ext4 /',
       'vfat /boot/efi',
       'vfat /media/usb stick',
-      'overlay /var/lib/docker/overlay2/5f1c/merged',
     ]);
     expect(report.system.disk_usage[1]).toEqual({
       mountpoint: '/',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from './atomic-write.ts';
+import { writeFileAtomic } from '../state/atomic-write.ts';
 import { hashPassword } from './passwords.ts';
 import { createPolicy, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
 

@@ -9,11 +9,10 @@ import { handle as features } from '../../functions/info/features.ts';
 import { handle as hardware } from '../../functions/info/hardware.ts';
 import { handle as software } from '../../functions/info/software.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.ts';
-import { parseEnviron } from '../../functions/parsers/environ.ts';
-import { commandHelp, readCommandLine, type SwitchSpec } from '../../emulator/command-line.ts';
+import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/parsers/environ.ts';
 import { loadScenario } from '../../emulator/scenario-device.ts';
 import { createHostDevice, DEFAULT_DOCKER_SOCKET } from '../host-device.ts';
-import { UsageError, type OptionSpec } from '../options.ts';
+import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
 import { recordingDevice, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 
@@ -30,7 +29,7 @@ const OPTIONS = [
 
 const SWITCHES = [{ flag: 'force', description: 'replace DIR when it exists and is not empty' }] as const satisfies readonly SwitchSpec[];
 
-const HELP = commandHelp(
+const HELP = optionsHelp(
   'chutebox record --out DIR [options]',
   "Records this device's raw sources (the files, links, uname, statfs and containers that the info endpoints " +
     'read) as a scenario folder that `chutebox emulate --scenario DIR` serves. Values of secret-looking ' +
@@ -50,7 +49,7 @@ const HELP = commandHelp(
  * await main(['--out', './my-router']);
  */
 export async function main(argv: string[]): Promise<void> {
-  const { values, switches, help } = readCommandLine(OPTIONS, SWITCHES, argv, process.env);
+  const { values, switches, help } = readOptions(OPTIONS, argv, process.env, SWITCHES);
   if (help) return void process.stdout.write(HELP);
   if (!values.out) throw new UsageError('--out DIR is required');
   const out = path.resolve(values.out);
@@ -59,7 +58,7 @@ export async function main(argv: string[]): Promise<void> {
   const { device, recording } = recordingDevice(createHostDevice({ dockerSocket: values['docker-socket']! }));
   const answers = await answerAll(device);
   await device.uname();
-  redactEnvironment(recording, answers.environment);
+  redactEnvironment(recording);
 
   await mkdir(path.dirname(out), { recursive: true });
   const temp = await mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}.recording-`));
@@ -100,20 +99,12 @@ async function answerAll(device: Device): Promise<Record<string, Answer>> {
 }
 
 /**
- * Writes the environment as the environment handler answered it (NUL-separated, in the order of the
- * file): whatever it redacts is redacted in the recording too, by its own rule.
- *
- * @throws Error when the handler failed, rather than writing values it would have redacted.
+ * Replaces the recorded /proc/self/environ by its redacted form (NUL-separated, in the order of the
+ * file), by the rule the environment endpoint applies: no secret value reaches the scenario.
  */
-function redactEnvironment(recording: Recording, answer: Answer | undefined): void {
+function redactEnvironment(recording: Recording): void {
   const raw = recording.files.get(ENVIRON);
-  if (raw === undefined) return;
-  if (answer === undefined || !('value' in answer)) {
-    throw new Error(`cannot write ${ENVIRON} redacted, as the environment handler failed: ${answer?.error ?? 'no answer'}`);
-  }
-  const answered = answer.value as Record<string, string>;
-  const entries = parseEnviron(raw).filter(([name]) => Object.hasOwn(answered, name));
-  recording.files.set(ENVIRON, entries.map(([name]) => `${name}=${answered[name]}\0`).join(''));
+  if (raw !== undefined) recording.files.set(ENVIRON, formatEnviron(redactSecrets(parseEnviron(raw))));
 }
 
 /**

@@ -24,6 +24,9 @@ import type { Recording } from './recording-device.ts';
  * - `uname` and the readable `statfs` answers in `device.yaml`, with `description`;
  * - containers in `engine/containers.json` and `engine/stats/<id>.json` (nothing without an engine).
  *
+ * Files are written plainly, not one by one with `writeFileAtomic`: the whole folder is what must be
+ * all-or-nothing, so `chutebox record` writes it as a temporary folder and renames that into place.
+ *
  * @throws ScenarioError when the recording cannot be written as a scenario (no uname answer, a
  *   container id that cannot name a file).
  */

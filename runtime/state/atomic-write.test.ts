@@ -1,0 +1,57 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from './atomic-write.ts';
+
+let tmp: string;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-atomic-'));
+});
+
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+async function folder(name: string): Promise<string> {
+  const dir = path.join(tmp, name);
+  await mkdir(dir);
+  return dir;
+}
+
+const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
+
+describe('writeFileAtomic', () => {
+  it('writes the whole contents with the given mode and leaves no temporary file behind', async () => {
+    const dir = await folder('new');
+    const data = Buffer.alloc(64 * 1024, 'x');
+    await writeFileAtomic(path.join(dir, 'state.bin'), data, 0o600);
+    expect(await readFile(path.join(dir, 'state.bin'))).toEqual(data);
+    expect(await modeOf(path.join(dir, 'state.bin'))).toBe(0o600);
+    expect(await readdir(dir)).toEqual(['state.bin']);
+  });
+
+  it('replaces an existing file entirely, with the new mode', async () => {
+    const dir = await folder('replace');
+    const file = path.join(dir, 'config.json');
+    await writeFile(file, 'a much longer old contents that must not survive\n', { mode: 0o644 });
+    await writeFileAtomic(file, '{}\n', 0o640);
+    expect(await readFile(file, 'utf8')).toBe('{}\n');
+    expect(await modeOf(file)).toBe(0o640);
+    expect(await readdir(dir)).toEqual(['config.json']);
+  });
+
+  it('leaves neither the file nor a temporary file when the write fails', async () => {
+    const dir = await folder('fails');
+    // A non-empty folder in the way: the rename at the end fails.
+    await mkdir(path.join(dir, 'taken'));
+    await writeFile(path.join(dir, 'taken', 'inside'), 'kept\n');
+    await expect(writeFileAtomic(path.join(dir, 'taken'), 'new\n', 0o600)).rejects.toThrow();
+    expect(await readdir(dir)).toEqual(['taken']);
+    expect(await readFile(path.join(dir, 'taken', 'inside'), 'utf8')).toBe('kept\n');
+
+    await expect(writeFileAtomic(path.join(dir, 'missing', 'file'), 'new\n', 0o600)).rejects.toThrow();
+    expect(await readdir(dir)).toEqual(['taken']);
+  });
+});
