@@ -1,7 +1,7 @@
-import { lstat, mkdir, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/temp-dir.ts';
 import type { FunctionInput } from '../../functions/core/invoke.ts';
 import { handle as environment } from '../../functions/info/environment.ts';
 import { handle as features } from '../../functions/info/features.ts';
@@ -16,21 +16,7 @@ import { writeScenario } from './write-scenario.ts';
 const INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: undefined };
 const UNAME = { sysname: 'Linux', release: '6.6.73', version: '#0 SMP', machine: 'aarch64' };
 
-let tmp: string;
-
-beforeAll(async () => {
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-record-'));
-});
-
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
-
-async function folder(name: string): Promise<string> {
-  const dir = path.join(tmp, name);
-  await mkdir(dir);
-  return dir;
-}
+const { folder } = useTempDir('chutebox-record-');
 
 function recording(parts: Partial<Recording>): Recording {
   return { files: new Map(), dirs: new Map(), links: new Map(), statfs: new Map(), uname: UNAME, containers: undefined, ...parts };

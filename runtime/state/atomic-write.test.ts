@@ -1,24 +1,10 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/temp-dir.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 
-let tmp: string;
-
-beforeAll(async () => {
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-atomic-'));
-});
-
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
-
-async function folder(name: string): Promise<string> {
-  const dir = path.join(tmp, name);
-  await mkdir(dir);
-  return dir;
-}
+const { folder } = useTempDir('chutebox-atomic-');
 
 const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
 
