@@ -82,10 +82,22 @@ export function problem(status: number, detail: string, errors?: InputError[], e
 }
 
 /**
+ * Whether a value is an HttpProblem, also one made by another bundle's copy of this class: a Device
+ * implemented by the runtime throws the runtime's HttpProblem into a handler bundle, whose own class
+ * differs, so `instanceof` alone would turn it into a 500.
+ */
+export function isHttpProblem(error: unknown): error is HttpProblem {
+  if (error instanceof HttpProblem) return true;
+  if (!(error instanceof Error) || error.name !== 'HttpProblem') return false;
+  const candidate = error as Partial<HttpProblem>;
+  return typeof candidate.status === 'number' && typeof candidate.toJSON === 'function' && typeof candidate.headers === 'object';
+}
+
+/**
  * Maps anything thrown to a problem. An HttpProblem keeps its status; anything else is a 500 whose
  * detail never shows the message or the stack of the original error.
  */
 export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
-  if (error instanceof HttpProblem) return { problem: error.toJSON(), headers: error.headers };
+  if (isHttpProblem(error)) return { problem: error.toJSON(), headers: error.headers };
   return { problem: problem(500, 'the server failed to answer this request; see its log'), headers: {} };
 }
