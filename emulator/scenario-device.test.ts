@@ -169,24 +169,35 @@ describe('engine recordings', () => {
     expect(await (await loadScenario(dir)).device.containers()).toBeNull();
   });
 
-  it('lists the labelled containers with their stats, ignoring other containers', async () => {
+  it('lists the labelled containers, ignoring other containers, and answers the stats recorded for an id', async () => {
     const dir = await scenario('engine', {
       'device.yaml': UNAME,
       'engine/containers.json': JSON.stringify([chute('a1', 'web'), { Id: 'b2', Labels: {} }, chute('c3', 'old', 'exited')]),
       'engine/stats/a1.json': '{"memory_stats":{"usage":1024}}',
     });
     const { device } = await loadScenario(dir);
-    expect(await device.containers()).toEqual([
-      { container: chute('a1', 'web'), stats: { memory_stats: { usage: 1024 } } },
-      { container: chute('c3', 'old', 'exited'), stats: null },
-    ]);
+    expect(await device.containers()).toEqual([chute('a1', 'web'), chute('c3', 'old', 'exited')]);
+    expect(await device.containerStats('a1')).toEqual({ memory_stats: { usage: 1024 } });
+    expect(await device.containerStats('c3')).toBeNull();
+    expect(await device.containerStats('../../device')).toBeNull();
+  });
+
+  it('has no stats without an engine, even when stats files exist', async () => {
+    const dir = await scenario('stats-no-engine', { 'device.yaml': UNAME, 'engine/stats/a1.json': '{}' });
+    expect(await (await loadScenario(dir)).device.containerStats('a1')).toBeNull();
   });
 
   it('hands every caller its own copy', async () => {
-    const dir = await scenario('engine-copy', { 'device.yaml': UNAME, 'engine/containers.json': JSON.stringify([chute('a1', 'web')]) });
+    const dir = await scenario('engine-copy', {
+      'device.yaml': UNAME,
+      'engine/containers.json': JSON.stringify([chute('a1', 'web')]),
+      'engine/stats/a1.json': '{"pids_stats":{"current":3}}',
+    });
     const { device } = await loadScenario(dir);
-    (await device.containers())![0]!.container.State = 'dead';
-    expect((await device.containers())![0]!.container.State).toBe('running');
+    (await device.containers())![0]!.State = 'dead';
+    expect((await device.containers())![0]!.State).toBe('running');
+    (await device.containerStats('a1'))!.pids_stats = null;
+    expect(await device.containerStats('a1')).toEqual({ pids_stats: { current: 3 } });
   });
 
   it('refuses a container id that could name a file outside engine/stats', async () => {
@@ -198,6 +209,11 @@ describe('engine recordings', () => {
     const dir = await scenario('engine-bad', { 'device.yaml': UNAME, 'engine/containers.json': '[{"Id": ' });
     expect((await loadError(dir)).message).toContain('containers.json is not valid JSON');
   });
+
+  it('refuses a stats file that is not a JSON object', async () => {
+    const dir = await scenario('stats-bad', { 'device.yaml': UNAME, 'engine/containers.json': '[]', 'engine/stats/a1.json': '[1, 2]' });
+    expect((await loadError(dir)).message).toContain('a1.json is not a stats body');
+  });
 });
 
 describe('built-in scenarios', () => {
@@ -208,7 +224,7 @@ describe('built-in scenarios', () => {
     expect(await device.realPath('/sys/devices/pci0000:00/0000:00:02.5/0000:05:00.0/subsystem')).toBe('/sys/bus/pci');
     expect(await device.readFile('/sys/class/ieee80211/phy1/device/device')).toBe('0x0033\n');
     expect(await device.readFile('/sys/class/dmi/id/sys_vendor')).toBe('PC Engines\n');
-    expect((await device.containers())!.map((sample) => sample.container.Names)).toEqual([['/hello-world']]);
+    expect((await device.containers())!.map((container) => container.Names)).toEqual([['/hello-world']]);
   });
 
   it('gl-ar150: a MIPS board without DMI or engine, with a platform radio', async () => {

@@ -1,7 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHUTE_LABEL, type ContainerSample, type Device, type FsStats } from '../functions/core/device.ts';
+import { CHUTE_LABEL, CONTAINER_REF, type Device, type FsStats } from '../functions/core/device.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
 import {
   check,
@@ -11,6 +11,7 @@ import {
   parseDeviceYaml,
   ScenarioError,
   StatsBody,
+  STATS_DIR,
   statsFile,
   type DeviceYaml,
 } from './scenario-format.ts';
@@ -41,9 +42,9 @@ export interface Scenario {
 
 /**
  * Loads a scenario and makes a Device over it: files (and symbolic links) through `rootedFiles` — the
- * same code the host uses on `/` — `uname` and `statfs` from `device.yaml`, containers from the engine
- * recordings, `now()` from the real clock. Everything is checked here, so a bad scenario fails at
- * start-up with a message naming the file and field.
+ * same code the host uses on `/` — `uname` and `statfs` from `device.yaml`, containers and their stats
+ * from the engine recordings, `now()` from the real clock. Everything is checked here, so a bad
+ * scenario fails at start-up with a message naming the file and field.
  *
  * @param nameOrDir a built-in name such as `default` (no slash), or a folder path (any slash: `./x`, `/tmp/x`).
  * @param builtIn where built-in names are looked up; tests point it elsewhere.
@@ -55,12 +56,12 @@ export interface Scenario {
 export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SCENARIOS): Promise<Scenario> {
   const dir = await resolveScenario(nameOrDir, builtIn);
   const spec = parseDeviceYaml(await readFile(path.join(dir, DEVICE_FILE), 'utf8'), path.join(dir, DEVICE_FILE));
-  const containers = await loadEngine(dir);
+  const engine = await loadEngine(dir);
   return {
     name: nameOrDir.includes('/') ? path.basename(dir) : nameOrDir,
     dir,
     description: spec.description ?? null,
-    device: scenarioDevice(dir, spec, containers),
+    device: scenarioDevice(dir, spec, engine),
   };
 }
 
@@ -106,7 +107,7 @@ export async function builtInScenarios(builtIn: URL = BUILT_IN_SCENARIOS): Promi
 }
 
 /** The Device of a scenario folder whose `device.yaml` and engine recordings are already read. */
-function scenarioDevice(dir: string, spec: DeviceYaml, containers: ContainerSample[] | null): Device {
+function scenarioDevice(dir: string, spec: DeviceYaml, engine: Engine | null): Device {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
   return {
     ...rootedFiles(dir),
@@ -119,7 +120,11 @@ function scenarioDevice(dir: string, spec: DeviceYaml, containers: ContainerSamp
     },
     now: () => Date.now(),
     async containers() {
-      return containers === null ? null : structuredClone(containers);
+      return engine === null ? null : structuredClone(engine.containers);
+    },
+    async containerStats(id) {
+      const stats = engine?.stats.get(id);
+      return stats === undefined ? null : structuredClone(stats);
     },
   };
 }
@@ -130,24 +135,36 @@ function mountKey(mountPoint: string): string {
   return normal.length > 1 ? normal.replace(/\/$/, '') : normal;
 }
 
+/** The engine recordings of a scenario, read and checked. */
+interface Engine {
+  /** The entries of `engine/containers.json` that carry the chute label. */
+  containers: Record<string, unknown>[];
+  /** Container id → the body of `engine/stats/<id>.json`. */
+  stats: Map<string, Record<string, unknown>>;
+}
+
 /**
- * The chute containers of the engine recordings: the entries of `engine/containers.json` that carry
- * the chute label, each with `engine/stats/<Id>.json` when it exists. Null when there is no
- * `engine/containers.json` (the device has no engine).
+ * Reads the engine recordings: `engine/containers.json`, whose entries that carry the chute label
+ * `containers()` answers, and every `engine/stats/<id>.json`, which `containerStats(id)` answers.
+ * Null when there is no `engine/containers.json` (the device has no engine).
  */
-async function loadEngine(dir: string): Promise<ContainerSample[] | null> {
+async function loadEngine(dir: string): Promise<Engine | null> {
   const listFile = path.join(dir, CONTAINERS_FILE);
   const list = await readJson(listFile);
   if (list === undefined) return null;
   const entries = check(ContainerList, list, `${listFile} is not a container list`);
-  const chutes = entries.filter((entry) => typeof (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === 'string');
-  return Promise.all(
-    chutes.map(async (container) => {
-      const file = path.join(dir, statsFile(container.Id));
-      const stats = await readJson(file);
-      return { container, stats: stats === undefined ? null : check(StatsBody, stats, `${file} is not a stats body`) };
-    }),
-  );
+  const containers = entries.filter((entry) => typeof (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === 'string');
+  const ids = (await readdir(path.join(dir, STATS_DIR)).catch(() => []))
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.slice(0, -'.json'.length))
+    .filter((id) => CONTAINER_REF.test(id));
+  const stats = new Map<string, Record<string, unknown>>();
+  for (const id of ids.sort()) {
+    const file = path.join(dir, statsFile(id));
+    const body = await readJson(file);
+    if (body !== undefined) stats.set(id, check(StatsBody, body, `${file} is not a stats body`));
+  }
+  return { containers, stats };
 }
 
 /** A JSON file's value, or undefined when the file does not exist. */

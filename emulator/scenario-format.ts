@@ -1,6 +1,7 @@
 import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
+import { CONTAINER_REF } from '../functions/core/device.ts';
 
 /**
  * The parts of a scenario folder that are not mirrored device files (see fixtures/scenarios/README.md).
@@ -9,9 +10,11 @@ import { en } from 'zod/locales';
 export const DEVICE_FILE = 'device.yaml';
 /** Raw body of `GET /containers/json?all=1`; absent means the device has no container engine. */
 export const CONTAINERS_FILE = 'engine/containers.json';
+/** Folder of the stats bodies, one `<id>.json` per container. */
+export const STATS_DIR = 'engine/stats';
 /** Raw body of `GET /containers/<id>/stats?stream=false` of one container. */
 export function statsFile(containerId: string): string {
-  return `engine/stats/${containerId}.json`;
+  return `${STATS_DIR}/${containerId}.json`;
 }
 
 /** A problem with a scenario (unknown name, bad device.yaml, bad engine recording). */
@@ -34,9 +37,9 @@ export type DeviceYaml = z.infer<typeof DeviceYaml>;
 
 /**
  * A container id as it names `engine/stats/<id>.json`: letters, digits, `_`, `.`, `-`, starting with a
- * letter or digit (so it can never be `..` or hold a slash).
+ * letter or digit (`CONTAINER_REF`, so it can never be `..` or hold a slash).
  */
-const ContainerId = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, { error: 'must be letters, digits, "_", "." or "-"' }));
+const ContainerId = z.string().check(z.regex(CONTAINER_REF, { error: 'must be letters, digits, "_", "." or "-"' }));
 
 /** `engine/containers.json`: the engine's list; only `Id` is checked, the rest is passed on raw. */
 export const ContainerList = z.array(z.looseObject({ Id: ContainerId }));

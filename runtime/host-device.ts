@@ -16,7 +16,13 @@ export interface HostDeviceOptions {
  */
 export function createHostDevice(options: HostDeviceOptions = {}): Device {
   const socketPath = options.dockerSocket ?? DEFAULT_DOCKER_SOCKET;
-  let engine: Promise<typeof import('./engine/docker.ts') | null> | undefined;
+  let loading: Promise<typeof import('./engine/docker.ts') | null> | undefined;
+  /** The engine client, loaded once on first use; null (logged) when its bundle cannot be loaded. */
+  const engine = () =>
+    (loading ??= import('./engine/docker.ts').catch((error: unknown) => {
+      console.error('the container engine client (engine.mjs) cannot be loaded:', error);
+      return null;
+    }));
   return {
     ...rootedFiles('/'),
     async statfs(path) {
@@ -32,12 +38,12 @@ export function createHostDevice(options: HostDeviceOptions = {}): Device {
     },
     now: () => Date.now(),
     async containers() {
-      engine ??= import('./engine/docker.ts').catch((error: unknown) => {
-        console.error('the container engine client (engine.mjs) cannot be loaded:', error);
-        return null;
-      });
-      const client = await engine;
+      const client = await engine();
       return client === null ? null : client.listChuteContainers(socketPath);
+    },
+    async containerStats(id) {
+      const client = await engine();
+      return client === null ? null : client.containerStats(socketPath, id);
     },
   };
 }

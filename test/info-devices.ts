@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import type { ContainerSample, FsStats } from '../functions/core/device.ts';
+import type { FsStats } from '../functions/core/device.ts';
 import { invoke, type Handler } from '../functions/core/invoke.ts';
 import { memoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 
@@ -277,11 +277,11 @@ export const armOpenwrt: MemoryDeviceSpec = combine(
 
 /**
  * Two chutes as Docker Engine answers for them (API 1.41, cgroup v2): one running with two stats
- * samples, one that has exited.
+ * samples, one that has exited (no stats).
  */
-export const chuteContainers: ContainerSample[] = [
-  {
-    container: {
+export const chuteEngine: MemoryDeviceSpec = {
+  containers: [
+    {
       Id: '5f1c2d3e4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff',
       Names: ['/chute-hello-world'],
       Image: 'chutebox/hello-world:1.0',
@@ -289,7 +289,17 @@ export const chuteContainers: ContainerSample[] = [
       Status: 'Up 2 hours',
       Labels: { 'io.chutebox.chute': 'hello-world' },
     },
-    stats: {
+    {
+      Id: 'aa11bb22cc33dd44ee55ff66aa77bb88cc99dd00ee11ff22aa33bb44cc55dd66',
+      Names: ['/chute-sensor-log'],
+      Image: 'chutebox/sensor-log:0.3',
+      State: 'exited',
+      Status: 'Exited (0) 5 minutes ago',
+      Labels: { 'io.chutebox.chute': 'sensor-log' },
+    },
+  ],
+  stats: {
+    '5f1c2d3e4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff': {
       read: '2026-11-21T12:00:00.123456789Z',
       preread: '2026-11-21T11:59:59.120000000Z',
       pids_stats: { current: 7, limit: 4915 },
@@ -312,18 +322,7 @@ export const chuteContainers: ContainerSample[] = [
       },
     },
   },
-  {
-    container: {
-      Id: 'aa11bb22cc33dd44ee55ff66aa77bb88cc99dd00ee11ff22aa33bb44cc55dd66',
-      Names: ['/chute-sensor-log'],
-      Image: 'chutebox/sensor-log:0.3',
-      State: 'exited',
-      Status: 'Exited (0) 5 minutes ago',
-      Labels: { 'io.chutebox.chute': 'sensor-log' },
-    },
-    stats: null,
-  },
-];
+};
 
 /** What an info endpoint module exports that these tests use. */
 interface InfoModule<T> {

@@ -1,4 +1,4 @@
-import type { ContainerSample, Device, FsStats, Uname } from '../functions/core/device.ts';
+import type { Device, FsStats, Uname } from '../functions/core/device.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
 export interface MemoryDeviceSpec {
@@ -9,8 +9,10 @@ export interface MemoryDeviceSpec {
   statfs?: Record<string, FsStats>;
   uname?: Partial<Uname>;
   now?: number;
-  /** null (the default) means no container engine. */
-  containers?: ContainerSample[] | null;
+  /** Entries of `GET /containers/json` (chutes only); null (the default) means no container engine. */
+  containers?: Record<string, unknown>[] | null;
+  /** Container id → body of `GET /containers/<id>/stats?stream=false`; a missing id has no stats. */
+  stats?: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -49,6 +51,10 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): Device {
     },
     async containers() {
       return spec.containers ?? null;
+    },
+    async containerStats(id) {
+      const stats = spec.stats ?? {};
+      return spec.containers != null && Object.hasOwn(stats, id) ? stats[id]! : null;
     },
   };
 }

@@ -26,10 +26,20 @@ export interface Device {
   /** The device's clock, in milliseconds since the epoch. */
   now(): number;
   /**
-   * The container engine's view of the containers labelled as chutes, as the Docker Engine API
-   * returns them, or null when the device has no reachable engine.
+   * The raw entries of the Docker Engine API's `GET /containers/json?all=1` for the containers that
+   * carry the chute label (`CHUTE_LABEL`), running or not; null when the device has no reachable engine.
+   * Cheap: it reads no stats.
    */
-  containers(): Promise<ContainerSample[] | null>;
+  containers(): Promise<Record<string, unknown>[] | null>;
+  /**
+   * The raw body of `GET /containers/<id>/stats?stream=false` for a container `Id` (or name) from
+   * `containers()`, or null when it is unavailable (no engine, no such container, not running, no
+   * answer in time). On a real engine this takes about a second: it samples the container twice.
+   *
+   * @example
+   * await device.containerStats('5f1c…ff') // { read: '…', cpu_stats: { … }, memory_stats: { … }, … }
+   */
+  containerStats(id: string): Promise<Record<string, unknown> | null>;
 }
 
 /** `statfs(2)` fields, as Node's `fs.statfs` returns them (sizes in blocks of `bsize` bytes). */
@@ -51,14 +61,16 @@ export interface Uname {
   machine: string;
 }
 
-/**
- * One chute container: the raw entry of `GET /containers/json` and, when the container runs, the raw
- * body of `GET /containers/{id}/stats?stream=false`.
- */
-export interface ContainerSample {
-  container: Record<string, unknown>;
-  stats: Record<string, unknown> | null;
-}
-
 /** The label that marks a container as a chute; its value is the chute name. */
 export const CHUTE_LABEL = 'io.chutebox.chute';
+
+/**
+ * A container reference that is safe in an engine URL path or a file name: a Docker id (64 lower-case
+ * hex digits, or a prefix of them) or a container name (`[a-zA-Z0-9][a-zA-Z0-9_.-]*`). It can never
+ * hold a slash or be `..`.
+ *
+ * @example
+ * CONTAINER_REF.test('chute-hello-world') // true
+ * CONTAINER_REF.test('../../info')        // false
+ */
+export const CONTAINER_REF = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { armOpenwrt, chuteContainers, combine, getInfo, pciRouter } from '../../test/info-devices.ts';
+import { armOpenwrt, chuteEngine, combine, fsStats, getInfo, pciRouter } from '../../test/info-devices.ts';
+import { memoryDevice } from '../../test/memory-device.ts';
 import * as telemetry from './telemetry.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0, 250);
@@ -66,7 +67,7 @@ describe('GET /api/v1/info/telemetry', () => {
   });
 
   it('responds with one entry per chute container: usage of a running one, zeros and null CPU percent for an exited one', async () => {
-    const report = await getInfo(telemetry, combine(pciRouter, { containers: chuteContainers }));
+    const report = await getInfo(telemetry, combine(pciRouter, chuteEngine));
     expect(report.chutes).toEqual([
       {
         name: 'hello-world',
@@ -85,6 +86,45 @@ describe('GET /api/v1/info/telemetry', () => {
         pids: 0,
       },
     ]);
+  });
+
+  it('asks the engine for the stats of the running chutes only, all at once', async () => {
+    const chute = (id: string, state: string) => ({ Id: id, Names: [`/${id}`], State: state, Labels: { 'io.chutebox.chute': id } });
+    const inner = memoryDevice({ containers: [chute('web', 'running'), chute('old', 'exited'), chute('db', 'running')] });
+    const asked: string[] = [];
+    let pending = 0;
+    let mostPending = 0;
+    const device = {
+      ...inner,
+      async containerStats(id: string) {
+        asked.push(id);
+        mostPending = Math.max(mostPending, ++pending);
+        await new Promise((resolve) => setImmediate(resolve));
+        pending--;
+        return inner.containerStats(id);
+      },
+    };
+    const report = await telemetry.handle({ params: {}, query: {}, headers: {}, body: undefined }, device);
+    expect(report.chutes.map((c) => `${c.name} ${c.state}`)).toEqual(['web running', 'old exited', 'db running']);
+    expect(asked).toEqual(['web', 'db']);
+    expect(mostPending).toBe(2);
+  });
+
+  it('lists a file system once when a folder of it is bind-mounted onto itself, as dockerd does with /var/lib/docker', async () => {
+    const root = fsStats(60_000_000, 40_000_000, 37_000_000);
+    const report = await getInfo(telemetry, {
+      files: { '/proc/mounts': '/dev/sda2 / ext4 rw,relatime 0 0\n/dev/sda2 /var/lib/docker ext4 rw,relatime 0 0\n' },
+      statfs: { '/': root, '/var/lib/docker': { ...root } },
+    });
+    expect(report.system.disk_usage.map((d) => `${d.device} ${d.mountpoint}`)).toEqual(['/dev/sda2 /']);
+  });
+
+  it('lists two tmpfs mounts apart when their statfs differ', async () => {
+    const report = await getInfo(telemetry, {
+      files: { '/proc/mounts': 'tmpfs /run tmpfs rw,nosuid,size=407864k 0 0\ntmpfs /tmp tmpfs rw,nosuid 0 0\n' },
+      statfs: { '/run': fsStats(101_966, 101_700, 101_700), '/tmp': fsStats(2_039_320, 2_039_000, 2_039_000) },
+    });
+    expect(report.system.disk_usage.map((d) => `${d.device} ${d.mountpoint}`)).toEqual(['tmpfs /run', 'tmpfs /tmp']);
   });
 
   it('responds with swap and a mount point with a space in its name, without the container layers, on a Debian host', async () => {

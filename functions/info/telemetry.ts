@@ -1,10 +1,10 @@
-import { CHUTE_LABEL, type ContainerSample, type Device, type FsStats } from '../core/device.ts';
+import { CHUTE_LABEL, type Device, type FsStats } from '../core/device.ts';
 import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
 import { containerUsage } from '../parsers/docker-stats.ts';
 import { parseLoadavg } from '../parsers/loadavg.ts';
 import { parseMeminfo, swapMemory, virtualMemory } from '../parsers/meminfo.ts';
-import { parseMounts, storageMounts, type Mount } from '../parsers/mounts.ts';
+import { distinctFileSystems, parseMounts, storageMounts, type Mount } from '../parsers/mounts.ts';
 import { parseNetDev, sumCounters } from '../parsers/netdev.ts';
 import { percent } from '../parsers/numbers.ts';
 import { parseStat, sumCpuTimes } from '../parsers/stat.ts';
@@ -25,21 +25,23 @@ type ChuteUsage = Telemetry['chutes'][number];
 /**
  * ParaDrop's telemetry report, with psutil's field names and units (bytes, seconds):
  * CPU times and boot time from /proc/stat, load from /proc/loadavg, memory and swap from
- * /proc/meminfo, space on every storage mount of /proc/mounts (by statfs; pseudo filesystems and
- * unreadable mounts left out), network counters from /proc/net/dev, and one entry per chute container
- * (none when the device has no container engine). A missing source gives zeros or empty lists.
+ * /proc/meminfo, space on every storage file system of /proc/mounts (by statfs; pseudo filesystems,
+ * unreadable mounts and second views of a file system left out), network counters from
+ * /proc/net/dev, and one entry per chute container (none when the device has no container engine).
+ * A missing source gives zeros or empty lists. The sources are read at once: the stats of the
+ * running chutes take about a second.
  *
  * @example
  * (await handle(input, device)).system.load_average // [0.2, 0.18, 0.12]
  */
 export const handle: Handler<Telemetry> = async (_input, device) => {
-  const [stat, loadavg, meminfo, mounts, netdev, containers] = await Promise.all([
+  const [stat, loadavg, meminfo, diskUsage, netdev, chutes] = await Promise.all([
     device.readFile('/proc/stat'),
     device.readFile('/proc/loadavg'),
     device.readFile('/proc/meminfo'),
-    device.readFile('/proc/mounts'),
+    device.readFile('/proc/mounts').then((mounts) => readDiskUsage(device, storageMounts(parseMounts(mounts ?? '')))),
     device.readFile('/proc/net/dev'),
-    device.containers(),
+    readChutes(device),
   ]);
   const kernel = parseStat(stat ?? '');
   const memory = parseMeminfo(meminfo ?? '');
@@ -54,20 +56,21 @@ export const handle: Handler<Telemetry> = async (_input, device) => {
       load_average: parseLoadavg(loadavg ?? '') ?? [0, 0, 0],
       virtual_memory: virtualMemory(memory),
       swap_memory: swapMemory(memory),
-      disk_usage: await readDiskUsage(device, storageMounts(parseMounts(mounts ?? ''))),
+      disk_usage: diskUsage,
       net_io_counters: sumCounters(network),
     },
     network,
-    chutes: (containers ?? []).map(chuteUsage),
+    chutes,
   };
 };
 
 async function readDiskUsage(device: Device, mounts: Mount[]): Promise<DiskUsage[]> {
-  const stats = await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)));
-  return mounts.flatMap((mount, i) => {
-    const fs = stats[i];
-    return fs ? [diskUsage(mount, fs)] : [];
+  const answers = await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)));
+  const measured = mounts.flatMap((mount, i) => {
+    const stats = answers[i];
+    return stats ? [{ mount, stats }] : [];
   });
+  return distinctFileSystems(measured).map(({ mount, stats }) => diskUsage(mount, stats));
 }
 
 /**
@@ -81,9 +84,17 @@ function diskUsage(mount: Mount, fs: FsStats): DiskUsage {
   return { mountpoint: mount.mountpoint, device: mount.device, fstype: mount.fstype, total, used, free, percent: percent(used, used + free) };
 }
 
+/** The chute containers, with the stats of the running ones, all asked for at once. */
+async function readChutes(device: Device): Promise<ChuteUsage[]> {
+  const containers = (await device.containers()) ?? [];
+  const stats = await Promise.all(
+    containers.map((container) => (container.State === 'running' && typeof container.Id === 'string' ? device.containerStats(container.Id) : null)),
+  );
+  return containers.map((container, i) => chuteUsage(container, stats[i] ?? null));
+}
+
 /** A chute's name is its container's chute label (else the container name), its state the container's. */
-function chuteUsage(sample: ContainerSample): ChuteUsage {
-  const container = sample.container;
+function chuteUsage(container: Record<string, unknown>, stats: Record<string, unknown> | null): ChuteUsage {
   const labels = container.Labels as Record<string, unknown> | undefined;
   const label = labels?.[CHUTE_LABEL];
   const names = container.Names;
@@ -91,6 +102,6 @@ function chuteUsage(sample: ContainerSample): ChuteUsage {
   return {
     name: typeof label === 'string' && label !== '' ? label : containerName,
     state: typeof container.State === 'string' ? container.State : 'unknown',
-    ...containerUsage(sample.stats),
+    ...containerUsage(stats),
   };
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { chuteContainers } from '../../test/info-devices.ts';
+import { chuteEngine } from '../../test/info-devices.ts';
 import { containerUsage } from './docker-stats.ts';
 
 describe('Docker container stats', () => {
   it('computes CPU percent from the two samples, memory without inactive page cache, and sums networks', () => {
-    expect(containerUsage(chuteContainers[0]!.stats)).toEqual({
+    expect(containerUsage(Object.values(chuteEngine.stats!)[0]!)).toEqual({
       // 100 ms of CPU time while the 2 CPUs together ran 2 s (1 s each): 10 % of one CPU
       cpu: { total_usage_ns: 152_000_000_000, percent: 10 },
       memory: { usage: 52_428_800 - 10_485_760, limit: 16_706_080_768 },

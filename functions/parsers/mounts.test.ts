@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseMounts, storageMounts, unescapeOctal } from './mounts.ts';
+import { fsStats } from '../../test/info-devices.ts';
+import { distinctFileSystems, parseMounts, storageMounts, unescapeOctal } from './mounts.ts';
 
 const OPENWRT = `/dev/root /rom squashfs ro,relatime,errors=continue 0 0
 proc /proc proc rw,nosuid,nodev,noexec,noatime 0 0
@@ -48,5 +49,27 @@ describe('/proc/mounts', () => {
       'overlay /opt/docker/overlay2/0c4f5d3e/merged overlay rw,lowerdir=/opt/docker/overlay2/l/A,upperdir=/opt/docker/overlay2/0c4f5d3e/diff 0 0\n' +
       'overlay /var/lib/containers/storage/overlay/9a1b/merged overlay rw 0 0\n';
     expect(storageMounts(parseMounts(docker)).map((m) => m.mountpoint)).toEqual(['/opt/docker']);
+  });
+
+  it('keeps one view of a file system: a folder bind-mounted onto itself with the same statfs is left out', () => {
+    const [root, docker, home] = parseMounts('/dev/sda2 / ext4 rw 0 0\n/dev/sda2 /var/lib/docker ext4 rw 0 0\n/dev/sda3 /home ext4 rw 0 0\n');
+    const stats = fsStats(60_000_000, 40_000_000, 37_000_000);
+    const kept = distinctFileSystems([
+      { mount: root!, stats },
+      { mount: docker!, stats: { ...stats } },
+      { mount: home!, stats: { ...stats } },
+    ]);
+    expect(kept.map((m) => m.mount.mountpoint)).toEqual(['/', '/home']);
+  });
+
+  it('keeps mounts of one device whose statfs differ in any field, such as two tmpfs', () => {
+    const [run, tmp, again] = parseMounts('tmpfs /run tmpfs rw 0 0\ntmpfs /tmp tmpfs rw 0 0\ntmpfs /mnt/tmp tmpfs rw 0 0\n');
+    const stats = fsStats(500_000, 499_000, 499_000);
+    const kept = distinctFileSystems([
+      { mount: run!, stats },
+      { mount: tmp!, stats: fsStats(100_000, 99_000, 99_000) },
+      { mount: again!, stats: { ...stats, ffree: stats.ffree - 1 } },
+    ]);
+    expect(kept.map((m) => m.mount.mountpoint)).toEqual(['/run', '/tmp', '/mnt/tmp']);
   });
 });

@@ -1,3 +1,4 @@
+import type { FsStats } from '../core/device.ts';
 import { fields } from './numbers.ts';
 
 /** One line of /proc/mounts. */
@@ -88,4 +89,37 @@ export function storageMounts(mounts: Mount[]): Mount[] {
       !isContainerLayer(mount) &&
       !KERNEL_TREES.some((tree) => mount.mountpoint === tree || mount.mountpoint.startsWith(`${tree}/`)),
   );
+}
+
+/** A mount with the `statfs(2)` answer for its mount point. */
+export interface MeasuredMount {
+  mount: Mount;
+  stats: FsStats;
+}
+
+/**
+ * One entry per file system: a mount is left out when an earlier kept mount has the same device and
+ * fstype and a statfs answer identical in every field, i.e. it is a second view of that file system,
+ * such as the bind mount of a folder onto itself that dockerd makes of its data root
+ * (`/dev/sda2 /var/lib/docker ext4` beside `/dev/sda2 / ext4`). Distinct file systems that share a
+ * device name, such as two tmpfs, differ in their statfs and all stay.
+ *
+ * @example
+ * distinctFileSystems([{ mount: root, stats }, { mount: dockerRoot, stats }]) // [{ mount: root, stats }]
+ */
+export function distinctFileSystems<T extends MeasuredMount>(measured: T[]): T[] {
+  const kept: T[] = [];
+  for (const entry of measured) {
+    const repeats = kept.some(
+      (earlier) =>
+        earlier.mount.device === entry.mount.device && earlier.mount.fstype === entry.mount.fstype && sameStats(earlier.stats, entry.stats),
+    );
+    if (!repeats) kept.push(entry);
+  }
+  return kept;
+}
+
+function sameStats(a: FsStats, b: FsStats): boolean {
+  const keys = Object.keys(a) as (keyof FsStats)[];
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }

@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContainerSample } from '../../functions/core/device.ts';
 
 /** The built engine client, copied to a folder without node_modules to prove it stands alone. */
 const BUNDLE = fileURLToPath(new URL('../../dist/engine.mjs', import.meta.url));
 
-type Engine = { listChuteContainers(socketPath: string): Promise<ContainerSample[] | null> };
+type Engine = typeof import('./docker.ts');
 
 const RUNNING = { Id: 'aaa111', Names: ['/hello'], State: 'running', Labels: { 'io.chutebox.chute': 'hello' } };
 const EXITED = { Id: 'bbb222', Names: ['/sleepy'], State: 'exited', Labels: { 'io.chutebox.chute': 'sleepy' } };
@@ -59,30 +58,19 @@ describe('listChuteContainers (dist/engine.mjs)', () => {
     expect(await engine.listChuteContainers(path.join(dir, 'engine.mjs'))).toBeNull();
   });
 
-  it('lists every chute-labelled container, with stats for the running ones only', async () => {
+  it('lists every chute-labelled container, running or not, without asking for stats', async () => {
     const { socket, requests } = await fakeEngine('docker.sock', (req, res) => {
       const url = new URL(req.url!, 'http://engine');
       if (url.pathname === '/containers/json') return json(res, 200, [RUNNING, EXITED]);
-      if (url.pathname === `/containers/${RUNNING.Id}/stats` && url.searchParams.get('stream') === 'false') return json(res, 200, STATS);
       json(res, 404, { message: 'no such thing' });
     });
 
-    expect(await engine.listChuteContainers(socket)).toEqual([
-      { container: RUNNING, stats: STATS },
-      { container: EXITED, stats: null },
-    ]);
-    const list = new URL(requests.find((url) => url.startsWith('/containers/json'))!, 'http://engine');
+    expect(await engine.listChuteContainers(socket)).toEqual([RUNNING, EXITED]);
+    expect(requests).toHaveLength(1);
+    const list = new URL(requests[0]!, 'http://engine');
+    expect(list.pathname).toBe('/containers/json');
     expect(list.searchParams.get('all')).toBe('true');
     expect(JSON.parse(list.searchParams.get('filters')!)).toEqual({ label: ['io.chutebox.chute'] });
-    expect(requests.filter((url) => url.includes(EXITED.Id))).toEqual([]);
-  });
-
-  it('keeps a container whose stats cannot be read, with null stats', async () => {
-    const { socket } = await fakeEngine('flaky.sock', (req, res) => {
-      if (req.url!.startsWith('/containers/json')) return json(res, 200, [RUNNING]);
-      json(res, 500, { message: 'server error' });
-    });
-    expect(await engine.listChuteContainers(socket)).toEqual([{ container: RUNNING, stats: null }]);
   });
 
   it('answers null when the engine answers with an error', async () => {
@@ -93,5 +81,36 @@ describe('listChuteContainers (dist/engine.mjs)', () => {
   it('answers null when the engine accepts the connection but never answers', async () => {
     const { socket } = await fakeEngine('silent.sock', () => {});
     expect(await engine.listChuteContainers(socket)).toBeNull();
+  });
+});
+
+describe('containerStats (dist/engine.mjs)', () => {
+  let socket: string;
+  let requests: string[];
+
+  beforeAll(async () => {
+    ({ socket, requests } = await fakeEngine('stats.sock', (req, res) => {
+      const url = new URL(req.url!, 'http://engine');
+      if (url.pathname === `/containers/${RUNNING.Id}/stats` && url.searchParams.get('stream') === 'false') return json(res, 200, STATS);
+      json(res, 404, { message: 'No such container' });
+    }));
+  });
+
+  it('answers the one-shot stats body of a container', async () => {
+    expect(await engine.containerStats(socket, RUNNING.Id)).toEqual(STATS);
+  });
+
+  it('answers null when the engine has no such container', async () => {
+    expect(await engine.containerStats(socket, 'ccc333')).toBeNull();
+  });
+
+  it('answers null for an id that is neither a container id nor a name, without asking the engine', async () => {
+    const before = requests.length;
+    for (const id of ['../../info', 'a/b', '', '-x', 'aaa111?stream=true']) expect(await engine.containerStats(socket, id)).toBeNull();
+    expect(requests.length).toBe(before);
+  });
+
+  it('answers null when the socket does not exist', async () => {
+    expect(await engine.containerStats(path.join(dir, 'missing.sock'), RUNNING.Id)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { ContainerSample, Device, FsStats, Uname } from '../../functions/core/device.ts';
+import type { Device, FsStats, Uname } from '../../functions/core/device.ts';
 
 /** Everything a Device was asked and what it answered, keyed by device path. */
 export interface Recording {
@@ -13,7 +13,9 @@ export interface Recording {
   /** The `uname` answer, once asked. */
   uname: Uname | undefined;
   /** The `containers` answer, once asked (null: the device has no engine). */
-  containers: ContainerSample[] | null | undefined;
+  containers: Record<string, unknown>[] | null | undefined;
+  /** `containerStats` questions: container id → the answer (null when unavailable). */
+  stats: Map<string, Record<string, unknown> | null>;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface Recording {
  * recording.files.get('/proc/meminfo') // 'MemTotal:  16318480 kB\n…'
  */
 export function recordingDevice(inner: Device): { device: Device; recording: Recording } {
-  const recording: Recording = { files: new Map(), dirs: new Map(), links: new Map(), statfs: new Map(), uname: undefined, containers: undefined };
+  const recording: Recording = { files: new Map(), dirs: new Map(), links: new Map(), statfs: new Map(), uname: undefined, containers: undefined, stats: new Map() };
   const asked = new Map<string, Promise<unknown>>();
 
   /** Asks the inner device once per key; `keep` logs the answer. */
@@ -54,7 +56,8 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     statfs: (path) => once(`statfs:${path}`, () => inner.statfs(path), (stats) => recording.statfs.set(path, stats === null ? null : { ...stats })),
     uname: () => once('uname', () => inner.uname(), (uname) => (recording.uname = { ...uname })),
     now: () => inner.now(),
-    containers: () => once('containers', () => inner.containers(), (samples) => (recording.containers = copy(samples))),
+    containers: () => once('containers', () => inner.containers(), (list) => (recording.containers = copy(list))),
+    containerStats: (id) => once(`stats:${id}`, () => inner.containerStats(id), (stats) => recording.stats.set(id, copy(stats))),
   };
   return { device, recording };
 }

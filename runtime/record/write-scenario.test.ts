@@ -19,7 +19,7 @@ const UNAME = { sysname: 'Linux', release: '6.6.73', version: '#0 SMP', machine:
 const { folder } = useTempDir('chutebox-record-');
 
 function recording(parts: Partial<Recording>): Recording {
-  return { files: new Map(), dirs: new Map(), links: new Map(), statfs: new Map(), uname: UNAME, containers: undefined, ...parts };
+  return { files: new Map(), dirs: new Map(), links: new Map(), statfs: new Map(), uname: UNAME, containers: undefined, stats: new Map(), ...parts };
 }
 
 describe('recordingDevice', () => {
@@ -34,6 +34,16 @@ describe('recordingDevice', () => {
     expect([...log.files]).toEqual([['/proc/uptime', '10.00 20.00\n']]);
     expect(await device.containers()).toBeNull();
     expect(log.containers).toBeNull();
+  });
+
+  it('logs the container list and each stats answer by container id', async () => {
+    const web = { Id: 'abc123', State: 'running', Labels: { 'io.chutebox.chute': 'web' } };
+    const { device, recording: log } = recordingDevice(memoryDevice({ containers: [web], stats: { abc123: { pids_stats: { current: 2 } } } }));
+    expect(await device.containers()).toEqual([web]);
+    expect(await device.containerStats('abc123')).toEqual({ pids_stats: { current: 2 } });
+    expect(await device.containerStats('gone')).toBeNull();
+    expect(log.containers).toEqual([web]);
+    expect([...log.stats]).toEqual([['abc123', { pids_stats: { current: 2 } }], ['gone', null]]);
   });
 });
 
@@ -93,7 +103,8 @@ describe('writeScenario', () => {
     await writeScenario(
       recording({
         statfs: new Map([['/', stats], ['/proc', null]]),
-        containers: [{ container, stats: { memory_stats: { usage: 1 } } }],
+        containers: [container],
+        stats: new Map([['abc123', { memory_stats: { usage: 1 } }], ['def456', null]]),
       }),
       dir,
       'a test recording',
@@ -103,7 +114,15 @@ describe('writeScenario', () => {
     expect(await device.uname()).toEqual(UNAME);
     expect(await device.statfs('/')).toEqual(stats);
     expect(await device.statfs('/proc')).toBeNull();
-    expect(await device.containers()).toEqual([{ container, stats: { memory_stats: { usage: 1 } } }]);
+    expect(await device.containers()).toEqual([container]);
+    expect(await device.containerStats('abc123')).toEqual({ memory_stats: { usage: 1 } });
+    expect(await device.containerStats('def456')).toBeNull();
+    expect(JSON.parse(await readFile(path.join(dir, 'engine/containers.json'), 'utf8'))).toEqual([container]);
+  });
+
+  it('refuses a stats answer whose container id cannot name a file', async () => {
+    const bad = recording({ containers: [], stats: new Map([['../escape', { pids_stats: {} }]]) });
+    await expect(writeScenario(bad, await folder('bad-stats-id'), 'x')).rejects.toThrow(/"\.\.\/escape" cannot name a stats file/);
   });
 
   it('writes no engine when the device has none', async () => {
@@ -127,5 +146,7 @@ describe('writeScenario', () => {
     const withoutTime = (values: unknown[]) => values.map((v) => (v && typeof v === 'object' && 'time' in v ? { ...v, time: 0 } : v));
     expect(withoutTime(again)).toEqual(withoutTime(answers));
     expect((answers[1] as { wifi: unknown[] }).wifi).toHaveLength(2);
+    expect([...log.stats.keys()]).toEqual(['cbafb046481ff1fa349d0b39af2e2b07c90cd96610dcf03a85b9aac2ec822186']);
+    expect((answers[4] as { chutes: { pids: number }[] }).chutes[0]!.pids).toBeGreaterThan(0);
   });
 });

@@ -10,7 +10,7 @@ import {
   statsFile,
   type DeviceYaml,
 } from '../../emulator/scenario-format.ts';
-import type { FsStats } from '../../functions/core/device.ts';
+import { CONTAINER_REF, type FsStats } from '../../functions/core/device.ts';
 import type { Recording } from './recording-device.ts';
 
 /**
@@ -22,7 +22,8 @@ import type { Recording } from './recording-device.ts';
  *   link targets and paths that resolved to themselves exist as folders unless written as files;
  * - each directory listing's entries exist (as empty folders when nothing else made them);
  * - `uname` and the readable `statfs` answers in `device.yaml`, with `description`;
- * - containers in `engine/containers.json` and `engine/stats/<id>.json` (nothing without an engine).
+ * - the container list in `engine/containers.json` and each stats answer in `engine/stats/<id>.json`
+ *   (nothing without an engine; a stats answer of null is no file).
  *
  * Files are written plainly, not one by one with `writeFileAtomic`: the whole folder is what must be
  * all-or-nothing, so `chutebox record` writes it as a temporary folder and renames that into place.
@@ -79,15 +80,16 @@ export async function writeScenario(recording: Recording, root: string, descript
   await writeFile(path.join(base, DEVICE_FILE), formatDeviceYaml(deviceYaml, 'Recorded by `chutebox record`: uname(2) and statfs(2) of the device, which have no raw file.'));
 
   if (recording.containers) {
-    const containers = recording.containers.map((sample) => sample.container);
-    check(ContainerList, containers, 'the container engine listed a container whose Id cannot name a stats file');
+    check(ContainerList, recording.containers, 'the container engine listed a container whose Id cannot name a stats file');
+    const stats = [...recording.stats].filter((entry): entry is [string, Record<string, unknown>] => entry[1] !== null);
+    const badId = stats.find(([id]) => !CONTAINER_REF.test(id));
+    if (badId) throw new ScenarioError(`the container id ${JSON.stringify(badId[0])} cannot name a stats file`);
     await mkdir(path.join(base, path.dirname(CONTAINERS_FILE)), { recursive: true });
-    await writeFile(path.join(base, CONTAINERS_FILE), `${JSON.stringify(containers, null, 2)}\n`);
-    for (const { container, stats } of recording.containers) {
-      if (stats === null) continue;
-      const file = path.join(base, statsFile(String(container.Id)));
+    await writeFile(path.join(base, CONTAINERS_FILE), `${JSON.stringify(recording.containers, null, 2)}\n`);
+    for (const [id, body] of stats) {
+      const file = path.join(base, statsFile(id));
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, `${JSON.stringify(stats, null, 2)}\n`);
+      await writeFile(file, `${JSON.stringify(body, null, 2)}\n`);
     }
   }
 }
