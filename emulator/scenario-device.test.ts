@@ -224,7 +224,7 @@ describe('built-in scenarios', () => {
     expect(await device.realPath('/sys/devices/pci0000:00/0000:00:02.5/0000:05:00.0/subsystem')).toBe('/sys/bus/pci');
     expect(await device.readFile('/sys/class/ieee80211/phy1/device/device')).toBe('0x0033\n');
     expect(await device.readFile('/sys/class/dmi/id/sys_vendor')).toBe('PC Engines\n');
-    expect((await device.containers())!.map((container) => container.Names)).toEqual([['/hello-world']]);
+    expect((await device.containers())!.map((container) => container.Names)).toEqual([['/hotspot'], ['/hello-world']]);
   });
 
   it('gl-ar150: a MIPS board without DMI or engine, with a platform radio', async () => {

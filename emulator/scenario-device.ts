@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHUTE_LABEL, CONTAINER_REF, type Device, type FsStats } from '../functions/core/device.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
+import { loadChutes } from './scenario-chutes.ts';
+import { scenarioNetworks } from './scenario-network.ts';
 import {
   check,
   ContainerList,
@@ -43,8 +45,10 @@ export interface Scenario {
 /**
  * Loads a scenario and makes a Device over it: files (and symbolic links) through `rootedFiles` — the
  * same code the host uses on `/` — `uname` and `statfs` from `device.yaml`, containers and their stats
- * from the engine recordings, `now()` from the real clock. Everything is checked here, so a bad
- * scenario fails at start-up with a message naming the file and field.
+ * from the engine recordings, installed chutes from `chutes/` through the runtime's chute store (see
+ * `loadChutes`), their networks from the recordings beside them (see `scenarioNetworks`: what a
+ * request changes there lasts as long as this Device), `now()` from the real clock. Everything is
+ * checked here, so a bad scenario fails at start-up with a message naming the file and field.
  *
  * @param nameOrDir a built-in name such as `default` (no slash), or a folder path (any slash: `./x`, `/tmp/x`).
  * @param builtIn where built-in names are looked up; tests point it elsewhere.
@@ -57,11 +61,12 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
   const dir = await resolveScenario(nameOrDir, builtIn);
   const spec = parseDeviceYaml(await readFile(path.join(dir, DEVICE_FILE), 'utf8'), path.join(dir, DEVICE_FILE));
   const engine = await loadEngine(dir);
+  const chutes = await loadChutes(dir);
   return {
     name: nameOrDir.includes('/') ? path.basename(dir) : nameOrDir,
     dir,
     description: spec.description ?? null,
-    device: scenarioDevice(dir, spec, engine),
+    device: { ...scenarioDevice(dir, spec, engine), ...chutes, network: scenarioNetworks(dir) },
   };
 }
 
@@ -106,8 +111,8 @@ export async function builtInScenarios(builtIn: URL = BUILT_IN_SCENARIOS): Promi
   return names;
 }
 
-/** The Device of a scenario folder whose `device.yaml` and engine recordings are already read. */
-function scenarioDevice(dir: string, spec: DeviceYaml, engine: Engine | null): Device {
+/** The Device of a scenario folder whose `device.yaml` and engine recordings are already read, less its chutes. */
+function scenarioDevice(dir: string, spec: DeviceYaml, engine: Engine | null): Omit<Device, 'chuteNames' | 'chute' | 'network'> {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
   return {
     ...rootedFiles(dir),

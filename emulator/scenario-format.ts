@@ -2,6 +2,7 @@ import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { CONTAINER_REF } from '../functions/core/device.ts';
+import type { ChuteFormat } from '../runtime/chutes/store.ts';
 
 /**
  * The parts of a scenario folder that are not mirrored device files (see fixtures/scenarios/README.md).
@@ -15,6 +16,40 @@ export const STATS_DIR = 'engine/stats';
 /** Raw body of `GET /containers/<id>/stats?stream=false` of one container. */
 export function statsFile(containerId: string): string {
   return `${STATS_DIR}/${containerId}.json`;
+}
+
+/** Folder of the installed chutes: `chutes/<chute>/chute.yaml`, `service.yaml`, optional `cache.yaml`. */
+export const CHUTES_DIR = 'chutes';
+
+/**
+ * A scenario keeps a chute's documents as YAML, read through the runtime's chute store. A document
+ * with nothing but comments is an empty mapping.
+ */
+export const YAML_CHUTE_FORMAT: ChuteFormat = { extension: '.yaml', decode: (text) => parse(text) ?? {} };
+
+/**
+ * The raw recordings of one chute network, under `networkDir(chute, network)`, named so that a
+ * device's output can be dropped in as it is: each file is what the tool printed, verbatim.
+ */
+export const NETWORK_FILES = {
+  /** `iw dev <host interface> station dump`. */
+  stationDump: 'iw-station-dump.txt',
+  /** The network's dnsmasq lease file. */
+  leases: 'dnsmasq.leases',
+  /** hostapd's reply to `STATUS` (as `hostapd_cli -i <if> status` prints it). */
+  hostapdStatus: 'hostapd-status.txt',
+  /** hostapd's reply to `GET_CONFIG`. */
+  hostapdConfig: 'hostapd-get-config.txt',
+} as const;
+
+/** The folder of one chute network's recordings, relative to the scenario. */
+export function networkDir(chute: string, network: string): string {
+  return `${CHUTES_DIR}/${chute}/networks/${network}`;
+}
+
+/** Writes one of a chute's documents as YAML; `YAML_CHUTE_FORMAT` reads it back to the same value. */
+export function formatChuteYaml(value: Record<string, unknown>, comment: string): string {
+  return `${yamlComment(comment)}\n${stringify(value, { lineWidth: 0 })}`;
 }
 
 /** A problem with a scenario (unknown name, bad device.yaml, bad engine recording). */
@@ -67,11 +102,14 @@ export function parseDeviceYaml(text: string, file: string): DeviceYaml {
 
 /** Writes `device.yaml` with a leading comment; `parseDeviceYaml` reads it back to the same value. */
 export function formatDeviceYaml(value: DeviceYaml, comment: string): string {
-  const header = comment
+  return `${yamlComment(comment)}\n${stringify(value, { lineWidth: 0 })}`;
+}
+
+function yamlComment(text: string): string {
+  return text
     .split('\n')
     .map((line) => `# ${line}`.trimEnd())
     .join('\n');
-  return `${header}\n${stringify(value, { lineWidth: 0 })}`;
 }
 
 /**

@@ -1,21 +1,38 @@
 import { statfs } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import type { Device } from '../functions/core/device.ts';
+import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
+import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools } from './network/host.ts';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
+export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
 
 export interface HostDeviceOptions {
   /** Docker Engine API socket; default `/var/run/docker.sock`. */
   dockerSocket?: string;
+  /** The runtime's state folder; its installed chutes are in `<stateDir>/chutes` (JSON). Default `/var/lib/chutebox`. */
+  stateDir?: string;
+  /** Where `iw` and `hostapd_cli` are and how long they may run; default `iw`, `hostapd_cli` on PATH, 5 s. */
+  tools?: Partial<NetworkTools>;
 }
 
 /**
- * The real host as a Device: files from `/`, `uname(2)` and `statfs(2)` from Node, chutes from the
- * Docker Engine. The engine client is a separate bundle (`dist/engine.mjs`), loaded on first use.
+ * The real host as a Device: files from `/`, `uname(2)` and `statfs(2)` from Node, containers from the
+ * Docker Engine, installed chutes from the state dir, chute networks through `iw`, `hostapd_cli` and
+ * dnsmasq's lease files. The engine client is a separate bundle (`dist/engine.mjs`), loaded on first use.
+ *
+ * @example
+ * createHostDevice({ stateDir: '/var/lib/chutebox', tools: { iw: '/usr/sbin/iw', timeoutMs: 2000 } })
  */
 export function createHostDevice(options: HostDeviceOptions = {}): Device {
   const socketPath = options.dockerSocket ?? DEFAULT_DOCKER_SOCKET;
+  const tools: NetworkTools = {
+    iw: options.tools?.iw ?? DEFAULT_NETWORK_TOOLS.iw,
+    hostapdCli: options.tools?.hostapdCli ?? DEFAULT_NETWORK_TOOLS.hostapdCli,
+    timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs,
+  };
   let loading: Promise<typeof import('./engine/docker.ts') | null> | undefined;
   /** The engine client, loaded once on first use; null (logged) when its bundle cannot be loaded. */
   const engine = () =>
@@ -25,6 +42,8 @@ export function createHostDevice(options: HostDeviceOptions = {}): Device {
     }));
   return {
     ...rootedFiles('/'),
+    ...chuteStore(path.join(options.stateDir ?? DEFAULT_STATE_DIR, 'chutes'), JSON_FORMAT),
+    network: (target) => hostNetwork(target, tools),
     async statfs(path) {
       try {
         const s = await statfs(path);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { optionsHelp, parsePort, readOptions, UsageError } from './options.ts';
+import { optionsHelp, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
 
 const SPECS = [
   { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port' },
@@ -72,5 +72,14 @@ describe('parsePort', () => {
     expect(parsePort('0')).toBe(0);
     expect(parsePort('65535')).toBe(65535);
     for (const bad of ['65536', '-1', '80a', '']) expect(() => parsePort(bad)).toThrow(UsageError);
+  });
+});
+
+describe('parseSeconds', () => {
+  it('accepts a positive number of seconds up to an hour, fractions too, and refuses anything else naming the flag', () => {
+    expect(parseSeconds('5', 'tool-timeout')).toBe(5);
+    expect(parseSeconds('0.5', 'tool-timeout')).toBe(0.5);
+    expect(parseSeconds('3600', 'tool-timeout')).toBe(3600);
+    for (const bad of ['0', '0.0', '-1', '3601', '1e3', '5s', '', '.5']) expect(() => parseSeconds(bad, 'tool-timeout')).toThrow(/--tool-timeout/);
   });
 });

@@ -97,6 +97,19 @@ export function parsePort(text: string, flag = 'port'): number {
 }
 
 /**
+ * A duration in seconds, more than 0 and at most 3600, fractions allowed.
+ *
+ * @throws UsageError naming `--<flag>`.
+ * @example
+ * parseSeconds('1.5', 'tool-timeout') // 1.5
+ */
+export function parseSeconds(text: string, flag: string): number {
+  const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(seconds > 0 && seconds <= 3600)) throw new UsageError(`--${flag} must be a number of seconds above 0 and at most 3600, not ${JSON.stringify(text)}`);
+  return seconds;
+}
+
+/**
  * A mistake on the command line (unknown flag, bad value). The CLI prints its message and exits with
  * `exitCode` (2) instead of showing a stack. Other entry points may throw any error with a numeric
  * `exitCode` to the same effect.

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadScenario } from '../emulator/scenario-device.ts';
 import type { Environment, Telemetry } from '../functions/info/schemas.ts';
 import { startChutebox, type Started } from './spawn.ts';
 
@@ -112,7 +113,7 @@ describe('chutebox emulate (default scenario)', () => {
     expect(body.CHUTEBOX_CONTROLLER_TOKEN).toBe('[redacted]');
   });
 
-  it('GET /api/v1/info/telemetry responds with the scenario CPUs, interfaces, disks and the hello-world chute', async () => {
+  it('GET /api/v1/info/telemetry responds with the scenario CPUs, interfaces, disks and both chutes', async () => {
     const before = Date.now() / 1000;
     const body = await get<Telemetry>('telemetry');
     expect(body.time).toBeGreaterThanOrEqual(Math.floor(before));
@@ -121,10 +122,18 @@ describe('chutebox emulate (default scenario)', () => {
     expect(body.system.load_average).toEqual([0.08, 0.04, 0.01]);
     expect(body.system.virtual_memory.total).toBe(4078096384);
     expect(body.network.map((n) => n.name)).toEqual(
-      expect.arrayContaining(['lo', 'eth0', 'eth1', 'eth2', 'br-lan', 'phy0-ap0', 'phy1-ap0']),
+      expect.arrayContaining(['lo', 'eth0', 'eth1', 'eth2', 'br-lan', 'phy0-ap0', 'phy1-ap0', 'phy1-ap1', 'phy0-mon0', 'br-lan.20']),
     );
     expect(body.system.disk_usage.map((d) => d.mountpoint)).toEqual(expect.arrayContaining(['/', '/boot']));
     expect(body.chutes).toEqual([
+      {
+        name: 'hotspot',
+        state: 'running',
+        cpu: { total_usage_ns: 61872004000, percent: expect.any(Number) },
+        memory: { usage: expect.any(Number), limit: 4078096384 },
+        network: { rx_bytes: 2863876, tx_bytes: 2626055 },
+        pids: 4,
+      },
       {
         name: 'hello-world',
         state: 'running',
@@ -134,6 +143,21 @@ describe('chutebox emulate (default scenario)', () => {
         pids: 1,
       },
     ]);
+  });
+});
+
+describe('the default scenario is one device', () => {
+  it("its interfaces include the host interface of every chute network, and its containers are the chutes", async () => {
+    const { device } = await loadScenario('default');
+    const interfaces = (await raw('proc/net/dev')).split('\n').slice(2).map((line) => line.split(':')[0]!.trim()).filter((name) => name !== '');
+    const chutes = await Promise.all((await device.chuteNames()).map((name) => device.chute(name)));
+    const hostInterfaces = chutes.flatMap((chute) =>
+      Object.values((chute!.cache.networks ?? {}) as Record<string, { hostInterface?: string }>).map((network) => network.hostInterface),
+    );
+    expect(hostInterfaces).toEqual(['phy1-ap1', 'phy0-ap0', 'br-lan.20', 'phy0-mon0']);
+    expect(interfaces).toEqual(expect.arrayContaining(hostInterfaces));
+    const labels = (await device.containers())!.map((container) => (container.Labels as Record<string, string>)['io.chutebox.chute']);
+    expect(labels.sort()).toEqual(chutes.map((chute) => chute!.name));
   });
 });
 

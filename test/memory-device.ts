@@ -1,4 +1,7 @@
-import type { Device, FsStats, Uname } from '../functions/core/device.ts';
+import type { Device, FsStats, NetworkHost, NetworkTarget, StoredChute, Uname } from '../functions/core/device.ts';
+import { HttpProblem } from '../functions/core/problem.ts';
+import { encodeSsid } from '../functions/parsers/hostapd.ts';
+import { stationBlocks } from '../functions/parsers/iw-station.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
 export interface MemoryDeviceSpec {
@@ -13,20 +16,60 @@ export interface MemoryDeviceSpec {
   containers?: Record<string, unknown>[] | null;
   /** Container id → body of `GET /containers/<id>/stats?stream=false`; a missing id has no stats. */
   stats?: Record<string, Record<string, unknown>>;
+  /** Installed chutes by name: their documents, each `{}` when not given. */
+  chutes?: Record<string, Partial<Omit<StoredChute, 'name'>>>;
+  /** `<chute>/<network>` → the host side of that chute network; a network not listed has none (503). */
+  networks?: Record<string, MemoryNetwork>;
 }
+
+/** The raw outputs of one chute network's host resources, as a device's tools would print them. */
+export interface MemoryNetwork {
+  /** What `iw … station dump` prints ('' when not given); `station get` answers one block of it. */
+  stationDump?: string;
+  /** The dnsmasq lease file; absent or null: dnsmasq has written none yet. */
+  leases?: string | null;
+  /** hostapd's reply to `STATUS`. */
+  hostapdStatus?: string;
+  /** hostapd's reply to `GET_CONFIG`. */
+  hostapdConfig?: string;
+  /** hostapd's reply to other commands by their first word (`SET`, `RELOAD`); `OK` when not given. */
+  hostapdReplies?: Record<string, string>;
+  /** What an operation throws instead of answering, e.g. `{ hostapd: new HttpProblem(504, '…') }`. */
+  fails?: Partial<Record<NetworkOperation, Error>>;
+}
+
+/** The operations of `NetworkHost`. */
+export type NetworkOperation = keyof NetworkHost;
+
+/** One call a handler made on a chute network's host side. */
+export interface NetworkCall {
+  target: NetworkTarget;
+  operation: NetworkOperation;
+  args: string[];
+}
+
+/** A Device held in memory; `calls` lists what handlers asked of chute networks, in order. */
+export type MemoryDevice = Device & { readonly calls: NetworkCall[] };
 
 /**
  * A Device held in memory, for handler tests on hand-written raw sources. Directory listings are
- * derived from the file and link paths, as a file system would show them.
+ * derived from the file and link paths, as a file system would show them. Chute networks behave as
+ * the tools do: `station get` and `station del` find a MAC's block of the dump (any case), a
+ * `SET ssid` answered OK changes what `GET_CONFIG` and `STATUS` print (escaped as hostapd does).
+ * State lives as long as the device.
  *
  * @example
  * const device = memoryDevice({ files: { '/proc/uptime': '12.5 30.1\n' } });
+ * const ap = memoryDevice({ chutes: { hello: { config: { net: { wlan: { type: 'wifi', intfName: 'wlan0' } } } } }, networks: { 'hello/wlan': { stationDump: '' } } });
  */
-export function memoryDevice(spec: MemoryDeviceSpec = {}): Device {
+export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   const files = spec.files ?? {};
   const links = spec.links ?? {};
   const paths = [...Object.keys(files), ...Object.keys(links)];
+  const calls: NetworkCall[] = [];
+  const networks = new Map(Object.entries(spec.networks ?? {}).map(([key, network]) => [key, { ...network }]));
   return {
+    calls,
     async readFile(path) {
       return files[path] ?? null;
     },
@@ -55,6 +98,59 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): Device {
     async containerStats(id) {
       const stats = spec.stats ?? {};
       return spec.containers != null && Object.hasOwn(stats, id) ? stats[id]! : null;
+    },
+    async chuteNames() {
+      return Object.keys(spec.chutes ?? {}).sort();
+    },
+    async chute(name) {
+      const chute = spec.chutes?.[name];
+      return chute === undefined ? null : { name, record: chute.record ?? {}, config: chute.config ?? {}, cache: chute.cache ?? {} };
+    },
+    network(target) {
+      return memoryNetwork(target, networks.get(`${target.chute}/${target.network}`), calls);
+    },
+  };
+}
+
+/** The host side of one chute network over its recorded outputs (changed in place by del and SET). */
+function memoryNetwork(target: NetworkTarget, network: MemoryNetwork | undefined, calls: NetworkCall[]): NetworkHost {
+  const call = (operation: NetworkOperation, args: string[] = []): MemoryNetwork => {
+    calls.push({ target, operation, args });
+    if (network === undefined) throw new HttpProblem(503, `memory device: chute ${target.chute} network ${target.network} has no host resources`);
+    const failure = network.fails?.[operation];
+    if (failure !== undefined) throw failure;
+    return network;
+  };
+  return {
+    async stationDump() {
+      return call('stationDump').stationDump ?? '';
+    },
+    async stationGet(mac) {
+      const blocks = stationBlocks(call('stationGet', [mac]).stationDump ?? '');
+      return blocks.find((block) => block.mac.toLowerCase() === mac.toLowerCase())?.text ?? null;
+    },
+    async stationDel(mac) {
+      const net = call('stationDel', [mac]);
+      const blocks = stationBlocks(net.stationDump ?? '');
+      const kept = blocks.filter((block) => block.mac.toLowerCase() !== mac.toLowerCase());
+      net.stationDump = kept.map((block) => block.text).join('');
+      return kept.length < blocks.length;
+    },
+    async leases() {
+      return call('leases').leases ?? null;
+    },
+    async hostapd(command) {
+      const net = call('hostapd', command);
+      const [word = '', name, ...value] = command;
+      if (word === 'STATUS') return net.hostapdStatus ?? 'FAIL\n';
+      if (word === 'GET_CONFIG') return net.hostapdConfig ?? 'FAIL\n';
+      const reply = net.hostapdReplies?.[word] ?? 'OK\n';
+      if (word === 'SET' && name === 'ssid' && reply.trim() === 'OK') {
+        const ssid = encodeSsid(value.join(' '));
+        net.hostapdConfig = (net.hostapdConfig ?? '').replace(/^ssid=.*$/m, () => `ssid=${ssid}`);
+        net.hostapdStatus = (net.hostapdStatus ?? '').replace(/^ssid\[0\]=.*$/m, () => `ssid[0]=${ssid}`);
+      }
+      return reply;
     },
   };
 }

@@ -3,8 +3,11 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { Environment, Software, Telemetry } from '../functions/info/schemas.ts';
 import { CLI, startChutebox, type Started } from './spawn.ts';
+import { writeChute } from './support/chute-state.ts';
+import { STATION_DUMP, STATION_MACS, writeFakeIw } from './support/fake-iw.ts';
 
 let tmp: string;
 let out: string;
@@ -12,8 +15,8 @@ let out: string;
 let env: NodeJS.ProcessEnv;
 const started: Started[] = [];
 
-function chutebox(args: string[]) {
-  return spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+function chutebox(args: string[], environment: NodeJS.ProcessEnv = env) {
+  return spawnSync(process.execPath, [CLI, ...args], { env: environment, encoding: 'utf8', timeout: 60_000 });
 }
 
 beforeAll(async () => {
@@ -22,6 +25,8 @@ beforeAll(async () => {
   env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     CHUTEBOX_DOCKER_SOCKET: path.join(tmp, 'no-docker.sock'),
+    // The state dir that `chutebox serve` below uses: it has no chutes.
+    CHUTEBOX_STATE_DIR: path.join(tmp, 'state'),
     RECORD_PROBE: 'visible',
     RECORD_PROBE_TOKEN: 'record-probe-secret',
   };
@@ -43,7 +48,7 @@ describe('chutebox record, then emulate the recording beside chutebox serve', ()
     expect(recorded.stdout).toContain(`into ${out}`);
     emulated = await startChutebox(['emulate', '--scenario', out, '--no-auth', '--port', '0'], env);
     started.push(emulated);
-    live = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', path.join(tmp, 'state')], env);
+    live = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0'], env);
     started.push(live);
   });
 
@@ -104,6 +109,103 @@ describe('chutebox record, then emulate the recording beside chutebox serve', ()
     expect(mounts(recorded)).toEqual(mounts(current));
     expect(recorded.chutes).toEqual([]);
   });
+});
+
+describe('chutebox record with installed chutes, then emulate the recording beside chutebox serve', () => {
+  const LEASES = '1763757432 3c:22:fb:0a:11:01 192.168.128.117 laptop 01:3c:22:fb:0a:11:01\n0 02:11:22:33:44:55 192.168.128.20 printer *\n';
+  let out: string;
+  let recorded: ReturnType<typeof chutebox>;
+  let emulated: Started;
+  let live: Started;
+
+  beforeAll(async () => {
+    const state = path.join(tmp, 'chute-state');
+    const iw = await writeFakeIw(path.join(tmp, 'fake-iw'), 'vwlan0', STATION_DUMP);
+    await mkdir(path.join(tmp, 'leases'));
+    await writeFile(path.join(tmp, 'leases', 'lab-wifi.leases'), LEASES);
+    await writeChute(
+      state,
+      'lab',
+      {
+        wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: 'lab-passphrase' },
+        office: { type: 'vlan', intfName: 'eth1', vlan_id: 20 },
+        air: { type: 'wifi', intfName: 'mon0', mode: 'monitor' },
+      },
+      {
+        wifi: { hostInterface: 'vwlan0', hostapdControl: path.join(tmp, 'no-hostapd', 'vwlan0'), leaseFile: path.join(tmp, 'leases', 'lab-wifi.leases') },
+        office: { hostInterface: 'eth1.20', leaseFile: path.join(tmp, 'leases', 'lab-office.leases') },
+        air: { hostInterface: 'vmon0' },
+      },
+    );
+    // No hostapd_cli here: hostapd's replies cannot be recorded.
+    const withChutes = { ...env, CHUTEBOX_STATE_DIR: state, CHUTEBOX_IW: iw.path, CHUTEBOX_HOSTAPD_CLI: path.join(tmp, 'no-hostapd_cli') };
+    out = path.join(tmp, 'with-chutes');
+    recorded = chutebox(['record', '--out', out], withChutes);
+    expect(recorded.status, recorded.stderr).toBe(0);
+    emulated = await startChutebox(['emulate', '--scenario', out, '--no-auth', '--port', '0'], withChutes);
+    started.push(emulated);
+    live = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0'], withChutes);
+    started.push(live);
+  });
+
+  it('writes the chute documents as YAML, the Wi-Fi key redacted', async () => {
+    const chute = path.join(out, 'chutes', 'lab');
+    expect(parse(await readFile(path.join(chute, 'chute.yaml'), 'utf8'))).toMatchObject({ name: 'lab', state: 'running' });
+    expect(parse(await readFile(path.join(chute, 'service.yaml'), 'utf8'))).toEqual({
+      net: {
+        wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: '[redacted]' },
+        office: { type: 'vlan', intfName: 'eth1', vlan_id: 20 },
+        air: { type: 'wifi', intfName: 'mon0', mode: 'monitor' },
+      },
+    });
+    expect(parse(await readFile(path.join(chute, 'cache.yaml'), 'utf8'))).toMatchObject({ networks: { wifi: { hostInterface: 'vwlan0' } } });
+    expect(recorded.stdout).toContain('1 installed chutes with 2 networks');
+  });
+
+  it("writes what the network's tools printed under the scenario names, verbatim", async () => {
+    const networks = path.join(out, 'chutes', 'lab', 'networks');
+    expect(await readdir(networks)).toEqual(['office', 'wifi']);
+    expect((await readdir(path.join(networks, 'wifi'))).sort()).toEqual(['dnsmasq.leases', 'iw-station-dump.txt']);
+    expect(await readFile(path.join(networks, 'wifi', 'iw-station-dump.txt'), 'utf8')).toBe(STATION_DUMP);
+    expect(await readFile(path.join(networks, 'wifi', 'dnsmasq.leases'), 'utf8')).toBe(LEASES);
+    // The VLAN's lease file does not exist yet: there is nothing to record.
+    expect(await readdir(path.join(networks, 'office'))).toEqual([]);
+  });
+
+  it("warns, and records the rest, when hostapd's control interface cannot be reached", () => {
+    const warnings = recorded.stderr.split('\n').filter((line) => line !== '');
+    expect(warnings).toEqual([
+      expect.stringMatching(/^warning: lab\/wifi: hostapd's STATUS is not recorded: hostapd_cli is not installed/),
+      expect.stringMatching(/^warning: lab\/wifi: hostapd's GET_CONFIG is not recorded: hostapd_cli is not installed/),
+    ]);
+  });
+
+  /** The answers of the emulated recording and of the live device. */
+  async function both(endpoint: string): Promise<[unknown, unknown]> {
+    const [fromRecording, fromDevice] = await Promise.all(
+      [emulated, live].map(async (server) => {
+        const res = await fetch(`${server.url}/api/v1/chutes/${endpoint}`);
+        return { status: res.status, body: await res.json() };
+      }),
+    );
+    return [fromRecording, fromDevice];
+  }
+
+  for (const endpoint of [
+    'lab/networks',
+    'lab/networks/wifi',
+    'lab/networks/wifi/stations',
+    `lab/networks/wifi/stations/${STATION_MACS[1]}`,
+    'lab/networks/wifi/leases',
+    'lab/networks/wifi/clients',
+    'lab/networks/office/leases',
+  ]) {
+    it(`GET /api/v1/chutes/${endpoint} answers the same`, async () => {
+      const [fromRecording, fromDevice] = await both(endpoint);
+      expect(fromRecording).toEqual(fromDevice);
+      expect(fromRecording).toMatchObject({ status: 200 });
+    });
+  }
 });
 
 describe('chutebox record --out DIR', () => {

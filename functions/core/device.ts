@@ -40,6 +40,65 @@ export interface Device {
    * await device.containerStats('5f1c…ff') // { read: '…', cpu_stats: { … }, memory_stats: { … }, … }
    */
   containerStats(id: string): Promise<Record<string, unknown> | null>;
+  /** Names of the chutes installed on the device, sorted. */
+  chuteNames(): Promise<string[]>;
+  /**
+   * One installed chute as the device stores it, or null when there is none by that name. The name
+   * must already be validated (`CHUTE_NAME`): it becomes a file name.
+   */
+  chute(name: string): Promise<StoredChute | null>;
+  /**
+   * The host side of one chute network: raw tool output and files. Each call may throw an
+   * `HttpProblem` 503 (a tool or socket is missing) or 504 (it did not answer in time), naming which.
+   */
+  network(target: NetworkTarget): NetworkHost;
+}
+
+/**
+ * A chute's stored documents, decoded (YAML in a scenario, JSON in the runtime's state dir) but not
+ * validated: handlers read what they need and tolerate the rest.
+ */
+export interface StoredChute {
+  name: string;
+  /** `chute.yaml`: name, version, state, environment, allocation, resources. */
+  record: Record<string, unknown>;
+  /** `service.yaml`: the chute configuration as its developer wrote it (environment, host_config, net, web). */
+  config: Record<string, unknown>;
+  /**
+   * `cache.yaml`: the runtime's key-value store for the chute ({} when there is none). The host
+   * resources behind each network are under `networks.<network>`: `{ hostInterface, hostapdControl,
+   * leaseFile }` (see `NetworkTarget`).
+   */
+  cache: Record<string, unknown>;
+}
+
+/** One chute network and the host resources behind it, as the chute cache records them. */
+export interface NetworkTarget {
+  chute: string;
+  network: string;
+  /** Host-side interface, e.g. `vwlan3f2a`: what `iw dev <if> …` is run on. */
+  hostInterface: string | null;
+  /** Path of hostapd's control socket for that interface, e.g. `/var/run/hostapd/vwlan3f2a`. */
+  hostapdControl: string | null;
+  /** Path of the dnsmasq lease file of the network. */
+  leaseFile: string | null;
+}
+
+/** Raw access to the host resources behind one chute network. */
+export interface NetworkHost {
+  /** Output of `iw dev <hostInterface> station dump`, verbatim ('' when no station is connected). */
+  stationDump(): Promise<string>;
+  /** Output of `iw dev <hostInterface> station get <mac>`, verbatim; null when iw knows no such station. */
+  stationGet(mac: string): Promise<string | null>;
+  /** `iw dev <hostInterface> station del <mac>`: disconnects a station; false when there was none. */
+  stationDel(mac: string): Promise<boolean>;
+  /** The dnsmasq lease file, verbatim; null when it does not exist (yet). */
+  leases(): Promise<string | null>;
+  /**
+   * One command to hostapd's control interface, and its reply verbatim: `['STATUS']`,
+   * `['GET_CONFIG']`, `['SET', 'ssid', 'lab']` (reply `OK` or `FAIL`), `['RELOAD']`.
+   */
+  hostapd(command: string[]): Promise<string>;
 }
 
 /** `statfs(2)` fields, as Node's `fs.statfs` returns them (sizes in blocks of `bsize` bytes). */
@@ -74,3 +133,9 @@ export const CHUTE_LABEL = 'io.chutebox.chute';
  * CONTAINER_REF.test('../../info')        // false
  */
 export const CONTAINER_REF = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/**
+ * A chute name, safe as a file name and a container name: a letter or digit first, then letters,
+ * digits, `_`, `.` or `-`, 64 characters at most.
+ */
+export const CHUTE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/;

@@ -11,8 +11,10 @@ import { handle as software } from '../../functions/info/software.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.ts';
 import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/parsers/environ.ts';
 import { loadScenario } from '../../emulator/scenario-device.ts';
-import { createHostDevice, DEFAULT_DOCKER_SOCKET } from '../host-device.ts';
-import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
+import { createHostDevice, DEFAULT_DOCKER_SOCKET, DEFAULT_STATE_DIR } from '../host-device.ts';
+import { DEFAULT_NETWORK_TOOLS } from '../network/host.ts';
+import { optionsHelp, parseSeconds, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
+import { compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 
@@ -25,6 +27,11 @@ const NO_INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: unde
 const OPTIONS = [
   { flag: 'out', value: 'DIR', description: 'the scenario folder to create (required)' },
   { flag: 'docker-socket', env: 'CHUTEBOX_DOCKER_SOCKET', default: DEFAULT_DOCKER_SOCKET, value: 'PATH', description: 'Docker Engine API socket' },
+  // As `chutebox serve` takes them, so that the recording sees what the daemon serves.
+  { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: "the runtime's state, whose installed chutes are recorded" },
+  { flag: 'iw', env: 'CHUTEBOX_IW', default: DEFAULT_NETWORK_TOOLS.iw, value: 'PATH', description: 'iw executable, for the stations of chute networks' },
+  { flag: 'hostapd-cli', env: 'CHUTEBOX_HOSTAPD_CLI', default: DEFAULT_NETWORK_TOOLS.hostapdCli, value: 'PATH', description: "hostapd_cli executable, for hostapd's control sockets" },
+  { flag: 'tool-timeout', env: 'CHUTEBOX_TOOL_TIMEOUT', default: String(DEFAULT_NETWORK_TOOLS.timeoutMs / 1000), value: 'SECONDS', description: 'how long iw or hostapd_cli may run' },
 ] as const satisfies readonly OptionSpec[];
 
 const SWITCHES = [{ flag: 'force', description: 'replace DIR when it exists and is not empty' }] as const satisfies readonly SwitchSpec[];
@@ -32,16 +39,18 @@ const SWITCHES = [{ flag: 'force', description: 'replace DIR when it exists and 
 const HELP = optionsHelp(
   'chutebox record --out DIR [options]',
   "Records this device's raw sources (the files, links, uname, statfs and containers that the info endpoints " +
-    'read) as a scenario folder that `chutebox emulate --scenario DIR` serves. Values of secret-looking ' +
-    'environment variables are written redacted.',
+    "read, the installed chutes and what their networks' tools print) as a scenario folder that " +
+    '`chutebox emulate --scenario DIR` serves. Values of secret-looking environment variables and Wi-Fi keys ' +
+    'are written redacted.',
   OPTIONS,
   SWITCHES,
 );
 
 /**
- * `chutebox record --out DIR`: runs the info handlers on this device through a recording Device, writes
- * what they read as a scenario (into a temporary folder beside DIR, renamed into place at the end), and
- * checks that the scenario answers exactly as the device did.
+ * `chutebox record --out DIR`: runs the info handlers on this device through a recording Device, reads
+ * the installed chutes and the raw sources of their networks through it (`readChutes`; a tool that
+ * fails is a warning on stderr), writes all that as a scenario (into a temporary folder beside DIR,
+ * renamed into place at the end), and checks that the scenario answers exactly as the device did.
  *
  * @throws UsageError (exit code 2) for bad flags; an Error (exit code 1) when DIR is in the way or the
  *   recording cannot be written.
@@ -53,12 +62,20 @@ export async function main(argv: string[]): Promise<void> {
   if (help) return void process.stdout.write(HELP);
   if (!values.out) throw new UsageError('--out DIR is required');
   const out = path.resolve(values.out);
+  const toolTimeout = parseSeconds(values['tool-timeout']!, 'tool-timeout');
   const replacing = await checkTarget(out, switches.force);
 
-  const { device, recording } = recordingDevice(createHostDevice({ dockerSocket: values['docker-socket']! }));
+  const host = createHostDevice({
+    dockerSocket: values['docker-socket']!,
+    stateDir: values['state-dir']!,
+    tools: { iw: values.iw!, hostapdCli: values['hostapd-cli']!, timeoutMs: toolTimeout * 1000 },
+  });
+  const { device, recording } = recordingDevice(host);
   const answers = await answerAll(device);
   await device.uname();
+  for (const warning of await readChutes(device)) process.stderr.write(`warning: ${warning}\n`);
   redactEnvironment(recording);
+  redactChutes(recording);
 
   await mkdir(path.dirname(out), { recursive: true });
   const temp = await mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}.recording-`));
@@ -66,18 +83,22 @@ export async function main(argv: string[]): Promise<void> {
     const uname = recording.uname!;
     const when = new Date(device.now()).toISOString();
     await writeScenario(recording, temp, `Recorded by chutebox record ${PACKAGE_VERSION} at ${when} from a ${uname.sysname} ${uname.release} ${uname.machine} device.`);
-    await verify(temp, answers);
+    await verify(temp, answers, recording);
     await moveIntoPlace(temp, out, replacing);
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
     throw error;
   }
   const shown = values.out.includes('/') ? values.out : `./${values.out}`;
+  const chutes = [...recording.chutes.values()].filter((chute) => chute !== null).length;
+  const networks = [...recording.networks.values()].reduce((sum, byName) => sum + byName.size, 0);
   process.stdout.write(
     `recorded ${recording.files.size} files, ${[...recording.links.values()].filter((t) => t !== null).length} links, ` +
-      `${[...recording.statfs.values()].filter((s) => s !== null).length} file systems and ` +
-      `${recording.containers ? `${recording.containers.length} chute containers` : 'no container engine'} into ${out}\n` +
-      `checked: it answers ${Object.keys(HANDLERS).map((name) => `/api/v1/info/${name}`).join(', ')} as this device did\n` +
+      `${[...recording.statfs.values()].filter((s) => s !== null).length} file systems, ` +
+      `${recording.containers ? `${recording.containers.length} chute containers` : 'no container engine'} and ` +
+      `${chutes} installed chutes with ${networks} networks into ${out}\n` +
+      `checked: it answers ${Object.keys(HANDLERS).map((name) => `/api/v1/info/${name}`).join(', ')} as this device did, ` +
+      `and its chutes and networks read back as recorded\n` +
       `serve it with: chutebox emulate --scenario ${shown}\n`,
   );
 }
@@ -109,12 +130,15 @@ function redactEnvironment(recording: Recording): void {
 
 /**
  * Runs the handlers again on the written scenario: every answer must be the device's, except the
- * telemetry's `time` (the emulator's clock is the real one).
+ * telemetry's `time` (the emulator's clock is the real one); and its chutes and their networks must
+ * read back as recorded.
  *
- * @throws Error naming the endpoints whose answers differ.
+ * @throws Error naming the endpoints, chutes or networks that differ.
  */
-async function verify(dir: string, expected: Record<string, Answer>): Promise<void> {
+async function verify(dir: string, expected: Record<string, Answer>, recording: Recording): Promise<void> {
   const { device } = await loadScenario(dir);
+  const chutes = await compareChutes(recording, device);
+  if (chutes.length > 0) throw new Error(`the recorded scenario does not read back as recorded for: ${chutes.join(', ')}`);
   const actual = await answerAll(device);
   const comparable = (name: string, answer: Answer | undefined) =>
     name === 'telemetry' && answer && 'value' in answer ? { value: { ...(answer.value as object), time: 0 } } : answer;

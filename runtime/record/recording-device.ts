@@ -1,4 +1,4 @@
-import type { Device, FsStats, Uname } from '../../functions/core/device.ts';
+import type { Device, FsStats, NetworkHost, StoredChute, Uname } from '../../functions/core/device.ts';
 
 /** Everything a Device was asked and what it answered, keyed by device path. */
 export interface Recording {
@@ -16,13 +16,41 @@ export interface Recording {
   containers: Record<string, unknown>[] | null | undefined;
   /** `containerStats` questions: container id → the answer (null when unavailable). */
   stats: Map<string, Record<string, unknown> | null>;
+  /** `chute` questions: chute name → the answer (null: no such chute). */
+  chutes: Map<string, StoredChute | null>;
+  /** Chute name → network name → the raw answers of its tools that were asked and answered. */
+  networks: Map<string, Map<string, NetworkRecording>>;
 }
+
+/**
+ * The raw answers about one chute network, named as the scenario files that hold them
+ * (`NETWORK_FILES` of emulator/scenario-format.ts). A question whose tool failed is not kept.
+ */
+export interface NetworkRecording {
+  /** `stationDump()`. */
+  stationDump?: string;
+  /** `leases()`: null when the lease file does not exist. */
+  leases?: string | null;
+  /** `hostapd(['STATUS'])`. */
+  hostapdStatus?: string;
+  /** `hostapd(['GET_CONFIG'])`. */
+  hostapdConfig?: string;
+}
+
+/** The hostapd commands that only read, and where their replies are recorded. */
+const HOSTAPD_READS = new Map<string, 'hostapdStatus' | 'hostapdConfig'>([
+  ['STATUS', 'hostapdStatus'],
+  ['GET_CONFIG', 'hostapdConfig'],
+]);
 
 /**
  * Wraps a Device so that every question and its answer is logged in a `Recording`. Each question is
  * put to the inner device once: asking again answers the first answer, so handlers that run through
  * this device see one consistent snapshot, and that snapshot is exactly what the recording holds.
- * `now()` is passed through (a scenario uses the real clock).
+ * `now()` is passed through (a scenario uses the real clock). Of a chute network, the reads are
+ * recorded (`stationDump`, `leases`, hostapd `STATUS` and `GET_CONFIG`); `stationGet`, `stationDel`
+ * and other hostapd commands are passed through unrecorded (a scenario answers them from the dump and
+ * the hostapd replies), and never answered from a snapshot, as they change or probe the live device.
  *
  * @example
  * const { device, recording } = recordingDevice(createHostDevice());
@@ -30,7 +58,17 @@ export interface Recording {
  * recording.files.get('/proc/meminfo') // 'MemTotal:  16318480 kB\n…'
  */
 export function recordingDevice(inner: Device): { device: Device; recording: Recording } {
-  const recording: Recording = { files: new Map(), dirs: new Map(), links: new Map(), statfs: new Map(), uname: undefined, containers: undefined, stats: new Map() };
+  const recording: Recording = {
+    files: new Map(),
+    dirs: new Map(),
+    links: new Map(),
+    statfs: new Map(),
+    uname: undefined,
+    containers: undefined,
+    stats: new Map(),
+    chutes: new Map(),
+    networks: new Map(),
+  };
   const asked = new Map<string, Promise<unknown>>();
 
   /** Asks the inner device once per key; `keep` logs the answer. */
@@ -58,6 +96,30 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     now: () => inner.now(),
     containers: () => once('containers', () => inner.containers(), (list) => (recording.containers = copy(list))),
     containerStats: (id) => once(`stats:${id}`, () => inner.containerStats(id), (stats) => recording.stats.set(id, copy(stats))),
+    chuteNames: () => once('chutes', () => inner.chuteNames(), () => {}),
+    chute: (name) => once(`chute:${name}`, () => inner.chute(name), (chute) => recording.chutes.set(name, copy(chute))),
+    network(target) {
+      const host = inner.network(target);
+      const id = JSON.stringify([target.chute, target.network]);
+      const keep = (field: keyof NetworkRecording) => (answer: string | null) => {
+        let networks = recording.networks.get(target.chute);
+        if (networks === undefined) recording.networks.set(target.chute, (networks = new Map()));
+        let network = networks.get(target.network);
+        if (network === undefined) networks.set(target.network, (network = {}));
+        (network as Record<keyof NetworkRecording, string | null>)[field] = answer;
+      };
+      const recorded: NetworkHost = {
+        stationDump: () => once(`stationDump:${id}`, () => host.stationDump(), keep('stationDump')),
+        stationGet: (mac) => host.stationGet(mac),
+        stationDel: (mac) => host.stationDel(mac),
+        leases: () => once(`leases:${id}`, () => host.leases(), keep('leases')),
+        hostapd(command) {
+          const field = command.length === 1 ? HOSTAPD_READS.get(command[0]!) : undefined;
+          return field === undefined ? host.hostapd(command) : once(`${field}:${id}`, () => host.hostapd(command), keep(field));
+        },
+      };
+      return recorded;
+    },
   };
   return { device, recording };
 }

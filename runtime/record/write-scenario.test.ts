@@ -1,4 +1,4 @@
-import { lstat, readFile, readlink } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/temp-dir.ts';
@@ -9,7 +9,11 @@ import { handle as hardware } from '../../functions/info/hardware.ts';
 import { handle as software } from '../../functions/info/software.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.ts';
 import { loadScenario } from '../../emulator/scenario-device.ts';
+import { NETWORK_FILES } from '../../emulator/scenario-format.ts';
+import type { Device, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
 import { memoryDevice } from '../../test/memory-device.ts';
+import { compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 
@@ -19,7 +23,18 @@ const UNAME = { sysname: 'Linux', release: '6.6.73', version: '#0 SMP', machine:
 const { folder } = useTempDir('chutebox-record-');
 
 function recording(parts: Partial<Recording>): Recording {
-  return { files: new Map(), dirs: new Map(), links: new Map(), statfs: new Map(), uname: UNAME, containers: undefined, stats: new Map(), ...parts };
+  return {
+    files: new Map(),
+    dirs: new Map(),
+    links: new Map(),
+    statfs: new Map(),
+    uname: UNAME,
+    containers: undefined,
+    stats: new Map(),
+    chutes: new Map(),
+    networks: new Map(),
+    ...parts,
+  };
 }
 
 describe('recordingDevice', () => {
@@ -146,7 +161,150 @@ describe('writeScenario', () => {
     const withoutTime = (values: unknown[]) => values.map((v) => (v && typeof v === 'object' && 'time' in v ? { ...v, time: 0 } : v));
     expect(withoutTime(again)).toEqual(withoutTime(answers));
     expect((answers[1] as { wifi: unknown[] }).wifi).toHaveLength(2);
-    expect([...log.stats.keys()]).toEqual(['cbafb046481ff1fa349d0b39af2e2b07c90cd96610dcf03a85b9aac2ec822186']);
+    expect([...log.stats.keys()].sort()).toEqual([
+      '7d41e9c2b85f03a6e1d4c7b9a20f58e36c1b9d4a7e2f05c83b6a91d0e4f7c2a5',
+      'cbafb046481ff1fa349d0b39af2e2b07c90cd96610dcf03a85b9aac2ec822186',
+    ]);
     expect((answers[4] as { chutes: { pids: number }[] }).chutes[0]!.pids).toBeGreaterThan(0);
+  });
+
+  it("records the default scenario's chutes so that the copy reads back the same, its raw files byte for byte", async () => {
+    const original = await loadScenario('default');
+    const { device, recording: log } = recordingDevice(original.device);
+    expect(await readChutes(device)).toEqual([]);
+    redactChutes(log);
+    const dir = await folder('chutes-of-default');
+    await writeScenario({ ...log, uname: UNAME }, dir, 'a copy of the chutes of default');
+    const copy = (await loadScenario(dir)).device;
+    expect(await compareChutes(log, copy)).toEqual([]);
+    expect(await copy.chuteNames()).toEqual(['hello-world', 'hotspot']);
+    // The access points and the VLAN have their recordings; the monitor interface has none.
+    const networks = path.join(dir, 'chutes/hotspot/networks');
+    expect(await readdir(networks)).toEqual(['guest', 'staff']);
+    expect(await readdir(path.join(networks, 'staff'))).toEqual([NETWORK_FILES.leases]);
+    for (const [chute, network] of [['hello-world', 'wifi'], ['hotspot', 'guest']] as const) {
+      for (const file of Object.values(NETWORK_FILES)) {
+        const at = `chutes/${chute}/networks/${network}/${file}`;
+        expect(await readFile(path.join(dir, at), 'utf8'), at).toBe(await readFile(path.join(original.dir, at), 'utf8'));
+      }
+    }
+    // Secrets stay out: the Wi-Fi key is redacted, the rest of the configuration is kept.
+    const config = (await copy.chute('hello-world'))!.config as { net: { wifi: Record<string, unknown> } };
+    expect(config.net.wifi).toMatchObject({ type: 'wifi', ssid: 'hello-world', key: '[redacted]', dhcp: { start: 100, limit: 50, lease: '12h' } });
+    expect(await readFile(path.join(dir, 'chutes/hello-world/service.yaml'), 'utf8')).not.toContain('chutebox-demo');
+  });
+});
+
+describe('recordingDevice: chutes and their networks', () => {
+  const TARGET: NetworkTarget = { chute: 'hello-world', network: 'wifi', hostInterface: 'phy1-ap1', hostapdControl: null, leaseFile: null };
+
+  /** The default scenario's device, counting what its networks are asked. */
+  async function counted(): Promise<{ inner: Device; asked: string[] }> {
+    const { device } = await loadScenario('default');
+    const asked: string[] = [];
+    const inner: Device = {
+      ...device,
+      network(target) {
+        const host = device.network(target);
+        const count =
+          <A extends unknown[], R>(name: string, call: (...args: A) => Promise<R>) =>
+          (...args: A) => (asked.push(`${name} ${args.flat().join(' ')}`.trim()), call(...args));
+        return {
+          stationDump: count('stationDump', () => host.stationDump()),
+          stationGet: count('stationGet', (mac: string) => host.stationGet(mac)),
+          stationDel: count('stationDel', (mac: string) => host.stationDel(mac)),
+          leases: count('leases', () => host.leases()),
+          hostapd: count('hostapd', (command: string[]) => host.hostapd(command)),
+        } satisfies NetworkHost;
+      },
+    };
+    return { inner, asked };
+  }
+
+  it('logs the reads of a network once each, and passes changes and station reads through unlogged', async () => {
+    const { inner, asked } = await counted();
+    const { device, recording: log } = recordingDevice(inner);
+    const first = await device.network(TARGET).stationDump();
+    expect(await device.network(TARGET).stationDump()).toBe(first);
+    expect(await device.network(TARGET).hostapd(['STATUS'])).toContain('ssid[1]=hello-world');
+    expect(await device.network(TARGET).hostapd(['SET', 'ssid', 'changed'])).toBe('OK\n');
+    // The snapshot stays what was first read, on the device the SSID changed.
+    expect(await device.network(TARGET).hostapd(['STATUS'])).toContain('ssid[1]=hello-world');
+    expect(await device.network(TARGET).hostapd(['GET_CONFIG'])).toContain('ssid=changed');
+    expect(await device.network(TARGET).stationGet('24:0a:c4:11:8b:3e')).toContain('Station 24:0a:c4:11:8b:3e');
+    expect(await device.network({ ...TARGET, chute: 'hotspot', network: 'survey' }).leases()).toBeNull();
+    expect(asked).toEqual(['stationDump', 'hostapd STATUS', 'hostapd SET ssid changed', 'hostapd GET_CONFIG', 'stationGet 24:0a:c4:11:8b:3e', 'leases']);
+    expect([...log.networks].map(([chute, networks]) => [chute, Object.fromEntries(networks)])).toEqual([
+      ['hello-world', { wifi: { stationDump: first, hostapdStatus: expect.stringContaining('ssid[1]=hello-world'), hostapdConfig: expect.stringContaining('ssid=changed') } }],
+      ['hotspot', { survey: { leases: null } }],
+    ]);
+  });
+
+  it('logs each chute read, and no answer of a network read that failed', async () => {
+    const { device: scenario } = await loadScenario('default');
+    const failing: Device = {
+      ...scenario,
+      network: (target) => ({
+        ...scenario.network(target),
+        hostapd: async () => {
+          throw new HttpProblem(503, 'hostapd control socket /var/run/hostapd/phy1-ap1 does not exist');
+        },
+      }),
+    };
+    const { device, recording: log } = recordingDevice(failing);
+    expect(await readChutes(device)).toEqual([
+      "hello-world/wifi: hostapd's STATUS is not recorded: hostapd control socket /var/run/hostapd/phy1-ap1 does not exist",
+      "hello-world/wifi: hostapd's GET_CONFIG is not recorded: hostapd control socket /var/run/hostapd/phy1-ap1 does not exist",
+      "hotspot/guest: hostapd's STATUS is not recorded: hostapd control socket /var/run/hostapd/phy1-ap1 does not exist",
+      "hotspot/guest: hostapd's GET_CONFIG is not recorded: hostapd control socket /var/run/hostapd/phy1-ap1 does not exist",
+    ]);
+    expect([...log.chutes.keys()]).toEqual(['hello-world', 'hotspot']);
+    expect(Object.keys(log.networks.get('hello-world')!.get('wifi')!)).toEqual(['stationDump', 'leases']);
+    expect(Object.keys(log.networks.get('hotspot')!.get('staff')!)).toEqual(['leases']);
+    expect(log.networks.get('hotspot')!.has('survey')).toBe(false);
+  });
+
+  it('does not turn other failures into warnings', async () => {
+    const { device: scenario } = await loadScenario('default');
+    const broken: Device = { ...scenario, network: (target) => ({ ...scenario.network(target), leases: () => Promise.reject(new TypeError('a bug')) }) };
+    await expect(readChutes(recordingDevice(broken).device)).rejects.toThrow('a bug');
+  });
+});
+
+describe('writeScenario: chutes', () => {
+  const chute = (name: string, net: Record<string, unknown>): StoredChute => ({
+    name,
+    record: { name, version: 1, state: 'running', environment: { API_TOKEN: 'x1', MODE: 'demo' }, allocation: { cpu_shares: 1024 }, resources: null },
+    config: { environment: { DB_PASSWORD: 'pw', LEVEL: 3 }, net },
+    cache: {},
+  });
+
+  it('writes chute.yaml and service.yaml, no cache.yaml for an empty cache, secrets redacted', async () => {
+    const dir = await folder('chute-docs');
+    const log = recording({
+      chutes: new Map([
+        ['lab', chute('lab', { wifi: { type: 'wifi', intfName: 'wlan0', key: 'passphrase', options: { acct_secret: 'radius', hidden: true } } })],
+        ['gone', null],
+      ]),
+    });
+    redactChutes(log);
+    await writeScenario(log, dir, 'chutes');
+    expect(await readdir(path.join(dir, 'chutes'))).toEqual(['lab']);
+    expect(await readdir(path.join(dir, 'chutes/lab'))).toEqual(['chute.yaml', 'service.yaml']);
+    const { device } = await loadScenario(dir);
+    expect(await device.chute('lab')).toEqual({
+      name: 'lab',
+      record: { name: 'lab', version: 1, state: 'running', environment: { API_TOKEN: '[redacted]', MODE: 'demo' }, allocation: { cpu_shares: 1024 }, resources: null },
+      config: {
+        environment: { DB_PASSWORD: '[redacted]', LEVEL: 3 },
+        net: { wifi: { type: 'wifi', intfName: 'wlan0', key: '[redacted]', options: { acct_secret: '[redacted]', hidden: true } } },
+      },
+      cache: {},
+    });
+  });
+
+  it('refuses a network name that cannot name a folder', async () => {
+    const log = recording({ chutes: new Map([['lab', chute('lab', {})]]), networks: new Map([['lab', new Map([['../x', { leases: 'x' }]])]]) });
+    await expect(writeScenario(log, await folder('bad-network'), 'x')).rejects.toThrow(/the network name "\.\.\/x" cannot name a folder/);
   });
 });

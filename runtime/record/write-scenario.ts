@@ -2,15 +2,20 @@ import { lstat, mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   check,
+  CHUTES_DIR,
   ContainerList,
   CONTAINERS_FILE,
   DEVICE_FILE,
+  formatChuteYaml,
   formatDeviceYaml,
+  NETWORK_FILES,
+  networkDir,
   ScenarioError,
   statsFile,
+  YAML_CHUTE_FORMAT,
   type DeviceYaml,
 } from '../../emulator/scenario-format.ts';
-import { CONTAINER_REF, type FsStats } from '../../functions/core/device.ts';
+import { CHUTE_NAME, CONTAINER_REF, type FsStats } from '../../functions/core/device.ts';
 import type { Recording } from './recording-device.ts';
 
 /**
@@ -23,13 +28,17 @@ import type { Recording } from './recording-device.ts';
  * - each directory listing's entries exist (as empty folders when nothing else made them);
  * - `uname` and the readable `statfs` answers in `device.yaml`, with `description`;
  * - the container list in `engine/containers.json` and each stats answer in `engine/stats/<id>.json`
- *   (nothing without an engine; a stats answer of null is no file).
+ *   (nothing without an engine; a stats answer of null is no file);
+ * - each chute read as `chutes/<name>/chute.yaml` (its record), `service.yaml` (its configuration)
+ *   and `cache.yaml` (its cache, when not empty), and the raw answers about each of its networks in
+ *   `chutes/<name>/networks/<network>/` under the names of `NETWORK_FILES` (a lease file that does
+ *   not exist, and a tool that failed, is no file).
  *
  * Files are written plainly, not one by one with `writeFileAtomic`: the whole folder is what must be
  * all-or-nothing, so `chutebox record` writes it as a temporary folder and renames that into place.
  *
  * @throws ScenarioError when the recording cannot be written as a scenario (no uname answer, a
- *   container id that cannot name a file).
+ *   container id, chute or network name that cannot name a file).
  */
 export async function writeScenario(recording: Recording, root: string, description: string): Promise<void> {
   if (recording.uname === undefined) throw new ScenarioError('the recording has no uname answer, which device.yaml needs');
@@ -90,6 +99,37 @@ export async function writeScenario(recording: Recording, root: string, descript
       const file = path.join(base, statsFile(id));
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, `${JSON.stringify(body, null, 2)}\n`);
+    }
+  }
+
+  await writeChutes(recording, base);
+}
+
+/** The chutes of a recording and the raw answers about their networks, into `chutes/`. */
+async function writeChutes(recording: Recording, base: string): Promise<void> {
+  const named = (kind: string, name: string) => {
+    if (!CHUTE_NAME.test(name)) throw new ScenarioError(`the ${kind} name ${JSON.stringify(name)} cannot name a folder`);
+    return name;
+  };
+  const yaml = (name: string) => `${name}${YAML_CHUTE_FORMAT.extension}`;
+  for (const [name, chute] of recording.chutes) {
+    if (chute === null) continue;
+    const folder = path.join(base, CHUTES_DIR, named('chute', name));
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, yaml('chute')), formatChuteYaml(chute.record, 'The installed chute, as the runtime stores it. Recorded by `chutebox record`.'));
+    await writeFile(path.join(folder, yaml('service')), formatChuteYaml(chute.config, 'The chute configuration, as the runtime stores it. Recorded by `chutebox record`.'));
+    if (Object.keys(chute.cache).length > 0) {
+      await writeFile(path.join(folder, yaml('cache')), formatChuteYaml(chute.cache, "The runtime's cache of the chute. Recorded by `chutebox record`."));
+    }
+  }
+  for (const [chute, networks] of recording.networks) {
+    for (const [network, answers] of networks) {
+      const folder = path.join(base, networkDir(named('chute', chute), named('network', network)));
+      await mkdir(folder, { recursive: true });
+      for (const [field, file] of Object.entries(NETWORK_FILES) as [keyof typeof NETWORK_FILES, string][]) {
+        const text = answers[field];
+        if (typeof text === 'string') await writeFile(path.join(folder, file), text);
+      }
     }
   }
 }

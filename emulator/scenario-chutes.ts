@@ -1,0 +1,95 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'yaml';
+import * as z from 'zod/mini';
+import { CHUTE_NAME, type Device } from '../functions/core/device.ts';
+import { chuteStore } from '../runtime/chutes/store.ts';
+import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } from './scenario-format.ts';
+
+const DOCUMENTS = ['chute', 'service', 'cache'] as const;
+const RECORDINGS: readonly string[] = Object.values(NETWORK_FILES);
+
+/** What the emulator reads of `service.yaml`: `net` maps network names to their settings. */
+const ServiceNet = z.looseObject({
+  net: z.optional(z.record(z.string(), z.looseObject({ type: z.optional(z.string()), mode: z.optional(z.string()), intfName: z.optional(z.string()) }))),
+});
+
+const maybeString = z.optional(z.nullable(z.string()));
+
+/** What the emulator reads of `cache.yaml`: the host resources behind each network. */
+const ChuteCache = z.looseObject({
+  networks: z.optional(z.record(z.string(), z.looseObject({ hostInterface: maybeString, hostapdControl: maybeString, leaseFile: maybeString }))),
+});
+
+/**
+ * The chutes of a scenario: `chutes/<chute>/chute.yaml`, `service.yaml` and optional `cache.yaml`,
+ * served by the runtime's chute store (`runtime/chutes/store.ts`) in YAML. Everything is checked
+ * once here, so a bad scenario fails at start-up naming the file: each document must be YAML holding
+ * a mapping, `service.yaml`'s `net` a mapping of networks, `cache.yaml`'s `networks.<network>` hold
+ * strings, and every `networks/<network>/` folder must belong to an entry of `net` and hold only
+ * the recordings of `NETWORK_FILES`. Folders whose name starts with a dot are ignored.
+ *
+ * @throws ScenarioError
+ * @example
+ * const chutes = await loadChutes('fixtures/scenarios/default');
+ * await chutes.chuteNames(); // ['hello-world', 'hotspot']
+ */
+export async function loadChutes(dir: string): Promise<Pick<Device, 'chuteNames' | 'chute'>> {
+  const root = path.join(dir, CHUTES_DIR);
+  const store = chuteStore(root, YAML_CHUTE_FORMAT);
+  for (const entry of await folders(root)) {
+    const folder = path.join(root, entry);
+    if (!CHUTE_NAME.test(entry)) {
+      throw new ScenarioError(`${folder}: ${JSON.stringify(entry)} is not a chute name (a letter or digit, then letters, digits, "_", "." or "-", 64 at most)`);
+    }
+    for (const base of DOCUMENTS) await checkYaml(path.join(folder, `${base}${YAML_CHUTE_FORMAT.extension}`));
+    const chute = await store.chute(entry).catch((error: unknown) => {
+      throw new ScenarioError((error as Error).message);
+    });
+    if (chute === null) throw new ScenarioError(`${folder} is not a chute: it has no chute.yaml`);
+    const { net } = check(ServiceNet, chute.config, `${path.join(folder, 'service.yaml')} is not a chute configuration`);
+    check(ChuteCache, chute.cache, `${path.join(folder, 'cache.yaml')} is not a chute cache`);
+    await checkNetworkFolders(path.join(folder, 'networks'), Object.keys(net ?? {}));
+  }
+  return store;
+}
+
+/** A YAML file parses (or is missing). */
+async function checkYaml(file: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new ScenarioError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    parse(text);
+  } catch (error) {
+    throw new ScenarioError(`${file} is not valid YAML: ${(error as Error).message}`);
+  }
+}
+
+/** Each recording folder belongs to a network of `net` and holds only recordings by their names. */
+async function checkNetworkFolders(dir: string, networks: string[]): Promise<void> {
+  for (const network of await folders(dir)) {
+    const folder = path.join(dir, network);
+    if (!networks.includes(network)) {
+      throw new ScenarioError(`${folder} records a network that service.yaml's net does not have (it has: ${networks.join(', ') || 'none'})`);
+    }
+    for (const file of await readdir(folder)) {
+      if (!RECORDINGS.includes(file) && !file.startsWith('.')) {
+        throw new ScenarioError(`${path.join(folder, file)} is not a network recording; their names are ${RECORDINGS.join(', ')}`);
+      }
+    }
+  }
+}
+
+/** Sub-folders of a folder, sorted, without hidden ones; none when it is missing. */
+async function folders(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .sort();
+}

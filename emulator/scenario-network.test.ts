@@ -1,0 +1,167 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { NetworkTarget } from '../functions/core/device.ts';
+import { isHttpProblem } from '../functions/core/problem.ts';
+import { useTempDir } from '../test/temp-dir.ts';
+import { scenarioNetworks } from './scenario-network.ts';
+
+const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
+const recorded = (chute: string, network: string, file: string) => readFile(path.join(DEFAULT, 'chutes', chute, 'networks', network, file), 'utf8');
+
+const target = (chute: string, network: string, hostInterface: string | null = null): NetworkTarget => ({
+  chute,
+  network,
+  hostInterface,
+  hostapdControl: null,
+  leaseFile: null,
+});
+const WIFI = target('hello-world', 'wifi', 'phy1-ap1');
+const GUEST = target('hotspot', 'guest', 'phy0-ap0');
+
+/** The value of `key=` in a hostapd reply. */
+const field = (reply: string, key: string) => reply.split('\n').find((line) => line.startsWith(`${key}=`))?.slice(key.length + 1);
+
+async function problemOf(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(isHttpProblem(error)).toBe(true);
+  return error as { status: number; message: string };
+}
+
+describe('a recorded network: stations', () => {
+  it('answers the station dump verbatim', async () => {
+    const network = scenarioNetworks(DEFAULT)(WIFI);
+    expect(await network.stationDump()).toBe(await recorded('hello-world', 'wifi', 'iw-station-dump.txt'));
+  });
+
+  it("answers one station's block of the dump, by MAC in any case, and null for a station not in it", async () => {
+    const dump = await recorded('hello-world', 'wifi', 'iw-station-dump.txt');
+    const start = dump.indexOf('Station 24:0a:c4:11:8b:3e');
+    const block = dump.slice(start, dump.indexOf('Station ', start + 1));
+    const network = scenarioNetworks(DEFAULT)(WIFI);
+    expect(await network.stationGet('24:0A:C4:11:8B:3E')).toBe(block);
+    expect(block).toMatch(/^Station 24:0a:c4:11:8b:3e \(on phy1-ap1\)\n\tinactive time:/);
+    expect(block).toMatch(/\tcurrent time:\t\d+ ms\n$/);
+    expect(await network.stationGet('02:00:00:00:00:01')).toBeNull();
+  });
+
+  it('disconnects a station until the emulator restarts', async () => {
+    const networks = scenarioNetworks(DEFAULT);
+    expect(await networks(WIFI).stationDel('24:0a:c4:11:8b:3e')).toBe(true);
+    expect(await networks(WIFI).stationDel('24:0a:c4:11:8b:3e')).toBe(false);
+    expect(await networks(WIFI).stationGet('24:0a:c4:11:8b:3e')).toBeNull();
+    const stations = (await networks(WIFI).stationDump()).match(/^Station \S+/gm);
+    expect(stations).toEqual(['Station 6e:8d:3a:5f:21:c4', 'Station a4:c3:f0:7e:19:d2', 'Station f4:39:09:2d:5e:71']);
+    // The same station is still on the other network, and back after a restart.
+    expect(await networks(GUEST).stationDel('24:0a:c4:11:8b:3e')).toBe(false);
+    expect(await scenarioNetworks(DEFAULT)(WIFI).stationGet('24:0a:c4:11:8b:3e')).not.toBeNull();
+  });
+
+  it('answers an empty dump, and no station, for a network without a recorded dump', async () => {
+    const network = scenarioNetworks(DEFAULT)(target('hotspot', 'staff'));
+    expect(await network.stationDump()).toBe('');
+    expect(await network.stationGet('00:15:65:8a:3c:11')).toBeNull();
+    expect(await network.stationDel('00:15:65:8a:3c:11')).toBe(false);
+  });
+});
+
+describe('a recorded network: leases', () => {
+  it('answers the lease file verbatim, and null without one', async () => {
+    const networks = scenarioNetworks(DEFAULT);
+    expect(await networks(GUEST).leases()).toBe(await recorded('hotspot', 'guest', 'dnsmasq.leases'));
+    expect(await networks(target('hotspot', 'staff')).leases()).toBe(await recorded('hotspot', 'staff', 'dnsmasq.leases'));
+    expect(await networks(target('hotspot', 'survey')).leases()).toBeNull();
+  });
+});
+
+describe('a recorded network: hostapd', () => {
+  it('answers STATUS and GET_CONFIG with the recorded replies', async () => {
+    const network = scenarioNetworks(DEFAULT)(GUEST);
+    expect(await network.hostapd(['STATUS'])).toBe(await recorded('hotspot', 'guest', 'hostapd-status.txt'));
+    expect(await network.hostapd(['GET_CONFIG'])).toBe(await recorded('hotspot', 'guest', 'hostapd-get-config.txt'));
+  });
+
+  it("sets the SSID of this network's BSS, printed as hostapd prints it, until the emulator restarts", async () => {
+    const networks = scenarioNetworks(DEFAULT);
+    expect(await networks(WIFI).hostapd(['SET', 'ssid', 'Café "lab"\tnet'])).toBe('OK\n');
+    expect(await networks(WIFI).hostapd(['RELOAD'])).toBe('OK\n');
+    const status = await networks(WIFI).hostapd(['STATUS']);
+    // The radio's other BSS (the device's own access point) keeps its SSID.
+    expect(field(status, 'ssid[0]')).toBe('OpenWrt');
+    expect(field(status, 'ssid[1]')).toBe('Caf\\xc3\\xa9 \\"lab\\"\\tnet');
+    expect(field(await networks(WIFI).hostapd(['GET_CONFIG']), 'ssid')).toBe('Caf\\xc3\\xa9 \\"lab\\"\\tnet');
+    // Only that line changed.
+    const original = await recorded('hello-world', 'wifi', 'hostapd-status.txt');
+    expect(status.split('\n').filter((line, i) => line !== original.split('\n')[i])).toEqual(['ssid[1]=Caf\\xc3\\xa9 \\"lab\\"\\tnet']);
+    expect(await networks(GUEST).hostapd(['GET_CONFIG'])).toBe(await recorded('hotspot', 'guest', 'hostapd-get-config.txt'));
+    expect(await scenarioNetworks(DEFAULT)(WIFI).hostapd(['STATUS'])).toBe(original);
+  });
+
+  it('refuses an empty SSID and one over 32 bytes, as hostapd does, and changes nothing', async () => {
+    const network = scenarioNetworks(DEFAULT)(WIFI);
+    expect(await network.hostapd(['SET', 'ssid', ''])).toBe('FAIL\n');
+    expect(await network.hostapd(['SET', 'ssid', 'é'.repeat(16) + 'x'])).toBe('FAIL\n');
+    expect(await network.hostapd(['SET', 'ssid'])).toBe('FAIL\n');
+    expect(await network.hostapd(['SET', 'ssid', 'é'.repeat(16)])).toBe('OK\n');
+    expect(field(await network.hostapd(['GET_CONFIG']), 'ssid')).toBe('\\xc3\\xa9'.repeat(16));
+  });
+
+  it('answers other SET fields with FAIL and unknown commands with UNKNOWN COMMAND', async () => {
+    const network = scenarioNetworks(DEFAULT)(WIFI);
+    expect(await network.hostapd(['SET', 'wpa_passphrase', 'secret123'])).toBe('FAIL\n');
+    expect(await network.hostapd(['PING'])).toBe('PONG\n');
+    expect(await network.hostapd(['DISABLE'])).toBe('UNKNOWN COMMAND\n');
+    expect(await network.hostapd(['status'])).toBe('UNKNOWN COMMAND\n');
+    expect(await network.hostapd(['GET_CONFIG'])).toBe(await recorded('hello-world', 'wifi', 'hostapd-get-config.txt'));
+  });
+
+  it('answers every command with a 503 problem for a network without hostapd recordings', async () => {
+    const network = scenarioNetworks(DEFAULT)(target('hotspot', 'staff', 'br-lan.20'));
+    for (const command of [['STATUS'], ['GET_CONFIG'], ['SET', 'ssid', 'lab'], ['RELOAD']]) {
+      const problem = await problemOf(network.hostapd(command));
+      expect(problem.status).toBe(503);
+      expect(problem.message).toContain("hostapd's control interface is not recorded for hotspot/staff");
+    }
+  });
+});
+
+describe('a network folder written by hand', () => {
+  const temp = useTempDir('chutebox-scenario-network-');
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await temp.folder('scenario');
+    const write = async (file: string, text: string) => {
+      await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+      await writeFile(path.join(dir, file), text);
+    };
+    await write('chutes/lab/networks/ap/hostapd-status.txt', 'state=ENABLED\nbss[0]=wlan0\nssid[0]=main\nbss[1]=wlan0-1\nssid[1]=lab\n');
+    await write('chutes/lab/networks/solo/hostapd-get-config.txt', 'bssid=02:00:00:00:00:01\nssid=solo\n');
+  });
+
+  it("finds this network's BSS in STATUS by its host interface when GET_CONFIG is not recorded", async () => {
+    const network = scenarioNetworks(dir)(target('lab', 'ap', 'wlan0-1'));
+    expect(await network.hostapd(['SET', 'ssid', 'new'])).toBe('OK\n');
+    expect(await network.hostapd(['STATUS'])).toBe('state=ENABLED\nbss[0]=wlan0\nssid[0]=main\nbss[1]=wlan0-1\nssid[1]=new\n');
+    expect((await problemOf(network.hostapd(['GET_CONFIG']))).message).toContain("hostapd's GET_CONFIG is not recorded for lab/ap");
+  });
+
+  it('answers a 503 problem for STATUS when only GET_CONFIG is recorded', async () => {
+    const network = scenarioNetworks(dir)(target('lab', 'solo'));
+    expect(await network.hostapd(['GET_CONFIG'])).toBe('bssid=02:00:00:00:00:01\nssid=solo\n');
+    const problem = await problemOf(network.hostapd(['STATUS']));
+    expect(problem.status).toBe(503);
+    expect(problem.message).toContain("hostapd's STATUS is not recorded for lab/solo");
+  });
+
+  it('reads nothing outside the chutes folder for names that are not chute names', async () => {
+    const network = scenarioNetworks(dir)(target('..', '..'));
+    expect(await network.stationDump()).toBe('');
+    expect(await network.leases()).toBeNull();
+    expect((await problemOf(network.hostapd(['STATUS']))).status).toBe(503);
+  });
+});

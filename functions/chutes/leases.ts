@@ -1,0 +1,22 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { parseLeases } from '../parsers/dnsmasq-leases.ts';
+import { servingNetwork } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { LeaseList, NetworkRequest } from './schemas.ts';
+
+export const route = defineRoute({ name: 'chutes-leases', method: 'GET', path: '/api/v1/chutes/:chute/networks/:network/leases', summary: "The DHCP leases of a chute network's dnsmasq" });
+export const request = NetworkRequest;
+export const response = LeaseList;
+
+/**
+ * The network's dnsmasq lease file, one record per lease; an empty list while dnsmasq has written
+ * no file yet.
+ *
+ * @example
+ * await handle(input, device) // [{ expires: '1700003600', mac_addr: '5c:f7:e6:1c:36:f7', ip_addr: '192.168.128.23', hostname: 'phone', client_id: '01:5c:f7:e6:1c:36:f7' }]
+ */
+export const handle: Handler<LeaseList> = async (input, device) => {
+  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point', 'vlan'], 'read DHCP leases');
+  return parseLeases((await device.network(network.target).leases()) ?? '');
+};

@@ -1,0 +1,39 @@
+import { CHUTE_NAME } from '../core/device.ts';
+import type { FunctionInput } from '../core/invoke.ts';
+import { HttpProblem, type InputError } from '../core/problem.ts';
+
+/** A network name (a key of the chute configuration's `net`): the same rule as a chute name. */
+export const NETWORK_NAME = CHUTE_NAME;
+
+/** A station MAC address: six colon-separated pairs of hex digits, any case. */
+export const MAC_ADDRESS = /^[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}$/;
+
+/** The path parameters of the chute endpoints and what each must be. */
+const RULES = {
+  chute: { pattern: CHUTE_NAME, message: 'must be a chute name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' },
+  network: { pattern: NETWORK_NAME, message: 'must be a network name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' },
+  mac: { pattern: MAC_ADDRESS, message: 'must be a MAC address such as 02:00:00:aa:bb:cc' },
+} as const;
+
+export type ParamName = keyof typeof RULES;
+
+/**
+ * The named path parameters, checked before any use; a MAC address comes back in lower case.
+ *
+ * @throws HttpProblem 400 naming every bad parameter (`params.mac`).
+ * @example
+ * pathParams(input, ['chute', 'network', 'mac']) // { chute: 'hello', network: 'wlan', mac: '02:00:00:aa:bb:cc' }
+ */
+export function pathParams<K extends ParamName>(input: FunctionInput, names: readonly K[]): Record<K, string> {
+  const values = {} as Record<K, string>;
+  const errors: InputError[] = [];
+  for (const name of names) {
+    const value = input.params[name] ?? '';
+    if (RULES[name].pattern.test(value)) values[name] = name === 'mac' ? value.toLowerCase() : value;
+    else errors.push({ path: `params.${name}`, message: RULES[name].message });
+  }
+  if (errors.length > 0) {
+    throw new HttpProblem(400, `bad path parameter: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+  }
+  return values;
+}

@@ -1,0 +1,125 @@
+import * as z from 'zod/mini';
+import { CHUTE_NAME } from '../core/device.ts';
+import type { StationRecord as ParsedStation } from '../parsers/iw-station.ts';
+import { SsidUpdate } from './bodies.ts';
+import { MAC_ADDRESS, NETWORK_NAME } from './params.ts';
+
+export { SsidUpdate } from './bodies.ts';
+
+/*
+ * The requests and responses of the /api/v1/chutes/<chute>/networks endpoints (ParaDrop's shapes).
+ * Records whose keys come from a tool (station, hostapd status) are open; the others are strict.
+ * Request bodies that a handler validates at run time are defined in bodies.ts (re-exported here),
+ * so that handler's bundle holds only them, not every schema of this file.
+ */
+
+const ChuteParam = z.string().check(z.regex(CHUTE_NAME));
+const NetworkParam = z.string().check(z.regex(NETWORK_NAME));
+const MacParam = z.string().check(z.regex(MAC_ADDRESS));
+
+/** The request of an endpoint on a chute: `<chute>` in the path, no body. */
+export const ChuteRequest = z.object({ params: z.object({ chute: ChuteParam }), body: z.undefined() });
+
+/** The request of an endpoint on one network of a chute, no body. */
+export const NetworkRequest = z.object({ params: z.object({ chute: ChuteParam, network: NetworkParam }), body: z.undefined() });
+
+/** The request of an endpoint on one station of a network (`<mac>` in any case), no body. */
+export const StationRequest = z.object({
+  params: z.object({ chute: ChuteParam, network: NetworkParam, mac: MacParam }),
+  body: z.undefined(),
+});
+
+/** GET …/networks/<network>: a network of the chute configuration's `net`. */
+export const NetworkSummary = z.strictObject({
+  /** The key in `net`, e.g. `wlan`. */
+  name: z.string(),
+  /** `wifi` or `vlan`. */
+  type: z.string(),
+  /** `intfName`: the interface inside the chute, e.g. `wlan0`. */
+  interface: z.string(),
+});
+export type NetworkSummary = z.infer<typeof NetworkSummary>;
+
+/** GET …/networks. */
+export const NetworkList = z.array(NetworkSummary);
+export type NetworkList = z.infer<typeof NetworkList>;
+
+/** GET …/ssid: what hostapd broadcasts now. */
+export const SsidRecord = z.strictObject({
+  /** The SSID, decoded from hostapd's escapes (`\xf0\x9f\x8c\x9d` → 🌝). */
+  ssid: z.string(),
+  /** The access point's MAC address. */
+  bssid: z.string(),
+});
+export type SsidRecord = z.infer<typeof SsidRecord>;
+
+/** PUT …/ssid. */
+export const SsidUpdateRequest = z.object({ params: z.object({ chute: ChuteParam, network: NetworkParam }), body: SsidUpdate });
+
+/** The acknowledgement of a change. */
+export const Message = z.strictObject({ message: z.string() });
+export type Message = z.infer<typeof Message>;
+
+/** The fields of one MLO link of a station, by the station key rule. */
+export const StationLink = z.record(z.string(), z.string());
+
+/**
+ * A station as iw prints it: `mac_addr` and every `key: value` line, keys lower-case with spaces and
+ * `/` as `_` (`rx_packets`, `tx_bitrate`, `signal`, `signal_avg`, `inactive_time`, `wmm_wme`,
+ * `tdls_peer`, `connected_time`, …), values verbatim with units (`-42 [-44, -45] dBm`). A Wi-Fi 7
+ * multi-link station also has `links`, one record per `Link N:` block with its `link_id`.
+ */
+export const StationRecord = z.catchall(
+  z.object({ mac_addr: z.string(), links: z.optional(z.array(StationLink)) }),
+  z.string(),
+);
+/** The parser's type: every key a string, but `links`. */
+export type StationRecord = ParsedStation;
+
+/** GET …/stations. */
+export const StationList = z.array(StationRecord);
+export type StationList = StationRecord[];
+
+/** One DHCP lease, fields as dnsmasq wrote them (see functions/parsers/dnsmasq-leases.ts). */
+export const LeaseRecord = z.strictObject({
+  /** Seconds since the epoch; `0` for an infinite lease. */
+  expires: z.string(),
+  /** Absent for an IPv6 lease. */
+  mac_addr: z.optional(z.string()),
+  ip_addr: z.string(),
+  /** `*` when the client sent no name. */
+  hostname: z.string(),
+  /** Absent when the client sent none. */
+  client_id: z.optional(z.string()),
+});
+
+/** GET …/leases. */
+export const LeaseList = z.array(LeaseRecord);
+export type LeaseList = z.infer<typeof LeaseList>;
+
+/** GET …/hostapd_status: hostapd's STATUS, key → value, indexed keys such as `ssid[0]` kept. */
+export const HostapdStatus = z.record(z.string(), z.string());
+export type HostapdStatus = z.infer<typeof HostapdStatus>;
+
+/**
+ * One client of an access point: a station joined by MAC with its DHCP lease. Station fields are
+ * verbatim iw values, null when iw does not print them (drivers differ).
+ */
+export const Client = z.strictObject({
+  mac_addr: z.string(),
+  /** From the lease; null without one (a bridged network's clients may get their address elsewhere). */
+  ip_addr: z.nullable(z.string()),
+  /** From the lease; null without one or when the client sent no name. */
+  hostname: z.nullable(z.string()),
+  signal: z.nullable(z.string()),
+  signal_avg: z.nullable(z.string()),
+  tx_bitrate: z.nullable(z.string()),
+  rx_bitrate: z.nullable(z.string()),
+  inactive_time: z.nullable(z.string()),
+  connected_time: z.nullable(z.string()),
+});
+export type Client = z.infer<typeof Client>;
+
+/** GET …/clients. */
+export const ClientList = z.array(Client);
+export type ClientList = z.infer<typeof ClientList>;

@@ -1,0 +1,26 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { HttpProblem } from '../core/problem.ts';
+import { decodeSsid, parseHostapdReply } from '../parsers/hostapd.ts';
+import { servingNetwork } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { NetworkRequest, SsidRecord } from './schemas.ts';
+
+export const route = defineRoute({ name: 'chutes-ssid', method: 'GET', path: '/api/v1/chutes/:chute/networks/:network/ssid', summary: 'The SSID and BSSID an access point broadcasts' });
+export const request = NetworkRequest;
+export const response = SsidRecord;
+
+/**
+ * hostapd's `GET_CONFIG` of the access point: its `ssid` (decoded from hostapd's escapes) and `bssid`.
+ *
+ * @example
+ * await handle(input, device) // { ssid: 'lab', bssid: '02:00:00:00:03:00' }
+ */
+export const handle: Handler<SsidRecord> = async (input, device) => {
+  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'read the SSID');
+  const config = parseHostapdReply(await device.network(network.target).hostapd(['GET_CONFIG']));
+  if (config.ssid === undefined || config.bssid === undefined) {
+    throw new HttpProblem(502, `hostapd's GET_CONFIG reply for network ${network.name} has no ${config.ssid === undefined ? 'ssid' : 'bssid'}`);
+  }
+  return { ssid: decodeSsid(config.ssid), bssid: config.bssid };
+};

@@ -1,0 +1,54 @@
+import * as z from 'zod/mini';
+import { describe, expect, it } from 'vitest';
+import { HttpProblem } from './problem.ts';
+import { inputPath, validate } from './validate.ts';
+
+const Config = z.object({
+  net: z.record(z.string(), z.strictObject({ type: z.string(), dns: z.optional(z.array(z.string())) })),
+  web: z.optional(z.object({ port: z.int().check(z.minimum(1), z.maximum(65535, { error: 'must be at most 65535' })) })),
+});
+
+/** What `validate` threw. */
+function rejection(value: unknown, at?: string): HttpProblem {
+  try {
+    validate(Config, value, at);
+  } catch (error) {
+    if (error instanceof HttpProblem) return error;
+    throw error;
+  }
+  throw new Error('validate accepted the value');
+}
+
+describe('validate', () => {
+  it('gives back the value the schema makes of a valid one', () => {
+    expect(validate(Config, { net: { wlan: { type: 'wifi' } }, extra: 1 })).toEqual({ net: { wlan: { type: 'wifi' } } });
+  });
+
+  it('throws a 422 listing every violation with its path from the body', () => {
+    const problem = rejection({ net: { wlan: { type: 7, dns: ['8.8.8.8', 9] } }, web: { port: 70000 } });
+    expect(problem.status).toBe(422);
+    expect(problem.errors).toEqual([
+      { path: 'body.net.wlan.type', message: expect.stringMatching(/expected string/) },
+      { path: 'body.net.wlan.dns[1]', message: expect.stringMatching(/expected string/) },
+      { path: 'body.web.port', message: 'must be at most 65535' },
+    ]);
+    expect(problem.message).toMatch(/^body is not valid: body\.net\.wlan\.type .+ \(and 2 more\)$/);
+  });
+
+  it("names each unknown key of a strict object, and says what is wrong in English when the schema doesn't", () => {
+    expect(rejection({ net: { wlan: { type: 'wifi', mode: 'ap', channel: 6 } } }).errors).toEqual([
+      { path: 'body.net.wlan.mode', message: 'is not a known field' },
+      { path: 'body.net.wlan.channel', message: 'is not a known field' },
+    ]);
+    expect(rejection(undefined).errors).toEqual([{ path: 'body', message: 'Invalid input: expected object, received undefined' }]);
+  });
+
+  it('starts paths where it is told', () => {
+    expect(rejection({ net: 1 }, 'config').errors).toEqual([{ path: 'config.net', message: expect.any(String) }]);
+  });
+
+  it('writes paths as JavaScript does', () => {
+    expect(inputPath('body', ['net', 'wlan', 'dns', 0])).toBe('body.net.wlan.dns[0]');
+    expect(inputPath('params', [])).toBe('params');
+  });
+});

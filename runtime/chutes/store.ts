@@ -1,0 +1,62 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
+
+/** How a chute folder's documents are written: JSON in the runtime's state dir, YAML in a scenario. */
+export interface ChuteFormat {
+  /** `.json` or `.yaml`: `chute<ext>`, `service<ext>`, `cache<ext>`. */
+  extension: string;
+  decode(text: string): unknown;
+}
+
+/** The runtime's state dir keeps chutes as JSON (machine-written; no YAML parser in the runtime). */
+export const JSON_FORMAT: ChuteFormat = { extension: '.json', decode: (text) => JSON.parse(text) };
+
+/**
+ * The chutes of a folder holding one sub-folder per chute (`<dir>/<chute>/chute<ext>`, `service<ext>`,
+ * optional `cache<ext>`). The runtime serves `<state-dir>/chutes` in JSON, the emulator a scenario's
+ * `chutes/` in YAML; both through this code.
+ *
+ * @example
+ * const store = chuteStore('/var/lib/chutebox/chutes', JSON_FORMAT);
+ * await store.chuteNames();          // ['hello-world']
+ * await store.chute('hello-world');  // { name, record, config, cache }
+ */
+export function chuteStore(dir: string, format: ChuteFormat): Pick<Device, 'chuteNames' | 'chute'> {
+  async function document(chute: string, base: string, required: boolean): Promise<Record<string, unknown> | null> {
+    const file = path.join(dir, chute, `${base}${format.extension}`);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !required) return {};
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    const value = text.trim() === '' ? {} : format.decode(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new Error(`${file} must hold a mapping (an object), not ${Array.isArray(value) ? 'a list' : typeof value}`);
+    }
+    return value as Record<string, unknown>;
+  }
+
+  return {
+    async chuteNames() {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch {
+        return [];
+      }
+      return entries.filter((entry) => entry.isDirectory() && CHUTE_NAME.test(entry.name)).map((entry) => entry.name).sort();
+    },
+    async chute(name) {
+      if (!CHUTE_NAME.test(name)) return null;
+      const record = await document(name, 'chute', true);
+      if (record === null) return null;
+      const config = (await document(name, 'service', false)) ?? {};
+      const cache = (await document(name, 'cache', false)) ?? {};
+      return { name, record, config, cache } satisfies StoredChute;
+    },
+  };
+}

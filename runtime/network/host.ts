@@ -1,0 +1,126 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { NetworkHost, NetworkTarget } from '../../functions/core/device.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import { DEFAULT_TIMEOUT_MS, runTool, type Tool, type ToolResult } from '../tools/run.ts';
+
+/** Where the runtime finds the network tools, and how long each may take. */
+export interface NetworkTools {
+  /** The `iw` executable (a name on PATH or a path). */
+  iw: string;
+  /** The `hostapd_cli` executable (a name on PATH or a path). */
+  hostapdCli: string;
+  /** Milliseconds a tool may run before it is stopped (a 504). */
+  timeoutMs: number;
+}
+
+export const DEFAULT_NETWORK_TOOLS: NetworkTools = { iw: 'iw', hostapdCli: 'hostapd_cli', timeoutMs: DEFAULT_TIMEOUT_MS };
+
+/** A station's MAC as the handlers pass it (validated and lower-cased by them; checked again here). */
+const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
+/** What iw prints on stderr when the kernel knows no such station: `command failed: No such file or directory (-2)`. */
+const NO_SUCH_STATION = /\(-2\)/;
+/** `command failed: No such device (-19)`: the host interface is gone. */
+const NO_SUCH_DEVICE = /\(-19\)/;
+/** hostapd_cli when it cannot open the control socket: `Failed to connect to hostapd - wpa_ctrl_open: <reason>`. */
+const CANNOT_CONNECT = /Failed to connect to hostapd - wpa_ctrl_open: (.*)/;
+/** hostapd_cli when hostapd took longer than its own 10 s (it still exits 0): `'STATUS' command timed out.` */
+const HOSTAPD_TIMED_OUT = /^'.*' command timed out\.\s*$/s;
+
+/**
+ * The host side of one chute network, on this machine: `iw dev <hostInterface> station …` for
+ * stations, the dnsmasq lease file, and hostapd's control socket through `hostapd_cli` (see
+ * docs/decisions/0006-hostapd-control-through-hostapd-cli.md). Tools run without a shell, with an
+ * argument array and a timeout.
+ *
+ * @throws HttpProblem (from each method) 503 when the target has no such resource recorded, a tool
+ *   is missing or the control socket is absent; 504 when a tool or hostapd does not answer in time;
+ *   502 when a tool fails otherwise (its message in the detail).
+ * @example
+ * const host = hostNetwork({ chute: 'hello', network: 'wifi', hostInterface: 'vwlan0', hostapdControl: '/run/hostapd/vwlan0', leaseFile: '/var/lib/misc/dnsmasq.leases' }, DEFAULT_NETWORK_TOOLS);
+ * await host.hostapd(['STATUS']); // 'state=ENABLED\n…'
+ */
+export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT_NETWORK_TOOLS): NetworkHost {
+  const iw: Tool = { name: 'iw', path: tools.iw, setting: '--iw PATH or CHUTEBOX_IW' };
+  const hostapdCli: Tool = { name: 'hostapd_cli', path: tools.hostapdCli, setting: '--hostapd-cli PATH or CHUTEBOX_HOSTAPD_CLI' };
+  const limits = { timeoutMs: tools.timeoutMs };
+
+  /** A resource the chute cache must record for this network; 503 naming it when it does not. */
+  function recorded(key: 'hostInterface' | 'hostapdControl' | 'leaseFile'): string {
+    const value = target[key];
+    if (value === null || value === '') {
+      throw new HttpProblem(503, `network ${target.network} of chute ${target.chute} has no ${key} recorded (chute cache networks.${target.network}.${key})`);
+    }
+    return value;
+  }
+
+  /** Runs `iw dev <hostInterface> station <args>`; answers its result, or null when iw knows no such station. */
+  async function station(args: string[]): Promise<ToolResult | null> {
+    const hostInterface = recorded('hostInterface');
+    const command = ['dev', hostInterface, 'station', ...args];
+    const result = await runTool(iw, command, limits);
+    if (result.code === 0) return result;
+    const message = (result.stderr || result.stdout).trim() || `exit ${result.code ?? result.signal}`;
+    if (NO_SUCH_STATION.test(message) && args.length > 1) return null;
+    if (NO_SUCH_DEVICE.test(message)) throw new HttpProblem(503, `host interface ${hostInterface} does not exist (iw: ${message})`);
+    if (/nl80211 not found/.test(message)) throw new HttpProblem(503, `this machine has no WiFi stack (iw: ${message})`);
+    throw new HttpProblem(502, `iw ${command.join(' ')} failed: ${message}`);
+  }
+
+  function checkMac(mac: string): string {
+    if (!MAC.test(mac)) throw new HttpProblem(400, `not a MAC address: ${JSON.stringify(mac)}`);
+    return mac;
+  }
+
+  return {
+    async stationDump() {
+      return (await station(['dump']))!.stdout;
+    },
+    async stationGet(mac) {
+      return (await station(['get', checkMac(mac)]))?.stdout ?? null;
+    },
+    async stationDel(mac) {
+      return (await station(['del', checkMac(mac)])) !== null;
+    },
+    async leases() {
+      const file = recorded('leaseFile');
+      try {
+        return await readFile(file, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return null;
+        throw new HttpProblem(503, `the lease file ${file} cannot be read (${code ?? (error as Error).message})`);
+      }
+    },
+    async hostapd(command) {
+      const socket = recorded('hostapdControl');
+      if (command.length === 0) throw new HttpProblem(500, 'an empty hostapd command');
+      if (command.some((word) => /[\r\n\0]/.test(word))) throw new HttpProblem(400, 'a hostapd command word must not hold a line break or NUL');
+      // `--` ends hostapd_cli's options: a value such as `-v` is sent to hostapd, not read as a flag.
+      const args = ['-p', path.dirname(socket), '-i', path.basename(socket), '--', 'raw', ...command];
+      let result: ToolResult;
+      try {
+        result = await runTool(hostapdCli, args, limits);
+      } catch (error) {
+        if (error instanceof HttpProblem && error.status === 504) {
+          throw new HttpProblem(504, `hostapd did not answer on its control socket ${socket} within ${tools.timeoutMs / 1000} s`);
+        }
+        throw error;
+      }
+      const output = `${result.stdout}${result.stderr}`;
+      const cannotConnect = CANNOT_CONNECT.exec(output);
+      if (cannotConnect !== null) {
+        const reason = cannotConnect[1]!.trim();
+        const why = /No such file or directory/.test(reason)
+          ? 'does not exist (is hostapd running for this network?)'
+          : /Connection refused/.test(reason)
+            ? 'does not answer: no hostapd is listening on it'
+            : `cannot be opened: ${reason}`;
+        throw new HttpProblem(503, `hostapd control socket ${socket} ${why}`);
+      }
+      if (HOSTAPD_TIMED_OUT.test(result.stdout)) throw new HttpProblem(504, `hostapd did not answer on its control socket ${socket} in time`);
+      if (result.code !== 0) throw new HttpProblem(502, `hostapd_cli ${command[0]} on ${socket} failed: ${output.trim() || `exit ${result.code ?? result.signal}`}`);
+      return result.stdout;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// npm run bench (vitest bench): the parse time of an iw station dump of 256 stations and of a dnsmasq
+// lease file of 10,000 leases, each beside the time of merely splitting the same text into lines.
+// Goal: parsing takes under 3 times the split (test/bench/ratio-reporter.ts prints the ratios). The
+// inputs are generated from the formats' rules, as a flat string like a device's output.
+import { bench, describe } from 'vitest';
+import { parseLeases } from '../../functions/parsers/dnsmasq-leases.ts';
+import { parseStationDump } from '../../functions/parsers/iw-station.ts';
+
+/** A MAC address from a number, as iw and dnsmasq print one. */
+function mac(n: number): string {
+  const bytes = [0x02, 0x5e, (n >> 24) & 0xff, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
+  return bytes.map((b) => b.toString(16).padStart(2, '0')).join(':');
+}
+
+/** `iw dev wlan0 station dump` for `count` stations: the lines iw 6.x prints for a VHT/HE access point. */
+function stationDump(count: number): string {
+  let text = '';
+  for (let n = 0; n < count; n++) {
+    const signal = -40 - (n % 50);
+    const rate = n % 2 === 0 ? `866.7 MBit/s VHT-MCS 9 80MHz short GI VHT-NSS 2` : `1200.9 MBit/s 80MHz HE-MCS 11 HE-NSS 2 HE-GI 0 HE-DCM 0`;
+    text +=
+      `Station ${mac(n)} (on wlan0)\n` +
+      `\tinactive time:\t${n * 10} ms\n\trx bytes:\t${n * 1000 + 17}\n\trx packets:\t${n * 10 + 3}\n` +
+      `\ttx bytes:\t${n * 2000 + 5}\n\ttx packets:\t${n * 20 + 1}\n\ttx retries:\t${n % 7}\n\ttx failed:\t${n % 3}\n` +
+      `\tbeacon loss:\t0\n\trx drop misc:\t${n % 11}\n` +
+      `\tsignal:  \t${signal} [${signal - 1}, ${signal - 3}] dBm\n\tsignal avg:\t${signal + 1} [${signal}, ${signal - 2}] dBm\n` +
+      `\ttx bitrate:\t${rate}\n\ttx duration:\t${n * 13} us\n\trx bitrate:\t${rate}\n\trx duration:\t${n * 7} us\n` +
+      `\tlast ack signal:${signal} dBm\n\tavg ack signal:\t${signal} dBm\n\tairtime weight: 256\n\texpected throughput:\t${n % 400}.500Mbps\n` +
+      `\tauthorized:\tyes\n\tauthenticated:\tyes\n\tassociated:\tyes\n\tpreamble:\tshort\n\tWMM/WME:\tyes\n\tMFP:\t\tno\n\tTDLS peer:\tno\n` +
+      `\tDTIM period:\t2\n\tbeacon interval:100\n\tshort slot time:yes\n\tconnected time:\t${n * 60} seconds\n` +
+      `\tassociated at [boottime]:\t${n}.123s\n\tassociated at:\t${1731975464052 + n} ms\n\tcurrent time:\t1731975697273 ms\n`;
+  }
+  return text;
+}
+
+/** A dnsmasq lease file of `count` IPv4 leases: some without hostname, some without client id, some infinite. */
+function leaseFile(count: number): string {
+  let text = '';
+  for (let n = 0; n < count; n++) {
+    const expires = n % 97 === 0 ? 0 : 1700000000 + n;
+    const hostname = n % 5 === 0 ? '*' : `host-${n}`;
+    const clientId = n % 3 === 0 ? '*' : `01:${mac(n)}`;
+    text += `${expires} ${mac(n)} 10.${(n >> 16) & 0xff}.${(n >> 8) & 0xff}.${n & 0xff} ${hostname} ${clientId}\n`;
+  }
+  return text;
+}
+
+/** Concatenation builds a rope; a device's output read from a pipe or file is one flat string. */
+const flat = (text: string) => Buffer.from(text).toString();
+
+const DUMP = flat(stationDump(256));
+const LEASES = flat(leaseFile(10_000));
+
+const OPTIONS = { time: 1000, warmupTime: 200 };
+
+/** Keeps each result alive, so the engine cannot skip the work. */
+let sink: unknown;
+
+describe(`iw station dump, 256 stations (${DUMP.split('\n').length} lines)`, () => {
+  bench('split into lines: iw dump', () => void (sink = DUMP.split('\n')), OPTIONS);
+  bench('parseStationDump', () => void (sink = parseStationDump(DUMP)), OPTIONS);
+});
+
+describe(`dnsmasq lease file, 10,000 leases (${(LEASES.length / 1024).toFixed(0)} KB)`, () => {
+  bench('split into lines: leases', () => void (sink = LEASES.split('\n')), OPTIONS);
+  bench('parseLeases', () => void (sink = parseLeases(LEASES)), OPTIONS);
+});

@@ -1,0 +1,127 @@
+import { expect, vi } from 'vitest';
+import type { Device } from '../functions/core/device.ts';
+import { invoke, type Handler } from '../functions/core/invoke.ts';
+import { PROBLEM_CONTENT_TYPE, type Problem } from '../functions/core/problem.ts';
+import { rawFixture } from './info-devices.ts';
+import { memoryDevice, type MemoryDevice, type MemoryDeviceSpec, type MemoryNetwork } from './memory-device.ts';
+
+/*
+ * A device with chutes and networks for the chute handler tests. Tool outputs copied from real
+ * devices come from fixtures/raw/ (provenance in fixtures/raw/SOURCES.tsv); the rest is written here
+ * in the tools' formats.
+ */
+
+/** The three stations of the 5 GHz access point's dump (fixtures/raw/station_dump/rust_…). */
+export const STATIONS = ['08:66:98:b6:bd:6d', '5c:f7:e6:1c:36:f7', '54:88:0e:ab:fb:81'] as const;
+
+/**
+ * The access point's lease file: leases for the first two stations (the second without a host
+ * name), one for a client that has left, and an IPv6 lease after dnsmasq's `duid` line.
+ */
+export const AP_LEASES = [
+  `1645660000 ${STATIONS[0]} 192.168.128.23 phone 01:${STATIONS[0]}`,
+  `0 ${STATIONS[1].toUpperCase()} 192.168.128.40 * *`,
+  '1645660100 02:00:00:00:00:99 192.168.128.99 gone *',
+  'duid 00:01:00:01:2c:4a:5b:6c:02:00:00:00:00:01',
+  '1645660200 1234567 fd00:128::23 phone 00:01:00:01:2c:4a:5b:6c:08:66:98:b6:bd:6d',
+  '',
+].join('\n');
+
+/** hostapd's GET_CONFIG of the access point, its SSID escaped as hostapd prints one (`café 5G`). */
+export const AP_CONFIG = 'bssid=24:05:0f:f7:30:9f\nssid=caf\\xc3\\xa9 5G\nwps_state=disabled\nwpa=2\nkey_mgmt=WPA-PSK\nrsn_pairwise_cipher=CCMP\n';
+
+/** The host side of chute `hello`'s access point `wlan`. */
+export function accessPoint(overrides: MemoryNetwork = {}): MemoryNetwork {
+  return {
+    stationDump: rawFixture('station_dump/rust_test_three_stations_4space.txt'),
+    leases: AP_LEASES,
+    hostapdStatus: rawFixture('hostapd_status/morrownr_8812au_vht80_partial.txt'),
+    hostapdConfig: AP_CONFIG,
+    ...overrides,
+  };
+}
+
+/**
+ * A device with two chutes: `hello`, with a Wi-Fi access point `wlan` (default mode), a VLAN
+ * network `guest` whose dnsmasq has written no lease file yet, a monitor interface `mon`, a mesh
+ * point `mesh` and a broken `net` entry; and `bare`, without networks.
+ */
+export function chuteDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
+  return memoryDevice({
+    chutes: {
+      hello: {
+        record: { name: 'hello', version: '1', state: 'running' },
+        config: {
+          net: {
+            wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'café 5G', dhcp: { start: 4, limit: 200, leasetime: '12h' } },
+            guest: { type: 'vlan', intfName: 'eth1', vlan_id: 10 },
+            mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' },
+            mesh: { type: 'wifi', mode: 'mesh', intfName: 'mesh0' },
+            broken: 'not a mapping',
+          },
+        },
+        cache: {
+          networks: {
+            wlan: { hostInterface: 'vwlan3f2a', hostapdControl: '/var/run/hostapd/vwlan3f2a', leaseFile: '/var/lib/chutebox/dnsmasq/hello-wlan.leases' },
+          },
+        },
+      },
+      bare: { config: {} },
+    },
+    networks: { 'hello/wlan': accessPoint(), 'hello/guest': { leases: null } },
+    ...spec,
+  });
+}
+
+/** What an endpoint module of functions/chutes exports that these tests use. */
+export interface ChuteModule {
+  handle: Handler<unknown>;
+  request: SafeParse;
+  response: SafeParse;
+}
+
+interface SafeParse {
+  safeParse(value: unknown): { success: boolean; error?: { issues: unknown[] } };
+}
+
+/** An answer: status and decoded body. */
+export interface Answer<T = unknown> {
+  status: number;
+  body: T;
+}
+
+/**
+ * Calls a chute endpoint the way a transport does and checks the answer's form: a 200 is JSON that
+ * the module's response schema accepts, for a request its request schema accepts; anything else is a
+ * problem document with the same status. A 400 or 422 is a request the request schema rejects too.
+ * The error log that a 5xx writes is kept out of the test output.
+ *
+ * @example
+ * const { status, body } = await callChute(stations, chuteDevice(), { chute: 'hello', network: 'wlan' });
+ */
+export async function callChute<T = unknown>(
+  module: ChuteModule,
+  device: Device,
+  params: Record<string, string>,
+  body?: unknown,
+): Promise<Answer<T>> {
+  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const out = await invoke(module.handle, { params, query: {}, headers: {}, body }, device).finally(() => log.mockRestore());
+  const decoded: unknown = JSON.parse(out.body);
+  const requestOk = module.request.safeParse({ params, body }).success;
+  if (out.status === 200) {
+    expect(out.headers['content-type']).toBe('application/json');
+    expect(module.response.safeParse(decoded).error?.issues ?? []).toEqual([]);
+    expect(requestOk, 'the request schema accepts a request that succeeded').toBe(true);
+  } else {
+    expect(out.headers['content-type']).toBe(PROBLEM_CONTENT_TYPE);
+    expect((decoded as Problem).status).toBe(out.status);
+    if (out.status === 400 || out.status === 422) expect(requestOk, 'the request schema rejects a request answered 400/422').toBe(false);
+  }
+  return { status: out.status, body: decoded as T };
+}
+
+/** The hostapd commands a handler sent. */
+export function hostapdCommands(device: MemoryDevice): string[][] {
+  return device.calls.filter((call) => call.operation === 'hostapd').map((call) => call.args);
+}

@@ -1,0 +1,25 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The host resources behind one chute network, as the runtime records them in the chute cache. */
+export interface NetworkResources {
+  hostInterface?: string;
+  hostapdControl?: string;
+  leaseFile?: string;
+}
+
+/**
+ * Installs a chute in a runtime state dir the way the runtime stores it: `chutes/<name>/chute.json`,
+ * `service.json` (the chute configuration, with `net`) and `cache.json` (`networks.<network>`).
+ *
+ * @example
+ * await writeChute(stateDir, 'hello', { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab' } }, { wifi: { hostInterface: 'vwlan0' } });
+ */
+export async function writeChute(stateDir: string, name: string, net: Record<string, Record<string, unknown>>, networks: Record<string, NetworkResources>): Promise<void> {
+  const dir = path.join(stateDir, 'chutes', name);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const write = (file: string, value: unknown) => writeFile(path.join(dir, file), `${JSON.stringify(value, null, 2)}\n`);
+  await write('chute.json', { name, version: 1, state: 'running', environment: {}, resources: {} });
+  await write('service.json', { net });
+  await write('cache.json', { networks });
+}
