@@ -5,6 +5,7 @@ import type { Device } from '../functions/core/device.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
 import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools } from './network/host.ts';
+import { parseSeconds, type OptionSpec } from './options.ts';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
@@ -16,6 +17,31 @@ export interface HostDeviceOptions {
   stateDir?: string;
   /** Where `iw` and `hostapd_cli` are and how long they may run; default `iw`, `hostapd_cli` on PATH, 5 s. */
   tools?: Partial<NetworkTools>;
+}
+
+/**
+ * The flags (and environment variables) that choose how the host Device reaches the engine and the
+ * network tools, shared by `chutebox serve` and `chutebox record` so a recording sees what the daemon
+ * serves. Read them with `readOptions` and pass the values to `hostDeviceOptions`.
+ */
+export const HOST_DEVICE_FLAGS = [
+  { flag: 'docker-socket', env: 'CHUTEBOX_DOCKER_SOCKET', default: DEFAULT_DOCKER_SOCKET, value: 'PATH', description: 'Docker Engine API socket' },
+  { flag: 'iw', env: 'CHUTEBOX_IW', default: DEFAULT_NETWORK_TOOLS.iw, value: 'PATH', description: 'iw executable, for the stations of chute networks' },
+  { flag: 'hostapd-cli', env: 'CHUTEBOX_HOSTAPD_CLI', default: DEFAULT_NETWORK_TOOLS.hostapdCli, value: 'PATH', description: "hostapd_cli executable, for hostapd's control sockets" },
+  { flag: 'tool-timeout', env: 'CHUTEBOX_TOOL_TIMEOUT', default: String(DEFAULT_NETWORK_TOOLS.timeoutMs / 1000), value: 'SECONDS', description: 'how long iw or hostapd_cli may run' },
+] as const satisfies readonly OptionSpec[];
+
+/**
+ * HostDeviceOptions from the values of `HOST_DEVICE_FLAGS` and the state dir.
+ *
+ * @throws UsageError for a bad `--tool-timeout`.
+ */
+export function hostDeviceOptions(values: Record<(typeof HOST_DEVICE_FLAGS)[number]['flag'], string | undefined>, stateDir: string): HostDeviceOptions {
+  return {
+    dockerSocket: values['docker-socket']!,
+    stateDir,
+    tools: { iw: values.iw!, hostapdCli: values['hostapd-cli']!, timeoutMs: parseSeconds(values['tool-timeout']!, 'tool-timeout') * 1000 },
+  };
 }
 
 /**

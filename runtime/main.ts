@@ -3,11 +3,10 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { authFiles, localAuth, readUsers, setPassword } from './auth/local.ts';
-import { createHostDevice, DEFAULT_DOCKER_SOCKET, DEFAULT_STATE_DIR } from './host-device.ts';
+import { createHostDevice, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
-import { DEFAULT_NETWORK_TOOLS } from './network/host.ts';
-import { optionsHelp, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
+import { optionsHelp, parsePort, readOptions, UsageError } from './options.ts';
 
 const STATE_DIR = { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: 'where the runtime keeps its state (created 0700)' } as const;
 
@@ -17,10 +16,7 @@ const SERVE_OPTIONS = [
   STATE_DIR,
   { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: 'functions/ beside the runtime bundle', value: 'DIR', description: 'folder of function bundles to mount' },
   { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
-  { flag: 'docker-socket', env: 'CHUTEBOX_DOCKER_SOCKET', default: DEFAULT_DOCKER_SOCKET, value: 'PATH', description: 'Docker Engine API socket' },
-  { flag: 'iw', env: 'CHUTEBOX_IW', default: DEFAULT_NETWORK_TOOLS.iw, value: 'PATH', description: 'iw executable, for the stations of chute networks' },
-  { flag: 'hostapd-cli', env: 'CHUTEBOX_HOSTAPD_CLI', default: DEFAULT_NETWORK_TOOLS.hostapdCli, value: 'PATH', description: "hostapd_cli executable, for hostapd's control sockets" },
-  { flag: 'tool-timeout', env: 'CHUTEBOX_TOOL_TIMEOUT', default: String(DEFAULT_NETWORK_TOOLS.timeoutMs / 1000), value: 'SECONDS', description: 'how long iw or hostapd_cli may run' },
+  ...HOST_DEVICE_FLAGS,
 ] as const;
 
 const PASSWD_OPTIONS = [STATE_DIR, { flag: 'user', default: 'paradrop', value: 'NAME', description: 'account to set the password of' }] as const;
@@ -43,7 +39,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   const { values, help } = readOptions(SERVE_OPTIONS, argv, env);
   if (help) return void process.stdout.write(SERVE_HELP);
   const port = parsePort(values.port!);
-  const toolTimeout = parseSeconds(values['tool-timeout']!, 'tool-timeout');
+  const deviceOptions = hostDeviceOptions(values, values['state-dir']!);
   const functionsDir = values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url));
   const stateDir = values['state-dir']!;
 
@@ -52,11 +48,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   if (Object.keys(await readUsers(authFiles(stateDir).passwd)).length === 0) {
     console.error('no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
-  const device = createHostDevice({
-    dockerSocket: values['docker-socket']!,
-    stateDir,
-    tools: { iw: values.iw!, hostapdCli: values['hostapd-cli']!, timeoutMs: toolTimeout * 1000 },
-  });
+  const device = createHostDevice(deviceOptions);
   const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']! });
   const server = await listen(app, { host: values.host!, port });
   const stop = () => {

@@ -11,9 +11,8 @@ import { handle as software } from '../../functions/info/software.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.ts';
 import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/parsers/environ.ts';
 import { loadScenario } from '../../emulator/scenario-device.ts';
-import { createHostDevice, DEFAULT_DOCKER_SOCKET, DEFAULT_STATE_DIR } from '../host-device.ts';
-import { DEFAULT_NETWORK_TOOLS } from '../network/host.ts';
-import { optionsHelp, parseSeconds, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
+import { createHostDevice, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-device.ts';
+import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
 import { compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
@@ -26,12 +25,9 @@ const NO_INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: unde
 
 const OPTIONS = [
   { flag: 'out', value: 'DIR', description: 'the scenario folder to create (required)' },
-  { flag: 'docker-socket', env: 'CHUTEBOX_DOCKER_SOCKET', default: DEFAULT_DOCKER_SOCKET, value: 'PATH', description: 'Docker Engine API socket' },
   // As `chutebox serve` takes them, so that the recording sees what the daemon serves.
   { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: "the runtime's state, whose installed chutes are recorded" },
-  { flag: 'iw', env: 'CHUTEBOX_IW', default: DEFAULT_NETWORK_TOOLS.iw, value: 'PATH', description: 'iw executable, for the stations of chute networks' },
-  { flag: 'hostapd-cli', env: 'CHUTEBOX_HOSTAPD_CLI', default: DEFAULT_NETWORK_TOOLS.hostapdCli, value: 'PATH', description: "hostapd_cli executable, for hostapd's control sockets" },
-  { flag: 'tool-timeout', env: 'CHUTEBOX_TOOL_TIMEOUT', default: String(DEFAULT_NETWORK_TOOLS.timeoutMs / 1000), value: 'SECONDS', description: 'how long iw or hostapd_cli may run' },
+  ...HOST_DEVICE_FLAGS,
 ] as const satisfies readonly OptionSpec[];
 
 const SWITCHES = [{ flag: 'force', description: 'replace DIR when it exists and is not empty' }] as const satisfies readonly SwitchSpec[];
@@ -62,14 +58,10 @@ export async function main(argv: string[]): Promise<void> {
   if (help) return void process.stdout.write(HELP);
   if (!values.out) throw new UsageError('--out DIR is required');
   const out = path.resolve(values.out);
-  const toolTimeout = parseSeconds(values['tool-timeout']!, 'tool-timeout');
+  const hostOptions = hostDeviceOptions(values, values['state-dir']!);
   const replacing = await checkTarget(out, switches.force);
 
-  const host = createHostDevice({
-    dockerSocket: values['docker-socket']!,
-    stateDir: values['state-dir']!,
-    tools: { iw: values.iw!, hostapdCli: values['hostapd-cli']!, timeoutMs: toolTimeout * 1000 },
-  });
+  const host = createHostDevice(hostOptions);
   const { device, recording } = recordingDevice(host);
   const answers = await answerAll(device);
   await device.uname();
