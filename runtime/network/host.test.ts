@@ -1,9 +1,9 @@
-import { chmod, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NetworkTarget } from '../../functions/core/device.ts';
-import { isHttpProblem } from '../../functions/core/problem.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
+import { problemOf, writeScript } from '../../test/tool-scripts.ts';
 import { hostNetwork, type NetworkTools } from './host.ts';
 
 const temp = useTempDir('chutebox-network-host-');
@@ -11,24 +11,10 @@ const temp = useTempDir('chutebox-network-host-');
 const TARGET: NetworkTarget = { chute: 'hello', network: 'wifi', hostInterface: 'vwlan0', hostapdControl: '/run/hostapd-test/vwlan0', leaseFile: null };
 
 /** Writes an executable shell script into the temp folder and answers its path. */
-async function script(name: string, body: string): Promise<string> {
-  const file = path.join(temp.path(), name);
-  await writeFile(file, `#!/bin/sh\n${body}\n`);
-  await chmod(file, 0o755);
-  return file;
-}
+const script = (name: string, body: string) => writeScript(temp.path(), name, body);
 
 /** Tools whose iw and hostapd_cli are the given scripts. */
 const tools = (scripts: Partial<NetworkTools>): NetworkTools => ({ iw: '/nonexistent/iw', hostapdCli: '/nonexistent/hostapd_cli', timeoutMs: 5000, ...scripts });
-
-async function problemOf(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
-  const error = await promise.then(
-    () => expect.unreachable('expected an HttpProblem'),
-    (e: unknown) => e,
-  );
-  if (!isHttpProblem(error)) throw error;
-  return { status: error.status, message: error.message };
-}
 
 /** A fake iw that knows station 02:00:00:00:00:01 on vwlan0, and prints its arguments for a dump. */
 const FAKE_IW = `

@@ -1,28 +1,15 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isHttpProblem } from '../../functions/core/problem.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
+import { problemOf, writeScript } from '../../test/tool-scripts.ts';
 import { runTool, type Tool } from './run.ts';
 
 const temp = useTempDir('chutebox-run-tool-');
 
 /** Writes an executable shell script and answers it as a tool. */
 async function script(name: string, body: string): Promise<Tool> {
-  const file = path.join(temp.path(), name);
-  await writeFile(file, `#!/bin/sh\n${body}\n`);
-  await chmod(file, 0o755);
-  return { name: 'probe', path: file, setting: '--probe PATH' };
-}
-
-/** The HttpProblem a promise rejects with. */
-async function problemOf(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
-  const error = await promise.then(
-    () => expect.unreachable('expected an HttpProblem'),
-    (e: unknown) => e,
-  );
-  if (!isHttpProblem(error)) throw error;
-  return { status: error.status, message: error.message };
+  return { name: 'probe', path: await writeScript(temp.path(), name, body), setting: '--probe PATH' };
 }
 
 /** Whether a process runs (a zombie left for its new parent to reap does not). */
