@@ -83,6 +83,25 @@ module.exports = new Proxy(fail, { get: (_target, key) => (key === '__esModule' 
   };
 }
 
+/**
+ * A function bundle takes yaml's ES module build (the package's `default` export condition) rather
+ * than its CommonJS one (`node`): function bundles have no `require` shim for the Node built-ins the
+ * CommonJS build asks for, and esbuild drops what a handler does not use (stringify alone: about
+ * 50 KB instead of 115 KB).
+ */
+function yamlModules() {
+  return {
+    name: 'yaml-modules',
+    setup(build) {
+      build.onResolve({ filter: /^yaml$/ }, async () => {
+        const dir = path.join(root, 'node_modules', 'yaml');
+        const { exports } = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'));
+        return { path: path.join(dir, exports['.'].default) };
+      });
+    },
+  };
+}
+
 /** Endpoint modules: functions/<area>/<name>.ts that export `route`. */
 async function findFunctions() {
   const found = [];
@@ -119,6 +138,7 @@ await Promise.all([
       ...shared,
       stdin: { contents: functionEntry(fn.file), resolveDir: root, sourcefile: `${fn.name}.entry.js`, loader: 'js' },
       outfile: path.join(dist, 'functions', `${fn.name}.mjs`),
+      plugins: [yamlModules()],
     }),
   ),
   ...Object.entries(ENTRIES).map(([name, source]) =>

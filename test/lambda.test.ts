@@ -125,3 +125,17 @@ describe('Lambda handler of GET /api/v1/info/software', () => {
     });
   });
 });
+
+describe('Lambda handler of GET /api/v1/chutes/:chute/config', () => {
+  it('responds in YAML, with its content type, when Accept asks for YAML; in JSON by default', async () => {
+    const config = await bundle('chutes-config-read');
+    const event = httpApiEvent('GET', '/api/v1/chutes/hello-world/config');
+    const yaml = await config({ ...event, headers: { ...event.headers, accept: 'application/yaml' } });
+    expect(yaml.statusCode).toBe(200);
+    expect(yaml.headers).toMatchObject({ 'content-type': 'application/yaml', vary: 'accept' });
+    expect(yaml.body).toMatch(/^net:\n {2}wifi:\n {4}type: wifi\n/m);
+    const json = await config(event);
+    expect(json.headers).toMatchObject({ 'content-type': 'application/json' });
+    expect(JSON.parse(json.body!)).toMatchObject({ web: { port: 8000 }, net: { wifi: { ssid: 'hello-world' } } });
+  });
+});

@@ -3,11 +3,13 @@ import { CHUTE_NAME } from '../core/device.ts';
 import type { StationRecord as ParsedStation } from '../parsers/iw-station.ts';
 import { SsidUpdate } from './bodies.ts';
 import { MAC_ADDRESS, NETWORK_NAME } from './params.ts';
+import type { ChuteRecord as BuiltChuteRecord } from './record.ts';
+import { CHUTE_STATES } from './state.ts';
 
 export { SsidUpdate } from './bodies.ts';
 
 /*
- * The requests and responses of the /api/v1/chutes/<chute>/networks endpoints (ParaDrop's shapes).
+ * The requests and responses of the /api/v1/chutes endpoints (ParaDrop's shapes).
  * Records whose keys come from a tool (station, hostapd status) are open; the others are strict.
  * Request bodies that a handler validates at run time are defined in bodies.ts (re-exported here),
  * so that handler's bundle holds only them, not every schema of this file.
@@ -16,6 +18,9 @@ export { SsidUpdate } from './bodies.ts';
 const ChuteParam = z.string().check(z.regex(CHUTE_NAME));
 const NetworkParam = z.string().check(z.regex(NETWORK_NAME));
 const MacParam = z.string().check(z.regex(MAC_ADDRESS));
+
+/** The request of the chute list: no path parameter, no body. */
+export const ChuteListRequest = z.object({ params: z.object({}), body: z.undefined() });
 
 /** The request of an endpoint on a chute: `<chute>` in the path, no body. */
 export const ChuteRequest = z.object({ params: z.object({ chute: ChuteParam }), body: z.undefined() });
@@ -28,6 +33,42 @@ export const StationRequest = z.object({
   params: z.object({ chute: ChuteParam, network: NetworkParam, mac: MacParam }),
   body: z.undefined(),
 });
+
+/**
+ * GET /api/v1/chutes/<chute>: an installed chute (see functions/chutes/record.ts). The state comes
+ * from the container engine (functions/chutes/state.ts).
+ */
+export const ChuteRecord = z.strictObject({
+  name: ChuteParam,
+  /** The installed version label; null when the stored record has none. */
+  version: z.nullable(z.string()),
+  state: z.enum(CHUTE_STATES),
+  /** Environment variables passed to the chute. */
+  environment: z.record(z.string(), z.string()),
+  /** `cpu_shares` (default 1024) and `prioritize_traffic` (default false), and any other stored field. */
+  allocation: z.catchall(z.object({ cpu_shares: z.int(), prioritize_traffic: z.boolean() }), z.unknown()),
+  /** Null for a chute without resources. */
+  resources: z.nullable(z.record(z.string(), z.unknown())),
+});
+export type ChuteRecord = BuiltChuteRecord;
+
+/** GET /api/v1/chutes/: every installed chute, sorted by name. */
+export const ChuteList = z.array(ChuteRecord);
+export type ChuteList = ChuteRecord[];
+
+/**
+ * GET /api/v1/chutes/<chute>/config: the chute configuration as stored (`service.yaml`), every field
+ * kept, unknown ones too; JSON, or YAML when `Accept` asks for it.
+ */
+export const StoredChuteConfig = z.record(z.string(), z.unknown());
+export type StoredChuteConfig = z.infer<typeof StoredChuteConfig>;
+
+/**
+ * GET /api/v1/chutes/<chute>/cache: the chute cache as stored (host resources of each network under
+ * `networks.<network>`, the container id, …), secrets `[redacted]` (functions/chutes/redact.ts).
+ */
+export const ChuteCache = z.record(z.string(), z.unknown());
+export type ChuteCache = z.infer<typeof ChuteCache>;
 
 /** GET …/networks/<network>: a network of the chute configuration's `net`. */
 export const NetworkSummary = z.strictObject({

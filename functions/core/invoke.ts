@@ -21,10 +21,36 @@ export interface FunctionOutput {
 }
 
 /**
- * A handler: thin, it reads the device through `device` and answers a JSON value (status 200).
- * To fail, it throws an `HttpProblem`.
+ * A handler: thin, it reads the device through `device` and answers a JSON value (status 200), or a
+ * `reply` when it serialises the body itself (another media type). To fail, it throws an `HttpProblem`.
  */
 export type Handler<Out = unknown> = (input: FunctionInput, device: Device) => Promise<Out>;
+
+const REPLY = Symbol.for('chutebox.reply');
+
+/** A 200 answer whose body the handler serialised itself, in the media type it names. */
+export interface Reply {
+  readonly [REPLY]: true;
+  body: string;
+  contentType: string;
+  /** More response headers, lower-case names (e.g. `vary`). */
+  headers: Record<string, string>;
+}
+
+/**
+ * A 200 answer with a body the handler serialised itself: what a handler returns to answer in
+ * another media type than JSON.
+ *
+ * @example
+ * return reply(stringify(config), 'application/yaml', { vary: 'accept' });
+ */
+export function reply(body: string, contentType: string, headers: Record<string, string> = {}): Reply {
+  return { [REPLY]: true, body, contentType, headers };
+}
+
+function isReply(value: unknown): value is Reply {
+  return typeof value === 'object' && value !== null && (value as Partial<Reply>)[REPLY] === true;
+}
 
 /**
  * What every function bundle in `dist/functions/` exports.
@@ -37,7 +63,8 @@ export interface FunctionBundle {
 }
 
 /**
- * Runs a handler and turns its result, or what it threw, into an HTTP answer.
+ * Runs a handler and turns its result, or what it threw, into an HTTP answer: a JSON value becomes
+ * an `application/json` body, a `reply` is sent as it is.
  *
  * @example
  * const out = await invoke(handle, { params: {}, query: {}, headers: {}, body: undefined }, device);
@@ -46,6 +73,7 @@ export interface FunctionBundle {
 export async function invoke(handle: Handler, input: FunctionInput, device: Device): Promise<FunctionOutput> {
   try {
     const value = await handle(input, device);
+    if (isReply(value)) return { status: 200, headers: { ...value.headers, 'content-type': value.contentType }, body: value.body };
     return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) };
   } catch (error) {
     const { problem, headers } = toProblem(error);

@@ -47,8 +47,22 @@ describe('validate', () => {
     expect(rejection({ net: 1 }, 'config').errors).toEqual([{ path: 'config.net', message: expect.any(String) }]);
   });
 
+  it('gives paths without a prefix, and names the subject in the detail, when told to start at the value itself', () => {
+    const problem = rejection({ net: { wlan: { type: 'wifi', dns: [9] } }, web: { port: 0 } }, '');
+    expect(problem.errors).toEqual([
+      { path: 'net.wlan.dns[0]', message: expect.stringMatching(/expected string/) },
+      { path: 'web.port', message: expect.any(String) },
+    ]);
+    expect(problem.message).toMatch(/^the input is not valid: net\.wlan\.dns\[0\] .+ \(and 1 more\)$/);
+    expect(rejection([], '').errors).toEqual([{ path: '', message: expect.stringMatching(/expected object/) }]);
+    expect(() => validate(Config, 7, '', 'the chute configuration')).toThrow(/^the chute configuration is not valid: Invalid input/);
+  });
+
   it('writes paths as JavaScript does', () => {
     expect(inputPath('body', ['net', 'wlan', 'dns', 0])).toBe('body.net.wlan.dns[0]');
     expect(inputPath('params', [])).toBe('params');
+    expect(inputPath('', ['net', 'wlan', 'ssid'])).toBe('net.wlan.ssid');
+    expect(inputPath('', ['dns', 1])).toBe('dns[1]');
+    expect(inputPath('', [])).toBe('');
   });
 });

@@ -8,16 +8,19 @@ const english = en().localeError;
 /**
  * Checks a request value against a zod/mini schema and answers what the schema makes of it.
  * Every violation becomes one `{ path, message }` error, its path starting at `at` (`body.ssid`,
- * `body.net.wlan.dns[0]`; an unknown key of a strict object is named itself: `body.extra`).
- * Messages are the schema's own where it gives them, else zod's English ones.
+ * `body.net.wlan.dns[0]`; an unknown key of a strict object is named itself: `body.extra`). With
+ * `at` = `''` paths start at the value itself (`net.wlan.ssid`, `dns[1]`; the value itself is `''`).
+ * Messages are the schema's own where it gives them, else zod's English ones. The problem's detail
+ * names `subject`: `at`, or "the input" when `at` is empty.
  *
  * Importing this pulls zod/mini into a bundle (about 15 KB): use it in handlers that take a body.
  *
  * @throws HttpProblem 422 listing every violation.
  * @example
  * const { ssid } = validate(SsidUpdate, input.body); // throws 422 with errors [{ path: 'body.ssid', message: 'must not be empty' }]
+ * validate(ChuteConfig, config, '', 'the chute configuration'); // errors [{ path: 'web.port', … }]
  */
-export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, at = 'body'): z.output<S> {
+export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, at = 'body', subject = at || 'the input'): z.output<S> {
   const result = schema.safeParse(value, { error: english });
   if (result.success) return result.data;
   const errors = result.error.issues.flatMap((issue): InputError[] => {
@@ -27,7 +30,8 @@ export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, at 
   });
   const first = errors[0]!;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  throw new HttpProblem(422, `${at} is not valid: ${first.path} ${first.message}${more}`, { errors });
+  const where = first.path === '' ? '' : `${first.path} `;
+  throw new HttpProblem(422, `${subject} is not valid: ${where}${first.message}${more}`, { errors });
 }
 
 /**
@@ -35,9 +39,13 @@ export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, at 
  *
  * @example
  * inputPath('body', ['net', 'wlan', 'dns', 0]) // 'body.net.wlan.dns[0]'
+ * inputPath('', ['net', 'wlan', 'ssid'])       // 'net.wlan.ssid'
  */
 export function inputPath(at: string, path: readonly PropertyKey[]): string {
   let out = at;
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
   return out;
 }

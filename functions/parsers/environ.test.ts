@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatEnviron, parseEnviron, REDACTED, redactSecrets } from './environ.ts';
+import { formatEnviron, isSecretName, parseEnviron, REDACTED, redactSecrets } from './environ.ts';
 
 describe('/proc/self/environ', () => {
   it('splits NUL-separated entries at the first equals sign', () => {
@@ -54,5 +54,12 @@ describe('formatEnviron', () => {
 
   it('writes a redacted file from a line-per-entry file', () => {
     expect(formatEnviron(redactSecrets(parseEnviron('TZ=UTC\nAPI_KEY=abc\n')))).toBe('TZ=UTC\0API_KEY=[redacted]\0');
+  });
+});
+
+describe('isSecretName', () => {
+  it('tells the names of secrets, in any case, from the others', () => {
+    for (const name of ['DB_PASSWORD', 'passwd', 'acct_secret', 'GITHUB_TOKEN', 'apiKey', 'API_KEY', 'PRIVATE_KEY', 'AWS_CREDENTIALS']) expect(isSecretName(name), name).toBe(true);
+    for (const name of ['PATH', 'HOME', 'KEYMAP', 'ssid']) expect(isSecretName(name), name).toBe(false);
   });
 });

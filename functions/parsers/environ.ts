@@ -25,8 +25,20 @@ export function parseEnviron(text: string): EnvironEntry[] {
   return entries;
 }
 
-/** Names whose values are secrets: the one rule for the environment endpoint and `chutebox record`. */
+/** Names whose values are secrets: the one rule for the environment endpoint, the chute cache and `chutebox record`. */
 const SECRET_NAME = /PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|CREDENTIAL/i;
+
+/**
+ * Whether a name (of a variable, or of a field) looks like it holds a secret.
+ *
+ * @example
+ * isSecretName('GITHUB_TOKEN') // true
+ * isSecretName('acct_secret')  // true
+ * isSecretName('PATH')         // false
+ */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
 
 /** What a secret value is replaced with. */
 export const REDACTED = '[redacted]';
@@ -38,7 +50,7 @@ export const REDACTED = '[redacted]';
  * redactSecrets([['PATH', '/bin'], ['GITHUB_TOKEN', 'ghp_x']]) // [['PATH', '/bin'], ['GITHUB_TOKEN', '[redacted]']]
  */
 export function redactSecrets(entries: readonly EnvironEntry[]): EnvironEntry[] {
-  return entries.map(([name, value]) => [name, SECRET_NAME.test(name) ? REDACTED : value]);
+  return entries.map(([name, value]) => [name, isSecretName(name) ? REDACTED : value]);
 }
 
 /**

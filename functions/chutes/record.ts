@@ -1,0 +1,70 @@
+import type { StoredChute } from '../core/device.ts';
+import { chuteState, type ChuteState } from './state.ts';
+
+/** The chute record: ParaDrop's answer to a chute list or read. */
+export interface ChuteRecord {
+  name: string;
+  version: string | null;
+  state: ChuteState;
+  environment: Record<string, string>;
+  allocation: Allocation;
+  resources: Record<string, unknown> | null;
+}
+
+/** A chute's resource allocation: the seed's two fields, and any other stored one as it is. */
+export interface Allocation {
+  cpu_shares: number;
+  prioritize_traffic: boolean;
+  [field: string]: unknown;
+}
+
+/** Docker's default CPU weight, a chute's `cpu_shares` when its record names none. */
+export const DEFAULT_CPU_SHARES = 1024;
+
+/**
+ * The record of a stored chute (`chute.yaml` / `chute.json`), its state from the container engine:
+ * - `name`: the chute's name; `version` as a string (`1` → `"1"`), null when the record has none;
+ * - `state`: `chuteState` of the containers, the stored `state` counting only without an engine;
+ * - `environment`: the stored variables, numbers and booleans written as strings, other values left
+ *   out (they cannot be environment variables);
+ * - `allocation`: the stored fields, with `cpu_shares` (an integer, 1024 by default) and
+ *   `prioritize_traffic` (false by default) always present;
+ * - `resources`: the stored mapping, null when there is none.
+ *
+ * @param containers `Device.containers()`.
+ * @example
+ * chuteRecord({ name: 'hello', record: { version: 1, state: 'running' }, config: {}, cache: {} }, null)
+ * // { name: 'hello', version: '1', state: 'running', environment: {}, allocation: { cpu_shares: 1024, prioritize_traffic: false }, resources: null }
+ */
+export function chuteRecord(chute: StoredChute, containers: readonly Record<string, unknown>[] | null): ChuteRecord {
+  const { version, state, environment, allocation, resources } = chute.record;
+  const stored = mapping(allocation);
+  return {
+    name: chute.name,
+    version: typeof version === 'string' ? version : typeof version === 'number' ? String(version) : null,
+    state: chuteState(containers, chute.name, state),
+    environment: variables(mapping(environment)),
+    allocation: {
+      ...stored,
+      cpu_shares: Number.isInteger(stored.cpu_shares) ? (stored.cpu_shares as number) : DEFAULT_CPU_SHARES,
+      prioritize_traffic: typeof stored.prioritize_traffic === 'boolean' ? stored.prioritize_traffic : false,
+    },
+    resources: isMapping(resources) ? resources : null,
+  };
+}
+
+function variables(stored: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(stored)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[name] = String(value);
+  }
+  return out;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function mapping(value: unknown): Record<string, unknown> {
+  return isMapping(value) ? value : {};
+}
