@@ -177,9 +177,10 @@ if (!quiet) {
     ...manifest.functions.map((f) => [f.file, f.bytes, f.gzipBytes, f.name.startsWith('info-') ? BUDGETS.infoFunction : undefined]),
     ...manifest.entries.map((e) => [e.file, e.bytes, e.gzipBytes, e.name === 'runtime' ? BUDGETS.runtime : undefined]),
   ];
-  console.log('bundle                               minified      gzip    budget');
+  const width = Math.max(...rows.map(([file]) => file.length));
+  console.log(`${'bundle'.padEnd(width)} ${'minified'.padStart(9)} ${'gzip'.padStart(9)} ${'budget'.padStart(9)}`);
   for (const [file, bytes, gzip, budget] of rows) {
     const verdict = budget === undefined ? '' : `${kb(budget)} ${bytes <= budget ? 'ok' : 'OVER'}`;
-    console.log(`${file.padEnd(34)} ${kb(bytes)} ${kb(gzip)} ${verdict}`);
+    console.log(`${file.padEnd(width)} ${kb(bytes)} ${kb(gzip)} ${verdict}`);
   }
 }
