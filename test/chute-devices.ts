@@ -106,7 +106,7 @@ export async function callChute<T = unknown>(
   body?: unknown,
 ): Promise<Answer<T>> {
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(module.handle, { params, query: {}, headers: {}, body }, device).finally(() => log.mockRestore());
+  const out = await invoke(module.handle, { params, query: {}, headers: {}, body, text: body === undefined ? '' : JSON.stringify(body) }, device).finally(() => log.mockRestore());
   const decoded: unknown = JSON.parse(out.body);
   const requestOk = module.request.safeParse({ params, body }).success;
   if (out.status === 200) {

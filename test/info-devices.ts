@@ -338,7 +338,7 @@ interface InfoModule<T> {
  * const hardware = await getInfo(await import('../functions/info/hardware.ts'), mipsRouter);
  */
 export async function getInfo<T>(module: InfoModule<T>, spec: MemoryDeviceSpec): Promise<T> {
-  const out = await invoke(module.handle as Handler, { params: {}, query: {}, headers: {}, body: undefined }, memoryDevice(spec));
+  const out = await invoke(module.handle as Handler, { params: {}, query: {}, headers: {}, body: undefined, text: '' }, memoryDevice(spec));
   expect(out.status, out.body).toBe(200);
   expect(out.headers['content-type']).toBe('application/json');
   const body: unknown = JSON.parse(out.body);

@@ -1,4 +1,5 @@
 import { HttpProblem } from './problem.ts';
+import type { Route } from './route.ts';
 
 /** The default cap on a request body: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -29,4 +30,16 @@ export function decodeBody(contentType: string | undefined, text: string, limit 
 
 function byteLength(text: string): number {
   return new TextEncoder().encode(text).length;
+}
+
+/**
+ * The `body` a transport hands a function on this route: `decodeBody` for a JSON route; for a
+ * `body: 'document'` route nothing (the handler decodes `input.text`), once the size is checked.
+ *
+ * @throws HttpProblem 413, 415 or 400.
+ */
+export function readBody(route: Pick<Route, 'body'>, contentType: string | undefined, text: string, limit = DEFAULT_BODY_LIMIT): unknown {
+  if (route.body !== 'document') return decodeBody(contentType, text, limit);
+  if (byteLength(text) > limit) throw new HttpProblem(413, `the request body is larger than ${limit} bytes`);
+  return undefined;
 }

@@ -3,7 +3,7 @@ import { memoryDevice } from '../../test/memory-device.ts';
 import { invoke, reply } from './invoke.ts';
 import { HttpProblem } from './problem.ts';
 
-const input = { params: {}, query: {}, headers: {}, body: undefined };
+const input = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
 
 describe('invoke', () => {
   it('answers a JSON value as 200 application/json', async () => {

@@ -9,8 +9,10 @@ export interface FunctionInput {
   query: Record<string, string>;
   /** Request headers with lower-case names. */
   headers: Record<string, string>;
-  /** The decoded body (see `decodeBody`), or undefined when there is none. */
+  /** The decoded body (see `readBody`), or undefined when there is none or the route decodes it itself. */
   body: unknown;
+  /** The body as sent ('' when none): what a `body: 'document'` route decodes. */
+  text: string;
 }
 
 /** What a function hands back to its transport: a complete HTTP answer with a serialised body. */

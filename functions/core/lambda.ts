@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { decodeBody } from './body.ts';
+import { readBody } from './body.ts';
 import type { Device } from './device.ts';
 import type { FunctionInput, FunctionOutput } from './invoke.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
@@ -40,7 +40,8 @@ export function lambdaHandler(
         params,
         query: definedValues(event.queryStringParameters ?? {}),
         headers,
-        body: decodeBody(headers['content-type'], text),
+        body: readBody(route, headers['content-type'], text),
+        text,
       };
       device ??= loadDevice(bundleUrl);
       return toResult(await run(input, await device));

@@ -14,6 +14,13 @@ export interface Route {
   path: string;
   /** One line for the manifest and the docs. */
   summary: string;
+  /**
+   * How the transport hands over the request body. `json` (the default): decoded, JSON only (415
+   * otherwise), in `input.body`. `document`: a JSON or YAML document the handler decodes itself from
+   * `input.text` with `decodeDocumentBody` (functions/core/body-formats.ts), so only its bundle
+   * carries the YAML parser; the transport still enforces the size limit.
+   */
+  body?: 'json' | 'document';
 }
 
 export function defineRoute<const R extends Route>(route: R): R {

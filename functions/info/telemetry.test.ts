@@ -104,7 +104,7 @@ describe('GET /api/v1/info/telemetry', () => {
         return inner.containerStats(id);
       },
     };
-    const report = await telemetry.handle({ params: {}, query: {}, headers: {}, body: undefined }, device);
+    const report = await telemetry.handle({ params: {}, query: {}, headers: {}, body: undefined, text: '' }, device);
     expect(report.chutes.map((c) => `${c.name} ${c.state}`)).toEqual(['web running', 'old exited', 'db running']);
     expect(asked).toEqual(['web', 'db']);
     expect(mostPending).toBe(2);

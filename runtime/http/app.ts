@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit as limitBody } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { decodeBody, DEFAULT_BODY_LIMIT } from '../../functions/core/body.ts';
+import { DEFAULT_BODY_LIMIT, readBody } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput } from '../../functions/core/invoke.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
@@ -78,11 +78,13 @@ export async function createApp(options: AppOptions): Promise<Hono> {
 }
 
 async function answer(c: Context, bundle: FunctionBundle, device: Device, limit: number): Promise<Response> {
+  const text = await c.req.text();
   const input: FunctionInput = {
     params: c.req.param() as Record<string, string>,
     query: c.req.query(),
     headers: c.req.header(),
-    body: decodeBody(c.req.header('content-type'), await c.req.text(), limit),
+    body: readBody(bundle.route, c.req.header('content-type'), text, limit),
+    text,
   };
   const out = await bundle.invoke(input, device);
   return c.body(out.body, out.status as 200, out.headers);

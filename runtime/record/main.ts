@@ -21,7 +21,7 @@ import { writeScenario } from './write-scenario.ts';
 const HANDLERS: Record<string, Handler> = { environment, hardware, software, features, telemetry };
 
 const ENVIRON = '/proc/self/environ';
-const NO_INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: undefined };
+const NO_INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
 
 const OPTIONS = [
   { flag: 'out', value: 'DIR', description: 'the scenario folder to create (required)' },

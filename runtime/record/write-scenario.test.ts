@@ -17,7 +17,7 @@ import { compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 
-const INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: undefined };
+const INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
 const UNAME = { sysname: 'Linux', release: '6.6.73', version: '#0 SMP', machine: 'aarch64' };
 
 const { folder } = useTempDir('chutebox-record-');
