@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
-import { optionsHelp, parsePort, readOptions, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
+import { optionsHelp, parsePort, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
+import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
 import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
@@ -14,6 +15,13 @@ const OPTIONS = [
   { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port to listen on, 0 for any free port' },
   { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: 'functions/ beside the emulator bundle', value: 'DIR', description: 'folder of function bundles to mount' },
   { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
+  {
+    flag: 'change-delay',
+    env: 'CHUTEBOX_CHANGE_DELAY',
+    default: String(DEFAULT_CHANGE_DELAY_MS),
+    value: 'MS',
+    description: 'how long each step of a chute change takes (queued → running → done), in milliseconds',
+  },
 ] as const satisfies readonly OptionSpec[];
 
 const SWITCHES = [{ flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' }] as const satisfies readonly SwitchSpec[];
@@ -44,7 +52,8 @@ export async function main(argv: string[]): Promise<void> {
   }
   const port = parsePort(values.port!);
   const auth = !switches['no-auth'];
-  const scenario = await loadScenario(values.scenario!);
+  const changeDelayMs = parseMilliseconds(values['change-delay']!, 'change-delay');
+  const scenario = await loadScenario(values.scenario!, undefined, { changeDelayMs });
   const app = await createApp({
     functionsDir: values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)),
     device: scenario.device,
@@ -62,6 +71,17 @@ export async function main(argv: string[]): Promise<void> {
   const stop = () => void server.close().then(() => process.exit(0), () => process.exit(1));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * A delay in whole milliseconds, 0 to 60000.
+ *
+ * @throws UsageError naming `--<flag>`.
+ */
+function parseMilliseconds(text: string, flag: string): number {
+  const ms = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(ms >= 0 && ms <= 60_000)) throw new UsageError(`--${flag} must be a whole number of milliseconds from 0 to 60000, not ${JSON.stringify(text)}`);
+  return ms;
 }
 
 function loginHint(url: string): string {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHUTE_LABEL, CONTAINER_REF, type Device, type FsStats } from '../functions/core/device.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
+import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges } from './scenario-changes.ts';
 import { loadChutes } from './scenario-chutes.ts';
 import { scenarioNetworks } from './scenario-network.ts';
 import {
@@ -32,6 +33,12 @@ export const BUILT_IN_SCENARIOS = new URL('../fixtures/scenarios/', import.meta.
 /** A built-in scenario name: no slash, no leading dot. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/** How a scenario is served. */
+export interface ScenarioOptions {
+  /** How long each step of a change takes, in milliseconds (default DEFAULT_CHANGE_DELAY_MS). */
+  changeDelayMs?: number;
+}
+
 /** A loaded scenario: where it is, what it says about itself, and the Device that serves it. */
 export interface Scenario {
   /** The name given, or the folder's base name for a path. */
@@ -47,17 +54,20 @@ export interface Scenario {
  * same code the host uses on `/` — `uname` and `statfs` from `device.yaml`, containers and their stats
  * from the engine recordings, installed chutes from `chutes/` through the runtime's chute store (see
  * `loadChutes`), their networks from the recordings beside them (see `scenarioNetworks`: what a
- * request changes there lasts as long as this Device), `now()` from the real clock. Everything is
- * checked here, so a bad scenario fails at start-up with a message naming the file and field.
+ * request changes there lasts as long as this Device), `now()` from the real clock, and chute changes
+ * from an in-memory change log and runner (see `emulatedChanges`: what they do lasts as long as this
+ * Device). Everything is checked here, so a bad scenario fails at start-up with a message naming the
+ * file and field.
  *
  * @param nameOrDir a built-in name such as `default` (no slash), or a folder path (any slash: `./x`, `/tmp/x`).
  * @param builtIn where built-in names are looked up; tests point it elsewhere.
+ * @param options how changes are emulated.
  * @throws ScenarioError
  * @example
  * const { device } = await loadScenario('default');
  * await device.readFile('/proc/cpuinfo');
  */
-export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SCENARIOS): Promise<Scenario> {
+export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SCENARIOS, options: ScenarioOptions = {}): Promise<Scenario> {
   const dir = await resolveScenario(nameOrDir, builtIn);
   const spec = parseDeviceYaml(await readFile(path.join(dir, DEVICE_FILE), 'utf8'), path.join(dir, DEVICE_FILE));
   const engine = await loadEngine(dir);
@@ -66,7 +76,10 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
     name: nameOrDir.includes('/') ? path.basename(dir) : nameOrDir,
     dir,
     description: spec.description ?? null,
-    device: { ...scenarioDevice(dir, spec, engine), ...chutes, network: scenarioNetworks(dir) },
+    device: emulatedChanges(
+      { ...scenarioDevice(dir, spec, engine), ...chutes, network: scenarioNetworks(dir) },
+      { delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS },
+    ),
   };
 }
 
@@ -112,7 +125,11 @@ export async function builtInScenarios(builtIn: URL = BUILT_IN_SCENARIOS): Promi
 }
 
 /** The Device of a scenario folder whose `device.yaml` and engine recordings are already read, less its chutes. */
-function scenarioDevice(dir: string, spec: DeviceYaml, engine: Engine | null): Omit<Device, 'chuteNames' | 'chute' | 'network'> {
+function scenarioDevice(
+  dir: string,
+  spec: DeviceYaml,
+  engine: Engine | null,
+): Omit<Device, 'chuteNames' | 'chute' | 'network' | 'submitChange' | 'change' | 'changes'> {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
   return {
     ...rootedFiles(dir),

@@ -2,13 +2,15 @@ import { statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Device } from '../functions/core/device.ts';
-import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
+import { changeRunner } from './changes/runner.ts';
+import { chuteStore, chuteWriter, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
 import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools } from './network/host.ts';
 import { parseSeconds, type OptionSpec } from './options.ts';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
+export const DEFAULT_CONTAINER_NETWORK = 'bridge';
 
 export interface HostDeviceOptions {
   /** Docker Engine API socket; default `/var/run/docker.sock`. */
@@ -17,6 +19,8 @@ export interface HostDeviceOptions {
   stateDir?: string;
   /** Where `iw` and `hostapd_cli` are and how long they may run; default `iw`, `hostapd_cli` on PATH, 5 s. */
   tools?: Partial<NetworkTools>;
+  /** `HostConfig.NetworkMode` of the chute containers it creates; default `bridge`. */
+  containerNetwork?: string;
 }
 
 /**
@@ -47,7 +51,9 @@ export function hostDeviceOptions(values: Record<(typeof HOST_DEVICE_FLAGS)[numb
 /**
  * The real host as a Device: files from `/`, `uname(2)` and `statfs(2)` from Node, containers from the
  * Docker Engine, installed chutes from the state dir, chute networks through `iw`, `hostapd_cli` and
- * dnsmasq's lease files. The engine client is a separate bundle (`dist/engine.mjs`), loaded on first use.
+ * dnsmasq's lease files, changes to chutes run on the engine and logged in `<stateDir>/changes`
+ * (runtime/changes/runner.ts, runtime/chutes/lifecycle.ts). The engine client is a separate bundle
+ * (`dist/engine.mjs`), loaded on first use.
  *
  * @example
  * createHostDevice({ stateDir: '/var/lib/chutebox', tools: { iw: '/usr/sbin/iw', timeoutMs: 2000 } })
@@ -66,9 +72,26 @@ export function createHostDevice(options: HostDeviceOptions = {}): Device {
       console.error('the container engine client (engine.mjs) cannot be loaded:', error);
       return null;
     }));
+  const stateDir = options.stateDir ?? DEFAULT_STATE_DIR;
+  const chutesDir = path.join(stateDir, 'chutes');
+  const chutes = chuteStore(chutesDir, JSON_FORMAT);
+  const writer = chuteWriter(chutesDir);
+  const { submitChange, change, changes } = changeRunner({
+    dir: path.join(stateDir, 'changes'),
+    async perform(request, note) {
+      const client = await engine();
+      if (client === null) throw new Error('the container engine client cannot be loaded');
+      const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
+      const perform = client.chuteLifecycle({ chutes, writer, engine: () => client.chuteEngine(socketPath), networkMode });
+      return perform(request, note);
+    },
+  });
   return {
     ...rootedFiles('/'),
-    ...chuteStore(path.join(options.stateDir ?? DEFAULT_STATE_DIR, 'chutes'), JSON_FORMAT),
+    ...chutes,
+    submitChange,
+    change,
+    changes,
     network: (target) => hostNetwork(target, tools),
     async statfs(path) {
       try {

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { authFiles, localAuth, readUsers, setPassword } from './auth/local.ts';
-import { createHostDevice, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from './host-device.ts';
+import { createHostDevice, DEFAULT_CONTAINER_NETWORK, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
 import { optionsHelp, parsePort, readOptions, UsageError } from './options.ts';
@@ -17,6 +17,7 @@ const SERVE_OPTIONS = [
   { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: 'functions/ beside the runtime bundle', value: 'DIR', description: 'folder of function bundles to mount' },
   { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
   ...HOST_DEVICE_FLAGS,
+  { flag: 'container-network', env: 'CHUTEBOX_CONTAINER_NETWORK', default: DEFAULT_CONTAINER_NETWORK, value: 'MODE', description: 'network mode of the chute containers: bridge, host, none or a network name' },
 ] as const;
 
 const PASSWD_OPTIONS = [STATE_DIR, { flag: 'user', default: 'paradrop', value: 'NAME', description: 'account to set the password of' }] as const;
@@ -39,7 +40,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   const { values, help } = readOptions(SERVE_OPTIONS, argv, env);
   if (help) return void process.stdout.write(SERVE_HELP);
   const port = parsePort(values.port!);
-  const deviceOptions = hostDeviceOptions(values, values['state-dir']!);
+  const deviceOptions = { ...hostDeviceOptions(values, values['state-dir']!), containerNetwork: values['container-network']! };
   const functionsDir = values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url));
   const stateDir = values['state-dir']!;
 

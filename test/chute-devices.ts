@@ -94,7 +94,8 @@ export interface Answer<T = unknown> {
  * Calls a chute endpoint the way a transport does and checks the answer's form: a 200 is JSON that
  * the module's response schema accepts, for a request its request schema accepts; anything else is a
  * problem document with the same status. A 400 or 422 is a request the request schema rejects too.
- * The error log that a 5xx writes is kept out of the test output.
+ * A body is sent as JSON (`content-type: application/json`). The error log that a 5xx writes is
+ * kept out of the test output.
  *
  * @example
  * const { status, body } = await callChute(stations, chuteDevice(), { chute: 'hello', network: 'wlan' });
@@ -106,7 +107,8 @@ export async function callChute<T = unknown>(
   body?: unknown,
 ): Promise<Answer<T>> {
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(module.handle, { params, query: {}, headers: {}, body, text: body === undefined ? '' : JSON.stringify(body) }, device).finally(() => log.mockRestore());
+  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+  const out = await invoke(module.handle, { params, query: {}, headers, body, text: body === undefined ? '' : JSON.stringify(body) }, device).finally(() => log.mockRestore());
   const decoded: unknown = JSON.parse(out.body);
   const requestOk = module.request.safeParse({ params, body }).success;
   if (out.status === 200) {

@@ -1,4 +1,4 @@
-import type { Device, FsStats, NetworkHost, NetworkTarget, StoredChute, Uname } from '../functions/core/device.ts';
+import type { ChangeRecord, ChangeRequest, Device, FsStats, NetworkHost, NetworkTarget, StoredChute, Uname } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid } from '../functions/parsers/hostapd.ts';
 import { stationBlocks } from '../functions/parsers/iw-station.ts';
@@ -20,6 +20,8 @@ export interface MemoryDeviceSpec {
   chutes?: Record<string, Partial<Omit<StoredChute, 'name'>>>;
   /** `<chute>/<network>` → the host side of that chute network; a network not listed has none (503). */
   networks?: Record<string, MemoryNetwork>;
+  /** Changes the device already knows, oldest first; new ones get ids after the largest. */
+  changes?: ChangeRecord[];
 }
 
 /** The raw outputs of one chute network's host resources, as a device's tools would print them. */
@@ -48,8 +50,11 @@ export interface NetworkCall {
   args: string[];
 }
 
-/** A Device held in memory; `calls` lists what handlers asked of chute networks, in order. */
-export type MemoryDevice = Device & { readonly calls: NetworkCall[] };
+/**
+ * A Device held in memory; `calls` lists what handlers asked of chute networks, in order, and
+ * `submitted` the change requests handlers queued (they stay `queued`: nothing runs them).
+ */
+export type MemoryDevice = Device & { readonly calls: NetworkCall[]; readonly submitted: ChangeRequest[] };
 
 /**
  * A Device held in memory, for handler tests on hand-written raw sources. Directory listings are
@@ -67,9 +72,13 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   const links = spec.links ?? {};
   const paths = [...Object.keys(files), ...Object.keys(links)];
   const calls: NetworkCall[] = [];
+  const submitted: ChangeRequest[] = [];
+  const now = () => spec.now ?? Date.UTC(2026, 10, 21, 12, 0, 0);
+  const changes: ChangeRecord[] = structuredClone(spec.changes ?? []);
   const networks = new Map(Object.entries(spec.networks ?? {}).map(([key, network]) => [key, { ...network }]));
   return {
     calls,
+    submitted,
     async readFile(path) {
       return files[path] ?? null;
     },
@@ -89,9 +98,7 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
     async uname() {
       return { sysname: 'Linux', release: '6.1.0', version: '#1 SMP', machine: 'x86_64', ...spec.uname };
     },
-    now() {
-      return spec.now ?? Date.UTC(2026, 10, 21, 12, 0, 0);
-    },
+    now,
     async containers() {
       return spec.containers ?? null;
     },
@@ -108,6 +115,21 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
     },
     network(target) {
       return memoryNetwork(target, networks.get(`${target.chute}/${target.network}`), calls);
+    },
+    async submitChange(request) {
+      submitted.push(structuredClone(request));
+      const time = new Date(now()).toISOString();
+      const id = Math.max(0, ...changes.map((change) => change.id)) + 1;
+      const record: ChangeRecord = { id, action: request.action, chute: request.chute, state: 'queued', created: time, updated: time, messages: [{ time, text: `${request.action} queued` }] };
+      changes.push(record);
+      return structuredClone(record);
+    },
+    async change(id) {
+      const found = changes.find((change) => change.id === id);
+      return found === undefined ? null : structuredClone(found);
+    },
+    async changes() {
+      return structuredClone(changes);
     },
   };
 }

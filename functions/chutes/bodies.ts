@@ -22,3 +22,24 @@ export const SsidUpdate = z.object({
   ),
 });
 export type SsidUpdate = z.infer<typeof SsidUpdate>;
+
+/** The name of an environment variable: not empty, without `=` or NUL, which an environment cannot hold. */
+export const EnvironmentName = z.string().check(z.regex(/^[^=\0]+$/, { error: 'must be a variable name: not empty, without = or NUL' }));
+
+/**
+ * The optional body of POST …/start and …/restart: `environment`, variables added to the configured
+ * ones for this start, values strings. Other fields are ignored; no body at all is the same as `{}`.
+ */
+export const ChuteStartBody = z.optional(
+  z.object(
+    {
+      environment: z.optional(
+        z.record(EnvironmentName, z.string({ error: 'must be a string' }), {
+          error: (issue) => (issue.code === 'invalid_key' ? (issue.issues?.[0]?.message ?? 'is not a valid name') : 'must be a mapping of names to strings'),
+        }),
+      ),
+    },
+    { error: 'must be a mapping, such as {"environment": {"NAME": "value"}}' },
+  ),
+);
+export type ChuteStartBody = z.infer<typeof ChuteStartBody>;

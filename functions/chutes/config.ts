@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { validate } from '../core/validate.ts';
-import { SsidUpdate } from './bodies.ts';
+import { EnvironmentName, SsidUpdate } from './bodies.ts';
 import { NETWORK_NAME } from './params.ts';
 
 /*
@@ -79,7 +79,6 @@ const DnsServers = z.array(IpAddress, { error: 'must be a list of IPv4 or IPv6 a
 /** A scalar environment value, as JSON or YAML writes it. */
 export type EnvironmentValue = string | number | boolean | null;
 
-const EnvironmentName = z.string().check(z.regex(/^[^=\0]+$/, { error: 'must be a variable name: not empty, without = or NUL' }));
 const EnvironmentValue = z.custom<EnvironmentValue>(
   (value) =>
     value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && !value.includes('\0')),

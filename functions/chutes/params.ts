@@ -8,11 +8,15 @@ export const NETWORK_NAME = CHUTE_NAME;
 /** A station MAC address: six colon-separated pairs of hex digits, any case. */
 export const MAC_ADDRESS = /^[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}$/;
 
-/** The path parameters of the chute endpoints and what each must be. */
+/** A change id: a whole number, at most 15 digits (a safe integer). */
+export const CHANGE_ID = /^[0-9]{1,15}$/;
+
+/** The path parameters of the chute and change endpoints and what each must be. */
 const RULES = {
   chute: { pattern: CHUTE_NAME, message: 'must be a chute name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' },
   network: { pattern: NETWORK_NAME, message: 'must be a network name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' },
   mac: { pattern: MAC_ADDRESS, message: 'must be a MAC address such as 02:00:00:aa:bb:cc' },
+  id: { pattern: CHANGE_ID, message: 'must be a change id: a whole number such as 12' },
 } as const;
 
 export type ParamName = keyof typeof RULES;

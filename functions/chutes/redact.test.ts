@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretField, redactDocument } from './redact.ts';
+import { isSecretField, redactDocument, restoreRedacted } from './redact.ts';
 
 describe('redactDocument', () => {
   it('replaces the values of secret-looking fields at any depth and keeps everything else', () => {
@@ -48,5 +48,21 @@ describe('isSecretField', () => {
       expect(isSecretField(name), name).toBe(true);
     }
     for (const name of ['keyboard', 'hostInterface', 'ssid', 'leaseFile', 'monkey']) expect(isSecretField(name), name).toBe(false);
+  });
+});
+
+describe('restoreRedacted', () => {
+  const stored = { env: ['API_TOKEN=abc', 'TZ=UTC'], net: { wlan: { key: 'hunter22', ssid: 'old' } }, credentials: { user: 'u', pass: 'p' } };
+
+  it('puts the stored value back wherever a GET wrote a placeholder, and keeps everything else as edited', () => {
+    const edited = redactDocument(stored) as Record<string, any>;
+    edited.net.wlan.ssid = 'new';
+    expect(restoreRedacted(edited, stored)).toEqual({ document: { ...stored, net: { wlan: { key: 'hunter22', ssid: 'new' } } }, errors: [] });
+  });
+
+  it('reports a placeholder with nothing stored behind it, by path, and leaves a [redacted] that is no placeholder alone', () => {
+    const { errors, document } = restoreRedacted({ env: ['TZ=UTC', 'NEW_TOKEN=[redacted]'], net: { mesh: { key: '[redacted]' } }, ssid: '[redacted]' }, stored);
+    expect(errors.map((error) => error.path)).toEqual(['env[1]', 'net.mesh.key']);
+    expect(document.ssid).toBe('[redacted]');
   });
 });

@@ -1,3 +1,4 @@
+import { inputPath, type InputError } from '../core/problem.ts';
 import { isSecretName, REDACTED } from '../parsers/environ.ts';
 
 /**
@@ -38,4 +39,55 @@ function redact(value: unknown): unknown {
 function redactAssignment(text: string): string {
   const match = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(text);
   return match !== null && isSecretField(match[1]!) ? `${match[1]}=${REDACTED}` : text;
+}
+
+/**
+ * An edited document with every `[redacted]` placeholder that `redactDocument` put there replaced by
+ * the stored value at the same place: what lets a client GET a configuration, edit it and send it
+ * back without knowing its secrets. A placeholder counts as one only where GET writes one: as the
+ * value of a secret-looking field, or as `NAME=[redacted]` for a secret-looking `NAME` (kept when
+ * the stored string at that place is `NAME=…`). A placeholder with no stored value behind it is an
+ * error, never stored as a secret: `{ path, message }` with the path from the document's root.
+ *
+ * @example
+ * restoreRedacted({ net: { wlan: { key: '[redacted]', ssid: 'lab' } } }, { net: { wlan: { key: 'hunter22', ssid: 'old' } } })
+ * // { document: { net: { wlan: { key: 'hunter22', ssid: 'lab' } } }, errors: [] }
+ * restoreRedacted({ net: { mesh: { key: '[redacted]' } } }, {})
+ * // { document: …, errors: [{ path: 'net.mesh.key', message: 'is [redacted], the placeholder of a secret, but …' }] }
+ */
+export function restoreRedacted(
+  edited: Record<string, unknown>,
+  stored: Record<string, unknown>,
+): { document: Record<string, unknown>; errors: InputError[] } {
+  const errors: InputError[] = [];
+  const document = restore(edited, stored, [], errors) as Record<string, unknown>;
+  return { document, errors };
+}
+
+const NOTHING_STORED = `is ${REDACTED}, the placeholder of a secret, but the stored configuration has no secret here to keep: send the value itself`;
+
+function restore(edited: unknown, stored: unknown, at: (string | number)[], errors: InputError[]): unknown {
+  if (typeof edited === 'string') {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(edited);
+    if (match === null || match[2] !== REDACTED || !isSecretField(match[1]!)) return edited;
+    if (typeof stored === 'string' && stored.startsWith(`${match[1]}=`)) return stored;
+    errors.push({ path: inputPath('', at), message: NOTHING_STORED });
+    return edited;
+  }
+  if (Array.isArray(edited)) return edited.map((item, i) => restore(item, Array.isArray(stored) ? stored[i] : undefined, [...at, i], errors));
+  if (typeof edited !== 'object' || edited === null) return edited;
+  const storedFields = typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {};
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(edited)) {
+    if (field === REDACTED && isSecretField(name)) {
+      if (Object.hasOwn(storedFields, name)) out[name] = storedFields[name];
+      else {
+        errors.push({ path: inputPath('', [...at, name]), message: NOTHING_STORED });
+        out[name] = field;
+      }
+    } else {
+      out[name] = restore(field, storedFields[name], [...at, name], errors);
+    }
+  }
+  return out;
 }

@@ -1,12 +1,13 @@
 import * as z from 'zod/mini';
 import { CHUTE_NAME } from '../core/device.ts';
 import type { StationRecord as ParsedStation } from '../parsers/iw-station.ts';
-import { SsidUpdate } from './bodies.ts';
+import { ChuteStartBody, SsidUpdate } from './bodies.ts';
+import { ChuteConfig } from './config.ts';
 import { MAC_ADDRESS, NETWORK_NAME } from './params.ts';
 import type { ChuteRecord as BuiltChuteRecord } from './record.ts';
 import { CHUTE_STATES } from './state.ts';
 
-export { SsidUpdate } from './bodies.ts';
+export { ChuteStartBody, SsidUpdate } from './bodies.ts';
 
 /*
  * The requests and responses of the /api/v1/chutes endpoints (ParaDrop's shapes).
@@ -164,3 +165,16 @@ export type Client = z.infer<typeof Client>;
 /** GET …/clients. */
 export const ClientList = z.array(Client);
 export type ClientList = z.infer<typeof ClientList>;
+
+/** POST …/start and …/restart: `<chute>` in the path, optionally `{ environment }` for this start. */
+export const ChuteStartRequest = z.object({ params: z.object({ chute: ChuteParam }), body: ChuteStartBody });
+
+/** PUT /api/v1/chutes/<chute>/config: the new chute configuration, JSON or YAML (see checkChuteConfig). */
+export const ChuteConfigUpdateRequest = z.object({ params: z.object({ chute: ChuteParam }), body: ChuteConfig });
+
+/**
+ * The answer to a call that queues a change (start, stop, restart, delete, a configuration update):
+ * ParaDrop's shape. `GET /api/v1/changes/<change_id>` follows it.
+ */
+export const ChangeAccepted = z.strictObject({ change_id: z.int().check(z.nonnegative()) });
+export type ChangeAccepted = z.infer<typeof ChangeAccepted>;

@@ -52,6 +52,48 @@ export interface Device {
    * `HttpProblem` 503 (a tool or socket is missing) or 504 (it did not answer in time), naming which.
    */
   network(target: NetworkTarget): NetworkHost;
+  /**
+   * Queues a change to a chute. It runs in the background, after every earlier change to the same
+   * chute; this answers at once with its record (state `queued`).
+   */
+  submitChange(request: ChangeRequest): Promise<ChangeRecord>;
+  /** One change, or null when there is none with that id. */
+  change(id: number): Promise<ChangeRecord | null>;
+  /** Every change, oldest first. */
+  changes(): Promise<ChangeRecord[]>;
+}
+
+/**
+ * What a change does to a chute.
+ * - `start`: start its container, creating it from the stored record and configuration when there is
+ *   none; `environment` is added to the configured one for this start.
+ * - `stop`: stop its container.
+ * - `restart`: stop, then start (with `environment` as for start).
+ * - `delete`: stop and remove its container, then its stored documents.
+ * - `update-config`: store `config` (already validated) and recreate the container with it; when that
+ *   fails, the previous configuration is restored and its container runs again.
+ */
+export type ChangeRequest =
+  | { action: 'start' | 'restart'; chute: string; environment?: Record<string, string> }
+  | { action: 'stop' | 'delete'; chute: string }
+  | { action: 'update-config'; chute: string; config: Record<string, unknown> };
+
+export type ChangeAction = ChangeRequest['action'];
+
+/** queued → running → succeeded or failed. */
+export type ChangeState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+/** A change and what happened to it. Times are ISO 8601 strings. */
+export interface ChangeRecord {
+  /** Increases by one with every change, across runtime restarts. */
+  id: number;
+  action: ChangeAction;
+  chute: string;
+  state: ChangeState;
+  created: string;
+  updated: string;
+  /** What happened, oldest first: `{ time, text }`. */
+  messages: { time: string; text: string }[];
 }
 
 /**

@@ -101,3 +101,19 @@ export function toProblem(error: unknown): { problem: Problem; headers: Record<s
   if (isHttpProblem(error)) return { problem: error.toJSON(), headers: error.headers };
   return { problem: problem(500, 'the server failed to answer this request; see its log'), headers: {} };
 }
+
+/**
+ * A path in a request, written as in JavaScript: keys after dots, list positions in brackets.
+ *
+ * @example
+ * inputPath('body', ['net', 'wlan', 'dns', 0]) // 'body.net.wlan.dns[0]'
+ * inputPath('', ['net', 'wlan', 'ssid'])       // 'net.wlan.ssid'
+ */
+export function inputPath(at: string, path: readonly PropertyKey[]): string {
+  let out = at;
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}

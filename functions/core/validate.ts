@@ -1,6 +1,8 @@
 import type * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { HttpProblem, type InputError } from './problem.ts';
+import { HttpProblem, inputPath, type InputError } from './problem.ts';
+
+export { inputPath } from './problem.ts';
 
 /** English messages for checks that carry none of their own (zod/mini ships no locale by default). */
 const english = en().localeError;
@@ -28,24 +30,20 @@ export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, at 
     if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: inputPath(path, [key]), message: 'is not a known field' }));
     return [{ path, message: issue.message }];
   });
-  const first = errors[0]!;
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  const where = first.path === '' ? '' : `${first.path} `;
-  throw new HttpProblem(422, `${subject} is not valid: ${where}${first.message}${more}`, { errors });
+  throw invalidInput(subject, errors);
 }
 
 /**
- * A path in a request, written as in JavaScript: keys after dots, list positions in brackets.
+ * The 422 problem for a request value with these violations (at least one): its detail names
+ * `subject` and the first violation, and how many more there are.
  *
  * @example
- * inputPath('body', ['net', 'wlan', 'dns', 0]) // 'body.net.wlan.dns[0]'
- * inputPath('', ['net', 'wlan', 'ssid'])       // 'net.wlan.ssid'
+ * invalidInput('the chute configuration', [{ path: 'web.port', message: 'must be an integer from 1 to 65535' }])
+ * // HttpProblem 422 'the chute configuration is not valid: web.port must be an integer from 1 to 65535'
  */
-export function inputPath(at: string, path: readonly PropertyKey[]): string {
-  let out = at;
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
+export function invalidInput(subject: string, errors: readonly InputError[]): HttpProblem {
+  const first = errors[0]!;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  const where = first.path === '' ? '' : `${first.path} `;
+  return new HttpProblem(422, `${subject} is not valid: ${where}${first.message}${more}`, { errors: [...errors] });
 }

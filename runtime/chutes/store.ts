@@ -1,6 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
+import { writeFileAtomic } from '../state/atomic-write.ts';
 
 /** How a chute folder's documents are written: JSON in the runtime's state dir, YAML in a scenario. */
 export interface ChuteFormat {
@@ -57,6 +59,51 @@ export function chuteStore(dir: string, format: ChuteFormat): Pick<Device, 'chut
       const config = (await document(name, 'service', false)) ?? {};
       const cache = (await document(name, 'cache', false)) ?? {};
       return { name, record, config, cache } satisfies StoredChute;
+    },
+  };
+}
+
+/** The documents of a chute that the runtime writes: `chute.json` (the record) and `service.json` (the configuration). */
+export type ChuteDocument = 'chute' | 'service';
+
+/** Writes to the runtime's chutes (JSON, `<state-dir>/chutes`); see `chuteWriter`. */
+export interface ChuteWriter {
+  /** Replaces `<chute>/<document>.json` atomically (mode 0600). */
+  write(chute: string, document: ChuteDocument, value: Record<string, unknown>): Promise<void>;
+  /**
+   * Removes the chute's folder: first renamed away (to a hidden name no listing shows), then deleted,
+   * so the chute is gone at once even when the deletion is cut short.
+   */
+  remove(chute: string): Promise<void>;
+}
+
+/**
+ * Writes the chutes of the runtime's state dir (`<dir>/<chute>/…`, JSON), the counterpart of
+ * `chuteStore(dir, JSON_FORMAT)`. Chute names must be valid (`CHUTE_NAME`); others are refused.
+ *
+ * @example
+ * const chutes = chuteWriter('/var/lib/chutebox/chutes');
+ * await chutes.write('hello', 'service', { environment: { PORT: 80 } });
+ * await chutes.remove('hello');
+ */
+export function chuteWriter(dir: string): ChuteWriter {
+  function folder(chute: string): string {
+    if (!CHUTE_NAME.test(chute)) throw new Error(`${JSON.stringify(chute)} is not a chute name`);
+    return path.join(dir, chute);
+  }
+  return {
+    async write(chute, document, value) {
+      await writeFileAtomic(path.join(folder(chute), `${document}${JSON_FORMAT.extension}`), `${JSON.stringify(value, null, 2)}\n`, 0o600);
+    },
+    async remove(chute) {
+      const doomed = path.join(dir, `.${chute}.removed-${randomBytes(6).toString('hex')}`);
+      try {
+        await rename(folder(chute), doomed);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+      await rm(doomed, { recursive: true, force: true });
     },
   };
 }

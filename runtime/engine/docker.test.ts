@@ -114,3 +114,99 @@ describe('containerStats (dist/engine.mjs)', () => {
     expect(await engine.containerStats(path.join(dir, 'missing.sock'), RUNNING.Id)).toBeNull();
   });
 });
+
+describe('chuteEngine (dist/engine.mjs)', () => {
+  /** Containers of the fake engine by id: their labels and state. */
+  const CONTAINERS: Record<string, { Labels: Record<string, string>; State: string }> = {
+    aaa111: { Labels: { 'io.chutebox.chute': 'hello' }, State: 'running' },
+    ddd444: { Labels: { 'org.example.role': 'not-a-chute' }, State: 'running' },
+    eee555: { Labels: { 'io.chutebox.chute': 'other' }, State: 'running' },
+  };
+  let socket: string;
+  let requests: { method: string; url: string; body: string }[];
+
+  beforeAll(async () => {
+    requests = [];
+    ({ socket } = await fakeEngine('lifecycle.sock', (req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        requests.push({ method: req.method!, url: req.url!, body });
+        const url = new URL(req.url!, 'http://engine');
+        const [, , id, op] = url.pathname.split('/');
+        if (url.pathname === '/containers/create') {
+          if (JSON.parse(body).Image === 'missing:1') return json(res, 404, { message: 'No such image: missing:1' });
+          return json(res, 201, { Id: 'fff666', Warnings: [] });
+        }
+        const container = id === undefined ? undefined : CONTAINERS[id];
+        if (container === undefined) return json(res, 404, { message: `No such container: ${id}` });
+        if (req.method === 'GET' && op === 'json') return json(res, 200, { Id: id, Config: { Labels: container.Labels }, State: { Status: container.State } });
+        if (req.method === 'POST' && op === 'start') return res.writeHead(304).end();
+        if (req.method === 'POST' && (op === 'stop' || op === 'rename')) return res.writeHead(204).end();
+        json(res, 404, { message: 'no such thing' });
+      });
+    }));
+  });
+
+  it('answers null when the socket does not exist', async () => {
+    expect(await engine.chuteEngine(path.join(dir, 'missing.sock'))).toBeNull();
+  });
+
+  it('creates container chute-<name>, labelled with the chute, with its image, environment, ports, DNS and network mode', async () => {
+    const chutes = (await engine.chuteEngine(socket))!;
+    const id = await chutes.create('hello', {
+      image: 'hello:1',
+      env: { GREETING: 'hi', EMPTY: '' },
+      portBindings: { 80: 8080, '53/udp': '5353' },
+      dns: ['192.0.2.53'],
+      networkMode: 'none',
+    });
+    expect(id).toBe('fff666');
+    const create = requests.find((r) => r.url.startsWith('/containers/create'))!;
+    expect(new URL(create.url, 'http://engine').searchParams.get('name')).toBe('chute-hello');
+    // dockerode repeats the name in the body, where the engine ignores it.
+    const { name: _name, ...body } = JSON.parse(create.body) as Record<string, unknown>;
+    expect(body).toEqual({
+      Image: 'hello:1',
+      Env: ['GREETING=hi', 'EMPTY='],
+      Labels: { 'io.chutebox.chute': 'hello' },
+      ExposedPorts: { '80/tcp': {}, '53/udp': {} },
+      HostConfig: { NetworkMode: 'none', PortBindings: { '80/tcp': [{ HostPort: '8080' }], '53/udp': [{ HostPort: '5353' }] }, Dns: ['192.0.2.53'] },
+    });
+  });
+
+  it("fails with the engine's own message when the engine refuses", async () => {
+    const chutes = (await engine.chuteEngine(socket))!;
+    const spec = { image: 'missing:1', env: {}, portBindings: {}, dns: undefined, networkMode: 'none' };
+    await expect(chutes.create('hello', spec)).rejects.toThrow(/^No such image: missing:1$/);
+  });
+
+  it('stops, starts (already running is fine) and renames the container of the chute', async () => {
+    const chutes = (await engine.chuteEngine(socket))!;
+    requests.length = 0;
+    await chutes.stop('hello', 'aaa111');
+    await chutes.start('hello', 'aaa111');
+    await chutes.rename('hello', 'aaa111', 'previous-aaa111');
+    const posts = requests.filter((r) => r.method === 'POST').map((r) => new URL(r.url, 'http://engine'));
+    expect(posts.map((u) => u.pathname)).toEqual(['/containers/aaa111/stop', '/containers/aaa111/start', '/containers/aaa111/rename']);
+    expect(posts[2]!.searchParams.get('name')).toBe('chute-hello-previous-aaa111');
+  });
+
+  it("never stops, starts, renames or removes a container that is not labelled with the chute's name", async () => {
+    const chutes = (await engine.chuteEngine(socket))!;
+    requests.length = 0;
+    for (const id of ['ddd444', 'eee555']) {
+      await expect(chutes.stop('hello', id)).rejects.toThrow(/is not the container of chute hello/);
+      await expect(chutes.start('hello', id)).rejects.toThrow(/is not the container of chute hello/);
+      await expect(chutes.rename('hello', id, null)).rejects.toThrow(/is not the container of chute hello/);
+      await expect(chutes.remove('hello', id)).rejects.toThrow(/is not the container of chute hello/);
+    }
+    await expect(chutes.stop('hello', '../../info')).rejects.toThrow(/is not a container id/);
+    expect(requests.every((r) => r.method === 'GET')).toBe(true);
+  });
+
+  it('counts removing a container that is already gone as done', async () => {
+    const chutes = (await engine.chuteEngine(socket))!;
+    await expect(chutes.remove('hello', 'ccc333')).resolves.toBeUndefined();
+  });
+});

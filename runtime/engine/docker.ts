@@ -7,10 +7,19 @@ const LIST_DEADLINE_MS = 2000;
 /** A one-shot stats call samples the container twice, about a second apart. */
 const STATS_DEADLINE_MS = 5000;
 
+/** How long one lifecycle call (create, start, stop, remove, rename, inspect) may take. */
+const LIFECYCLE_DEADLINE_MS = 60_000;
+/** Seconds a chute container gets to stop before the engine kills it. */
+const STOP_GRACE_SECONDS = 10;
+
 /*
- * The two engine calls of the host Device, on the Docker Engine behind a UNIX socket. Bundled alone as
+ * The engine calls of the host Device, on the Docker Engine behind a UNIX socket: the two reads of the
+ * endpoints and the chute lifecycle (`chuteEngine`, driven by `chuteLifecycle`). Bundled alone as
  * `dist/engine.mjs` and loaded on first use, so the runtime stays small.
  */
+
+// The lifecycle is engine work and needs the configuration code (zod): it lives in this bundle too.
+export { chuteLifecycle } from '../chutes/lifecycle.ts';
 
 /**
  * `GET /containers/json?all=1` filtered to the containers labelled `io.chutebox.chute` (running or
@@ -54,6 +63,158 @@ export async function containerStats(socketPath: string, id: string): Promise<Re
     return stats as unknown as Record<string, unknown>;
   } catch {
     return null;
+  }
+}
+
+/** What a chute container is made from; `chuteEngine().create` adds its name and label. */
+export interface ChuteContainerSpec {
+  image: string;
+  /** Variables, later sources already merged over earlier ones. */
+  env: Record<string, string>;
+  /** Container port (`80`, `80/tcp`, `53/udp`) → host port, as `host_config.port_bindings` holds them. */
+  portBindings: Record<string, string | number>;
+  /** DNS servers (`host_config.dns`); undefined: the engine's default. */
+  dns: string[] | undefined;
+  /** `HostConfig.NetworkMode`: `bridge`, `none`, `host` or a network name. */
+  networkMode: string;
+}
+
+/** A chute's container as the lifecycle needs it. */
+export interface ChuteContainer {
+  Id: string;
+  /** The engine's state: `created`, `running`, `exited`, … */
+  State: string;
+}
+
+/**
+ * The chute lifecycle on one engine. Every call touches only containers labelled
+ * `io.chutebox.chute=<chute>`: one that takes an id inspects the container first and refuses (throws)
+ * when it is not that chute's. Engine failures are thrown as `EngineError`, with the engine's message.
+ */
+export interface ChuteEngine {
+  /** The chute's containers (labelled with its name), running or not, the most recently created first. */
+  containers(chute: string): Promise<ChuteContainer[]>;
+  /** Every chute container of the engine, as `listChuteContainers` answers them. */
+  listAll(): Promise<Record<string, unknown>[]>;
+  /** Creates (does not start) container `chute-<chute>` labelled with the chute; answers its id. */
+  create(chute: string, spec: ChuteContainerSpec): Promise<string>;
+  /** Starts the container; already running is fine. */
+  start(chute: string, id: string): Promise<void>;
+  /** Stops the container (SIGTERM, SIGKILL after 10 s); already stopped is fine. */
+  stop(chute: string, id: string): Promise<void>;
+  /** Removes the container (force: a running one is killed first); already gone is fine. */
+  remove(chute: string, id: string): Promise<void>;
+  /**
+   * Renames the container `chute-<chute>-<suffix>` (to set it aside while a successor is tried), or
+   * back to `chute-<chute>` when `suffix` is null.
+   */
+  rename(chute: string, id: string, suffix: string | null): Promise<void>;
+  /** The raw body of `GET /containers/<id>/json`. */
+  inspect(chute: string, id: string): Promise<Record<string, unknown>>;
+}
+
+/** The engine refused or failed a call; `message` is the engine's own (e.g. `No such image: x:1`). */
+export class EngineError extends Error {
+  override name = 'EngineError';
+}
+
+/** The container name of a chute: `chute-<chute>`. */
+export function chuteContainerName(chute: string): string {
+  return `chute-${chute}`;
+}
+
+/**
+ * The chute lifecycle on the engine at `socketPath`, or null when there is no socket there.
+ *
+ * @example
+ * const engine = await chuteEngine('/var/run/docker.sock');
+ * const id = await engine!.create('hello', { image: 'hello:1', env: { PORT: '80' }, portBindings: { 80: 8080 }, dns: undefined, networkMode: 'bridge' });
+ * await engine!.start('hello', id);
+ */
+export async function chuteEngine(socketPath: string): Promise<ChuteEngine | null> {
+  if (!(await isSocket(socketPath))) return null;
+  const docker = new Docker({ socketPath });
+  const signal = () => ({ abortSignal: AbortSignal.timeout(LIFECYCLE_DEADLINE_MS) });
+
+  /** The container `id` after checking that it carries the chute's label. */
+  async function own(chute: string, id: string): Promise<Docker.Container> {
+    if (!CONTAINER_REF.test(id)) throw new EngineError(`${JSON.stringify(id)} is not a container id`);
+    const container = docker.getContainer(id);
+    const info = await engineCall(() => container.inspect(signal()));
+    if (info.Config?.Labels?.[CHUTE_LABEL] !== chute) throw new EngineError(`container ${id} is not the container of chute ${chute}`);
+    return container;
+  }
+
+  return {
+    async containers(chute) {
+      const list = await engineCall(() => docker.listContainers({ all: true, filters: { label: [`${CHUTE_LABEL}=${chute}`] }, ...signal() }));
+      return list
+        .filter((c) => c.Labels?.[CHUTE_LABEL] === chute)
+        .sort((a, b) => b.Created - a.Created)
+        .map((c) => ({ Id: c.Id, State: c.State }));
+    },
+    async listAll() {
+      const list = await engineCall(() => docker.listContainers({ all: true, filters: { label: [CHUTE_LABEL] }, ...signal() }));
+      return list as unknown as Record<string, unknown>[];
+    },
+    async create(chute, spec) {
+      const ports = Object.entries(spec.portBindings).map(([port, host]) => [port.includes('/') ? port : `${port}/tcp`, String(host)] as const);
+      const container = await engineCall(() =>
+        docker.createContainer({
+          name: chuteContainerName(chute),
+          Image: spec.image,
+          Env: Object.entries(spec.env).map(([name, value]) => `${name}=${value}`),
+          Labels: { [CHUTE_LABEL]: chute },
+          ExposedPorts: Object.fromEntries(ports.map(([port]) => [port, {}])),
+          HostConfig: {
+            NetworkMode: spec.networkMode,
+            PortBindings: Object.fromEntries(ports.map(([port, host]) => [port, [{ HostPort: host }]])),
+            ...(spec.dns === undefined ? {} : { Dns: spec.dns }),
+          },
+          ...signal(),
+        }),
+      );
+      return container.id;
+    },
+    async start(chute, id) {
+      const container = await own(chute, id);
+      await engineCall(() => container.start(signal()), 304);
+    },
+    async stop(chute, id) {
+      const container = await own(chute, id);
+      await engineCall(() => container.stop({ t: STOP_GRACE_SECONDS, ...signal() }), 304);
+    },
+    async remove(chute, id) {
+      const container = await own(chute, id).catch((error: unknown) => {
+        if ((error as { statusCode?: number }).statusCode === 404) return null;
+        throw error;
+      });
+      if (container !== null) await engineCall(() => container.remove({ force: true, ...signal() }), 404);
+    },
+    async rename(chute, id, suffix) {
+      const container = await own(chute, id);
+      const name = suffix === null ? chuteContainerName(chute) : `${chuteContainerName(chute)}-${suffix}`;
+      await engineCall(() => container.rename({ name, ...signal() }));
+    },
+    async inspect(chute, id) {
+      const container = await own(chute, id);
+      return (await engineCall(() => container.inspect(signal()))) as unknown as Record<string, unknown>;
+    },
+  };
+}
+
+/**
+ * Runs one engine call; an answer with an `ignored` status (304 not modified, 404 gone) counts as done.
+ * Any other failure becomes an EngineError with the engine's message and its `statusCode`.
+ */
+async function engineCall<T>(call: () => Promise<T>, ignored?: number): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const failure = error as { statusCode?: number; json?: { message?: unknown }; message?: string };
+    if (ignored !== undefined && failure.statusCode === ignored) return undefined as T;
+    const message = typeof failure.json?.message === 'string' ? failure.json.message : (failure.message ?? String(error));
+    throw Object.assign(new EngineError(message), { statusCode: failure.statusCode });
   }
 }
 

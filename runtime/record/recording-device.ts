@@ -51,6 +51,7 @@ const HOSTAPD_READS = new Map<string, 'hostapdStatus' | 'hostapdConfig'>([
  * recorded (`stationDump`, `leases`, hostapd `STATUS` and `GET_CONFIG`); `stationGet`, `stationDel`
  * and other hostapd commands are passed through unrecorded (a scenario answers them from the dump and
  * the hostapd replies), and never answered from a snapshot, as they change or probe the live device.
+ * So are the change methods (`submitChange`, `change`, `changes`): a scenario has its own change log.
  *
  * @example
  * const { device, recording } = recordingDevice(createHostDevice());
@@ -98,6 +99,9 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     containerStats: (id) => once(`stats:${id}`, () => inner.containerStats(id), (stats) => recording.stats.set(id, copy(stats))),
     chuteNames: () => once('chutes', () => inner.chuteNames(), () => {}),
     chute: (name) => once(`chute:${name}`, () => inner.chute(name), (chute) => recording.chutes.set(name, copy(chute))),
+    submitChange: (request) => inner.submitChange(request),
+    change: (id) => inner.change(id),
+    changes: () => inner.changes(),
     network(target) {
       const host = inner.network(target);
       const id = JSON.stringify([target.chute, target.network]);

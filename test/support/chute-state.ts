@@ -23,3 +23,18 @@ export async function writeChute(stateDir: string, name: string, net: Record<str
   await write('service.json', { net });
   await write('cache.json', { networks });
 }
+
+/**
+ * Installs a chute that the runtime can run on a container engine: `chutes/<name>/chute.json` with the
+ * image to run (`image`) and `service.json` with its configuration (no cache).
+ *
+ * @example
+ * await installChute(stateDir, 'hello', 'chutebox-test:sleeper', { environment: { GREETING: 'hi' } });
+ */
+export async function installChute(stateDir: string, name: string, image: string, config: Record<string, unknown>, record: Record<string, unknown> = {}): Promise<void> {
+  const dir = path.join(stateDir, 'chutes', name);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const write = (file: string, value: unknown) => writeFile(path.join(dir, file), `${JSON.stringify(value, null, 2)}\n`);
+  await write('chute.json', { name, version: 1, state: 'stopped', image, environment: {}, resources: null, ...record });
+  await write('service.json', config);
+}

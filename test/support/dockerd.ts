@@ -24,12 +24,13 @@ export interface Dockerd {
   docker: Docker;
   /**
    * Imports a one-layer image holding only a static busybox and its `sh` and `sleep` applets, without
-   * a registry, and answers its reference.
+   * a registry, and answers its reference. `cmd` becomes the image's `CMD` (none by default).
    *
    * @example
    * await engine.importBusybox('chutebox-test', 'busybox') // 'chutebox-test:busybox'
+   * await engine.importBusybox('chutebox-test', 'sleeper', { cmd: ['sleep', '3600'] })
    */
-  importBusybox(repo: string, tag: string): Promise<string>;
+  importBusybox(repo: string, tag: string, options?: { cmd?: string[] }): Promise<string>;
   /** Removes every container of this engine, stops dockerd by its pid and removes `dir`. */
   stop(): Promise<void>;
 }
@@ -158,15 +159,16 @@ export async function startDockerd(): Promise<Dockerd> {
     socket,
     docker,
     stop,
-    async importBusybox(repo, tag) {
-      const rootfs = path.join(dir, 'rootfs');
+    async importBusybox(repo, tag, options = {}) {
+      const rootfs = await mkdtemp(path.join(dir, 'rootfs-'));
       await mkdir(path.join(rootfs, 'bin'), { recursive: true });
       await copyFile(findOnPath('busybox')!, path.join(rootfs, 'bin', 'busybox'));
       for (const applet of APPLETS) await symlink('busybox', path.join(rootfs, 'bin', applet));
-      const tarball = path.join(dir, 'rootfs.tar');
+      const tarball = `${rootfs}.tar`;
       const tar = spawnSync('tar', ['-C', rootfs, '-cf', tarball, '.'], { encoding: 'utf8' });
       if (tar.status !== 0) throw new Error(`tar of the busybox rootfs failed: ${tar.stderr || tar.error?.message}`);
-      const progress = await docker.importImage(tarball, { repo, tag });
+      const changes = options.cmd === undefined ? {} : { changes: `CMD ${JSON.stringify(options.cmd)}` };
+      const progress = await docker.importImage(tarball, { repo, tag, ...changes });
       await new Promise<void>((resolve, reject) => docker.modem.followProgress(progress, (error) => (error ? reject(error) : resolve())));
       return `${repo}:${tag}`;
     },

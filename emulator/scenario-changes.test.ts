@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { memoryDevice } from '../test/memory-device.ts';
+import type { ChangeRecord, Device } from '../functions/core/device.ts';
+import { chuteState } from '../functions/chutes/state.ts';
+import { emulatedChanges } from './scenario-changes.ts';
+
+const LABEL = 'io.chutebox.chute';
+
+/** A scenario with two chutes: `web`, whose recorded container runs, and `fresh`, without one. */
+function scenario(containers: Record<string, unknown>[] | null = [{ Id: 'aa01', Names: ['/web'], Labels: { [LABEL]: 'web' }, State: 'running', Status: 'Up 2 days', Created: 1 }]) {
+  return emulatedChanges(
+    memoryDevice({
+      chutes: { web: { record: { name: 'web', version: '1', state: 'running' }, config: { web: { port: 80 } } }, fresh: { record: { name: 'fresh', image: 'busybox:1' } } },
+      containers,
+      stats: { aa01: { read: 'recorded' } },
+    }),
+    { delayMs: 0 },
+  );
+}
+
+/** Waits for a change to finish; the test's own timeout is the deadline. */
+async function settled(device: Device, id: number): Promise<ChangeRecord> {
+  for (;;) {
+    const change = await device.change(id);
+    if (change?.state === 'succeeded' || change?.state === 'failed') return change;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+async function state(device: Device, chute: string): Promise<string> {
+  return chuteState(await device.containers(), chute, (await device.chute(chute))?.record.state);
+}
+
+describe('emulatedChanges', () => {
+  it('answers a queued record at once, and the change goes queued → running → succeeded with a message at each step', async () => {
+    const device = scenario();
+    const queued = await device.submitChange({ action: 'stop', chute: 'web' });
+    expect(queued).toMatchObject({ id: 1, action: 'stop', chute: 'web', state: 'queued', messages: [{ text: 'queued: stop chute web' }] });
+    const done = await settled(device, 1);
+    expect(done.state).toBe('succeeded');
+    expect(done.messages.map((m) => m.text)).toEqual(['queued: stop chute web', 'running: stop chute web', 'stopped its container', 'succeeded: stop chute web']);
+    expect(Date.parse(done.updated)).toBeGreaterThanOrEqual(Date.parse(done.created));
+    expect(await device.changes()).toEqual([done]);
+  });
+
+  it('stops and starts the container, which the chute state follows; a stopped container has no stats', async () => {
+    const device = scenario();
+    await settled(device, (await device.submitChange({ action: 'stop', chute: 'web' })).id);
+    expect(await state(device, 'web')).toBe('stopped');
+    expect(await device.containerStats('aa01')).toBeNull();
+    await settled(device, (await device.submitChange({ action: 'start', chute: 'web', environment: { MODE: 'x' } })).id);
+    expect(await state(device, 'web')).toBe('running');
+    expect(await device.containerStats('aa01')).toEqual({ read: 'recorded' });
+  });
+
+  it('gives a chute without a container one on start, labelled as the chute', async () => {
+    const device = scenario();
+    expect(await state(device, 'fresh')).toBe('missing');
+    const done = await settled(device, (await device.submitChange({ action: 'start', chute: 'fresh' })).id);
+    expect(done.messages.map((m) => m.text)).toContain('created container chute-fresh');
+    expect(await state(device, 'fresh')).toBe('running');
+    expect((await device.containers())!.find((c) => (c.Labels as Record<string, string>)[LABEL] === 'fresh')).toMatchObject({ Image: 'busybox:1', Names: ['/chute-fresh'] });
+  });
+
+  it('runs the changes to one chute in order: a start queued after a delete fails, the chute is gone', async () => {
+    const device = scenario();
+    const deleted = await device.submitChange({ action: 'delete', chute: 'web' });
+    const started = await device.submitChange({ action: 'start', chute: 'web' });
+    expect((await settled(device, deleted.id)).state).toBe('succeeded');
+    const failed = await settled(device, started.id);
+    expect(failed.state).toBe('failed');
+    expect(failed.messages.at(-1)!.text).toBe('failed: there is no chute named web (any more)');
+    expect(await device.chute('web')).toBeNull();
+    expect(await device.chuteNames()).toEqual(['fresh']);
+    expect(await device.containers()).toEqual([]);
+  });
+
+  it('replaces the configuration on update-config, and the container runs', async () => {
+    const device = scenario();
+    await settled(device, (await device.submitChange({ action: 'stop', chute: 'web' })).id);
+    await settled(device, (await device.submitChange({ action: 'update-config', chute: 'web', config: { web: { port: 8080 } } })).id);
+    expect((await device.chute('web'))!.config).toEqual({ web: { port: 8080 } });
+    expect(await state(device, 'web')).toBe('running');
+  });
+
+  it('without a container engine, records the last known state in the chute record', async () => {
+    const device = scenario(null);
+    await settled(device, (await device.submitChange({ action: 'stop', chute: 'web' })).id);
+    expect(await state(device, 'web')).toBe('stopped');
+    expect(await device.containers()).toBeNull();
+  });
+
+  it('numbers changes from 1 up, and answers null for an unknown id', async () => {
+    const device = scenario();
+    const ids = [];
+    for (const chute of ['web', 'fresh', 'web']) ids.push((await device.submitChange({ action: 'restart', chute })).id);
+    expect(ids).toEqual([1, 2, 3]);
+    expect(await device.change(4)).toBeNull();
+    for (const id of ids) expect((await settled(device, id)).state).toBe('succeeded');
+  });
+});

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import { CHUTE_LABEL, type ChangeRecord, type ChangeRequest, type ChangeState, type Device, type StoredChute } from '../functions/core/device.ts';
+
+/** How long each step of an emulated change takes by default: queued → running → finished. */
+export const DEFAULT_CHANGE_DELAY_MS = 200;
+
+/** The Device methods that changes add. */
+type ChangeMethods = 'submitChange' | 'change' | 'changes';
+
+/** What a change does to the emulator's state: its messages, in order. */
+type Effect = (chute: StoredChute) => string[];
+
+/**
+ * The emulator's change log and runner over a scenario's Device: changes go through the states a
+ * device's do (queued → running → succeeded or failed), each step after `delayMs`, with timestamped
+ * messages; changes to one chute run one after another, changes to different chutes at the same
+ * time. What they do lasts until the emulator stops, in memory (the scenario's files are never
+ * written):
+ * - `start`: the chute's container runs (`State` `running`, `Status` `Up …`); a chute without a
+ *   container in the recordings gets one, labelled as a chute, named `chute-<name>`;
+ * - `stop`: its container exits with code 0 (the chute reads `stopped`);
+ * - `restart`: stop, then start;
+ * - `delete`: its containers and the chute are gone (the chute reads 404);
+ * - `update-config`: the configuration is replaced and the container runs again, as recreated.
+ * Each also sets the chute record's `state` (the last known state, what a scenario without an engine
+ * answers). A change to a chute deleted meanwhile fails. A stopped container has no stats.
+ *
+ * @param base the scenario's Device, without change methods.
+ * @example
+ * const device = emulatedChanges(scenarioDevice, { delayMs: 0 });
+ * const { id } = await device.submitChange({ action: 'stop', chute: 'hotspot' });
+ * (await device.change(id))?.state // 'queued', then 'running', then 'succeeded'
+ */
+export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { delayMs: number }): Device {
+  const log: ChangeRecord[] = [];
+  /** Chutes a change has touched: their current documents, or null once deleted. */
+  const touched = new Map<string, StoredChute | null>();
+  /** The last change of each chute, which the next one waits for. */
+  const queues = new Map<string, Promise<void>>();
+  let engine: Promise<Record<string, unknown>[] | null> | undefined;
+  const containers = () => (engine ??= base.containers());
+  const time = () => new Date(base.now()).toISOString();
+
+  async function current(name: string): Promise<StoredChute | null> {
+    if (touched.has(name)) return structuredClone(touched.get(name)!);
+    return base.chute(name);
+  }
+
+  function say(record: ChangeRecord, text: string, state?: ChangeState): void {
+    const now = time();
+    record.messages.push({ time: now, text });
+    record.updated = now;
+    if (state !== undefined) record.state = state;
+  }
+
+  async function run(record: ChangeRecord, request: ChangeRequest): Promise<void> {
+    await sleep(options.delayMs);
+    say(record, `running: ${describe(request)}`, 'running');
+    await sleep(options.delayMs);
+    try {
+      const chute = await current(request.chute);
+      if (chute === null) throw new Error(`there is no chute named ${request.chute} (any more)`);
+      const list = await containers();
+      for (const text of effect(request, list, base.now())(chute)) say(record, text);
+      touched.set(request.chute, request.action === 'delete' ? null : chute);
+      say(record, `succeeded: ${describe(request)}`, 'succeeded');
+    } catch (error) {
+      say(record, `failed: ${(error as Error).message}`, 'failed');
+    }
+  }
+
+  return {
+    ...base,
+    async containers() {
+      const list = await containers();
+      return list === null ? null : structuredClone(list);
+    },
+    async containerStats(id) {
+      const container = (await containers())?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
+      return container?.State === 'running' ? base.containerStats(id) : null;
+    },
+    async chuteNames() {
+      return (await base.chuteNames()).filter((name) => touched.get(name) !== null);
+    },
+    chute: current,
+    async submitChange(request) {
+      const created = time();
+      const record: ChangeRecord = {
+        id: log.length + 1,
+        action: request.action,
+        chute: request.chute,
+        state: 'queued',
+        created,
+        updated: created,
+        messages: [{ time: created, text: `queued: ${describe(request)}` }],
+      };
+      log.push(record);
+      const previous = queues.get(request.chute) ?? Promise.resolve();
+      queues.set(request.chute, previous.then(() => run(record, structuredClone(request))));
+      return structuredClone(record);
+    },
+    async change(id) {
+      const record = log.find((entry) => entry.id === id);
+      return record === undefined ? null : structuredClone(record);
+    },
+    async changes() {
+      return structuredClone(log);
+    },
+  };
+}
+
+/** `start chute hello-world`, `update the configuration of chute hotspot`. */
+function describe(request: ChangeRequest): string {
+  if (request.action === 'update-config') return `update the configuration of chute ${request.chute}`;
+  return `${request.action} chute ${request.chute}`;
+}
+
+/**
+ * What a change does to the engine view (`containers`, changed in place; null: the scenario has no
+ * engine) and to the chute's documents (changed in place), as messages.
+ */
+function effect(request: ChangeRequest, containers: Record<string, unknown>[] | null, now: number): Effect {
+  const owned = (chute: StoredChute) => (containers ?? []).filter((entry) => (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === chute.name);
+
+  const start = (chute: StoredChute, environment?: Record<string, string>): string[] => {
+    chute.record.state = 'running';
+    const extra = environment && Object.keys(environment).length > 0 ? ` with the extra environment variables ${Object.keys(environment).join(', ')}` : '';
+    if (containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as running${extra}`];
+    const container = owned(chute).at(-1);
+    if (container === undefined) {
+      const created = newContainer(chute, now);
+      containers.push(created);
+      return [`created container ${String((created.Names as string[])[0]).slice(1)}`, `started it${extra}`];
+    }
+    if (container.State === 'running') return [`its container is already running`];
+    Object.assign(container, { State: 'running', Status: 'Up Less than a second' });
+    return [`started its container${extra}`];
+  };
+
+  const stop = (chute: StoredChute): string[] => {
+    chute.record.state = 'stopped';
+    if (containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as stopped`];
+    const running = owned(chute).filter((entry) => entry.State === 'running' || entry.State === 'restarting' || entry.State === 'paused');
+    if (owned(chute).length === 0) return ['it has no container: nothing to stop'];
+    if (running.length === 0) return ['its container is already stopped'];
+    for (const container of running) Object.assign(container, { State: 'exited', Status: 'Exited (0) Less than a second ago' });
+    return ['stopped its container'];
+  };
+
+  switch (request.action) {
+    case 'start':
+      return (chute) => start(chute, request.environment);
+    case 'stop':
+      return stop;
+    case 'restart':
+      return (chute) => [...stop(chute), ...start(chute, request.environment)];
+    case 'delete':
+      return (chute) => {
+        const messages = stop(chute);
+        const gone = new Set(owned(chute));
+        if (containers !== null && gone.size > 0) {
+          containers.splice(0, containers.length, ...containers.filter((entry) => !gone.has(entry)));
+          messages.push('removed its container');
+        }
+        return [...messages, 'removed its stored documents'];
+      };
+    case 'update-config':
+      return (chute) => {
+        chute.config = structuredClone(request.config);
+        return ['stored the new configuration', ...stop(chute), ...start(chute)];
+      };
+  }
+}
+
+/** A container for a chute that has none in the recordings, as a device would create it. */
+function newContainer(chute: StoredChute, now: number): Record<string, unknown> {
+  const { image, version } = chute.record;
+  return {
+    Id: randomBytes(32).toString('hex'),
+    Names: [`/chute-${chute.name}`],
+    Image: typeof image === 'string' ? image : `chutebox/${chute.name}:${typeof version === 'string' || typeof version === 'number' ? version : 'latest'}`,
+    Created: Math.floor(now / 1000),
+    Labels: { [CHUTE_LABEL]: chute.name },
+    State: 'running',
+    Status: 'Up Less than a second',
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,24 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { HttpProblem } from '../core/problem.ts';
+import { pathParams } from '../chutes/params.ts';
+import { ChangeRecord, ChangeRequest } from './schemas.ts';
+
+export const route = defineRoute({ name: 'changes-change', method: 'GET', path: '/api/v1/changes/:id', summary: 'One change to a chute, to follow it' });
+export const request = ChangeRequest;
+export const response = ChangeRecord;
+
+/**
+ * One change by its id (the `change_id` a chute call answered): poll it until its state is
+ * `succeeded` or `failed`. ParaDrop has no such endpoint; its change list has the same records.
+ *
+ * @throws HttpProblem 400 naming params.id when the id is not a whole number, 404 when no change has it.
+ * @example
+ * await handle({ …, params: { id: '3' } }, device) // { id: 3, action: 'start', chute: 'hello', state: 'running', … }
+ */
+export const handle: Handler<ChangeRecord> = async (input, device) => {
+  const { id } = pathParams(input, ['id']);
+  const change = await device.change(Number(id));
+  if (change === null) throw new HttpProblem(404, `there is no change with id ${id}`);
+  return change;
+};

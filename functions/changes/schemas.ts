@@ -1,0 +1,40 @@
+import * as z from 'zod/mini';
+import type { ChangeAction, ChangeRecord as DeviceChangeRecord, ChangeState } from '../core/device.ts';
+import { CHANGE_ID } from '../chutes/params.ts';
+import { CHUTE_NAME } from '../core/device.ts';
+
+/*
+ * The requests and responses of the /api/v1/changes endpoints: what happened to each change queued
+ * by a chute call (start, stop, restart, delete, PUT config). Records are strict.
+ */
+
+/** What a change does (see `ChangeRequest` in functions/core/device.ts). */
+export const CHANGE_ACTIONS = ['start', 'stop', 'restart', 'delete', 'update-config'] as const satisfies readonly ChangeAction[];
+
+/** queued → running → succeeded or failed. */
+export const CHANGE_STATES = ['queued', 'running', 'succeeded', 'failed'] as const satisfies readonly ChangeState[];
+
+/** An ISO 8601 time, as the device writes it: `2026-11-21T12:00:00.000Z`. */
+const Time = z.iso.datetime();
+
+/** A change and what happened to it, messages oldest first. */
+export const ChangeRecord = z.strictObject({
+  id: z.int().check(z.nonnegative()),
+  action: z.enum(CHANGE_ACTIONS),
+  chute: z.string().check(z.regex(CHUTE_NAME)),
+  state: z.enum(CHANGE_STATES),
+  created: Time,
+  updated: Time,
+  messages: z.array(z.strictObject({ time: Time, text: z.string() })),
+});
+export type ChangeRecord = DeviceChangeRecord;
+
+/** GET /api/v1/changes/: every change, oldest first. */
+export const ChangeList = z.array(ChangeRecord);
+export type ChangeList = ChangeRecord[];
+
+/** GET /api/v1/changes/: no path parameter, no body. */
+export const ChangeListRequest = z.object({ params: z.object({}), body: z.undefined() });
+
+/** GET /api/v1/changes/<id>: a whole number in the path, no body. */
+export const ChangeRequest = z.object({ params: z.object({ id: z.string().check(z.regex(CHANGE_ID)) }), body: z.undefined() });

@@ -1,0 +1,122 @@
+import { describe, expect, it, vi } from 'vitest';
+import { memoryDevice } from '../../test/memory-device.ts';
+import { invoke, type FunctionOutput } from '../core/invoke.ts';
+import * as configUpdate from './config-update.ts';
+
+/** The stored configuration of chute `hello`: a Wi-Fi access point with a passphrase, a RADIUS secret. */
+const STORED = {
+  environment: { GREETING: 'Hello', API_TOKEN: 'tok-123' },
+  web: { port: 8000 },
+  net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'hello', key: 'hunter2hunter2', options: { acct_server: '10.0.0.2', acct_secret: 's3cret' } } },
+};
+
+const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello' }, config: structuredClone(STORED) } } });
+
+/** PUT …/config as a transport hands it over: the raw text and its content type. */
+async function put(target: ReturnType<typeof device>, contentType: string, text: string, chute = 'hello'): Promise<FunctionOutput & { json: any }> {
+  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const out = await invoke(configUpdate.handle, { params: { chute }, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
+  return { ...out, json: JSON.parse(out.body) };
+}
+
+/** A service.yaml as a chute developer writes it: YAML 1.1 booleans, the seed's `lease`, an unknown field. */
+const SERVICE_YAML = `# hello: a web page on its own access point
+environment:
+  GREETING: Hi
+  DEBUG: yes
+web:
+  port: 8080
+net:
+  wlan:
+    type: wifi
+    intfName: wlan0
+    ssid: hello-lab
+    key: another-passphrase
+    dhcp: { start: 100, limit: 50, lease: 2h }
+x_vendor: kept
+`;
+
+describe('PUT /api/v1/chutes/:chute/config', () => {
+  it('responds with 200 and the change_id of an update-config change carrying the YAML configuration as written', async () => {
+    const target = device();
+    const out = await put(target, 'application/yaml', SERVICE_YAML);
+    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(configUpdate.response.safeParse(out.json).success).toBe(true);
+    expect(target.submitted).toEqual([
+      {
+        action: 'update-config',
+        chute: 'hello',
+        config: {
+          environment: { GREETING: 'Hi', DEBUG: true },
+          web: { port: 8080 },
+          net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'hello-lab', key: 'another-passphrase', dhcp: { start: 100, limit: 50, lease: '2h' } } },
+          x_vendor: 'kept',
+        },
+      },
+    ]);
+  });
+
+  it('takes JSON and the other YAML media types alike', async () => {
+    const target = device();
+    const config = { web: { port: 9000 } };
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'application/x-yaml', 'text/yaml']) {
+      const text = type.startsWith('application/json') ? JSON.stringify(config) : 'web:\n  port: 9000\n';
+      expect((await put(target, type, text)).status, type).toBe(200);
+    }
+    expect(target.submitted.map((request) => request.action === 'update-config' && request.config)).toEqual([config, config, config, config]);
+  });
+
+  it('keeps the stored secrets where the body has the [redacted] placeholders a GET answers', async () => {
+    const target = device();
+    const edited = structuredClone(STORED) as any;
+    edited.environment.API_TOKEN = '[redacted]';
+    edited.net.wlan.key = '[redacted]';
+    edited.net.wlan.options.acct_secret = '[redacted]';
+    edited.net.wlan.ssid = 'renamed';
+    expect((await put(target, 'application/json', JSON.stringify(edited))).status).toBe(200);
+    expect(target.submitted).toEqual([{ action: 'update-config', chute: 'hello', config: { ...STORED, net: { wlan: { ...STORED.net.wlan, ssid: 'renamed' } } } }]);
+  });
+
+  it('responds with 422 listing every violation with its path, a placeholder with no stored secret among them, and submits nothing', async () => {
+    const target = device();
+    const body = {
+      web: { port: 70000 },
+      environment: { API_TOKEN: '[redacted]', NEW_SECRET: '[redacted]' },
+      net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short' }, mesh: { type: 'wifi', intfName: 'wlan1', key: '[redacted]' } },
+    };
+    const out = await put(target, 'application/json', JSON.stringify(body));
+    expect(out.status).toBe(422);
+    expect(out.headers['content-type']).toBe('application/problem+json');
+    const paths = (out.json.errors as { path: string }[]).map((error) => error.path).sort();
+    expect(paths).toEqual(['environment.NEW_SECRET', 'net.mesh.key', 'net.wlan.key', 'net.wlan.ssid', 'web.port']);
+    expect(out.json.errors).toContainEqual({ path: 'net.mesh.key', message: expect.stringContaining('[redacted], the placeholder of a secret') });
+    expect(out.json.detail).toMatch(/^the chute configuration is not valid: .* \(and 4 more\)$/);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 in YAML too, with the same paths', async () => {
+    const target = device();
+    const out = await put(target, 'text/yaml', 'web:\n  port: 0\nnet:\n  wlan:\n    type: wifi\n    intfName: Wlan0\n');
+    expect(out.status).toBe(422);
+    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['net.wlan.intfName', 'web.port']);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 400, 415 or 422 for a body that is not a configuration document, and submits nothing', async () => {
+    const target = device();
+    expect((await put(target, 'application/json', '{"web": ')).status).toBe(400);
+    expect((await put(target, 'application/yaml', 'web: [1\n')).status).toBe(400);
+    expect((await put(target, 'text/plain', 'web: {}')).status).toBe(415);
+    expect((await put(target, 'application/json', '')).status).toBe(422);
+    expect((await put(target, 'application/json', '[1, 2]')).status).toBe(422);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 404 for a chute that is not installed and 400 naming params.chute for a bad name, before reading the body', async () => {
+    const target = device();
+    expect((await put(target, 'text/plain', 'x', 'nosuch')).status).toBe(404);
+    const bad = await put(target, 'application/json', '{}', '../hello');
+    expect(bad).toMatchObject({ status: 400, json: { errors: [{ path: 'params.chute' }] } });
+    expect(target.submitted).toEqual([]);
+  });
+});

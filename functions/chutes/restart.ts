@@ -1,0 +1,18 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { ChangeAccepted, ChuteStartRequest } from './schemas.ts';
+import { startChange } from './start-change.ts';
+
+export const route = defineRoute({ name: 'chutes-restart', method: 'POST', path: '/api/v1/chutes/:chute/restart', summary: "Restart a chute's container (a change)" });
+export const request = ChuteStartRequest;
+export const response = ChangeAccepted;
+
+/**
+ * Queues a `restart` change: the chute's container stops, then starts; `environment` in the body is
+ * added to the configured variables for this start.
+ *
+ * @throws HttpProblem 400 for a bad chute name, 404 for a chute that is not installed, 422 for a bad body.
+ * @example
+ * await handle({ …, params: { chute: 'hello' }, body: undefined }, device) // { change_id: 4 }
+ */
+export const handle: Handler<ChangeAccepted> = (input, device) => startChange(input, device, 'restart');

@@ -1,0 +1,61 @@
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ChangeRecord } from '../../functions/core/device.ts';
+import { writeFileAtomic } from '../state/atomic-write.ts';
+
+/** A change record file: `<id>.json`. */
+const RECORD_FILE = /^([1-9][0-9]*)\.json$/;
+
+/** The change log on disk: every record, and where the next one goes. */
+export interface ChangeLog {
+  /** Every record on disk, by id. */
+  records: Map<number, ChangeRecord>;
+  /** 1 + the largest id on disk (1 when there is none). */
+  nextId: number;
+  /** Writes a record atomically as `<dir>/<id>.json`. */
+  save(record: ChangeRecord): Promise<void>;
+}
+
+/**
+ * Opens the change log in `dir` (created 0700): reads every `<id>.json`, and marks a record found
+ * `queued` or `running` as `failed`, since the runtime that ran it has stopped. A file that cannot be
+ * read as a change record is skipped (logged), but its id still counts, so no id is ever reused.
+ *
+ * @example
+ * const log = await openChangeLog('/var/lib/chutebox/changes', Date.now);
+ * log.nextId // 8 after changes 1 to 7
+ */
+export async function openChangeLog(dir: string, now: () => number): Promise<ChangeLog> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const save = (record: ChangeRecord) => writeFileAtomic(path.join(dir, `${record.id}.json`), `${JSON.stringify(record)}\n`, 0o600);
+  const records = new Map<number, ChangeRecord>();
+  let largest = 0;
+  for (const name of await readdir(dir)) {
+    const match = RECORD_FILE.exec(name);
+    if (match === null) continue;
+    const id = Number(match[1]);
+    largest = Math.max(largest, id);
+    const record = await readRecord(path.join(dir, name), id);
+    if (record === null) continue;
+    if (record.state === 'queued' || record.state === 'running') {
+      const time = new Date(now()).toISOString();
+      record.messages.push({ time, text: `failed: the runtime stopped while the change was ${record.state}` });
+      record.state = 'failed';
+      record.updated = time;
+      await save(record);
+    }
+    records.set(id, record);
+  }
+  return { records, nextId: largest + 1, save };
+}
+
+async function readRecord(file: string, id: number): Promise<ChangeRecord | null> {
+  try {
+    const record = JSON.parse(await readFile(file, 'utf8')) as ChangeRecord;
+    if (record?.id !== id || !Array.isArray(record.messages)) throw new Error('not a change record');
+    return record;
+  } catch (error) {
+    console.error(`skipping change record ${file}: ${(error as Error).message}`);
+    return null;
+  }
+}

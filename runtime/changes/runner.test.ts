@@ -1,0 +1,166 @@
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ChangeRecord, ChangeRequest } from '../../functions/core/device.ts';
+import { useTempDir } from '../../test/temp-dir.ts';
+import { changeRunner, type PerformChange } from './runner.ts';
+
+const temp = useTempDir('chutebox-changes-');
+
+/** A perform that waits until the test releases each change, and logs what ran when. */
+function gatedPerform() {
+  const events: string[] = [];
+  const gates = new Map<string, () => void>();
+  const perform: PerformChange = async (request, note) => {
+    const key = `${request.action} ${request.chute}`;
+    events.push(`begin ${key}`);
+    await new Promise<void>((resolve) => gates.set(key, resolve));
+    await note(`did ${key}`);
+    events.push(`end ${key}`);
+  };
+  const until = async (done: () => boolean) => {
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+  /** Releases a change once it has begun, and waits until its work has ended. */
+  async function release(key: string): Promise<void> {
+    await until(() => gates.has(key));
+    gates.get(key)!();
+    gates.delete(key);
+    await until(() => events.includes(`end ${key}`));
+  }
+  return { perform, events, release };
+}
+
+const stop = (chute: string): ChangeRequest => ({ action: 'stop', chute });
+
+describe('the runtime change log', () => {
+  it('answers a queued record at once, then runs it to succeeded with timestamped messages, each transition on disk', async () => {
+    const dir = await temp.folder('simple');
+    let clock = Date.parse('2026-01-02T03:04:05Z');
+    const runner = changeRunner({ dir, perform: async (_request, note) => note('stopped container abc'), now: () => (clock += 1000) });
+
+    const queued = await runner.submitChange(stop('hello'));
+    expect(queued).toMatchObject({ id: 1, action: 'stop', chute: 'hello', state: 'queued', messages: [{ text: 'queued' }] });
+    await runner.idle();
+
+    const done = await runner.change(1);
+    expect(done).toEqual({
+      id: 1,
+      action: 'stop',
+      chute: 'hello',
+      state: 'succeeded',
+      created: '2026-01-02T03:04:06.000Z',
+      updated: '2026-01-02T03:04:09.000Z',
+      messages: [
+        { time: '2026-01-02T03:04:06.000Z', text: 'queued' },
+        { time: '2026-01-02T03:04:07.000Z', text: 'running' },
+        { time: '2026-01-02T03:04:08.000Z', text: 'stopped container abc' },
+        { time: '2026-01-02T03:04:09.000Z', text: 'succeeded' },
+      ],
+    });
+    expect(JSON.parse(await readFile(path.join(dir, '1.json'), 'utf8'))).toEqual(done);
+    expect(await readdir(dir)).toEqual(['1.json']);
+    expect(await runner.change(2)).toBeNull();
+  });
+
+  it('fails a change whose work throws, with the reason as its last message', async () => {
+    const dir = await temp.folder('failing');
+    const runner = changeRunner({
+      dir,
+      perform: async () => {
+        throw new Error('No such image: hello:1');
+      },
+    });
+    await runner.submitChange({ action: 'start', chute: 'hello' });
+    await runner.idle();
+    const change = (await runner.change(1))!;
+    expect(change.state).toBe('failed');
+    expect(change.messages.map((m) => m.text)).toEqual(['queued', 'running', 'failed: No such image: hello:1']);
+  });
+
+  it('runs the changes to one chute one after the other, and changes to other chutes meanwhile', async () => {
+    const dir = await temp.folder('queues');
+    const { perform, events, release } = gatedPerform();
+    const runner = changeRunner({ dir, perform });
+    await runner.submitChange({ action: 'start', chute: 'a' });
+    await runner.submitChange(stop('a'));
+    await runner.submitChange(stop('b'));
+
+    await release('stop b');
+    await release('start a');
+    await release('stop a');
+    await runner.idle();
+
+    // b ran to its end while a's first change was held (release waits for each change to begin, so b
+    // could not have waited for a); a's second change began only after its first ended.
+    const at = (event: string) => events.indexOf(event);
+    expect(events).toHaveLength(6);
+    expect(at('begin start a')).toBeLessThan(at('end stop b'));
+    expect(at('begin stop a')).toBeGreaterThan(at('end start a'));
+    expect((await runner.changes()).map((c) => [c.id, c.state])).toEqual([
+      [1, 'succeeded'],
+      [2, 'succeeded'],
+      [3, 'succeeded'],
+    ]);
+  });
+
+  it('shows a waiting change as queued and a begun one as running', async () => {
+    const dir = await temp.folder('states');
+    const { perform, release } = gatedPerform();
+    const runner = changeRunner({ dir, perform });
+    await runner.submitChange({ action: 'start', chute: 'a' });
+    await runner.submitChange(stop('a'));
+    while ((await runner.change(1))!.state !== 'running') await new Promise((resolve) => setTimeout(resolve, 1));
+    expect((await runner.change(2))!.state).toBe('queued');
+    await release('start a');
+    await release('stop a');
+    await runner.idle();
+  });
+
+  it('after a restart keeps every record, numbers on from the largest id, and fails what was left queued or running', async () => {
+    const dir = await temp.folder('restart');
+    const record = (id: number, state: ChangeRecord['state']): ChangeRecord => ({
+      id,
+      action: 'stop',
+      chute: 'hello',
+      state,
+      created: '2026-01-01T00:00:00.000Z',
+      updated: '2026-01-01T00:00:00.000Z',
+      messages: [{ time: '2026-01-01T00:00:00.000Z', text: 'queued' }],
+    });
+    await writeFile(path.join(dir, '3.json'), JSON.stringify(record(3, 'succeeded')));
+    await writeFile(path.join(dir, '7.json'), JSON.stringify(record(7, 'running')));
+    await writeFile(path.join(dir, '8.json'), JSON.stringify(record(8, 'queued')));
+    await writeFile(path.join(dir, '9.json'), 'not json');
+    await writeFile(path.join(dir, 'notes.txt'), 'ignored');
+
+    const now = () => Date.parse('2026-02-01T00:00:00Z');
+    const runner = changeRunner({ dir, perform: async () => {}, now });
+    expect((await runner.changes()).map((c) => [c.id, c.state])).toEqual([
+      [3, 'succeeded'],
+      [7, 'failed'],
+      [8, 'failed'],
+    ]);
+    expect((await runner.change(7))!.messages.at(-1)).toEqual({ time: '2026-02-01T00:00:00.000Z', text: 'failed: the runtime stopped while the change was running' });
+    expect(JSON.parse(await readFile(path.join(dir, '8.json'), 'utf8')).state).toBe('failed');
+
+    expect((await runner.submitChange(stop('hello'))).id).toBe(10);
+    await runner.idle();
+    const again = changeRunner({ dir, perform: async () => {} });
+    expect((await again.changes()).map((c) => c.id)).toEqual([3, 7, 8, 10]);
+    expect((await again.submitChange(stop('hello'))).id).toBe(11);
+    await again.idle();
+  });
+
+  it('hands out copies: changing an answer changes nothing stored', async () => {
+    const dir = await temp.folder('copies');
+    const runner = changeRunner({ dir, perform: async () => {} });
+    const queued = await runner.submitChange(stop('hello'));
+    queued.messages.push({ time: 'x', text: 'tampered' });
+    await runner.idle();
+    const [listed] = await runner.changes();
+    listed!.state = 'failed';
+    expect((await runner.change(1))!.state).toBe('succeeded');
+    expect((await runner.change(1))!.messages.map((m) => m.text)).not.toContain('tampered');
+  });
+});

@@ -1,0 +1,105 @@
+import type { ChangeRecord, ChangeRequest, Device } from '../../functions/core/device.ts';
+import { openChangeLog, type ChangeLog } from './log.ts';
+
+/** Adds a timestamped message to the running change's record (and writes it). */
+export type Note = (text: string) => Promise<void>;
+
+/** Does what a change asks; throws to fail it (the error's message goes into the record). */
+export type PerformChange = (request: ChangeRequest, note: Note) => Promise<void>;
+
+export interface ChangeRunnerOptions {
+  /** Where the records are kept: `<state-dir>/changes`. */
+  dir: string;
+  perform: PerformChange;
+  /** The clock, in ms since the epoch; default `Date.now`. */
+  now?: () => number;
+}
+
+/** The Device's change methods, and `idle()` for whoever must wait until every change is final. */
+export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> & {
+  /** Resolves once every change submitted so far is final. */
+  idle(): Promise<void>;
+};
+
+/**
+ * The runtime's changes: each record persisted as `<dir>/<id>.json` on every transition and message,
+ * ids 1 + the largest on disk, changes to one chute run one after the other, changes to different
+ * chutes concurrently. The log is opened on first use; a change left `queued` or `running` by an
+ * earlier runtime is then marked `failed`.
+ *
+ * Messages: `queued`, `running`, what `perform` notes, then `succeeded` or `failed: <reason>`.
+ *
+ * @example
+ * const runner = changeRunner({ dir: '/var/lib/chutebox/changes', perform: chuteLifecycle(…) });
+ * const { id } = await runner.submitChange({ action: 'stop', chute: 'hello' }); // state 'queued'
+ */
+export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
+  const now = options.now ?? Date.now;
+  let opening: Promise<ChangeLog> | undefined;
+  const log = () => (opening ??= openChangeLog(options.dir, now));
+  /** The tail of each chute's queue. */
+  const queues = new Map<string, Promise<void>>();
+  const running = new Set<Promise<void>>();
+
+  async function note(log: ChangeLog, record: ChangeRecord, text: string, state = record.state): Promise<void> {
+    const time = new Date(now()).toISOString();
+    record.messages.push({ time, text });
+    record.state = state;
+    record.updated = time;
+    await log.save(record);
+  }
+
+  async function run(log: ChangeLog, record: ChangeRecord, request: ChangeRequest): Promise<void> {
+    try {
+      await note(log, record, 'running', 'running');
+      await options.perform(request, (text) => note(log, record, text));
+      await note(log, record, 'succeeded', 'succeeded');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      await note(log, record, `failed: ${reason}`, 'failed').catch((failure: unknown) => console.error(`change ${record.id}:`, failure));
+    }
+  }
+
+  return {
+    async submitChange(request) {
+      const changes = await log();
+      const time = new Date(now()).toISOString();
+      const record: ChangeRecord = {
+        id: changes.nextId++,
+        action: request.action,
+        chute: request.chute,
+        state: 'queued',
+        created: time,
+        updated: time,
+        messages: [{ time, text: 'queued' }],
+      };
+      changes.records.set(record.id, record);
+      try {
+        await changes.save(record);
+      } catch (error) {
+        changes.records.delete(record.id);
+        throw error;
+      }
+      const answer = structuredClone(record);
+      const previous = queues.get(request.chute) ?? Promise.resolve();
+      const done = previous.then(() => run(changes, record, request));
+      queues.set(request.chute, done);
+      running.add(done);
+      void done.finally(() => {
+        running.delete(done);
+        if (queues.get(request.chute) === done) queues.delete(request.chute);
+      });
+      return answer;
+    },
+    async change(id) {
+      const record = (await log()).records.get(id);
+      return record === undefined ? null : structuredClone(record);
+    },
+    async changes() {
+      return [...(await log()).records.values()].sort((a, b) => a.id - b.id).map((record) => structuredClone(record));
+    },
+    async idle() {
+      while (running.size > 0) await Promise.all(running);
+    },
+  };
+}

@@ -1,0 +1,224 @@
+import type { ChangeRequest, Device, StoredChute } from '../../functions/core/device.ts';
+import { environmentStrings, type Environment } from '../../functions/chutes/config.ts';
+import { chuteState } from '../../functions/chutes/state.ts';
+import type { Note, PerformChange } from '../changes/runner.ts';
+import type { ChuteContainer, ChuteContainerSpec, ChuteEngine } from '../engine/docker.ts';
+import type { ChuteWriter } from './store.ts';
+
+export interface LifecycleOptions {
+  /** Reads the installed chutes (`chuteStore` of `<state-dir>/chutes`). */
+  chutes: Pick<Device, 'chute'>;
+  /** Writes them (`chuteWriter` of the same folder). */
+  writer: ChuteWriter;
+  /** The engine, or null when none is reachable. */
+  engine: () => Promise<ChuteEngine | null>;
+  /** `HostConfig.NetworkMode` of every chute container (`--container-network`). */
+  networkMode: string;
+}
+
+/**
+ * What each change does to a chute on the container engine (see `ChangeRequest`). A chute's container
+ * is `chute-<name>`, labelled `io.chutebox.chute=<name>`, made from the image the chute record names
+ * (`image`) with:
+ * - `Env`: the configuration's `environment`, then the record's, then the change's (a later one wins);
+ * - `HostConfig.PortBindings` from `host_config.port_bindings`, `HostConfig.Dns` from `host_config.dns`;
+ * - `HostConfig.NetworkMode` from `networkMode`.
+ *
+ * `start` starts the existing container, or (re)creates it when there is none or the change brings an
+ * environment. `update-config` stores the new configuration, sets the old container aside (stopped,
+ * renamed `chute-<name>-previous-<id>`), creates and starts the new one, then removes the old one. On any
+ * failure it removes the new container, restores the previous configuration and puts the old container
+ * back (running again when it ran before), and the change fails with the engine's message. After
+ * every change but a successful delete, the record's `state` is set to the chute's state as the engine
+ * then reports it (the last known state, for when no engine is reachable).
+ *
+ * @example
+ * const perform = chuteLifecycle({ chutes, writer, engine: () => chuteEngine(socket), networkMode: 'bridge' });
+ * await perform({ action: 'start', chute: 'hello' }, async (text) => console.log(text));
+ */
+export function chuteLifecycle(options: LifecycleOptions): PerformChange {
+  const { chutes, writer, networkMode } = options;
+
+  return async function perform(request: ChangeRequest, note: Note): Promise<void> {
+    const name = request.chute;
+    const chute = await chutes.chute(name);
+    if (chute === null) throw new Error(`chute ${name} is not installed`);
+    const engine = await options.engine();
+    if (engine === null) throw new Error('no container engine is reachable');
+    const steps = lifecycleSteps(engine, name, note, networkMode);
+    let deleted = false;
+    try {
+      switch (request.action) {
+        case 'start':
+          await steps.start(chute, request.environment);
+          break;
+        case 'stop':
+          await steps.stop();
+          break;
+        case 'restart':
+          await steps.stop();
+          await steps.start(chute, request.environment);
+          break;
+        case 'delete':
+          await steps.removeAll();
+          await writer.remove(name);
+          await note(`removed the stored chute ${name}`);
+          deleted = true;
+          break;
+        case 'update-config':
+          await updateConfig(steps, writer, chute, request.config, note);
+          break;
+      }
+    } finally {
+      if (!deleted) await recordState(engine, chutes, writer, name, note);
+    }
+  };
+}
+
+type Steps = ReturnType<typeof lifecycleSteps>;
+
+/** The engine steps of the changes to one chute, each noted in the change record. */
+function lifecycleSteps(engine: ChuteEngine, name: string, note: Note, networkMode: string) {
+  const short = (id: string) => id.slice(0, 12);
+  const current = async (): Promise<ChuteContainer | undefined> => (await engine.containers(name))[0];
+
+  async function create(chute: StoredChute, environment?: Record<string, string>): Promise<string> {
+    const spec = containerSpec(chute, environment, networkMode);
+    const id = await engine.create(name, spec);
+    await note(`created container ${short(id)} from image ${spec.image}`);
+    return id;
+  }
+
+  async function start(id: string): Promise<void> {
+    await engine.start(name, id);
+    await note(`started container ${short(id)}`);
+  }
+
+  return {
+    current,
+    create,
+    startContainer: start,
+    /** Starts the chute: its container, or a new one when there is none or `environment` is given. */
+    async start(chute: StoredChute, environment?: Record<string, string>): Promise<void> {
+      const container = await current();
+      if (container !== undefined && environment === undefined) return start(container.Id);
+      if (container !== undefined) {
+        await engine.remove(name, container.Id);
+        await note(`removed container ${short(container.Id)} to start one with the given environment`);
+      }
+      await start(await create(chute, environment));
+    },
+    async stop(): Promise<void> {
+      const container = await current();
+      if (container === undefined) return note('no container to stop');
+      await this.stopContainer(container.Id);
+    },
+    async stopContainer(id: string): Promise<void> {
+      await engine.stop(name, id);
+      await note(`stopped container ${short(id)}`);
+    },
+    async removeAll(): Promise<void> {
+      for (const container of await engine.containers(name)) {
+        await engine.stop(name, container.Id);
+        await engine.remove(name, container.Id);
+        await note(`stopped and removed container ${short(container.Id)}`);
+      }
+    },
+    async remove(id: string): Promise<void> {
+      await engine.remove(name, id);
+      await note(`removed container ${short(id)}`);
+    },
+    /** Sets the container aside (renamed `chute-<name>-previous-<id>`) or, with null, gives it its name back. */
+    async rename(id: string, suffix: string | null): Promise<void> {
+      await engine.rename(name, id, suffix);
+      await note(suffix === null ? `gave container ${short(id)} its name back` : `set container ${short(id)} aside`);
+    },
+  };
+}
+
+/** `update-config`: the new configuration and a new container, or the previous ones back. */
+async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChute, config: Record<string, unknown>, note: Note): Promise<void> {
+  const name = chute.name;
+  const previous = await steps.current();
+  const wasRunning = previous?.State === 'running';
+  await writer.write(name, 'service', config);
+  await note('stored the new configuration');
+  let created: string | undefined;
+  let setAside = false;
+  try {
+    if (previous !== undefined) {
+      await steps.stopContainer(previous.Id);
+      await steps.rename(previous.Id, `previous-${previous.Id.slice(0, 12)}`);
+      setAside = true;
+    }
+    created = await steps.create({ ...chute, config });
+    await steps.startContainer(created);
+    if (previous !== undefined) await steps.remove(previous.Id);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await note(`the new configuration failed: ${reason}; restoring the previous one`);
+    try {
+      if (created !== undefined) await steps.remove(created);
+      await writer.write(name, 'service', chute.config);
+      await note('restored the previous configuration');
+      if (previous !== undefined) {
+        if (setAside) await steps.rename(previous.Id, null);
+        if (wasRunning) await steps.startContainer(previous.Id);
+      } else {
+        await steps.startContainer(await steps.create(chute));
+      }
+    } catch (restoreError) {
+      throw new Error(`${reason}; restoring the previous configuration failed too: ${(restoreError as Error).message}`);
+    }
+    throw new Error(`${reason}; the previous configuration is restored`);
+  }
+}
+
+/**
+ * The container of a chute: its image from the record's `image`, its environment from the
+ * configuration, the record and the change, its ports and DNS from `host_config`.
+ *
+ * @throws Error when the record names no image.
+ */
+export function containerSpec(chute: StoredChute, environment: Record<string, string> | undefined, networkMode: string): ChuteContainerSpec {
+  const image = chute.record.image;
+  if (typeof image !== 'string' || image === '') throw new Error(`the record of chute ${chute.name} names no image (field "image")`);
+  const hostConfig = mapping(chute.config.host_config);
+  const dns = hostConfig.dns;
+  return {
+    image,
+    env: {
+      ...environmentStrings(scalars(chute.config.environment)),
+      ...environmentStrings(scalars(chute.record.environment)),
+      ...environment,
+    },
+    portBindings: mapping(hostConfig.port_bindings) as Record<string, string | number>,
+    dns: Array.isArray(dns) ? dns.filter((server): server is string => typeof server === 'string') : undefined,
+    networkMode,
+  };
+}
+
+/** Sets the record's `state` to the chute's state as the engine reports it now. */
+async function recordState(engine: ChuteEngine, chutes: Pick<Device, 'chute'>, writer: ChuteWriter, name: string, note: Note): Promise<void> {
+  try {
+    const chute = await chutes.chute(name);
+    if (chute === null) return;
+    const state = chuteState(await engine.listAll(), name, chute.record.state);
+    if (chute.record.state !== state) await writer.write(name, 'chute', { ...chute.record, state });
+  } catch (error) {
+    await note(`could not record the chute's state: ${(error as Error).message}`);
+  }
+}
+
+/** The scalar entries of a stored environment (what a container can get), as `Environment`. */
+function scalars(value: unknown): Environment {
+  const out: Environment = {};
+  for (const [key, entry] of Object.entries(mapping(value))) {
+    if (entry === null || ['string', 'number', 'boolean'].includes(typeof entry)) out[key] = entry as Environment[string];
+  }
+  return out;
+}
+
+function mapping(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}

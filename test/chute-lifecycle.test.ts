@@ -1,0 +1,257 @@
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeRecord } from '../functions/core/device.ts';
+import { installChute } from './support/chute-state.ts';
+import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
+import { startChutebox, type Started } from './spawn.ts';
+
+/**
+ * The chute lifecycle of `chutebox serve` on a real Docker Engine that this test starts (dockerd and
+ * busybox-static, which `.ci/run` installs): changes over HTTP, their effect on the engine, failures
+ * rolled back, and a runtime restart. Without an engine the test is skipped, unless
+ * CHUTEBOX_REQUIRE_DOCKER is set (as in CI): then it fails.
+ */
+const unavailable = dockerUnavailableReason();
+const skipped = unavailable !== null && !process.env.CHUTEBOX_REQUIRE_DOCKER;
+if (skipped) console.warn(`test/chute-lifecycle.test.ts skipped: ${unavailable}; set CHUTEBOX_REQUIRE_DOCKER=1 to make this a failure`);
+
+/** Exactly the environment the server gets: no CHUTEBOX_* setting leaks in from the test runner. */
+const SERVER_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+/** How long a change may take to become final (creating and starting a container takes well under a second). */
+const CHANGE_DEADLINE_MS = 60_000;
+
+const ALPHA_CONFIG = { environment: { GREETING: 'hello', PORT: 8080 }, host_config: { port_bindings: { 80: 8080 }, dns: ['192.0.2.53'] } };
+const BETA_CONFIG = { environment: { MODE: 'one' } };
+
+describe.skipIf(skipped)(`chute changes on chutebox serve with a container engine${skipped ? ` (skipped: ${unavailable})` : ''}`, () => {
+  let tmp: string | undefined;
+  let engine: Dockerd | undefined;
+  let stateDir: string;
+  let server: Started | undefined;
+  const started: Started[] = [];
+
+  async function serve(): Promise<void> {
+    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', engine!.socket, '--container-network', 'none'];
+    server = await startChutebox(args, SERVER_ENV);
+    started.push(server);
+  }
+
+  async function call(method: string, endpoint: string, body?: { type: string; text: string }): Promise<{ status: number; json: unknown }> {
+    const init: RequestInit = { method };
+    if (body !== undefined) Object.assign(init, { body: body.text, headers: { 'content-type': body.type } });
+    const res = await fetch(`${server!.url}/api/v1${endpoint}`, init);
+    const text = await res.text();
+    return { status: res.status, json: text === '' ? null : JSON.parse(text) };
+  }
+
+  async function get<T>(endpoint: string): Promise<T> {
+    const answer = await call('GET', endpoint);
+    expect(answer.status, `GET ${endpoint}`).toBe(200);
+    return answer.json as T;
+  }
+
+  /** Submits a change over HTTP and answers its id. */
+  async function submit(method: string, endpoint: string, body?: { type: string; text: string }): Promise<number> {
+    const answer = await call(method, endpoint, body);
+    expect(answer, `${method} ${endpoint}`).toMatchObject({ status: 200, json: { change_id: expect.any(Number) } });
+    return (answer.json as { change_id: number }).change_id;
+  }
+
+  /** Polls GET /api/v1/changes/:id until the change is final. */
+  async function final(id: number): Promise<ChangeRecord> {
+    const deadline = Date.now() + CHANGE_DEADLINE_MS;
+    for (;;) {
+      const change = await get<ChangeRecord>(`/changes/${id}`);
+      if (change.state === 'succeeded' || change.state === 'failed') return change;
+      if (Date.now() > deadline) throw new Error(`change ${id} is still ${change.state} after ${CHANGE_DEADLINE_MS / 1000} s: ${JSON.stringify(change)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async function succeeded(id: number): Promise<ChangeRecord> {
+    const change = await final(id);
+    expect(change.state, JSON.stringify(change.messages)).toBe('succeeded');
+    return change;
+  }
+
+  /** Every container of the engine labelled as a chute's, inspected. */
+  async function containersOf(chute: string): Promise<Docker.ContainerInspectInfo[]> {
+    const list = await engine!.docker.listContainers({ all: true, filters: { label: [`io.chutebox.chute=${chute}`] } });
+    return Promise.all(list.map((c) => engine!.docker.getContainer(c.Id).inspect()));
+  }
+
+  async function onlyContainerOf(chute: string): Promise<Docker.ContainerInspectInfo> {
+    const containers = await containersOf(chute);
+    expect(containers).toHaveLength(1);
+    return containers[0]!;
+  }
+
+  const stateOf = async (chute: string) => (await get<{ state: string }>(`/chutes/${chute}`)).state;
+  const storedRecord = async (chute: string) => JSON.parse(await readFile(path.join(stateDir, 'chutes', chute, 'chute.json'), 'utf8')) as Record<string, unknown>;
+
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-lifecycle-test-'));
+    stateDir = path.join(tmp, 'state');
+    engine = await startDockerd();
+    // A chute that stops cleanly on SIGTERM (exit code 0: state "stopped"); sleep as PID 1 would ignore it.
+    const image = await engine.importBusybox('chutebox-test', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 0" TERM; sleep 3600 & wait'] });
+    // beta runs the same image under a second name, which a test removes while beta runs.
+    await engine.docker.getImage(image).tag({ repo: 'chutebox-test', tag: 'doomed' });
+    await installChute(stateDir, 'alpha', image, ALPHA_CONFIG, { environment: { FROM_RECORD: 'yes' } });
+    await installChute(stateDir, 'beta', 'chutebox-test:doomed', BETA_CONFIG);
+    await serve();
+  });
+
+  afterAll(async () => {
+    await Promise.all(started.map((s) => s.stop()));
+    await engine?.stop();
+    if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('POST /api/v1/chutes/:chute/start answers a change id; both changes succeed and both chutes run', async () => {
+    const ids = [await submit('POST', '/chutes/alpha/start'), await submit('POST', '/chutes/beta/start')];
+    expect(ids[1]).toBe(ids[0]! + 1);
+    for (const id of ids) {
+      const change = await succeeded(id);
+      expect(change.messages.map((m) => m.text)).toEqual(expect.arrayContaining(['queued', 'running', 'succeeded']));
+      expect(change.messages.every((m) => !Number.isNaN(Date.parse(m.time)))).toBe(true);
+    }
+    const list = await get<{ name: string; state: string }[]>('/chutes/');
+    expect(list.map(({ name, state }) => ({ name, state }))).toEqual([
+      { name: 'alpha', state: 'running' },
+      { name: 'beta', state: 'running' },
+    ]);
+    expect(await stateOf('alpha')).toBe('running');
+    expect((await storedRecord('alpha')).state).toBe('running');
+  });
+
+  it('runs the container chute-<name> from the record image, with the configured environment, ports, DNS and network', async () => {
+    const alpha = await onlyContainerOf('alpha');
+    expect(alpha.Name).toBe('/chute-alpha');
+    expect(alpha.Config.Image).toBe('chutebox-test:sleeper');
+    expect(alpha.Config.Env).toEqual(expect.arrayContaining(['GREETING=hello', 'PORT=8080', 'FROM_RECORD=yes']));
+    expect(alpha.HostConfig.NetworkMode).toBe('none');
+    expect(alpha.HostConfig.PortBindings).toEqual({ '80/tcp': [{ HostIp: '', HostPort: '8080' }] });
+    expect(alpha.HostConfig.Dns).toEqual(['192.0.2.53']);
+    expect(alpha.State.Running).toBe(true);
+  });
+
+  it('PUT /api/v1/chutes/:chute/config (YAML) recreates the container with the new environment', async () => {
+    const before = await onlyContainerOf('alpha');
+    const yaml = 'environment:\n  GREETING: bonjour\n  DEBUG: true\nhost_config:\n  dns: [192.0.2.54]\n';
+    await succeeded(await submit('PUT', '/chutes/alpha/config', { type: 'application/yaml', text: yaml }));
+    const after = await onlyContainerOf('alpha');
+    expect(after.Id).not.toBe(before.Id);
+    expect(after.Config.Env).toEqual(expect.arrayContaining(['GREETING=bonjour', 'DEBUG=true', 'FROM_RECORD=yes']));
+    expect(after.Config.Env).not.toContain('PORT=8080');
+    expect(after.HostConfig.Dns).toEqual(['192.0.2.54']);
+    expect(Date.parse(after.State.StartedAt)).toBeGreaterThan(Date.parse(before.State.StartedAt));
+    expect(await get('/chutes/alpha/config')).toEqual({ environment: { GREETING: 'bonjour', DEBUG: true }, host_config: { dns: ['192.0.2.54'] } });
+  });
+
+  it('POST …/stop stops the chute and POST …/start starts the same container again', async () => {
+    const before = await onlyContainerOf('alpha');
+    await succeeded(await submit('POST', '/chutes/alpha/stop'));
+    expect(await stateOf('alpha')).toBe('stopped');
+    expect((await storedRecord('alpha')).state).toBe('stopped');
+    expect((await onlyContainerOf('alpha')).State.Running).toBe(false);
+
+    await succeeded(await submit('POST', '/chutes/alpha/start'));
+    expect(await stateOf('alpha')).toBe('running');
+    const after = await onlyContainerOf('alpha');
+    expect(after.Id).toBe(before.Id);
+    expect(after.State.Running).toBe(true);
+  });
+
+  it('POST …/restart with an environment runs the chute with it added', async () => {
+    await succeeded(await submit('POST', '/chutes/alpha/restart', { type: 'application/json', text: JSON.stringify({ environment: { EXTRA: 'one-off' } }) }));
+    const alpha = await onlyContainerOf('alpha');
+    expect(alpha.State.Running).toBe(true);
+    expect(alpha.Config.Env).toEqual(expect.arrayContaining(['GREETING=bonjour', 'EXTRA=one-off']));
+  });
+
+  it('a PUT config whose change fails (its image was removed meanwhile) fails, and the previous configuration and container run again', async () => {
+    const before = await onlyContainerOf('beta');
+    await engine!.docker.getImage('chutebox-test:doomed').remove();
+
+    const change = await final(await submit('PUT', '/chutes/beta/config', { type: 'application/json', text: JSON.stringify({ environment: { MODE: 'two' } }) }));
+    expect(change.state).toBe('failed');
+    expect(change.messages.at(-1)!.text).toMatch(/^failed: .*No such image: chutebox-test:doomed.*the previous configuration is restored/);
+
+    expect(await get('/chutes/beta/config')).toEqual(BETA_CONFIG);
+    const after = await onlyContainerOf('beta');
+    expect(after.Id).toBe(before.Id);
+    expect(after.Name).toBe('/chute-beta');
+    expect(after.State.Running).toBe(true);
+    expect(after.Config.Env).toContain('MODE=one');
+    expect(await stateOf('beta')).toBe('running');
+  });
+
+  it('changes to one chute run one after the other, in the order they were submitted', async () => {
+    const ids = [await submit('POST', '/chutes/alpha/stop'), await submit('POST', '/chutes/alpha/start'), await submit('POST', '/chutes/alpha/stop')];
+    const changes = await Promise.all(ids.map(succeeded));
+    for (let i = 1; i < changes.length; i++) {
+      const startedAt = changes[i]!.messages.find((m) => m.text === 'running')!.time;
+      expect(Date.parse(startedAt)).toBeGreaterThanOrEqual(Date.parse(changes[i - 1]!.updated));
+    }
+    expect(await stateOf('alpha')).toBe('stopped');
+  });
+
+  it('never touches a container that is not labelled as the chute, even one named chute-<name>', async () => {
+    const stranger = await engine!.docker.createContainer({ name: 'chute-gamma', Image: 'chutebox-test:sleeper', HostConfig: { NetworkMode: 'none' } });
+    await installChute(stateDir, 'gamma', 'chutebox-test:sleeper', {});
+
+    const change = await final(await submit('POST', '/chutes/gamma/start'));
+    expect(change.state).toBe('failed');
+    expect(change.messages.at(-1)!.text).toMatch(/^failed: .*chute-gamma.*already in use/);
+    const inspected = await stranger.inspect();
+    expect(inspected.State.Status).toBe('created');
+    expect(inspected.Config.Labels ?? {}).toEqual({});
+    expect(await stateOf('gamma')).toBe('missing');
+
+    await succeeded(await submit('DELETE', '/chutes/gamma'));
+    expect((await stranger.inspect()).State.Status).toBe('created');
+    await stranger.remove();
+  });
+
+  describe('after the runtime restarts on the same state dir', () => {
+    let before: ChangeRecord[];
+
+    beforeAll(async () => {
+      before = await get<ChangeRecord[]>('/changes/');
+      await server!.stop();
+      await serve();
+    });
+
+    it('GET /api/v1/changes/ answers every change, oldest first, as before', async () => {
+      expect(before.length).toBeGreaterThanOrEqual(11);
+      expect(await get('/changes/')).toEqual(before);
+      expect(before.map((c) => c.id)).toEqual(before.map((_, i) => i + 1));
+    });
+
+    it('still lists both chutes in their states', async () => {
+      expect(await stateOf('alpha')).toBe('stopped');
+      expect(await stateOf('beta')).toBe('running');
+    });
+
+    it('numbers the next change after the last one', async () => {
+      const id = await submit('POST', '/chutes/alpha/start');
+      expect(id).toBe(before.at(-1)!.id + 1);
+      await succeeded(id);
+      expect(await stateOf('alpha')).toBe('running');
+    });
+
+    it('DELETE /api/v1/chutes/:chute removes its container and its documents; the chute is then 404', async () => {
+      await succeeded(await submit('DELETE', '/chutes/alpha'));
+      expect(await containersOf('alpha')).toEqual([]);
+      expect((await call('GET', '/chutes/alpha')).status).toBe(404);
+      expect((await get<{ name: string }[]>('/chutes/')).map((c) => c.name)).toEqual(['beta']);
+      expect(await readdir(path.join(stateDir, 'chutes'))).toEqual(['beta']);
+      expect((await onlyContainerOf('beta')).State.Running).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,271 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { startChutebox, type Started } from './spawn.ts';
+
+/**
+ * The chute changes of issue 4 over HTTP, on `chutebox emulate --no-auth` with the default scenario
+ * (chutes hello-world and hotspot, both running): the lifecycle calls and PUT config queue changes,
+ * which go through their states in the emulator's runner and change what the chute endpoints answer.
+ * Each describe block starts its own emulator, so what one changes does not leak into another.
+ */
+
+const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
+const scenarioYaml = async (file: string) => parse(await readFile(new URL(file, SCENARIO), 'utf8')) as Record<string, any>;
+
+/** Only PATH from the test runner, so no CHUTEBOX_* setting changes what is served. */
+const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+const started: Started[] = [];
+
+async function emulate(...args: string[]): Promise<Started> {
+  const server = await startChutebox(['emulate', '--port', '0', '--no-auth', '--change-delay', '5', ...args], ENV);
+  started.push(server);
+  return server;
+}
+
+afterAll(async () => {
+  await Promise.all(started.map((server) => server.stop()));
+});
+
+interface Answer {
+  status: number;
+  type: string | null;
+  body: any;
+}
+
+/** One request; a JSON `body` is sent as application/json, a string as it is (with its `type`). */
+async function call(server: Started, method: string, endpoint: string, body?: unknown, type = 'application/json', headers: Record<string, string> = {}): Promise<Answer> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] = type;
+  }
+  const res = await fetch(`${server.url}/api/v1${endpoint}`, init);
+  const text = await res.text();
+  const contentType = res.headers.get('content-type');
+  return { status: res.status, type: contentType, body: contentType?.includes('json') ? JSON.parse(text) : text };
+}
+
+interface Change {
+  id: number;
+  action: string;
+  chute: string;
+  state: string;
+  created: string;
+  updated: string;
+  messages: { time: string; text: string }[];
+}
+
+/** Polls GET /api/v1/changes/<id> until the change has finished; the test's timeout is the deadline. */
+async function finished(server: Started, id: number): Promise<Change> {
+  for (;;) {
+    const answer = await call(server, 'GET', `/changes/${id}`);
+    expect(answer.status).toBe(200);
+    if (answer.body.state === 'succeeded' || answer.body.state === 'failed') return answer.body;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Sends a call that queues a change, checks the `{change_id}` answer and waits for the change. */
+async function change(server: Started, method: string, endpoint: string, body?: unknown, type?: string): Promise<Change> {
+  const answer = await call(server, method, endpoint, body, type);
+  expect(answer, `${method} ${endpoint}`).toMatchObject({ status: 200, type: 'application/json' });
+  expect(Object.keys(answer.body)).toEqual(['change_id']);
+  expect(Number.isInteger(answer.body.change_id)).toBe(true);
+  return finished(server, answer.body.change_id);
+}
+
+async function chuteState(server: Started, chute: string): Promise<string> {
+  const answer = await call(server, 'GET', `/chutes/${chute}`);
+  expect(answer.status).toBe(200);
+  return answer.body.state;
+}
+
+describe('chutebox emulate: POST /api/v1/chutes/:chute/stop, start and restart', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await emulate();
+  });
+
+  it('stop: responds with 200 and a change_id; the change succeeds and the chute reads stopped', async () => {
+    const stopped = await change(server, 'POST', '/chutes/hotspot/stop');
+    expect(stopped).toMatchObject({ action: 'stop', chute: 'hotspot', state: 'succeeded' });
+    expect(stopped.messages.map((m) => m.text)).toEqual(['queued: stop chute hotspot', 'running: stop chute hotspot', 'stopped its container', 'succeeded: stop chute hotspot']);
+    for (const { time } of stopped.messages) expect(Number.isNaN(Date.parse(time))).toBe(false);
+    expect(await chuteState(server, 'hotspot')).toBe('stopped');
+    const list = await call(server, 'GET', '/chutes/');
+    expect(list.body.map((chute: { name: string; state: string }) => [chute.name, chute.state])).toEqual([
+      ['hello-world', 'running'],
+      ['hotspot', 'stopped'],
+    ]);
+  });
+
+  it('start: the change succeeds and the chute reads running again', async () => {
+    expect(await change(server, 'POST', '/chutes/hotspot/start')).toMatchObject({ action: 'start', chute: 'hotspot', state: 'succeeded' });
+    expect(await chuteState(server, 'hotspot')).toBe('running');
+  });
+
+  it('restart with an environment: the change succeeds, naming the extra variables, and the chute runs', async () => {
+    const restarted = await change(server, 'POST', '/chutes/hello-world/restart', { environment: { MODE: 'demo' } });
+    expect(restarted).toMatchObject({ action: 'restart', chute: 'hello-world', state: 'succeeded' });
+    expect(restarted.messages.map((m) => m.text)).toContain('started its container with the extra environment variables MODE');
+    expect(await chuteState(server, 'hello-world')).toBe('running');
+  });
+
+  it('responds with 422 for a start body whose environment is not strings, and queues nothing', async () => {
+    const before = (await call(server, 'GET', '/changes/')).body.length;
+    const answer = await call(server, 'POST', '/chutes/hotspot/start', { environment: { PORT: 8080 } });
+    expect(answer).toMatchObject({ status: 422, type: 'application/problem+json', body: { errors: [{ path: 'body.environment.PORT', message: 'must be a string' }] } });
+    expect((await call(server, 'GET', '/changes/')).body).toHaveLength(before);
+  });
+
+  it('responds with 404 for a chute that is not installed and 400 for a bad name, and queues nothing', async () => {
+    const before = (await call(server, 'GET', '/changes')).body.length;
+    for (const action of ['start', 'stop', 'restart']) {
+      expect((await call(server, 'POST', `/chutes/nosuch/${action}`)).status).toBe(404);
+      expect((await call(server, 'POST', `/chutes/-bad/${action}`)).body).toMatchObject({ status: 400, errors: [{ path: 'params.chute' }] });
+    }
+    expect((await call(server, 'DELETE', '/chutes/nosuch')).status).toBe(404);
+    expect((await call(server, 'GET', '/changes')).body).toHaveLength(before);
+  });
+});
+
+describe('chutebox emulate: GET /api/v1/changes/ and /api/v1/changes/:id', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await emulate();
+  });
+
+  it('lists no change at first, then every change oldest first, each as GET /api/v1/changes/:id answers it', async () => {
+    expect(await call(server, 'GET', '/changes/')).toMatchObject({ status: 200, type: 'application/json', body: [] });
+    const first = await change(server, 'POST', '/chutes/hotspot/stop');
+    const second = await change(server, 'POST', '/chutes/hello-world/stop');
+    expect(second.id).toBe(first.id + 1);
+    const list = await call(server, 'GET', '/changes/');
+    expect(list.body).toEqual([first, second]);
+    expect((await call(server, 'GET', '/changes')).body).toEqual(list.body);
+  });
+
+  it('answers a change queued with a delay as queued, running or finished, and finished in the end', async () => {
+    const answer = await call(server, 'POST', '/chutes/hotspot/start');
+    const now = await call(server, 'GET', `/changes/${answer.body.change_id}`);
+    expect(['queued', 'running', 'succeeded']).toContain(now.body.state);
+    expect((await finished(server, answer.body.change_id)).state).toBe('succeeded');
+  });
+
+  it('responds with 404 for an id no change has and 400 naming params.id for one that is not a whole number', async () => {
+    expect(await call(server, 'GET', '/changes/9999')).toMatchObject({ status: 404, type: 'application/problem+json' });
+    for (const id of ['abc', '-1', '1.5']) {
+      expect(await call(server, 'GET', `/changes/${id}`)).toMatchObject({ status: 400, body: { errors: [{ path: 'params.id' }] } });
+    }
+  });
+});
+
+describe('chutebox emulate: PUT /api/v1/chutes/:chute/config', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await emulate();
+  });
+
+  const NEW_CONFIG_YAML = `# hello-world, version 2
+environment:
+  GREETING: Hello again
+  DEBUG: yes
+web:
+  port: 8001
+net:
+  wifi:
+    type: wifi
+    intfName: wlan0
+    ssid: hello-world-2
+    key: another-passphrase
+    dhcp: { start: 10, limit: 20, leasetime: 30m }
+`;
+
+  it('takes a YAML configuration: the change succeeds and GET config answers the new one, its key hidden', async () => {
+    const updated = await change(server, 'PUT', '/chutes/hello-world/config', NEW_CONFIG_YAML, 'application/yaml');
+    expect(updated).toMatchObject({ action: 'update-config', chute: 'hello-world', state: 'succeeded' });
+    const config = await call(server, 'GET', '/chutes/hello-world/config');
+    expect(config.body).toEqual({ ...parse(NEW_CONFIG_YAML, { version: '1.1' }), net: { wifi: { ...parse(NEW_CONFIG_YAML).net.wifi, key: '[redacted]' } } });
+    expect(config.body.environment.DEBUG).toBe(true);
+    expect(await chuteState(server, 'hello-world')).toBe('running');
+  });
+
+  it('takes JSON, and the GET, edit, PUT round trip with the [redacted] key', async () => {
+    const edited = (await call(server, 'GET', '/chutes/hello-world/config')).body;
+    edited.net.wifi.ssid = 'round-trip';
+    expect(edited.net.wifi.key).toBe('[redacted]');
+    expect((await change(server, 'PUT', '/chutes/hello-world/config', edited)).state).toBe('succeeded');
+    const after = (await call(server, 'GET', '/chutes/hello-world/config')).body;
+    expect(after).toEqual(edited);
+    // The key behind the placeholder is still stored: a second round trip is accepted as well.
+    expect((await change(server, 'PUT', '/chutes/hello-world/config', after, 'text/yaml')).state).toBe('succeeded');
+  });
+
+  it('responds with 422 listing every violation with its path, in JSON and YAML, and changes nothing', async () => {
+    const before = (await call(server, 'GET', '/chutes/hotspot/config')).body;
+    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const bad = {
+      ...(await scenarioYaml('chutes/hotspot/service.yaml')),
+      web: { port: 0 },
+      net: { guest: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short', dhcp: { limit: 0 } }, staff: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 } },
+    };
+    const paths = ['net.guest.dhcp.limit', 'net.guest.key', 'net.guest.ssid', 'net.staff.vlan_id', 'web.port'];
+    const json = await call(server, 'PUT', '/chutes/hotspot/config', bad);
+    expect(json).toMatchObject({ status: 422, type: 'application/problem+json' });
+    expect(json.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(paths);
+    const yaml = await call(server, 'PUT', '/chutes/hotspot/config', JSON.stringify(bad), 'application/x-yaml');
+    expect(yaml.status).toBe(422);
+    expect(yaml.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(paths);
+    const placeholder = await call(server, 'PUT', '/chutes/hotspot/config', { net: { guest: { type: 'wifi', intfName: 'wlan0', key: '[redacted]' } } });
+    expect(placeholder.body.errors).toEqual([{ path: 'net.guest.key', message: expect.stringContaining('no secret here to keep') }]);
+    expect((await call(server, 'GET', '/chutes/hotspot/config')).body).toEqual(before);
+    expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
+  });
+
+  it('responds with 415 for another media type, 400 for a malformed body, 404 and 400 for the chute, and changes nothing', async () => {
+    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    expect((await call(server, 'PUT', '/chutes/hotspot/config', 'web: {port: 80}', 'text/plain')).status).toBe(415);
+    expect((await call(server, 'PUT', '/chutes/hotspot/config', 'web: [1', 'application/yaml')).status).toBe(400);
+    expect((await call(server, 'PUT', '/chutes/nosuch/config', { web: { port: 80 } })).status).toBe(404);
+    expect((await call(server, 'PUT', '/chutes/-bad/config', { web: { port: 80 } })).body).toMatchObject({ status: 400, errors: [{ path: 'params.chute' }] });
+    expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
+  });
+});
+
+describe('chutebox emulate: DELETE /api/v1/chutes/:chute', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await emulate();
+  });
+
+  it('responds with 200 and a change_id; once the change succeeds the chute is gone everywhere', async () => {
+    expect(await change(server, 'DELETE', '/chutes/hotspot')).toMatchObject({ action: 'delete', chute: 'hotspot', state: 'succeeded' });
+    expect((await call(server, 'GET', '/chutes/hotspot')).status).toBe(404);
+    expect((await call(server, 'GET', '/chutes/hotspot/config')).status).toBe(404);
+    expect((await call(server, 'GET', '/chutes/')).body.map((chute: { name: string }) => chute.name)).toEqual(['hello-world']);
+    expect((await call(server, 'POST', '/chutes/hotspot/start')).status).toBe(404);
+    const telemetry = await call(server, 'GET', '/info/telemetry');
+    expect(telemetry.body.chutes.map((chute: { name: string }) => chute.name)).toEqual(['hello-world']);
+  });
+
+  it('fails a change queued for the chute before it was deleted', async () => {
+    const deleted = await call(server, 'DELETE', '/chutes/hello-world');
+    const start = await call(server, 'POST', '/chutes/hello-world/start');
+    expect((await finished(server, deleted.body.change_id)).state).toBe('succeeded');
+    const failed = await finished(server, start.body.change_id);
+    expect(failed.state).toBe('failed');
+    expect(failed.messages.at(-1)!.text).toContain('there is no chute named hello-world');
+  });
+});
+
+describe('chutebox emulate --change-delay', () => {
+  it('refuses a delay that is not a whole number of milliseconds', async () => {
+    await expect(startChutebox(['emulate', '--port', '0', '--change-delay', 'soon'], ENV)).rejects.toThrow(/--change-delay must be a whole number of milliseconds/);
+  });
+});
