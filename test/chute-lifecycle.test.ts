@@ -97,8 +97,9 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-lifecycle-test-'));
     stateDir = path.join(tmp, 'state');
     engine = await startDockerd();
-    // A chute that stops cleanly on SIGTERM (exit code 0: state "stopped"); sleep as PID 1 would ignore it.
-    const image = await engine.importBusybox('chutebox-test', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 0" TERM; sleep 3600 & wait'] });
+    // A chute that ends on SIGTERM with 143 (128 + 15), as most processes a stop kills do: the chute must
+    // read "stopped" after a stop all the same. (sleep as PID 1 would ignore SIGTERM until killed.)
+    const image = await engine.importBusybox('chutebox-test', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'] });
     // beta runs the same image under a second name, which a test removes while beta runs.
     await engine.docker.getImage(image).tag({ repo: 'chutebox-test', tag: 'doomed' });
     await installChute(stateDir, 'alpha', image, ALPHA_CONFIG, { environment: { FROM_RECORD: 'yes' } });

@@ -41,6 +41,11 @@ describe('chuteState: the chute state for each engine state', () => {
     expect(chuteState([container('exited', '')], 'hello', 'running')).toBe('stopped');
   });
 
+  it('exited with any code after a stop was asked (stored state stopped) → stopped: SIGTERM gives 143, SIGKILL 137', () => {
+    expect(chuteState([container('exited', 'Exited (137) 5 minutes ago')], 'hello', 'stopped')).toBe('stopped');
+    expect(chuteState([container('exited', 'Exited (143) 1 second ago')], 'hello', 'stopped')).toBe('stopped');
+  });
+
   it('dead → failed', () => {
     expect(chuteState([container('dead', 'Dead')], 'hello', 'running')).toBe('failed');
   });

@@ -25,13 +25,15 @@ export type ChuteState = (typeof CHUTE_STATES)[number];
  * | `removing`                              | `stopping`                                     |
  * | `created`, `paused`                     | `stopped`                                      |
  * | `exited`, `Status` `Exited (0) …`       | `stopped`                                      |
- * | `exited`, any other exit code           | `failed`                                       |
+ * | `exited`, any other exit code           | `failed`, or `stopped` when a stop was asked   |
  * | `dead`                                  | `failed`                                       |
  * | a state chutebox does not know          | `stopped` (it is not running)                  |
  * | no container                            | `missing`                                      |
  * | no reachable engine (`containers` null) | `stored`, the last known state, else `missing` |
  *
  * An `exited` container whose `Status` names no exit code counts as `stopped`: nothing says it failed.
+ * A container that a stop change ended (the stored state is `stopped`) counts as `stopped` whatever
+ * its exit code: a process killed by SIGTERM or, after the grace period, SIGKILL exits 143 or 137.
  *
  * @param containers `Device.containers()`: the chute containers, or null without a reachable engine.
  * @param stored the `state` of the chute's stored record.
@@ -52,7 +54,7 @@ export function chuteState(containers: readonly Record<string, unknown>[] | null
     case 'removing':
       return 'stopping';
     case 'exited':
-      return (exitCode(container.Status) ?? 0) === 0 ? 'stopped' : 'failed';
+      return (exitCode(container.Status) ?? 0) === 0 || stored === 'stopped' ? 'stopped' : 'failed';
     case 'dead':
       return 'failed';
     default:
