@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../test/memory-device.ts';
 import type { ChangeRecord, Device } from '../functions/core/device.ts';
 import { chuteState } from '../functions/chutes/state.ts';
@@ -32,6 +32,10 @@ async function state(device: Device, chute: string): Promise<string> {
 }
 
 describe('emulatedChanges', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('answers a queued record at once, and the change goes queued → running → succeeded with a message at each step', async () => {
     const device = scenario();
     const queued = await device.submitChange({ action: 'stop', chute: 'web' });
@@ -88,6 +92,32 @@ describe('emulatedChanges', () => {
     await settled(device, (await device.submitChange({ action: 'stop', chute: 'web' })).id);
     expect(await state(device, 'web')).toBe('stopped');
     expect(await device.containers()).toBeNull();
+  });
+
+  it('installs a chute: installing while queued, then its container runs the image; the name is then taken', async () => {
+    const device = emulatedChanges(memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [] }), { delayMs: 5 });
+    // The clock stands still until the install has been seen queued.
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const install = { action: 'install', chute: 'new', image: 'busybox:1', version: '1', config: { web: { port: 80 } }, environment: { MODE: 'x' }, allocation: { cpu_shares: 512 } } as const;
+    const queued = await device.submitChange(install);
+    expect(queued).toMatchObject({ action: 'install', chute: 'new', state: 'queued', messages: [{ text: 'queued: install chute new from image busybox:1' }] });
+    expect(await device.chuteNames()).toEqual(['new', 'web']);
+    expect(await state(device, 'new')).toBe('installing');
+    const taken = await device.submitChange({ ...install, image: 'busybox:2' });
+    await vi.runAllTimersAsync();
+    vi.useRealTimers();
+    expect((await settled(device, queued.id)).state).toBe('succeeded');
+    expect(await state(device, 'new')).toBe('running');
+    expect(await device.chute('new')).toEqual({
+      name: 'new',
+      record: { name: 'new', version: '1', state: 'running', image: 'busybox:1', environment: { MODE: 'x' }, allocation: { cpu_shares: 512 }, resources: null },
+      config: { web: { port: 80 } },
+      cache: {},
+    });
+    expect((await device.containers())!).toEqual([expect.objectContaining({ Image: 'busybox:1', Names: ['/chute-new'], Labels: { [LABEL]: 'new' }, State: 'running' })]);
+    const failed = await settled(device, taken.id);
+    expect(failed.messages.at(-1)!.text).toBe('failed: a chute named new is already installed');
+    expect((await device.chute('new'))!.record.image).toBe('busybox:1');
   });
 
   it('numbers changes from 1 up, and answers null for an unknown id', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CHUTE_LABEL, type ChangeRecord, type ChangeRequest, type ChangeState, type Device, type StoredChute } from '../functions/core/device.ts';
+import { CHUTE_LABEL, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
@@ -21,7 +21,10 @@ type Effect = (chute: StoredChute) => string[];
  * - `stop`: its container exits with code 0 (the chute reads `stopped`);
  * - `restart`: stop, then start;
  * - `delete`: its containers and the chute are gone (the chute reads 404);
- * - `update-config`: the configuration is replaced and the container runs again, as recreated.
+ * - `update-config`: the configuration is replaced and the container runs again, as recreated;
+ * - `install`: the chute is there from the moment the change is queued, `installing` (no container)
+ *   until it has run; then its container, labelled as the chute and named `chute-<name>`, runs the
+ *   image. An install of a name that is taken when it is queued fails.
  * Each also sets the chute record's `state` (the last known state, what a scenario without an engine
  * answers). A change to a chute deleted meanwhile fails. A stopped container has no stats.
  *
@@ -53,11 +56,12 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
     if (state !== undefined) record.state = state;
   }
 
-  async function run(record: ChangeRecord, request: ChangeRequest): Promise<void> {
+  async function run(record: ChangeRecord, request: ChangeRequest, conflict: boolean): Promise<void> {
     await sleep(options.delayMs);
     say(record, `running: ${describe(request)}`, 'running');
     await sleep(options.delayMs);
     try {
+      if (conflict) throw new Error(`a chute named ${request.chute} is already installed`);
       const chute = await current(request.chute);
       if (chute === null) throw new Error(`there is no chute named ${request.chute} (any more)`);
       const list = await containers();
@@ -80,7 +84,9 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
       return container?.State === 'running' ? base.containerStats(id) : null;
     },
     async chuteNames() {
-      return (await base.chuteNames()).filter((name) => touched.get(name) !== null);
+      const names = new Set((await base.chuteNames()).filter((name) => touched.get(name) !== null));
+      for (const [name, chute] of touched) if (chute !== null) names.add(name);
+      return [...names].sort();
     },
     chute: current,
     async submitChange(request) {
@@ -95,8 +101,10 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
         messages: [{ time: created, text: `queued: ${describe(request)}` }],
       };
       log.push(record);
+      const conflict = request.action === 'install' && (await current(request.chute)) !== null;
+      if (request.action === 'install' && !conflict) touched.set(request.chute, installing(request));
       const previous = queues.get(request.chute) ?? Promise.resolve();
-      queues.set(request.chute, previous.then(() => run(record, structuredClone(request))));
+      queues.set(request.chute, previous.then(() => run(record, structuredClone(request), conflict)));
       return structuredClone(record);
     },
     async change(id) {
@@ -109,8 +117,20 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
   };
 }
 
-/** `start chute hello-world`, `update the configuration of chute hotspot`. */
+/** A chute whose install is queued or running: stored, without a container yet. */
+function installing(request: ChuteInstall): StoredChute {
+  const { chute: name, image, version, environment, allocation, config } = request;
+  return {
+    name,
+    record: { name, version, state: 'installing', image, environment, allocation, resources: null },
+    config: structuredClone(config),
+    cache: {},
+  };
+}
+
+/** `start chute hello-world`, `update the configuration of chute hotspot`, `install chute hello from image hello-world:1`. */
 function describe(request: ChangeRequest): string {
+  if (request.action === 'install') return `install chute ${request.chute} from image ${request.image}`;
   if (request.action === 'update-config') return `update the configuration of chute ${request.chute}`;
   return `${request.action} chute ${request.chute}`;
 }
@@ -169,6 +189,8 @@ function effect(request: ChangeRequest, containers: Record<string, unknown>[] | 
         chute.config = structuredClone(request.config);
         return ['stored the new configuration', ...stop(chute), ...start(chute)];
       };
+    case 'install':
+      return (chute) => ['stored the chute', ...start(chute)];
   }
 }
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Device } from '../functions/core/device.ts';
 import { changeRunner } from './changes/runner.ts';
-import { chuteStore, chuteWriter, JSON_FORMAT } from './chutes/store.ts';
+import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
 import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools } from './network/host.ts';
 import { parseSeconds, type OptionSpec } from './options.ts';
@@ -75,14 +75,13 @@ export function createHostDevice(options: HostDeviceOptions = {}): Device {
   const stateDir = options.stateDir ?? DEFAULT_STATE_DIR;
   const chutesDir = path.join(stateDir, 'chutes');
   const chutes = chuteStore(chutesDir, JSON_FORMAT);
-  const writer = chuteWriter(chutesDir);
   const { submitChange, change, changes } = changeRunner({
     dir: path.join(stateDir, 'changes'),
     async perform(request, note) {
       const client = await engine();
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
-      const perform = client.chuteLifecycle({ chutes, writer, engine: () => client.chuteEngine(socketPath), networkMode });
+      const perform = client.chuteLifecycle({ chutes, writer: client.chuteWriter(chutesDir), engine: () => client.chuteEngine(socketPath), networkMode });
       return perform(request, note);
     },
   });

@@ -255,4 +255,97 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
       expect((await onlyContainerOf('beta')).State.Running).toBe(true);
     });
   });
+
+  describe('POST /api/v1/chutes/ (install from an image in the engine)', () => {
+    const DELTA = {
+      name: 'delta',
+      image: 'chutebox-test:sleeper',
+      version: '1',
+      config: { environment: { GREETING: 'hey', PORT: 8081 }, host_config: { dns: ['192.0.2.53'] } },
+      environment: { FROM_INSTALL: 'yes' },
+      allocation: { cpu_shares: 512 },
+    };
+    const EPSILON_YAML = 'name: epsilon\nimage: chutebox-test:sleeper\nconfig:\n  environment:\n    DEBUG: yes\n';
+
+    it('installs two chutes over HTTP (JSON and YAML); both changes succeed and both chutes run', async () => {
+      const ids = [
+        await submit('POST', '/chutes/', { type: 'application/json', text: JSON.stringify(DELTA) }),
+        await submit('POST', '/chutes', { type: 'application/yaml', text: EPSILON_YAML }),
+      ];
+      for (const id of ids) {
+        const change = await succeeded(id);
+        expect(change).toMatchObject({ action: 'install' });
+        expect(change.messages.map((m) => m.text)).toEqual(expect.arrayContaining(['queued', 'running', `stored chute ${change.chute}`, 'succeeded']));
+      }
+      const list = await get<{ name: string; state: string }[]>('/chutes/');
+      expect(list.map(({ name, state }) => ({ name, state }))).toEqual([
+        { name: 'beta', state: 'running' },
+        { name: 'delta', state: 'running' },
+        { name: 'epsilon', state: 'running' },
+      ]);
+    });
+
+    it('reads an installed chute, its configuration, its cache and its stored record', async () => {
+      expect(await get('/chutes/delta')).toEqual({
+        name: 'delta',
+        version: '1',
+        state: 'running',
+        environment: { FROM_INSTALL: 'yes' },
+        allocation: { cpu_shares: 512, prioritize_traffic: false },
+        resources: null,
+      });
+      expect(await get('/chutes/delta/config')).toEqual(DELTA.config);
+      expect(await get('/chutes/delta/cache')).toEqual({});
+      expect(await get('/chutes/epsilon/config')).toEqual({ environment: { DEBUG: true } });
+      expect(await storedRecord('delta')).toEqual({
+        name: 'delta',
+        version: '1',
+        state: 'running',
+        image: 'chutebox-test:sleeper',
+        environment: { FROM_INSTALL: 'yes' },
+        allocation: { cpu_shares: 512 },
+        resources: null,
+      });
+    });
+
+    it('runs each in its container chute-<name>, labelled as the chute, with the configured and installed environment', async () => {
+      const delta = await onlyContainerOf('delta');
+      expect(delta.Name).toBe('/chute-delta');
+      expect(delta.Config.Labels).toMatchObject({ 'io.chutebox.chute': 'delta' });
+      expect(delta.Config.Image).toBe('chutebox-test:sleeper');
+      expect(delta.Config.Env).toEqual(expect.arrayContaining(['GREETING=hey', 'PORT=8081', 'FROM_INSTALL=yes']));
+      expect(delta.HostConfig.Dns).toEqual(['192.0.2.53']);
+      expect(delta.HostConfig.NetworkMode).toBe('none');
+      expect(delta.State.Running).toBe(true);
+      const epsilon = await onlyContainerOf('epsilon');
+      expect(epsilon.Config.Labels).toMatchObject({ 'io.chutebox.chute': 'epsilon' });
+      expect(epsilon.Config.Env).toContain('DEBUG=true');
+      expect(epsilon.State.Running).toBe(true);
+    });
+
+    it('responds with 409 for the name of an installed chute, and queues nothing', async () => {
+      const before = (await get<ChangeRecord[]>('/changes/')).length;
+      const answer = await call('POST', '/chutes/', { type: 'application/json', text: JSON.stringify({ ...DELTA, image: 'chutebox-test:doomed' }) });
+      expect(answer).toMatchObject({ status: 409 });
+      expect(await get<ChangeRecord[]>('/changes/')).toHaveLength(before);
+    });
+
+    it('fails an install naming an image the engine does not have, and leaves no chute and no container', async () => {
+      const change = await final(await submit('POST', '/chutes/', { type: 'application/json', text: JSON.stringify({ name: 'ghost', image: 'chutebox-test:nosuch' }) }));
+      expect(change.state).toBe('failed');
+      expect(change.messages.at(-1)!.text).toMatch(/^failed: .*No such image: chutebox-test:nosuch.*chute ghost is not installed/);
+      expect((await call('GET', '/chutes/ghost')).status).toBe(404);
+      expect((await get<{ name: string }[]>('/chutes/')).map((c) => c.name)).toEqual(['beta', 'delta', 'epsilon']);
+      expect(await containersOf('ghost')).toEqual([]);
+      expect(await readdir(path.join(stateDir, 'chutes'))).toEqual(['beta', 'delta', 'epsilon']);
+    });
+
+    it('takes a new chute by that name once the failed install is over', async () => {
+      const change = await succeeded(await submit('POST', '/chutes/', { type: 'application/json', text: JSON.stringify({ name: 'ghost', image: 'chutebox-test:sleeper' }) }));
+      expect(change.chute).toBe('ghost');
+      expect(await stateOf('ghost')).toBe('running');
+      await succeeded(await submit('DELETE', '/chutes/ghost'));
+      expect(await containersOf('ghost')).toEqual([]);
+    });
+  });
 });

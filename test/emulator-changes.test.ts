@@ -264,6 +264,57 @@ describe('chutebox emulate: DELETE /api/v1/chutes/:chute', () => {
   });
 });
 
+describe('chutebox emulate: POST /api/v1/chutes/', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await emulate();
+  });
+
+  const CONFIG = { environment: { GREETING: 'hi' }, web: { port: 8080 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'new-lab', key: 'a-passphrase' } } };
+
+  it('installs a chute: the change succeeds, the chute lists as running and its configuration reads back', async () => {
+    const body = { name: 'newcomer', image: 'chutebox/newcomer:1', version: '1', config: CONFIG, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512 } };
+    const installed = await change(server, 'POST', '/chutes/', body);
+    expect(installed).toMatchObject({ action: 'install', chute: 'newcomer', state: 'succeeded' });
+    expect(installed.messages.map((m) => m.text)).toContain('created container chute-newcomer');
+    const list = await call(server, 'GET', '/chutes/');
+    expect(list.body.map((chute: { name: string; state: string }) => [chute.name, chute.state])).toEqual([
+      ['hello-world', 'running'],
+      ['hotspot', 'running'],
+      ['newcomer', 'running'],
+    ]);
+    expect((await call(server, 'GET', '/chutes/newcomer')).body).toEqual({
+      name: 'newcomer',
+      version: '1',
+      state: 'running',
+      environment: { MODE: 'demo' },
+      allocation: { cpu_shares: 512, prioritize_traffic: false },
+      resources: null,
+    });
+    expect((await call(server, 'GET', '/chutes/newcomer/config')).body).toEqual({ ...CONFIG, net: { wlan: { ...CONFIG.net.wlan, key: '[redacted]' } } });
+    expect((await call(server, 'GET', '/chutes/newcomer/cache')).body).toEqual({});
+  });
+
+  it('takes YAML; then the chute can be stopped like any other', async () => {
+    const yaml = 'name: from-yaml\nimage: busybox:latest\nconfig:\n  environment:\n    DEBUG: yes\n';
+    expect((await change(server, 'POST', '/chutes', yaml, 'application/yaml')).state).toBe('succeeded');
+    expect((await call(server, 'GET', '/chutes/from-yaml/config')).body).toEqual({ environment: { DEBUG: true } });
+    expect((await change(server, 'POST', '/chutes/from-yaml/stop')).state).toBe('succeeded');
+    expect(await chuteState(server, 'from-yaml')).toBe('stopped');
+  });
+
+  it('responds with 409 for a name that is taken and 422 listing every violation, and queues nothing', async () => {
+    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    expect(await call(server, 'POST', '/chutes/', { name: 'hotspot', image: 'busybox' })).toMatchObject({ status: 409, type: 'application/problem+json' });
+    const bad = await call(server, 'POST', '/chutes/', { name: '-bad', image: 'Busybox', config: { web: { port: 0 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33) } } } });
+    expect(bad).toMatchObject({ status: 422, type: 'application/problem+json' });
+    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['config.net.wlan.ssid', 'config.web.port', 'image', 'name']);
+    expect((await call(server, 'GET', '/chutes/-bad')).status).toBe(400);
+    expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
+  });
+});
+
 describe('chutebox emulate --change-delay', () => {
   it('refuses a delay that is not a whole number of milliseconds', async () => {
     await expect(startChutebox(['emulate', '--port', '0', '--change-delay', 'soon'], ENV)).rejects.toThrow(/--change-delay must be a whole number of milliseconds/);

@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
 import { CHUTE_NAME } from '../core/device.ts';
 import type { StationRecord as ParsedStation } from '../parsers/iw-station.ts';
-import { ChuteStartBody, SsidUpdate } from './bodies.ts';
+import { ChuteInstallBody, ChuteStartBody, SsidUpdate } from './bodies.ts';
 import { ChuteConfig } from './config.ts';
 import { MAC_ADDRESS, NETWORK_NAME } from './params.ts';
 import type { ChuteRecord as BuiltChuteRecord } from './record.ts';
 import { CHUTE_STATES } from './state.ts';
 
-export { ChuteStartBody, SsidUpdate } from './bodies.ts';
+export { ChuteInstallBody, ChuteStartBody, SsidUpdate } from './bodies.ts';
 
 /*
  * The requests and responses of the /api/v1/chutes endpoints (ParaDrop's shapes).
@@ -173,7 +173,13 @@ export const ChuteStartRequest = z.object({ params: z.object({ chute: ChuteParam
 export const ChuteConfigUpdateRequest = z.object({ params: z.object({ chute: ChuteParam }), body: ChuteConfig });
 
 /**
- * The answer to a call that queues a change (start, stop, restart, delete, a configuration update):
+ * POST /api/v1/chutes/ (install), JSON or YAML: `{ name, image, version?, config?, environment?,
+ * allocation? }`, `config` a chute configuration (see checkChuteConfig).
+ */
+export const ChuteInstallRequest = z.object({ body: z.extend(ChuteInstallBody, { config: z.optional(ChuteConfig) }) });
+
+/**
+ * The answer to a call that queues a change (install, start, stop, restart, delete, a configuration update):
  * ParaDrop's shape. `GET /api/v1/changes/<change_id>` follows it.
  */
 export const ChangeAccepted = z.strictObject({ change_id: z.int().check(z.nonnegative()) });

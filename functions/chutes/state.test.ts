@@ -61,6 +61,11 @@ describe('chuteState: the chute state for each engine state', () => {
     expect(chuteState([other, unlabelled], 'hello', 'running')).toBe('missing');
   });
 
+  it('no container while an install runs (the stored state is installing) → installing', () => {
+    expect(chuteState([], 'hello', 'installing')).toBe('installing');
+    expect(chuteState([container('running', 'Up 1 second')], 'hello', 'installing')).toBe('running');
+  });
+
   it('no reachable engine → the stored state, the last one known', () => {
     expect(chuteState(null, 'hello', 'running')).toBe('running');
     expect(chuteState(null, 'hello', 'failed')).toBe('failed');

@@ -18,18 +18,18 @@ export type ChuteState = (typeof CHUTE_STATES)[number];
  * states. The chute's container is the one whose `io.chutebox.chute` label is the chute's name (the
  * most recently created one, should there be several).
  *
- * | engine                                  | chute state                                    |
- * |-----------------------------------------|------------------------------------------------|
- * | `running`                               | `running`                                      |
- * | `restarting`                            | `restarting`                                   |
- * | `removing`                              | `stopping`                                     |
- * | `created`, `paused`                     | `stopped`                                      |
- * | `exited`, `Status` `Exited (0) …`       | `stopped`                                      |
- * | `exited`, any other exit code           | `failed`, or `stopped` when a stop was asked   |
- * | `dead`                                  | `failed`                                       |
- * | a state chutebox does not know          | `stopped` (it is not running)                  |
- * | no container                            | `missing`                                      |
- * | no reachable engine (`containers` null) | `stored`, the last known state, else `missing` |
+ * | engine                                  | chute state                                        |
+ * |-----------------------------------------|----------------------------------------------------|
+ * | `running`                               | `running`                                          |
+ * | `restarting`                            | `restarting`                                       |
+ * | `removing`                              | `stopping`                                         |
+ * | `created`, `paused`                     | `stopped`                                          |
+ * | `exited`, `Status` `Exited (0) …`       | `stopped`                                          |
+ * | `exited`, any other exit code           | `failed`, or `stopped` when a stop was asked       |
+ * | `dead`                                  | `failed`                                           |
+ * | a state chutebox does not know          | `stopped` (it is not running)                      |
+ * | no container                            | `installing` while an install runs, else `missing` |
+ * | no reachable engine (`containers` null) | `stored`, the last known state, else `missing`     |
  *
  * An `exited` container whose `Status` names no exit code counts as `stopped`: nothing says it failed.
  * A container that a stop change ended (the stored state is `stopped`) counts as `stopped` whatever
@@ -45,7 +45,7 @@ export type ChuteState = (typeof CHUTE_STATES)[number];
 export function chuteState(containers: readonly Record<string, unknown>[] | null, name: string, stored: unknown): ChuteState {
   if (containers === null) return isChuteState(stored) ? stored : 'missing';
   const container = chuteContainer(containers, name);
-  if (container === undefined) return 'missing';
+  if (container === undefined) return stored === 'installing' ? 'installing' : 'missing';
   switch (container.State) {
     case 'running':
       return 'running';

@@ -72,11 +72,36 @@ export interface Device {
  * - `delete`: stop and remove its container, then its stored documents.
  * - `update-config`: store `config` (already validated) and recreate the container with it; when that
  *   fails, the previous configuration is restored and its container runs again.
+ * - `install`: store a new chute (`chute`, a name no installed chute has) whose container runs `image`,
+ *   an image already in the engine, with `config` (already validated), then create and start its
+ *   container as `start` does; when any step fails, what was made is removed and no chute is left.
  */
 export type ChangeRequest =
   | { action: 'start' | 'restart'; chute: string; environment?: Record<string, string> }
   | { action: 'stop' | 'delete'; chute: string }
-  | { action: 'update-config'; chute: string; config: Record<string, unknown> };
+  | { action: 'update-config'; chute: string; config: Record<string, unknown> }
+  | { action: 'install' } & ChuteInstall;
+
+/**
+ * What an install stores: the chute record's fields (`image`, `version`, `environment`, `allocation`)
+ * and its configuration.
+ *
+ * @example
+ * { chute: 'hello', image: 'hello-world:1', version: '1', config: { web: { port: 80 } }, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512 } }
+ */
+export interface ChuteInstall {
+  chute: string;
+  /** A Docker image reference (`repo[:tag]` or `repo@sha256:…`) of an image already in the engine. */
+  image: string;
+  /** The installed version label; null when the client gave none. */
+  version: string | null;
+  /** The chute configuration (`service.json`), validated. */
+  config: Record<string, unknown>;
+  /** Variables of the chute record, given to the container after the configuration's. */
+  environment: Record<string, string>;
+  /** `{ cpu_shares?, prioritize_traffic?, … }` as the client gave it. */
+  allocation: Record<string, unknown>;
+}
 
 export type ChangeAction = ChangeRequest['action'];
 

@@ -1,4 +1,4 @@
-import type { ChangeRequest, Device, StoredChute } from '../../functions/core/device.ts';
+import type { ChangeRequest, ChuteInstall, Device, StoredChute } from '../../functions/core/device.ts';
 import { environmentStrings, type Environment } from '../../functions/chutes/config.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { Note, PerformChange } from '../changes/runner.ts';
@@ -24,6 +24,11 @@ export interface LifecycleOptions {
  * - `HostConfig.PortBindings` from `host_config.port_bindings`, `HostConfig.Dns` from `host_config.dns`;
  * - `HostConfig.NetworkMode` from `networkMode`.
  *
+ * `install` stores the new chute (`chute.json` with `state: 'installing'`, `service.json`, `cache.json`
+ * `{}`, all at once), removes any container an earlier chute of that name left behind, then creates
+ * and starts its container as `start` does. When a step fails (image missing, engine error) it
+ * removes the container it made and the chute's folder, and the change fails with the reason.
+ *
  * `start` starts the existing container, or (re)creates it when there is none or the change brings an
  * environment. `update-config` stores the new configuration, sets the old container aside (stopped,
  * renamed `chute-<name>-previous-<id>`), creates and starts the new one, then removes the old one. On any
@@ -40,6 +45,7 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
   const { chutes, writer, networkMode } = options;
 
   return async function perform(request: ChangeRequest, note: Note): Promise<void> {
+    if (request.action === 'install') return install(options, request, note);
     const name = request.chute;
     const chute = await chutes.chute(name);
     if (chute === null) throw new Error(`chute ${name} is not installed`);
@@ -134,6 +140,46 @@ function lifecycleSteps(engine: ChuteEngine, name: string, note: Note, networkMo
       await note(suffix === null ? `gave container ${short(id)} its name back` : `set container ${short(id)} aside`);
     },
   };
+}
+
+/** `install`: a new chute, its container created and started; on failure, nothing of it is left. */
+async function install(options: LifecycleOptions, request: ChuteInstall, note: Note): Promise<void> {
+  const { chutes, writer, networkMode } = options;
+  const name = request.chute;
+  if ((await chutes.chute(name)) !== null) throw new Error(`a chute named ${name} is already installed`);
+  const engine = await options.engine();
+  if (engine === null) throw new Error('no container engine is reachable');
+  const steps = lifecycleSteps(engine, name, note, networkMode);
+  const { image, version, environment, allocation, config } = request;
+  const chute: StoredChute = {
+    name,
+    record: { name, version, state: 'installing', image, environment, allocation, resources: null },
+    config,
+    cache: {},
+  };
+  for (const left of await engine.containers(name)) {
+    await engine.remove(name, left.Id);
+    await note(`removed container ${left.Id.slice(0, 12)}, left behind by an earlier chute named ${name}`);
+  }
+  await writer.create(name, { chute: chute.record, service: config, cache: {} });
+  await note(`stored chute ${name}`);
+  let created: string | undefined;
+  try {
+    created = await steps.create(chute);
+    await steps.startContainer(created);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    await note(`the install failed: ${reason}; removing what it made`);
+    try {
+      if (created !== undefined) await steps.remove(created);
+      await writer.remove(name);
+      await note(`removed the stored chute ${name}`);
+    } catch (cleanupError) {
+      throw new Error(`${reason}; removing what the install made failed too: ${(cleanupError as Error).message}`);
+    }
+    throw new Error(`${reason}; chute ${name} is not installed`);
+  }
+  await recordState(engine, chutes, writer, name, note, 'running');
 }
 
 /** `update-config`: the new configuration and a new container, or the previous ones back. */

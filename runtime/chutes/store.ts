@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
-import { writeFileAtomic } from '../state/atomic-write.ts';
+import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 
 /** How a chute folder's documents are written: JSON in the runtime's state dir, YAML in a scenario. */
 export interface ChuteFormat {
@@ -63,13 +63,25 @@ export function chuteStore(dir: string, format: ChuteFormat): Pick<Device, 'chut
   };
 }
 
-/** The documents of a chute that the runtime writes: `chute.json` (the record) and `service.json` (the configuration). */
-export type ChuteDocument = 'chute' | 'service';
+/**
+ * The documents of a chute that the runtime writes: `chute.json` (the record), `service.json` (the
+ * configuration) and `cache.json` (the runtime's key-value store for it).
+ */
+export type ChuteDocument = 'chute' | 'service' | 'cache';
 
 /** Writes to the runtime's chutes (JSON, `<state-dir>/chutes`); see `chuteWriter`. */
 export interface ChuteWriter {
   /** Replaces `<chute>/<document>.json` atomically (mode 0600). */
   write(chute: string, document: ChuteDocument, value: Record<string, unknown>): Promise<void>;
+  /**
+   * Adds a chute that is not there yet, with all its documents at once: they are written (each
+   * flushed to disk) into a hidden folder that no listing shows, which is then renamed
+   * `<dir>/<chute>`. A reader sees no chute or the whole chute, never a part of one.
+   *
+   * @throws Error when a chute by that name is there already (its folder is left as it is; an empty
+   *   folder by that name is replaced).
+   */
+  create(chute: string, documents: Record<ChuteDocument, Record<string, unknown>>): Promise<void>;
   /**
    * Removes the chute's folder: first renamed away (to a hidden name no listing shows), then deleted,
    * so the chute is gone at once even when the deletion is cut short.
@@ -94,6 +106,24 @@ export function chuteWriter(dir: string): ChuteWriter {
   return {
     async write(chute, document, value) {
       await writeFileAtomic(path.join(folder(chute), `${document}${JSON_FORMAT.extension}`), `${JSON.stringify(value, null, 2)}\n`, 0o600);
+    },
+    async create(chute, documents) {
+      const target = folder(chute);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const staging = path.join(dir, `.${chute}.installing-${randomBytes(6).toString('hex')}`);
+      try {
+        await mkdir(staging, { mode: 0o700 });
+        for (const [document, value] of Object.entries(documents)) {
+          await writeFileAtomic(path.join(staging, `${document}${JSON_FORMAT.extension}`), `${JSON.stringify(value, null, 2)}\n`, 0o600);
+        }
+        await rename(staging, target);
+      } catch (error) {
+        await rm(staging, { recursive: true, force: true });
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new Error(`a chute named ${chute} is already installed`);
+        throw error;
+      }
+      await syncDir(dir);
     },
     async remove(chute) {
       const doomed = path.join(dir, `.${chute}.removed-${randomBytes(6).toString('hex')}`);

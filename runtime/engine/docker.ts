@@ -18,8 +18,10 @@ const STOP_GRACE_SECONDS = 10;
  * `dist/engine.mjs` and loaded on first use, so the runtime stays small.
  */
 
-// The lifecycle is engine work and needs the configuration code (zod): it lives in this bundle too.
+// The lifecycle is engine work and needs the configuration code (zod): it lives in this bundle too,
+// with the writer of the chutes it changes.
 export { chuteLifecycle } from '../chutes/lifecycle.ts';
+export { chuteWriter } from '../chutes/store.ts';
 
 /**
  * `GET /containers/json?all=1` filtered to the containers labelled `io.chutebox.chute` (running or

@@ -30,7 +30,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
   await syncDir(dir);
 }
 
-async function syncDir(dir: string): Promise<void> {
+/** Flushes a folder's entries (a rename in it) to disk, where the file system can. */
+export async function syncDir(dir: string): Promise<void> {
   try {
     const handle = await open(dir, 'r');
     try {

@@ -1,0 +1,160 @@
+import { describe, expect, it, vi } from 'vitest';
+import { memoryDevice } from '../../test/memory-device.ts';
+import { invoke, type FunctionOutput } from '../core/invoke.ts';
+import { isImageReference } from './bodies.ts';
+import * as install from './install.ts';
+
+/** A device with one chute installed, `hello`. */
+const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello', image: 'hello-world:1' }, config: {} } } });
+
+/** POST /api/v1/chutes/ as a transport hands it over: the raw text and its content type. */
+async function post(target: ReturnType<typeof device>, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
+  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const out = await invoke(install.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
+  return { ...out, json: JSON.parse(out.body) };
+}
+
+const postJson = (target: ReturnType<typeof device>, body: unknown) => post(target, 'application/json', JSON.stringify(body));
+
+const CONFIG = {
+  environment: { GREETING: 'hi', PORT: 8080 },
+  web: { port: 8080 },
+  net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: 'a-passphrase', dhcp: { start: 4, limit: 20, lease: '2h' } } },
+};
+
+describe('POST /api/v1/chutes/', () => {
+  it('responds with 200 and the change_id of an install change carrying every field as given', async () => {
+    const target = device();
+    const body = { name: 'web', image: 'registry.local:5000/team/web:1.2', version: '1.2', config: CONFIG, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' } };
+    const out = await postJson(target, body);
+    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(install.response.safeParse(out.json).success).toBe(true);
+    expect(install.request.safeParse({ body }).success).toBe(true);
+    expect(target.submitted).toEqual([
+      { action: 'install', chute: 'web', image: body.image, version: '1.2', config: CONFIG, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' } },
+    ]);
+    expect(await target.change(1)).toMatchObject({ id: 1, action: 'install', chute: 'web', state: 'queued' });
+  });
+
+  it('fills what the body leaves out: no version, an empty configuration, environment and allocation', async () => {
+    const target = device();
+    expect((await postJson(target, { name: 'bare', image: 'busybox' })).status).toBe(200);
+    expect(target.submitted).toEqual([{ action: 'install', chute: 'bare', image: 'busybox', version: null, config: {}, environment: {}, allocation: {} }]);
+  });
+
+  it('takes a YAML body (a configuration as a developer writes it), and a numeric version as its text', async () => {
+    const target = device();
+    const yaml = [
+      'name: hello-yaml',
+      'image: hello@sha256:' + 'ab'.repeat(32),
+      'version: 2',
+      'config:',
+      '  environment:',
+      '    DEBUG: yes',
+      '  net:',
+      '    wlan: { type: wifi, intfName: wlan0, ssid: lab, dhcp: { leasetime: 30m } }',
+      'x_unknown: ignored',
+      '',
+    ].join('\n');
+    expect((await post(target, 'application/yaml', yaml)).status).toBe(200);
+    expect(target.submitted).toEqual([
+      {
+        action: 'install',
+        chute: 'hello-yaml',
+        image: 'hello@sha256:' + 'ab'.repeat(32),
+        version: '2',
+        config: { environment: { DEBUG: true }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', dhcp: { leasetime: '30m' } } } },
+        environment: {},
+        allocation: {},
+      },
+    ]);
+  });
+
+  it('responds with 409 when a chute by that name is installed, and submits nothing', async () => {
+    const target = device();
+    const out = await postJson(target, { name: 'hello', image: 'hello-world:2' });
+    expect(out).toMatchObject({ status: 409, json: { status: 409, detail: 'a chute named hello is already installed' } });
+    expect(out.headers['content-type']).toBe('application/problem+json');
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 listing every violation with its path, those of the configuration under config., and submits nothing', async () => {
+    const target = device();
+    const body = {
+      name: '../etc',
+      image: 'Hello-World:1',
+      version: ['1'],
+      environment: { PORT: 8080, 'A=B': 'x' },
+      allocation: { cpu_shares: 1, prioritize_traffic: 'yes' },
+      config: { web: { port: 0 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short' }, guest: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 } } },
+    };
+    const out = await postJson(target, body);
+    expect(out.status).toBe(422);
+    expect(out.headers['content-type']).toBe('application/problem+json');
+    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
+      'allocation.cpu_shares',
+      'allocation.prioritize_traffic',
+      'config.net.guest.vlan_id',
+      'config.net.wlan.key',
+      'config.net.wlan.ssid',
+      'config.web.port',
+      'environment.A=B',
+      'environment.PORT',
+      'image',
+      'name',
+      'version',
+    ]);
+    expect(out.json.errors).toContainEqual({ path: 'allocation.cpu_shares', message: 'must be an integer of at least 2' });
+    expect(out.json.errors).toContainEqual({ path: 'image', message: expect.stringContaining('must be an image reference') });
+    expect(out.json.detail).toMatch(/^the install request is not valid: .* \(and 10 more\)$/);
+    expect(install.request.safeParse({ body }).success).toBe(false);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 for a missing name and image, and for a configuration that is not a mapping', async () => {
+    const target = device();
+    const out = await postJson(target, { config: ['web'] });
+    expect(out.json.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'name', message: 'is required' },
+        { path: 'image', message: 'is required' },
+        { path: 'config', message: expect.any(String) },
+      ]),
+    );
+    expect(out.json.errors).toHaveLength(3);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('checks the configuration in a YAML body too, naming its paths under config.', async () => {
+    const target = device();
+    const out = await post(target, 'text/yaml', 'name: web\nimage: web:1\nconfig:\n  net:\n    wlan: { type: wifi, intfName: Wlan0, dhcp: { limit: 0 } }\n');
+    expect(out.status).toBe(422);
+    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['config.net.wlan.dhcp.limit', 'config.net.wlan.intfName']);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 400, 415 or 422 for a body that is not a document mapping, and submits nothing', async () => {
+    const target = device();
+    expect((await post(target, 'application/json', '{"name": ')).status).toBe(400);
+    expect((await post(target, 'application/yaml', 'name: [1\n')).status).toBe(400);
+    expect((await post(target, 'text/plain', 'name: web')).status).toBe(415);
+    expect((await post(target, 'application/json', '')).status).toBe(422);
+    expect((await post(target, 'application/json', '["web"]')).status).toBe(422);
+    expect(target.submitted).toEqual([]);
+  });
+});
+
+describe('isImageReference', () => {
+  it('accepts repo, repo:tag, a registry with a port, nested paths and a sha256 digest', () => {
+    for (const image of ['busybox', 'busybox:1.36', 'library/busybox:latest', 'localhost:5000/a/b_c__d-e.f:v1.0-rc_1', 'ghcr.io/owner/img', `img@sha256:${'0f'.repeat(32)}`, 'a---b']) {
+      expect(isImageReference(image), image).toBe(true);
+    }
+  });
+
+  it('refuses upper case repositories, empty or bad tags, other digests, spaces and a name over 255 characters', () => {
+    for (const image of ['', 'Busybox', 'busybox:', 'busybox:-x', `busybox:${'t'.repeat(129)}`, 'img@sha256:abc', `img@md5:${'0f'.repeat(16)}`, 'a b', '/busybox', 'busybox/', 'a..b', 'a:1@sha256:' + '0f'.repeat(32), 'x'.repeat(256)]) {
+      expect(isImageReference(image), image).toBe(false);
+    }
+    expect(isImageReference('x'.repeat(255))).toBe(true);
+  });
+});
