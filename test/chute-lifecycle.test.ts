@@ -316,6 +316,7 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
       expect(delta.Config.Env).toEqual(expect.arrayContaining(['GREETING=hey', 'PORT=8081', 'FROM_INSTALL=yes']));
       expect(delta.HostConfig.Dns).toEqual(['192.0.2.53']);
       expect(delta.HostConfig.NetworkMode).toBe('none');
+      expect(delta.HostConfig.CpuShares).toBe(512);
       expect(delta.State.Running).toBe(true);
       const epsilon = await onlyContainerOf('epsilon');
       expect(epsilon.Config.Labels).toMatchObject({ 'io.chutebox.chute': 'epsilon' });

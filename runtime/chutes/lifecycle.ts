@@ -222,7 +222,8 @@ async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChut
 
 /**
  * The container of a chute: its image from the record's `image`, its environment from the
- * configuration, the record and the change, its ports and DNS from `host_config`.
+ * configuration, the record and the change, its ports and DNS from `host_config`, its CPU weight from
+ * the record's `allocation.cpu_shares`.
  *
  * @throws Error when the record names no image.
  */
@@ -231,6 +232,7 @@ export function containerSpec(chute: StoredChute, environment: Record<string, st
   if (typeof image !== 'string' || image === '') throw new Error(`the record of chute ${chute.name} names no image (field "image")`);
   const hostConfig = mapping(chute.config.host_config);
   const dns = hostConfig.dns;
+  const cpuShares = mapping(chute.record.allocation).cpu_shares;
   return {
     image,
     env: {
@@ -241,6 +243,7 @@ export function containerSpec(chute: StoredChute, environment: Record<string, st
     portBindings: mapping(hostConfig.port_bindings) as Record<string, string | number>,
     dns: Array.isArray(dns) ? dns.filter((server): server is string => typeof server === 'string') : undefined,
     networkMode,
+    cpuShares: Number.isInteger(cpuShares) && (cpuShares as number) >= 2 ? (cpuShares as number) : undefined,
   };
 }
 

@@ -152,7 +152,7 @@ describe('chuteEngine (dist/engine.mjs)', () => {
     expect(await engine.chuteEngine(path.join(dir, 'missing.sock'))).toBeNull();
   });
 
-  it('creates container chute-<name>, labelled with the chute, with its image, environment, ports, DNS and network mode', async () => {
+  it('creates container chute-<name>, labelled with the chute, with its image, environment, ports, DNS, network mode and CPU shares', async () => {
     const chutes = (await engine.chuteEngine(socket))!;
     const id = await chutes.create('hello', {
       image: 'hello:1',
@@ -160,6 +160,7 @@ describe('chuteEngine (dist/engine.mjs)', () => {
       portBindings: { 80: 8080, '53/udp': '5353' },
       dns: ['192.0.2.53'],
       networkMode: 'none',
+      cpuShares: 512,
     });
     expect(id).toBe('fff666');
     const create = requests.find((r) => r.url.startsWith('/containers/create'))!;
@@ -171,13 +172,13 @@ describe('chuteEngine (dist/engine.mjs)', () => {
       Env: ['GREETING=hi', 'EMPTY='],
       Labels: { 'io.chutebox.chute': 'hello' },
       ExposedPorts: { '80/tcp': {}, '53/udp': {} },
-      HostConfig: { NetworkMode: 'none', PortBindings: { '80/tcp': [{ HostPort: '8080' }], '53/udp': [{ HostPort: '5353' }] }, Dns: ['192.0.2.53'] },
+      HostConfig: { NetworkMode: 'none', PortBindings: { '80/tcp': [{ HostPort: '8080' }], '53/udp': [{ HostPort: '5353' }] }, Dns: ['192.0.2.53'], CpuShares: 512 },
     });
   });
 
   it("fails with the engine's own message when the engine refuses", async () => {
     const chutes = (await engine.chuteEngine(socket))!;
-    const spec = { image: 'missing:1', env: {}, portBindings: {}, dns: undefined, networkMode: 'none' };
+    const spec = { image: 'missing:1', env: {}, portBindings: {}, dns: undefined, networkMode: 'none', cpuShares: undefined };
     await expect(chutes.create('hello', spec)).rejects.toThrow(/^No such image: missing:1$/);
   });
 

@@ -79,6 +79,8 @@ export interface ChuteContainerSpec {
   dns: string[] | undefined;
   /** `HostConfig.NetworkMode`: `bridge`, `none`, `host` or a network name. */
   networkMode: string;
+  /** `HostConfig.CpuShares`, the relative CPU weight (`allocation.cpu_shares`); undefined: the engine's default (1024). */
+  cpuShares: number | undefined;
 }
 
 /** A chute's container as the lifecycle needs it. */
@@ -130,7 +132,7 @@ export function chuteContainerName(chute: string): string {
  *
  * @example
  * const engine = await chuteEngine('/var/run/docker.sock');
- * const id = await engine!.create('hello', { image: 'hello:1', env: { PORT: '80' }, portBindings: { 80: 8080 }, dns: undefined, networkMode: 'bridge' });
+ * const id = await engine!.create('hello', { image: 'hello:1', env: { PORT: '80' }, portBindings: { 80: 8080 }, dns: undefined, networkMode: 'bridge', cpuShares: undefined });
  * await engine!.start('hello', id);
  */
 export async function chuteEngine(socketPath: string): Promise<ChuteEngine | null> {
@@ -172,6 +174,7 @@ export async function chuteEngine(socketPath: string): Promise<ChuteEngine | nul
             NetworkMode: spec.networkMode,
             PortBindings: Object.fromEntries(ports.map(([port, host]) => [port, [{ HostPort: host }]])),
             ...(spec.dns === undefined ? {} : { Dns: spec.dns }),
+            ...(spec.cpuShares === undefined ? {} : { CpuShares: spec.cpuShares }),
           },
           ...signal(),
         }),
