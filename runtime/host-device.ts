@@ -1,4 +1,4 @@
-import { statfs } from 'node:fs/promises';
+import { readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Device } from '../functions/core/device.ts';
@@ -48,17 +48,28 @@ export function hostDeviceOptions(values: Record<(typeof HOST_DEVICE_FLAGS)[numb
   };
 }
 
+/** The host Device, and what the runtime does with it once at start. */
+export type HostDevice = Device & {
+  /**
+   * Opens the change log (a change an earlier runtime left `queued` or `running` is marked `failed`),
+   * then, when the chutes folder holds anything, loads the engine client to repair what a crash cut
+   * short and to set each chute's stored state from the engine (`recoverChutes`). A repair that fails
+   * is logged, not thrown.
+   */
+  recover(): Promise<void>;
+};
+
 /**
  * The real host as a Device: files from `/`, `uname(2)` and `statfs(2)` from Node, containers from the
  * Docker Engine, installed chutes from the state dir, chute networks through `iw`, `hostapd_cli` and
  * dnsmasq's lease files, changes to chutes run on the engine and logged in `<stateDir>/changes`
  * (runtime/changes/runner.ts, runtime/chutes/lifecycle.ts). The engine client is a separate bundle
- * (`dist/engine.mjs`), loaded on first use.
+ * (`dist/engine.mjs`), loaded on first use (at start only when a chute is stored; see `recover`).
  *
  * @example
  * createHostDevice({ stateDir: '/var/lib/chutebox', tools: { iw: '/usr/sbin/iw', timeoutMs: 2000 } })
  */
-export function createHostDevice(options: HostDeviceOptions = {}): Device {
+export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const socketPath = options.dockerSocket ?? DEFAULT_DOCKER_SOCKET;
   const tools: NetworkTools = {
     iw: options.tools?.iw ?? DEFAULT_NETWORK_TOOLS.iw,
@@ -75,22 +86,29 @@ export function createHostDevice(options: HostDeviceOptions = {}): Device {
   const stateDir = options.stateDir ?? DEFAULT_STATE_DIR;
   const chutesDir = path.join(stateDir, 'chutes');
   const chutes = chuteStore(chutesDir, JSON_FORMAT);
-  const { submitChange, change, changes } = changeRunner({
+  const runner = changeRunner({
     dir: path.join(stateDir, 'changes'),
-    async perform(request, note) {
+    async perform(request, note, id) {
       const client = await engine();
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
       const perform = client.chuteLifecycle({ chutes, writer: client.chuteWriter(chutesDir), engine: () => client.chuteEngine(socketPath), networkMode });
-      return perform(request, note);
+      return perform(request, note, id);
     },
   });
   return {
     ...rootedFiles('/'),
     ...chutes,
-    submitChange,
-    change,
-    changes,
+    submitChange: runner.submitChange,
+    change: runner.change,
+    changes: runner.changes,
+    async recover() {
+      const interrupted = await runner.open();
+      if ((await readdir(chutesDir).catch(() => [])).length === 0) return;
+      const client = await engine();
+      const repair = client?.recoverChutes({ dir: chutesDir, engine: await client.reachableChuteEngine(socketPath), interrupted, annotate: runner.annotate });
+      await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
+    },
     network: (target) => hostNetwork(target, tools),
     async statfs(path) {
       try {

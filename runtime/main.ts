@@ -30,8 +30,9 @@ const PASSWD_HELP = optionsHelp(
 );
 
 /**
- * `chutebox serve`: the device API on this machine. Prints `listening on http://HOST:PORT` once ready;
- * SIGTERM and SIGINT close it gracefully.
+ * `chutebox serve`: the device API on this machine. Before it listens, it repairs what a crash of an
+ * earlier runtime cut short and reconciles the chutes with the engine (`HostDevice.recover`). Prints
+ * `listening on http://HOST:PORT` once ready; SIGTERM and SIGINT close it gracefully.
  *
  * @example
  * await serve(['--host', '127.0.0.1', '--port', '0', '--state-dir', '/tmp/chutebox']);
@@ -50,6 +51,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     console.error('no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
   const device = createHostDevice(deviceOptions);
+  await device.recover();
   const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']! });
   const server = await listen(app, { host: values.host!, port });
   const stop = () => {

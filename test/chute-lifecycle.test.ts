@@ -349,4 +349,79 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
       expect(await containersOf('ghost')).toEqual([]);
     });
   });
+
+  describe('a runtime killed (SIGKILL) at any moment restarts with nothing lost', () => {
+    const ZETA_OLD = { environment: { VERSION: 'one' } };
+    const ZETA_NEW = { environment: { VERSION: 'two' } };
+
+    /** Kills the runtime by its pid, as a power cut or the OOM killer would, and waits until it is gone. */
+    async function kill(): Promise<void> {
+      const child = server!.child;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(child.pid!, 'SIGKILL');
+      await exited;
+    }
+
+    const storedChange = async (id: number) => JSON.parse(await readFile(path.join(stateDir, 'changes', `${id}.json`), 'utf8')) as ChangeRecord;
+
+    beforeAll(async () => {
+      // Its container takes ~2 s to stop (its SIGTERM trap sleeps first), which leaves time to kill the
+      // runtime in the middle of a configuration update.
+      const slow = await engine!.importBusybox('chutebox-test', 'slow-stop', { cmd: ['sh', '-c', 'trap "sleep 2; exit 143" TERM; sleep 3600 & wait'] });
+      await installChute(stateDir, 'zeta', slow, ZETA_OLD);
+      await installChute(stateDir, 'eta', 'chutebox-test:sleeper', {});
+      await succeeded(await submit('POST', '/chutes/zeta/start'));
+      await succeeded(await submit('POST', '/chutes/eta/start'));
+    });
+
+    it('killed during a PUT config, comes back with the change final and the chute running one configuration in one container', async () => {
+      const before = await onlyContainerOf('zeta');
+      const id = await submit('PUT', '/chutes/zeta/config', { type: 'application/json', text: JSON.stringify(ZETA_NEW) });
+      const deadline = Date.now() + CHANGE_DEADLINE_MS;
+      for (;;) {
+        const change = await get<ChangeRecord>(`/changes/${id}`);
+        if (change.state === 'succeeded' || change.state === 'failed' || change.messages.some((m) => m.text === 'stored the new configuration')) break;
+        if (Date.now() > deadline) throw new Error(`change ${id} never got under way: ${JSON.stringify(change)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await kill();
+      await serve();
+
+      // Final on disk as soon as the runtime listens, before anything asks for it.
+      const change = await storedChange(id);
+      expect(['succeeded', 'failed']).toContain(change.state);
+      const config = await get<Record<string, unknown>>('/chutes/zeta/config');
+      const zeta = await onlyContainerOf('zeta');
+      expect(zeta.Name).toBe('/chute-zeta');
+      expect(zeta.State.Running).toBe(true);
+      expect(await stateOf('zeta')).toBe('running');
+      expect((await storedRecord('zeta')).state).toBe('running');
+      expect(await readdir(path.join(stateDir, 'chutes', 'zeta'))).not.toContain('rollback.json');
+      if (change.state === 'failed') {
+        // Cut short: the previous configuration and its container are back, and the record says how.
+        expect(config).toEqual(ZETA_OLD);
+        expect(zeta.Id).toBe(before.Id);
+        expect(zeta.Config.Env).toContain('VERSION=one');
+        expect(change.messages.map((m) => m.text)).toEqual(expect.arrayContaining(['failed: the runtime stopped while the change was running', 'repaired at the next start: restored the previous configuration']));
+        expect(server!.output()).toContain('chute zeta: restored the previous configuration');
+      } else {
+        expect(config).toEqual(ZETA_NEW);
+        expect(zeta.Config.Env).toContain('VERSION=two');
+      }
+      expect(await get<ChangeRecord>(`/changes/${id}`)).toEqual(change);
+    });
+
+    it('a chute whose container was removed while the runtime was down reads missing after the restart, stored and logged', async () => {
+      expect(await stateOf('eta')).toBe('running');
+      await server!.stop();
+      await engine!.docker.getContainer((await onlyContainerOf('eta')).Id).remove({ force: true });
+      await serve();
+
+      expect((await storedRecord('eta')).state).toBe('missing');
+      expect(server!.output()).toContain('chute eta: running → missing');
+      expect(await stateOf('eta')).toBe('missing');
+      expect(await stateOf('zeta')).toBe('running');
+    });
+  });
 });

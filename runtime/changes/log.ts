@@ -12,6 +12,8 @@ export interface ChangeLog {
   records: Map<number, ChangeRecord>;
   /** 1 + the largest id on disk (1 when there is none). */
   nextId: number;
+  /** The ids of the changes found `queued` or `running`, which opening marked `failed`, in id order. */
+  interrupted: number[];
   /** Writes a record atomically as `<dir>/<id>.json`. */
   save(record: ChangeRecord): Promise<void>;
 }
@@ -29,6 +31,7 @@ export async function openChangeLog(dir: string, now: () => number): Promise<Cha
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const save = (record: ChangeRecord) => writeFileAtomic(path.join(dir, `${record.id}.json`), `${JSON.stringify(record)}\n`, 0o600);
   const records = new Map<number, ChangeRecord>();
+  const interrupted: number[] = [];
   let largest = 0;
   for (const name of await readdir(dir)) {
     const match = RECORD_FILE.exec(name);
@@ -43,10 +46,11 @@ export async function openChangeLog(dir: string, now: () => number): Promise<Cha
       record.state = 'failed';
       record.updated = time;
       await save(record);
+      interrupted.push(id);
     }
     records.set(id, record);
   }
-  return { records, nextId: largest + 1, save };
+  return { records, nextId: largest + 1, interrupted: interrupted.sort((a, b) => a - b), save };
 }
 
 async function readRecord(file: string, id: number): Promise<ChangeRecord | null> {

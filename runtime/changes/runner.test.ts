@@ -152,6 +152,34 @@ describe('the runtime change log', () => {
     await again.idle();
   });
 
+  it('open() fails at once what was left queued or running, answers those changes, and annotate() adds to any record on disk', async () => {
+    const dir = await temp.folder('open');
+    const record = (id: number, state: ChangeRecord['state']): ChangeRecord => ({
+      id,
+      action: 'update-config',
+      chute: 'hello',
+      state,
+      created: '2026-01-01T00:00:00.000Z',
+      updated: '2026-01-01T00:00:00.000Z',
+      messages: [{ time: '2026-01-01T00:00:00.000Z', text: 'queued' }],
+    });
+    await writeFile(path.join(dir, '2.json'), JSON.stringify(record(2, 'failed')));
+    await writeFile(path.join(dir, '4.json'), JSON.stringify(record(4, 'running')));
+    const now = () => Date.parse('2026-02-01T00:00:00Z');
+    const runner = changeRunner({ dir, perform: async () => {}, now });
+
+    const interrupted = await runner.open();
+    expect(interrupted.map((c) => [c.id, c.state])).toEqual([[4, 'failed']]);
+    expect(JSON.parse(await readFile(path.join(dir, '4.json'), 'utf8')).state).toBe('failed');
+
+    await runner.annotate(4, 'repaired at the next start: restored the previous configuration');
+    await runner.annotate(99, 'no such change: ignored');
+    const stored = JSON.parse(await readFile(path.join(dir, '4.json'), 'utf8')) as ChangeRecord;
+    expect(stored.state).toBe('failed');
+    expect(stored.messages.at(-1)).toEqual({ time: '2026-02-01T00:00:00.000Z', text: 'repaired at the next start: restored the previous configuration' });
+    expect((await readdir(dir)).sort()).toEqual(['2.json', '4.json']);
+  });
+
   it('hands out copies: changing an answer changes nothing stored', async () => {
     const dir = await temp.folder('copies');
     const runner = changeRunner({ dir, perform: async () => {} });

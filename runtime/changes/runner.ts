@@ -4,8 +4,8 @@ import { openChangeLog, type ChangeLog } from './log.ts';
 /** Adds a timestamped message to the running change's record (and writes it). */
 export type Note = (text: string) => Promise<void>;
 
-/** Does what a change asks; throws to fail it (the error's message goes into the record). */
-export type PerformChange = (request: ChangeRequest, note: Note) => Promise<void>;
+/** Does what change `id` asks; throws to fail it (the error's message goes into the record). */
+export type PerformChange = (request: ChangeRequest, note: Note, id: number) => Promise<void>;
 
 export interface ChangeRunnerOptions {
   /** Where the records are kept: `<state-dir>/changes`. */
@@ -19,13 +19,20 @@ export interface ChangeRunnerOptions {
 export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> & {
   /** Resolves once every change submitted so far is final. */
   idle(): Promise<void>;
+  /**
+   * Opens the log now rather than on first use, and answers the changes that an earlier runtime left
+   * `queued` or `running`, which opening marked `failed` (copies, oldest first).
+   */
+  open(): Promise<ChangeRecord[]>;
+  /** Adds a timestamped message to change `id`'s record, whatever its state; an unknown id is ignored. */
+  annotate(id: number, text: string): Promise<void>;
 };
 
 /**
  * The runtime's changes: each record persisted as `<dir>/<id>.json` on every transition and message,
  * ids 1 + the largest on disk, changes to one chute run one after the other, changes to different
- * chutes concurrently. The log is opened on first use; a change left `queued` or `running` by an
- * earlier runtime is then marked `failed`.
+ * chutes concurrently. The log is opened by `open()` or on first use; a change left `queued` or
+ * `running` by an earlier runtime is then marked `failed`.
  *
  * Messages: `queued`, `running`, what `perform` notes, then `succeeded` or `failed: <reason>`.
  *
@@ -52,7 +59,7 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   async function run(log: ChangeLog, record: ChangeRecord, request: ChangeRequest): Promise<void> {
     try {
       await note(log, record, 'running', 'running');
-      await options.perform(request, (text) => note(log, record, text));
+      await options.perform(request, (text) => note(log, record, text), record.id);
       await note(log, record, 'succeeded', 'succeeded');
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -100,6 +107,15 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
     },
     async idle() {
       while (running.size > 0) await Promise.all(running);
+    },
+    async open() {
+      const changes = await log();
+      return changes.interrupted.map((id) => structuredClone(changes.records.get(id)!));
+    },
+    async annotate(id, text) {
+      const changes = await log();
+      const record = changes.records.get(id);
+      if (record !== undefined) await note(changes, record, text);
     },
   };
 }

@@ -30,10 +30,12 @@ export interface LifecycleOptions {
  * removes the container it made and the chute's folder, and the change fails with the reason.
  *
  * `start` starts the existing container, or (re)creates it when there is none or the change brings an
- * environment. `update-config` stores the new configuration, sets the old container aside (stopped,
- * renamed `chute-<name>-previous-<id>`), creates and starts the new one, then removes the old one. On any
- * failure it removes the new container, restores the previous configuration and puts the old container
- * back (running again when it ran before), and the change fails with the engine's message. After
+ * environment. `update-config` first writes what undoes it (`rollback.json`, see `Rollback`), then
+ * stores the new configuration, sets the old container aside (stopped, renamed
+ * `chute-<name>-previous-<id>`), creates and starts the new one, removes the old one and, last,
+ * `rollback.json`. On any failure it removes the new container, restores the previous configuration and
+ * puts the old container back (running again when it ran before), and the change fails with the
+ * engine's message; when a crash cuts it short, `recoverChutes` does the same at the next start. After
  * every change but a successful delete, the record's `state` is set to the chute's state as the engine
  * then reports it (the last known state, for when no engine is reachable).
  *
@@ -44,7 +46,7 @@ export interface LifecycleOptions {
 export function chuteLifecycle(options: LifecycleOptions): PerformChange {
   const { chutes, writer, networkMode } = options;
 
-  return async function perform(request: ChangeRequest, note: Note): Promise<void> {
+  return async function perform(request: ChangeRequest, note: Note, id: number): Promise<void> {
     if (request.action === 'install') return install(options, request, note);
     const name = request.chute;
     const chute = await chutes.chute(name);
@@ -72,7 +74,7 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
           deleted = true;
           break;
         case 'update-config':
-          await updateConfig(steps, writer, chute, request.config, note);
+          await updateConfig(steps, writer, chute, request.config, note, id);
           break;
       }
     } finally {
@@ -182,11 +184,29 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
   await recordState(engine, chutes, writer, name, note, 'running');
 }
 
+/**
+ * What undoes a configuration update (`<chute>/rollback.json`): written atomically before the update
+ * touches anything, removed once it is over (done or undone). Found at start, it means a crash cut the
+ * update short (see `recoverChutes`).
+ */
+export interface Rollback {
+  /** The id of the `update-config` change. */
+  change: number;
+  /** The configuration before the update. */
+  config: Record<string, unknown>;
+  /** The id of the chute's container before the update (the one it sets aside), or null when it had none. */
+  container: string | null;
+  /** Whether that container was running. */
+  running: boolean;
+}
+
 /** `update-config`: the new configuration and a new container, or the previous ones back. */
-async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChute, config: Record<string, unknown>, note: Note): Promise<void> {
+async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChute, config: Record<string, unknown>, note: Note, change: number): Promise<void> {
   const name = chute.name;
   const previous = await steps.current();
   const wasRunning = previous?.State === 'running';
+  const rollback: Rollback = { change, config: chute.config, container: previous?.Id ?? null, running: wasRunning };
+  await writer.write(name, 'rollback', { ...rollback });
   await writer.write(name, 'service', config);
   await note('stored the new configuration');
   let created: string | undefined;
@@ -200,6 +220,7 @@ async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChut
     created = await steps.create({ ...chute, config });
     await steps.startContainer(created);
     if (previous !== undefined) await steps.remove(previous.Id);
+    await writer.discard(name, 'rollback');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     await note(`the new configuration failed: ${reason}; restoring the previous one`);
@@ -213,7 +234,9 @@ async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChut
       } else {
         await steps.startContainer(await steps.create(chute));
       }
+      await writer.discard(name, 'rollback');
     } catch (restoreError) {
+      // rollback.json stays: the next start tries again (recoverChutes).
       throw new Error(`${reason}; restoring the previous configuration failed too: ${(restoreError as Error).message}`);
     }
     throw new Error(`${reason}; the previous configuration is restored`);

@@ -69,10 +69,21 @@ export function chuteStore(dir: string, format: ChuteFormat): Pick<Device, 'chut
  */
 export type ChuteDocument = 'chute' | 'service' | 'cache';
 
+/**
+ * The files the runtime keeps in a chute's folder: its documents, and `rollback.json`, which a
+ * configuration update writes before it touches anything, to undo it after a crash (see `Rollback` in
+ * lifecycle.ts), and removes when it is over.
+ */
+export type ChuteFile = ChuteDocument | 'rollback';
+
 /** Writes to the runtime's chutes (JSON, `<state-dir>/chutes`); see `chuteWriter`. */
 export interface ChuteWriter {
-  /** Replaces `<chute>/<document>.json` atomically (mode 0600). */
-  write(chute: string, document: ChuteDocument, value: Record<string, unknown>): Promise<void>;
+  /** Replaces `<chute>/<file>.json` atomically (mode 0600). */
+  write(chute: string, file: ChuteFile, value: Record<string, unknown>): Promise<void>;
+  /** The contents of `<chute>/<file>.json`, or null when there is no such file. */
+  read(chute: string, file: ChuteFile): Promise<Record<string, unknown> | null>;
+  /** Removes `<chute>/<file>.json` (flushing the folder); no such file is fine. */
+  discard(chute: string, file: ChuteFile): Promise<void>;
   /**
    * Adds a chute that is not there yet, with all its documents at once: they are written (each
    * flushed to disk) into a hidden folder that no listing shows, which is then renamed
@@ -87,6 +98,31 @@ export interface ChuteWriter {
    * so the chute is gone at once even when the deletion is cut short.
    */
   remove(chute: string): Promise<void>;
+}
+
+const LEFTOVER_INSTALL = 'installing';
+const LEFTOVER_REMOVAL = 'removed';
+const LEFTOVER = /^\.(.+)\.(installing|removed)-[0-9a-f]{12}$/;
+
+/** A hidden folder of the writer's that a crash left in the chutes folder. */
+export interface Leftover {
+  chute: string;
+  /** `install`: the staging folder of a `create` cut short; `delete`: the folder of a `remove` cut short. */
+  cutShort: 'install' | 'delete';
+}
+
+/**
+ * What a folder name in the chutes folder is, when it is one of the writer's hidden folders: only a
+ * crash (of `create` or `remove`) leaves one behind.
+ *
+ * @example
+ * leftover('.hello.installing-0123456789ab') // { chute: 'hello', cutShort: 'install' }
+ * leftover('hello')                          // null
+ */
+export function leftover(name: string): Leftover | null {
+  const match = LEFTOVER.exec(name);
+  if (match === null || !CHUTE_NAME.test(match[1]!)) return null;
+  return { chute: match[1]!, cutShort: match[2] === LEFTOVER_INSTALL ? 'install' : 'delete' };
 }
 
 /**
@@ -104,13 +140,25 @@ export function chuteWriter(dir: string): ChuteWriter {
     return path.join(dir, chute);
   }
   return {
-    async write(chute, document, value) {
-      await writeFileAtomic(path.join(folder(chute), `${document}${JSON_FORMAT.extension}`), `${JSON.stringify(value, null, 2)}\n`, 0o600);
+    async write(chute, file, value) {
+      await writeFileAtomic(path.join(folder(chute), `${file}${JSON_FORMAT.extension}`), `${JSON.stringify(value, null, 2)}\n`, 0o600);
+    },
+    async read(chute, file) {
+      try {
+        return JSON.parse(await readFile(path.join(folder(chute), `${file}${JSON_FORMAT.extension}`), 'utf8')) as Record<string, unknown>;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    async discard(chute, file) {
+      await rm(path.join(folder(chute), `${file}${JSON_FORMAT.extension}`), { force: true });
+      await syncDir(folder(chute));
     },
     async create(chute, documents) {
       const target = folder(chute);
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      const staging = path.join(dir, `.${chute}.installing-${randomBytes(6).toString('hex')}`);
+      const staging = path.join(dir, `.${chute}.${LEFTOVER_INSTALL}-${randomBytes(6).toString('hex')}`);
       try {
         await mkdir(staging, { mode: 0o700 });
         for (const [document, value] of Object.entries(documents)) {
@@ -126,7 +174,7 @@ export function chuteWriter(dir: string): ChuteWriter {
       await syncDir(dir);
     },
     async remove(chute) {
-      const doomed = path.join(dir, `.${chute}.removed-${randomBytes(6).toString('hex')}`);
+      const doomed = path.join(dir, `.${chute}.${LEFTOVER_REMOVAL}-${randomBytes(6).toString('hex')}`);
       try {
         await rename(folder(chute), doomed);
       } catch (error) {

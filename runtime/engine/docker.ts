@@ -22,6 +22,7 @@ const STOP_GRACE_SECONDS = 10;
 // with the writer of the chutes it changes.
 export { chuteLifecycle } from '../chutes/lifecycle.ts';
 export { chuteWriter } from '../chutes/store.ts';
+export { recoverChutes } from '../chutes/recover.ts';
 
 /**
  * `GET /containers/json?all=1` filtered to the containers labelled `io.chutebox.chute` (running or
@@ -206,6 +207,14 @@ export async function chuteEngine(socketPath: string): Promise<ChuteEngine | nul
       return (await engineCall(() => container.inspect(signal()))) as unknown as Record<string, unknown>;
     },
   };
+}
+
+/**
+ * `chuteEngine(socketPath)` when the engine there answers a container list within ~2 s, else null: a
+ * check that an engine that hangs cannot hold up the runtime's start.
+ */
+export async function reachableChuteEngine(socketPath: string): Promise<ChuteEngine | null> {
+  return (await listChuteContainers(socketPath)) === null ? null : chuteEngine(socketPath);
 }
 
 /**

@@ -1,0 +1,131 @@
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { ChangeAction, ChangeRecord } from '../../functions/core/device.ts';
+import { chuteState } from '../../functions/chutes/state.ts';
+import { chuteContainerName, type ChuteEngine } from '../engine/docker.ts';
+import type { Rollback } from './lifecycle.ts';
+import { chuteStore, chuteWriter, JSON_FORMAT, leftover, type ChuteWriter } from './store.ts';
+
+export interface RecoverOptions {
+  /** The runtime's chutes: `<state-dir>/chutes`. */
+  dir: string;
+  /** The engine, or null when none is reachable: then only what needs no engine is repaired. */
+  engine: ChuteEngine | null;
+  /** The changes an earlier runtime left `queued` or `running` (`ChangeRunner.open()`, now failed). */
+  interrupted: readonly ChangeRecord[];
+  /** Adds a message to a change's record (`ChangeRunner.annotate`). */
+  annotate(id: number, text: string): Promise<void>;
+  /** Where each repair and corrected state is reported; default stderr. */
+  log?: (text: string) => void;
+}
+
+/**
+ * Repairs at start what a crash of the runtime cut short, then sets each chute's stored `state` to what
+ * the engine reports (a chute whose container vanished while the runtime was down becomes `missing`,
+ * or `failed` when it exited with an error). Each repair is logged and added to the record of the change
+ * it finishes; a chute whose repair fails is logged and left for the next start.
+ *
+ * - An install cut short: its hidden staging folder is removed; a chute whose record still reads
+ *   `installing` and whose install change was interrupted loses its container and folder.
+ * - A removal cut short: its hidden folder is removed.
+ * - A configuration update cut short (`rollback.json` is there): the containers the update made are
+ *   removed, the previous configuration is written back, the previous container gets its name back and,
+ *   when it ran before, is started again (stopped first, so that a stop the crash left pending in the
+ *   engine cannot end it later). Only when the update had removed the previous container already (it was
+ *   done but for its last step) are the new configuration and container kept.
+ *
+ * Without an engine, the stored states, `rollback.json` and chutes still `installing` are left as they
+ * are, for a later start.
+ *
+ * @example
+ * await recoverChutes({ dir: '/var/lib/chutebox/chutes', engine, interrupted: await runner.open(), annotate: runner.annotate });
+ */
+export async function recoverChutes(options: RecoverOptions): Promise<void> {
+  const { dir, engine } = options;
+  const log = options.log ?? ((text: string) => console.error(text));
+  const store = chuteStore(dir, JSON_FORMAT);
+  const writer = chuteWriter(dir);
+  /** Logs a repair of a chute and adds it to the change it finishes (when there is one). */
+  const repaired = async (chute: string, change: number | undefined, text: string) => {
+    log(`chute ${chute}: ${text}${change === undefined ? '' : ` (change ${change} was cut short)`}`);
+    if (change !== undefined) await options.annotate(change, `repaired at the next start: ${text}`);
+  };
+  /** The last interrupted change of that action to the chute. */
+  const interruptedChange = (chute: string, action: ChangeAction) => options.interrupted.findLast((c) => c.chute === chute && c.action === action)?.id;
+
+  for (const entry of await readdir(dir).catch(() => [])) {
+    const left = leftover(entry);
+    if (left === null) continue;
+    await rm(path.join(dir, entry), { recursive: true, force: true });
+    const what = left.cutShort === 'install' ? 'removed the staging folder of its install' : 'removed the folder its removal left';
+    await repaired(left.chute, interruptedChange(left.chute, left.cutShort), what);
+  }
+
+  const names = await store.chuteNames();
+  if (engine === null) {
+    if (names.length > 0) log('no container engine is reachable: chute states are not checked, and unfinished changes are repaired on a later start');
+    return;
+  }
+  for (const name of names) {
+    try {
+      const rollback = (await writer.read(name, 'rollback')) as Rollback | null;
+      if (rollback !== null) await undoUpdate(engine, writer, name, rollback, (text) => repaired(name, rollback.change, text));
+      const chute = await store.chute(name);
+      const install = interruptedChange(name, 'install');
+      if (chute?.record.state === 'installing' && install !== undefined) {
+        for (const container of await engine.containers(name)) await engine.remove(name, container.Id);
+        await writer.remove(name);
+        await repaired(name, install, 'removed the chute whose install had not finished, and its container');
+      }
+    } catch (error) {
+      log(`chute ${name}: repairing what a crash cut short failed, to be tried again at the next start: ${(error as Error).message}`);
+    }
+  }
+
+  const containers = await engine.listAll().catch((error: unknown) => {
+    log(`chute states are not checked: the container engine failed to list the containers: ${(error as Error).message}`);
+    return null;
+  });
+  if (containers === null) return;
+  for (const name of await store.chuteNames()) {
+    const chute = await store.chute(name).catch(() => null);
+    if (chute === null) continue;
+    const state = chuteState(containers, name, chute.record.state);
+    if (state === chute.record.state) continue;
+    await writer.write(name, 'chute', { ...chute.record, state });
+    log(`chute ${name}: ${String(chute.record.state)} → ${state}, as the container engine reports it${state === 'missing' ? ' (its container is gone)' : ''}`);
+  }
+}
+
+/** Undoes a configuration update that a crash cut short (see `recoverChutes`). */
+async function undoUpdate(engine: ChuteEngine, writer: ChuteWriter, name: string, rollback: Rollback, repaired: (text: string) => Promise<void>): Promise<void> {
+  const short = (id: string) => id.slice(0, 12);
+  const containers = await engine.containers(name);
+  const previous = containers.find((c) => c.Id === rollback.container);
+  const made = containers.filter((c) => c !== previous);
+  if (rollback.container !== null && previous === undefined && made.length > 0) {
+    await writer.discard(name, 'rollback');
+    return repaired(`the update had replaced the previous container already: kept the new configuration and container ${short(made[0]!.Id)}`);
+  }
+  for (const container of made) {
+    await engine.remove(name, container.Id);
+    await repaired(`removed container ${short(container.Id)}, made by the update`);
+  }
+  await writer.write(name, 'service', rollback.config);
+  await repaired('restored the previous configuration');
+  if (previous !== undefined) {
+    const info = await engine.inspect(name, previous.Id);
+    if (info.Name !== `/${chuteContainerName(name)}`) {
+      await engine.rename(name, previous.Id, null);
+      await repaired(`gave container ${short(previous.Id)} its name back`);
+    }
+    if (rollback.running) {
+      await engine.stop(name, previous.Id);
+      await engine.start(name, previous.Id);
+      await repaired(`started container ${short(previous.Id)} again`);
+    }
+  } else if (rollback.container !== null) {
+    await repaired(`the previous container ${short(rollback.container)} is gone`);
+  }
+  await writer.discard(name, 'rollback');
+}
