@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
-import { optionsHelp, parsePort, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
+import { optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
 import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
 
@@ -22,6 +22,7 @@ const OPTIONS = [
     value: 'MS',
     description: 'how long each step of a chute change takes (queued → running → done), in milliseconds',
   },
+  UPLOAD_LIMIT_OPTION,
 ] as const satisfies readonly OptionSpec[];
 
 const SWITCHES = [{ flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' }] as const satisfies readonly SwitchSpec[];
@@ -53,12 +54,14 @@ export async function main(argv: string[]): Promise<void> {
   const port = parsePort(values.port!);
   const auth = !switches['no-auth'];
   const changeDelayMs = parseMilliseconds(values['change-delay']!, 'change-delay');
+  const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
   const scenario = await loadScenario(values.scenario!, undefined, { changeDelayMs });
   const app = await createApp({
     functionsDir: values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)),
     device: scenario.device,
     auth: auth ? await fixedAuth(EMULATOR_ACCOUNT) : null,
     corsOrigin: values['cors-origin']!,
+    uploadLimit,
   });
   const server = await listen(app, { host: values.host!, port });
   // One write, so a reader that sees the listening line sees the rest with it.

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
+import { HttpProblem } from '../functions/core/problem.ts';
+import { imageArchiveTags } from '../functions/parsers/image-archive.ts';
 import { CHUTE_LABEL, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
 
 /** The Device methods that changes add. */
-type ChangeMethods = 'submitChange' | 'change' | 'changes';
+type ChangeMethods = 'submitChange' | 'change' | 'changes' | 'loadImage';
 
 /** What a change does to the emulator's state: its messages, in order. */
 type Effect = (chute: StoredChute) => string[];
@@ -25,6 +27,8 @@ type Effect = (chute: StoredChute) => string[];
  * - `install`: the chute is there from the moment the change is queued, `installing` (no container)
  *   until it has run; then its container, labelled as the chute and named `chute-<name>`, runs the
  *   image. An install of a name that is taken when it is queued fails.
+ * `loadImage` reads the archive's `manifest.json` (as `docker load` does) and remembers its tags as
+ * images of the engine; an install names its image as loaded when it is one of them.
  * Each also sets the chute record's `state` (the last known state, what a scenario without an engine
  * answers). A change to a chute deleted meanwhile fails. A stopped container has no stats.
  *
@@ -43,6 +47,8 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
   let engine: Promise<Record<string, unknown>[] | null> | undefined;
   const containers = () => (engine ??= base.containers());
   const time = () => new Date(base.now()).toISOString();
+  /** The tags of the images loaded (`loadImage`) since the emulator started. */
+  const loaded = new Set<string>();
 
   async function current(name: string): Promise<StoredChute | null> {
     if (touched.has(name)) return structuredClone(touched.get(name)!);
@@ -65,6 +71,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
       const chute = await current(request.chute);
       if (chute === null) throw new Error(`there is no chute named ${request.chute} (any more)`);
       const list = await containers();
+      if (request.action === 'install' && loaded.has(request.image)) say(record, `image ${request.image} was loaded from an uploaded archive`);
       for (const text of effect(request, list, base.now())(chute)) say(record, text);
       touched.set(request.chute, request.action === 'delete' ? null : chute);
       say(record, `succeeded: ${describe(request)}`, 'succeeded');
@@ -113,6 +120,16 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
     },
     async changes() {
       return structuredClone(log);
+    },
+    async loadImage(archive) {
+      let tags: string[];
+      try {
+        tags = imageArchiveTags(archive);
+      } catch (error) {
+        throw new HttpProblem(422, 'the image archive cannot be loaded', { errors: [{ path: 'body', message: (error as Error).message }] });
+      }
+      for (const tag of tags) loaded.add(tag);
+      return tags;
     },
   };
 }

@@ -129,7 +129,7 @@ function scenarioDevice(
   dir: string,
   spec: DeviceYaml,
   engine: Engine | null,
-): Omit<Device, 'chuteNames' | 'chute' | 'network' | 'submitChange' | 'change' | 'changes'> {
+): Omit<Device, 'chuteNames' | 'chute' | 'network' | 'submitChange' | 'change' | 'changes' | 'loadImage'> {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
   return {
     ...rootedFiles(dir),

@@ -2,6 +2,7 @@ import { readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Device } from '../functions/core/device.ts';
+import { HttpProblem } from '../functions/core/problem.ts';
 import { changeRunner } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
@@ -129,6 +130,18 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     async containerStats(id) {
       const client = await engine();
       return client === null ? null : client.containerStats(socketPath, id);
+    },
+    async loadImage(archive) {
+      const client = await engine();
+      if (client === null) throw new HttpProblem(503, 'the container engine client cannot be loaded');
+      try {
+        return await client.loadImage(socketPath, archive);
+      } catch (error) {
+        const { statusCode, message } = error as { statusCode?: number; message: string };
+        if (statusCode === undefined) throw new HttpProblem(503, `no container engine is reachable: ${message}`);
+        if (statusCode < 500) throw new HttpProblem(422, 'the container engine refused the image archive', { errors: [{ path: 'body', message }] });
+        throw new HttpProblem(502, `the container engine failed to load the image archive: ${message}`);
+      }
     },
   };
 }

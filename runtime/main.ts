@@ -6,7 +6,7 @@ import { authFiles, localAuth, readUsers, setPassword } from './auth/local.ts';
 import { createHostDevice, DEFAULT_CONTAINER_NETWORK, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
-import { optionsHelp, parsePort, readOptions, UsageError } from './options.ts';
+import { optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError } from './options.ts';
 
 const STATE_DIR = { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: 'where the runtime keeps its state (created 0700)' } as const;
 
@@ -18,6 +18,7 @@ const SERVE_OPTIONS = [
   { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
   ...HOST_DEVICE_FLAGS,
   { flag: 'container-network', env: 'CHUTEBOX_CONTAINER_NETWORK', default: DEFAULT_CONTAINER_NETWORK, value: 'MODE', description: 'network mode of the chute containers: bridge, host, none or a network name' },
+  UPLOAD_LIMIT_OPTION,
 ] as const;
 
 const PASSWD_OPTIONS = [STATE_DIR, { flag: 'user', default: 'paradrop', value: 'NAME', description: 'account to set the password of' }] as const;
@@ -41,6 +42,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   const { values, help } = readOptions(SERVE_OPTIONS, argv, env);
   if (help) return void process.stdout.write(SERVE_HELP);
   const port = parsePort(values.port!);
+  const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
   const deviceOptions = { ...hostDeviceOptions(values, values['state-dir']!), containerNetwork: values['container-network']! };
   const functionsDir = values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url));
   const stateDir = values['state-dir']!;
@@ -52,7 +54,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   }
   const device = createHostDevice(deviceOptions);
   await device.recover();
-  const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']! });
+  const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']!, uploadLimit });
   const server = await listen(app, { host: values.host!, port });
   const stop = () => {
     server.close().then(

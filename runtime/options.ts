@@ -109,6 +109,28 @@ export function parseSeconds(text: string, flag: string): number {
   return seconds;
 }
 
+/** `--upload-limit MB`: the largest upload (an image tar) a route takes, on `serve` and `emulate`. */
+export const UPLOAD_LIMIT_OPTION = {
+  flag: 'upload-limit',
+  env: 'CHUTEBOX_UPLOAD_LIMIT',
+  default: '512',
+  value: 'MB',
+  description: 'largest upload (an image tar to install a chute from) in MiB; every other body stays at most 1 MiB',
+} as const satisfies OptionSpec;
+
+/**
+ * An upload limit in whole MiB (1 to 65536), as bytes.
+ *
+ * @throws UsageError naming `--<flag>`.
+ * @example
+ * parseMegabytes('512', 'upload-limit') // 536870912
+ */
+export function parseMegabytes(text: string, flag: string): number {
+  const mib = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(mib >= 1 && mib <= 65_536)) throw new UsageError(`--${flag} must be a whole number of MiB from 1 to 65536, not ${JSON.stringify(text)}`);
+  return mib * 1024 * 1024;
+}
+
 /**
  * A mistake on the command line (unknown flag, bad value). The CLI prints its message and exits with
  * `exitCode` (2) instead of showing a stack. Other entry points may throw any error with a numeric

@@ -350,6 +350,41 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     });
   });
 
+  describe('POST /api/v1/chutes/ (install from an uploaded image tar)', () => {
+    const upload = (query: string, body: Uint8Array) => fetch(`${server!.url}/api/v1/chutes/?${query}`, { method: 'POST', headers: { 'content-type': 'application/x-tar' }, body });
+
+    it('loads a docker-save archive of an image the engine no longer has and installs a running chute from it', async () => {
+      await engine!.docker.getImage('chutebox-test:sleeper').tag({ repo: 'chutebox-test', tag: 'uploaded' });
+      const stream = await engine!.docker.getImage('chutebox-test:uploaded').get();
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+      await engine!.docker.getImage('chutebox-test:uploaded').remove();
+      await expect(engine!.docker.getImage('chutebox-test:uploaded').inspect()).rejects.toThrow();
+
+      const res = await upload('name=theta&version=7', new Uint8Array(Buffer.concat(chunks)));
+      expect(res.status, await res.clone().text()).toBe(200);
+      const change = await succeeded(((await res.json()) as { change_id: number }).change_id);
+      expect(change).toMatchObject({ action: 'install', chute: 'theta' });
+      expect(await stateOf('theta')).toBe('running');
+      expect(await get('/chutes/theta/config')).toEqual({});
+      const theta = await onlyContainerOf('theta');
+      expect(theta.Config.Image).toBe('chutebox-test:uploaded');
+      expect(theta.State.Running).toBe(true);
+      expect((await engine!.docker.getImage('chutebox-test:uploaded').inspect()).RepoTags).toContain('chutebox-test:uploaded');
+      await succeeded(await submit('DELETE', '/chutes/theta'));
+    });
+
+    it('responds with 422 naming body for a body that is not a tar, and makes nothing', async () => {
+      const changes = (await get<unknown[]>('/changes/')).length;
+      const res = await upload('name=iota', new TextEncoder().encode('this is not an image archive'));
+      expect(res.status).toBe(422);
+      expect(((await res.json()) as { errors: { path: string }[] }).errors.map((error) => error.path)).toEqual(['body']);
+      expect(await get<unknown[]>('/changes/')).toHaveLength(changes);
+      expect(await containersOf('iota')).toEqual([]);
+      expect(await readdir(path.join(stateDir, 'chutes'))).not.toContain('iota');
+    });
+  });
+
   describe('a runtime killed (SIGKILL) at any moment restarts with nothing lost', () => {
     const ZETA_OLD = { environment: { VERSION: 'one' } };
     const ZETA_NEW = { environment: { VERSION: 'two' } };

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startChutebox, type Started } from './spawn.ts';
+import { dockerSaveArchive } from './support/tar.ts';
 
 /**
  * The chute changes of issue 4 over HTTP, on `chutebox emulate --no-auth` with the default scenario
@@ -312,6 +313,37 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
     expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['config.net.wlan.ssid', 'config.web.port', 'image', 'name']);
     expect((await call(server, 'GET', '/chutes/-bad')).status).toBe(400);
     expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
+  });
+});
+
+describe('chutebox emulate: POST /api/v1/chutes/ with an image tar', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await emulate('--upload-limit', '1');
+  });
+
+  const upload = (query: string, body: Uint8Array, type = 'application/x-tar') => fetch(`${server.url}/api/v1/chutes/?${query}`, { method: 'POST', headers: { 'content-type': type }, body });
+
+  it('installs a chute from the first tag of an uploaded docker-save archive, with an empty configuration', async () => {
+    const res = await upload('name=uploaded&version=3', dockerSaveArchive(['uploaded/web:3', 'uploaded/web:latest']));
+    expect(res.status).toBe(200);
+    const installed = await finished(server, ((await res.json()) as { change_id: number }).change_id);
+    expect(installed).toMatchObject({ action: 'install', chute: 'uploaded', state: 'succeeded' });
+    expect(installed.messages.map((m) => m.text)).toContain('image uploaded/web:3 was loaded from an uploaded archive');
+    expect((await call(server, 'GET', '/chutes/uploaded')).body).toMatchObject({ name: 'uploaded', version: '3', state: 'running' });
+    expect((await call(server, 'GET', '/chutes/uploaded/config')).body).toEqual({});
+  });
+
+  it('responds with 422 naming body for bytes that are not a tar, 413 above --upload-limit, and queues nothing', async () => {
+    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const notTar = await upload('name=other', new TextEncoder().encode('name: other\n'));
+    expect(notTar.status).toBe(422);
+    expect(((await notTar.json()) as { errors: { path: string }[] }).errors.map((error) => error.path)).toEqual(['body']);
+    expect((await call(server, 'GET', '/chutes/other')).status).toBe(404);
+    expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
+    // Last: the server closes the connection after a 413 it did not read to the end.
+    expect((await upload('name=other', new Uint8Array(1024 * 1024 + 1))).status).toBe(413);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionBundle } from '../functions/core/invoke.ts';
+import { dockerSaveArchive } from './support/tar.ts';
 
 /*
  * The function bundles as AWS Lambda runs them: `handler(event)` of dist/functions/<name>.mjs, with its
@@ -137,5 +138,26 @@ describe('Lambda handler of GET /api/v1/chutes/:chute/config', () => {
     const json = await config(event);
     expect(json.headers).toMatchObject({ 'content-type': 'application/json' });
     expect(JSON.parse(json.body!)).toMatchObject({ web: { port: 8000 }, net: { wifi: { ssid: 'hello-world' } } });
+  });
+});
+
+describe('Lambda handler of POST /api/v1/chutes/', () => {
+  it('decodes a base64 application/x-tar body to its bytes: an image archive installs, bytes that are not a tar answer 422', async () => {
+    const install = await bundle('chutes-install');
+    const event = httpApiEvent('POST', '/api/v1/chutes/');
+    const upload = (body: Uint8Array) =>
+      install({
+        ...event,
+        queryStringParameters: { name: 'uploaded' },
+        headers: { ...event.headers, 'content-type': 'application/x-tar' },
+        body: Buffer.from(body).toString('base64'),
+        isBase64Encoded: true,
+      });
+    const accepted = await upload(dockerSaveArchive(['uploaded/web:1']));
+    expect(accepted.statusCode).toBe(200);
+    expect(JSON.parse(accepted.body!)).toEqual({ change_id: expect.any(Number) });
+    const refused = await upload(new TextEncoder().encode('not a tar'));
+    expect(refused.statusCode).toBe(422);
+    expect(JSON.parse(refused.body!).errors).toEqual([{ path: 'body', message: expect.stringMatching(/not a tar/) }]);
   });
 });

@@ -1,6 +1,7 @@
 import type { ChangeRecord, ChangeRequest, Device, FsStats, NetworkHost, NetworkTarget, StoredChute, Uname } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid } from '../functions/parsers/hostapd.ts';
+import { imageArchiveTags } from '../functions/parsers/image-archive.ts';
 import { stationBlocks } from '../functions/parsers/iw-station.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
@@ -52,9 +53,10 @@ export interface NetworkCall {
 
 /**
  * A Device held in memory; `calls` lists what handlers asked of chute networks, in order, and
- * `submitted` the change requests handlers queued (they stay `queued`: nothing runs them).
+ * `submitted` the change requests handlers queued (they stay `queued`: nothing runs them), `loaded`
+ * the image archives handlers loaded (their tags read from the archive's manifest.json).
  */
-export type MemoryDevice = Device & { readonly calls: NetworkCall[]; readonly submitted: ChangeRequest[] };
+export type MemoryDevice = Device & { readonly calls: NetworkCall[]; readonly submitted: ChangeRequest[]; readonly loaded: Uint8Array[] };
 
 /**
  * A Device held in memory, for handler tests on hand-written raw sources. Directory listings are
@@ -73,11 +75,13 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   const paths = [...Object.keys(files), ...Object.keys(links)];
   const calls: NetworkCall[] = [];
   const submitted: ChangeRequest[] = [];
+  const loaded: Uint8Array[] = [];
   const now = () => spec.now ?? Date.UTC(2026, 10, 21, 12, 0, 0);
   const changes: ChangeRecord[] = structuredClone(spec.changes ?? []);
   const networks = new Map(Object.entries(spec.networks ?? {}).map(([key, network]) => [key, { ...network }]));
   return {
     calls,
+    loaded,
     submitted,
     async readFile(path) {
       return files[path] ?? null;
@@ -130,6 +134,16 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
     },
     async changes() {
       return structuredClone(changes);
+    },
+    async loadImage(archive) {
+      let tags: string[];
+      try {
+        tags = imageArchiveTags(archive);
+      } catch (error) {
+        throw new HttpProblem(422, 'the image archive cannot be loaded', { errors: [{ path: 'body', message: (error as Error).message }] });
+      }
+      loaded.push(archive);
+      return tags;
     },
   };
 }

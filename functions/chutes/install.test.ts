@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../../test/memory-device.ts';
+import { dockerSaveArchive } from '../../test/support/tar.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import { isImageReference } from './bodies.ts';
 import * as install from './install.ts';
@@ -156,5 +157,41 @@ describe('isImageReference', () => {
       expect(isImageReference(image), image).toBe(false);
     }
     expect(isImageReference('x'.repeat(255))).toBe(true);
+  });
+});
+
+describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () => {
+  /** The upload as a transport hands it over: the query and the raw bytes. */
+  async function upload(target: ReturnType<typeof device>, query: Record<string, string>, bytes: Uint8Array): Promise<FunctionOutput & { json: any }> {
+    const out = await invoke(install.handle, { params: {}, query, headers: { 'content-type': 'application/x-tar' }, body: undefined, text: '', bytes }, target);
+    return { ...out, json: JSON.parse(out.body) };
+  }
+
+  it('responds with 200 and loads the archive, then queues an install from its first tag with an empty configuration', async () => {
+    const target = device();
+    const archive = dockerSaveArchive(['uploaded/web:2', 'uploaded/web:latest']);
+    const out = await upload(target, { name: 'web', version: '2' }, archive);
+    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(target.loaded).toEqual([archive]);
+    expect(target.submitted).toEqual([{ action: 'install', chute: 'web', image: 'uploaded/web:2', version: '2', config: {}, environment: {}, allocation: {} }]);
+  });
+
+  it('responds with 422 naming body and name for a tar without a tagged image or bytes that are not a tar, and loads nothing', async () => {
+    const target = device();
+    const untagged = await upload(target, { name: '-bad' }, dockerSaveArchive([]));
+    expect(untagged).toMatchObject({ status: 422 });
+    expect(untagged.json.errors.map((error: { path: string }) => error.path).sort()).toEqual(['body', 'name']);
+    const notTar = await upload(target, { name: 'web' }, new TextEncoder().encode('{"name":"web"}'));
+    expect(notTar).toMatchObject({ status: 422, json: { errors: [{ path: 'body' }] } });
+    expect(notTar.json.errors[0].message).toMatch(/not a tar/);
+    expect((await upload(target, {}, dockerSaveArchive(['a:1']))).json.errors).toEqual([{ path: 'name', message: expect.stringMatching(/required/) }]);
+    expect(target.loaded).toEqual([]);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 409 for a name that is taken, before loading anything', async () => {
+    const target = device();
+    expect((await upload(target, { name: 'hello' }, dockerSaveArchive(['a:1']))).status).toBe(409);
+    expect(target.loaded).toEqual([]);
   });
 });

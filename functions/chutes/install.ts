@@ -3,6 +3,8 @@ import { decodeDocumentBody } from '../core/body-formats.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem, isHttpProblem, type InputError } from '../core/problem.ts';
 import { invalidInput, validate } from '../core/validate.ts';
+import { CHUTE_NAME } from '../core/device.ts';
+import { imageArchiveTags } from '../parsers/image-archive.ts';
 import { ChuteInstallBody } from './bodies.ts';
 import { checkChuteConfig } from './config.ts';
 import { ChangeAccepted, ChuteInstallRequest } from './schemas.ts';
@@ -12,13 +14,15 @@ export const route = defineRoute({
   name: 'chutes-install',
   method: 'POST',
   path: '/api/v1/chutes',
-  summary: 'Install a chute from an image already in the container engine (a change)',
+  summary: 'Install a chute from an image already in the container engine, or from an uploaded image tar (a change)',
   body: 'document',
+  upload: ['application/x-tar'],
 });
 export const request = ChuteInstallRequest;
 export const response = ChangeAccepted;
 
 const SUBJECT = 'the install request';
+const UPLOAD_SUBJECT = 'the image upload';
 
 /**
  * Queues an `install` change: a new chute named `name` whose container runs `image`, an image already
@@ -29,10 +33,17 @@ const SUBJECT = 'the install request';
  * @throws HttpProblem 400 for a malformed body, 413, 415, 422 listing every violation with its path
  *   (`name`, `image`, `environment.PORT`, `allocation.cpu_shares`, `config.net.wlan.ssid`), and 409
  *   when a chute by that name is installed.
+ *
+ * With `Content-Type: application/x-tar` the body is an image archive (`docker save`) instead, the
+ * chute's name and version are in the query (`?name=hello&version=2`): the archive is loaded into the
+ * engine and the chute installed from its first repo tag, with an empty configuration (422 naming
+ * `body` when the archive is not a docker-save archive or names no image, `name` for a bad name).
  * @example
  * await handle({ …, headers: { 'content-type': 'application/yaml' }, text: 'name: hello\nimage: hello-world:1\nconfig:\n  web: { port: 80 }\n' }, device) // { change_id: 4 }
+ * await handle({ …, query: { name: 'hello' }, headers: { 'content-type': 'application/x-tar' }, bytes: archive }, device) // { change_id: 5 }
  */
 export const handle: Handler<ChangeAccepted> = async (input, device) => {
+  if (input.bytes !== undefined) return installUpload(input.query, input.bytes, device);
   const document = decodeDocumentBody(input.headers['content-type'], input.text);
   const violations: InputError[] = [];
   const fields = collect(violations, () => validate(ChuteInstallBody, document, '', SUBJECT));
@@ -49,6 +60,25 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
     allocation: fields.allocation ?? {},
   });
 };
+
+/** An install from an uploaded image archive: checked, loaded into the engine, then queued. */
+async function installUpload(query: Record<string, string>, archive: Uint8Array, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
+  const violations: InputError[] = [];
+  const name = query.name;
+  if (name === undefined) violations.push({ path: 'name', message: 'is required (in the query: ?name=<chute>)' });
+  else if (!CHUTE_NAME.test(name)) violations.push({ path: 'name', message: 'must be a chute name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' });
+  let tags: string[] = [];
+  try {
+    tags = imageArchiveTags(archive);
+    if (tags.length === 0) violations.push({ path: 'body', message: 'the archive names no image: its manifest.json has no RepoTags' });
+  } catch (error) {
+    violations.push({ path: 'body', message: (error as Error).message });
+  }
+  if (name === undefined || violations.length > 0) throw invalidInput(UPLOAD_SUBJECT, violations);
+  if ((await device.chute(name)) !== null) throw new HttpProblem(409, `a chute named ${name} is already installed`);
+  await device.loadImage(archive);
+  return submit(device, { action: 'install', chute: name, image: tags[0]!, version: query.version ?? null, config: {}, environment: {}, allocation: {} });
+}
 
 /**
  * Runs a check and answers its value; a 422 adds its violations (paths under `at`) to `violations`

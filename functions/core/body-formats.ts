@@ -1,5 +1,5 @@
 import { Composer, LineCounter, Parser, stringify, type CST, type DocumentOptions, type ParseOptions, type SchemaOptions, type ToJSOptions } from 'yaml';
-import { DEFAULT_BODY_LIMIT } from './body.ts';
+import { DEFAULT_BODY_LIMIT, mediaType } from './body.ts';
 import { preferredMediaType } from './negotiate.ts';
 import { HttpProblem } from './problem.ts';
 
@@ -40,10 +40,6 @@ const YAML_READ: ParseOptions & DocumentOptions & SchemaOptions = {
  */
 const YAML_WRITE = { version: '1.1', lineWidth: 0 } as const;
 
-/** The media type of a `Content-Type` header, lower case, parameters left out; '' without one. */
-function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-}
 
 /** The format of a request body from its media type; null for any other type. */
 function bodyKind(type: string): 'json' | 'yaml' | null {

@@ -4,6 +4,26 @@ import type { Route } from './route.ts';
 /** The default cap on a request body: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+/** The default cap on an upload (a body of one of a route's `upload` media types): 512 MiB. */
+export const DEFAULT_UPLOAD_LIMIT = 512 * 1024 * 1024;
+
+/**
+ * Whether a request body is an upload: its media type is one of the route's `upload` types, so the
+ * transport hands it over as bytes (`input.bytes`), up to the upload limit.
+ *
+ * @example
+ * isUpload({ upload: ['application/x-tar'] }, 'application/x-tar') // true
+ * isUpload({ upload: ['application/x-tar'] }, 'application/json')  // false
+ */
+export function isUpload(route: Pick<Route, 'upload'>, contentType: string | undefined): boolean {
+  return route.upload?.includes(mediaType(contentType)) ?? false;
+}
+
+/** The media type of a `Content-Type` header, lower case, parameters left out; '' without one. */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
 /**
  * Decodes a request body the way every transport must: an empty body is `undefined`; anything else
  * must be JSON (`application/json` or a `+json` type), at most `limit` bytes, and well formed.
@@ -17,7 +37,7 @@ export function decodeBody(contentType: string | undefined, text: string, limit 
   if (byteLength(text) > limit) {
     throw new HttpProblem(413, `the request body is larger than ${limit} bytes`);
   }
-  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = mediaType(contentType);
   if (type !== 'application/json' && !type.endsWith('+json')) {
     throw new HttpProblem(415, `the request body must be application/json, not ${type || 'untyped'}`);
   }

@@ -61,6 +61,15 @@ export interface Device {
   change(id: number): Promise<ChangeRecord | null>;
   /** Every change, oldest first. */
   changes(): Promise<ChangeRecord[]>;
+  /**
+   * Loads an image archive (`docker save`: a tar with a `manifest.json`) into the container engine and
+   * answers the repo tags of what it loaded. Throws an `HttpProblem`: 422 (naming `body`) when the
+   * engine refuses the archive, 503 when no engine is reachable, 502 when it fails otherwise.
+   *
+   * @example
+   * await device.loadImage(archive) // ['busybox:latest']
+   */
+  loadImage(archive: Uint8Array): Promise<string[]>;
 }
 
 /**

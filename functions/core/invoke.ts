@@ -13,6 +13,8 @@ export interface FunctionInput {
   body: unknown;
   /** The body as sent ('' when none): what a `body: 'document'` route decodes. */
   text: string;
+  /** The raw body when its media type is one of the route's `upload` types (see `isUpload`); else undefined. */
+  bytes?: Uint8Array;
 }
 
 /** What a function hands back to its transport: a complete HTTP answer with a serialised body. */

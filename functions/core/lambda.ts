@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { readBody } from './body.ts';
+import { isUpload, readBody } from './body.ts';
 import type { Device } from './device.ts';
 import type { FunctionInput, FunctionOutput } from './invoke.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
@@ -35,14 +35,11 @@ export function lambdaHandler(
         throw new HttpProblem(405, `${method} is not allowed here; use ${route.method}`, { headers: { allow: route.method } });
       }
       const headers = lowerCaseKeys(event.headers ?? {});
-      const text = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-      const input: FunctionInput = {
-        params,
-        query: definedValues(event.queryStringParameters ?? {}),
-        headers,
-        body: readBody(route, headers['content-type'], text),
-        text,
-      };
+      const query = definedValues(event.queryStringParameters ?? {});
+      const input: FunctionInput = isUpload(route, headers['content-type'])
+        ? // An upload (e.g. an image tar) as bytes; API Gateway caps a payload far below the upload limit.
+          { params, query, headers, body: undefined, text: '', bytes: new Uint8Array(Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8')) }
+        : textInput(route, params, query, headers, event);
       device ??= loadDevice(bundleUrl);
       return toResult(await run(input, await device));
     } catch (error) {
@@ -52,6 +49,17 @@ export function lambdaHandler(
       return toResult({ status: problem.status, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body: JSON.stringify(problem) });
     }
   };
+}
+
+function textInput(
+  route: Route,
+  params: Record<string, string>,
+  query: Record<string, string>,
+  headers: Record<string, string>,
+  event: APIGatewayProxyEventV2,
+): FunctionInput {
+  const text = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  return { params, query, headers, body: readBody(route, headers['content-type'], text), text };
 }
 
 async function loadDevice(bundleUrl: string): Promise<Device> {

@@ -21,6 +21,12 @@ export interface Route {
    * carries the YAML parser; the transport still enforces the size limit.
    */
   body?: 'json' | 'document';
+  /**
+   * Media types the route also takes as raw bytes, e.g. `['application/x-tar']`: a body of one of them
+   * is handed over undecoded in `input.bytes` (`body` undefined, `text` ''), up to the transport's
+   * upload limit (`DEFAULT_UPLOAD_LIMIT`, 512 MiB) instead of the 1 MiB limit of every other body.
+   */
+  upload?: readonly string[];
 }
 
 export function defineRoute<const R extends Route>(route: R): R {

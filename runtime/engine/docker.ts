@@ -69,6 +69,38 @@ export async function containerStats(socketPath: string, id: string): Promise<Re
   }
 }
 
+/** How long the engine may take to load an image archive. */
+const LOAD_DEADLINE_MS = 10 * 60_000;
+
+/**
+ * `POST /images/load` of an image archive (`docker save`); answers the repo tags of what the engine
+ * loaded, as its `Loaded image: <tag>` lines say (none for an untagged image).
+ *
+ * @throws EngineError with the engine's message: `statusCode` 400 when it refused the archive (its
+ *   answer streams an error), the engine's status when the call failed, none when there is no socket.
+ * @example
+ * await loadImage('/var/run/docker.sock', archive) // ['busybox:latest']
+ */
+export async function loadImage(socketPath: string, archive: Uint8Array): Promise<string[]> {
+  if (!(await isSocket(socketPath))) throw new EngineError(`no container engine at ${socketPath}`);
+  const docker = new Docker({ socketPath });
+  // docker-modem sends a Buffer body as it is (with its Content-Length); the typings only know streams.
+  const body = Buffer.from(archive.buffer, archive.byteOffset, archive.byteLength) as unknown as NodeJS.ReadableStream;
+  const stream = await engineCall(() => docker.loadImage(body, { abortSignal: AbortSignal.timeout(LOAD_DEADLINE_MS) }));
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+  const tags: string[] = [];
+  for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const event = JSON.parse(line) as { stream?: string; error?: string; errorDetail?: { message?: string } };
+    const error = event.errorDetail?.message ?? event.error;
+    if (error !== undefined) throw Object.assign(new EngineError(error), { statusCode: 400 });
+    const loaded = /^Loaded image: (.+)$/m.exec(event.stream ?? '');
+    if (loaded !== null) tags.push(loaded[1]!.trim());
+  }
+  return tags;
+}
+
 /** What a chute container is made from; `chuteEngine().create` adds its name and label. */
 export interface ChuteContainerSpec {
   image: string;

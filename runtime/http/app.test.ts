@@ -8,7 +8,7 @@ import { functionsFolder } from './testing.ts';
 let dir: string;
 
 beforeAll(async () => {
-  dir = await functionsFolder(['test-echo.mjs'], ['info-features.mjs']);
+  dir = await functionsFolder(['test-echo.mjs', 'test-upload.mjs'], ['info-features.mjs']);
 });
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -54,6 +54,28 @@ describe('createApp', () => {
     await writeFile(`${broken}/stray.mjs`, 'export const x = 1;');
     await expect(createApp({ functionsDir: broken, device: memoryDevice(), auth: null })).rejects.toThrow(/not a function bundle/);
     await rm(broken, { recursive: true, force: true });
+  });
+});
+
+describe('createApp: a route that takes uploads (route.upload)', () => {
+  it('hands an application/x-tar body over as its bytes, undecoded, and still decodes JSON on the same route', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: null });
+    const bytes = [0, 255, 0xc3, 0x28, 10];
+    const res = await app.request('/api/v1/test/upload?name=web', { method: 'POST', headers: { 'Content-Type': 'application/x-tar' }, body: new Uint8Array(bytes) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ bytes, text: '', query: { name: 'web' } });
+    const json = await app.request('/api/v1/test/upload', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' });
+    expect(await json.json()).toMatchObject({ body: { a: 1 }, text: '{"a":1}' });
+  });
+
+  it('takes an upload above the body limit up to the upload limit, and answers 413 above it', async () => {
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: null, bodyLimit: 100, uploadLimit: 1000 });
+    const send = (type: string, size: number) => app.request('/api/v1/test/upload', { method: 'POST', headers: { 'Content-Type': type }, body: new Uint8Array(size) });
+    expect((await send('application/x-tar', 1000)).status).toBe(200);
+    expect((await send('application/x-tar', 1001)).status).toBe(413);
+    expect((await send('application/json', 101)).status).toBe(413);
+    const echo = await app.request('/api/v1/test/echo/x', { method: 'POST', headers: { 'Content-Type': 'application/x-tar' }, body: new Uint8Array(101) });
+    expect(echo.status).toBe(413);
   });
 });
 

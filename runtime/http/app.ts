@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit as limitBody } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { DEFAULT_BODY_LIMIT, readBody } from '../../functions/core/body.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput } from '../../functions/core/invoke.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
@@ -21,11 +21,13 @@ export interface AppOptions {
   corsOrigin?: string;
   /** Largest request body in bytes; default 1 MiB. */
   bodyLimit?: number;
+  /** Largest upload (a body of one of a route's `upload` media types) in bytes; default 512 MiB. */
+  uploadLimit?: number;
 }
 
 /**
  * The HTTP API: every function bundle of `functionsDir` on its route, behind CORS, the auth policy
- * and a body limit. Every error is an `application/problem+json` answer: 404 for an unknown path,
+ * and a body limit (the upload limit for a route's `upload` media types). Every error is an `application/problem+json` answer: 404 for an unknown path,
  * 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad body, 500 without
  * details.
  *
@@ -36,6 +38,7 @@ export interface AppOptions {
 export async function createApp(options: AppOptions): Promise<Hono> {
   const bundles = await loadFunctions(options.functionsDir);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const routes: { method: Method; path: string }[] = bundles.map((bundle) => bundle.route);
   const app = new Hono({ strict: false });
 
@@ -50,15 +53,22 @@ export async function createApp(options: AppOptions): Promise<Hono> {
     }),
   );
   if (options.auth !== null) app.use('*', requireAuth(options.auth));
-  app.use(
-    '*',
+  const limiter = (maxSize: number) =>
     limitBody({
-      maxSize: limit,
+      maxSize,
       onError: () => {
-        throw new HttpProblem(413, `the request body is larger than ${limit} bytes`);
+        throw new HttpProblem(413, `the request body is larger than ${maxSize} bytes`);
       },
-    }),
-  );
+    });
+  const limitOthers = limiter(limit);
+  const limitUploads = limiter(uploadLimit);
+  const uploads = bundles.filter((bundle) => bundle.route.upload !== undefined).map((bundle) => bundle.route);
+  app.use('*', (c, next) => {
+    const upload = uploads.some(
+      (route) => route.method === c.req.method && matchPath(route.path, c.req.path) !== null && isUpload(route, c.req.header('content-type')),
+    );
+    return (upload ? limitUploads : limitOthers)(c, next);
+  });
   if (options.auth !== null) {
     mountLogin(app, options.auth, limit);
     routes.push({ method: 'POST', path: LOGIN_PATH });
@@ -78,6 +88,12 @@ export async function createApp(options: AppOptions): Promise<Hono> {
 }
 
 async function answer(c: Context, bundle: FunctionBundle, device: Device, limit: number): Promise<Response> {
+  if (isUpload(bundle.route, c.req.header('content-type'))) {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    const input: FunctionInput = { params: c.req.param() as Record<string, string>, query: c.req.query(), headers: c.req.header(), body: undefined, text: '', bytes };
+    const out = await bundle.invoke(input, device);
+    return c.body(out.body, out.status as 200, out.headers);
+  }
   const text = await c.req.text();
   const input: FunctionInput = {
     params: c.req.param() as Record<string, string>,

@@ -8,12 +8,17 @@ export const DIST_FUNCTIONS = fileURLToPath(new URL('../../dist/functions/', imp
 
 /**
  * Bundle sources for tests of the HTTP layer, each a complete `dist/functions/*.mjs` stand-in:
- * `echo` answers its input, `crash` throws an error full of secrets.
+ * `echo` answers its input, `crash` throws an error full of secrets, `upload` answers the bytes of an
+ * `application/x-tar` upload (as a list of numbers) and any other input as echo does.
  */
 export const TEST_BUNDLES = {
   'test-echo.mjs': `
 export const route = { name: 'test-echo', method: 'POST', path: '/api/v1/test/echo/:name', summary: 'answers its input' };
 export const invoke = async (input) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+export const handler = async () => ({});`,
+  'test-upload.mjs': `
+export const route = { name: 'test-upload', method: 'POST', path: '/api/v1/test/upload', summary: 'answers its upload', upload: ['application/x-tar'] };
+export const invoke = async (input) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...input, bytes: input.bytes && [...input.bytes] }) });
 export const handler = async () => ({});`,
   'test-crash.mjs': `
 export const route = { name: 'test-crash', method: 'GET', path: '/api/v1/test/crash', summary: 'always fails' };

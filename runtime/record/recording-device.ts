@@ -102,6 +102,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     submitChange: (request) => inner.submitChange(request),
     change: (id) => inner.change(id),
     changes: () => inner.changes(),
+    loadImage: (archive) => inner.loadImage(archive),
     network(target) {
       const host = inner.network(target);
       const id = JSON.stringify([target.chute, target.network]);
