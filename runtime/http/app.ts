@@ -1,4 +1,6 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
+// hono/tiny: the same Hono with its smallest router (PatternRouter), about 6 KB less in the runtime entry.
+import { Hono } from 'hono/tiny';
 import { bodyLimit as limitBody } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
