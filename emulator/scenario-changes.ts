@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { HttpProblem } from '../functions/core/problem.ts';
-import { imageArchiveTags } from '../functions/parsers/image-archive.ts';
+import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import { CHUTE_LABEL, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
@@ -122,12 +121,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
       return structuredClone(log);
     },
     async loadImage(archive) {
-      let tags: string[];
-      try {
-        tags = imageArchiveTags(archive);
-      } catch (error) {
-        throw new HttpProblem(422, 'the image archive cannot be loaded', { errors: [{ path: 'body', message: (error as Error).message }] });
-      }
+      const tags = uploadedImageTags(archive);
       for (const tag of tags) loaded.add(tag);
       return tags;
     },

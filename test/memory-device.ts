@@ -1,7 +1,7 @@
 import type { ChangeRecord, ChangeRequest, Device, FsStats, NetworkHost, NetworkTarget, StoredChute, Uname } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid } from '../functions/parsers/hostapd.ts';
-import { imageArchiveTags } from '../functions/parsers/image-archive.ts';
+import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import { stationBlocks } from '../functions/parsers/iw-station.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
@@ -136,12 +136,7 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
       return structuredClone(changes);
     },
     async loadImage(archive) {
-      let tags: string[];
-      try {
-        tags = imageArchiveTags(archive);
-      } catch (error) {
-        throw new HttpProblem(422, 'the image archive cannot be loaded', { errors: [{ path: 'body', message: (error as Error).message }] });
-      }
+      const tags = uploadedImageTags(archive);
       loaded.push(archive);
       return tags;
     },

@@ -1,3 +1,4 @@
+import { HttpProblem } from '../core/problem.ts';
 /*
  * An image archive as `docker save` writes it: a tar (ustar) whose `manifest.json` lists the images,
  * `[{ Config, RepoTags: ['busybox:latest'], Layers }]`.
@@ -26,6 +27,20 @@ export function imageArchiveTags(archive: Uint8Array): string[] {
   return images.flatMap((image: { RepoTags?: unknown }) =>
     Array.isArray(image?.RepoTags) ? image.RepoTags.filter((tag): tag is string => typeof tag === 'string') : [],
   );
+}
+
+/**
+ * `imageArchiveTags` for a request body: an archive it cannot read is the client's mistake, a 422
+ * naming `body`.
+ *
+ * @throws HttpProblem 422.
+ */
+export function uploadedImageTags(archive: Uint8Array): string[] {
+  try {
+    return imageArchiveTags(archive);
+  } catch (error) {
+    throw new HttpProblem(422, 'the image archive cannot be loaded', { errors: [{ path: 'body', message: (error as Error).message }] });
+  }
 }
 
 /**
