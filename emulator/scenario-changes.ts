@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
-import { CHUTE_LABEL, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
+import { CHUTE_LABEL, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
@@ -210,7 +210,7 @@ function newContainer(chute: StoredChute, now: number): Record<string, unknown> 
   const { image, version } = chute.record;
   return {
     Id: randomBytes(32).toString('hex'),
-    Names: [`/chute-${chute.name}`],
+    Names: [`/${chuteContainerName(chute.name)}`],
     Image: typeof image === 'string' ? image : `chutebox/${chute.name}:${typeof version === 'string' || typeof version === 'number' ? version : 'latest'}`,
     Created: Math.floor(now / 1000),
     Labels: { [CHUTE_LABEL]: chute.name },

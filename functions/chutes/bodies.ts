@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { CHUTE_NAME } from '../core/device.ts';
+import { CHUTE_NAME_MESSAGE } from './params.ts';
 
 /*
  * The request bodies of the chute endpoints, which handlers validate at run time (`validate`):
@@ -87,7 +88,7 @@ export const MIN_CPU_SHARES = 2;
 export const ChuteInstallBody = z.object(
   {
     name: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a chute name') }).check(
-      z.regex(CHUTE_NAME, { error: 'must be a chute name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' }),
+      z.regex(CHUTE_NAME, { error: CHUTE_NAME_MESSAGE }),
     ),
     image: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be an image reference') }).check(
       z.refine(isImageReference, { error: 'must be an image reference: repo[:tag] or repo@sha256:<digest>, such as hello-world:1' }),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { validate } from '../core/validate.ts';
 import { EnvironmentName, SsidUpdate } from './bodies.ts';
-import { NETWORK_NAME } from './params.ts';
+import { NETWORK_NAME, NETWORK_NAME_MESSAGE } from './params.ts';
 
 /*
  * The chute configuration (the seed's "Chute configuration object", ParaDrop's service.yaml) and its
@@ -278,7 +278,7 @@ export const NetEntry = z.discriminatedUnion(
 export type NetEntry = z.infer<typeof NetEntry>;
 
 const NetworkName = z.string().check(
-  z.regex(NETWORK_NAME, { error: 'must be a network name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' }),
+  z.regex(NETWORK_NAME, { error: NETWORK_NAME_MESSAGE }),
 );
 
 /** Each `intfName` names one interface of the chute, and `eth0` is the chute's own. */

@@ -6,6 +6,7 @@ import { invalidInput, validate } from '../core/validate.ts';
 import { CHUTE_NAME } from '../core/device.ts';
 import { imageArchiveTags } from '../parsers/image-archive.ts';
 import { ChuteInstallBody } from './bodies.ts';
+import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { checkChuteConfig } from './config.ts';
 import { ChangeAccepted, ChuteInstallRequest } from './schemas.ts';
 import { submit } from './submit.ts';
@@ -49,7 +50,7 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
   const fields = collect(violations, () => validate(ChuteInstallBody, document, '', SUBJECT));
   collect(violations, () => checkChuteConfig(document.config ?? {}), 'config');
   if (fields === undefined || violations.length > 0) throw invalidInput(SUBJECT, violations);
-  if ((await device.chute(fields.name)) !== null) throw new HttpProblem(409, `a chute named ${fields.name} is already installed`);
+  await checkNotInstalled(device, fields.name);
   return submit(device, {
     action: 'install',
     chute: fields.name,
@@ -66,7 +67,7 @@ async function installUpload(query: Record<string, string>, archive: Uint8Array,
   const violations: InputError[] = [];
   const name = query.name;
   if (name === undefined) violations.push({ path: 'name', message: 'is required (in the query: ?name=<chute>)' });
-  else if (!CHUTE_NAME.test(name)) violations.push({ path: 'name', message: 'must be a chute name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' });
+  else if (!CHUTE_NAME.test(name)) violations.push({ path: 'name', message: CHUTE_NAME_MESSAGE });
   let tags: string[] = [];
   try {
     tags = imageArchiveTags(archive);
@@ -75,9 +76,14 @@ async function installUpload(query: Record<string, string>, archive: Uint8Array,
     violations.push({ path: 'body', message: (error as Error).message });
   }
   if (name === undefined || violations.length > 0) throw invalidInput(UPLOAD_SUBJECT, violations);
-  if ((await device.chute(name)) !== null) throw new HttpProblem(409, `a chute named ${name} is already installed`);
+  await checkNotInstalled(device, name);
   await device.loadImage(archive);
   return submit(device, { action: 'install', chute: name, image: tags[0]!, version: query.version ?? null, config: {}, environment: {}, allocation: {} });
+}
+
+/** @throws HttpProblem 409 when a chute of this name is installed. */
+async function checkNotInstalled(device: Parameters<Handler>[1], name: string): Promise<void> {
+  if ((await device.chute(name)) !== null) throw new HttpProblem(409, `a chute named ${name} is already installed`);
 }
 
 /**

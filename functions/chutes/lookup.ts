@@ -1,5 +1,6 @@
 import type { Device, NetworkTarget, StoredChute } from '../core/device.ts';
 import { HttpProblem } from '../core/problem.ts';
+import { mapping } from './record.ts';
 
 /**
  * What a network can serve, from its `type` and `mode` in the chute configuration:
@@ -144,9 +145,4 @@ function networkTarget(chute: StoredChute, name: string): NetworkTarget {
     hostapdControl: text(recorded.hostapdControl),
     leaseFile: text(recorded.leaseFile),
   };
-}
-
-/** A decoded document's value as a mapping; anything else is an empty one. */
-function mapping(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

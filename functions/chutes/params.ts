@@ -5,6 +5,12 @@ import { HttpProblem, type InputError } from '../core/problem.ts';
 /** A network name (a key of the chute configuration's `net`): the same rule as a chute name. */
 export const NETWORK_NAME = CHUTE_NAME;
 
+/** What a chute name (`CHUTE_NAME`) must be, as an input error's message. */
+export const CHUTE_NAME_MESSAGE = 'must be a chute name: a letter or digit, then letters, digits, _ . or -, 64 characters at most';
+
+/** What a network name (`NETWORK_NAME`) must be, as an input error's message. */
+export const NETWORK_NAME_MESSAGE = 'must be a network name: a letter or digit, then letters, digits, _ . or -, 64 characters at most';
+
 /** A station MAC address: six colon-separated pairs of hex digits, any case. */
 export const MAC_ADDRESS = /^[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}$/;
 
@@ -13,8 +19,8 @@ export const CHANGE_ID = /^[0-9]{1,15}$/;
 
 /** The path parameters of the chute and change endpoints and what each must be. */
 const RULES = {
-  chute: { pattern: CHUTE_NAME, message: 'must be a chute name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' },
-  network: { pattern: NETWORK_NAME, message: 'must be a network name: a letter or digit, then letters, digits, _ . or -, 64 characters at most' },
+  chute: { pattern: CHUTE_NAME, message: CHUTE_NAME_MESSAGE },
+  network: { pattern: NETWORK_NAME, message: NETWORK_NAME_MESSAGE },
   mac: { pattern: MAC_ADDRESS, message: 'must be a MAC address such as 02:00:00:aa:bb:cc' },
   id: { pattern: CHANGE_ID, message: 'must be a change id: a whole number such as 12' },
 } as const;

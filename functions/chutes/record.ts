@@ -65,6 +65,13 @@ function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function mapping(value: unknown): Record<string, unknown> {
+/**
+ * A decoded document's value as a mapping; anything else (a list, a scalar, null) is an empty one.
+ *
+ * @example
+ * mapping({ a: 1 }) // { a: 1 }
+ * mapping([1])      // {}
+ */
+export function mapping(value: unknown): Record<string, unknown> {
   return isMapping(value) ? value : {};
 }

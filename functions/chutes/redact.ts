@@ -1,5 +1,6 @@
 import { inputPath, type InputError } from '../core/problem.ts';
 import { isSecretName, REDACTED } from '../parsers/environ.ts';
+import { mapping } from './record.ts';
 
 /**
  * Field names of Wi-Fi secrets that the environment rule (`isSecretName`) does not catch: a network's
@@ -76,7 +77,7 @@ function restore(edited: unknown, stored: unknown, at: (string | number)[], erro
   }
   if (Array.isArray(edited)) return edited.map((item, i) => restore(item, Array.isArray(stored) ? stored[i] : undefined, [...at, i], errors));
   if (typeof edited !== 'object' || edited === null) return edited;
-  const storedFields = typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {};
+  const storedFields = mapping(stored);
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(edited)) {
     if (field === REDACTED && isSecretField(name)) {

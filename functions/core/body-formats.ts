@@ -1,5 +1,5 @@
 import { Composer, LineCounter, Parser, stringify, type CST, type DocumentOptions, type ParseOptions, type SchemaOptions, type ToJSOptions } from 'yaml';
-import { DEFAULT_BODY_LIMIT, mediaType } from './body.ts';
+import { checkBodySize, DEFAULT_BODY_LIMIT, isJsonMediaType, mediaType } from './body.ts';
 import { preferredMediaType } from './negotiate.ts';
 import { HttpProblem } from './problem.ts';
 
@@ -43,7 +43,7 @@ const YAML_WRITE = { version: '1.1', lineWidth: 0 } as const;
 
 /** The format of a request body from its media type; null for any other type. */
 function bodyKind(type: string): 'json' | 'yaml' | null {
-  if (type === 'application/json' || type.endsWith('+json')) return 'json';
+  if (isJsonMediaType(type)) return 'json';
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml' || type.endsWith('+yaml')) return 'yaml';
   return null;
 }
@@ -65,9 +65,7 @@ function bodyKind(type: string): 'json' | 'yaml' | null {
  */
 export function decodeDocumentBody(contentType: string | undefined, text: string, limit = DEFAULT_BODY_LIMIT): Record<string, unknown> {
   if (text.length === 0) throw notAMapping('the request body is empty');
-  if (new TextEncoder().encode(text).length > limit) {
-    throw new HttpProblem(413, `the request body is larger than ${limit} bytes`);
-  }
+  checkBodySize(text, limit);
   const type = mediaType(contentType);
   const kind = bodyKind(type);
   if (kind === null) {

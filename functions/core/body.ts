@@ -34,11 +34,9 @@ export function mediaType(contentType: string | undefined): string {
  */
 export function decodeBody(contentType: string | undefined, text: string, limit = DEFAULT_BODY_LIMIT): unknown {
   if (text.length === 0) return undefined;
-  if (byteLength(text) > limit) {
-    throw new HttpProblem(413, `the request body is larger than ${limit} bytes`);
-  }
+  checkBodySize(text, limit);
   const type = mediaType(contentType);
-  if (type !== 'application/json' && !type.endsWith('+json')) {
+  if (!isJsonMediaType(type)) {
     throw new HttpProblem(415, `the request body must be application/json, not ${type || 'untyped'}`);
   }
   try {
@@ -48,8 +46,19 @@ export function decodeBody(contentType: string | undefined, text: string, limit 
   }
 }
 
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).length;
+/** Whether a media type (from `mediaType`) is JSON: `application/json` or a `+json` type. */
+export function isJsonMediaType(type: string): boolean {
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+/** The 413 answer to a request body over `limit` bytes. */
+export function bodyTooLarge(limit: number): HttpProblem {
+  return new HttpProblem(413, `the request body is larger than ${limit} bytes`);
+}
+
+/** @throws HttpProblem 413 when `text` is more than `limit` bytes as UTF-8. */
+export function checkBodySize(text: string, limit: number): void {
+  if (new TextEncoder().encode(text).length > limit) throw bodyTooLarge(limit);
 }
 
 /**
@@ -60,6 +69,6 @@ function byteLength(text: string): number {
  */
 export function readBody(route: Pick<Route, 'body'>, contentType: string | undefined, text: string, limit = DEFAULT_BODY_LIMIT): unknown {
   if (route.body !== 'document') return decodeBody(contentType, text, limit);
-  if (byteLength(text) > limit) throw new HttpProblem(413, `the request body is larger than ${limit} bytes`);
+  checkBodySize(text, limit);
   return undefined;
 }

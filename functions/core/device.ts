@@ -199,6 +199,11 @@ export interface Uname {
 /** The label that marks a container as a chute; its value is the chute name. */
 export const CHUTE_LABEL = 'io.chutebox.chute';
 
+/** The container name of a chute: `chute-<chute>`. */
+export function chuteContainerName(chute: string): string {
+  return `chute-${chute}`;
+}
+
 /**
  * A container reference that is safe in an engine URL path or a file name: a Docker id (64 lower-case
  * hex digits, or a prefix of them) or a container name (`[a-zA-Z0-9][a-zA-Z0-9_.-]*`). It can never

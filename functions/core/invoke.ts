@@ -71,7 +71,7 @@ export interface FunctionBundle {
  * an `application/json` body, a `reply` is sent as it is.
  *
  * @example
- * const out = await invoke(handle, { params: {}, query: {}, headers: {}, body: undefined }, device);
+ * const out = await invoke(handle, { params: {}, query: {}, headers: {}, body: undefined, text: '' }, device);
  * out.status // 200
  */
 export async function invoke(handle: Handler, input: FunctionInput, device: Device): Promise<FunctionOutput> {
@@ -80,12 +80,16 @@ export async function invoke(handle: Handler, input: FunctionInput, device: Devi
     if (isReply(value)) return { status: 200, headers: { ...value.headers, 'content-type': value.contentType }, body: value.body };
     return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) };
   } catch (error) {
-    const { problem, headers } = toProblem(error);
-    if (problem.status >= 500) console.error(error);
-    return {
-      status: problem.status,
-      headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE },
-      body: JSON.stringify(problem),
-    };
+    return problemOutput(error);
   }
+}
+
+/**
+ * Anything thrown as an `application/problem+json` answer (see `toProblem`); a 5xx is logged, its
+ * answer never shows the error's message or stack.
+ */
+export function problemOutput(error: unknown): FunctionOutput {
+  const { problem, headers } = toProblem(error);
+  if (problem.status >= 500) console.error(error);
+  return { status: problem.status, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body: JSON.stringify(problem) };
 }

@@ -1,9 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { isUpload, readBody } from './body.ts';
 import type { Device } from './device.ts';
-import type { FunctionInput, FunctionOutput } from './invoke.ts';
-import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
-import { matchPath, type Route } from './route.ts';
+import { problemOutput, type FunctionInput, type FunctionOutput } from './invoke.ts';
+import { matchPath, methodNotAllowed, noResource, type Route } from './route.ts';
 
 /** Environment variable naming the module that provides the device; see `loadDevice`. */
 export const DEVICE_MODULE_ENV = 'CHUTEBOX_DEVICE_MODULE';
@@ -18,7 +17,7 @@ export const DEVICE_MODULE_ENV = 'CHUTEBOX_DEVICE_MODULE';
  *
  * @example
  * // dist/functions/info-hardware.mjs
- * export const handler = lambdaHandler(route, (input, device) => invoke(handle, input, device));
+ * export const handler = lambdaHandler(route, invoke, import.meta.url);
  */
 export function lambdaHandler(
   route: Route,
@@ -30,10 +29,8 @@ export function lambdaHandler(
     try {
       const method = event.requestContext.http.method.toUpperCase();
       const params = matchPath(route.path, stripStage(event));
-      if (params === null) throw new HttpProblem(404, `no resource at ${event.rawPath}`);
-      if (method !== route.method) {
-        throw new HttpProblem(405, `${method} is not allowed here; use ${route.method}`, { headers: { allow: route.method } });
-      }
+      if (params === null) throw noResource(event.rawPath);
+      if (method !== route.method) throw methodNotAllowed(method, route.method);
       const headers = lowerCaseKeys(event.headers ?? {});
       const query = definedValues(event.queryStringParameters ?? {});
       const input: FunctionInput = isUpload(route, headers['content-type'])
@@ -44,9 +41,7 @@ export function lambdaHandler(
       return toResult(await run(input, await device));
     } catch (error) {
       device = undefined;
-      const { problem, headers } = toProblem(error);
-      if (problem.status >= 500) console.error(error);
-      return toResult({ status: problem.status, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body: JSON.stringify(problem) });
+      return toResult(problemOutput(error));
     }
   };
 }

@@ -1,3 +1,5 @@
+import { HttpProblem } from './problem.ts';
+
 /** HTTP methods a function may answer. */
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -64,4 +66,14 @@ export function matchPath(pattern: string, path: string): Record<string, string>
 
 function segments(path: string): string[] {
   return path.split('/').filter((s) => s !== '');
+}
+
+/** The 404 answer to a path no route takes. */
+export function noResource(path: string): HttpProblem {
+  return new HttpProblem(404, `no resource at ${path}`);
+}
+
+/** The 405 answer to a method no route of the path takes; `allow` lists the ones that do (`Allow` header). */
+export function methodNotAllowed(method: string, allow: string): HttpProblem {
+  return new HttpProblem(405, `${method} is not allowed here; use ${allow}`, { headers: { allow } });
 }

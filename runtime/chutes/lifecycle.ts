@@ -1,5 +1,6 @@
 import type { ChangeRequest, ChuteInstall, Device, StoredChute } from '../../functions/core/device.ts';
 import { environmentStrings, type Environment } from '../../functions/chutes/config.ts';
+import { mapping } from '../../functions/chutes/record.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { Note, PerformChange } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteContainerSpec, ChuteEngine } from '../engine/docker.ts';
@@ -300,8 +301,4 @@ function scalars(value: unknown): Environment {
     if (entry === null || ['string', 'number', 'boolean'].includes(typeof entry)) out[key] = entry as Environment[string];
   }
   return out;
-}
-
-function mapping(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

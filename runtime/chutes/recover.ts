@@ -1,8 +1,8 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChangeAction, ChangeRecord } from '../../functions/core/device.ts';
+import { chuteContainerName, type ChangeAction, type ChangeRecord } from '../../functions/core/device.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
-import { chuteContainerName, type ChuteEngine } from '../engine/docker.ts';
+import type { ChuteEngine } from '../engine/docker.ts';
 import type { Rollback } from './lifecycle.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT, leftover, type ChuteWriter } from './store.ts';
 

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import Docker from 'dockerode';
-import { CHUTE_LABEL, CONTAINER_REF } from '../../functions/core/device.ts';
+import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF } from '../../functions/core/device.ts';
 
 /** How long the engine may take to list containers before it counts as absent. */
 const LIST_DEADLINE_MS = 2000;
@@ -153,11 +153,6 @@ export interface ChuteEngine {
 /** The engine refused or failed a call; `message` is the engine's own (e.g. `No such image: x:1`). */
 export class EngineError extends Error {
   override name = 'EngineError';
-}
-
-/** The container name of a chute: `chute-<chute>`. */
-export function chuteContainerName(chute: string): string {
-  return `chute-${chute}`;
 }
 
 /**

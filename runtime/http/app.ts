@@ -3,11 +3,10 @@ import type { Context } from 'hono';
 import { Hono } from 'hono/tiny';
 import { bodyLimit as limitBody } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
+import { bodyTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput } from '../../functions/core/invoke.ts';
-import { HttpProblem } from '../../functions/core/problem.ts';
-import { matchPath, type Method } from '../../functions/core/route.ts';
+import { matchPath, methodNotAllowed, noResource, type Method } from '../../functions/core/route.ts';
 import type { AuthPolicy } from '../auth/policy.ts';
 import { LOGIN_PATH, mountLogin, requireAuth } from './auth.ts';
 import { loadFunctions } from './functions.ts';
@@ -59,7 +58,7 @@ export async function createApp(options: AppOptions): Promise<Hono> {
     limitBody({
       maxSize,
       onError: () => {
-        throw new HttpProblem(413, `the request body is larger than ${maxSize} bytes`);
+        throw bodyTooLarge(maxSize);
       },
     });
   const limitOthers = limiter(limit);
@@ -81,9 +80,8 @@ export async function createApp(options: AppOptions): Promise<Hono> {
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
-    if (allowed.length === 0) return problemResponse(c, new HttpProblem(404, `no resource at ${c.req.path}`));
-    const allow = allowed.join(', ');
-    return problemResponse(c, new HttpProblem(405, `${c.req.method} is not allowed here; use ${allow}`, { headers: { allow } }));
+    if (allowed.length === 0) return problemResponse(c, noResource(c.req.path));
+    return problemResponse(c, methodNotAllowed(c.req.method, allowed.join(', ')));
   });
   app.onError((error, c) => problemResponse(c, error));
   return app;

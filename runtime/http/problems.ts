@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from '../../functions/core/problem.ts';
+import { problemOutput } from '../../functions/core/invoke.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
 
 /**
  * Answers anything thrown as an `application/problem+json` response. A 5xx is logged; its answer
@@ -11,7 +12,6 @@ import { HttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from '../../functions/co
  */
 export function problemResponse(c: Context, error: unknown): Response {
   const mapped = error instanceof HTTPException && error.status < 500 ? new HttpProblem(error.status, error.message || 'the request was refused') : error;
-  const { problem, headers } = toProblem(mapped);
-  if (problem.status >= 500) console.error(error);
-  return c.body(JSON.stringify(problem), problem.status as 500, { ...headers, 'content-type': PROBLEM_CONTENT_TYPE });
+  const out = problemOutput(mapped);
+  return c.body(out.body, out.status as 500, out.headers);
 }

@@ -1,5 +1,6 @@
 import { CHUTE_LABEL } from '../../functions/core/device.ts';
-import { chuteContainerName, EngineError, type ChuteContainerSpec, type ChuteEngine } from '../../runtime/engine/docker.ts';
+import { chuteContainerName } from '../../functions/core/device.ts';
+import { EngineError, type ChuteContainerSpec, type ChuteEngine } from '../../runtime/engine/docker.ts';
 
 /** A container of the fake engine. */
 export interface FakeContainer {
