@@ -1,4 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionBundle } from '../functions/core/invoke.ts';
 import { dockerSaveArchive } from './support/tar.ts';
@@ -159,5 +163,41 @@ describe('Lambda handler of POST /api/v1/chutes/', () => {
     const refused = await upload(new TextEncoder().encode('not a tar'));
     expect(refused.statusCode).toBe(422);
     expect(JSON.parse(refused.body!).errors).toEqual([{ path: 'body', message: expect.stringMatching(/not a tar/) }]);
+  });
+});
+
+describe('the device of a Lambda function instance', () => {
+  const saved = process.env.CHUTEBOX_DEVICE_MODULE;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'chutebox-lambda-device-'));
+    // A device module that counts how often it is asked for a device, then serves the stock scenario device.
+    const stock = new URL('../dist/scenario-device.mjs', import.meta.url).href;
+    await writeFile(
+      path.join(dir, 'counting-device.mjs'),
+      `import { createDevice as stock } from ${JSON.stringify(stock)};\n` +
+        'export async function createDevice() { globalThis.chuteboxDeviceLoads = (globalThis.chuteboxDeviceLoads ?? 0) + 1; return stock(); }\n',
+    );
+    process.env.CHUTEBOX_DEVICE_MODULE = pathToFileURL(path.join(dir, 'counting-device.mjs')).href;
+  });
+
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.CHUTEBOX_DEVICE_MODULE;
+    else process.env.CHUTEBOX_DEVICE_MODULE = saved;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is loaded once and kept, also across requests answered with an error', async () => {
+    // A fresh instance of the bundle (the query makes Node load the module again), as a new Lambda instance.
+    const url = new URL('../dist/functions/info-hardware.mjs?instance=device-kept', import.meta.url).href;
+    const handler = ((await import(/* @vite-ignore */ url)) as FunctionBundle).handler as LambdaHandler;
+    const loads = () => (globalThis as { chuteboxDeviceLoads?: number }).chuteboxDeviceLoads ?? 0;
+    const before = loads();
+    expect((await handler(httpApiEvent('GET', '/api/v1/info/hardware'))).statusCode).toBe(200);
+    expect((await handler(httpApiEvent('GET', '/api/v1/info/elsewhere'))).statusCode).toBe(404);
+    expect((await handler(httpApiEvent('POST', '/api/v1/info/hardware'))).statusCode).toBe(405);
+    expect((await handler(httpApiEvent('GET', '/api/v1/info/hardware'))).statusCode).toBe(200);
+    expect(loads() - before).toBe(1);
   });
 });

@@ -37,10 +37,13 @@ export function lambdaHandler(
         ? // An upload (e.g. an image tar) as bytes; API Gateway caps a payload far below the upload limit.
           { params, query, headers, body: undefined, text: '', bytes: new Uint8Array(Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8')) }
         : textInput(route, params, query, headers, event);
-      device ??= loadDevice(bundleUrl);
+      // Loaded once per instance; only a load that failed is tried again on the next event.
+      device ??= loadDevice(bundleUrl).catch((error: unknown) => {
+        device = undefined;
+        throw error;
+      });
       return toResult(await run(input, await device));
     } catch (error) {
-      device = undefined;
       return toResult(problemOutput(error));
     }
   };
