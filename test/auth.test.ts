@@ -4,33 +4,29 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startChutebox, type Started } from './spawn.ts';
+import { CLI, useChutebox, type Started } from './spawn.ts';
 
 const PASSWORD = 'correct horse battery';
 const FEATURES = '/api/v1/info/features';
 const CHALLENGE = 'Bearer realm="chutebox", Basic realm="chutebox"';
 
 let tmp: string;
-const started: Started[] = [];
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-auth-'));
 });
 
 afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
   await rm(tmp, { recursive: true, force: true });
 });
+
+const start = useChutebox();
 
 function passwd(stateDir: string, input: string, extra: string[] = []) {
   return spawnSync(process.execPath, [CLI, 'passwd', '--state-dir', stateDir, ...extra], { input, encoding: 'utf8' });
 }
 
-async function serve(stateDir: string, host = '127.0.0.1'): Promise<Started> {
-  const server = await startChutebox(['serve', '--host', host, '--port', '0', '--state-dir', stateDir]);
-  started.push(server);
-  return server;
-}
+const serve = (stateDir: string, host = '127.0.0.1') => start(['serve', '--host', host, '--port', '0', '--state-dir', stateDir]);
 
 async function login(server: Started, username: string, password: string): Promise<Response> {
   return fetch(`${server.url}/api/v1/auth/local`, {

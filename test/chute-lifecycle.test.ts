@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { installChute } from './support/chute-state.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
-import { startChutebox, type Started } from './spawn.ts';
+import { useChutebox, type Started } from './spawn.ts';
 
 /**
  * The chute lifecycle of `chutebox serve` on a real Docker Engine that this test starts (dockerd and
@@ -17,9 +17,6 @@ import { startChutebox, type Started } from './spawn.ts';
 const unavailable = dockerUnavailableReason();
 const skipped = unavailable !== null && !process.env.CHUTEBOX_REQUIRE_DOCKER;
 if (skipped) console.warn(`test/chute-lifecycle.test.ts skipped: ${unavailable}; set CHUTEBOX_REQUIRE_DOCKER=1 to make this a failure`);
-
-/** Exactly the environment the server gets: no CHUTEBOX_* setting leaks in from the test runner. */
-const SERVER_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
 /** How long a change may take to become final (creating and starting a container takes well under a second). */
 const CHANGE_DEADLINE_MS = 60_000;
@@ -32,12 +29,18 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
   let engine: Dockerd | undefined;
   let stateDir: string;
   let server: Started | undefined;
-  const started: Started[] = [];
+
+  afterAll(async () => {
+    await engine?.stop();
+    if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
+  });
+
+  // After the clean-up above, so that every server stops before the engine and the temp dir go.
+  const start = useChutebox();
 
   async function serve(): Promise<void> {
     const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', engine!.socket, '--container-network', 'none'];
-    server = await startChutebox(args, SERVER_ENV);
-    started.push(server);
+    server = await start(args);
   }
 
   async function call(method: string, endpoint: string, body?: { type: string; text: string }): Promise<{ status: number; json: unknown }> {
@@ -105,12 +108,6 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     await installChute(stateDir, 'alpha', image, ALPHA_CONFIG, { environment: { FROM_RECORD: 'yes' } });
     await installChute(stateDir, 'beta', 'chutebox-test:doomed', BETA_CONFIG);
     await serve();
-  });
-
-  afterAll(async () => {
-    await Promise.all(started.map((s) => s.stop()));
-    await engine?.stop();
-    if (tmp !== undefined) await rm(tmp, { recursive: true, force: true });
   });
 
   it('POST /api/v1/chutes/:chute/start answers a change id; both changes succeed and both chutes run', async () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startChutebox, type Started } from './spawn.ts';
+import { useChutebox, type Started } from './spawn.ts';
 import { dockerSaveArchive } from './support/tar.ts';
 
 /**
@@ -14,20 +14,8 @@ import { dockerSaveArchive } from './support/tar.ts';
 const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
 const scenarioYaml = async (file: string) => parse(await readFile(new URL(file, SCENARIO), 'utf8')) as Record<string, any>;
 
-/** Only PATH from the test runner, so no CHUTEBOX_* setting changes what is served. */
-const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-
-const started: Started[] = [];
-
-async function emulate(...args: string[]): Promise<Started> {
-  const server = await startChutebox(['emulate', '--port', '0', '--no-auth', '--change-delay', '5', ...args], ENV);
-  started.push(server);
-  return server;
-}
-
-afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
-});
+const start = useChutebox();
+const emulate = (...args: string[]) => start(['emulate', '--port', '0', '--no-auth', '--change-delay', '5', ...args]);
 
 interface Answer {
   status: number;
@@ -349,6 +337,6 @@ describe('chutebox emulate: POST /api/v1/chutes/ with an image tar', () => {
 
 describe('chutebox emulate --change-delay', () => {
   it('refuses a delay that is not a whole number of milliseconds', async () => {
-    await expect(startChutebox(['emulate', '--port', '0', '--change-delay', 'soon'], ENV)).rejects.toThrow(/--change-delay must be a whole number of milliseconds/);
+    await expect(start(['emulate', '--port', '0', '--change-delay', 'soon'])).rejects.toThrow(/--change-delay must be a whole number of milliseconds/);
   });
 });

@@ -1,8 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { startChutebox, type Started } from './spawn.ts';
+import { useChutebox, type Started } from './spawn.ts';
 import { useTempDir } from './temp-dir.ts';
 
 /**
@@ -14,21 +14,9 @@ import { useTempDir } from './temp-dir.ts';
 const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
 const scenarioYaml = async (file: string) => parse(await readFile(new URL(file, SCENARIO), 'utf8')) as Record<string, unknown>;
 
-/** Only PATH from the test runner, so no CHUTEBOX_* setting changes what is served. */
-const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-
 const temp = useTempDir('chutebox-emulator-chutes-');
-const started: Started[] = [];
-
-async function emulate(scenario = 'default'): Promise<Started> {
-  const server = await startChutebox(['emulate', '--port', '0', '--no-auth', '--scenario', scenario], ENV);
-  started.push(server);
-  return server;
-}
-
-afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
-});
+const start = useChutebox();
+const emulate = (scenario = 'default') => start(['emulate', '--port', '0', '--no-auth', '--scenario', scenario]);
 
 interface Answer {
   status: number;

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChutebox, type Started } from './spawn.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useChutebox, type Started } from './spawn.ts';
 import { useTempDir } from './temp-dir.ts';
 
 /**
@@ -13,21 +13,9 @@ const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
 const raw = (file: string) => readFile(new URL(file, SCENARIO), 'utf8');
 const recording = (chute: string, network: string, file: string) => raw(`chutes/${chute}/networks/${network}/${file}`);
 
-/** Only PATH from the test runner, so no CHUTEBOX_* setting changes what is served. */
-const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-
 const temp = useTempDir('chutebox-emulator-networks-');
-const started: Started[] = [];
-
-async function emulate(scenario = 'default'): Promise<Started> {
-  const server = await startChutebox(['emulate', '--port', '0', '--no-auth', '--scenario', scenario], ENV);
-  started.push(server);
-  return server;
-}
-
-afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
-});
+const start = useChutebox();
+const emulate = (scenario = 'default') => start(['emulate', '--port', '0', '--no-auth', '--scenario', scenario]);
 
 interface Answer<T = unknown> {
   status: number;

@@ -1,27 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../emulator/scenario-device.ts';
 import type { Environment, Telemetry } from '../functions/info/schemas.ts';
-import { startChutebox, type Started } from './spawn.ts';
+import { CLEAN_ENV, useChutebox, type Started } from './spawn.ts';
 
 /** The default scenario's raw files: what the answers are checked against. */
 const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
 const raw = (file: string) => readFile(new URL(file, SCENARIO), 'utf8');
 
-/** Only PATH from the test runner, so no CHUTEBOX_* setting changes what is served. */
-const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-
-const started: Started[] = [];
-
-async function emulate(args: string[]): Promise<Started> {
-  const server = await startChutebox(['emulate', '--port', '0', ...args], ENV);
-  started.push(server);
-  return server;
-}
-
-afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
-});
+const start = useChutebox();
+const emulate = (args: string[]) => start(['emulate', '--port', '0', ...args]);
 
 async function login(url: string, password: string): Promise<Response> {
   return fetch(`${url}/api/v1/auth/local`, {
@@ -177,16 +165,15 @@ describe('chutebox emulate --no-auth', () => {
   });
 
   it('is also turned on by CHUTEBOX_NO_AUTH=1', async () => {
-    const server = await startChutebox(['emulate', '--port', '0'], { ...ENV, CHUTEBOX_NO_AUTH: '1' });
-    started.push(server);
+    const server = await start(['emulate', '--port', '0'], { ...CLEAN_ENV, CHUTEBOX_NO_AUTH: '1' });
     expect((await fetch(`${server.url}/api/v1/info/features`)).status).toBe(200);
   });
 });
 
 describe('chutebox emulate with a bad scenario', () => {
   it('exits with a message listing the built-in scenarios', async () => {
-    const failure = await startChutebox(['emulate', '--port', '0', '--scenario', 'nosuch'], ENV).then(
-      (server) => (started.push(server), null),
+    const failure = await emulate(['--scenario', 'nosuch']).then(
+      () => null,
       (error: Error) => error.message,
     );
     expect(failure).toMatch(/exited with 1[\s\S]*unknown scenario "nosuch"; built-in scenarios: default, gl-ar150/);

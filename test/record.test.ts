@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Environment, Software, Telemetry } from '../functions/info/schemas.ts';
-import { CLI, startChutebox, type Started } from './spawn.ts';
+import { CLEAN_ENV, CLI, useChutebox, type Started } from './spawn.ts';
 import { writeChute } from './support/chute-state.ts';
 import { STATION_DUMP, STATION_MACS, writeFakeIw } from './support/fake-iw.ts';
 
@@ -13,7 +13,6 @@ let tmp: string;
 let out: string;
 /** The one environment of all three processes, so the environment endpoint must answer the same. */
 let env: NodeJS.ProcessEnv;
-const started: Started[] = [];
 
 function chutebox(args: string[], environment: NodeJS.ProcessEnv = env) {
   return spawnSync(process.execPath, [CLI, ...args], { env: environment, encoding: 'utf8', timeout: 60_000 });
@@ -23,7 +22,7 @@ beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-record-e2e-'));
   out = path.join(tmp, 'this-machine');
   env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    ...CLEAN_ENV,
     CHUTEBOX_DOCKER_SOCKET: path.join(tmp, 'no-docker.sock'),
     // The state dir that `chutebox serve` below uses: it has no chutes.
     CHUTEBOX_STATE_DIR: path.join(tmp, 'state'),
@@ -33,9 +32,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
   await rm(tmp, { recursive: true, force: true });
 });
+
+const start = useChutebox();
 
 describe('chutebox record, then emulate the recording beside chutebox serve', () => {
   let emulated: Started;
@@ -46,10 +46,8 @@ describe('chutebox record, then emulate the recording beside chutebox serve', ()
     expect(recorded.stderr).toBe('');
     expect(recorded.status).toBe(0);
     expect(recorded.stdout).toContain(`into ${out}`);
-    emulated = await startChutebox(['emulate', '--scenario', out, '--no-auth', '--port', '0'], env);
-    started.push(emulated);
-    live = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0'], env);
-    started.push(live);
+    emulated = await start(['emulate', '--scenario', out, '--no-auth', '--port', '0'], env);
+    live = await start(['serve', '--host', '127.0.0.1', '--port', '0'], env);
   });
 
   /** The answers of the emulated recording and of the live device. */
@@ -142,10 +140,8 @@ describe('chutebox record with installed chutes, then emulate the recording besi
     out = path.join(tmp, 'with-chutes');
     recorded = chutebox(['record', '--out', out], withChutes);
     expect(recorded.status, recorded.stderr).toBe(0);
-    emulated = await startChutebox(['emulate', '--scenario', out, '--no-auth', '--port', '0'], withChutes);
-    started.push(emulated);
-    live = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0'], withChutes);
-    started.push(live);
+    emulated = await start(['emulate', '--scenario', out, '--no-auth', '--port', '0'], withChutes);
+    live = await start(['serve', '--host', '127.0.0.1', '--port', '0'], withChutes);
   });
 
   it('writes the chute documents as YAML, the Wi-Fi key redacted', async () => {

@@ -3,31 +3,26 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/p
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, startChutebox, type Started } from './spawn.ts';
+import { CLEAN_ENV, CLI, useChutebox, type Started } from './spawn.ts';
 
 const DIST_FUNCTIONS = new URL('../dist/functions/', import.meta.url);
 const SECRET_NAME = /PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|CREDENTIAL/i;
 
-/** Exactly the environment the server gets: no CHUTEBOX_* setting leaks in from the test runner. */
-const SERVER_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', CHUTEBOX_PROBE: 'visible', PROBE_API_KEY: 'must-not-show' };
+/** Exactly the environment the server gets: CLEAN_ENV and two probes the environment endpoint must show. */
+const SERVER_ENV = { ...CLEAN_ENV, CHUTEBOX_PROBE: 'visible', PROBE_API_KEY: 'must-not-show' };
 
 let tmp: string;
-const started: Started[] = [];
-
-async function start(args: string[], env: NodeJS.ProcessEnv = SERVER_ENV): Promise<Started> {
-  const server = await startChutebox(args, env);
-  started.push(server);
-  return server;
-}
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-runtime-'));
 });
 
 afterAll(async () => {
-  await Promise.all(started.map((server) => server.stop()));
   await rm(tmp, { recursive: true, force: true });
 });
+
+const launch = useChutebox();
+const start = (args: string[], env: NodeJS.ProcessEnv = SERVER_ENV) => launch(args, env);
 
 async function memTotalBytes(): Promise<number> {
   const kb = /^MemTotal:\s+(\d+) kB$/m.exec(await readFile('/proc/meminfo', 'utf8'))![1]!;

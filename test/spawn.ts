@@ -1,8 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 /** The built CLI; `npm test` builds it before vitest runs. */
 export const CLI = fileURLToPath(new URL('../dist/chutebox.mjs', import.meta.url));
+
+/** Only PATH from the test runner: no CHUTEBOX_* setting of the developer's shell changes what is served. */
+export const CLEAN_ENV = Object.freeze({ PATH: process.env.PATH ?? '/usr/bin:/bin' });
 
 export interface Started {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
@@ -10,7 +14,7 @@ export interface Started {
   child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
-  /** Stops the process (by its pid) and waits for it to exit. */
+  /** Stops the process (by its pid) and waits for it to exit; calling it again waits for the same exit. */
   stop(): Promise<void>;
 }
 
@@ -26,6 +30,7 @@ export interface Started {
 export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.env, cli: string = CLI): Promise<Started> {
   const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  let stopping: Promise<void> | undefined;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`chutebox ${args.join(' ')} did not start:\n${output}`)), 15_000);
     function fail(error: Error) {
@@ -43,11 +48,11 @@ export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.e
           child,
           output: () => output,
           stop: () =>
-            new Promise<void>((done) => {
+            (stopping ??= new Promise<void>((done) => {
               if (child.exitCode !== null || child.signalCode !== null) return done();
               child.once('exit', () => done());
               process.kill(child.pid!, 'SIGTERM');
-            }),
+            })),
         });
       }
     };
@@ -55,4 +60,26 @@ export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.e
     child.stderr!.on('data', onData);
     child.once('exit', (code) => fail(new Error(`chutebox ${args.join(' ')} exited with ${code}:\n${output}`)));
   });
+}
+
+/**
+ * Starts chutebox processes for the tests of a file (or of a describe block) and stops every one of them
+ * after those tests. The returned `start(args, env = CLEAN_ENV)` is `startChutebox` with that clean-up.
+ * vitest runs afterAll hooks last-registered-first, so call it after registering the clean-up of what the
+ * servers use (a temp dir, a container engine): the servers then stop before that goes.
+ *
+ * @example
+ * const start = useChutebox();
+ * const emulate = (scenario: string) => start(['emulate', '--port', '0', '--no-auth', '--scenario', scenario]);
+ */
+export function useChutebox(): (args: string[], env?: NodeJS.ProcessEnv) => Promise<Started> {
+  const started: Started[] = [];
+  afterAll(async () => {
+    await Promise.all(started.map((server) => server.stop()));
+  });
+  return async (args, env = CLEAN_ENV) => {
+    const server = await startChutebox(args, env);
+    started.push(server);
+    return server;
+  };
 }
