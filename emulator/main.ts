@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
-import { optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
+import { listenOptions, optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
 import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
 
@@ -11,10 +11,7 @@ export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
 
 const OPTIONS = [
   { flag: 'scenario', env: SCENARIO_ENV, default: 'default', value: 'NAME|DIR', description: 'a built-in scenario, or a scenario folder (any path with a slash)' },
-  { flag: 'host', env: 'CHUTEBOX_HOST', default: '127.0.0.1', value: 'HOST', description: 'address to listen on' },
-  { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port to listen on, 0 for any free port' },
-  { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: 'functions/ beside the emulator bundle', value: 'DIR', description: 'folder of function bundles to mount' },
-  { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
+  ...listenOptions('127.0.0.1', 'functions/ beside the emulator bundle'),
   {
     flag: 'change-delay',
     env: 'CHUTEBOX_CHANGE_DELAY',

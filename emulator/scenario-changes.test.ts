@@ -14,8 +14,22 @@ function scenario(containers: Record<string, unknown>[] | null = [{ Id: 'aa01', 
       containers,
       stats: { aa01: { read: 'recorded' } },
     }),
-    { delayMs: 0 },
+    options(0),
   );
+}
+
+/** Emulated changes after `delayMs`, with host-level effects that only record what they were asked. */
+function options(delayMs: number, record: string[] = []) {
+  return {
+    delayMs,
+    async applyHostConfig(config: Record<string, unknown>) {
+      record.push(`apply ${JSON.stringify(config)}`);
+      return ['stored the host configuration'];
+    },
+    async resetDevice() {
+      record.push('reset');
+    },
+  };
 }
 
 /** Waits for a change to finish; the test's own timeout is the deadline. */
@@ -95,7 +109,7 @@ describe('emulatedChanges', () => {
   });
 
   it('installs a chute: installing while queued, then its container runs the image; the name is then taken', async () => {
-    const device = emulatedChanges(memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [] }), { delayMs: 5 });
+    const device = emulatedChanges(memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [] }), options(5));
     // The clock stands still until the install has been seen queued.
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     const install = { action: 'install', chute: 'new', image: 'busybox:1', version: '1', config: { web: { port: 80 } }, environment: { MODE: 'x' }, allocation: { cpu_shares: 512 } } as const;
@@ -127,5 +141,35 @@ describe('emulatedChanges', () => {
     expect(ids).toEqual([1, 2, 3]);
     expect(await device.change(4)).toBeNull();
     for (const id of ids) expect((await settled(device, id)).state).toBe('succeeded');
+  });
+
+  it('applies a host configuration as a change to the device, recorded without a chute', async () => {
+    const done: string[] = [];
+    const device = emulatedChanges(memoryDevice(), options(0, done));
+    const change = await device.submitChange({ action: 'update-hostconfig', config: { system: { hostname: 'lab' } } });
+    expect(change.chute).toBeNull();
+    const final = await settled(device, change.id);
+    expect(final.state).toBe('succeeded');
+    expect(final.messages.map((m) => m.text)).toContain('stored the host configuration');
+    expect(done).toEqual(['apply {"system":{"hostname":"lab"}}']);
+  });
+
+  it('a factory reset waits for queued changes, then removes every chute and its containers, forgets the changes and resets the device', async () => {
+    const done: string[] = [];
+    const device = emulatedChanges(
+      memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [{ Id: 'aa01', Names: ['/web'], Labels: { [LABEL]: 'web' }, State: 'running' }] }),
+      options(0, done),
+    );
+    const stop = await device.submitChange({ action: 'stop', chute: 'web' });
+    const reset = device.factoryReset();
+    await expect(device.submitChange({ action: 'start', chute: 'web' })).rejects.toMatchObject({ status: 409 });
+    await expect(reset).resolves.toMatchObject({ success: true });
+
+    expect(done).toEqual(['reset']);
+    expect(await device.chuteNames()).toEqual([]);
+    expect(await device.chute('web')).toBeNull();
+    expect(await device.containers()).toEqual([]);
+    expect(await device.changes()).toEqual([]);
+    expect(await device.change(stop.id)).toBeNull();
   });
 });

@@ -1,12 +1,26 @@
 import { randomBytes } from 'node:crypto';
+import { HttpProblem } from '../functions/core/problem.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
-import { CHUTE_LABEL, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
+import { CHUTE_LABEL, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
 
+/** The queue of changes to the device itself (no chute name is empty). */
+const DEVICE_QUEUE = '';
+
+/** How emulated changes run. */
+export interface EmulatedChangeOptions {
+  /** How long each step takes, in milliseconds. */
+  delayMs: number;
+  /** Stores and applies a host configuration (`update-hostconfig`), answering what it did; throws to fail. */
+  applyHostConfig(config: Record<string, unknown>): Promise<string[]>;
+  /** What a factory reset does besides removing the chutes and the changes: host configuration, provisioning. */
+  resetDevice(): Promise<void>;
+}
+
 /** The Device methods that changes add. */
-type ChangeMethods = 'submitChange' | 'change' | 'changes' | 'loadImage';
+type ChangeMethods = 'submitChange' | 'change' | 'changes' | 'loadImage' | 'factoryReset';
 
 /** What a change does to the emulator's state: its messages, in order. */
 type Effect = (chute: StoredChute) => string[];
@@ -37,8 +51,10 @@ type Effect = (chute: StoredChute) => string[];
  * const { id } = await device.submitChange({ action: 'stop', chute: 'hotspot' });
  * (await device.change(id))?.state // 'queued', then 'running', then 'succeeded'
  */
-export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { delayMs: number }): Device {
+export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: EmulatedChangeOptions): Device {
   const log: ChangeRecord[] = [];
+  /** Set while a factory reset waits or runs: changes are refused. */
+  let resetting = false;
   /** Chutes a change has touched: their current documents, or null once deleted. */
   const touched = new Map<string, StoredChute | null>();
   /** The last change of each chute, which the next one waits for. */
@@ -66,6 +82,10 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
     say(record, `running: ${describe(request)}`, 'running');
     await sleep(options.delayMs);
     try {
+      if (request.action === 'update-hostconfig') {
+        for (const text of await options.applyHostConfig(request.config)) say(record, text);
+        return say(record, `succeeded: ${describe(request)}`, 'succeeded');
+      }
       if (conflict) throw new Error(`a chute named ${request.chute} is already installed`);
       const chute = await current(request.chute);
       if (chute === null) throw new Error(`there is no chute named ${request.chute} (any more)`);
@@ -96,11 +116,12 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
     },
     chute: current,
     async submitChange(request) {
+      if (resetting) throw new HttpProblem(409, 'a factory reset is in progress: no change is accepted until it is done');
       const created = time();
       const record: ChangeRecord = {
         id: log.length + 1,
         action: request.action,
-        chute: request.chute,
+        chute: changeSubject(request),
         state: 'queued',
         created,
         updated: created,
@@ -109,8 +130,9 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
       log.push(record);
       const conflict = request.action === 'install' && (await current(request.chute)) !== null;
       if (request.action === 'install' && !conflict) touched.set(request.chute, installing(request));
-      const previous = queues.get(request.chute) ?? Promise.resolve();
-      queues.set(request.chute, previous.then(() => run(record, structuredClone(request), conflict)));
+      const queue = changeSubject(request) ?? DEVICE_QUEUE;
+      const previous = queues.get(queue) ?? Promise.resolve();
+      queues.set(queue, previous.then(() => run(record, structuredClone(request), conflict)));
       return structuredClone(record);
     },
     async change(id) {
@@ -124,6 +146,23 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: { de
       const tags = uploadedImageTags(archive);
       for (const tag of tags) loaded.add(tag);
       return tags;
+    },
+    async factoryReset() {
+      if (resetting) throw new HttpProblem(409, 'a factory reset is already in progress');
+      resetting = true;
+      try {
+        await Promise.all(queues.values());
+        const names = new Set([...(await base.chuteNames()), ...touched.keys()]);
+        const list = await containers();
+        if (list !== null) list.splice(0, list.length, ...list.filter((entry) => !names.has(String((entry.Labels as Record<string, unknown>)[CHUTE_LABEL]))));
+        for (const name of names) touched.set(name, null);
+        log.splice(0, log.length);
+        loaded.clear();
+        await options.resetDevice();
+        return { success: true, message: 'factory reset: the default host configuration is back, every chute is removed, provisioning is cleared' };
+      } finally {
+        resetting = false;
+      }
     },
   };
 }
@@ -141,6 +180,7 @@ function installing(request: ChuteInstall): StoredChute {
 
 /** `start chute hello-world`, `update the configuration of chute hotspot`, `install chute hello from image hello-world:1`. */
 function describe(request: ChangeRequest): string {
+  if (request.action === 'update-hostconfig') return 'apply a new host configuration';
   if (request.action === 'install') return `install chute ${request.chute} from image ${request.image}`;
   if (request.action === 'update-config') return `update the configuration of chute ${request.chute}`;
   return `${request.action} chute ${request.chute}`;
@@ -150,7 +190,7 @@ function describe(request: ChangeRequest): string {
  * What a change does to the engine view (`containers`, changed in place; null: the scenario has no
  * engine) and to the chute's documents (changed in place), as messages.
  */
-function effect(request: ChangeRequest, containers: Record<string, unknown>[] | null, now: number): Effect {
+function effect(request: Exclude<ChangeRequest, { action: 'update-hostconfig' }>, containers: Record<string, unknown>[] | null, now: number): Effect {
   const owned = (chute: StoredChute) => (containers ?? []).filter((entry) => (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === chute.name);
 
   const start = (chute: StoredChute, environment?: Record<string, string>): string[] => {

@@ -6,16 +6,13 @@ import { authFiles, localAuth, readUsers, setPassword } from './auth/local.ts';
 import { createHostDevice, DEFAULT_CONTAINER_NETWORK, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
-import { optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError } from './options.ts';
+import { listenOptions, optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError } from './options.ts';
 
 const STATE_DIR = { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: 'where the runtime keeps its state (created 0700)' } as const;
 
 const SERVE_OPTIONS = [
-  { flag: 'host', env: 'CHUTEBOX_HOST', default: '0.0.0.0', value: 'HOST', description: 'address to listen on' },
-  { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port to listen on, 0 for any free port' },
+  ...listenOptions('0.0.0.0', 'functions/ beside the runtime bundle'),
   STATE_DIR,
-  { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: 'functions/ beside the runtime bundle', value: 'DIR', description: 'folder of function bundles to mount' },
-  { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
   ...HOST_DEVICE_FLAGS,
   { flag: 'container-network', env: 'CHUTEBOX_CONTAINER_NETWORK', default: DEFAULT_CONTAINER_NETWORK, value: 'MODE', description: 'network mode of the chute containers: bridge, host, none or a network name' },
   UPLOAD_LIMIT_OPTION,

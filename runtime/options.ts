@@ -11,6 +11,10 @@ export interface OptionSpec {
   /** Placeholder of the value in the help, e.g. PORT. */
   value: string;
   description: string;
+  /** Its name in a settings file and in `GET /api/v1/config/settings`; default the flag with `_` for `-`. */
+  setting?: string;
+  /** How `GET /api/v1/config/settings` shows it: a number, or a command as its argument list; default a string. */
+  kind?: 'number' | 'command';
 }
 
 /** An on/off flag such as `--no-auth`, optionally also from an environment variable (1/true/yes). */
@@ -29,7 +33,7 @@ export interface CommandLine<S extends readonly OptionSpec[], W extends readonly
 
 /**
  * Reads a command line. A string option comes from its flag, then its environment variable (when set
- * and not empty), then its default. A switch is on when its flag is given or its environment variable
+ * and not empty), then `fromFile` (a settings file's values by flag, see runtime/settings.ts), then its default. A switch is on when its flag is given or its environment variable
  * is 1, true or yes (0, false, no or empty: off). `--help` and `-h` are always accepted.
  *
  * @throws UsageError for an unknown flag, a missing value, a positional argument or a switch variable
@@ -44,6 +48,7 @@ export function readOptions<const S extends readonly OptionSpec[], const W exten
   argv: string[],
   env: NodeJS.ProcessEnv,
   switches: W = [] as unknown as W,
+  fromFile: Readonly<Record<string, string>> = {},
 ): CommandLine<S, W> {
   const options = Object.fromEntries([
     ...specs.map((spec) => [spec.flag, { type: 'string' as const }]),
@@ -60,7 +65,7 @@ export function readOptions<const S extends readonly OptionSpec[], const W exten
   for (const spec of specs) {
     const flag = parsed[spec.flag];
     const fromEnv = spec.env === undefined ? undefined : env[spec.env];
-    values[spec.flag] = typeof flag === 'string' ? flag : fromEnv !== undefined && fromEnv !== '' ? fromEnv : spec.default;
+    values[spec.flag] = typeof flag === 'string' ? flag : fromEnv !== undefined && fromEnv !== '' ? fromEnv : (fromFile[spec.flag] ?? spec.default);
   }
   const on: Record<string, boolean> = {};
   for (const spec of switches) on[spec.flag] = parsed[spec.flag] === true || (spec.env !== undefined && isOn(env[spec.env], spec.env));
@@ -109,6 +114,22 @@ export function parseSeconds(text: string, flag: string): number {
   return seconds;
 }
 
+/**
+ * The options of a command that serves the API (`serve`, `emulate`): where it listens, which function
+ * bundles it mounts, which origins CORS allows.
+ *
+ * @param defaultHost `0.0.0.0` on a device, `127.0.0.1` for the emulator.
+ * @param bundlesHelp where the function bundles are by default, for the help.
+ */
+export function listenOptions<const H extends string>(defaultHost: H, bundlesHelp: string) {
+  return [
+    { flag: 'host', env: 'CHUTEBOX_HOST', default: defaultHost, value: 'HOST', description: 'address to listen on' },
+    { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port to listen on, 0 for any free port', setting: 'portal_server_port', kind: 'number' },
+    { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: bundlesHelp, value: 'DIR', description: 'folder of function bundles to mount' },
+    { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
+  ] as const satisfies readonly OptionSpec[];
+}
+
 /** `--upload-limit MB`: the largest upload (an image tar) a route takes, on `serve` and `emulate`. */
 export const UPLOAD_LIMIT_OPTION = {
   flag: 'upload-limit',
@@ -116,6 +137,7 @@ export const UPLOAD_LIMIT_OPTION = {
   default: '512',
   value: 'MB',
   description: 'largest upload (an image tar to install a chute from) in MiB; every other body stays at most 1 MiB',
+  kind: 'number',
 } as const satisfies OptionSpec;
 
 /**

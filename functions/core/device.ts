@@ -70,6 +70,131 @@ export interface Device {
    * await device.loadImage(archive) // ['busybox:latest']
    */
   loadImage(archive: Uint8Array): Promise<string[]>;
+  /**
+   * The host configuration: what is stored, and its system rendering (pdconf). A new configuration is
+   * applied as a change: `submitChange({ action: 'update-hostconfig', config })`.
+   */
+  hostConfig: HostConfigStore;
+  /** Provisioning with the cloud controller, and the telemetry sent to it. */
+  provisioning: Provisioning;
+  /** The system accounts and their authorized SSH keys. */
+  accounts: Accounts;
+  /** Every setting, by lower-case name, as loaded once at start (read-only). */
+  settings(): Promise<Settings>;
+  /**
+   * Waits for every queued change, then (while no other change runs) restores a fresh install: the
+   * default host configuration, no chute (containers and state), no provisioning, no runtime
+   * credentials. Answers when done.
+   */
+  factoryReset(): Promise<{ success: boolean; message: string }>;
+}
+
+/** Settings values: what a settings file or an environment variable can give. */
+export type Settings = Record<string, string | number | boolean | string[] | null>;
+
+/**
+ * The stored host configuration and the system configuration it implies (pdconf).
+ *
+ * @example
+ * await device.hostConfig.read() // 'firewall:\n  defaults:\n    input: ACCEPT\n…', or null on a fresh install
+ */
+export interface HostConfigStore {
+  /** The stored host configuration, as stored (YAML); null when none is stored and the default applies. */
+  read(): Promise<string | null>;
+  /** Each rendered section (network, wireless, dhcp, firewall) and how its last apply went. */
+  pdconf(): Promise<PdconfSection[]>;
+  /** Renders the sections again from the host configuration and the chutes' networks, applies every file, and answers the new status. */
+  reloadPdconf(): Promise<PdconfSection[]>;
+}
+
+/** One UCI section that pdconf rendered, and whether applying its file worked. */
+export interface PdconfSection {
+  /** UCI section type, e.g. `interface`, `wifi-device`, `wifi-iface`, `dhcp`, `defaults`, `zone`. */
+  type: string;
+  /** Section name, e.g. `lan`. */
+  name: string;
+  /** Which file it is in and what happened, e.g. `network: applied with /etc/init.d/network reload`. */
+  comment: string;
+  /** True when its file's apply command succeeded; false when it failed or there is no apply command. */
+  success: boolean;
+  /** Seconds since its file was last rendered and applied; null when never. */
+  age: number | null;
+}
+
+/** What `POST /api/v1/config/provision` takes: what ParaDrop clients send. */
+export interface ProvisionCredentials {
+  /** The device's id at the controller; becomes the pdid. */
+  routerId: string;
+  /** The device's API token at the controller: a secret, never answered by a GET. */
+  apitoken: string;
+  /** The controller's base URL, `http(s)://…`. */
+  pdserver: string;
+  /** The controller's WAMP router URL, `ws(s)://…` (stored; chutebox reports over HTTP). */
+  wampRouter: string;
+}
+
+/** The provisioning state, without the token. */
+export interface ProvisionStatus {
+  provisioned: boolean;
+  routerId: string | null;
+  pdserver: string | null;
+  wampRouter: string | null;
+  /** True when the last exchange with the controller over HTTP succeeded. */
+  httpConnected: boolean;
+  /** Always false: chutebox does not connect to the WAMP router. */
+  wampConnected: boolean;
+  /** When the credentials were stored (ISO 8601); null when not provisioned. */
+  provisionedAt: string | null;
+  telemetry: TelemetryStatus;
+}
+
+/** How sending telemetry reports to the controller goes. */
+export interface TelemetryStatus {
+  /** True when provisioned and the host configuration's `telemetry.enabled` is true. */
+  enabled: boolean;
+  /** Seconds between reports. */
+  interval: number;
+  /** When a report was last delivered (ISO 8601), or null. */
+  lastSuccess: string | null;
+  /** The last failure, or null once a report was delivered after it. */
+  lastError: { time: string; message: string } | null;
+  /** Reports waiting to be delivered. */
+  queued: number;
+  /** Reports dropped, oldest first, because the queue was full. */
+  dropped: number;
+}
+
+/** Provisioning with the cloud controller. */
+export interface Provisioning {
+  status(): Promise<ProvisionStatus>;
+  /**
+   * Checks the credentials with the controller at `pdserver`, then stores them privately; the pdid
+   * becomes `routerId`. Throws an `HttpProblem` and stores nothing when the controller refuses them
+   * (422 naming the field), cannot be reached or answers nonsense (502), or does not answer in time (504).
+   */
+  provision(credentials: ProvisionCredentials): Promise<ProvisionStatus>;
+}
+
+/** One entry of the passwd database. */
+export interface Account {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** The system accounts (raw passwd database) and their `~/.ssh/authorized_keys`. */
+export interface Accounts {
+  /** The passwd database, verbatim (`/etc/passwd` format). */
+  passwd(): Promise<string>;
+  /** The account's `~/.ssh/authorized_keys`, verbatim; null when it does not exist. */
+  authorizedKeys(account: Account): Promise<string | null>;
+  /**
+   * Read-modify-write of the account's `~/.ssh/authorized_keys`, one at a time per account: `update`
+   * gets the current text (null when none) and answers the new text, or null to leave it alone. The
+   * file is written atomically, mode 600 in a `~/.ssh` of mode 700, both owned by the account.
+   */
+  updateAuthorizedKeys(account: Account, update: (current: string | null) => string | null): Promise<void>;
 }
 
 /**
@@ -81,12 +206,16 @@ export interface Device {
  * - `delete`: stop and remove its container, then its stored documents.
  * - `update-config`: store `config` (already validated) and recreate the container with it; when that
  *   fails, the previous configuration is restored and its container runs again.
+ * - `update-hostconfig` (not about a chute): store `config` (a host configuration, already validated)
+ *   as the host configuration, keeping the previous one, and apply it (pdconf); when that fails, the
+ *   previous one is stored and applied again.
  * - `install`: store a new chute (`chute`, a name no installed chute has) whose container runs `image`,
  *   an image already in the engine, with `config` (already validated), then create and start its
  *   container as `start` does; when any step fails, what was made is removed and no chute is left.
  */
 export type ChangeRequest =
   | { action: 'start' | 'restart'; chute: string; environment?: Record<string, string> }
+  | { action: 'update-hostconfig'; config: Record<string, unknown> }
   | { action: 'stop' | 'delete'; chute: string }
   | { action: 'update-config'; chute: string; config: Record<string, unknown> }
   | { action: 'install' } & ChuteInstall;
@@ -114,6 +243,17 @@ export interface ChuteInstall {
 
 export type ChangeAction = ChangeRequest['action'];
 
+/**
+ * The chute a change is about, or null for a change to the device itself.
+ *
+ * @example
+ * changeSubject({ action: 'stop', chute: 'hello' })            // 'hello'
+ * changeSubject({ action: 'update-hostconfig', config: {} })  // null
+ */
+export function changeSubject(request: ChangeRequest): string | null {
+  return 'chute' in request ? request.chute : null;
+}
+
 /** queued → running → succeeded or failed. */
 export type ChangeState = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -122,7 +262,8 @@ export interface ChangeRecord {
   /** Increases by one with every change, across runtime restarts. */
   id: number;
   action: ChangeAction;
-  chute: string;
+  /** The chute it is about; null for a change to the device (`update-hostconfig`). */
+  chute: string | null;
   state: ChangeState;
   created: string;
   updated: string;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../state/atomic-write.ts';
@@ -16,7 +16,7 @@ export function authFiles(stateDir: string) {
 /**
  * The device's policy: accounts from `<stateDir>/auth/passwd.json` (set by `chutebox passwd`, read on
  * every request), tokens signed with `<stateDir>/auth/jwt-secret` (32 random bytes, made on first
- * start). Until a password is set, only loopback clients are served, without credentials.
+ * start or when missing; read on every request, so a factory reset that removes it ends every token). Until a password is set, only loopback clients are served, without credentials.
  *
  * @example
  * const auth = await localAuth('/var/lib/chutebox');
@@ -24,7 +24,14 @@ export function authFiles(stateDir: string) {
 export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   const files = authFiles(stateDir);
   await mkdir(files.dir, { recursive: true, mode: 0o700 });
-  const secret = await tokenKey(await readOrCreateSecret(files.secret));
+  let current: { bytes: Buffer; key: webcrypto.CryptoKey } | undefined;
+  /** The key of the secret on disk now: a factory reset replaces it, and the tokens signed before stop working. */
+  const secret = async () => {
+    const bytes = Buffer.from(await readOrCreateSecret(files.secret));
+    if (current === undefined || !current.bytes.equals(bytes)) current = { bytes, key: await tokenKey(bytes) };
+    return current.key;
+  };
+  await secret();
   return createPolicy({ users: () => readUsers(files.passwd), secret, openToLoopbackWithoutPassword: true });
 }
 
@@ -67,6 +74,7 @@ async function readOrCreateSecret(file: string): Promise<Uint8Array> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const secret = randomBytes(SECRET_BYTES);
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   await writeFileAtomic(file, secret, 0o600);
   return secret;
 }

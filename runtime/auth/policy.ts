@@ -30,8 +30,8 @@ export type UserTable = Record<string, string>;
 export interface PolicyOptions {
   /** The current accounts; asked on every request, so a `chutebox passwd` takes effect at once. */
   users(): Promise<UserTable>;
-  /** HMAC key of the tokens. */
-  secret: webcrypto.CryptoKey;
+  /** HMAC key of the tokens, or how to get the current one (asked on every token signed or checked). */
+  secret: webcrypto.CryptoKey | (() => Promise<webcrypto.CryptoKey>);
   /** While no password is set: serve loopback clients without credentials (others get 403). */
   openToLoopbackWithoutPassword: boolean;
   limiter?: FailureLimiterOptions;
@@ -54,6 +54,8 @@ const VERIFIED_CACHE_SIZE = 64;
  * await policy.authorize(`Bearer ${token}`, '192.168.1.20'); // 'paradrop'
  */
 export function createPolicy(options: PolicyOptions): AuthPolicy {
+  const { secret } = options;
+  const currentSecret = async () => (typeof secret === 'function' ? secret() : secret);
   const now = options.now ?? Date.now;
   const limiter = failureLimiter({ now, ...options.limiter });
   const verified = new Map<string, string>();
@@ -88,7 +90,7 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
 
   async function userOfToken(users: UserTable, token: string): Promise<string | null> {
     try {
-      const claims = await verify(token, options.secret, 'HS256');
+      const claims = await verify(token, await currentSecret(), 'HS256');
       if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number') return null;
       return Object.hasOwn(users, claims.sub) ? claims.sub : null;
     } catch {
@@ -104,7 +106,7 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
       }
       if (!(await attempt(users, username, password, client))) return null;
       const iat = Math.floor(now() / 1000);
-      return sign({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, options.secret, 'HS256');
+      return sign({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, await currentSecret(), 'HS256');
     },
 
     async authorize(authorization, client) {

@@ -1,7 +1,7 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ChangeRecord, ChangeRequest } from '../../functions/core/device.ts';
+import { changeSubject, type ChangeRecord, type ChangeRequest } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
 import { changeRunner, type PerformChange } from './runner.ts';
 
@@ -12,7 +12,7 @@ function gatedPerform() {
   const events: string[] = [];
   const gates = new Map<string, () => void>();
   const perform: PerformChange = async (request, note) => {
-    const key = `${request.action} ${request.chute}`;
+    const key = `${request.action} ${changeSubject(request) ?? "device"}`;
     events.push(`begin ${key}`);
     await new Promise<void>((resolve) => gates.set(key, resolve));
     await note(`did ${key}`);
@@ -102,6 +102,49 @@ describe('the runtime change log', () => {
       [2, 'succeeded'],
       [3, 'succeeded'],
     ]);
+  });
+
+  it('runs host configuration changes one after the other, recorded without a chute', async () => {
+    const dir = await temp.folder('device');
+    const { perform, events, release } = gatedPerform();
+    const runner = changeRunner({ dir, perform });
+    const first = await runner.submitChange({ action: 'update-hostconfig', config: { a: 1 } });
+    await runner.submitChange({ action: 'update-hostconfig', config: { a: 2 } });
+    expect(first.chute).toBeNull();
+
+    await release('update-hostconfig device');
+    await release('update-hostconfig device');
+    await runner.idle();
+
+    expect(events).toEqual(['begin update-hostconfig device', 'end update-hostconfig device', 'begin update-hostconfig device', 'end update-hostconfig device']);
+    expect((await runner.changes()).map((c) => [c.chute, c.state])).toEqual([
+      [null, 'succeeded'],
+      [null, 'succeeded'],
+    ]);
+  });
+
+  it('runs exclusive work after every earlier change, refuses changes with 409 meanwhile, and reopens the log from disk', async () => {
+    const dir = await temp.folder('exclusive');
+    const { perform, events, release } = gatedPerform();
+    const runner = changeRunner({ dir, perform });
+    await runner.submitChange(stop('a'));
+    let workStarted = false;
+    const work = runner.exclusive(async () => {
+      workStarted = true;
+      expect(events).toEqual(['begin stop a', 'end stop a']);
+      await rm(dir, { recursive: true });
+      return 'reset';
+    }, true);
+
+    await expect(runner.submitChange(stop('b'))).rejects.toMatchObject({ status: 409 });
+    expect(workStarted).toBe(false);
+    await release('stop a');
+    await expect(work).resolves.toBe('reset');
+
+    expect(await runner.changes()).toEqual([]);
+    expect((await runner.submitChange(stop('b'))).id).toBe(1);
+    await release('stop b');
+    await runner.idle();
   });
 
   it('shows a waiting change as queued and a begun one as running', async () => {

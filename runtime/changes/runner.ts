@@ -1,4 +1,5 @@
-import type { ChangeRecord, ChangeRequest, Device } from '../../functions/core/device.ts';
+import { changeSubject, type ChangeRecord, type ChangeRequest, type Device } from '../../functions/core/device.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
 import { openChangeLog, type ChangeLog } from './log.ts';
 
 /** Adds a timestamped message to the running change's record (and writes it). */
@@ -26,12 +27,21 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
   open(): Promise<ChangeRecord[]>;
   /** Adds a timestamped message to change `id`'s record, whatever its state; an unknown id is ignored. */
   annotate(id: number, text: string): Promise<void>;
+  /**
+   * Runs `work` once every change submitted so far is final (a factory reset). Until it is done, a
+   * new change is refused (HttpProblem 409). With `reopen`, the log is read from disk again
+   * afterwards, for work that replaced it.
+   */
+  exclusive<T>(work: () => Promise<T>, reopen?: boolean): Promise<T>;
 };
+
+/** The queue of changes to the device itself (no chute name is empty). */
+const DEVICE_QUEUE = '';
 
 /**
  * The runtime's changes: each record persisted as `<dir>/<id>.json` on every transition and message,
  * ids 1 + the largest on disk, changes to one chute run one after the other, changes to different
- * chutes concurrently. The log is opened by `open()` or on first use; a change left `queued` or
+ * chutes concurrently; changes to the device (`update-hostconfig`) run one after the other too. The log is opened by `open()` or on first use; a change left `queued` or
  * `running` by an earlier runtime is then marked `failed`.
  *
  * Messages: `queued`, `running`, what `perform` notes, then `succeeded` or `failed: <reason>`.
@@ -47,6 +57,10 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   /** The tail of each chute's queue. */
   const queues = new Map<string, Promise<void>>();
   const running = new Set<Promise<void>>();
+  /** Exclusive work asked for and not yet done. */
+  let exclusive = 0;
+  /** Settles when the last exclusive work is done: the next one waits for it. */
+  let exclusiveTurns: Promise<unknown> = Promise.resolve();
 
   async function note(log: ChangeLog, record: ChangeRecord, text: string, state = record.state): Promise<void> {
     const time = new Date(now()).toISOString();
@@ -69,12 +83,13 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
 
   return {
     async submitChange(request) {
+      if (exclusive > 0) throw new HttpProblem(409, 'a factory reset is in progress: no change is accepted until it is done');
       const changes = await log();
       const time = new Date(now()).toISOString();
       const record: ChangeRecord = {
         id: changes.nextId++,
         action: request.action,
-        chute: request.chute,
+        chute: changeSubject(request),
         state: 'queued',
         created: time,
         updated: time,
@@ -88,13 +103,14 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
         throw error;
       }
       const answer = structuredClone(record);
-      const previous = queues.get(request.chute) ?? Promise.resolve();
+      const queue = changeSubject(request) ?? DEVICE_QUEUE;
+      const previous = queues.get(queue) ?? Promise.resolve();
       const done = previous.then(() => run(changes, record, request));
-      queues.set(request.chute, done);
+      queues.set(queue, done);
       running.add(done);
       void done.finally(() => {
         running.delete(done);
-        if (queues.get(request.chute) === done) queues.delete(request.chute);
+        if (queues.get(queue) === done) queues.delete(queue);
       });
       return answer;
     },
@@ -111,6 +127,23 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
     async open() {
       const changes = await log();
       return changes.interrupted.map((id) => structuredClone(changes.records.get(id)!));
+    },
+    async exclusive(work, reopen = false) {
+      exclusive++;
+      const turn = exclusiveTurns.then(async () => {
+        while (running.size > 0) await Promise.allSettled(running);
+        try {
+          return await work();
+        } finally {
+          if (reopen) opening = undefined;
+        }
+      });
+      exclusiveTurns = turn.catch(() => undefined);
+      try {
+        return await turn;
+      } finally {
+        exclusive--;
+      }
     },
     async annotate(id, text) {
       const changes = await log();

@@ -1,0 +1,15 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { Pdid, ProvisionStatusRequest } from './schemas.ts';
+
+export const route = defineRoute({ name: 'config-pdid', method: 'GET', path: '/api/v1/config/pdid', summary: 'The device identifier (pdid)' });
+export const request = ProvisionStatusRequest;
+export const response = Pdid;
+
+/**
+ * The pdid: the `routerId` the device was provisioned with, or null before provisioning (as ParaDrop).
+ *
+ * @example
+ * await handle(input, device) // { pdid: '5c3f2e8a…' }
+ */
+export const handle: Handler<Pdid> = async (_input, device) => ({ pdid: (await device.provisioning.status()).routerId });

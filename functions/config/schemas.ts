@@ -1,0 +1,107 @@
+/**
+ * Request and response schemas of the device-configuration endpoints (`/api/v1/config/*`). Handlers
+ * only re-export them (see functions/info/schemas.ts for why handlers never call zod at run time).
+ */
+import * as z from 'zod/mini';
+
+export { NoInput } from '../info/schemas.ts';
+import type { ProvisionStatus as DeviceProvisionStatus, TelemetryStatus as DeviceTelemetryStatus } from '../core/device.ts';
+import { ProvisionBody } from './provision-body.ts';
+
+export { ProvisionBody } from './provision-body.ts';
+import { SshKeyBody } from './ssh-keys-body.ts';
+import { USER_NAME } from './user-account.ts';
+
+export { SshKeyBody } from './ssh-keys-body.ts';
+
+// --- Host configuration, new-config and pdconf -------------------------------------------------
+
+// --- Provisioning, pdid and telemetry status --------------------------------------------------
+
+/* The POST body is defined in provision-body.ts (validated at run time there); these only describe. */
+
+/** The request of POST /api/v1/config/provision: no path parameter, the credentials as JSON. */
+export const ProvisionRequest = z.object({ params: z.object({}), body: ProvisionBody });
+
+/** The request of GET /api/v1/config/provision and /api/v1/config/pdid: nothing. */
+export const ProvisionStatusRequest = z.object({ params: z.object({}), body: z.undefined() });
+
+/** An ISO 8601 time, e.g. `2026-11-21T12:00:00.000Z`. */
+const IsoTime = z.iso.datetime();
+
+/** How sending telemetry reports to the controller goes (see `TelemetryStatus` in functions/core/device.ts). */
+export const TelemetryStatus = z.strictObject({
+  /** True when provisioned and the host configuration's `telemetry.enabled` is true. */
+  enabled: z.boolean(),
+  /** Seconds between reports. */
+  interval: z.number(),
+  lastSuccess: z.nullable(IsoTime),
+  lastError: z.nullable(z.strictObject({ time: IsoTime, message: z.string() })),
+  /** Reports waiting to be delivered. */
+  queued: z.int().check(z.nonnegative()),
+  /** Reports dropped, oldest first, because the queue was full. */
+  dropped: z.int().check(z.nonnegative()),
+});
+export type TelemetryStatus = DeviceTelemetryStatus;
+
+/**
+ * GET and POST /api/v1/config/provision: the provisioning state, never the apitoken. ParaDrop's
+ * fields (`routerId`, `pdserver`, `wampRouter`, `provisioned`, `httpConnected`, `wampConnected`),
+ * plus when the credentials were stored and how telemetry goes.
+ */
+export const ProvisionStatus = z.strictObject({
+  provisioned: z.boolean(),
+  routerId: z.nullable(z.string()),
+  pdserver: z.nullable(z.string()),
+  wampRouter: z.nullable(z.string()),
+  /** True when the last exchange with the controller over HTTP succeeded. */
+  httpConnected: z.boolean(),
+  /** Always false: chutebox reports over HTTP and does not connect to the WAMP router. */
+  wampConnected: z.boolean(),
+  provisionedAt: z.nullable(IsoTime),
+  telemetry: TelemetryStatus,
+});
+export type ProvisionStatus = DeviceProvisionStatus;
+
+/** GET /api/v1/config/pdid: the device's id at the controller (the `routerId` it was provisioned with), or null. */
+export const Pdid = z.strictObject({ pdid: z.nullable(z.string()) });
+export type Pdid = z.infer<typeof Pdid>;
+
+// --- SSH keys -----------------------------------------------------------------------------------
+
+/* The POST body is defined in ssh-keys-body.ts (validated at run time there); these only describe. */
+
+/** The `<user>` path parameter: a user name (`USER_NAME`). */
+const UserParam = z.string().check(z.regex(USER_NAME));
+
+/** The request of GET /api/v1/config/sshKeys/<user>: the user name, no body. */
+export const SshKeysRequest = z.object({ params: z.object({ user: UserParam }), body: z.undefined() });
+
+/** The request of POST /api/v1/config/sshKeys/<user>: the user name, and the key as JSON `{key}`. */
+export const SshKeyAddRequest = z.object({ params: z.object({ user: UserParam }), body: SshKeyBody });
+
+/**
+ * GET and POST /api/v1/config/sshKeys/<user>: the key lines of the user's `~/.ssh/authorized_keys`,
+ * in file order, each as written (options and comment included); comments and blank lines left out.
+ *
+ * @example
+ * ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIErzfrvK75/Fl4oVaLVr/hQEZpVW34aj+zMgWqsbmHY+ alice@laptop', 'no-pty ssh-rsa AAAAB3Nza… bob@workstation']
+ */
+export const SshKeyList = z.array(z.string());
+export type SshKeyList = string[];
+
+// --- Settings and factory reset ----------------------------------------------------------------
+
+/** A settings value: text, a number, a switch, a command's argument list, or null when unset. */
+const SettingValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()]);
+
+/** `GET /api/v1/config/settings`: every setting by its lower-case name, e.g. `{ portal_server_port: 8080, state_dir: '/var/lib/chutebox', … }`. */
+export const SettingsRecord = z.record(z.string().check(z.regex(/^[a-z][a-z0-9_]*$/)), SettingValue);
+export type SettingsRecord = z.infer<typeof SettingsRecord>;
+
+/** `POST /api/v1/config/factoryReset`: no body (an empty JSON object is accepted too). */
+export const FactoryResetRequest = z.object({ params: z.object({}), body: z.optional(z.object({})) });
+
+/** What a finished factory reset answers: ParaDrop's `{success, message}`. */
+export const FactoryResetResult = z.object({ success: z.boolean(), message: z.string() });
+export type FactoryResetResult = z.infer<typeof FactoryResetResult>;

@@ -1,0 +1,32 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { parseAuthorizedKeys } from '../parsers/authorized-keys.ts';
+import { SshKeyList, SshKeysRequest } from './schemas.ts';
+import { userAccount } from './user-account.ts';
+
+export const route = defineRoute({
+  name: 'config-ssh-keys',
+  method: 'GET',
+  path: '/api/v1/config/sshKeys/:user',
+  summary: "A user's authorized SSH keys",
+});
+export const request = SshKeysRequest;
+export const response = SshKeyList;
+
+/**
+ * The key lines of the user's `~/.ssh/authorized_keys` as written (options and comments kept), in
+ * file order; [] when the file does not exist.
+ *
+ * @throws HttpProblem 400 for a bad user name, 404 for a user the passwd database lacks (see `userAccount`).
+ * @example
+ * await handle({ params: { user: 'paradrop' }, … }, device) // ['ssh-ed25519 AAAAC3Nza… paradrop@default-scenario']
+ */
+export const handle: Handler<SshKeyList> = async (input, device) => {
+  const account = await userAccount(input, device);
+  return keyLines(await device.accounts.authorizedKeys(account));
+};
+
+/** The key lines of an `authorized_keys` text (none for a missing file). */
+export function keyLines(text: string | null): string[] {
+  return parseAuthorizedKeys(text ?? '').map((key) => key.line);
+}

@@ -1,0 +1,258 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import type { ControllerClient } from '../controller/client.ts';
+import { telemetrySender } from '../controller/telemetry.ts';
+import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
+
+/** The stored provisioning: the credentials the controller accepted, and when. */
+export interface StoredProvision extends ProvisionCredentials {
+  /** When they were stored (ISO 8601). */
+  provisionedAt: string;
+}
+
+/** Where the provisioning is kept. */
+export interface ProvisionStore {
+  /** The stored provisioning, or null when there is none. */
+  load(): Promise<StoredProvision | null>;
+  save(record: StoredProvision): Promise<void>;
+  /** Forgets it; nothing happens when there is none. */
+  remove(): Promise<void>;
+}
+
+/** The host configuration's `telemetry` section, as this module needs it. */
+export interface TelemetrySettings {
+  enabled: boolean;
+  /** Seconds between reports. */
+  interval: number;
+}
+
+/** What a host configuration without a `telemetry` section means. */
+export const DEFAULT_TELEMETRY: TelemetrySettings = { enabled: true, interval: 60 };
+
+/** The file name of the provisioning in the state dir: `<state>/provision.json`. */
+export const PROVISION_FILE = 'provision.json';
+
+/**
+ * The provisioning kept in a JSON file (`<state>/provision.json`), mode 600 as it holds the apitoken,
+ * replaced atomically. Its folder is made when missing.
+ *
+ * @throws Error from `load` when the file is there but is not a provisioning record (naming it).
+ * @example
+ * const store = fileProvisionStore(path.join(stateDir, PROVISION_FILE));
+ */
+export function fileProvisionStore(file: string): ProvisionStore {
+  return {
+    async load() {
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+      return parseStoredProvision(text, file);
+    },
+    async save(record) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFileAtomic(file, `${JSON.stringify(storedFields(record), null, 2)}\n`, 0o600);
+    },
+    async remove() {
+      await rm(file, { force: true });
+      await syncDir(path.dirname(file));
+    },
+  };
+}
+
+/**
+ * The provisioning kept in memory (the emulator, tests): it lasts as long as the store.
+ *
+ * @example
+ * const store = memoryProvisionStore(); // not provisioned
+ */
+export function memoryProvisionStore(initial: StoredProvision | null = null): ProvisionStore {
+  let record = initial === null ? null : storedFields(initial);
+  return {
+    async load() {
+      return record === null ? null : { ...record };
+    },
+    async save(next) {
+      record = storedFields(next);
+    },
+    async remove() {
+      record = null;
+    },
+  };
+}
+
+const STORED_FIELDS = ['routerId', 'apitoken', 'pdserver', 'wampRouter', 'provisionedAt'] as const;
+
+function storedFields(record: StoredProvision): StoredProvision {
+  const { routerId, apitoken, pdserver, wampRouter, provisionedAt } = record;
+  return { routerId, apitoken, pdserver, wampRouter, provisionedAt };
+}
+
+/** A provisioning record from its file: every field a non-empty string. */
+function parseStoredProvision(text: string, file: string): StoredProvision {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`${file} is not JSON; provision the device again (POST /api/v1/config/provision) after removing it`);
+  }
+  const record = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const bad = STORED_FIELDS.find((field) => typeof record[field] !== 'string' || record[field] === '');
+  if (bad !== undefined) {
+    throw new Error(`${file} has no ${bad} (a non-empty string); provision the device again (POST /api/v1/config/provision) after removing it`);
+  }
+  return storedFields(record as unknown as StoredProvision);
+}
+
+export interface ProvisioningOptions {
+  store: ProvisionStore;
+  client: ControllerClient;
+  /** Makes one telemetry report, e.g. `() => telemetryReport(device)` (runtime/controller/telemetry.ts). */
+  report: () => Promise<unknown>;
+  /** The host configuration's `telemetry` at start (default `DEFAULT_TELEMETRY`); later ones through `configure`. */
+  telemetry?: TelemetrySettings;
+  /** Reports kept for delivery (setting `telemetry_queue_size`; default 100). */
+  queueSize?: number;
+  /** The clock, in milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
+}
+
+/** Provisioning as the runtime and the emulator hold it: the Device facet, and what the lead wires. */
+export interface ProvisioningService extends Provisioning {
+  /**
+   * Resolves once the stored provisioning is loaded (and telemetry started when due); rejects when the
+   * store cannot be read. Await it at start to fail loudly; every other method waits for it too.
+   */
+  ready(): Promise<void>;
+  /**
+   * Applies the host configuration's `telemetry` (at start and after every host configuration
+   * change): turning it off stops sending at once, turning it on (while provisioned) starts it; an
+   * unchanged section changes nothing, another interval restarts the schedule.
+   */
+  configure(telemetry: TelemetrySettings): void;
+  /**
+   * Factory reset: stops telemetry at once (no timer left, a delivery in flight aborted, the queue and
+   * its counters forgotten), then deletes the stored credentials. A provisioning whose check is still
+   * running stores nothing (it answers 409).
+   */
+  clear(): Promise<void>;
+  /** Stops telemetry for good (the runtime is stopping); the stored credentials stay. */
+  stop(): void;
+}
+
+/**
+ * Provisioning with the cloud controller and the telemetry sent to it (see `Provisioning`,
+ * `telemetrySender`). Credentials are stored only after the controller accepted them; posting new ones
+ * replaces them the same way, and telemetry then goes to the new controller (reports already queued
+ * too). `httpConnected` is whether the last exchange with the stored controller worked: the check that
+ * stored the credentials, or a telemetry delivery since; a refused or failed check of other credentials
+ * changes nothing, the status included. Telemetry runs while provisioned and `telemetry.enabled`.
+ *
+ * @example
+ * const service = provisioning({ store: fileProvisionStore(file), client: controllerClient(), report: () => telemetryReport(device) });
+ * await service.ready();
+ * service.configure({ enabled: true, interval: 60 });
+ */
+export function provisioning(options: ProvisioningOptions): ProvisioningService {
+  const now = options.now ?? Date.now;
+  let stored: StoredProvision | null = null;
+  let settings: TelemetrySettings = { ...(options.telemetry ?? DEFAULT_TELEMETRY) };
+  let httpConnected = false;
+  let loaded = false;
+  let stopped = false;
+  /** Increases at every clear: a check begun before it stores nothing. */
+  let generation = 0;
+  /** Store writes, one after another. */
+  let writes: Promise<unknown> = Promise.resolve();
+
+  const sender = telemetrySender({
+    report: options.report,
+    deliver: (report, signal) => (stored === null ? Promise.reject(new Error('the device is not provisioned')) : options.client.sendReport(stored, report, signal)),
+    queueSize: options.queueSize,
+    now,
+    onAttempt: (delivered) => {
+      httpConnected = delivered;
+    },
+  });
+
+  function applyTelemetry(): void {
+    if (loaded && !stopped && stored !== null && settings.enabled) sender.start(settings.interval);
+    else sender.stop();
+  }
+
+  const loading = options.store.load().then((record) => {
+    if (generation === 0) stored = record;
+    loaded = true;
+    applyTelemetry();
+  });
+  loading.catch(() => {}); // reported by ready() and by every call that waits for it
+
+  function exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = writes.then(work);
+    writes = result.catch(() => {});
+    return result;
+  }
+
+  async function status(): Promise<ProvisionStatus> {
+    await loading;
+    return {
+      provisioned: stored !== null,
+      routerId: stored?.routerId ?? null,
+      pdserver: stored?.pdserver ?? null,
+      wampRouter: stored?.wampRouter ?? null,
+      httpConnected: stored !== null && httpConnected,
+      wampConnected: false,
+      provisionedAt: stored?.provisionedAt ?? null,
+      telemetry: { enabled: stored !== null && settings.enabled, interval: settings.interval, ...sender.status() },
+    };
+  }
+
+  const cleared = () =>
+    new HttpProblem(409, 'provisioning was cleared (a factory reset) while the controller checked the credentials; nothing was stored');
+
+  return {
+    ready: () => loading,
+    status,
+
+    async provision(credentials) {
+      await loading;
+      const started = generation;
+      await options.client.check(credentials);
+      await exclusive(async () => {
+        if (started !== generation) throw cleared();
+        const { routerId, apitoken, pdserver, wampRouter } = credentials;
+        const record: StoredProvision = { routerId, apitoken, pdserver, wampRouter, provisionedAt: new Date(now()).toISOString() };
+        await options.store.save(record);
+        if (started !== generation) throw cleared(); // the clear queued behind this write removes it
+        stored = record;
+        httpConnected = true;
+        applyTelemetry();
+      });
+      return status();
+    },
+
+    configure(telemetry) {
+      settings = { enabled: telemetry.enabled, interval: telemetry.interval };
+      applyTelemetry();
+    },
+
+    async clear() {
+      generation += 1;
+      sender.reset();
+      stored = null;
+      httpConnected = false;
+      await loading.catch(() => {});
+      await exclusive(() => options.store.remove());
+    },
+
+    stop() {
+      stopped = true;
+      sender.stop();
+    },
+  };
+}

@@ -1,0 +1,208 @@
+import type { ProvisionCredentials } from '../../functions/core/device.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+
+/** How long the controller has to answer a request, body included, unless told otherwise. */
+export const DEFAULT_CONTROLLER_TIMEOUT_MS = 10_000;
+
+/** The most bytes of a controller's answer that are read; a longer answer is a 502. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+export interface ControllerClientOptions {
+  /** The fetch to use; default the global one, looked up at each request (so test interceptors apply). */
+  fetch?: typeof globalThis.fetch;
+  /** Milliseconds the controller has to answer a request, body included (default 10 s). */
+  timeoutMs?: number;
+  /**
+   * When given, every request goes to this base URL instead of the credentials' `pdserver` (the
+   * emulator's `--controller URL`), e.g. `http://127.0.0.1:8000`.
+   */
+  baseUrl?: string;
+}
+
+/** The HTTP side of ParaDrop's controller protocol, as chutebox speaks it. */
+export interface ControllerClient {
+  /**
+   * Asks the controller whether it knows the router: `GET <pdserver>/api/routers/<routerId>` with
+   * `Authorization: Bearer <apitoken>`. Answers when it does (200 with a JSON object whose `_id` or
+   * `id` is `routerId`).
+   *
+   * @throws HttpProblem 422 naming `body.apitoken` (401, 403) or `body.routerId` (404); 502 for any
+   *   other status, a network error, a redirect, an answer that is too long, not JSON or about another
+   *   router; 504 when no answer comes within the timeout.
+   */
+  check(credentials: ProvisionCredentials): Promise<void>;
+  /**
+   * Delivers one telemetry report: `POST <pdserver>/api/routers/<routerId>/telemetry`, the report as
+   * JSON, the same bearer header. Answers when the controller answered 2xx.
+   *
+   * @throws HttpProblem 502 for any other status or a network error, 504 when no answer comes in
+   *   time; `signal`'s reason when it aborts the request.
+   */
+  sendReport(credentials: ProvisionCredentials, report: unknown, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * The URL of a router at the controller, or of something below it.
+ *
+ * @example
+ * routerUrl('https://paradrop.org/', 'r1', 'telemetry') // 'https://paradrop.org/api/routers/r1/telemetry'
+ */
+export function routerUrl(base: string, routerId: string, below?: string): string {
+  return `${trimSlashes(base)}/api/routers/${encodeURIComponent(routerId)}${below === undefined ? '' : `/${below}`}`;
+}
+
+function trimSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * A client of the cloud controller (see `ControllerClient`). Requests never follow redirects (a
+ * redirect would carry the token elsewhere, or turn a POST into a GET): a 3xx answer is a 502 that
+ * names where it points. The apitoken never appears in an error message.
+ *
+ * @example
+ * const client = controllerClient({ timeoutMs: 5000 });
+ * await client.check({ routerId: 'r1', apitoken: 't0k3n', pdserver: 'https://paradrop.org', wampRouter: 'ws://paradrop.org:9086/ws' });
+ */
+export function controllerClient(options: ControllerClientOptions = {}): ControllerClient {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CONTROLLER_TIMEOUT_MS;
+  const fetch: typeof globalThis.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  /** One request and its answer's body (read up to `MAX_ANSWER_BYTES`; null when longer). */
+  async function exchange(
+    credentials: ProvisionCredentials,
+    url: string,
+    init: { method: 'GET' | 'POST'; body?: string; read: boolean },
+    signal?: AbortSignal,
+  ): Promise<{ response: Response; text: string | null }> {
+    const where = controllerName(credentials);
+    const abort = new AbortController();
+    let timedOut = false;
+    // A timer of our own, not AbortSignal.timeout: fake timers drive it in tests, like the sender's.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort(new Error('timed out'));
+    }, timeoutMs);
+    const forward = () => abort.abort(signal!.reason);
+    signal?.addEventListener('abort', forward, { once: true });
+    try {
+      signal?.throwIfAborted();
+      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${credentials.apitoken}` };
+      if (init.body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(url, { method: init.method, headers, body: init.body, redirect: 'manual', signal: abort.signal });
+      const text = init.read ? await readCapped(response, MAX_ANSWER_BYTES) : (await response.body?.cancel(), '');
+      return { response, text };
+    } catch (error) {
+      if (timedOut) throw new HttpProblem(504, `${where} did not answer within ${timeoutMs / 1000} s`);
+      if (signal?.aborted) throw signal.reason;
+      if (error instanceof HttpProblem) throw error;
+      throw new HttpProblem(502, `${where} could not be reached: ${networkReason(error)}`);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  function controllerName(credentials: ProvisionCredentials): string {
+    return `the controller at ${trimSlashes(options.baseUrl ?? credentials.pdserver)}`;
+  }
+
+  function base(credentials: ProvisionCredentials): string {
+    return options.baseUrl ?? credentials.pdserver;
+  }
+
+  /** The 502 for an answer that is neither a success nor a refusal. */
+  function unexpectedStatus(credentials: ProvisionCredentials, response: Response, request: string): HttpProblem {
+    const where = controllerName(credentials);
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      const location = response.headers.get('location');
+      const to = location === null ? '' : ` to ${location}`;
+      return new HttpProblem(502, `${where} answered ${request} with a redirect${to}; give the controller's own URL as pdserver`);
+    }
+    return new HttpProblem(502, `${where} answered ${request} with ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+  }
+
+  return {
+    async check(credentials) {
+      const where = controllerName(credentials);
+      const request = `GET /api/routers/${credentials.routerId}`;
+      const { response, text } = await exchange(credentials, routerUrl(base(credentials), credentials.routerId), { method: 'GET', read: true });
+      const { status } = response;
+      if (status === 401 || status === 403) {
+        throw new HttpProblem(422, `${where} refused the credentials (${status})`, {
+          errors: [{ path: 'body.apitoken', message: `was refused by the controller (${status})` }],
+        });
+      }
+      if (status === 404) {
+        throw new HttpProblem(422, `${where} knows no router ${credentials.routerId} (404)`, {
+          errors: [{ path: 'body.routerId', message: 'is not a router the controller knows (404)' }],
+        });
+      }
+      if (status !== 200) throw unexpectedStatus(credentials, response, request);
+      if (text === null) throw new HttpProblem(502, `${where} answered ${request} with more than ${MAX_ANSWER_BYTES / 1024} KiB`);
+      let record: unknown;
+      try {
+        record = JSON.parse(text);
+      } catch {
+        throw new HttpProblem(502, `${where} answered ${request} with something that is not JSON`);
+      }
+      if (!isRouterRecord(record, credentials.routerId)) {
+        throw new HttpProblem(502, `${where} answered ${request} with a record that is not router ${credentials.routerId} (no _id or id equal to it)`);
+      }
+    },
+
+    async sendReport(credentials, report, signal) {
+      const request = `POST /api/routers/${credentials.routerId}/telemetry`;
+      const url = routerUrl(base(credentials), credentials.routerId, 'telemetry');
+      const { response } = await exchange(credentials, url, { method: 'POST', body: JSON.stringify(report), read: false }, signal);
+      if (!response.ok) throw unexpectedStatus(credentials, response, request);
+    },
+  };
+}
+
+/** Whether a controller's answer is the record of router `routerId` (MongoDB's `_id`, or `id`). */
+function isRouterRecord(value: unknown, routerId: string): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  return record._id === routerId || record.id === routerId;
+}
+
+/** A response body as text, or null when it is longer than `max` bytes (the rest is not read). */
+async function readCapped(response: Response, max: number): Promise<string | null> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(bytes);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Why a request failed below HTTP: fetch throws `TypeError('fetch failed')` whose `cause` says what
+ * happened (`connect ECONNREFUSED 127.0.0.1:8000`, `getaddrinfo ENOTFOUND …`, or only a code).
+ */
+function networkReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (cause.message !== '') return cause.message;
+    if (typeof code === 'string') return code;
+  }
+  return error.message;
+}

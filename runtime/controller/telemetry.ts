@@ -1,0 +1,204 @@
+import type { Device, TelemetryStatus } from '../../functions/core/device.ts';
+import { handle as telemetryHandle } from '../../functions/info/telemetry.ts';
+import type { Telemetry } from '../../functions/info/schemas.ts';
+
+/** Reports kept for delivery unless told otherwise; when full, the oldest is dropped. */
+export const DEFAULT_QUEUE_SIZE = 100;
+
+/** The first retry after a failed delivery waits this long; each further one twice as long. */
+export const FIRST_RETRY_MS = 5_000;
+
+/** Retries never wait longer than this, nor longer than the interval. */
+export const MAX_RETRY_MS = 5 * 60_000;
+
+/** The longest interval a timer can wait (setTimeout's limit, about 24.8 days), in seconds. */
+const MAX_INTERVAL_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/**
+ * The report `GET /api/v1/info/telemetry` serves, made by that endpoint's own handler: the one report
+ * builder, so the controller gets exactly what the API shows.
+ *
+ * @example
+ * const sender = telemetrySender({ report: () => telemetryReport(device), deliver, … });
+ */
+export function telemetryReport(device: Device): Promise<Telemetry> {
+  return telemetryHandle({ params: {}, query: {}, headers: {}, body: undefined, text: '' }, device);
+}
+
+export interface TelemetrySenderOptions {
+  /** Makes one report, e.g. `() => telemetryReport(device)`. */
+  report: () => Promise<unknown>;
+  /**
+   * Delivers one report; rejects when it was not delivered (the error's message becomes `lastError`).
+   * `signal` aborts it when sending stops.
+   */
+  deliver: (report: unknown, signal: AbortSignal) => Promise<void>;
+  /** Reports kept for delivery (default `DEFAULT_QUEUE_SIZE`); at least 1. */
+  queueSize?: number;
+  /** The clock of `lastSuccess` and `lastError`, in milliseconds since the epoch (default `Date.now`). */
+  now?: () => number;
+  /** Told after each delivery attempt whether it worked (not when it was aborted by a stop). */
+  onAttempt?: (delivered: boolean) => void;
+}
+
+/** What the sender knows besides whether it runs and how often: the rest of `TelemetryStatus`. */
+export type SenderStatus = Pick<TelemetryStatus, 'lastSuccess' | 'lastError' | 'queued' | 'dropped'>;
+
+export interface TelemetrySender {
+  /**
+   * Sends a report every `interval` seconds from now on (clamped to 1 s … about 24 days). Starting a
+   * running sender with the same interval changes nothing; with another one, the next report comes
+   * one new interval from now.
+   */
+  start(interval: number): void;
+  /**
+   * Stops at once: no timer is left, a delivery in flight is aborted (and not counted), the reports
+   * still queued are discarded. `lastSuccess`, `lastError` and `dropped` are kept.
+   */
+  stop(): void;
+  /** Stops, and forgets `lastSuccess`, `lastError` and `dropped` too (a factory reset). */
+  reset(): void;
+  status(): SenderStatus;
+  /** Whether it is started. */
+  readonly running: boolean;
+}
+
+interface Queued {
+  report: unknown;
+}
+
+/**
+ * Sends telemetry reports with timers only (`setTimeout`, so fake timers drive it): every interval a
+ * report is made and queued, then the queue is delivered oldest first, one at a time. A failed
+ * delivery is retried after 5 s, then 10 s, 20 s, … at most the interval and at most 5 min; a retry
+ * sends the queued reports again and makes no new one, and reports made meanwhile wait behind them.
+ * A delivery resets the wait to 5 s. The queue holds `queueSize` reports: a new report into a full
+ * queue drops the oldest, and `dropped` counts it.
+ *
+ * @example
+ * const sender = telemetrySender({ report: () => telemetryReport(device), deliver: (report, signal) => client.sendReport(credentials, report, signal) });
+ * sender.start(60);
+ */
+export function telemetrySender(options: TelemetrySenderOptions): TelemetrySender {
+  const queueSize = Math.max(1, Math.floor(options.queueSize ?? DEFAULT_QUEUE_SIZE));
+  const now = options.now ?? Date.now;
+  const iso = () => new Date(now()).toISOString();
+
+  let intervalMs: number | null = null;
+  let queue: Queued[] = [];
+  let dropped = 0;
+  let lastSuccess: string | null = null;
+  let lastError: SenderStatus['lastError'] = null;
+  let retryMs = FIRST_RETRY_MS;
+  let tickTimer: ReturnType<typeof setTimeout> | null = null;
+  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  let inFlight: AbortController | null = null;
+  let flushing = false;
+  /** Increases at every stop: work begun before it sees the change and leaves everything alone. */
+  let generation = 0;
+
+  const maxRetryMs = () => Math.min(MAX_RETRY_MS, intervalMs ?? MAX_RETRY_MS);
+  const firstRetryMs = () => Math.min(FIRST_RETRY_MS, maxRetryMs());
+
+  function schedule(): void {
+    if (tickTimer !== null) clearTimeout(tickTimer);
+    tickTimer = setTimeout(tick, intervalMs!);
+  }
+
+  async function tick(): Promise<void> {
+    const started = generation;
+    schedule();
+    let report: unknown;
+    try {
+      report = await options.report();
+    } catch (error) {
+      if (started === generation) lastError = { time: iso(), message: `the report could not be made: ${messageOf(error)}` };
+      return;
+    }
+    if (started !== generation) return;
+    if (queue.length >= queueSize) {
+      queue.shift();
+      dropped += 1;
+    }
+    queue.push({ report });
+    void flush();
+  }
+
+  async function flush(): Promise<void> {
+    if (flushing || retryTimer !== null) return;
+    flushing = true;
+    const started = generation;
+    try {
+      while (queue.length > 0) {
+        const entry = queue[0]!;
+        const abort = (inFlight = new AbortController());
+        try {
+          await options.deliver(entry.report, abort.signal);
+        } catch (error) {
+          if (started !== generation) return;
+          lastError = { time: iso(), message: messageOf(error) };
+          options.onAttempt?.(false);
+          const wait = retryMs;
+          retryMs = Math.min(retryMs * 2, maxRetryMs());
+          retryTimer = setTimeout(() => {
+            retryTimer = null;
+            void flush();
+          }, wait);
+          return;
+        } finally {
+          if (inFlight === abort) inFlight = null;
+        }
+        if (started !== generation) return;
+        // The entry may have been dropped meanwhile (a full queue): remove it only if still there.
+        const at = queue.indexOf(entry);
+        if (at >= 0) queue.splice(at, 1);
+        lastSuccess = iso();
+        lastError = null;
+        retryMs = firstRetryMs();
+        options.onAttempt?.(true);
+      }
+    } finally {
+      if (started === generation) flushing = false;
+    }
+  }
+
+  function stop(): void {
+    generation += 1;
+    intervalMs = null;
+    for (const timer of [tickTimer, retryTimer]) if (timer !== null) clearTimeout(timer);
+    tickTimer = retryTimer = null;
+    inFlight?.abort(new Error('telemetry was stopped'));
+    inFlight = null;
+    flushing = false;
+    queue = [];
+    retryMs = FIRST_RETRY_MS;
+  }
+
+  return {
+    start(interval) {
+      const seconds = Number.isFinite(interval) ? Math.min(Math.max(interval, 1), MAX_INTERVAL_SECONDS) : 60;
+      const ms = Math.round(seconds * 1000);
+      if (intervalMs === ms) return;
+      intervalMs = ms;
+      if (retryTimer === null) retryMs = firstRetryMs();
+      schedule();
+    },
+    stop,
+    reset() {
+      stop();
+      dropped = 0;
+      lastSuccess = null;
+      lastError = null;
+    },
+    status() {
+      return { lastSuccess, lastError, queued: queue.length, dropped };
+    },
+    get running() {
+      return intervalMs !== null;
+    },
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
