@@ -19,6 +19,7 @@ const ENTRIES = {
   chutebox: 'runtime/cli.ts',
   runtime: 'runtime/main.ts',
   engine: 'runtime/engine/docker.ts',
+  config: 'runtime/config/index.ts',
   emulator: 'emulator/main.ts',
   record: 'runtime/record/main.ts',
   'scenario-device': 'emulator/lambda-device.ts',

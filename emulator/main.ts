@@ -3,6 +3,8 @@ import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
 import { listenOptions, optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
+import type { Settings } from '../functions/core/device.ts';
+import { readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
 import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
 
@@ -20,6 +22,14 @@ const OPTIONS = [
     description: 'how long each step of a chute change takes (queued → running → done), in milliseconds',
   },
   UPLOAD_LIMIT_OPTION,
+  {
+    flag: 'controller',
+    env: 'CHUTEBOX_CONTROLLER',
+    defaultHelp: 'the built-in fake controller',
+    value: 'URL',
+    description: 'cloud controller (http or https base URL) that provisioning and telemetry talk to, whatever pdserver says',
+  },
+  SETTINGS_OPTION,
 ] as const satisfies readonly OptionSpec[];
 
 const SWITCHES = [{ flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' }] as const satisfies readonly SwitchSpec[];
@@ -28,7 +38,7 @@ const HELP = optionsHelp(
   'chutebox emulate [options]',
   'Serves the device API from a scenario (a recorded device, see fixtures/scenarios/README.md) with the same ' +
     `functions and HTTP layer as \`chutebox serve\`. Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
-    'A flag wins over its environment variable.',
+    'A flag wins over its environment variable, which wins over the settings file (see `chutebox serve --help`).',
   OPTIONS,
   SWITCHES,
 );
@@ -43,7 +53,7 @@ const HELP = optionsHelp(
  * await main(['--scenario', 'gl-ar150', '--port', '0', '--no-auth']);
  */
 export async function main(argv: string[]): Promise<void> {
-  const { values, switches, help } = readOptions(OPTIONS, argv, process.env, SWITCHES);
+  const { values, switches, help } = await readSettings(OPTIONS, argv, process.env, SWITCHES);
   if (help) {
     process.stdout.write(`${HELP}\nbuilt-in scenarios: ${(await builtInScenarios()).join(', ')}\n`);
     return;
@@ -52,7 +62,9 @@ export async function main(argv: string[]): Promise<void> {
   const auth = !switches['no-auth'];
   const changeDelayMs = parseMilliseconds(values['change-delay']!, 'change-delay');
   const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
-  const scenario = await loadScenario(values.scenario!, undefined, { changeDelayMs });
+  const controller = values.controller === undefined ? undefined : parseControllerUrl(values.controller);
+  let settings: Settings = {};
+  const scenario = await loadScenario(values.scenario!, undefined, { changeDelayMs, settings: () => settings, ...(controller === undefined ? {} : { controller }) });
   const app = await createApp({
     functionsDir: values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)),
     device: scenario.device,
@@ -61,6 +73,7 @@ export async function main(argv: string[]): Promise<void> {
     uploadLimit,
   });
   const server = await listen(app, { host: values.host!, port });
+  settings = settingsRecord(OPTIONS, values, { portal_server_port: Number(new URL(server.url).port), scenario_dir: scenario.dir });
   // One write, so a reader that sees the listening line sees the rest with it.
   process.stdout.write(
     `listening on ${server.url}\n` +
@@ -71,6 +84,24 @@ export async function main(argv: string[]): Promise<void> {
   const stop = () => void server.close().then(() => process.exit(0), () => process.exit(1));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * The `--controller` base URL: http or https, without credentials, query or fragment.
+ *
+ * @throws UsageError naming `--controller`.
+ */
+function parseControllerUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new UsageError(`--controller must be an http or https URL without credentials, query or fragment, not ${JSON.stringify(text)}`);
+  }
+  return text;
 }
 
 /**

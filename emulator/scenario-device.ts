@@ -1,7 +1,12 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHUTE_LABEL, CONTAINER_REF, type Device, type FsStats } from '../functions/core/device.ts';
+import { generateHostConfig, telemetrySettings } from '../functions/config/host-config.ts';
+import { CHUTE_LABEL, CONTAINER_REF, type Device, type FsStats, type Settings } from '../functions/core/device.ts';
+import { telemetryReport } from '../runtime/controller/telemetry.ts';
+import { scenarioAccounts } from './scenario-accounts.ts';
+import { hostConfigApplier, scenarioHostConfig } from './scenario-host-config.ts';
+import { scenarioProvisioning } from './scenario-provisioning.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
 import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges } from './scenario-changes.ts';
 import { loadChutes } from './scenario-chutes.ts';
@@ -37,6 +42,10 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export interface ScenarioOptions {
   /** How long each step of a change takes, in milliseconds (default DEFAULT_CHANGE_DELAY_MS). */
   changeDelayMs?: number;
+  /** A real controller's base URL for provisioning and telemetry; default the built-in fake controller. */
+  controller?: string;
+  /** What `settings()` answers (default none). */
+  settings?: () => Settings;
 }
 
 /** A loaded scenario: where it is, what it says about itself, and the Device that serves it. */
@@ -56,8 +65,12 @@ export interface Scenario {
  * `loadChutes`), their networks from the recordings beside them (see `scenarioNetworks`: what a
  * request changes there lasts as long as this Device), `now()` from the real clock, and chute changes
  * from an in-memory change log and runner (see `emulatedChanges`: what they do lasts as long as this
- * Device). Everything is checked here, so a bad scenario fails at start-up with a message naming the
- * file and field.
+ * Device). Device configuration is the emulator's too: the host configuration (`scenarioHostConfig`:
+ * `config/hostconfig.yaml` or the one generated from the hardware, pdconf rendered in memory),
+ * provisioning with the built-in fake controller or `options.controller` (`scenarioProvisioning`,
+ * telemetry sent as on a device), the accounts of `etc/passwd` and their keys (`scenarioAccounts`).
+ * Everything is checked here, so a bad scenario fails at start-up with a message naming the file and
+ * field.
  *
  * @param nameOrDir a built-in name such as `default` (no slash), or a folder path (any slash: `./x`, `/tmp/x`).
  * @param builtIn where built-in names are looked up; tests point it elsewhere.
@@ -72,15 +85,39 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
   const spec = parseDeviceYaml(await readFile(path.join(dir, DEVICE_FILE), 'utf8'), path.join(dir, DEVICE_FILE));
   const engine = await loadEngine(dir);
   const chutes = await loadChutes(dir);
-  return {
-    name: nameOrDir.includes('/') ? path.basename(dir) : nameOrDir,
-    dir,
-    description: spec.description ?? null,
-    device: emulatedChanges(
-      { ...scenarioDevice(dir, spec, engine), ...chutes, network: scenarioNetworks(dir) },
-      { delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS },
-    ),
-  };
+  // The facets read the device they belong to: its hardware, its chutes (as changes left them), its telemetry.
+  let device: Device | undefined;
+  const self = () => device!;
+  const provisioning = scenarioProvisioning({
+    report: () => telemetryReport(self()),
+    ...(options.controller === undefined ? {} : { controller: options.controller }),
+  });
+  const hostConfig = await scenarioHostConfig(dir, {
+    chutes: { chuteNames: () => self().chuteNames(), chute: (name) => self().chute(name) },
+    generate: () => generateHostConfig(self()),
+    onApplied: (config) => provisioning.configure(telemetrySettings(config)),
+  });
+  device = emulatedChanges(
+    {
+      ...scenarioDevice(dir, spec, engine),
+      ...chutes,
+      network: scenarioNetworks(dir),
+      hostConfig,
+      provisioning,
+      accounts: scenarioAccounts(rootedFiles(dir)),
+      settings: async () => options.settings?.() ?? {},
+    },
+    {
+      delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
+      applyHostConfig: hostConfigApplier(hostConfig),
+      async resetDevice() {
+        await provisioning.clear();
+        await hostConfig.reset();
+      },
+    },
+  );
+  provisioning.configure(telemetrySettings(await hostConfig.current()));
+  return { name: nameOrDir.includes('/') ? path.basename(dir) : nameOrDir, dir, description: spec.description ?? null, device };
 }
 
 /**
@@ -129,7 +166,7 @@ function scenarioDevice(
   dir: string,
   spec: DeviceYaml,
   engine: Engine | null,
-): Omit<Device, 'chuteNames' | 'chute' | 'network' | 'submitChange' | 'change' | 'changes' | 'loadImage'> {
+): Omit<Device, 'chuteNames' | 'chute' | 'network' | 'submitChange' | 'change' | 'changes' | 'loadImage' | 'hostConfig' | 'provisioning' | 'accounts' | 'settings' | 'factoryReset'> {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
   return {
     ...rootedFiles(dir),

@@ -1,7 +1,9 @@
-import { readdir, statfs } from 'node:fs/promises';
+import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Device } from '../functions/core/device.ts';
+import { CHUTE_LABEL, type Device, type Settings } from '../functions/core/device.ts';
+import { prepareAuth } from './auth/local.ts';
+import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { changeRunner } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
@@ -22,6 +24,10 @@ export interface HostDeviceOptions {
   tools?: Partial<NetworkTools>;
   /** `HostConfig.NetworkMode` of the chute containers it creates; default `bridge`. */
   containerNetwork?: string;
+  /** The device configuration's options (passwd file, pdconf apply commands, controller): see runtime/config/index.ts. */
+  config?: Omit<ConfigFacetOptions, 'stateDir' | 'device'>;
+  /** What `settings()` answers: the settings the runtime loaded at start. */
+  settings?: () => Settings;
 }
 
 /**
@@ -55,9 +61,12 @@ export type HostDevice = Device & {
    * Opens the change log (a change an earlier runtime left `queued` or `running` is marked `failed`),
    * then, when the chutes folder holds anything, loads the engine client to repair what a crash cut
    * short and to set each chute's stored state from the engine (`recoverChutes`). A repair that fails
-   * is logged, not thrown.
+   * is logged, not thrown. Then loads the device configuration (`ConfigFacets.start`): the stored
+   * provisioning, pdconf rendered and applied, telemetry started when due.
    */
   recover(): Promise<void>;
+  /** Stops sending telemetry: the runtime is stopping. */
+  close(): Promise<void>;
 };
 
 /**
@@ -87,17 +96,39 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const stateDir = options.stateDir ?? DEFAULT_STATE_DIR;
   const chutesDir = path.join(stateDir, 'chutes');
   const chutes = chuteStore(chutesDir, JSON_FORMAT);
+  let configLoading: Promise<ConfigFacets> | undefined;
+  /** The device configuration (dist/config.mjs), loaded once on first use. */
+  const config = () =>
+    (configLoading ??= import('./config/index.ts').then((bundle) => bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device })));
   const runner = changeRunner({
     dir: path.join(stateDir, 'changes'),
     async perform(request, note, id) {
+      if (request.action === 'update-hostconfig') return (await config()).hostConfig.perform(request, note);
       const client = await engine();
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
       const perform = client.chuteLifecycle({ chutes, writer: client.chuteWriter(chutesDir), engine: () => client.chuteEngine(socketPath), networkMode });
-      return perform(request, note, id);
+      await perform(request, note, id);
+      // The chutes' networks are part of the system configuration.
+      if (request.action !== 'start' && request.action !== 'stop' && request.action !== 'restart') await (await config()).hostConfig.refresh();
     },
   });
-  return {
+  /** Removes every container that carries the chute label; answers how many chutes were stored. */
+  async function removeChuteContainers(): Promise<number> {
+    const stored = (await chutes.chuteNames()).length;
+    const client = await engine();
+    const reachable = client === null ? null : await client.reachableChuteEngine(socketPath);
+    if (reachable === null) {
+      if (stored > 0) throw new HttpProblem(503, 'no container engine is reachable: the chutes cannot be removed, so nothing was reset');
+      return 0;
+    }
+    for (const container of await reachable.listAll()) {
+      const labels = container.Labels as Record<string, string>;
+      await reachable.remove(labels[CHUTE_LABEL]!, String(container.Id));
+    }
+    return stored;
+  }
+  const device: HostDevice = {
     ...rootedFiles('/'),
     ...chutes,
     submitChange: runner.submitChange,
@@ -105,10 +136,45 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     changes: runner.changes,
     async recover() {
       const interrupted = await runner.open();
-      if ((await readdir(chutesDir).catch(() => [])).length === 0) return;
-      const client = await engine();
-      const repair = client?.recoverChutes({ dir: chutesDir, engine: await client.reachableChuteEngine(socketPath), interrupted, annotate: runner.annotate });
-      await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
+      if ((await readdir(chutesDir).catch(() => [])).length > 0) {
+        const client = await engine();
+        const repair = client?.recoverChutes({ dir: chutesDir, engine: await client.reachableChuteEngine(socketPath), interrupted, annotate: runner.annotate });
+        await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
+      }
+      await (await config()).start();
+    },
+    async close() {
+      if (configLoading !== undefined) (await configLoading).provisioning.stop();
+    },
+    hostConfig: {
+      read: async () => (await config()).hostConfig.read(),
+      pdconf: async () => (await config()).hostConfig.pdconf(),
+      reloadPdconf: async () => (await config()).hostConfig.reloadPdconf(),
+    },
+    provisioning: {
+      status: async () => (await config()).provisioning.status(),
+      provision: async (credentials) => (await config()).provisioning.provision(credentials),
+    },
+    accounts: {
+      passwd: async () => (await config()).accounts.passwd(),
+      authorizedKeys: async (account) => (await config()).accounts.authorizedKeys(account),
+      updateAuthorizedKeys: async (account, update) => (await config()).accounts.updateAuthorizedKeys(account, update),
+    },
+    settings: async () => options.settings?.() ?? {},
+    async factoryReset() {
+      const facets = await config();
+      return runner.exclusive(
+        () =>
+          facets.factoryReset({
+            removeChuteContainers,
+            async prepareState() {
+              await prepareAuth(stateDir);
+              // What `runner.open()` makes at start; the runner reads it again after the reset.
+              await mkdir(path.join(stateDir, 'changes'), { mode: 0o700 });
+            },
+          }),
+        true,
+      );
     },
     network: (target) => hostNetwork(target, tools),
     async statfs(path) {
@@ -144,4 +210,5 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       }
     },
   };
+  return device;
 }

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +7,10 @@ import { authFiles, localAuth, readUsers, setPassword } from './auth/local.ts';
 import { createHostDevice, DEFAULT_CONTAINER_NETWORK, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
-import { listenOptions, optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError } from './options.ts';
+import type { Settings } from '../functions/core/device.ts';
+import type { PdconfFile } from '../functions/config/uci.ts';
+import { listenOptions, optionsHelp, parseMegabytes, parsePort, parseSeconds, readOptions, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec } from './options.ts';
+import { parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
 
 const STATE_DIR = { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: 'where the runtime keeps its state (created 0700)' } as const;
 
@@ -16,11 +20,35 @@ const SERVE_OPTIONS = [
   ...HOST_DEVICE_FLAGS,
   { flag: 'container-network', env: 'CHUTEBOX_CONTAINER_NETWORK', default: DEFAULT_CONTAINER_NETWORK, value: 'MODE', description: 'network mode of the chute containers: bridge, host, none or a network name' },
   UPLOAD_LIMIT_OPTION,
-] as const;
+  SETTINGS_OPTION,
+  { flag: 'passwd-file', env: 'CHUTEBOX_PASSWD_FILE', default: '/etc/passwd', value: 'FILE', description: 'the passwd database: the accounts whose SSH keys the API manages' },
+  pdconfApplyOption('network'),
+  pdconfApplyOption('wireless'),
+  pdconfApplyOption('dhcp'),
+  pdconfApplyOption('firewall'),
+  { flag: 'pdconf-apply-timeout', env: 'CHUTEBOX_PDCONF_APPLY_TIMEOUT', default: '60', value: 'SECONDS', description: 'how long an apply command may run', kind: 'number' },
+  { flag: 'controller-timeout', env: 'CHUTEBOX_CONTROLLER_TIMEOUT', default: '10', value: 'SECONDS', description: 'how long the cloud controller has to answer', kind: 'number' },
+  { flag: 'telemetry-queue-size', env: 'CHUTEBOX_TELEMETRY_QUEUE_SIZE', default: '100', value: 'REPORTS', description: 'telemetry reports kept while the controller cannot be reached', kind: 'number' },
+] as const satisfies readonly OptionSpec[];
+
+/** `--pdconf-apply-<file> COMMAND`: how the system takes a rendered pdconf file; none by default. */
+function pdconfApplyOption<const F extends PdconfFile>(file: F) {
+  return {
+    flag: `pdconf-apply-${file}`,
+    env: `CHUTEBOX_PDCONF_APPLY_${file.toUpperCase()}`,
+    value: 'COMMAND',
+    description: `command that applies the rendered ${file} file (split at blanks, no shell; {file} is its path)`,
+    kind: 'command',
+  } as const satisfies OptionSpec;
+}
 
 const PASSWD_OPTIONS = [STATE_DIR, { flag: 'user', default: 'paradrop', value: 'NAME', description: 'account to set the password of' }] as const;
 
-const SERVE_HELP = optionsHelp('chutebox serve [options]', 'Serves the device API of this machine over HTTP. A flag wins over its environment variable.', SERVE_OPTIONS);
+const SERVE_HELP = optionsHelp(
+  'chutebox serve [options]',
+  'Serves the device API of this machine over HTTP. A flag wins over its environment variable, which wins over the settings file (`name=value` lines; the name is the flag with `_` for `-`, `portal_server_port` for --port).',
+  SERVE_OPTIONS,
+);
 const PASSWD_HELP = optionsHelp(
   'chutebox passwd [options] < password',
   'Sets the password of an account, read from the first line of stdin. Until a password is set, `chutebox serve` answers only clients on this machine.',
@@ -36,24 +64,47 @@ const PASSWD_HELP = optionsHelp(
  * await serve(['--host', '127.0.0.1', '--port', '0', '--state-dir', '/tmp/chutebox']);
  */
 export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { values, help } = readOptions(SERVE_OPTIONS, argv, env);
+  const { values, help } = await readSettings(SERVE_OPTIONS, argv, env);
   if (help) return void process.stdout.write(SERVE_HELP);
   const port = parsePort(values.port!);
   const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
-  const deviceOptions = { ...hostDeviceOptions(values, values['state-dir']!), containerNetwork: values['container-network']! };
-  const functionsDir = values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url));
-  const stateDir = values['state-dir']!;
+  const stateDir = path.resolve(values['state-dir']!);
+  const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
+  const applyCommands: Partial<Record<PdconfFile, string[]>> = {};
+  for (const file of ['network', 'wireless', 'dhcp', 'firewall'] as const) {
+    const command = parseCommand(values[`pdconf-apply-${file}`] ?? '');
+    if (command.length > 0) applyCommands[file] = command;
+  }
+  let settings: Settings = {};
+  const device = createHostDevice({
+    ...hostDeviceOptions(values, stateDir),
+    containerNetwork: values['container-network']!,
+    config: {
+      passwdFile: values['passwd-file']!,
+      applyCommands,
+      applyTimeoutMs: parseSeconds(values['pdconf-apply-timeout']!, 'pdconf-apply-timeout') * 1000,
+      controllerTimeoutMs: parseSeconds(values['controller-timeout']!, 'controller-timeout') * 1000,
+      telemetryQueueSize: parseCount(values['telemetry-queue-size']!, 'telemetry-queue-size'),
+    },
+    settings: () => settings,
+  });
 
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const auth = await localAuth(stateDir);
   if (Object.keys(await readUsers(authFiles(stateDir).passwd)).length === 0) {
     console.error('no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
-  const device = createHostDevice(deviceOptions);
   await device.recover();
   const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']!, uploadLimit });
   const server = await listen(app, { host: values.host!, port });
+  settings = settingsRecord(SERVE_OPTIONS, values, {
+    portal_server_port: Number(new URL(server.url).port),
+    state_dir: stateDir,
+    functions: functionsDir,
+    passwd_file: path.resolve(values['passwd-file']!),
+  });
   const stop = () => {
+    void device.close();
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -66,6 +117,17 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   process.once('SIGINT', stop);
   // Only now is the server ready, signal handling included: a supervisor may stop it at once.
   process.stdout.write(`listening on ${server.url}\n`);
+}
+
+/**
+ * A whole number of items, 1 to 1,000,000.
+ *
+ * @throws UsageError naming `--<flag>`.
+ */
+function parseCount(text: string, flag: string): number {
+  const count = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(count >= 1 && count <= 1_000_000)) throw new UsageError(`--${flag} must be a whole number from 1 to 1000000, not ${JSON.stringify(text)}`);
+  return count;
 }
 
 /**

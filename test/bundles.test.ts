@@ -30,7 +30,7 @@ describe('dist/manifest.json', () => {
     const built = (await readdir(path.join(DIST, 'functions'))).filter((file) => file.endsWith('.mjs'));
     expect(manifest.functions.map((fn) => `${fn.name}.mjs`).sort()).toEqual(built.sort());
     for (const fn of manifest.functions) {
-      expect(fn.name).toMatch(/^[a-z]+-[a-z0-9-]+$/);
+      expect(fn.name).toMatch(/^[a-z]+-[a-z0-9_-]+$/);
       expect(['GET', 'PUT', 'POST', 'DELETE']).toContain(fn.method);
       expect(fn.path).toMatch(/^\/api\/v1\//);
       expect(fn.bytes).toBeGreaterThan(0);

@@ -1,4 +1,9 @@
-import type { ChangeRecord, ChangeRequest, Device, FsStats, NetworkHost, NetworkTarget, StoredChute, Uname } from '../functions/core/device.ts';
+import { memoryAccounts, type MemoryAccountsSpec } from '../emulator/scenario-accounts.ts';
+import { memoryHostConfig, type MemoryHostConfigOptions } from '../emulator/scenario-host-config.ts';
+import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../emulator/scenario-provisioning.ts';
+import { generateHostConfig } from '../functions/config/host-config.ts';
+import { changeSubject, type ChangeRecord, type ChangeRequest, type Device, type FsStats, type NetworkHost, type NetworkTarget, type Settings, type StoredChute, type Uname } from '../functions/core/device.ts';
+import { telemetryReport } from '../runtime/controller/telemetry.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid } from '../functions/parsers/hostapd.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
@@ -23,6 +28,14 @@ export interface MemoryDeviceSpec {
   networks?: Record<string, MemoryNetwork>;
   /** Changes the device already knows, oldest first; new ones get ids after the largest. */
   changes?: ChangeRecord[];
+  /** The system accounts and their keys (the emulator's in-memory ones); none by default. */
+  accounts?: MemoryAccountsSpec;
+  /** The host configuration (the emulator's in-memory one); by default none stored, the one generated from this device's hardware applies. */
+  hostConfig?: MemoryHostConfigOptions;
+  /** Provisioning (the emulator's, with its built-in fake controller); not provisioned by default. */
+  provisioning?: Partial<ScenarioProvisioningOptions>;
+  /** What `settings()` answers; {} by default. */
+  settings?: Settings;
 }
 
 /** The raw outputs of one chute network's host resources, as a device's tools would print them. */
@@ -56,7 +69,13 @@ export interface NetworkCall {
  * `submitted` the change requests handlers queued (they stay `queued`: nothing runs them), `loaded`
  * the image archives handlers loaded (their tags read from the archive's manifest.json).
  */
-export type MemoryDevice = Device & { readonly calls: NetworkCall[]; readonly submitted: ChangeRequest[]; readonly loaded: Uint8Array[] };
+export type MemoryDevice = Device & {
+  readonly calls: NetworkCall[];
+  readonly submitted: ChangeRequest[];
+  readonly loaded: Uint8Array[];
+  readonly hostConfig: ReturnType<typeof memoryHostConfig>;
+  readonly provisioning: ScenarioProvisioning;
+};
 
 /**
  * A Device held in memory, for handler tests on hand-written raw sources. Directory listings are
@@ -79,10 +98,25 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   const now = () => spec.now ?? Date.UTC(2026, 10, 21, 12, 0, 0);
   const changes: ChangeRecord[] = structuredClone(spec.changes ?? []);
   const networks = new Map(Object.entries(spec.networks ?? {}).map(([key, network]) => [key, { ...network }]));
-  return {
+  const provisioning = scenarioProvisioning({ report: () => telemetryReport(device), ...spec.provisioning });
+  const hostConfig = memoryHostConfig({ chutes: { chuteNames: () => device.chuteNames(), chute: (name) => device.chute(name) }, generate: () => generateHostConfig(device), ...spec.hostConfig });
+  const device: MemoryDevice = {
     calls,
     loaded,
     submitted,
+    hostConfig,
+    provisioning,
+    accounts: memoryAccounts(spec.accounts),
+    async settings() {
+      return structuredClone(spec.settings ?? {});
+    },
+    async factoryReset() {
+      spec.chutes = {};
+      changes.splice(0, changes.length);
+      await provisioning.clear();
+      await hostConfig.reset();
+      return { success: true, message: 'memory device: reset' };
+    },
     async readFile(path) {
       return files[path] ?? null;
     },
@@ -124,7 +158,7 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
       submitted.push(structuredClone(request));
       const time = new Date(now()).toISOString();
       const id = Math.max(0, ...changes.map((change) => change.id)) + 1;
-      const record: ChangeRecord = { id, action: request.action, chute: request.chute, state: 'queued', created: time, updated: time, messages: [{ time, text: `${request.action} queued` }] };
+      const record: ChangeRecord = { id, action: request.action, chute: changeSubject(request), state: 'queued', created: time, updated: time, messages: [{ time, text: `${request.action} queued` }] };
       changes.push(record);
       return structuredClone(record);
     },
@@ -141,6 +175,7 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
       return tags;
     },
   };
+  return device;
 }
 
 /** The host side of one chute network over its recorded outputs (changed in place by del and SET). */

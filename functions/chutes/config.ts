@@ -187,7 +187,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const RAW_WPA_KEY = /^[0-9a-fA-F]{64}$/;
 
 /** A WPA passphrase (8 to 63 printable ASCII characters) or a raw WPA key (64 hex digits). */
-const WpaKey = z.string({ error: 'must be a string' }).check(
+export const WpaKey = z.string({ error: 'must be a string' }).check(
   z.refine((key: string) => key.length >= 8, { error: 'must be at least 8 characters' }),
   z.refine((key: string) => key.length <= 63 || RAW_WPA_KEY.test(key), { error: 'must be at most 63 characters, or exactly 64 hex digits (a raw WPA key)' }),
   z.refine((key: string) => PRINTABLE_ASCII.test(key), { error: 'must be printable ASCII characters (codes 32 to 126), as a WPA passphrase is' }),

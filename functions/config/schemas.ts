@@ -3,6 +3,11 @@
  * only re-export them (see functions/info/schemas.ts for why handlers never call zod at run time).
  */
 import * as z from 'zod/mini';
+import type { PdconfSection } from '../core/device.ts';
+import type { HostConfig } from './host-config.ts';
+import { HostConfigBody } from './hostconfig-body.ts';
+
+export { HostConfigBody } from './hostconfig-body.ts';
 
 export { NoInput } from '../info/schemas.ts';
 import type { ProvisionStatus as DeviceProvisionStatus, TelemetryStatus as DeviceTelemetryStatus } from '../core/device.ts';
@@ -15,6 +20,34 @@ import { USER_NAME } from './user-account.ts';
 export { SshKeyBody } from './ssh-keys-body.ts';
 
 // --- Host configuration, new-config and pdconf -------------------------------------------------
+
+/* The PUT body is defined in hostconfig-body.ts (validated at run time there); these only describe. */
+
+/**
+ * A host configuration (see hostconfig-body.ts for every field and bound): what GET
+ * /api/v1/config/hostconfig and /new-config answer (Wi-Fi keys and passwords `[redacted]`), JSON or YAML.
+ */
+export const HostConfiguration = HostConfigBody;
+export type HostConfiguration = HostConfig;
+
+/** PUT /api/v1/config/hostconfig: the configuration itself, or ParaDrop's wrapper `{"config": {...}}`, JSON or YAML. */
+export const HostConfigUpdateRequest = z.object({ params: z.object({}), body: z.union([HostConfigBody, z.strictObject({ config: HostConfigBody })]) });
+
+/** One UCI section pdconf rendered and how applying its file went (see `PdconfSection` in functions/core/device.ts). */
+export const PdconfSectionStatus = z.strictObject({
+  /** `interface`, `device`, `wifi-device`, `wifi-iface`, `dhcp`, `defaults`, `zone`, `forwarding`, `rule`. */
+  type: z.string(),
+  name: z.string(),
+  /** `<file>: <what happened>`, e.g. `network: applied with /etc/init.d/network reload`. */
+  comment: z.string(),
+  success: z.boolean(),
+  /** Whole seconds since its file was last rendered and applied; null when never applied. */
+  age: z.nullable(z.int().check(z.nonnegative())),
+});
+
+/** GET and PUT /api/v1/config/pdconf: every section of network, wireless, dhcp and firewall, in that order. */
+export const PdconfStatus = z.array(PdconfSectionStatus);
+export type PdconfStatus = PdconfSection[];
 
 // --- Provisioning, pdid and telemetry status --------------------------------------------------
 

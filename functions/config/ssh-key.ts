@@ -85,8 +85,8 @@ function checkPublicKey(text: string): void {
   const line = text.trim();
   if (line === '') refuse('must not be empty');
   if (new TextEncoder().encode(text).length > MAX_KEY_BYTES) refuse(`must be at most ${MAX_KEY_BYTES} bytes`);
-  if (/[\r\n]/.test(line)) refuse('must be one line: a single public key');
-  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) refuse('must not contain control characters');
+  if (/[\r\n\u2028\u2029]/.test(line)) refuse('must be one line: a single public key');
+  if (/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/.test(line)) refuse('must not contain control characters');
   const key = parseKeyLine(line);
   if (key?.options != null) {
     refuse('must be the public key alone (type, base64 key and an optional comment), without authorized_keys options such as command="…"');
@@ -103,7 +103,8 @@ function checkType(type: string): asserts type is (typeof ACCEPTED_KEY_TYPES)[nu
   if ((ACCEPTED_KEY_TYPES as readonly string[]).includes(type)) return;
   if (type === 'ssh-dss') refuse('DSA keys (ssh-dss) are not accepted: they are weak, and OpenSSH no longer takes them; use ssh-ed25519');
   if (type.endsWith('-cert-v01@openssh.com')) refuse(`certificates (${type}) are not accepted; add the plain public key`);
-  refuse(`has an unsupported key type ${JSON.stringify(type)}; accepted: ${ACCEPTED_KEY_TYPES.join(', ')}`);
+  const shown = type.length > 48 ? `${type.slice(0, 48)}…` : type;
+  refuse(`has an unsupported key type ${JSON.stringify(shown)}; accepted: ${ACCEPTED_KEY_TYPES.join(', ')}`);
 }
 
 /** Checks the decoded key against its type; every byte must be used. */

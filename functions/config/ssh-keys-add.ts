@@ -2,9 +2,8 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { validate } from '../core/validate.ts';
-import { appendLine, parseAuthorizedKeys, parseKeyLine, sameKey, type AuthorizedKey } from '../parsers/authorized-keys.ts';
+import { appendLine, keyLines, parseAuthorizedKeys, parseKeyLine, sameKey, type AuthorizedKey } from '../parsers/authorized-keys.ts';
 import { SshKeyBody } from './ssh-keys-body.ts';
-import { keyLines } from './ssh-keys.ts';
 import { SshKeyAddRequest, SshKeyList } from './schemas.ts';
 import { userAccount } from './user-account.ts';
 

@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
-import { parseAuthorizedKeys } from '../parsers/authorized-keys.ts';
+import { keyLines } from '../parsers/authorized-keys.ts';
 import { SshKeyList, SshKeysRequest } from './schemas.ts';
 import { userAccount } from './user-account.ts';
 
@@ -25,8 +25,3 @@ export const handle: Handler<SshKeyList> = async (input, device) => {
   const account = await userAccount(input, device);
   return keyLines(await device.accounts.authorizedKeys(account));
 };
-
-/** The key lines of an `authorized_keys` text (none for a missing file). */
-export function keyLines(text: string | null): string[] {
-  return parseAuthorizedKeys(text ?? '').map((key) => key.line);
-}

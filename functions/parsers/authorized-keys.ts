@@ -37,6 +37,18 @@ export function parseAuthorizedKeys(text: string): AuthorizedKey[] {
 }
 
 /**
+ * The key lines of an `authorized_keys` text as written (`AuthorizedKey.line`); none for a file that
+ * does not exist (null).
+ *
+ * @example
+ * keyLines('# laptop\nssh-ed25519 AAAAC3Nza… alice@laptop\n') // ['ssh-ed25519 AAAAC3Nza… alice@laptop']
+ * keyLines(null)                                               // []
+ */
+export function keyLines(text: string | null): string[] {
+  return parseAuthorizedKeys(text ?? '').map((key) => key.line);
+}
+
+/**
  * One line of an `authorized_keys` file, as sshd reads it: a key alone, or else an options field
  * (comma-separated, spaces only inside double quotes, `\"` escaping a quote) before the key. Null for
  * a blank line, a comment, or a line that holds no key.
@@ -82,7 +94,7 @@ export function appendLine(text: string | null, line: string): string {
 
 /** `type base64 [comment]` at the start of `text`, or null. */
 function readKey(text: string): Omit<AuthorizedKey, 'line' | 'options'> | null {
-  const match = /^(\S+)[ \t]+(\S+)(?:[ \t]+(.*))?$/.exec(text);
+  const match = /^(\S+)[ \t]+(\S+)(?:[ \t]+(.*))?$/s.exec(text);
   if (match === null) return null;
   const [, type = '', data = '', comment = ''] = match;
   if (!KEY_TYPE.test(type) || !BASE64.test(data)) return null;

@@ -41,55 +41,103 @@ export function parseLeases(text: string): LeaseRecord[] {
   // dnsmasq separates fields with one space; a file with tabs or `\r` (edited, or copied through
   // Windows) is split at any run of blanks.
   const spacesOnly = !text.includes('\t') && !text.includes('\r');
-  const fields: string[] = [];
   let ipv6 = false;
+  // The first space at or after where the line is read: each space of the text is searched for
+  // once, and a field's end found by the search is the next field's start.
+  let space = -1;
   for (let lineStart = 0, lineEnd = 0; lineStart < text.length; lineStart = lineEnd + 1) {
     lineEnd = text.indexOf('\n', lineStart);
     if (lineEnd < 0) lineEnd = text.length;
-    const count = spacesOnly ? fieldsAtSpaces(text, lineStart, lineEnd, fields) : fieldsAtBlanks(text, lineStart, lineEnd, fields);
-    const expires = fields[0]!;
-    if (count > 0 && expires === 'duid') ipv6 = true;
-    if (count < 4 || !isDigits(expires)) continue;
-    const ip = fields[2]!;
-    const hostname = fields[3]!;
-    const lease: LeaseRecord =
-      ipv6 || ip.includes(':') ? { expires, ip_addr: ip, hostname } : { expires, mac_addr: fields[1]!, ip_addr: ip, hostname };
-    if (count > 4 && fields[4] !== '*') lease.client_id = fields[4]!;
-    leases.push(lease);
+    if (!spacesOnly) {
+      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
+      continue;
+    }
+    // The fast path: the fields `[lineStart, a)`, `(a, b)`, `(b, c)`, `(c, d)` and `(d, e)`, each
+    // ending at a space or the line's end. A line with a leading or double space among its first
+    // five fields is read by the general rule.
+    if (space < lineStart) space = nextSpace(text, lineStart);
+    const a = space;
+    if (a === lineStart) {
+      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
+      continue;
+    }
+    if (Math.min(a, lineEnd) - lineStart === 4 && text.startsWith('duid', lineStart)) ipv6 = true;
+    if (a + 1 >= lineEnd) continue;
+    const b = (space = nextSpace(text, a + 1));
+    if (b === a + 1) {
+      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
+      continue;
+    }
+    if (b + 1 >= lineEnd) continue;
+    const c = (space = nextSpace(text, b + 1));
+    if (c === b + 1) {
+      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
+      continue;
+    }
+    if (c + 1 >= lineEnd) continue;
+    let d = (space = nextSpace(text, c + 1));
+    if (d === c + 1) {
+      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
+      continue;
+    }
+    if (d > lineEnd) d = lineEnd;
+    let e = d;
+    if (d + 1 < lineEnd) {
+      e = space = nextSpace(text, d + 1);
+      if (e === d + 1) {
+        ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
+        continue;
+      }
+      if (e > lineEnd) e = lineEnd;
+    }
+    if (!isDigitsAt(text, lineStart, a)) continue;
+    const expires = text.slice(lineStart, a);
+    const ip = text.slice(b + 1, c);
+    const hostname = isStar(text, c + 1, d) ? '*' : text.slice(c + 1, d);
+    const clientId = e === d || isStar(text, d + 1, e) ? undefined : text.slice(d + 1, e);
+    leases.push(ipv6 || ip.includes(':') ? lease(expires, undefined, ip, hostname, clientId) : lease(expires, text.slice(a + 1, b), ip, hostname, clientId));
   }
   return leases;
 }
 
 /**
- * Puts the first five fields of `text[from, to)` in `out` and answers how many there are. The fast
- * path: dnsmasq writes fields one space apart, and `indexOf` finds each space; a line with a double
- * or leading space is handed to `fieldsAtBlanks`.
+ * Reads the line `text[from, to)` with fields separated by any run of spaces, tabs or `\r`: a lease
+ * goes into `leases`. Answers whether the leases that follow are IPv6 ones (`ipv6`, or true after
+ * the `duid` line).
  */
-function fieldsAtSpaces(text: string, from: number, to: number, out: string[]): number {
-  let count = 0;
-  for (let start = from; start < to && count < 5; count++) {
-    let end = text.indexOf(' ', start);
-    if (end < 0 || end > to) end = to;
-    if (end === start) return fieldsAtBlanks(text, from, to, out);
-    out[count] = text.slice(start, end);
-    start = end + 1;
-  }
-  return count;
-}
-
-/** Like `fieldsAtSpaces`, for fields separated by any run of spaces, tabs or `\r`. */
-function fieldsAtBlanks(text: string, from: number, to: number, out: string[]): number {
+function readLineAtBlanks(text: string, from: number, to: number, ipv6: boolean, leases: LeaseRecord[]): boolean {
   const line = text.slice(from, to).trim();
-  if (line === '') return 0;
-  const fields = line.split(/[ \t\r]+/, 5);
-  for (let i = 0; i < fields.length; i++) out[i] = fields[i]!;
-  return fields.length;
+  if (line === '') return ipv6;
+  const [expires, mac, ip, hostname, clientId] = line.split(/[ \t\r]+/, 5) as [string, ...(string | undefined)[]];
+  if (expires === 'duid') ipv6 = true;
+  if (hostname === undefined || !isDigitsAt(expires, 0, expires.length)) return ipv6;
+  leases.push(lease(expires, ipv6 || ip!.includes(':') ? undefined : mac, ip!, hostname, clientId === '*' ? undefined : clientId));
+  return ipv6;
 }
 
-function isDigits(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
+/** The record of one lease, its fields in the order dnsmasq writes them; no `mac_addr` or `client_id` when undefined. */
+function lease(expires: string, mac: string | undefined, ip: string, hostname: string, clientId: string | undefined): LeaseRecord {
+  // One object literal per shape, so that every lease of a shape shares one hidden class.
+  if (mac === undefined) return clientId === undefined ? { expires, ip_addr: ip, hostname } : { expires, ip_addr: ip, hostname, client_id: clientId };
+  return clientId === undefined ? { expires, mac_addr: mac, ip_addr: ip, hostname } : { expires, mac_addr: mac, ip_addr: ip, hostname, client_id: clientId };
+}
+
+/** The position of the first space at or after `from`, or the text's length. */
+function nextSpace(text: string, from: number): number {
+  const at = text.indexOf(' ', from);
+  return at < 0 ? text.length : at;
+}
+
+/** Whether `text[from, to)` is `*`, dnsmasq's mark of an absent hostname or client id. */
+function isStar(text: string, from: number, to: number): boolean {
+  return to === from + 1 && text.charCodeAt(from) === 42;
+}
+
+/** Whether `text[from, to)` is one or more decimal digits. */
+function isDigitsAt(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
     if (c < 48 || c > 57) return false;
   }
-  return text.length > 0;
+  return to > from;
 }

@@ -19,9 +19,9 @@ export function parsePasswd(text: string): Account[] {
     const fields = line.replace(/\r$/, '').split(':');
     const [name = '', , uid = '', gid = '', , home = ''] = fields;
     if (fields.length < 7 || name === '' || name.startsWith('#') || name.startsWith('+') || name.startsWith('-')) continue;
-    const ids = [id(uid), id(gid)];
-    if (ids[0] === null || ids[1] === null) continue;
-    accounts.push({ name, uid: ids[0], gid: ids[1], home });
+    const [uidValue, gidValue] = [id(uid), id(gid)];
+    if (uidValue === null || gidValue === null) continue;
+    accounts.push({ name, uid: uidValue, gid: gidValue, home });
   }
   return accounts;
 }

@@ -23,7 +23,7 @@ export function authFiles(stateDir: string) {
  */
 export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   const files = authFiles(stateDir);
-  await mkdir(files.dir, { recursive: true, mode: 0o700 });
+  await prepareAuth(stateDir);
   let current: { bytes: Buffer; key: webcrypto.CryptoKey } | undefined;
   /** The key of the secret on disk now: a factory reset replaces it, and the tokens signed before stop working. */
   const secret = async () => {
@@ -33,6 +33,16 @@ export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   };
   await secret();
   return createPolicy({ users: () => readUsers(files.passwd), secret, openToLoopbackWithoutPassword: true });
+}
+
+/**
+ * Makes what a fresh install has of the runtime's credentials: `<stateDir>/auth/` (0700) with a new
+ * token secret, unless one is there. No account: until `chutebox passwd`, only loopback is served.
+ */
+export async function prepareAuth(stateDir: string): Promise<void> {
+  const files = authFiles(stateDir);
+  await mkdir(files.dir, { recursive: true, mode: 0o700 });
+  await readOrCreateSecret(files.secret);
 }
 
 /**

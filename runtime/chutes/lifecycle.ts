@@ -49,6 +49,7 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
 
   return async function perform(request: ChangeRequest, note: Note, id: number): Promise<void> {
     if (request.action === 'install') return install(options, request, note);
+    if (request.action === 'update-hostconfig') throw new Error('a host configuration is not a chute change');
     const name = request.chute;
     const chute = await chutes.chute(name);
     if (chute === null) throw new Error(`chute ${name} is not installed`);

@@ -1,3 +1,4 @@
+import { DEFAULT_TELEMETRY, telemetrySettings } from '../../functions/config/host-config.ts';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device.ts';
@@ -21,15 +22,8 @@ export interface ProvisionStore {
   remove(): Promise<void>;
 }
 
-/** The host configuration's `telemetry` section, as this module needs it. */
-export interface TelemetrySettings {
-  enabled: boolean;
-  /** Seconds between reports. */
-  interval: number;
-}
-
-/** What a host configuration without a `telemetry` section means. */
-export const DEFAULT_TELEMETRY: TelemetrySettings = { enabled: true, interval: 60 };
+/** The host configuration's `telemetry` section with its defaults filled in (`telemetrySettings`). */
+export type TelemetrySettings = ReturnType<typeof telemetrySettings>;
 
 /** The file name of the provisioning in the state dir: `<state>/provision.json`. */
 export const PROVISION_FILE = 'provision.json';
@@ -137,8 +131,8 @@ export interface ProvisioningService extends Provisioning {
   configure(telemetry: TelemetrySettings): void;
   /**
    * Factory reset: stops telemetry at once (no timer left, a delivery in flight aborted, the queue and
-   * its counters forgotten), then deletes the stored credentials. A provisioning whose check is still
-   * running stores nothing (it answers 409).
+   * its counters forgotten), then deletes the stored credentials (an unreadable file too). A
+   * provisioning whose check is still running stores nothing (it answers 409).
    */
   clear(): Promise<void>;
   /** Stops telemetry for good (the runtime is stopping); the stored credentials stay. */
@@ -185,12 +179,24 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
     else sender.stop();
   }
 
-  const loading = options.store.load().then((record) => {
-    if (generation === 0) stored = record;
-    loaded = true;
-    applyTelemetry();
-  });
-  loading.catch(() => {}); // reported by ready() and by every call that waits for it
+  let loadError: { error: unknown } | null = null;
+  const loading = options.store.load().then(
+    (record) => {
+      if (generation === 0) stored = record;
+      loaded = true;
+      applyTelemetry();
+    },
+    (error: unknown) => {
+      loadError = { error };
+      loaded = true;
+    },
+  );
+
+  /** Waits for the stored state; throws why it could not be read, unless a clear has removed it since. */
+  async function whenLoaded(): Promise<void> {
+    await loading;
+    if (loadError !== null && generation === 0) throw loadError.error;
+  }
 
   function exclusive<T>(work: () => Promise<T>): Promise<T> {
     const result = writes.then(work);
@@ -199,7 +205,7 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
   }
 
   async function status(): Promise<ProvisionStatus> {
-    await loading;
+    await whenLoaded();
     return {
       provisioned: stored !== null,
       routerId: stored?.routerId ?? null,
@@ -216,11 +222,11 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
     new HttpProblem(409, 'provisioning was cleared (a factory reset) while the controller checked the credentials; nothing was stored');
 
   return {
-    ready: () => loading,
+    ready: whenLoaded,
     status,
 
     async provision(credentials) {
-      await loading;
+      await whenLoaded();
       const started = generation;
       await options.client.check(credentials);
       await exclusive(async () => {
@@ -246,7 +252,7 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
       sender.reset();
       stored = null;
       httpConnected = false;
-      await loading.catch(() => {});
+      await loading;
       await exclusive(() => options.store.remove());
     },
 

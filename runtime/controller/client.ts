@@ -90,7 +90,7 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
       const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${credentials.apitoken}` };
       if (init.body !== undefined) headers['content-type'] = 'application/json';
       const response = await fetch(url, { method: init.method, headers, body: init.body, redirect: 'manual', signal: abort.signal });
-      const text = init.read ? await readCapped(response, MAX_ANSWER_BYTES) : (await response.body?.cancel(), '');
+      const text = init.read ? await readCapped(response, MAX_ANSWER_BYTES) : discard(response);
       return { response, text };
     } catch (error) {
       if (timedOut) throw new HttpProblem(504, `${where} did not answer within ${timeoutMs / 1000} s`);
@@ -178,7 +178,7 @@ async function readCapped(response: Response, max: number): Promise<string | nul
     if (done) break;
     bytes += value.byteLength;
     if (bytes > max) {
-      await reader.cancel();
+      discard(reader);
       return null;
     }
     chunks.push(value);
@@ -190,6 +190,16 @@ async function readCapped(response: Response, max: number): Promise<string | nul
     at += chunk.byteLength;
   }
   return new TextDecoder().decode(all);
+}
+
+/**
+ * Lets the rest of a body go without waiting: a cancel can wait for whoever else reads the stream
+ * (a tee in an interceptor), and the answer is already known. Answers '' (no text read).
+ */
+function discard(body: Response | ReadableStreamDefaultReader<Uint8Array>): '' {
+  const cancel = body instanceof Response ? body.body?.cancel() : body.cancel();
+  cancel?.catch(() => {});
+  return '';
 }
 
 /**

@@ -102,7 +102,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
 
   function schedule(): void {
     if (tickTimer !== null) clearTimeout(tickTimer);
-    tickTimer = setTimeout(tick, intervalMs!);
+    tickTimer = unref(setTimeout(tick, intervalMs!));
   }
 
   async function tick(): Promise<void> {
@@ -140,10 +140,12 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
           options.onAttempt?.(false);
           const wait = retryMs;
           retryMs = Math.min(retryMs * 2, maxRetryMs());
-          retryTimer = setTimeout(() => {
-            retryTimer = null;
-            void flush();
-          }, wait);
+          retryTimer = unref(
+            setTimeout(() => {
+              retryTimer = null;
+              void flush();
+            }, wait),
+          );
           return;
         } finally {
           if (inFlight === abort) inFlight = null;
@@ -197,6 +199,12 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
       return intervalMs !== null;
     },
   };
+}
+
+/** A timer that does not keep the process alive: telemetry never holds up a stopping runtime. */
+function unref(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {
+  timer.unref?.();
+  return timer;
 }
 
 function messageOf(error: unknown): string {

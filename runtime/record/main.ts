@@ -10,6 +10,8 @@ import { handle as hardware } from '../../functions/info/hardware.ts';
 import { handle as software } from '../../functions/info/software.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.ts';
 import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/parsers/environ.ts';
+import { redactPasswd } from '../../functions/parsers/passwd.ts';
+import { PASSWD_FILE } from '../../emulator/scenario-accounts.ts';
 import { loadScenario } from '../../emulator/scenario-device.ts';
 import { createHostDevice, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-device.ts';
 import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
@@ -65,8 +67,10 @@ export async function main(argv: string[]): Promise<void> {
   const { device, recording } = recordingDevice(host);
   const answers = await answerAll(device);
   await device.uname();
+  await device.accounts.passwd();
   for (const warning of await readChutes(device)) process.stderr.write(`warning: ${warning}\n`);
   redactEnvironment(recording);
+  redactPasswdFile(recording);
   redactChutes(recording);
 
   await mkdir(path.dirname(out), { recursive: true });
@@ -120,10 +124,16 @@ function redactEnvironment(recording: Recording): void {
   if (raw !== undefined) recording.files.set(ENVIRON, formatEnviron(redactSecrets(parseEnviron(raw))));
 }
 
+/** Replaces any password hash in the recorded passwd database by `x` (`redactPasswd`). */
+function redactPasswdFile(recording: Recording): void {
+  const raw = recording.files.get(PASSWD_FILE);
+  if (raw !== undefined) recording.files.set(PASSWD_FILE, redactPasswd(raw));
+}
+
 /**
  * Runs the handlers again on the written scenario: every answer must be the device's, except the
- * telemetry's `time` (the emulator's clock is the real one); and its chutes and their networks must
- * read back as recorded.
+ * telemetry's `time` (the emulator's clock is the real one); its chutes and their networks, and its
+ * passwd database, must read back as recorded.
  *
  * @throws Error naming the endpoints, chutes or networks that differ.
  */
@@ -131,6 +141,9 @@ async function verify(dir: string, expected: Record<string, Answer>, recording: 
   const { device } = await loadScenario(dir);
   const chutes = await compareChutes(recording, device);
   if (chutes.length > 0) throw new Error(`the recorded scenario does not read back as recorded for: ${chutes.join(', ')}`);
+  if ((await device.accounts.passwd()) !== (recording.files.get(PASSWD_FILE) ?? '')) {
+    throw new Error(`the recorded scenario does not read back its passwd database (${PASSWD_FILE}) as recorded`);
+  }
   const actual = await answerAll(device);
   const comparable = (name: string, answer: Answer | undefined) =>
     name === 'telemetry' && answer && 'value' in answer ? { value: { ...(answer.value as object), time: 0 } } : answer;

@@ -1,4 +1,5 @@
 import type { Device, FsStats, NetworkHost, StoredChute, Uname } from '../../functions/core/device.ts';
+import { PASSWD_FILE } from '../../emulator/scenario-accounts.ts';
 
 /** Everything a Device was asked and what it answered, keyed by device path. */
 export interface Recording {
@@ -52,6 +53,9 @@ const HOSTAPD_READS = new Map<string, 'hostapdStatus' | 'hostapdConfig'>([
  * and other hostapd commands are passed through unrecorded (a scenario answers them from the dump and
  * the hostapd replies), and never answered from a snapshot, as they change or probe the live device.
  * So are the change methods (`submitChange`, `change`, `changes`): a scenario has its own change log.
+ * Of the accounts, the passwd database is recorded as the file a scenario serves it from
+ * (`/etc/passwd`); keys, the host configuration, provisioning, settings and factory reset are passed
+ * through unrecorded.
  *
  * @example
  * const { device, recording } = recordingDevice(createHostDevice());
@@ -103,6 +107,15 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     change: (id) => inner.change(id),
     changes: () => inner.changes(),
     loadImage: (archive) => inner.loadImage(archive),
+    accounts: {
+      passwd: () => once('passwd', () => inner.accounts.passwd(), (text) => recording.files.set(PASSWD_FILE, text)),
+      authorizedKeys: (account) => inner.accounts.authorizedKeys(account),
+      updateAuthorizedKeys: (account, update) => inner.accounts.updateAuthorizedKeys(account, update),
+    },
+    hostConfig: inner.hostConfig,
+    provisioning: inner.provisioning,
+    settings: () => inner.settings(),
+    factoryReset: () => inner.factoryReset(),
     network(target) {
       const host = inner.network(target);
       const id = JSON.stringify([target.chute, target.network]);

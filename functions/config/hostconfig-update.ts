@@ -1,0 +1,54 @@
+import { restoreRedacted } from '../chutes/redact.ts';
+import { ChangeAccepted } from '../chutes/schemas.ts';
+import { submit } from '../chutes/submit.ts';
+import { decodeDocumentBody } from '../core/body-formats.ts';
+import type { Handler } from '../core/invoke.ts';
+import { isHttpProblem, type InputError } from '../core/problem.ts';
+import { defineRoute } from '../core/route.ts';
+import { invalidInput } from '../core/validate.ts';
+import { currentHostConfig } from './host-config.ts';
+import { checkHostConfig, unwrapHostConfig } from './hostconfig-body.ts';
+import { HostConfigUpdateRequest } from './schemas.ts';
+
+export const route = defineRoute({
+  name: 'config-hostconfig-update',
+  method: 'PUT',
+  path: '/api/v1/config/hostconfig',
+  summary: 'Replace the host configuration, as JSON or YAML, and apply it (a change)',
+  body: 'document',
+});
+export const request = HostConfigUpdateRequest;
+export const response = ChangeAccepted;
+
+const SUBJECT = 'the host configuration';
+
+/**
+ * Queues an `update-hostconfig` change with a new host configuration: the configuration itself or
+ * ParaDrop's wrapper `{"config": {...}}`, JSON or YAML. A `[redacted]` placeholder where GET hides a
+ * secret (a Wi-Fi key, the PPPoE password) keeps the secret in effect, so a client can GET, edit and
+ * PUT back. Everything is checked before the change is queued: on any 4xx nothing is submitted.
+ * `GET /api/v1/changes/<change_id>` follows it; when applying fails, the previous configuration is
+ * restored and the change fails.
+ *
+ * @throws HttpProblem 400 for a malformed body, 413, 415, and 422 listing every violation with its
+ *   path from the configuration's root (`firewall.defaults.input`, `wifi[0].channel`), a placeholder
+ *   with no secret behind it among them.
+ * @example
+ * await handle({ …, headers: { 'content-type': 'application/json' }, text: '{"config": {"firewall": …, "lan": …}}' }, device) // { change_id: 4 }
+ */
+export const handle: Handler<ChangeAccepted> = async (input, device) => {
+  const edited = unwrapHostConfig(decodeDocumentBody(input.headers['content-type'], input.text));
+  // A stored file that cannot be read has no secret to keep: a PUT without placeholders replaces it.
+  const inEffect = await currentHostConfig(device).catch(() => ({}));
+  const { document, errors } = restoreRedacted(edited, inEffect);
+  const violations: InputError[] = [];
+  try {
+    checkHostConfig(document);
+  } catch (error) {
+    if (!isHttpProblem(error) || error.status !== 422) throw error;
+    violations.push(...(error.errors ?? []));
+  }
+  violations.push(...errors);
+  if (violations.length > 0) throw invalidInput(SUBJECT, violations);
+  return submit(device, { action: 'update-hostconfig', config: document });
+};

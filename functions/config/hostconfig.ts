@@ -1,0 +1,18 @@
+import type { Handler, Reply } from '../core/invoke.ts';
+import { defineRoute } from '../core/route.ts';
+import { currentHostConfig } from './host-config.ts';
+import { answerHostConfig } from './host-config-answer.ts';
+import { HostConfiguration, NoInput } from './schemas.ts';
+
+export const route = defineRoute({ name: 'config-hostconfig', method: 'GET', path: '/api/v1/config/hostconfig', summary: 'The host configuration, as JSON or YAML' });
+export const request = NoInput;
+export const response = HostConfiguration;
+
+/**
+ * The stored host configuration, or the one generated from the hardware while none is stored (a fresh
+ * install, after a factory reset), secrets `[redacted]`: JSON, or YAML when `Accept` asks for it.
+ *
+ * @example
+ * await handle(input, device) // reply('{"firewall":{"defaults":{"input":"ACCEPT",…}},"lan":{…},…}', 'application/json', { vary: 'accept' })
+ */
+export const handle: Handler<Reply> = async (input, device) => answerHostConfig(input, await currentHostConfig(device));

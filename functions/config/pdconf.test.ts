@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { configDevice, routerHardware } from '../../test/config-devices.ts';
+import { invoke } from '../core/invoke.ts';
+import * as pdconf from './pdconf.ts';
+import * as reload from './pdconf-reload.ts';
+
+const input = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
+
+/** A clock the test moves. */
+function clock(start = Date.UTC(2026, 10, 21, 12)) {
+  let time = start;
+  return { now: () => time, advance: (seconds: number) => (time += seconds * 1000) };
+}
+
+describe('GET /api/v1/config/pdconf', () => {
+  it('responds with 200 and every section of network, wireless, dhcp and firewall, rendered but not yet applied on a fresh device', async () => {
+    const device = configDevice(routerHardware);
+    const out = await invoke(pdconf.handle, input, device);
+    expect(out.status).toBe(200);
+    const sections = JSON.parse(out.body);
+    expect(pdconf.response.safeParse(sections).success).toBe(true);
+    expect(sections.slice(0, 3)).toEqual([
+      { type: 'interface', name: 'loopback', comment: 'network: rendered; not applied yet (PUT /api/v1/config/pdconf applies it)', success: false, age: null },
+      { type: 'device', name: 'br_lan', comment: 'network: rendered; not applied yet (PUT /api/v1/config/pdconf applies it)', success: false, age: null },
+      { type: 'interface', name: 'lan', comment: 'network: rendered; not applied yet (PUT /api/v1/config/pdconf applies it)', success: false, age: null },
+    ]);
+    expect(sections.map((section: { type: string; name: string }) => `${section.type} ${section.name}`)).toContain('wifi-device pci_wifi_1');
+    expect([...device.hostConfig.rendered.keys()].sort()).toEqual(['dhcp', 'firewall', 'network', 'status.json', 'wireless']);
+  });
+});
+
+describe('PUT /api/v1/config/pdconf', () => {
+  it('responds with 200 and the status after applying every file, and GET then shows the age since', async () => {
+    const time = clock();
+    const device = configDevice(routerHardware, { now: time.now });
+    const out = await invoke(reload.handle, input, device);
+    expect(out.status).toBe(200);
+    const sections = JSON.parse(out.body);
+    expect(reload.response.safeParse(sections).success).toBe(true);
+    expect(new Set(sections.map((section: { comment: string }) => section.comment.replace(/^\w+: /, '')))).toEqual(new Set(['applied (emulated)']));
+    expect(sections.every((section: { success: boolean; age: number }) => section.success && section.age === 0)).toBe(true);
+    time.advance(90);
+    const later = JSON.parse((await invoke(pdconf.handle, input, device)).body);
+    expect(later[0]).toEqual({ type: 'interface', name: 'loopback', comment: 'network: applied (emulated)', success: true, age: 90 });
+  });
+
+  it('reports a file whose apply failed, per section', async () => {
+    const device = configDevice(routerHardware, {
+      apply: async (file) => (file === 'wireless' ? { success: false, comment: 'apply failed: wifi reload exited with code 1: radio busy' } : null),
+    });
+    const sections = JSON.parse((await invoke(reload.handle, input, device)).body) as { type: string; comment: string; success: boolean }[];
+    expect(sections.find((section) => section.type === 'wifi-device')).toMatchObject({ comment: 'wireless: apply failed: wifi reload exited with code 1: radio busy', success: false });
+    expect(sections.find((section) => section.type === 'zone')).toMatchObject({ comment: 'firewall: rendered; no apply command is configured', success: false });
+  });
+});

@@ -1,0 +1,294 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredChute } from '../core/device.ts';
+import type { HostConfig } from './host-config.ts';
+import { renderPdconf, uciName, uciQuote } from './uci.ts';
+
+const HEADER = "# Rendered by chutebox (pdconf) from the host configuration and the chutes' networks; edits here are overwritten.\n\n";
+
+/** A router's host configuration: two LAN ports, a DHCP WAN, two radios, one access point on the LAN. */
+const CONFIG: HostConfig = {
+  firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT', syn_flood: 1 } },
+  lan: { interfaces: ['eth1', 'eth2'], proto: 'static', ipaddr: '192.168.1.1', netmask: '255.255.255.0', dhcp: { start: 100, limit: 150, leasetime: '12h' } },
+  wan: { interface: 'eth0', proto: 'dhcp' },
+  wifi: [
+    { radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
+    { radio: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
+  ],
+  'wifi-interfaces': [{ radio: 'pci-wifi-1', ssid: "Bob's net", encryption: 'psk2', key: 'correct horse' }],
+};
+
+/** The default scenario's chutes: a 2.4 GHz access point, a VLAN with DHCP and DNS, a monitor interface. */
+const CHUTES: StoredChute[] = [
+  {
+    name: 'hotspot',
+    record: {},
+    config: {
+      net: {
+        survey: { type: 'wifi', intfName: 'mon0', mode: 'monitor' },
+        staff: { type: 'vlan', intfName: 'eth1', vlan_id: 20, dhcp: { start: 100, limit: 50, lease: '12h' }, dns: ['9.9.9.9', '149.112.112.112'] },
+      },
+    },
+    cache: { networks: { staff: { hostInterface: 'br-lan.20', ipv4Network: '192.168.130.0/24', gateway: '192.168.130.1' }, survey: { hostInterface: 'phy0-mon0' } } },
+  },
+  {
+    name: 'hello-world',
+    record: {},
+    config: {
+      net: {
+        wifi: {
+          type: 'wifi',
+          intfName: 'wlan0',
+          ssid: 'hello-world',
+          key: 'chutebox-demo',
+          dhcp: { start: 100, limit: 50, leasetime: '2h' },
+          options: { isolate: true, maxassoc: 32 },
+          requests: { hwmode: '11g' },
+        },
+      },
+    },
+    cache: { networks: { wifi: { hostInterface: 'phy1-ap1', ipv4Network: '192.168.128.0/24', gateway: '192.168.128.1' } } },
+  },
+];
+
+describe('renderPdconf', () => {
+  it('renders network from the host configuration and the chute networks, exactly', () => {
+    expect(renderPdconf(CONFIG, CHUTES).network.text).toBe(
+      `${HEADER}config interface 'loopback'
+\toption device 'lo'
+\toption proto 'static'
+\toption ipaddr '127.0.0.1'
+\toption netmask '255.0.0.0'
+
+config device 'br_lan'
+\toption name 'br-lan'
+\toption type 'bridge'
+\tlist ports 'eth1'
+\tlist ports 'eth2'
+
+config interface 'lan'
+\toption device 'br-lan'
+\toption proto 'static'
+\toption ipaddr '192.168.1.1'
+\toption netmask '255.255.255.0'
+
+config interface 'wan'
+\toption device 'eth0'
+\toption proto 'dhcp'
+
+config interface 'hello_world_wifi'
+\toption proto 'static'
+\toption ipaddr '192.168.128.1'
+\toption netmask '255.255.255.0'
+
+config interface 'hotspot_staff'
+\toption device 'br-lan.20'
+\toption proto 'static'
+\toption ipaddr '192.168.130.1'
+\toption netmask '255.255.255.0'
+`,
+    );
+  });
+
+  it('renders wireless: the radios, the host access point, and each chute access point on a radio of the band it asks for', () => {
+    expect(renderPdconf(CONFIG, CHUTES).wireless.text).toBe(
+      `${HEADER}config wifi-device 'pci_wifi_0'
+\toption type 'mac80211'
+\toption band '5g'
+\toption channel '36'
+\toption hwmode '11a'
+\toption htmode 'VHT80'
+
+config wifi-device 'pci_wifi_1'
+\toption type 'mac80211'
+\toption band '2g'
+\toption channel '1'
+\toption hwmode '11g'
+\toption htmode 'HT20'
+
+config wifi-iface 'wifinet0'
+\toption device 'pci_wifi_1'
+\toption mode 'ap'
+\toption network 'lan'
+\toption ssid 'Bob'\\''s net'
+\toption encryption 'psk2'
+\toption key 'correct horse'
+
+config wifi-iface 'hello_world_wifi'
+\toption device 'pci_wifi_1'
+\toption mode 'ap'
+\toption ifname 'phy1-ap1'
+\toption network 'hello_world_wifi'
+\toption ssid 'hello-world'
+\toption encryption 'psk2'
+\toption key 'chutebox-demo'
+\toption isolate '1'
+\toption maxassoc '32'
+
+config wifi-iface 'hotspot_survey'
+\toption device 'pci_wifi_0'
+\toption mode 'monitor'
+\toption ifname 'phy0-mon0'
+`,
+    );
+  });
+
+  it('renders dhcp: the LAN range, the WAN ignored, a range per chute network with its DNS servers as option 6', () => {
+    expect(renderPdconf(CONFIG, CHUTES).dhcp.text).toBe(
+      `${HEADER}config dhcp 'lan'
+\toption interface 'lan'
+\toption start '100'
+\toption limit '150'
+\toption leasetime '12h'
+
+config dhcp 'wan'
+\toption interface 'wan'
+\toption ignore '1'
+
+config dhcp 'hello_world_wifi'
+\toption interface 'hello_world_wifi'
+\toption start '100'
+\toption limit '50'
+\toption leasetime '2h'
+
+config dhcp 'hotspot_staff'
+\toption interface 'hotspot_staff'
+\toption start '100'
+\toption limit '50'
+\toption leasetime '12h'
+\tlist dhcp_option '6,9.9.9.9,149.112.112.112'
+`,
+    );
+  });
+
+  it('renders firewall: the defaults (unknown scalar fields too), LAN and WAN zones, and a chutes zone that may reach only the WAN', () => {
+    expect(renderPdconf(CONFIG, CHUTES).firewall.text).toBe(
+      `${HEADER}config defaults 'defaults'
+\toption input 'ACCEPT'
+\toption output 'ACCEPT'
+\toption forward 'REJECT'
+\toption syn_flood '1'
+
+config zone 'lan'
+\toption name 'lan'
+\tlist network 'lan'
+\toption input 'ACCEPT'
+\toption output 'ACCEPT'
+\toption forward 'ACCEPT'
+
+config zone 'wan'
+\toption name 'wan'
+\tlist network 'wan'
+\toption input 'REJECT'
+\toption output 'ACCEPT'
+\toption forward 'REJECT'
+\toption masq '1'
+\toption mtu_fix '1'
+
+config forwarding 'lan_wan'
+\toption src 'lan'
+\toption dest 'wan'
+
+config zone 'chutes'
+\toption name 'chutes'
+\tlist network 'hello_world_wifi'
+\tlist network 'hotspot_staff'
+\toption input 'REJECT'
+\toption output 'ACCEPT'
+\toption forward 'REJECT'
+
+config forwarding 'chutes_wan'
+\toption src 'chutes'
+\toption dest 'wan'
+
+config rule 'chutes_dhcp'
+\toption name 'Allow-DHCP-chutes'
+\toption src 'chutes'
+\toption proto 'udp'
+\toption dest_port '67-68'
+\toption target 'ACCEPT'
+
+config rule 'chutes_dns'
+\toption name 'Allow-DNS-chutes'
+\toption src 'chutes'
+\toption proto 'tcp udp'
+\toption dest_port '53'
+\toption target 'ACCEPT'
+`,
+    );
+  });
+
+  it('lists each file\'s sections in file order, as pdconf reports them', () => {
+    const files = renderPdconf(CONFIG, CHUTES);
+    expect(files.network.sections).toEqual([
+      { type: 'interface', name: 'loopback' },
+      { type: 'device', name: 'br_lan' },
+      { type: 'interface', name: 'lan' },
+      { type: 'interface', name: 'wan' },
+      { type: 'interface', name: 'hello_world_wifi' },
+      { type: 'interface', name: 'hotspot_staff' },
+    ]);
+    expect(files.wireless.sections.map((section) => `${section.type} ${section.name}`)).toEqual([
+      'wifi-device pci_wifi_0',
+      'wifi-device pci_wifi_1',
+      'wifi-iface wifinet0',
+      'wifi-iface hello_world_wifi',
+      'wifi-iface hotspot_survey',
+    ]);
+  });
+
+  it('gives the same text whatever order the chutes come in', () => {
+    expect(renderPdconf(CONFIG, [...CHUTES].reverse())).toEqual(renderPdconf(CONFIG, CHUTES));
+  });
+
+  it('renders no WAN sections without a wan, ignores DHCP on a LAN without dhcp, and has no chutes zone without chute networks', () => {
+    const { wan: _, ...rest } = CONFIG;
+    const files = renderPdconf({ ...rest, lan: { interfaces: [], proto: 'static', ipaddr: '10.0.0.1', netmask: '255.255.0.0' }, wifi: [], 'wifi-interfaces': [] }, []);
+    expect(files.network.text).not.toContain("'wan'");
+    expect(files.network.text).not.toContain('list ports');
+    expect(files.dhcp.text).toBe(`${HEADER}config dhcp 'lan'\n\toption interface 'lan'\n\toption ignore '1'\n`);
+    expect(files.firewall.sections.map((section) => section.name)).toEqual(['defaults', 'lan']);
+    expect(files.wireless.text).toBe(HEADER);
+  });
+
+  it('renders a static WAN with its gateway and DNS, and a PPPoE WAN with its credentials', () => {
+    const wan = (config: HostConfig['wan']) => renderPdconf({ ...CONFIG, wan: config }, []).network.text.split('\n\n').find((block) => block.startsWith("config interface 'wan'"))?.trimEnd();
+    expect(wan({ interface: 'eth0', proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1', dns: ['9.9.9.9'] })).toBe(
+      "config interface 'wan'\n\toption device 'eth0'\n\toption proto 'static'\n\toption ipaddr '203.0.113.2'\n\toption netmask '255.255.255.0'\n\toption gateway '203.0.113.1'\n\tlist dns '9.9.9.9'",
+    );
+    expect(wan({ interface: 'eth0', proto: 'pppoe', username: 'me@isp', password: "it's secret", mtu: 1492 })).toBe(
+      "config interface 'wan'\n\toption device 'eth0'\n\toption proto 'pppoe'\n\toption username 'me@isp'\n\toption password 'it'\\''s secret'\n\toption mtu '1492'",
+    );
+  });
+
+  it('addresses a chute network the runtime has not set up from the network it asks for, and a VLAN on br-lan.<vlan_id>', () => {
+    const chute: StoredChute = {
+      name: 'lab',
+      record: {},
+      config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7, ipv4_network: '10.7.0.0/24' }, ap: { type: 'wifi', intfName: 'wlan0' } } },
+      cache: {},
+    };
+    const files = renderPdconf(CONFIG, [chute]);
+    expect(files.network.text).toContain("config interface 'lab_v'\n\toption device 'br-lan.7'\n\toption proto 'static'\n\toption ipaddr '10.7.0.1'\n\toption netmask '255.255.255.0'\n");
+    expect(files.network.text).toContain("config interface 'lab_ap'\n\toption proto 'none'\n");
+    expect(files.wireless.text).toContain("config wifi-iface 'lab_ap'\n\toption device 'pci_wifi_0'\n\toption mode 'ap'\n\toption network 'lab_ap'\n\toption encryption 'none'\n");
+  });
+
+  it('gives section names that UCI cannot tell apart a suffix, and never reuses a name of the host sections', () => {
+    const chute = (name: string, net: string): StoredChute => ({ name, record: {}, config: { net: { [net]: { type: 'vlan', intfName: 'eth1', vlan_id: 5 } } }, cache: {} });
+    const names = renderPdconf(CONFIG, [chute('a-b', 'c'), chute('a_b', 'c'), chute('br', 'lan')]).network.sections.map((section) => section.name);
+    expect(names.slice(4)).toEqual(['a_b_c', 'a_b_c_2', 'br_lan_2']);
+  });
+});
+
+describe('uciQuote and uciName', () => {
+  it('quotes values in single quotes, escaping a quote inside, and writes booleans as 1 and 0', () => {
+    expect(uciQuote("it's")).toBe("'it'\\''s'");
+    expect(uciQuote(false)).toBe("'0'");
+    expect(uciQuote(6)).toBe("'6'");
+  });
+
+  it('turns every character UCI cannot hold in a section name into _', () => {
+    expect(uciName('pci-wifi-0')).toBe('pci_wifi_0');
+    expect(uciName('hello.world-1')).toBe('hello_world_1');
+  });
+});

@@ -1,0 +1,151 @@
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hostConfigFor, parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
+import type { StoredChute } from '../../functions/core/device.ts';
+import { useTempDir } from '../../test/temp-dir.ts';
+import { writeScript } from '../../test/tool-scripts.ts';
+import { formatHostConfig, hostConfigStore } from './host-config.ts';
+
+const temp = useTempDir('chutebox-hostconfig-');
+
+/** The configuration generated for this test device: eth0 WAN, eth1 LAN, one radio. */
+const GENERATED = hostConfigFor(['eth0', 'eth1'], [{ radio: 'pci-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT20' }]);
+
+/** A new configuration: another LAN address, an access point whose SSID YAML 1.1 would read as a boolean. */
+function edited(ipaddr = '10.10.0.1'): HostConfig {
+  const config = structuredClone(GENERATED);
+  config.lan.ipaddr = ipaddr;
+  config['wifi-interfaces'] = [{ radio: 'pci-wifi-0', ssid: 'yes', encryption: 'psk2', key: 'hunter2hunter2' }];
+  return config;
+}
+
+/**
+ * A store in a fresh state dir. The network apply command fails for a LAN on 10.99.0.1 (a file that
+ * holds that address), as a real reload can fail; every apply is logged.
+ */
+async function setup() {
+  const stateDir = await temp.folder(`state-${Math.random().toString(16).slice(2)}`);
+  const log = path.join(stateDir, '..', `${path.basename(stateDir)}.log`);
+  const apply = await writeScript(path.dirname(stateDir), `${path.basename(stateDir)}-apply`, `echo "$1" >> ${log}; if grep -q "'10.99.0.1'" "$2"; then echo "network did not come up" >&2; exit 1; fi`);
+  const chutes: StoredChute[] = [];
+  const applied: HostConfig[] = [];
+  const store = hostConfigStore({
+    stateDir,
+    chutes: { chuteNames: async () => chutes.map((chute) => chute.name), chute: async (name) => chutes.find((chute) => chute.name === name) ?? null },
+    pdconf: { applyCommands: Object.fromEntries(['network', 'wireless', 'dhcp', 'firewall'].map((file) => [file, [apply, file, '{file}']])) },
+    generate: async () => structuredClone(GENERATED),
+    onApplied: (config) => applied.push(config),
+  });
+  const notes: string[] = [];
+  const note = async (text: string) => void notes.push(text);
+  const file = (name: string) => readFile(path.join(stateDir, name), 'utf8').catch(() => null);
+  const runs = async () => (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
+  return { stateDir, store, chutes, applied, notes, note, file, runs };
+}
+
+describe('hostConfigStore: the update-hostconfig change', () => {
+  it('stores the configuration as YAML (mode 600), applies pdconf, and tells onApplied', async () => {
+    const { store, note, notes, file, stateDir, applied, runs } = await setup();
+    await store.perform({ action: 'update-hostconfig', config: edited() }, note);
+    const text = await file('hostconfig.yaml');
+    expect(parseStoredHostConfig(text!)).toEqual(edited());
+    expect(text).toContain("ssid: \"yes\"");
+    expect((await stat(path.join(stateDir, 'hostconfig.yaml'))).mode & 0o777).toBe(0o600);
+    expect(await file('hostconfig.previous.yaml')).toBeNull();
+    expect(await store.read()).toBe(text);
+    expect(await store.current()).toEqual(edited());
+    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.10.0.1'");
+    expect(await runs()).toEqual(['network', 'wireless', 'dhcp', 'firewall']);
+    expect(notes[0]).toBe('stored the host configuration (none was stored: the generated one applied)');
+    expect(notes.slice(1).map((text) => text.split(':')[0])).toEqual(['network', 'wireless', 'dhcp', 'firewall']);
+    expect(applied).toEqual([edited()]);
+  });
+
+  it('keeps the configuration it replaces as hostconfig.previous.yaml, and applies only the files that change', async () => {
+    const { store, note, file, runs } = await setup();
+    await store.perform({ action: 'update-hostconfig', config: edited('10.10.0.1') }, note);
+    const first = await file('hostconfig.yaml');
+    await store.perform({ action: 'update-hostconfig', config: edited('10.20.0.1') }, note);
+    expect(await file('hostconfig.previous.yaml')).toBe(first);
+    expect(parseStoredHostConfig((await file('hostconfig.yaml'))!).lan.ipaddr).toBe('10.20.0.1');
+    expect((await runs()).slice(4)).toEqual(['network']);
+  });
+
+  it('restores and applies again the previous configuration when applying fails, and fails with the reason', async () => {
+    const { store, note, notes, file, applied, stateDir } = await setup();
+    await store.perform({ action: 'update-hostconfig', config: edited('10.10.0.1') }, note);
+    const [current, previous] = [await file('hostconfig.yaml'), await file('hostconfig.previous.yaml')];
+    await expect(store.perform({ action: 'update-hostconfig', config: edited('10.99.0.1') }, note)).rejects.toThrow(
+      /^applying the host configuration failed \(network: apply failed: .* exited with code 1: network did not come up\); the previous configuration was restored and applied$/,
+    );
+    expect(await file('hostconfig.yaml')).toBe(current);
+    expect(await file('hostconfig.previous.yaml')).toBe(previous);
+    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.10.0.1'");
+    expect((await store.pdconf()).every((section) => section.success)).toBe(true);
+    expect(notes).toContain('restoring the previous host configuration');
+    expect(applied.at(-1)).toEqual(edited('10.10.0.1'));
+  });
+
+  it('goes back to no stored configuration (the generated one) when the first update fails', async () => {
+    const { store, note, file, stateDir } = await setup();
+    await expect(store.perform({ action: 'update-hostconfig', config: edited('10.99.0.1') }, note)).rejects.toThrow(/previous configuration was restored/);
+    expect(await file('hostconfig.yaml')).toBeNull();
+    expect(await file('hostconfig.previous.yaml')).toBeNull();
+    expect(await store.current()).toEqual(GENERATED);
+    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '192.168.1.1'");
+  });
+});
+
+describe('hostConfigStore.recover', () => {
+  it('puts back and applies the configurations from before an update that a crash cut short, once', async () => {
+    const { store, note, file, stateDir } = await setup();
+    await store.perform({ action: 'update-hostconfig', config: edited('10.10.0.1') }, note);
+    const before = await file('hostconfig.yaml');
+    // A crash after the update stored its configuration and rendered it, before it was over:
+    await writeFile(path.join(stateDir, 'hostconfig.rollback.json'), JSON.stringify({ current: before, previous: null }));
+    await writeFile(path.join(stateDir, 'hostconfig.previous.yaml'), before!);
+    await writeFile(path.join(stateDir, 'hostconfig.yaml'), formatHostConfig(edited('10.20.0.1')));
+    await store.refresh();
+    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.20.0.1'");
+    expect(await store.recover()).toBe(true);
+    expect(await file('hostconfig.yaml')).toBe(before);
+    expect((await readdir(stateDir)).sort()).toEqual(['hostconfig.yaml', 'pdconf']);
+    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.10.0.1'");
+    expect(await store.recover()).toBe(false);
+  });
+});
+
+describe('hostConfigStore: pdconf, refresh and reset', () => {
+  it('renders the chutes\' networks on refresh, applying only the files they change', async () => {
+    const { store, chutes, runs } = await setup();
+    await store.reloadPdconf();
+    chutes.push({ name: 'lab', record: {}, config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7, dhcp: { start: 10, limit: 20, lease: '1h' } } } }, cache: {} });
+    const report = await store.refresh();
+    expect(report.applied.map((entry) => entry.file)).toEqual(['network', 'dhcp', 'firewall']);
+    expect((await runs()).slice(4)).toEqual(['network', 'dhcp', 'firewall']);
+  });
+
+  it('resets to a fresh install: no stored configuration, pdconf rendered from the generated one and applied', async () => {
+    const { store, note, stateDir, applied } = await setup();
+    await store.perform({ action: 'update-hostconfig', config: edited('10.10.0.1') }, note);
+    await store.perform({ action: 'update-hostconfig', config: edited('10.20.0.1') }, note);
+    const report = await store.reset();
+    expect(report.failures).toEqual([]);
+    expect((await readdir(stateDir)).sort()).toEqual(['pdconf']);
+    expect(await store.read()).toBeNull();
+    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '192.168.1.1'");
+    expect(applied.at(-1)).toEqual(GENERATED);
+  });
+
+  it('matches, after a reset, the pdconf files of a fresh state dir that was refreshed', async () => {
+    const used = await setup();
+    await used.store.perform({ action: 'update-hostconfig', config: edited() }, used.note);
+    await used.store.reset();
+    const fresh = await setup();
+    await fresh.store.refresh();
+    for (const name of ['network', 'wireless', 'dhcp', 'firewall']) {
+      expect(await readFile(path.join(used.stateDir, 'pdconf', name), 'utf8')).toBe(await readFile(path.join(fresh.stateDir, 'pdconf', name), 'utf8'));
+    }
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The device configuration of the runtime (`dist/config.mjs`): host configuration and pdconf,
+ * provisioning and telemetry, system accounts, factory reset. A bundle of its own because it carries
+ * a YAML parser (about 130 KB): `runtime/host-device.ts` loads it on first use, and at start.
+ */
+import path from 'node:path';
+import { generateHostConfig, telemetrySettings } from '../../functions/config/host-config.ts';
+import type { Device } from '../../functions/core/device.ts';
+import { controllerClient } from '../controller/client.ts';
+import { telemetryReport } from '../controller/telemetry.ts';
+import { hostAccounts } from './accounts.ts';
+import { factoryReset, type FactoryResetOptions } from './factory-reset.ts';
+import { hostConfigStore, type HostConfigService } from './host-config.ts';
+import type { ApplyCommands } from './pdconf.ts';
+import { fileProvisionStore, PROVISION_FILE, provisioning, type ProvisioningService } from './provisioning.ts';
+
+export interface ConfigFacetOptions {
+  stateDir: string;
+  /** The whole host Device: the hardware that new-config reads, the chutes pdconf renders, the telemetry report. */
+  device: () => Device;
+  /** The passwd database (setting `passwd_file`; default `/etc/passwd`). */
+  passwdFile?: string;
+  /** pdconf's apply command per file (settings `pdconf_apply_<file>`) and how long each may run. */
+  applyCommands: ApplyCommands;
+  applyTimeoutMs?: number;
+  /** How long the controller has to answer (setting `controller_timeout`). */
+  controllerTimeoutMs?: number;
+  /** Telemetry reports kept for delivery (setting `telemetry_queue_size`). */
+  telemetryQueueSize?: number;
+}
+
+/** What the host Device gets from this bundle. */
+export interface ConfigFacets {
+  hostConfig: HostConfigService;
+  provisioning: ProvisioningService;
+  accounts: Device['accounts'];
+  /** Loads the stored provisioning, repairs a host configuration update a crash cut short, renders and applies pdconf, starts telemetry when due. */
+  start(): Promise<void>;
+  factoryReset(options: Pick<FactoryResetOptions, 'removeChuteContainers' | 'prepareState'>): ReturnType<typeof factoryReset>;
+}
+
+/**
+ * The configuration facets of the host Device over its state dir; the telemetry sender follows every
+ * host configuration applied.
+ *
+ * @example
+ * const facets = configFacets({ stateDir: '/var/lib/chutebox', device: () => device, applyCommands: {} });
+ * await facets.start();
+ */
+export function configFacets(options: ConfigFacetOptions): ConfigFacets {
+  const device = options.device;
+  const service: ProvisioningService = provisioning({
+    store: fileProvisionStore(path.join(options.stateDir, PROVISION_FILE)),
+    client: controllerClient({ ...(options.controllerTimeoutMs === undefined ? {} : { timeoutMs: options.controllerTimeoutMs }) }),
+    report: () => telemetryReport(device()),
+    ...(options.telemetryQueueSize === undefined ? {} : { queueSize: options.telemetryQueueSize }),
+  });
+  const hostConfig = hostConfigStore({
+    stateDir: options.stateDir,
+    chutes: { chuteNames: () => device().chuteNames(), chute: (name) => device().chute(name) },
+    pdconf: { applyCommands: options.applyCommands, ...(options.applyTimeoutMs === undefined ? {} : { timeoutMs: options.applyTimeoutMs }) },
+    generate: () => generateHostConfig(device()),
+    onApplied: (config) => service.configure(telemetrySettings(config)),
+  });
+  return {
+    hostConfig,
+    provisioning: service,
+    accounts: hostAccounts({ ...(options.passwdFile === undefined ? {} : { passwdFile: options.passwdFile }) }),
+    async start() {
+      await service.ready();
+      if (await hostConfig.recover()) console.error('a host configuration update was cut short: the one before it is back');
+      await hostConfig.refresh();
+      service.configure(telemetrySettings(await hostConfig.current()));
+    },
+    factoryReset: (reset) => factoryReset({ stateDir: options.stateDir, hostConfig, provisioning: service, ...reset }),
+  };
+}

@@ -1,0 +1,268 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { HostConfig } from '../../functions/config/host-config.ts';
+import { PDCONF_FILES, renderPdconf, type PdconfFile, type UciSectionId } from '../../functions/config/uci.ts';
+import type { PdconfSection, StoredChute } from '../../functions/core/device.ts';
+import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
+import { runTool } from '../tools/run.ts';
+
+/*
+ * pdconf, the configuration-reload module: renders the system configuration (functions/config/uci.ts)
+ * into a store of text files, runs the configured apply command of each file that changed, and keeps
+ * how each apply went. The runtime stores into `<state>/pdconf/` (files of mode 600: they hold Wi-Fi
+ * keys), the emulator into memory; both run this code.
+ */
+
+/** Named text files: a folder (directoryStore) or memory (memoryStore). */
+export interface TextStore {
+  /** The file's text, or null when there is none. */
+  read(name: string): Promise<string | null>;
+  /** Replaces the file, atomically. */
+  write(name: string, text: string): Promise<void>;
+  /** Removes the file; none is fine. */
+  remove(name: string): Promise<void>;
+}
+
+/**
+ * Files in a folder, written atomically with mode 600 (the folder is made, mode 700, on the first write).
+ *
+ * @example
+ * const files = directoryStore('/var/lib/chutebox/pdconf');
+ * await files.write('network', "config interface 'lan'\n…");
+ */
+export function directoryStore(dir: string): TextStore {
+  const file = (name: string) => {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new Error(`${JSON.stringify(name)} is not a file name of the store`);
+    return path.join(dir, name);
+  };
+  return {
+    async read(name) {
+      try {
+        return await readFile(file(name), 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    async write(name, text) {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFileAtomic(file(name), text, 0o600);
+    },
+    async remove(name) {
+      await rm(file(name), { force: true });
+      await syncDir(dir);
+    },
+  };
+}
+
+/** Files in memory, for the emulator and tests; `files` shows them. */
+export function memoryStore(initial: Record<string, string> = {}): TextStore & { files: Map<string, string> } {
+  const files = new Map(Object.entries(initial));
+  return {
+    files,
+    async read(name) {
+      return files.get(name) ?? null;
+    },
+    async write(name, text) {
+      files.set(name, text);
+    },
+    async remove(name) {
+      files.delete(name);
+    },
+  };
+}
+
+/** How applying one file went: `comment` says what ran and, when it failed, why. */
+export interface ApplyOutcome {
+  success: boolean;
+  comment: string;
+}
+
+/** Applies one rendered file to the system; null when nothing is configured to apply it. */
+export type Applier = (file: PdconfFile) => Promise<ApplyOutcome | null>;
+
+/** A program and its arguments per file; `{file}` in an argument stands for the rendered file's path. */
+export type ApplyCommands = Partial<Record<PdconfFile, readonly string[]>>;
+
+/** How long an apply command may run by default: a network reload on a router takes seconds. */
+export const DEFAULT_APPLY_TIMEOUT_MS = 60_000;
+
+/**
+ * Applies a file by running its command (settings `pdconf_apply_<file>`) through `runTool`: no shell,
+ * the arguments as given, `{file}` replaced by the path of the rendered file in `dir`, stopped after
+ * `timeoutMs`. Exit code 0 is success; anything else fails with the last line the command printed
+ * (stderr first).
+ *
+ * @example
+ * const apply = commandApplier({ dir: '/var/lib/chutebox/pdconf', applyCommands: { network: ['/usr/sbin/chutebox-apply', 'network', '{file}'] } });
+ * await apply('network')  // { success: true, comment: 'applied with /usr/sbin/chutebox-apply network /var/lib/chutebox/pdconf/network' }
+ * await apply('wireless') // null: no command
+ */
+export function commandApplier(options: { dir: string; applyCommands: ApplyCommands; timeoutMs?: number }): Applier {
+  return async (file) => {
+    const command = options.applyCommands[file];
+    if (command === undefined || command.length === 0) return null;
+    const [program, ...args] = command.map((arg) => arg.replaceAll('{file}', path.join(options.dir, file)));
+    const shown = [program, ...args].join(' ');
+    try {
+      const result = await runTool({ name: `the ${file} apply command`, path: program!, setting: `the setting pdconf_apply_${file}` }, args, {
+        timeoutMs: options.timeoutMs ?? DEFAULT_APPLY_TIMEOUT_MS,
+        maxOutputBytes: 64 * 1024,
+      });
+      if (result.code === 0) return { success: true, comment: `applied with ${shown}` };
+      const how = result.code === null ? `was ended by ${result.signal}` : `exited with code ${result.code}`;
+      const said = lastLine(result.stderr) ?? lastLine(result.stdout);
+      return { success: false, comment: `apply failed: ${shown} ${how}${said === null ? '' : `: ${said}`}` };
+    } catch (error) {
+      return { success: false, comment: `apply failed: ${(error as Error).message}` };
+    }
+  };
+}
+
+function lastLine(text: string): string | null {
+  const line = text.trim().split('\n').at(-1)?.trim();
+  return line ? line.slice(0, 300) : null;
+}
+
+/** What pdconf renders from: the host configuration in effect and the installed chutes. */
+export type PdconfSource = () => Promise<{ config: HostConfig; chutes: StoredChute[] }>;
+
+/** The status file, beside the rendered files. */
+export const STATUS_FILE = 'status.json';
+
+/**
+ * How a file's last render went: `applied` (its command succeeded), `failed` (it failed: retried at
+ * the next update), `unapplied` (rendered for a status read, never applied: applied at the next
+ * update), `rendered` (no command is configured: nothing was run).
+ */
+type FileState = 'applied' | 'failed' | 'unapplied' | 'rendered';
+
+interface FileStatus {
+  state: FileState;
+  /** What happened, without the file name: `applied with …`, `apply failed: …`. */
+  comment: string;
+  /** When the file was last rendered and applied (or rendered, for `unapplied`), ms since the epoch. */
+  time: number;
+  sections: UciSectionId[];
+}
+
+interface StatusDocument {
+  files: Partial<Record<PdconfFile, FileStatus>>;
+}
+
+/** One file applied in a run: what happened to it. */
+export interface AppliedFile {
+  file: PdconfFile;
+  success: boolean;
+  /** `<file>: <what happened>`. */
+  comment: string;
+}
+
+/** What a render and apply did. */
+export interface PdconfReport {
+  /** Every section of every file, with the state of its file. */
+  sections: PdconfSection[];
+  /** The files this run applied (or tried to), in order; a file with no command is among them with success false. */
+  applied: AppliedFile[];
+  /** The comments of the files whose apply command failed. */
+  failures: string[];
+}
+
+export interface PdconfEngine {
+  /** Each section and how its file's last apply went; renders (without applying) when nothing was ever rendered. */
+  status(): Promise<PdconfSection[]>;
+  /** Renders, and applies each file that changed or whose last apply did not succeed. */
+  update(): Promise<PdconfReport>;
+  /** Renders, and applies every file. */
+  reload(): Promise<PdconfReport>;
+  /** Forgets what was rendered: removes the files and the status (a factory reset). */
+  clear(): Promise<void>;
+}
+
+const NOT_APPLIED = 'rendered; not applied yet (PUT /api/v1/config/pdconf applies it)';
+const NO_COMMAND = 'rendered; no apply command is configured';
+
+/**
+ * The pdconf engine over a store. One operation runs at a time. Files are applied in PDCONF_FILES
+ * order (network, wireless, dhcp, firewall), each after it is written; the status is written after
+ * each run, so it survives restarts; `age` is whole seconds since the file was last rendered and applied.
+ *
+ * @example
+ * const pdconf = pdconfEngine({ store: directoryStore(dir), apply: commandApplier({ dir, applyCommands }), now: Date.now, source });
+ * await pdconf.update(); // { sections: [{ type: 'interface', name: 'loopback', comment: 'network: applied with …', success: true, age: 0 }, …], applied: […], failures: [] }
+ */
+export function pdconfEngine(options: { store: TextStore; apply: Applier; now: () => number; source: PdconfSource }): PdconfEngine {
+  const { store, apply, now } = options;
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => {});
+    return run;
+  };
+
+  async function readStatus(): Promise<StatusDocument | null> {
+    const text = await store.read(STATUS_FILE);
+    if (text === null) return null;
+    try {
+      const value = JSON.parse(text) as StatusDocument;
+      return typeof value === 'object' && value !== null && typeof value.files === 'object' && value.files !== null ? value : null;
+    } catch {
+      return null; // damaged: rendered and applied again as if never
+    }
+  }
+
+  function sections(status: StatusDocument): PdconfSection[] {
+    const time = now();
+    return PDCONF_FILES.flatMap((file) => {
+      const entry = status.files[file];
+      if (entry === undefined) return [];
+      const age = entry.state === 'unapplied' ? null : Math.max(0, Math.floor((time - entry.time) / 1000));
+      return entry.sections.map(({ type, name }) => ({ type, name, comment: `${file}: ${entry.comment}`, success: entry.state === 'applied', age }));
+    });
+  }
+
+  /** Renders every file; applies them as `mode` says: none, those that changed or did not apply, or all. */
+  async function run(mode: 'none' | 'changed' | 'all'): Promise<PdconfReport> {
+    const { config, chutes } = await options.source();
+    const rendered = renderPdconf(config, chutes);
+    const status: StatusDocument = (await readStatus()) ?? { files: {} };
+    const applied: AppliedFile[] = [];
+    for (const file of PDCONF_FILES) {
+      const { text, sections: fileSections } = rendered[file];
+      const previous = status.files[file];
+      const changed = (await store.read(file)) !== text;
+      if (changed) await store.write(file, text);
+      if (mode === 'none') {
+        status.files[file] = { state: 'unapplied', comment: NOT_APPLIED, time: now(), sections: fileSections };
+        continue;
+      }
+      const due = mode === 'all' || changed || previous === undefined || previous.state === 'failed' || previous.state === 'unapplied';
+      if (!due) {
+        status.files[file] = { ...previous!, sections: fileSections };
+        continue;
+      }
+      const outcome = await apply(file);
+      const state: FileState = outcome === null ? 'rendered' : outcome.success ? 'applied' : 'failed';
+      const comment = outcome?.comment ?? NO_COMMAND;
+      status.files[file] = { state, comment, time: now(), sections: fileSections };
+      applied.push({ file, success: state === 'applied', comment: `${file}: ${comment}` });
+    }
+    await store.write(STATUS_FILE, `${JSON.stringify(status, null, 2)}\n`);
+    const failures = applied.filter((entry) => status.files[entry.file]!.state === 'failed').map((entry) => entry.comment);
+    return { sections: sections(status), applied, failures };
+  }
+
+  return {
+    status: () =>
+      exclusive(async () => {
+        const status = await readStatus();
+        return status === null ? (await run('none')).sections : sections(status);
+      }),
+    update: () => exclusive(() => run('changed')),
+    reload: () => exclusive(() => run('all')),
+    clear: () =>
+      exclusive(async () => {
+        for (const name of [...PDCONF_FILES, STATUS_FILE]) await store.remove(name);
+      }),
+  };
+}

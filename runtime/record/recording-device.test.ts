@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { memoryAccounts, PASSWD_FILE, scenarioAccounts } from '../../emulator/scenario-accounts.ts';
+import { memoryDevice } from '../../test/memory-device.ts';
+import { useTempDir } from '../../test/temp-dir.ts';
+import { rootedFiles } from '../device/files.ts';
+import { recordingDevice } from './recording-device.ts';
+import { writeScenario } from './write-scenario.ts';
+
+const { folder } = useTempDir('chutebox-recording-device-');
+
+describe('recordingDevice', () => {
+  it("records the passwd database as the scenario's etc/passwd, which a scenario's accounts read back", async () => {
+    const passwd = 'root:x:0:0:root:/root:/bin/ash\nparadrop:x:1000:1000:ParaDrop:/home/paradrop:/bin/ash\n';
+    const keys = { paradrop: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIErzfrvK75/Fl4oVaLVr/hQEZpVW34aj+zMgWqsbmHY+ alice@laptop\n' };
+    const { device, recording } = recordingDevice({ ...memoryDevice(), accounts: memoryAccounts({ passwd, keys }) });
+    expect(await device.accounts.passwd()).toBe(passwd);
+    expect(await device.accounts.authorizedKeys({ name: 'paradrop', uid: 1000, gid: 1000, home: '/home/paradrop' })).toBe(keys.paradrop);
+    await device.uname();
+    expect([...recording.files]).toEqual([[PASSWD_FILE, passwd]]);
+
+    const dir = await folder('scenario');
+    await writeScenario(recording, dir, 'a recording');
+    expect(await scenarioAccounts(rootedFiles(dir)).passwd()).toBe(passwd);
+  });
+});
