@@ -18,6 +18,7 @@ const BUDGETS = { infoFunction: 16 * 1024, runtime: 80 * 1024 };
 const ENTRIES = {
   chutebox: 'runtime/cli.ts',
   runtime: 'runtime/main.ts',
+  passwd: 'runtime/passwd.ts',
   engine: 'runtime/engine/docker.ts',
   config: 'runtime/config/index.ts',
   emulator: 'emulator/main.ts',

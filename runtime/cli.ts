@@ -12,7 +12,7 @@ const COMMANDS: Record<string, { summary: string; run: Command }> = {
   serve: { summary: 'serve the device API of this machine', run: async (argv) => (await import('./main.ts')).serve(argv) },
   emulate: { summary: 'serve the device API from a recorded scenario', run: async (argv) => ((await import('../emulator/main.ts')) as unknown as EntryModule).main(argv) },
   record: { summary: "record this machine's raw sources as a scenario", run: async (argv) => ((await import('./record/main.ts')) as unknown as EntryModule).main(argv) },
-  passwd: { summary: 'set the password of the API (read from stdin)', run: async (argv) => (await import('./main.ts')).passwd(argv) },
+  passwd: { summary: 'set the password of the API (read from stdin)', run: async (argv) => ((await import('./passwd.ts')) as unknown as EntryModule).main(argv) },
 };
 
 const HELP = [

@@ -15,6 +15,9 @@ export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
 export const DEFAULT_CONTAINER_NETWORK = 'bridge';
 
+/** `--state-dir DIR`, of `chutebox serve` and `chutebox passwd`. */
+export const STATE_DIR_OPTION = { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: 'where the runtime keeps its state (created 0700)' } as const;
+
 export interface HostDeviceOptions {
   /** Docker Engine API socket; default `/var/run/docker.sock`. */
   dockerSocket?: string;

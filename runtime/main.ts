@@ -1,10 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { authFiles, localAuth, readUsers, setPassword } from './auth/local.ts';
-import { createHostDevice, DEFAULT_CONTAINER_NETWORK, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from './host-device.ts';
+import { authFiles, localAuth, readUsers } from './auth/local.ts';
+import { createHostDevice, DEFAULT_CONTAINER_NETWORK, HOST_DEVICE_FLAGS, hostDeviceOptions, STATE_DIR_OPTION } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
 import type { Settings } from '../functions/core/device.ts';
@@ -12,11 +10,10 @@ import type { PdconfFile } from '../functions/config/uci.ts';
 import { listenOptions, optionsHelp, parseMegabytes, parsePort, parseSeconds, readOptions, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec } from './options.ts';
 import { parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
 
-const STATE_DIR = { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: 'where the runtime keeps its state (created 0700)' } as const;
 
 const SERVE_OPTIONS = [
   ...listenOptions('0.0.0.0', 'functions/ beside the runtime bundle'),
-  STATE_DIR,
+  STATE_DIR_OPTION,
   ...HOST_DEVICE_FLAGS,
   { flag: 'container-network', env: 'CHUTEBOX_CONTAINER_NETWORK', default: DEFAULT_CONTAINER_NETWORK, value: 'MODE', description: 'network mode of the chute containers: bridge, host, none or a network name' },
   UPLOAD_LIMIT_OPTION,
@@ -42,17 +39,11 @@ function pdconfApplyOption<const F extends PdconfFile>(file: F) {
   } as const satisfies OptionSpec;
 }
 
-const PASSWD_OPTIONS = [STATE_DIR, { flag: 'user', default: 'paradrop', value: 'NAME', description: 'account to set the password of' }] as const;
 
 const SERVE_HELP = optionsHelp(
   'chutebox serve [options]',
   'Serves the device API of this machine over HTTP. A flag wins over its environment variable, which wins over the settings file (`name=value` lines; the name is the flag with `_` for `-`, `portal_server_port` for --port).',
   SERVE_OPTIONS,
-);
-const PASSWD_HELP = optionsHelp(
-  'chutebox passwd [options] < password',
-  'Sets the password of an account, read from the first line of stdin. Until a password is set, `chutebox serve` answers only clients on this machine.',
-  PASSWD_OPTIONS,
 );
 
 /**
@@ -128,39 +119,4 @@ function parseCount(text: string, flag: string): number {
   const count = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
   if (!(count >= 1 && count <= 1_000_000)) throw new UsageError(`--${flag} must be a whole number from 1 to 1000000, not ${JSON.stringify(text)}`);
   return count;
-}
-
-/**
- * `chutebox passwd`: sets an account's password from the first line of stdin (never echoed, never
- * stored in clear).
- *
- * @example
- * // echo 'correct horse' | chutebox passwd --state-dir /var/lib/chutebox
- */
-export async function passwd(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { values, help } = readOptions(PASSWD_OPTIONS, argv, env);
-  if (help) return void process.stdout.write(PASSWD_HELP);
-  const user = values.user!;
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(user)) throw new UsageError(`--user must be 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(user)}`);
-  const password = await readPassword(`new password for ${user}: `);
-  if (password === '') throw new UsageError('refusing an empty password: give the new password on the first line of stdin');
-  const stateDir = values['state-dir']!;
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
-  await setPassword(stateDir, user, password);
-  process.stdout.write(`password of ${user} set in ${authFiles(stateDir).passwd}\n`);
-}
-
-/** The first line of stdin; on a terminal, after a prompt on stderr and without echo. */
-async function readPassword(prompt: string): Promise<string> {
-  const terminal = process.stdin.isTTY === true;
-  if (terminal) process.stderr.write(prompt);
-  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const lines = createInterface({ input: process.stdin, output: terminal ? silent : undefined, terminal, crlfDelay: Infinity });
-  try {
-    for await (const line of lines) return line;
-    return '';
-  } finally {
-    lines.close();
-    if (terminal) process.stderr.write('\n');
-  }
 }
