@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
-import { listenOptions, optionsHelp, parseMegabytes, parsePort, readOptions, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
+import { listenOptions, optionsHelp, parseMegabytes, parsePort, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
 import type { Settings } from '../functions/core/device.ts';
 import { readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';

@@ -1,18 +1,12 @@
 import { http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ProvisionCredentials } from '../functions/core/device.ts';
+import { useMockController } from '../test/support/controller.ts';
 import { scenarioProvisioning } from './scenario-provisioning.ts';
 
 const CREDENTIALS: ProvisionCredentials = { routerId: 'lab-1', apitoken: 't0k3n', pdserver: 'https://paradrop.org', wampRouter: 'ws://paradrop.org:9086/ws' };
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  server.resetHandlers();
-  vi.useRealTimers();
-});
-afterAll(() => server.close());
+const server = useMockController();
 
 describe('provisioning in the emulator', () => {
   it('talks to the built-in controller by default, which then receives telemetry at the interval', async () => {

@@ -7,7 +7,7 @@ import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
 import type { Settings } from '../functions/core/device.ts';
 import type { PdconfFile } from '../functions/config/uci.ts';
-import { listenOptions, optionsHelp, parseMegabytes, parsePort, parseSeconds, readOptions, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec } from './options.ts';
+import { listenOptions, optionsHelp, parseMegabytes, parsePort, parseSeconds, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec } from './options.ts';
 import { parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
 
 

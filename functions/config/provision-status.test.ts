@@ -2,22 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { callChute } from '../../test/chute-devices.ts';
 import { CREDENTIALS, provisioningDevice } from '../../test/provisioning-devices.ts';
 import type { ProvisionStatus } from '../core/device.ts';
+import { NOT_PROVISIONED } from '../../test/support/controller.ts';
 import * as provisionStatus from './provision-status.ts';
 
 describe('GET /api/v1/config/provision', () => {
   it('responds with 200 and a status of nulls and false before provisioning', async () => {
     expect(await callChute(provisionStatus, provisioningDevice().device, {})).toEqual({
       status: 200,
-      body: {
-        provisioned: false,
-        routerId: null,
-        pdserver: null,
-        wampRouter: null,
-        httpConnected: false,
-        wampConnected: false,
-        provisionedAt: null,
-        telemetry: { enabled: false, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0 },
-      },
+      body: NOT_PROVISIONED,
     });
   });
 

@@ -3,20 +3,11 @@ import { callChute } from '../../test/chute-devices.ts';
 import { callHandler, CREDENTIALS, provisioningDevice } from '../../test/provisioning-devices.ts';
 import { REFUSED_APITOKEN, UNKNOWN_ROUTER_ID } from '../../emulator/fake-controller.ts';
 import type { ProvisionStatus } from '../core/device.ts';
+import { NOT_PROVISIONED } from '../../test/support/controller.ts';
 import * as provision from './provision.ts';
 import * as provisionStatus from './provision-status.ts';
 import * as pdid from './pdid.ts';
 
-const NOT_PROVISIONED: ProvisionStatus = {
-  provisioned: false,
-  routerId: null,
-  pdserver: null,
-  wampRouter: null,
-  httpConnected: false,
-  wampConnected: false,
-  provisionedAt: null,
-  telemetry: { enabled: false, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0 },
-};
 
 describe('POST /api/v1/config/provision', () => {
   it('responds with 200 and the provision status once the controller accepted the credentials, and GET shows them', async () => {

@@ -1,38 +1,20 @@
 import { readFile, stat, writeFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { delay, http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ProvisionCredentials, ProvisionStatus } from '../../functions/core/device.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
+import { CONTROLLER, CONTROLLER_CREDENTIALS, NOT_PROVISIONED, useMockController } from '../../test/support/controller.ts';
 import { controllerClient } from '../controller/client.ts';
 import { fileProvisionStore, PROVISION_FILE, provisioning, type ProvisioningOptions, type ProvisioningService } from './provisioning.ts';
 
-const CONTROLLER = 'https://controller.test';
-const CREDENTIALS: ProvisionCredentials = {
-  routerId: '5c3f2e8a9b1d4e0012ab34cd',
-  apitoken: 'eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.sig',
-  pdserver: CONTROLLER,
-  wampRouter: 'ws://controller.test:9086/ws',
-};
+const CREDENTIALS = CONTROLLER_CREDENTIALS;
 const START = Date.UTC(2026, 10, 21, 12, 0, 0);
-
-const NOT_PROVISIONED: ProvisionStatus = {
-  provisioned: false,
-  routerId: null,
-  pdserver: null,
-  wampRouter: null,
-  httpConnected: false,
-  wampConnected: false,
-  provisionedAt: null,
-  telemetry: { enabled: false, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0 },
-};
 
 /** How the mocked controller answers the credential check. */
 type CheckAnswer = 'accept' | 'refuse' | 'hang' | 'malformed' | 'when-opened';
 
-const server = setupServer();
+const server = useMockController();
 const temp = useTempDir('chutebox-provisioning-');
 let checkAnswer: CheckAnswer;
 /** With `when-opened`, the check is accepted once this is called. */
@@ -43,7 +25,6 @@ let stateDir: string;
 let folders = 0;
 const started: ProvisioningService[] = [];
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 beforeEach(async () => {
   checkAnswer = 'accept';
   const gate = new Promise<void>((resolve) => (openGate = resolve));
@@ -66,10 +47,7 @@ beforeEach(async () => {
 });
 afterEach(() => {
   for (const service of started.splice(0)) service.stop();
-  vi.useRealTimers();
-  server.resetHandlers();
 });
-afterAll(() => server.close());
 
 const file = () => path.join(stateDir, PROVISION_FILE);
 const seconds = (s: number) => vi.advanceTimersByTimeAsync(s * 1000);

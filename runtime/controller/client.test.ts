@@ -1,27 +1,14 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { delay, http, HttpResponse } from 'msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ProvisionCredentials } from '../../functions/core/device.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import { CONTROLLER, CONTROLLER_CREDENTIALS, useMockController } from '../../test/support/controller.ts';
 import { controllerClient, MAX_ANSWER_BYTES } from './client.ts';
 
-const CONTROLLER = 'https://controller.test';
-const CREDENTIALS: ProvisionCredentials = {
-  routerId: '5c3f2e8a9b1d4e0012ab34cd',
-  apitoken: 'eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.sig',
-  pdserver: CONTROLLER,
-  wampRouter: 'wss://controller.test:9086/ws',
-};
+const CREDENTIALS = CONTROLLER_CREDENTIALS;
 const ROUTER_URL = `${CONTROLLER}/api/routers/${CREDENTIALS.routerId}`;
 
-const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => {
-  server.resetHandlers();
-  vi.useRealTimers();
-});
-afterAll(() => server.close());
+const server = useMockController();
 
 /** A loopback port that nothing listens on: one the system just gave out and took back. */
 async function freePort(): Promise<number> {

@@ -5,10 +5,10 @@ import type { ProvisionCredentials } from '../../functions/core/device.ts';
 import { handle as telemetryHandle } from '../../functions/info/telemetry.ts';
 import { chuteEngine } from '../../test/info-devices.ts';
 import { memoryDevice } from '../../test/memory-device.ts';
+import { CONTROLLER } from '../../test/support/controller.ts';
 import { controllerClient } from './client.ts';
 import { telemetryReport, telemetrySender, type TelemetrySender, type TelemetrySenderOptions } from './telemetry.ts';
 
-const CONTROLLER = 'https://controller.test';
 const CREDENTIALS: ProvisionCredentials = { routerId: 'r1', apitoken: 't0k3n', pdserver: CONTROLLER, wampRouter: 'ws://controller.test:9086/ws' };
 const TELEMETRY_URL = `${CONTROLLER}/api/routers/r1/telemetry`;
 const START = Date.UTC(2026, 10, 21, 12, 0, 0);

@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionInput, Handler } from '../../functions/core/invoke.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
+import { handle as newConfig } from '../../functions/config/new-config.ts';
 import { handle as environment } from '../../functions/info/environment.ts';
 import { handle as features } from '../../functions/info/features.ts';
 import { handle as hardware } from '../../functions/info/hardware.ts';
@@ -16,11 +17,22 @@ import { loadScenario } from '../../emulator/scenario-device.ts';
 import { createHostDevice, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-device.ts';
 import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
 import { compareChutes, readChutes, redactChutes } from './chutes.ts';
-import { recordingDevice, type Recording } from './recording-device.ts';
+import { recordingDevice, trimNetInterfaces, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 
-/** The handlers whose questions make up a recording (the /api/v1/info endpoints). */
-const HANDLERS: Record<string, Handler> = { environment, hardware, software, features, telemetry };
+/**
+ * The handlers whose questions make up a recording, by endpoint: the /api/v1/info endpoints, and the
+ * host configuration generated from the hardware (its Ethernet interfaces in /sys/class/net, its radios).
+ */
+const HANDLERS: Record<string, Handler> = {
+  '/api/v1/info/environment': environment,
+  '/api/v1/info/hardware': hardware,
+  '/api/v1/info/software': software,
+  '/api/v1/info/features': features,
+  '/api/v1/info/telemetry': telemetry,
+  '/api/v1/config/new-config': newConfig,
+};
+const TELEMETRY = '/api/v1/info/telemetry';
 
 const ENVIRON = '/proc/self/environ';
 const NO_INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
@@ -37,7 +49,7 @@ const SWITCHES = [{ flag: 'force', description: 'replace DIR when it exists and 
 const HELP = optionsHelp(
   'chutebox record --out DIR [options]',
   "Records this device's raw sources (the files, links, uname, statfs and containers that the info endpoints " +
-    "read, the installed chutes and what their networks' tools print) as a scenario folder that " +
+    "and the generated host configuration read, the installed chutes and what their networks' tools print) as a scenario folder that " +
     '`chutebox emulate --scenario DIR` serves. Values of secret-looking environment variables and Wi-Fi keys ' +
     'are written redacted.',
   OPTIONS,
@@ -45,7 +57,8 @@ const HELP = optionsHelp(
 );
 
 /**
- * `chutebox record --out DIR`: runs the info handlers on this device through a recording Device, reads
+ * `chutebox record --out DIR`: runs the info handlers and the generated host configuration
+ * (`/api/v1/config/new-config`, which reads /sys/class/net) on this device through a recording Device, reads
  * the installed chutes and the raw sources of their networks through it (`readChutes`; a tool that
  * fails is a warning on stderr), writes all that as a scenario (into a temporary folder beside DIR,
  * renamed into place at the end), and checks that the scenario answers exactly as the device did.
@@ -71,6 +84,7 @@ export async function main(argv: string[]): Promise<void> {
   for (const warning of await readChutes(device)) process.stderr.write(`warning: ${warning}\n`);
   redactEnvironment(recording);
   redactPasswdFile(recording);
+  trimNetInterfaces(recording);
   redactChutes(recording);
 
   await mkdir(path.dirname(out), { recursive: true });
@@ -93,7 +107,7 @@ export async function main(argv: string[]): Promise<void> {
       `${[...recording.statfs.values()].filter((s) => s !== null).length} file systems, ` +
       `${recording.containers ? `${recording.containers.length} chute containers` : 'no container engine'} and ` +
       `${chutes} installed chutes with ${networks} networks into ${out}\n` +
-      `checked: it answers ${Object.keys(HANDLERS).map((name) => `/api/v1/info/${name}`).join(', ')} as this device did, ` +
+      `checked: it answers ${Object.keys(HANDLERS).join(', ')} as this device did, ` +
       `and its chutes and networks read back as recorded\n` +
       `serve it with: chutebox emulate --scenario ${shown}\n`,
   );
@@ -146,10 +160,10 @@ async function verify(dir: string, expected: Record<string, Answer>, recording: 
   }
   const actual = await answerAll(device);
   const comparable = (name: string, answer: Answer | undefined) =>
-    name === 'telemetry' && answer && 'value' in answer ? { value: { ...(answer.value as object), time: 0 } } : answer;
+    name === TELEMETRY && answer && 'value' in answer ? { value: { ...(answer.value as object), time: 0 } } : answer;
   const differing = Object.keys(HANDLERS).filter((name) => !isDeepStrictEqual(comparable(name, expected[name]), comparable(name, actual[name])));
   if (differing.length > 0) {
-    throw new Error(`the recorded scenario does not answer as this device did for: ${differing.map((name) => `/api/v1/info/${name}`).join(', ')}`);
+    throw new Error(`the recorded scenario does not answer as this device did for: ${differing.join(', ')}`);
   }
 }
 

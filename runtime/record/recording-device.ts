@@ -142,6 +142,31 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
   return { device, recording };
 }
 
+/** Where the kernel lists the network interfaces, one folder per interface. */
+const NET_CLASS = '/sys/class/net';
+
+/** The entries that mark an interface folder of /sys/class/net as Wi-Fi, as `generateHostConfig` looks for them. */
+const WIFI_ENTRIES = new Set(['phy80211', 'wireless']);
+
+/**
+ * Keeps, of each recorded listing of an interface folder in /sys/class/net, only `phy80211` and
+ * `wireless`, and `device` when its link was recorded: a scenario written from it holds `device` as
+ * the link it is, `phy80211` and `wireless` as folders, and none of the interface's other attributes
+ * as empty folders.
+ *
+ * @example
+ * // recording.dirs: '/sys/class/net/eth0' → ['address', 'device', 'mtu', …], links: '/sys/class/net/eth0/device' → '/sys/devices/…'
+ * trimNetInterfaces(recording);
+ * // recording.dirs: '/sys/class/net/eth0' → ['device']
+ */
+export function trimNetInterfaces(recording: Recording): void {
+  for (const [dir, names] of recording.dirs) {
+    if (dir.slice(0, dir.lastIndexOf('/')) !== NET_CLASS) continue;
+    const linked = (name: string) => name === 'device' && (recording.links.get(`${dir}/${name}`) ?? null) !== null;
+    recording.dirs.set(dir, names.filter((name) => WIFI_ENTRIES.has(name) || linked(name)));
+  }
+}
+
 /** Handlers get their own copy, so none can change what another sees or what is recorded. */
 function copy<T>(value: T): T {
   return value !== null && typeof value === 'object' ? structuredClone(value) : value;

@@ -1,0 +1,67 @@
+import type { ChangeRecord } from '../../functions/core/device.ts';
+
+/*
+ * A small client of a running chutebox, for the HTTP tests of the built CLI: calls that answer the
+ * status, the raw text and the decoded body, and a wait for a change to become final.
+ */
+
+/** An answer: its status, its raw text (to check what it must not contain) and its decoded JSON, if any. */
+export interface Answer {
+  status: number;
+  contentType: string | null;
+  text: string;
+  /** The decoded JSON body, or null when the answer is empty or not JSON (`any`: the tests reach into answers of many shapes). */
+  body: any;
+}
+
+export interface CallOptions {
+  /** Sent as JSON (`content-type: application/json`). */
+  json?: unknown;
+  /** Sent as is, with its content type. */
+  document?: { type: string; text: string };
+  headers?: Record<string, string>;
+}
+
+/** How long a change may take to become final (pdconf runs a few scripts). */
+const CHANGE_DEADLINE_MS = 20_000;
+
+/**
+ * Calls `method endpoint` on the chutebox at `url` (e.g. `http://127.0.0.1:41234`).
+ *
+ * @example
+ * const { status, body } = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config });
+ */
+export async function call(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  } else if (options.document !== undefined) {
+    headers['content-type'] = options.document.type;
+    body = options.document.text;
+  }
+  const res = await fetch(`${url}${endpoint}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await res.text();
+  const contentType = res.headers.get('content-type');
+  let decoded: unknown = null;
+  if (/json/.test(contentType ?? '') && text !== '') decoded = JSON.parse(text);
+  return { status: res.status, contentType, text, body: decoded };
+}
+
+/**
+ * Polls `GET /api/v1/changes/<id>` until the change is `succeeded` or `failed`, and answers it.
+ *
+ * @throws Error when it is not final after 20 s.
+ */
+export async function finalChange(url: string, id: number, headers: Record<string, string> = {}): Promise<ChangeRecord> {
+  const deadline = Date.now() + CHANGE_DEADLINE_MS;
+  for (;;) {
+    const answer = await call(url, 'GET', `/api/v1/changes/${id}`, { headers });
+    if (answer.status !== 200) throw new Error(`GET /api/v1/changes/${id} answered ${answer.status}: ${answer.text}`);
+    const change = answer.body as ChangeRecord;
+    if (change.state === 'succeeded' || change.state === 'failed') return change;
+    if (Date.now() > deadline) throw new Error(`change ${id} is still ${change.state} after ${CHANGE_DEADLINE_MS / 1000} s: ${answer.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
