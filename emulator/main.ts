@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
@@ -20,6 +21,7 @@ const OPTIONS = [
     default: String(DEFAULT_CHANGE_DELAY_MS),
     value: 'MS',
     description: 'how long each step of a chute change takes (queued → running → done), in milliseconds',
+    kind: 'number',
   },
   UPLOAD_LIMIT_OPTION,
   {
@@ -62,18 +64,19 @@ export async function main(argv: string[]): Promise<void> {
   const auth = !switches['no-auth'];
   const changeDelayMs = parseMilliseconds(values['change-delay']!, 'change-delay');
   const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
+  const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const controller = values.controller === undefined ? undefined : parseControllerUrl(values.controller);
   let settings: Settings = {};
   const scenario = await loadScenario(values.scenario!, undefined, { changeDelayMs, settings: () => settings, ...(controller === undefined ? {} : { controller }) });
   const app = await createApp({
-    functionsDir: values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)),
+    functionsDir,
     device: scenario.device,
     auth: auth ? await fixedAuth(EMULATOR_ACCOUNT) : null,
     corsOrigin: values['cors-origin']!,
     uploadLimit,
   });
   const server = await listen(app, { host: values.host!, port });
-  settings = settingsRecord(OPTIONS, values, { portal_server_port: Number(new URL(server.url).port), scenario_dir: scenario.dir });
+  settings = settingsRecord(OPTIONS, values, { portal_server_port: Number(new URL(server.url).port), functions: functionsDir, scenario_dir: scenario.dir });
   // One write, so a reader that sees the listening line sees the rest with it.
   process.stdout.write(
     `listening on ${server.url}\n` +

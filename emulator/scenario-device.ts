@@ -116,6 +116,8 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
       },
     },
   );
+  // As a device's first start does: the system configuration is rendered and applied.
+  await hostConfig.refresh();
   provisioning.configure(telemetrySettings(await hostConfig.current()));
   return { name: nameOrDir.includes('/') ? path.basename(dir) : nameOrDir, dir, description: spec.description ?? null, device };
 }
