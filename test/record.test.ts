@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,24 @@ describe('chutebox record, then emulate the recording beside chutebox serve', ()
     const [recorded, current] = await both<Software>('software');
     expect({ ...recorded, uptime: 0 }).toEqual({ ...current, uptime: 0 });
     expect(recorded.uptime).toBeLessThanOrEqual(current.uptime!);
+  });
+
+  it('GET /api/v1/config/new-config answers the same: the Ethernet interfaces of /sys/class/net are recorded', async () => {
+    const [recorded, current] = await Promise.all(
+      [emulated, live].map(async (server) => {
+        const res = await fetch(`${server.url}/api/v1/config/new-config`);
+        expect(res.status).toBe(200);
+        return res.json() as Promise<{ wan?: { interface: string }; lan: { interfaces: string[] } }>;
+      }),
+    );
+    expect(recorded).toEqual(current);
+    const ethernet = [current!.wan?.interface, ...current!.lan.interfaces].filter((name) => name !== undefined);
+    const device = async (name: string) => (await readlink(path.join(out, 'sys/class/net', name, 'device'))) !== '';
+    for (const name of ethernet) expect(await device(name), name).toBe(true);
+    // Of each interface only the entries that tell an Ethernet port are kept, not its ~40 attributes.
+    for (const name of await readdir(path.join(out, 'sys/class/net'))) {
+      expect(await readdir(path.join(out, 'sys/class/net', name)), name).toEqual(expect.not.arrayContaining(['address', 'mtu', 'statistics']));
+    }
   });
 
   it('GET /api/v1/info/telemetry has the same CPUs, interfaces, mount points and memory', async () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/temp-dir.ts';
 import type { FunctionInput } from '../../functions/core/invoke.ts';
+import { handle as newConfig } from '../../functions/config/new-config.ts';
 import { handle as environment } from '../../functions/info/environment.ts';
 import { handle as features } from '../../functions/info/features.ts';
 import { handle as hardware } from '../../functions/info/hardware.ts';
@@ -12,9 +13,10 @@ import { loadScenario } from '../../emulator/scenario-device.ts';
 import { NETWORK_FILES } from '../../emulator/scenario-format.ts';
 import type { Device, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import { routerHardware } from '../../test/config-devices.ts';
 import { memoryDevice } from '../../test/memory-device.ts';
 import { compareChutes, readChutes, redactChutes } from './chutes.ts';
-import { recordingDevice, type Recording } from './recording-device.ts';
+import { recordingDevice, trimNetInterfaces, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 
 const INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
@@ -166,6 +168,37 @@ describe('writeScenario', () => {
       'cbafb046481ff1fa349d0b39af2e2b07c90cd96610dcf03a85b9aac2ec822186',
     ]);
     expect((answers[4] as { chutes: { pids: number }[] }).chutes[0]!.pids).toBeGreaterThan(0);
+  });
+
+  it('records the network interfaces so that GET /api/v1/config/new-config answers the same on the copy', async () => {
+    const { device, recording: log } = recordingDevice(memoryDevice({ ...routerHardware, files: { ...routerHardware.files, '/sys/class/net/eth0/mtu': '1500\n' } }));
+    const answer = await newConfig(INPUT, device);
+    trimNetInterfaces(log);
+    const dir = await folder('net-interfaces');
+    await writeScenario({ ...log, uname: UNAME }, dir, 'network interfaces');
+    expect(await newConfig(INPUT, (await loadScenario(dir)).device)).toEqual(answer);
+    expect(JSON.parse((answer as { body: string }).body)).toMatchObject({ wan: { interface: 'eth0' }, lan: { interfaces: ['eth1', 'eth2', 'eth10'] } });
+    // Of each interface, only what tells an Ethernet port from the rest: its device link, or the Wi-Fi entries.
+    expect(await readdir(path.join(dir, 'sys/class/net'))).toEqual(['br-lan', 'eth0', 'eth1', 'eth10', 'eth2', 'lo', 'wlan0']);
+    expect(await readdir(path.join(dir, 'sys/class/net/eth0'))).toEqual(['device']);
+    expect(await readlink(path.join(dir, 'sys/class/net/eth0/device'))).toBe('../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0');
+    expect(await readdir(path.join(dir, 'sys/class/net/wlan0'))).toEqual(['phy80211', 'wireless']);
+    expect(await readdir(path.join(dir, 'sys/class/net/lo'))).toEqual([]);
+    expect(await readdir(path.join(dir, 'sys/class/net/br-lan'))).toEqual([]);
+  });
+
+  it('records the default scenario so that GET /api/v1/config/new-config answers eth0 as WAN and eth1, eth2 as LAN on the copy', async () => {
+    const { device, recording: log } = recordingDevice((await loadScenario('default')).device);
+    const answer = await newConfig(INPUT, device);
+    trimNetInterfaces(log);
+    const dir = await folder('net-of-default');
+    await writeScenario({ ...log, uname: UNAME }, dir, 'the network interfaces of default');
+    expect(await newConfig(INPUT, (await loadScenario(dir)).device)).toEqual(answer);
+    expect(JSON.parse((answer as { body: string }).body)).toMatchObject({
+      wan: { interface: 'eth0', proto: 'dhcp' },
+      lan: { interfaces: ['eth1', 'eth2'] },
+      wifi: [{ radio: 'pci-wifi-0' }, { radio: 'pci-wifi-1' }],
+    });
   });
 
   it("records the default scenario's chutes so that the copy reads back the same, its raw files byte for byte", async () => {
