@@ -456,4 +456,24 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
       expect(await stateOf('zeta')).toBe('running');
     });
   });
+
+  // Last: it removes every chute the tests above made.
+  describe('POST /api/v1/config/factoryReset', () => {
+    it('responds with success once every container labelled as a chute is gone; GET /api/v1/chutes/ answers [] and other containers stay', async () => {
+      const installed = await get<{ name: string }[]>('/chutes/');
+      expect(installed.length).toBeGreaterThan(1);
+      const labelled = () => engine!.docker.listContainers({ all: true, filters: { label: ['io.chutebox.chute'] } });
+      expect((await labelled()).length).toBeGreaterThan(1);
+      const stranger = await engine!.docker.createContainer({ name: 'not-a-chute', Image: 'chutebox-test:sleeper', HostConfig: { NetworkMode: 'none' } });
+
+      const answer = await call('POST', '/config/factoryReset');
+      expect(answer).toEqual({ status: 200, json: { success: true, message: expect.stringContaining(`removed ${installed.length} chutes`) } });
+      expect(await labelled()).toEqual([]);
+      expect(await get('/chutes/')).toEqual([]);
+      expect(await get('/changes/')).toEqual([]);
+      expect(await readdir(stateDir)).not.toContain('chutes');
+      expect((await stranger.inspect()).State.Status).toBe('created');
+      await stranger.remove();
+    });
+  });
 });

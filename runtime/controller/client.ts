@@ -195,9 +195,11 @@ async function readCapped(response: Response, max: number): Promise<string | nul
 /**
  * Lets the rest of a body go without waiting: a cancel can wait for whoever else reads the stream
  * (a tee in an interceptor), and the answer is already known. Answers '' (no text read).
+ * Not `instanceof Response`: @hono/node-server replaces the global Response, so fetch's answers in
+ * the runtime are not instances of it.
  */
 function discard(body: Response | ReadableStreamDefaultReader<Uint8Array>): '' {
-  const cancel = body instanceof Response ? body.body?.cancel() : body.cancel();
+  const cancel = 'read' in body ? body.cancel() : body.body?.cancel();
   cancel?.catch(() => {});
   return '';
 }
