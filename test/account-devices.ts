@@ -1,5 +1,5 @@
 import type { Device } from '../functions/core/device.ts';
-import { memoryAccounts, type MemoryAccountsSpec } from '../emulator/scenario-accounts.ts';
+import type { MemoryAccountsSpec } from '../emulator/scenario-accounts.ts';
 import { memoryDevice } from './memory-device.ts';
 
 /**
@@ -23,5 +23,5 @@ export const PASSWD = [
  * const device = accountsDevice({ paradrop: 'ssh-ed25519 AAAAC3Nza… alice@laptop\n' });
  */
 export function accountsDevice(keys: MemoryAccountsSpec['keys'] = {}): Device {
-  return { ...memoryDevice(), accounts: memoryAccounts({ passwd: PASSWD, keys }) };
+  return memoryDevice({ accounts: { passwd: PASSWD, keys } });
 }

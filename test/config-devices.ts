@@ -1,5 +1,4 @@
-import { memoryHostConfig, type MemoryHostConfigOptions } from '../emulator/scenario-host-config.ts';
-import { generateHostConfig } from '../functions/config/host-config.ts';
+import type { MemoryHostConfigOptions } from '../emulator/scenario-host-config.ts';
 import { combine, radios } from './info-devices.ts';
 import { memoryDevice, type MemoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 
@@ -54,7 +53,7 @@ export const routerHardware: MemoryDeviceSpec = combine(
   drivers({ 'pci/0000:04:00.0': 'ath10k_pci', 'pci/0000:05:00.0': 'ath9k' }),
 );
 
-export type ConfigDevice = MemoryDevice & { hostConfig: ReturnType<typeof memoryHostConfig> };
+export type ConfigDevice = MemoryDevice;
 
 /**
  * A memory device whose host configuration is the emulator's in-memory one, generated from the
@@ -64,6 +63,5 @@ export type ConfigDevice = MemoryDevice & { hostConfig: ReturnType<typeof memory
  * const device = configDevice(routerHardware, { stored: 'firewall: …' });
  */
 export function configDevice(spec: MemoryDeviceSpec = {}, options: MemoryHostConfigOptions = {}): ConfigDevice {
-  const device = memoryDevice(spec);
-  return Object.assign(device, { hostConfig: memoryHostConfig({ chutes: device, generate: () => generateHostConfig(device), ...options }) });
+  return memoryDevice({ ...spec, hostConfig: options });
 }

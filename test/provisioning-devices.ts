@@ -1,7 +1,6 @@
 import type { Device, ProvisionCredentials } from '../functions/core/device.ts';
 import { invoke, type Handler } from '../functions/core/invoke.ts';
-import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../emulator/scenario-provisioning.ts';
-import { telemetryReport } from '../runtime/controller/telemetry.ts';
+import type { ScenarioProvisioning, ScenarioProvisioningOptions } from '../emulator/scenario-provisioning.ts';
 import { memoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 
 /*
@@ -29,10 +28,8 @@ export function provisioningDevice(
   options: Partial<ScenarioProvisioningOptions> = {},
   spec: MemoryDeviceSpec = {},
 ): { device: Device; provisioning: ScenarioProvisioning } {
-  const base = memoryDevice(spec);
-  const provisioning = scenarioProvisioning({ report: () => telemetryReport(device), ...options });
-  const device: Device = { ...base, provisioning };
-  return { device, provisioning };
+  const device = memoryDevice({ ...spec, provisioning: options });
+  return { device, provisioning: device.provisioning };
 }
 
 /**
