@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
 import { stationBlocks } from '../functions/parsers/iw-station.ts';
 import { NETWORK_FILES, networkDir } from './scenario-format.ts';
+import { readIfExists } from '../runtime/state/read-if-exists.ts';
 
 /** What a scenario network has been told since the emulator started. */
 interface NetworkState {
@@ -56,13 +56,7 @@ export function scenarioNetworks(dir: string): (target: NetworkTarget) => Networ
     };
 
     async function recording(file: string): Promise<string | null> {
-      if (!known) return null;
-      try {
-        return await readFile(path.join(folder, file), 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
-      }
+      return known ? readIfExists(path.join(folder, file)) : null;
     }
 
     async function stations() {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../state/atomic-write.ts';
 import { hashPassword } from './passwords.ts';
 import { createPolicy, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
+import { readIfExists } from '../state/read-if-exists.ts';
 
 const SECRET_BYTES = 32;
 
@@ -61,13 +62,8 @@ export async function setPassword(stateDir: string, username: string, password: 
 
 /** The accounts of a passwd.json; none when the file does not exist. */
 export async function readUsers(file: string): Promise<UserTable> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw error;
-  }
+  const text = await readIfExists(file);
+  if (text === null) return {};
   const users = (JSON.parse(text) as { users?: unknown }).users;
   if (typeof users !== 'object' || users === null || Object.values(users).some((hash) => typeof hash !== 'string')) {
     throw new Error(`${file} is not a chutebox password file; run \`chutebox passwd\` to write a new one`);

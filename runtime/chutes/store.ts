@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
 import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
+import { readIfExists } from '../state/read-if-exists.ts';
 
 /** How a chute folder's documents are written: JSON in the runtime's state dir, YAML in a scenario. */
 export interface ChuteFormat {
@@ -27,14 +28,8 @@ export const JSON_FORMAT: ChuteFormat = { extension: '.json', decode: (text) => 
 export function chuteStore(dir: string, format: ChuteFormat): Pick<Device, 'chuteNames' | 'chute'> {
   async function document(chute: string, base: string, required: boolean): Promise<Record<string, unknown> | null> {
     const file = path.join(dir, chute, `${base}${format.extension}`);
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !required) return {};
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    const text = await readIfExists(file);
+    if (text === null) return required ? null : {};
     const value = text.trim() === '' ? {} : format.decode(text);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new Error(`${file} must hold a mapping (an object), not ${Array.isArray(value) ? 'a list' : typeof value}`);
@@ -144,12 +139,8 @@ export function chuteWriter(dir: string): ChuteWriter {
       await writeFileAtomic(path.join(folder(chute), `${file}${JSON_FORMAT.extension}`), `${JSON.stringify(value, null, 2)}\n`, 0o600);
     },
     async read(chute, file) {
-      try {
-        return JSON.parse(await readFile(path.join(folder(chute), `${file}${JSON_FORMAT.extension}`), 'utf8')) as Record<string, unknown>;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
-      }
+      const text = await readIfExists(path.join(folder(chute), `${file}${JSON_FORMAT.extension}`));
+      return text === null ? null : (JSON.parse(text) as Record<string, unknown>);
     },
     async discard(chute, file) {
       await rm(path.join(folder(chute), `${file}${JSON_FORMAT.extension}`), { force: true });

@@ -1,10 +1,11 @@
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostConfig } from '../../functions/config/host-config.ts';
 import { PDCONF_FILES, renderPdconf, type PdconfFile, type UciSectionId } from '../../functions/config/uci.ts';
 import type { PdconfSection, StoredChute } from '../../functions/core/device.ts';
 import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { runTool } from '../tools/run.ts';
+import { readIfExists } from '../state/read-if-exists.ts';
 
 /*
  * pdconf, the configuration-reload module: renders the system configuration (functions/config/uci.ts)
@@ -36,14 +37,7 @@ export function directoryStore(dir: string): TextStore {
     return path.join(dir, name);
   };
   return {
-    async read(name) {
-      try {
-        return await readFile(file(name), 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
-      }
-    },
+    read: (name) => readIfExists(file(name)),
     async write(name, text) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await writeFileAtomic(file(name), text, 0o600);

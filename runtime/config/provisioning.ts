@@ -1,11 +1,12 @@
 import { DEFAULT_TELEMETRY, telemetrySettings } from '../../functions/config/host-config.ts';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ControllerClient } from '../controller/client.ts';
 import { telemetrySender } from '../controller/telemetry.ts';
 import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
+import { readIfExists } from '../state/read-if-exists.ts';
 
 /** The stored provisioning: the credentials the controller accepted, and when. */
 export interface StoredProvision extends ProvisionCredentials {
@@ -39,14 +40,8 @@ export const PROVISION_FILE = 'provision.json';
 export function fileProvisionStore(file: string): ProvisionStore {
   return {
     async load() {
-      let text: string;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
-      }
-      return parseStoredProvision(text, file);
+      const text = await readIfExists(file);
+      return text === null ? null : parseStoredProvision(text, file);
     },
     async save(record) {
       await mkdir(path.dirname(file), { recursive: true });
