@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { SSID_MAX_BYTES } from '../functions/chutes/bodies.ts';
 import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
@@ -13,9 +14,6 @@ interface NetworkState {
   /** The SSID set with hostapd's `SET ssid`, if any. */
   ssid: string | undefined;
 }
-
-/** The most bytes an SSID may have (IEEE 802.11; hostapd's `SSID_MAX_LEN`). */
-const SSID_MAX_BYTES = 32;
 
 /**
  * The chute networks of a scenario, answered from the raw recordings in

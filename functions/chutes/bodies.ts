@@ -7,7 +7,10 @@ import { CHUTE_NAME_MESSAGE } from './params.ts';
  * kept apart from schemas.ts (which re-exports them), so a handler's bundle holds only these.
  */
 
-/** Bytes of text in UTF-8, the unit of the 32-byte SSID limit. */
+/** The longest SSID, in bytes (IEEE 802.11). */
+export const SSID_MAX_BYTES = 32;
+
+/** Bytes of text in UTF-8, the unit of the SSID limit. */
 function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
 }
@@ -19,7 +22,7 @@ function utf8Length(text: string): number {
 export const SsidUpdate = z.object({
   ssid: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).check(
     z.minLength(1, { error: 'must not be empty' }),
-    z.refine((ssid: string) => utf8Length(ssid) <= 32, { error: 'must be at most 32 bytes in UTF-8' }),
+    z.refine((ssid: string) => utf8Length(ssid) <= SSID_MAX_BYTES, { error: `must be at most ${SSID_MAX_BYTES} bytes in UTF-8` }),
     z.regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { error: 'must not contain control characters' }),
   ),
 });
