@@ -73,6 +73,47 @@ describe('dnsmasq lease file', () => {
     ]);
   });
 
+  it('keeps a hostname or client id that only starts with `*`', () => {
+    expect(parseLeases('1700000000 aa:bb:cc:dd:ee:ff 10.0.0.7 *phone **\n')).toEqual([
+      { expires: '1700000000', mac_addr: 'aa:bb:cc:dd:ee:ff', ip_addr: '10.0.0.7', hostname: '*phone', client_id: '**' },
+    ]);
+  });
+
+  it('ignores what follows the fifth field, and a space at the end of a line', () => {
+    const text = '1700000000 aa:bb:cc:dd:ee:01 10.0.0.7 phone 01:aa  extra\n1700000001 aa:bb:cc:dd:ee:02 10.0.0.8 tv \n';
+    expect(parseLeases(text)).toEqual([
+      { expires: '1700000000', mac_addr: 'aa:bb:cc:dd:ee:01', ip_addr: '10.0.0.7', hostname: 'phone', client_id: '01:aa' },
+      { expires: '1700000001', mac_addr: 'aa:bb:cc:dd:ee:02', ip_addr: '10.0.0.8', hostname: 'tv' },
+    ]);
+  });
+
+  it('reads a lease with a double space between any two of its fields', () => {
+    const fields = ['1700000000', 'aa:bb:cc:dd:ee:ff', '10.0.0.7', 'phone', '01:aa'];
+    for (let at = 1; at < fields.length; at++) {
+      const line = fields.map((field, i) => (i === at ? ` ${field}` : field)).join(' ');
+      expect(parseLeases(`1700000009 aa:bb:cc:dd:ee:09 10.0.0.9 tv *\n${line}\n`)[1], line).toEqual({
+        expires: '1700000000',
+        mac_addr: 'aa:bb:cc:dd:ee:ff',
+        ip_addr: '10.0.0.7',
+        hostname: 'phone',
+        client_id: '01:aa',
+      });
+    }
+  });
+
+  it('reads the leases around lines with fewer than four fields or an expiry that is not a number', () => {
+    const text = '1700000000 aa:bb\n1700000001 aa:bb:cc:dd:ee:01 10.0.0.1 laptop *\n17000x0002 aa:bb:cc:dd:ee:02 10.0.0.2 tv *\n1700000003\n1700000004 aa:bb:cc:dd:ee:04 10.0.0.4 *\n';
+    expect(parseLeases(text)).toEqual([
+      { expires: '1700000001', mac_addr: 'aa:bb:cc:dd:ee:01', ip_addr: '10.0.0.1', hostname: 'laptop' },
+      { expires: '1700000004', mac_addr: 'aa:bb:cc:dd:ee:04', ip_addr: '10.0.0.4', hostname: '*' },
+    ]);
+  });
+
+  it('gives no MAC to a lease after a `duid` line, even one written without the server DUID', () => {
+    // After the duid line, the second field is a client's IAID, whatever the address looks like.
+    expect(parseLeases('duid\n1700000001 1234 10.0.0.2 laptop *\n')).toEqual([{ expires: '1700000001', ip_addr: '10.0.0.2', hostname: 'laptop' }]);
+  });
+
   it('gives no lease for an empty file', () => {
     expect(parseLeases('')).toEqual([]);
   });

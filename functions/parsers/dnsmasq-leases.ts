@@ -41,61 +41,43 @@ export function parseLeases(text: string): LeaseRecord[] {
   // dnsmasq separates fields with one space; a file with tabs or `\r` (edited, or copied through
   // Windows) is split at any run of blanks.
   const spacesOnly = !text.includes('\t') && !text.includes('\r');
-  let ipv6 = false;
-  // The first space at or after where the line is read: each space of the text is searched for
-  // once, and a field's end found by the search is the next field's start.
+  // The first space at or after the field being read: each space of the text is searched for once,
+  // and the search past a line's last field finds the next line's first space.
   let space = -1;
+  let ipv6 = false;
   for (let lineStart = 0, lineEnd = 0; lineStart < text.length; lineStart = lineEnd + 1) {
     lineEnd = text.indexOf('\n', lineStart);
     if (lineEnd < 0) lineEnd = text.length;
-    if (!spacesOnly) {
-      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
+    // The fields one space apart, as dnsmasq writes them, end at `a`, `b`, `c`, `d` and `e`; a line
+    // that ends before its fourth field is no lease. A line with a leading or double space among its
+    // first five fields is read by `readLineAtBlanks`, as is every line of a file with tabs or `\r`.
+    oneSpaceApart: {
+      if (!spacesOnly) break oneSpaceApart;
+      if (space < lineStart) space = nextSpace(text, lineStart);
+      const a = Math.min(space, lineEnd);
+      if (a === lineStart) break oneSpaceApart;
+      if (a - lineStart === 4 && text.startsWith('duid', lineStart)) ipv6 = true;
+      if (a + 1 >= lineEnd) continue;
+      const b = Math.min((space = nextSpace(text, a + 1)), lineEnd);
+      if (b === a + 1) break oneSpaceApart;
+      if (b + 1 >= lineEnd) continue;
+      const c = Math.min((space = nextSpace(text, b + 1)), lineEnd);
+      if (c === b + 1) break oneSpaceApart;
+      if (c + 1 >= lineEnd) continue;
+      const d = Math.min((space = nextSpace(text, c + 1)), lineEnd);
+      if (d === c + 1) break oneSpaceApart;
+      const e = d + 1 < lineEnd ? Math.min((space = nextSpace(text, d + 1)), lineEnd) : d;
+      if (e === d + 1) break oneSpaceApart;
+      if (!isDigitsAt(text, lineStart, a)) continue;
+      const expires = text.slice(lineStart, a);
+      const ip = text.slice(b + 1, c);
+      const hostname = isStar(text, c + 1, d) ? '*' : text.slice(c + 1, d);
+      const clientId = e === d || isStar(text, d + 1, e) ? undefined : text.slice(d + 1, e);
+      const mac = ipv6 || ip.includes(':') ? undefined : text.slice(a + 1, b);
+      leases.push(lease(expires, mac, ip, hostname, clientId));
       continue;
     }
-    // The fast path: the fields `[lineStart, a)`, `(a, b)`, `(b, c)`, `(c, d)` and `(d, e)`, each
-    // ending at a space or the line's end. A line with a leading or double space among its first
-    // five fields is read by the general rule.
-    if (space < lineStart) space = nextSpace(text, lineStart);
-    const a = space;
-    if (a === lineStart) {
-      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
-      continue;
-    }
-    if (Math.min(a, lineEnd) - lineStart === 4 && text.startsWith('duid', lineStart)) ipv6 = true;
-    if (a + 1 >= lineEnd) continue;
-    const b = (space = nextSpace(text, a + 1));
-    if (b === a + 1) {
-      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
-      continue;
-    }
-    if (b + 1 >= lineEnd) continue;
-    const c = (space = nextSpace(text, b + 1));
-    if (c === b + 1) {
-      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
-      continue;
-    }
-    if (c + 1 >= lineEnd) continue;
-    let d = (space = nextSpace(text, c + 1));
-    if (d === c + 1) {
-      ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
-      continue;
-    }
-    if (d > lineEnd) d = lineEnd;
-    let e = d;
-    if (d + 1 < lineEnd) {
-      e = space = nextSpace(text, d + 1);
-      if (e === d + 1) {
-        ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
-        continue;
-      }
-      if (e > lineEnd) e = lineEnd;
-    }
-    if (!isDigitsAt(text, lineStart, a)) continue;
-    const expires = text.slice(lineStart, a);
-    const ip = text.slice(b + 1, c);
-    const hostname = isStar(text, c + 1, d) ? '*' : text.slice(c + 1, d);
-    const clientId = e === d || isStar(text, d + 1, e) ? undefined : text.slice(d + 1, e);
-    leases.push(ipv6 || ip.includes(':') ? lease(expires, undefined, ip, hostname, clientId) : lease(expires, text.slice(a + 1, b), ip, hostname, clientId));
+    ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
   }
   return leases;
 }

@@ -266,3 +266,101 @@ describe('iw station dump split into station blocks', () => {
     expect(stationBlocks(`noise\n${dump}`)).toEqual([{ mac: '00:03:7f:04:31:78', text: dump }]);
   });
 });
+
+describe('iw station dump: each station read by the same rules, whatever the station before it printed', () => {
+  /** A dump of stations 02:00:00:00:00:01, …:02, … with the given lines, each indented with a tab. */
+  const dump = (...stations: string[][]) =>
+    stations.map((lines, n) => [`Station 02:00:00:00:00:0${n + 1} (on wlan0)`, ...lines.map((line) => `\t${line}`)].join('\n')).join('\n') + '\n';
+  const FLAGS = ['authorized:\tyes', 'authenticated:\tyes', 'MFP:\t\tno'];
+
+  it('reads a station that prints a line more, a line less or its lines in another order', () => {
+    const stations = parseStationDump(
+      dump(['signal:  \t-50 dBm', 'rx bytes:\t10'], ['signal:  \t-51 dBm', 'rx bytes:\t11'], ['signal:  \t-52 dBm', 'tx bytes:\t5', 'rx bytes:\t12'], ['rx bytes:\t13'], ['rx bytes:\t14', 'signal:  \t-54 dBm']),
+    );
+    expect(stations).toEqual([
+      { mac_addr: '02:00:00:00:00:01', signal: '-50 dBm', rx_bytes: '10' },
+      { mac_addr: '02:00:00:00:00:02', signal: '-51 dBm', rx_bytes: '11' },
+      { mac_addr: '02:00:00:00:00:03', signal: '-52 dBm', tx_bytes: '5', rx_bytes: '12' },
+      { mac_addr: '02:00:00:00:00:04', rx_bytes: '13' },
+      { mac_addr: '02:00:00:00:00:05', rx_bytes: '14', signal: '-54 dBm' },
+    ]);
+    expect(Object.keys(stations[4]!)).toEqual(['mac_addr', 'rx_bytes', 'signal']);
+  });
+
+  it('tells apart keys that start alike, and reads a separator with more or fewer blanks', () => {
+    const stations = parseStationDump(
+      dump(['signal:\t-50 dBm', 'rx bytes:\t1'], ['signal:\t-51 dBm', 'rx bytes:\t2'], ['signal:\t\t-52 dBm', 'rx bytes:\t3'], ['signal:\t-53 dBm', 'rx bytes:4'], ['signal avg:\t-54 dBm', 'rx bytes:4']),
+    );
+    expect(stations).toEqual([
+      { mac_addr: '02:00:00:00:00:01', signal: '-50 dBm', rx_bytes: '1' },
+      { mac_addr: '02:00:00:00:00:02', signal: '-51 dBm', rx_bytes: '2' },
+      { mac_addr: '02:00:00:00:00:03', signal: '-52 dBm', rx_bytes: '3' },
+      { mac_addr: '02:00:00:00:00:04', signal: '-53 dBm', rx_bytes: '4' },
+      { mac_addr: '02:00:00:00:00:05', signal_avg: '-54 dBm', rx_bytes: '4' },
+    ]);
+  });
+
+  it('reads a flag that changes after several stations printed it alike', () => {
+    const stations = parseStationDump(dump(['rx bytes:\t1', ...FLAGS], ['rx bytes:\t2', ...FLAGS], ['rx bytes:\t3', ...FLAGS], ['rx bytes:\t4', 'authorized:\tno', ...FLAGS.slice(1)], ['rx bytes:\t5', ...FLAGS]));
+    expect(stations.map((s) => [s.rx_bytes, s.authorized, s.authenticated, s.mfp])).toEqual([
+      ['1', 'yes', 'yes', 'no'],
+      ['2', 'yes', 'yes', 'no'],
+      ['3', 'yes', 'yes', 'no'],
+      ['4', 'no', 'yes', 'no'],
+      ['5', 'yes', 'yes', 'no'],
+    ]);
+  });
+
+  it('reads a value that gains words or trailing blanks, and a blank line or a table after a station', () => {
+    const stations = parseStationDump(
+      dump(
+        ['rx bytes:\t1', ...FLAGS],
+        ['rx bytes:\t2', ...FLAGS],
+        ['rx bytes:\t3', 'authorized:\tyes', 'authenticated:\tyes', 'MFP:\t\tnot'],
+        ['rx bytes:\t4', 'authorized:\tyes  ', 'authenticated:\tyes', 'MFP:\t\tno'],
+        ['rx bytes:\t5', ...FLAGS],
+        ['rx bytes:\t6', ...FLAGS, '', 'TID\trx'],
+        ['rx bytes:\t7', ...FLAGS],
+      ),
+    );
+    expect(stations.map((s) => [s.rx_bytes, s.authorized, s.mfp])).toEqual([
+      ['1', 'yes', 'no'],
+      ['2', 'yes', 'no'],
+      ['3', 'yes', 'not'],
+      ['4', 'yes', 'no'],
+      ['5', 'yes', 'no'],
+      ['6', 'yes', 'no'],
+      ['7', 'yes', 'no'],
+    ]);
+  });
+
+  it('starts a new station at a Station line where the station before had a field named like one', () => {
+    const text = 'Station 02:00:00:00:00:01 (on wlan0)\n\tStation 02:x\nStation 02:00:00:00:00:02 (on wlan0)\n\tStation 02:00:00:00:00:03 (on wlan0)\n';
+    expect(parseStationDump(text)).toEqual([{ mac_addr: '02:00:00:00:00:01', station_02: 'x' }, { mac_addr: '02:00:00:00:00:02' }, { mac_addr: '02:00:00:00:00:03' }]);
+  });
+
+  it('reads repeated stations with Windows line ends', () => {
+    const text = dump(['rx bytes:\t1\r', 'authorized:\tyes\r'], ['rx bytes:\t2\r', 'authorized:\tyes\r'], ['rx bytes:\t3\r', 'authorized:\tno\r']).replaceAll('(on wlan0)\n', '(on wlan0)\r\n');
+    expect(parseStationDump(text).map((s) => [s.rx_bytes, s.authorized])).toEqual([
+      ['1', 'yes'],
+      ['2', 'yes'],
+      ['3', 'no'],
+    ]);
+  });
+
+  it('reads a dump whose every station prints keys of its own', () => {
+    const stations = parseStationDump(dump(...Array.from({ length: 40 }, (_, n) => [`rx bytes:\t${n}`, `key ${n}:\tv${n}`])));
+    expect(stations).toHaveLength(40);
+    stations.forEach((station, n) => expect(Object.entries(station).slice(1)).toEqual([['rx_bytes', `${n}`], [`key_${n}`, `v${n}`]]));
+  });
+
+  it('keeps keys that are array indices or repeated, as reading line by line does', () => {
+    const stations = parseStationDump(dump(['1:\tone', 'rx bytes:\t1'], ['1:\tuno', 'rx bytes:\t2'], ['signal:\t-1', 'signal:\t-2'], ['signal:\t-3', 'signal:\t-4']));
+    expect(stations).toEqual([
+      { mac_addr: '02:00:00:00:00:01', 1: 'one', rx_bytes: '1' },
+      { mac_addr: '02:00:00:00:00:02', 1: 'uno', rx_bytes: '2' },
+      { mac_addr: '02:00:00:00:00:03', signal: '-2' },
+      { mac_addr: '02:00:00:00:00:04', signal: '-4' },
+    ]);
+  });
+});
