@@ -1,9 +1,12 @@
 import type { Device } from '../functions/core/device.ts';
+import { parseControllerUrl, parseMilliseconds } from './options.ts';
 import { loadScenario, SCENARIO_ENV } from './scenario-device.ts';
 
 /**
  * The device of a function bundle outside a router (AWS Lambda): the scenario named by
- * `CHUTEBOX_SCENARIO` (default `default`). Built as `dist/scenario-device.mjs`, which the Lambda
+ * `CHUTEBOX_SCENARIO` (default `default`), its changes taking `CHUTEBOX_CHANGE_DELAY` ms per step and
+ * its provisioning talking to `CHUTEBOX_CONTROLLER` (default the built-in fake controller), as
+ * `chutebox emulate` takes them. Built as `dist/scenario-device.mjs`, which the Lambda
  * adapter (functions/core/lambda.ts) imports at run time, so no function bundle carries the scenario
  * loader or its YAML parser.
  *
@@ -12,6 +15,20 @@ import { loadScenario, SCENARIO_ENV } from './scenario-device.ts';
  * const device = await createDevice();
  */
 export async function createDevice(): Promise<Device> {
-  const scenario = await loadScenario(process.env[SCENARIO_ENV] || 'default');
+  const { CHUTEBOX_CHANGE_DELAY: delay, CHUTEBOX_CONTROLLER: controller } = process.env;
+  const options = {
+    ...(delay ? { changeDelayMs: fromEnvironment('CHUTEBOX_CHANGE_DELAY', () => parseMilliseconds(delay, 'change-delay')) } : {}),
+    ...(controller ? { controller: fromEnvironment('CHUTEBOX_CONTROLLER', () => parseControllerUrl(controller)) } : {}),
+  };
+  const scenario = await loadScenario(process.env[SCENARIO_ENV] || 'default', undefined, options);
   return scenario.device;
+}
+
+/** A value read from an environment variable; an error names the variable. */
+function fromEnvironment<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new Error(`${name}: ${(error as Error).message}`);
+  }
 }

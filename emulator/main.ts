@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
-import { listenOptions, optionsHelp, parseMegabytes, parsePort, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
+import { listenOptions, optionsHelp, parseMegabytes, parsePort, UPLOAD_LIMIT_OPTION, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
 import type { Settings } from '../functions/core/device.ts';
 import { readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
+import { parseControllerUrl, parseMilliseconds } from './options.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
 import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
 
@@ -89,34 +90,6 @@ export async function main(argv: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-/**
- * The `--controller` base URL: http or https, without credentials, query or fragment.
- *
- * @throws UsageError naming `--controller`.
- */
-function parseControllerUrl(text: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
-    throw new UsageError(`--controller must be an http or https URL without credentials, query or fragment, not ${JSON.stringify(text)}`);
-  }
-  return text;
-}
-
-/**
- * A delay in whole milliseconds, 0 to 60000.
- *
- * @throws UsageError naming `--<flag>`.
- */
-function parseMilliseconds(text: string, flag: string): number {
-  const ms = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(ms >= 0 && ms <= 60_000)) throw new UsageError(`--${flag} must be a whole number of milliseconds from 0 to 60000, not ${JSON.stringify(text)}`);
-  return ms;
-}
 
 function loginHint(url: string): string {
   return (
