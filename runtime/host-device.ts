@@ -131,6 +131,27 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     }
     return stored;
   }
+  /** Set from the moment a factory reset is asked for until it is done. */
+  let resetting = false;
+  /** What must not run during a factory reset besides changes (which the runner refuses): a second reset, provisioning, pdconf. */
+  function notWhileResetting(): void {
+    if (resetting) throw new HttpProblem(409, 'a factory reset is in progress: try again when it is done');
+  }
+  async function reset() {
+    const facets = await config();
+    return runner.exclusive(
+      () =>
+        facets.factoryReset({
+          removeChuteContainers,
+          async prepareState() {
+            await prepareAuth(stateDir);
+            // What `runner.open()` makes at start; the runner reads it again after the reset.
+            await mkdir(path.join(stateDir, 'changes'), { mode: 0o700 });
+          },
+        }),
+      true,
+    );
+  }
   const device: HostDevice = {
     ...rootedFiles('/'),
     ...chutes,
@@ -152,11 +173,11 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     hostConfig: {
       read: async () => (await config()).hostConfig.read(),
       pdconf: async () => (await config()).hostConfig.pdconf(),
-      reloadPdconf: async () => (await config()).hostConfig.reloadPdconf(),
+      reloadPdconf: async () => (notWhileResetting(), (await config()).hostConfig.reloadPdconf()),
     },
     provisioning: {
       status: async () => (await config()).provisioning.status(),
-      provision: async (credentials) => (await config()).provisioning.provision(credentials),
+      provision: async (credentials) => (notWhileResetting(), (await config()).provisioning.provision(credentials)),
     },
     accounts: {
       passwd: async () => (await config()).accounts.passwd(),
@@ -165,20 +186,15 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     },
     settings: async () => options.settings?.() ?? {},
     async factoryReset() {
-      const facets = await config();
-      return runner.exclusive(
-        () =>
-          facets.factoryReset({
-            removeChuteContainers,
-            async prepareState() {
-              await prepareAuth(stateDir);
-              // What `runner.open()` makes at start; the runner reads it again after the reset.
-              await mkdir(path.join(stateDir, 'changes'), { mode: 0o700 });
-            },
-          }),
-        true,
-      );
+      notWhileResetting();
+      resetting = true;
+      try {
+        return await reset();
+      } finally {
+        resetting = false;
+      }
     },
+
     network: (target) => hostNetwork(target, tools),
     async statfs(path) {
       try {

@@ -121,6 +121,25 @@ describe('pdconf engine with apply commands', () => {
     expect(await applied()).toHaveLength(4);
   });
 
+  it('applies a changed file at the next start when the runtime died while applying it', async () => {
+    const { make, state, applied, pdconfDir } = await setup();
+    await make().update();
+    state.config.wifi![0]!.channel = 11;
+    // The runtime dies while the wireless apply command runs: the new file is written, its status not.
+    const dying = pdconfEngine({
+      store: directoryStore(pdconfDir),
+      apply: async (file) => {
+        if (file === 'wireless') throw new Error('the runtime died');
+        return { success: true, comment: 'applied' };
+      },
+      now: () => state.time,
+      source: async () => ({ config: structuredClone(state.config), chutes: state.chutes }),
+    });
+    await expect(dying.update()).rejects.toThrow('the runtime died');
+    expect((await make().update()).applied.map((entry) => entry.file)).toEqual(['wireless']);
+    expect(await applied()).toEqual(['network', 'wireless', 'dhcp', 'firewall', 'wireless']);
+  });
+
   it('renders without applying when the status is read before anything was rendered, and applies at the next update', async () => {
     const { engine, applied } = await setup();
     const sections = await engine.status();

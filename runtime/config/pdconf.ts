@@ -225,6 +225,11 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
       const { text, sections: fileSections } = rendered[file];
       const previous = status.files[file];
       const changed = (await store.read(file)) !== text;
+      if (changed && mode !== 'none') {
+        // Recorded before the file is replaced: a crash before its apply ends leaves it due, not `applied`.
+        status.files[file] = { state: 'unapplied', comment: NOT_APPLIED, time: now(), sections: fileSections };
+        await store.write(STATUS_FILE, `${JSON.stringify(status, null, 2)}\n`);
+      }
       if (changed) await store.write(file, text);
       if (mode === 'none') {
         status.files[file] = { state: 'unapplied', comment: NOT_APPLIED, time: now(), sections: fileSections };
