@@ -170,7 +170,8 @@ export interface Provisioning {
   /**
    * Checks the credentials with the controller at `pdserver`, then stores them privately; the pdid
    * becomes `routerId`. Throws an `HttpProblem` and stores nothing when the controller refuses them
-   * (422 naming the field), cannot be reached or answers nonsense (502), or does not answer in time (504).
+   * (422 naming the field), cannot be reached or answers nonsense (502), or does not answer in time (504),
+   * and 409 during a factory reset.
    */
   provision(credentials: ProvisionCredentials): Promise<ProvisionStatus>;
 }
@@ -183,7 +184,12 @@ export interface Account {
   home: string;
 }
 
-/** The system accounts (raw passwd database) and their `~/.ssh/authorized_keys`. */
+/**
+ * The system accounts (raw passwd database) and their `~/.ssh/authorized_keys`. Reading or writing
+ * keys throws an `HttpProblem` 409 naming the path when the home folder refuses it: no home folder,
+ * or a symbolic link (or not a regular file) at `~/.ssh` or `authorized_keys`, which the runtime,
+ * running as root, never follows.
+ */
 export interface Accounts {
   /** The passwd database, verbatim (`/etc/passwd` format). */
   passwd(): Promise<string>;
