@@ -236,3 +236,17 @@ describe('built-in scenarios', () => {
     expect(await device.containers()).toBeNull();
   });
 });
+
+describe('a factory reset of the emulator', () => {
+  it('answers 409 to provisioning, a pdconf reload and a second reset while it runs, and leaves the device unprovisioned', async () => {
+    const { device } = await loadScenario('default', undefined, { changeDelayMs: 0 });
+    const reset = device.factoryReset();
+    const credentials = { routerId: 'r1', apitoken: 't0k3n', pdserver: 'https://paradrop.org', wampRouter: 'ws://paradrop.org:9086/ws' };
+    await expect(device.provisioning.provision(credentials)).rejects.toMatchObject({ status: 409 });
+    await expect(device.hostConfig.reloadPdconf()).rejects.toMatchObject({ status: 409 });
+    await expect(device.factoryReset()).rejects.toMatchObject({ status: 409 });
+    await expect(reset).resolves.toMatchObject({ success: true });
+    expect((await device.provisioning.status()).provisioned).toBe(false);
+    await expect(device.provisioning.provision(credentials)).resolves.toMatchObject({ provisioned: true });
+  });
+});

@@ -2,6 +2,7 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateHostConfig, telemetrySettings } from '../functions/config/host-config.ts';
+import { HttpProblem } from '../functions/core/problem.ts';
 import { CHUTE_LABEL, CONTAINER_REF, type Device, type FsStats, type Settings } from '../functions/core/device.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './scenario-accounts.ts';
@@ -97,13 +98,18 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
     generate: () => generateHostConfig(self()),
     onApplied: (config) => provisioning.configure(telemetrySettings(config)),
   });
-  device = emulatedChanges(
+  /** Set while a factory reset runs: provisioning and a pdconf reload are refused then, as on a device. */
+  let resetting = false;
+  const notWhileResetting = () => {
+    if (resetting) throw new HttpProblem(409, 'a factory reset is in progress: try again when it is done');
+  };
+  const changes = emulatedChanges(
     {
       ...scenarioDevice(dir, spec, engine),
       ...chutes,
       network: scenarioNetworks(dir),
-      hostConfig,
-      provisioning,
+      hostConfig: { ...hostConfig, reloadPdconf: async () => (notWhileResetting(), hostConfig.reloadPdconf()) },
+      provisioning: { status: () => provisioning.status(), provision: async (credentials) => (notWhileResetting(), provisioning.provision(credentials)) },
       accounts: scenarioAccounts(rootedFiles(dir)),
       settings: async () => options.settings?.() ?? {},
     },
@@ -116,6 +122,18 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
       },
     },
   );
+  device = {
+    ...changes,
+    async factoryReset() {
+      notWhileResetting();
+      resetting = true;
+      try {
+        return await changes.factoryReset();
+      } finally {
+        resetting = false;
+      }
+    },
+  };
   // As a device's first start does: the system configuration is rendered and applied.
   await hostConfig.refresh();
   provisioning.configure(telemetrySettings(await hostConfig.current()));
