@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { useChutebox, type Started } from './spawn.ts';
+import { callApi as call, changeOver as change, finalChange } from './support/api-client.ts';
 import { dockerSaveArchive } from './support/tar.ts';
 
 /**
@@ -17,53 +18,10 @@ const scenarioYaml = async (file: string) => parse(await readFile(new URL(file, 
 const start = useChutebox();
 const emulate = (...args: string[]) => start(['emulate', '--port', '0', '--no-auth', '--change-delay', '5', ...args]);
 
-interface Answer {
-  status: number;
-  type: string | null;
-  body: any;
-}
 
-/** One request; a JSON `body` is sent as application/json, a string as it is (with its `type`). */
-async function call(server: Started, method: string, endpoint: string, body?: unknown, type = 'application/json', headers: Record<string, string> = {}): Promise<Answer> {
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) {
-    init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] = type;
-  }
-  const res = await fetch(`${server.url}/api/v1${endpoint}`, init);
-  const text = await res.text();
-  const contentType = res.headers.get('content-type');
-  return { status: res.status, type: contentType, body: contentType?.includes('json') ? JSON.parse(text) : text };
-}
 
-interface Change {
-  id: number;
-  action: string;
-  chute: string;
-  state: string;
-  created: string;
-  updated: string;
-  messages: { time: string; text: string }[];
-}
 
-/** Polls GET /api/v1/changes/<id> until the change has finished; the test's timeout is the deadline. */
-async function finished(server: Started, id: number): Promise<Change> {
-  for (;;) {
-    const answer = await call(server, 'GET', `/changes/${id}`);
-    expect(answer.status).toBe(200);
-    if (answer.body.state === 'succeeded' || answer.body.state === 'failed') return answer.body;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
-/** Sends a call that queues a change, checks the `{change_id}` answer and waits for the change. */
-async function change(server: Started, method: string, endpoint: string, body?: unknown, type?: string): Promise<Change> {
-  const answer = await call(server, method, endpoint, body, type);
-  expect(answer, `${method} ${endpoint}`).toMatchObject({ status: 200, type: 'application/json' });
-  expect(Object.keys(answer.body)).toEqual(['change_id']);
-  expect(Number.isInteger(answer.body.change_id)).toBe(true);
-  return finished(server, answer.body.change_id);
-}
 
 async function chuteState(server: Started, chute: string): Promise<string> {
   const answer = await call(server, 'GET', `/chutes/${chute}`);
@@ -142,7 +100,7 @@ describe('chutebox emulate: GET /api/v1/changes/ and /api/v1/changes/:id', () =>
     const answer = await call(server, 'POST', '/chutes/hotspot/start');
     const now = await call(server, 'GET', `/changes/${answer.body.change_id}`);
     expect(['queued', 'running', 'succeeded']).toContain(now.body.state);
-    expect((await finished(server, answer.body.change_id)).state).toBe('succeeded');
+    expect((await finalChange(server.url, answer.body.change_id)).state).toBe('succeeded');
   });
 
   it('responds with 404 for an id no change has and 400 naming params.id for one that is not a whole number', async () => {
@@ -246,8 +204,8 @@ describe('chutebox emulate: DELETE /api/v1/chutes/:chute', () => {
   it('fails a change queued for the chute before it was deleted', async () => {
     const deleted = await call(server, 'DELETE', '/chutes/hello-world');
     const start = await call(server, 'POST', '/chutes/hello-world/start');
-    expect((await finished(server, deleted.body.change_id)).state).toBe('succeeded');
-    const failed = await finished(server, start.body.change_id);
+    expect((await finalChange(server.url, deleted.body.change_id)).state).toBe('succeeded');
+    const failed = await finalChange(server.url, start.body.change_id);
     expect(failed.state).toBe('failed');
     expect(failed.messages.at(-1)!.text).toContain('there is no chute named hello-world');
   });
@@ -316,7 +274,7 @@ describe('chutebox emulate: POST /api/v1/chutes/ with an image tar', () => {
   it('installs a chute from the first tag of an uploaded docker-save archive, with an empty configuration', async () => {
     const res = await upload('name=uploaded&version=3', dockerSaveArchive(['uploaded/web:3', 'uploaded/web:latest']));
     expect(res.status).toBe(200);
-    const installed = await finished(server, ((await res.json()) as { change_id: number }).change_id);
+    const installed = await finalChange(server.url, ((await res.json()) as { change_id: number }).change_id);
     expect(installed).toMatchObject({ action: 'install', chute: 'uploaded', state: 'succeeded' });
     expect(installed.messages.map((m) => m.text)).toContain('image uploaded/web:3 was loaded from an uploaded archive');
     expect((await call(server, 'GET', '/chutes/uploaded')).body).toMatchObject({ name: 'uploaded', version: '3', state: 'running' });

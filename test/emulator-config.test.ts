@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import type { ChangeRecord } from '../functions/core/device.ts';
 import { loadScenario } from '../emulator/scenario-device.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './spawn.ts';
+import { callApi as call, changeOver as change, type Answer } from './support/api-client.ts';
 import { keyLine, sshKey, wireFields } from './ssh-keys.ts';
 import { useTempDir } from './temp-dir.ts';
 
@@ -25,27 +27,7 @@ const start = useChutebox();
 const emulate = (args: string[] = [], env: NodeJS.ProcessEnv = CLEAN_ENV) =>
   start(['emulate', '--port', '0', '--no-auth', '--change-delay', '0', ...args], env);
 
-interface Answer {
-  status: number;
-  type: string | null;
-  /** The body as sent. */
-  text: string;
-  /** The body decoded (JSON), or the text. */
-  body: any;
-}
 
-/** One request; a JSON `body` is sent as application/json, a string as it is (with its `type`). */
-async function call(server: Started, method: string, endpoint: string, body?: unknown, type = 'application/json', headers: Record<string, string> = {}): Promise<Answer> {
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) {
-    init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] = type;
-  }
-  const res = await fetch(`${server.url}/api/v1${endpoint}`, init);
-  const text = await res.text();
-  const contentType = res.headers.get('content-type');
-  return { status: res.status, type: contentType, text, body: contentType?.includes('json') ? JSON.parse(text) : text };
-}
 
 /** A GET that must answer 200 with JSON: its decoded body. */
 async function get<T = any>(server: Started, endpoint: string): Promise<T> {
@@ -54,30 +36,8 @@ async function get<T = any>(server: Started, endpoint: string): Promise<T> {
   return answer.body as T;
 }
 
-interface Change {
-  id: number;
-  action: string;
-  chute: string | null;
-  state: string;
-  messages: { time: string; text: string }[];
-}
 
-/** Polls GET /api/v1/changes/<id> until the change has finished; the test's timeout is the deadline. */
-async function finished(server: Started, id: number): Promise<Change> {
-  for (;;) {
-    const change = await get<Change>(server, `/changes/${id}`);
-    if (change.state === 'succeeded' || change.state === 'failed') return change;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
-/** Sends a call that queues a change, checks the `{change_id}` answer and waits for the change. */
-async function change(server: Started, method: string, endpoint: string, body?: unknown, type?: string): Promise<Change> {
-  const answer = await call(server, method, endpoint, body, type);
-  expect(answer, `${method} ${endpoint}`).toMatchObject({ status: 200, type: 'application/json' });
-  expect(Object.keys(answer.body)).toEqual(['change_id']);
-  return finished(server, answer.body.change_id);
-}
 
 /** What the device shows of its configuration: a bad request must leave all of it as it was. */
 async function snapshot(server: Started): Promise<Record<string, unknown>> {
@@ -247,7 +207,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
   });
 
   it('GET /api/v1/changes lists every host configuration change, with no chute', async () => {
-    const changes = await get<Change[]>(server, '/changes');
+    const changes = await get<ChangeRecord[]>(server, '/changes');
     expect(changes.length).toBeGreaterThanOrEqual(5);
     expect(changes.every((c) => c.action === 'update-hostconfig' && c.chute === null && c.state === 'succeeded')).toBe(true);
   });
@@ -581,6 +541,6 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
     expect(res.status).toBe(200);
     expect((await change(server, 'POST', '/chutes', { name: 'after-reset', image: 'busybox:latest' })).state).toBe('succeeded');
     expect((await get<{ name: string }[]>(server, '/chutes')).map((chute) => chute.name)).toEqual(['after-reset']);
-    expect((await get<Change[]>(server, '/changes')).map((c) => c.id)).toHaveLength(1);
+    expect((await get<ChangeRecord[]>(server, '/changes')).map((c) => c.id)).toHaveLength(1);
   });
 });

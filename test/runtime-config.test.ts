@@ -274,7 +274,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
   it('responds with 504 when the controller does not answer within --controller-timeout 1, and stores nothing', async () => {
     const answer = await provision(credentials({ routerId: SILENT_ROUTER }));
     expect(answer.status, answer.text).toBe(504);
-    expect(answer.contentType).toBe('application/problem+json');
+    expect(answer.type).toBe('application/problem+json');
     await expect(stat(provisionFile())).rejects.toThrow(/ENOENT/);
     expect(await get(server, '/api/v1/config/provision')).toMatchObject({ provisioned: false, routerId: null });
   });

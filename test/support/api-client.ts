@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { ChangeRecord } from '../../functions/core/device.ts';
 
 /*
@@ -5,12 +6,12 @@ import type { ChangeRecord } from '../../functions/core/device.ts';
  * status, the raw text and the decoded body, and a wait for a change to become final.
  */
 
-/** An answer: its status, its raw text (to check what it must not contain) and its decoded JSON, if any. */
+/** An answer: its status, its content type, its raw text (to check what it must not contain) and its body. */
 export interface Answer {
   status: number;
-  contentType: string | null;
+  type: string | null;
   text: string;
-  /** The decoded JSON body, or null when the answer is empty or not JSON (`any`: the tests reach into answers of many shapes). */
+  /** The decoded JSON body, or the text when the answer is not JSON (`any`: the tests reach into answers of many shapes). */
   body: any;
 }
 
@@ -43,10 +44,32 @@ export async function call(url: string, method: string, endpoint: string, option
   }
   const res = await fetch(`${url}${endpoint}`, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await res.text();
-  const contentType = res.headers.get('content-type');
-  let decoded: unknown = null;
-  if (/json/.test(contentType ?? '') && text !== '') decoded = JSON.parse(text);
-  return { status: res.status, contentType, text, body: decoded };
+  const type = res.headers.get('content-type');
+  return { status: res.status, type, text, body: /json/.test(type ?? '') && text !== '' ? JSON.parse(text) : text };
+}
+
+/**
+ * `call` on an endpoint below `/api/v1` of a started chutebox, with a body sent as JSON or, when it
+ * is a string, as it is with its media `type`.
+ *
+ * @example
+ * await callApi(server, 'PUT', '/config/hostconfig', yamlText, 'application/yaml');
+ */
+export function callApi(server: { url: string }, method: string, endpoint: string, body?: unknown, type = 'application/json', headers: Record<string, string> = {}): Promise<Answer> {
+  const document = body === undefined ? undefined : { type, text: typeof body === 'string' ? body : JSON.stringify(body) };
+  return call(server.url, method, `/api/v1${endpoint}`, { headers, ...(document === undefined ? {} : { document }) });
+}
+
+/**
+ * Sends a call that queues a change (below `/api/v1`, as `callApi`), checks its `{change_id}` answer and
+ * waits until the change is final.
+ */
+export async function changeOver(server: { url: string }, method: string, endpoint: string, body?: unknown, type?: string): Promise<ChangeRecord> {
+  const answer = await callApi(server, method, endpoint, body, type);
+  expect(answer, `${method} ${endpoint}`).toMatchObject({ status: 200, type: 'application/json' });
+  expect(Object.keys(answer.body)).toEqual(['change_id']);
+  expect(Number.isInteger(answer.body.change_id)).toBe(true);
+  return finalChange(server.url, answer.body.change_id);
 }
 
 /**
