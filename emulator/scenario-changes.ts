@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { HttpProblem } from '../functions/core/problem.ts';
+import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import { CHUTE_LABEL, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
 
@@ -17,6 +17,8 @@ export interface EmulatedChangeOptions {
   applyHostConfig(config: Record<string, unknown>): Promise<string[]>;
   /** What a factory reset does besides removing the chutes and the changes: host configuration, provisioning. */
   resetDevice(): Promise<void>;
+  /** The device's guard of factory resets, when other parts of it refuse work during one too; default one of its own. */
+  resetGuard?: ResetGuard;
 }
 
 /** The Device methods that changes add. */
@@ -53,8 +55,8 @@ type Effect = (chute: StoredChute) => string[];
  */
 export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: EmulatedChangeOptions): Device {
   const log: ChangeRecord[] = [];
-  /** Set while a factory reset waits or runs: changes are refused. */
-  let resetting = false;
+  /** Changes are refused while a factory reset waits or runs. */
+  const guard = options.resetGuard ?? resetGuard();
   /** Chutes a change has touched: their current documents, or null once deleted. */
   const touched = new Map<string, StoredChute | null>();
   /** The last change of each chute, which the next one waits for. */
@@ -116,7 +118,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
     },
     chute: current,
     async submitChange(request) {
-      if (resetting) throw new HttpProblem(409, 'a factory reset is in progress: no change is accepted until it is done');
+      guard.refuse();
       const created = time();
       const record: ChangeRecord = {
         id: log.length + 1,
@@ -147,10 +149,8 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       for (const tag of tags) loaded.add(tag);
       return tags;
     },
-    async factoryReset() {
-      if (resetting) throw new HttpProblem(409, 'a factory reset is already in progress');
-      resetting = true;
-      try {
+    factoryReset: () =>
+      guard.run(async () => {
         await Promise.all(queues.values());
         const names = new Set([...(await base.chuteNames()), ...touched.keys()]);
         const list = await containers();
@@ -160,10 +160,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
         loaded.clear();
         await options.resetDevice();
         return { success: true, message: 'factory reset: the default host configuration is back, every chute is removed, provisioning is cleared' };
-      } finally {
-        resetting = false;
-      }
-    },
+      }),
   };
 }
 

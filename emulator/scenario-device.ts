@@ -2,8 +2,8 @@ import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateHostConfig, telemetrySettings } from '../functions/config/host-config.ts';
-import { HttpProblem } from '../functions/core/problem.ts';
 import { CHUTE_LABEL, CONTAINER_REF, type Device, type FsStats, type Settings } from '../functions/core/device.ts';
+import { resetGuard } from '../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './scenario-accounts.ts';
 import { hostConfigApplier, scenarioHostConfig } from './scenario-host-config.ts';
@@ -98,18 +98,15 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
     generate: () => generateHostConfig(self()),
     onApplied: (config) => provisioning.configure(telemetrySettings(config)),
   });
-  /** Set while a factory reset runs: provisioning and a pdconf reload are refused then, as on a device. */
-  let resetting = false;
-  const notWhileResetting = () => {
-    if (resetting) throw new HttpProblem(409, 'a factory reset is in progress: try again when it is done');
-  };
-  const changes = emulatedChanges(
+  /** Provisioning and a pdconf reload are refused during a factory reset, as on a device. */
+  const guard = resetGuard();
+  device = emulatedChanges(
     {
       ...scenarioDevice(dir, spec, engine),
       ...chutes,
       network: scenarioNetworks(dir),
-      hostConfig: { ...hostConfig, reloadPdconf: async () => (notWhileResetting(), hostConfig.reloadPdconf()) },
-      provisioning: { status: () => provisioning.status(), provision: async (credentials) => (notWhileResetting(), provisioning.provision(credentials)) },
+      hostConfig: { ...hostConfig, reloadPdconf: async () => (guard.refuse(), hostConfig.reloadPdconf()) },
+      provisioning: { status: () => provisioning.status(), provision: async (credentials) => (guard.refuse(), provisioning.provision(credentials)) },
       accounts: scenarioAccounts(rootedFiles(dir)),
       settings: async () => options.settings?.() ?? {},
     },
@@ -120,20 +117,9 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
         await provisioning.clear();
         await hostConfig.reset();
       },
+      resetGuard: guard,
     },
   );
-  device = {
-    ...changes,
-    async factoryReset() {
-      notWhileResetting();
-      resetting = true;
-      try {
-        return await changes.factoryReset();
-      } finally {
-        resetting = false;
-      }
-    },
-  };
   // As a device's first start does: the system configuration is rendered and applied.
   await hostConfig.refresh();
   provisioning.configure(telemetrySettings(await hostConfig.current()));

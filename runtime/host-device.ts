@@ -5,6 +5,7 @@ import { CHUTE_LABEL, type Device, type Settings } from '../functions/core/devic
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
+import { resetGuard } from './changes/reset-guard.ts';
 import { changeRunner } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
@@ -131,12 +132,8 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     }
     return stored;
   }
-  /** Set from the moment a factory reset is asked for until it is done. */
-  let resetting = false;
-  /** What must not run during a factory reset besides changes (which the runner refuses): a second reset, provisioning, pdconf. */
-  function notWhileResetting(): void {
-    if (resetting) throw new HttpProblem(409, 'a factory reset is in progress: try again when it is done');
-  }
+  /** Holds off a second reset, provisioning and a pdconf reload during a factory reset (the runner holds off changes). */
+  const guard = resetGuard();
   async function reset() {
     const facets = await config();
     return runner.exclusive(
@@ -173,11 +170,11 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     hostConfig: {
       read: async () => (await config()).hostConfig.read(),
       pdconf: async () => (await config()).hostConfig.pdconf(),
-      reloadPdconf: async () => (notWhileResetting(), (await config()).hostConfig.reloadPdconf()),
+      reloadPdconf: async () => (guard.refuse(), (await config()).hostConfig.reloadPdconf()),
     },
     provisioning: {
       status: async () => (await config()).provisioning.status(),
-      provision: async (credentials) => (notWhileResetting(), (await config()).provisioning.provision(credentials)),
+      provision: async (credentials) => (guard.refuse(), (await config()).provisioning.provision(credentials)),
     },
     accounts: {
       passwd: async () => (await config()).accounts.passwd(),
@@ -185,15 +182,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       updateAuthorizedKeys: async (account, update) => (await config()).accounts.updateAuthorizedKeys(account, update),
     },
     settings: async () => options.settings?.() ?? {},
-    async factoryReset() {
-      notWhileResetting();
-      resetting = true;
-      try {
-        return await reset();
-      } finally {
-        resetting = false;
-      }
-    },
+    factoryReset: () => guard.run(reset),
 
     network: (target) => hostNetwork(target, tools),
     async statfs(path) {
