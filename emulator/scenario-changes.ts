@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
-import { CHUTE_LABEL, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
+import { CHUTE_LABEL, changeQueue, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
 
-/** The queue of changes to the device itself (no chute name is empty). */
-const DEVICE_QUEUE = '';
 
 /** How emulated changes run. */
 export interface EmulatedChangeOptions {
@@ -132,7 +130,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       log.push(record);
       const conflict = request.action === 'install' && (await current(request.chute)) !== null;
       if (request.action === 'install' && !conflict) touched.set(request.chute, installing(request));
-      const queue = changeSubject(request) ?? DEVICE_QUEUE;
+      const queue = changeQueue(request);
       const previous = queues.get(queue) ?? Promise.resolve();
       queues.set(queue, previous.then(() => run(record, structuredClone(request), conflict)));
       return structuredClone(record);

@@ -6,8 +6,8 @@ import { createHostDevice, DEFAULT_CONTAINER_NETWORK, HOST_DEVICE_FLAGS, hostDev
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
 import type { Settings } from '../functions/core/device.ts';
-import type { PdconfFile } from '../functions/config/uci.ts';
-import { listenOptions, optionsHelp, parseMegabytes, parsePort, parseSeconds, UPLOAD_LIMIT_OPTION, UsageError, type OptionSpec } from './options.ts';
+import { PDCONF_FILES, type PdconfFile } from '../functions/config/uci.ts';
+import { listenOptions, optionsHelp, parseCount, parseMegabytes, parsePort, parseSeconds, UPLOAD_LIMIT_OPTION, type OptionSpec } from './options.ts';
 import { parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
 
 
@@ -62,7 +62,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   const stateDir = path.resolve(values['state-dir']!);
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const applyCommands: Partial<Record<PdconfFile, string[]>> = {};
-  for (const file of ['network', 'wireless', 'dhcp', 'firewall'] as const) {
+  for (const file of PDCONF_FILES) {
     const command = parseCommand(values[`pdconf-apply-${file}`] ?? '');
     if (command.length > 0) applyCommands[file] = command;
   }
@@ -108,15 +108,4 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   process.once('SIGINT', stop);
   // Only now is the server ready, signal handling included: a supervisor may stop it at once.
   process.stdout.write(`listening on ${server.url}\n`);
-}
-
-/**
- * A whole number of items, 1 to 1,000,000.
- *
- * @throws UsageError naming `--<flag>`.
- */
-function parseCount(text: string, flag: string): number {
-  const count = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
-  if (!(count >= 1 && count <= 1_000_000)) throw new UsageError(`--${flag} must be a whole number from 1 to 1000000, not ${JSON.stringify(text)}`);
-  return count;
 }

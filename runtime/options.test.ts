@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { optionsHelp, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
+import { optionsHelp, parseCount, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
 
 const SPECS = [
   { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port' },
@@ -81,5 +81,13 @@ describe('parseSeconds', () => {
     expect(parseSeconds('0.5', 'tool-timeout')).toBe(0.5);
     expect(parseSeconds('3600', 'tool-timeout')).toBe(3600);
     for (const bad of ['0', '0.0', '-1', '3601', '1e3', '5s', '', '.5']) expect(() => parseSeconds(bad, 'tool-timeout')).toThrow(/--tool-timeout/);
+  });
+});
+
+describe('parseCount', () => {
+  it('accepts a whole number from 1 to 1000000, and refuses anything else naming the flag', () => {
+    expect(parseCount('1', 'telemetry-queue-size')).toBe(1);
+    expect(parseCount('1000000', 'telemetry-queue-size')).toBe(1_000_000);
+    for (const bad of ['0', '1000001', '-1', '1.5', '1e3', '', 'ten']) expect(() => parseCount(bad, 'telemetry-queue-size')).toThrow(/--telemetry-queue-size/);
   });
 });

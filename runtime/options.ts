@@ -154,6 +154,17 @@ export function parseMegabytes(text: string, flag: string): number {
 }
 
 /**
+ * A whole number of items, 1 to 1,000,000.
+ *
+ * @throws UsageError naming `--<flag>`.
+ */
+export function parseCount(text: string, flag: string): number {
+  const count = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(count >= 1 && count <= 1_000_000)) throw new UsageError(`--${flag} must be a whole number from 1 to 1000000, not ${JSON.stringify(text)}`);
+  return count;
+}
+
+/**
  * A mistake on the command line (unknown flag, bad value). The CLI prints its message and exits with
  * `exitCode` (2) instead of showing a stack. Other entry points may throw any error with a numeric
  * `exitCode` to the same effect.

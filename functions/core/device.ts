@@ -260,6 +260,14 @@ export function changeSubject(request: ChangeRequest): string | null {
   return 'chute' in request ? request.chute : null;
 }
 
+/**
+ * The queue a change waits in, after the changes before it in the same queue: its chute's, or `''`
+ * for changes to the device itself (no chute name is empty).
+ */
+export function changeQueue(request: ChangeRequest): string {
+  return changeSubject(request) ?? '';
+}
+
 /** queued → running → succeeded or failed. */
 export type ChangeState = 'queued' | 'running' | 'succeeded' | 'failed';
 

@@ -1,4 +1,4 @@
-import { changeSubject, type ChangeRecord, type ChangeRequest, type Device } from '../../functions/core/device.ts';
+import { changeQueue, changeSubject, type ChangeRecord, type ChangeRequest, type Device } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { openChangeLog, type ChangeLog } from './log.ts';
 
@@ -35,8 +35,6 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
   exclusive<T>(work: () => Promise<T>, reopen?: boolean): Promise<T>;
 };
 
-/** The queue of changes to the device itself (no chute name is empty). */
-const DEVICE_QUEUE = '';
 
 /**
  * The runtime's changes: each record persisted as `<dir>/<id>.json` on every transition and message,
@@ -103,7 +101,7 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
         throw error;
       }
       const answer = structuredClone(record);
-      const queue = changeSubject(request) ?? DEVICE_QUEUE;
+      const queue = changeQueue(request);
       const previous = queues.get(queue) ?? Promise.resolve();
       const done = previous.then(() => run(changes, record, request));
       queues.set(queue, done);
