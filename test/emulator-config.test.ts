@@ -1,15 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { loadScenario } from '../emulator/scenario-device.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './spawn.ts';
 import { callApi as call, changeOver as change, type Answer } from './support/api-client.ts';
 import { keyLine, sshKey, wireFields } from './ssh-keys.ts';
+import { useHttpController } from './support/http-controller.ts';
 import { useTempDir } from './temp-dir.ts';
 
 /**
@@ -344,44 +343,18 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
   });
 });
 
-/** A controller in the test: records every request, knows every router, takes every report. */
-interface RecordingController {
-  url: string;
-  requests: { method: string; url: string; authorization: string | undefined }[];
-}
-
 describe('chutebox emulate --controller URL', () => {
-  let http: Server;
-  const controller: RecordingController = { url: '', requests: [] };
-
-  beforeAll(async () => {
-    http = createServer((request: IncomingMessage, response) => {
-      request.resume();
-      request.on('end', () => {
-        controller.requests.push({ method: request.method!, url: request.url!, authorization: request.headers.authorization });
-        const router = /^\/api\/routers\/([^/]+)(\/telemetry)?$/.exec(request.url!);
-        response.writeHead(router ? 200 : 404, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(router ? (router[2] ? {} : { _id: decodeURIComponent(router[1]!) }) : { error: 'not found' }));
-      });
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    controller.url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    http.closeAllConnections();
-    await new Promise((resolve) => http.close(resolve));
-  });
+  const controller = useHttpController({ apitoken: PROVISION.apitoken });
 
   // Registered after the controller's clean-up: the emulators stop before the controller does.
   const startHere = useChutebox();
 
   it("POST /api/v1/config/provision checks the credentials with that controller, whatever pdserver says, with the token as a bearer", async () => {
-    const server = await startHere(['emulate', '--port', '0', '--no-auth', '--change-delay', '0', '--controller', controller.url]);
+    const server = await startHere(['emulate', '--port', '0', '--no-auth', '--change-delay', '0', '--controller', controller().url]);
     const answer = await call(server, 'POST', '/config/provision', PROVISION);
     expect(answer.body).toMatchObject({ provisioned: true, routerId: PROVISION.routerId, pdserver: PROVISION.pdserver, httpConnected: true });
-    expect(controller.requests[0]).toEqual({ method: 'GET', url: `/api/routers/${PROVISION.routerId}`, authorization: `Bearer ${PROVISION.apitoken}` });
-    expect((await get(server, '/config/settings')).controller).toBe(controller.url);
+    expect(controller().requests[0]).toMatchObject({ method: 'GET', path: `/api/routers/${PROVISION.routerId}`, authorization: `Bearer ${PROVISION.apitoken}` });
+    expect((await get(server, '/config/settings')).controller).toBe(controller().url);
   });
 
   it('exits with code 2 and a message naming --controller for a URL that is not http(s)', () => {
