@@ -2,6 +2,8 @@
 // lease file of 10,000 leases, each beside the time of merely splitting the same text into lines.
 // Goal: parsing takes under 3 times the split (test/bench/ratio-reporter.ts prints the ratios). The
 // inputs are generated from the formats' rules, as a flat string like a device's output.
+// A `reference:` bench is no parser: it shows a floor that no parser can beat, measured in the same run
+// (see docs/decisions/0012-parser-speed.md).
 import { bench, describe } from 'vitest';
 import { parseLeases } from '../../functions/parsers/dnsmasq-leases.ts';
 import { parseStationDump } from '../../functions/parsers/iw-station.ts';
@@ -61,7 +63,45 @@ describe(`iw station dump, 256 stations (${DUMP.split('\n').length} lines)`, () 
   bench('parseStationDump', () => void (sink = parseStationDump(DUMP)), OPTIONS);
 });
 
+/** Where each lease line of `text` starts and where its five fields end: six positions a line. */
+function leaseFieldEnds(text: string): Int32Array {
+  const positions: number[] = [];
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    const a = text.indexOf(' ', start);
+    const b = text.indexOf(' ', a + 1);
+    const c = text.indexOf(' ', b + 1);
+    const d = text.indexOf(' ', c + 1);
+    positions.push(start, a, b, c, d, end);
+    start = end + 1;
+  }
+  return Int32Array.from(positions);
+}
+
+/**
+ * The lease records of `text` built from field positions found beforehand: the strings and objects a
+ * parser must create, with no searching, no checks and no optional fields. Its time is the floor of
+ * any parser that answers records.
+ */
+function buildLeaseRecords(text: string, ends: Int32Array): object[] {
+  const records: object[] = [];
+  for (let i = 0; i < ends.length; i += 6) {
+    const [start, a, b, c, d, end] = [ends[i]!, ends[i + 1]!, ends[i + 2]!, ends[i + 3]!, ends[i + 4]!, ends[i + 5]!];
+    records.push({
+      expires: text.slice(start, a),
+      mac_addr: text.slice(a + 1, b),
+      ip_addr: text.slice(b + 1, c),
+      hostname: text.slice(c + 1, d),
+      client_id: text.slice(d + 1, end),
+    });
+  }
+  return records;
+}
+
+const LEASE_FIELD_ENDS = leaseFieldEnds(LEASES);
+
 describe(`dnsmasq lease file, 10,000 leases (${(LEASES.length / 1024).toFixed(0)} KB)`, () => {
   bench('split into lines: leases', () => void (sink = LEASES.split('\n')), OPTIONS);
   bench('parseLeases', () => void (sink = parseLeases(LEASES)), OPTIONS);
+  bench('reference: build the records alone (field positions known)', () => void (sink = buildLeaseRecords(LEASES, LEASE_FIELD_ENDS)), OPTIONS);
 });
