@@ -62,10 +62,10 @@ const EDITED = {
   lan: { interfaces: ['eth1', 'eth2'], proto: 'static', ipaddr: '10.20.0.1', netmask: '255.255.255.0', dhcp: { start: 50, limit: 100, leasetime: '1h' } },
   wan: { interface: 'eth0', proto: 'dhcp' },
   wifi: [
-    { radio: 'pci-wifi-0', channel: 149, hwmode: '11a', htmode: 'VHT80' },
-    { radio: 'pci-wifi-1', channel: 11, hwmode: '11g', htmode: 'HT20' },
+    { id: 'pci-wifi-0', channel: 149, hwmode: '11a', htmode: 'VHT80' },
+    { id: 'pci-wifi-1', channel: 11, hwmode: '11g', htmode: 'HT20' },
   ],
-  'wifi-interfaces': [{ radio: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: 'a-secret-passphrase', network: 'lan' }],
+  'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: 'a-secret-passphrase', network: 'lan' }],
   system: { hostname: 'lab-router', timezone: 'Europe/Zurich' },
   telemetry: { enabled: true, interval: 300 },
 };
@@ -105,10 +105,10 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       'wifi-interfaces': [],
       telemetry: { enabled: true, interval: 60 },
     });
-    expect(generated.wifi.map((entry: { radio: string }) => entry.radio)).toEqual(await radioIds(server));
+    expect(generated.wifi.map((entry: { id: string }) => entry.id)).toEqual(await radioIds(server));
     expect(generated.wifi).toEqual([
-      { radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
-      { radio: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
+      { id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
+      { id: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
     ]);
   });
 
@@ -131,7 +131,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       ...EDITED,
       firewall: { defaults: { input: 'ALLOW', output: 'ACCEPT' } },
       lan: { ...EDITED.lan, ipaddr: '10.20.0.300' },
-      wifi: [{ radio: 'pci-wifi-0', channel: 999 }],
+      wifi: [{ id: 'pci-wifi-0', channel: 999 }],
       telemetry: { enabled: 'yes', interval: 1 },
     };
     expect(paths(await call(server, 'PUT', '/config/hostconfig', bad))).toEqual(
@@ -143,7 +143,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       expect.arrayContaining(['firewall.defaults.input', 'lan']),
     );
     // A Wi-Fi network on a radio the configuration does not set up.
-    expect(paths(await call(server, 'PUT', '/config/hostconfig', { ...EDITED, wifi: [] }))).toEqual(['wifi-interfaces[0].radio']);
+    expect(paths(await call(server, 'PUT', '/config/hostconfig', { ...EDITED, wifi: [] }))).toEqual(['wifi-interfaces[0].device']);
     expect(await snapshot(server)).toEqual(before);
   });
 
@@ -172,7 +172,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       '    defaults: {input: ACCEPT, output: ACCEPT, forward: DROP}',
       '  lan: {interfaces: [eth2], proto: static, ipaddr: 172.16.5.1, netmask: 255.255.0.0}',
       '  wifi:',
-      '    - {radio: pci-wifi-1, channel: 6}',
+      '    - {id: pci-wifi-1, channel: 6}',
       '  telemetry: {enabled: false}',
       '',
     ].join('\n');
@@ -180,7 +180,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
     expect(await get(server, '/config/hostconfig')).toEqual({
       firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'DROP' } },
       lan: { interfaces: ['eth2'], proto: 'static', ipaddr: '172.16.5.1', netmask: '255.255.0.0' },
-      wifi: [{ radio: 'pci-wifi-1', channel: 6 }],
+      wifi: [{ id: 'pci-wifi-1', channel: 6 }],
       telemetry: { enabled: false },
     });
   });
@@ -193,7 +193,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
     expect(await get(server, '/config/hostconfig')).toMatchObject({ system: { hostname: 'renamed' }, 'wifi-interfaces': [{ key: '[redacted]' }] });
     // A placeholder with no secret behind it is refused.
     const before = await snapshot(server);
-    const orphan = { ...edited, 'wifi-interfaces': [...edited['wifi-interfaces'], { radio: 'pci-wifi-1', ssid: 'new', encryption: 'psk2', key: '[redacted]' }] };
+    const orphan = { ...edited, 'wifi-interfaces': [...edited['wifi-interfaces'], { device: 'pci-wifi-1', ssid: 'new', encryption: 'psk2', key: '[redacted]' }] };
     expect(paths(await call(server, 'PUT', '/config/hostconfig', orphan))).toEqual(['wifi-interfaces[1].key']);
     expect(await snapshot(server)).toEqual(before);
   });
@@ -432,7 +432,7 @@ describe('chutebox emulate --scenario gl-ar150: the configuration of a router wi
     expect(await get(server, '/config/new-config')).toMatchObject({
       wan: { interface: 'eth0', proto: 'dhcp' },
       lan: { interfaces: ['eth1'] },
-      wifi: [{ radio: 'platform-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT20' }],
+      wifi: [{ id: 'platform-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT20' }],
     });
   });
 

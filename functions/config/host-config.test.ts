@@ -24,8 +24,8 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
       lan: { interfaces: ['eth1', 'eth2', 'eth10'], proto: 'static', ipaddr: '192.168.1.1', netmask: '255.255.255.0', dhcp: { start: 100, limit: 150, leasetime: '12h' } },
       wan: { interface: 'eth0', proto: 'dhcp' },
       wifi: [
-        { radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
-        { radio: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
+        { id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
+        { id: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
       ],
       'wifi-interfaces': [],
       system: { hostname: 'chutebox', timezone: 'UTC' },
@@ -41,7 +41,7 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
       drivers({ 'pci/0000:01:00.0': 'rt2800pci', 'pci/0000:02:00.0': 'rt2800pci', 'pci/0000:03:00.0': 'rt2800pci', 'pci/0000:04:00.0': 'rt2800pci' }),
     );
     const { wifi } = await generateHostConfig(memoryDevice(spec));
-    expect(wifi!.map((radio) => [radio.radio, radio.channel, radio.hwmode, radio.htmode])).toEqual([
+    expect(wifi!.map((radio) => [radio.id, radio.channel, radio.hwmode, radio.htmode])).toEqual([
       ['pci-wifi-0', 1, '11g', 'HT20'],
       ['pci-wifi-1', 6, '11g', 'HT20'],
       ['pci-wifi-2', 11, '11g', 'HT20'],
@@ -57,9 +57,9 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
     );
     const { wifi } = await generateHostConfig(memoryDevice(spec));
     expect(wifi).toEqual([
-      { radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'HE80' },
-      { radio: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HE20' },
-      { radio: 'pci-wifi-2', channel: 149, hwmode: '11a', htmode: 'HE80' },
+      { id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'HE80' },
+      { id: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HE20' },
+      { id: 'pci-wifi-2', channel: 149, hwmode: '11a', htmode: 'HE80' },
     ]);
   });
 
@@ -73,8 +73,8 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
     );
     const { wifi } = await generateHostConfig(memoryDevice(spec));
     expect(wifi).toEqual([
-      { radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'HT40' },
-      { radio: 'platform-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT20' },
+      { id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'HT40' },
+      { id: 'platform-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT20' },
     ]);
   });
 

@@ -19,7 +19,23 @@ export const WAN_PROTOCOLS = ['dhcp', 'static', 'pppoe', 'none'] as const;
 /** 802.11 modes, as OpenWrt's `hwmode` names them. */
 export const HW_MODES = ['11b', '11g', '11a', '11n', '11ac', '11ax'] as const;
 /** Channel widths and generations, as OpenWrt's `htmode` names them. */
-export const HT_MODES = ['NOHT', 'HT20', 'HT40', 'VHT20', 'VHT40', 'VHT80', 'VHT160', 'HE20', 'HE40', 'HE80', 'HE160'] as const;
+export const HT_MODES = ['NOHT', 'HT20', 'HT40', 'HT40+', 'HT40-', 'VHT20', 'VHT40', 'VHT80', 'VHT160', 'HE20', 'HE40', 'HE80', 'HE160'] as const;
+/**
+ * Modes of a host Wi-Fi network: an access point, or a client (`sta`, as OpenWrt names it; `managed`
+ * is ParaDrop's name for the same, and is rendered as `sta`).
+ */
+export const WIFI_INTERFACE_MODES = ['ap', 'sta', 'managed'] as const;
+
+/**
+ * Whether a host Wi-Fi network is a client of another network rather than an access point.
+ *
+ * @example
+ * isClientMode('managed') // true
+ * isClientMode(undefined) // false: an access point by default
+ */
+export function isClientMode(mode: string | undefined): boolean {
+  return mode === 'sta' || mode === 'managed';
+}
 /** Wi-Fi security, as OpenWrt's `encryption` names it: the ones that take a `key` first. */
 export const KEYED_ENCRYPTIONS = ['psk2', 'psk', 'psk-mixed', 'sae', 'sae-mixed'] as const;
 export const OPEN_ENCRYPTIONS = ['none', 'owe'] as const;
@@ -58,18 +74,21 @@ export interface WanConfig extends Open {
   password?: string | undefined;
 }
 
-/** One radio's settings; `radio` is a wifi id of GET /api/v1/info/hardware (`pci-wifi-0`). */
+/** One radio's settings; `id` is a wifi id of GET /api/v1/info/hardware (`pci-wifi-0`), as in ParaDrop. */
 export interface WifiRadioConfig extends Open {
-  radio: string;
+  id: string;
   channel: number | 'auto';
   hwmode?: (typeof HW_MODES)[number] | undefined;
   htmode?: (typeof HT_MODES)[number] | undefined;
 }
 
-/** A Wi-Fi network of the host on one radio: an access point on the LAN, or a client on the WAN. */
+/**
+ * A Wi-Fi network of the host on one radio (`device`: the `id` of an entry of `wifi`, as in ParaDrop):
+ * an access point on the LAN, or a client on the WAN (`sta`, or ParaDrop's name for it, `managed`).
+ */
 export interface WifiInterfaceConfig extends Open {
-  radio: string;
-  mode?: 'ap' | 'sta' | undefined;
+  device: string;
+  mode?: (typeof WIFI_INTERFACE_MODES)[number] | undefined;
   ssid: string;
   encryption?: (typeof ENCRYPTIONS)[number] | undefined;
   key?: string | undefined;
@@ -164,8 +183,8 @@ export type Band = '2g' | '5g';
  * 5 GHz, 11b and 11g 2.4 GHz); null when neither tells (`auto` with 11n, 11ax or no mode).
  *
  * @example
- * radioBand({ radio: 'pci-wifi-0', channel: 36 })                  // '5g'
- * radioBand({ radio: 'pci-wifi-0', channel: 'auto', hwmode: '11g' }) // '2g'
+ * radioBand({ id: 'pci-wifi-0', channel: 36 })                  // '5g'
+ * radioBand({ id: 'pci-wifi-0', channel: 'auto', hwmode: '11g' }) // '2g'
  */
 export function radioBand(radio: Pick<WifiRadioConfig, 'channel' | 'hwmode'>): Band | null {
   if (typeof radio.channel === 'number') return CHANNELS_2G.includes(radio.channel) ? '2g' : CHANNELS_5G.includes(radio.channel) ? '5g' : null;
@@ -250,7 +269,7 @@ const HT_PLAN: Record<Band, Record<RadioCaps['generation'], (typeof HT_MODES)[nu
  *
  * @example
  * await generateHostConfig(device)
- * // { firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } }, lan: { interfaces: ['eth1'], … }, wan: { interface: 'eth0', proto: 'dhcp' }, wifi: [{ radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' }], … }
+ * // { firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } }, lan: { interfaces: ['eth1'], … }, wan: { interface: 'eth0', proto: 'dhcp' }, wifi: [{ id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' }], … }
  */
 export async function generateHostConfig(device: Device): Promise<HostConfig> {
   const [ethernet, radios] = await Promise.all([ethernetInterfaces(device), readRadios(device)]);
@@ -330,7 +349,7 @@ function planRadios(radios: WifiDevice[], caps: RadioCaps[]): WifiRadioConfig[] 
     const band: Band = dualBand && given['5g'] <= given['2g'] ? '5g' : '2g';
     const plan = CHANNEL_PLAN[band];
     const channel = plan[given[band]++ % plan.length]!;
-    return { radio: radio.id, channel, hwmode: band === '5g' ? '11a' : '11g', htmode: HT_PLAN[band][generation] };
+    return { id: radio.id, channel, hwmode: band === '5g' ? '11a' : '11g', htmode: HT_PLAN[band][generation] };
   });
 }
 

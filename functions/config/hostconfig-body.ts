@@ -17,6 +17,7 @@ import {
   radioBand,
   TELEMETRY_INTERVAL,
   WAN_PROTOCOLS,
+  WIFI_INTERFACE_MODES,
   type HostConfig,
 } from './host-config.ts';
 
@@ -36,12 +37,14 @@ import {
  *   pppoe or none; static needs `ipaddr`, `netmask` (/8 to /30) and `gateway`, the gateway inside the
  *   subnet and the subnet apart from the LAN's; pppoe needs `username` and `password`; `dns` a list
  *   of IPv4 addresses.
- * - `wifi[]`: `radio` a wifi id of GET /api/v1/info/hardware (`pci-wifi-0`), each radio once;
+ * - `wifi[]`: `id` a wifi id of GET /api/v1/info/hardware (`pci-wifi-0`), each radio once;
  *   `channel` auto, 1 to 14 (2.4 GHz) or a 5 GHz channel (32 to 144, 149 to 177, every fourth);
  *   `hwmode` (optional) 11b 11g 11a 11n 11ac 11ax, 11b/11g only with 2.4 GHz channels, 11a/11ac only with 5 GHz ones;
- *   `htmode` (optional) NOHT HT20 HT40 VHT20 VHT40 VHT80 VHT160 HE20 HE40 HE80 HE160: VHT, HE80 and
- *   HE160 only at 5 GHz, and with 11b only NOHT.
- * - `wifi-interfaces[]`: `radio` one of `wifi[]`; `mode` ap (default) or sta; `ssid` 1 to 32 bytes of
+ *   `htmode` (optional) NOHT HT20 HT40 HT40+ HT40- VHT20 VHT40 VHT80 VHT160 HE20 HE40 HE80 HE160: VHT,
+ *   HE80 and HE160 only at 5 GHz, with 11b only NOHT, HT40+ and HT40- only on a channel whose
+ *   secondary channel (4 above or below) is in the band.
+ * - `wifi-interfaces[]`: `device` the `id` of an entry of `wifi[]`; `mode` ap (default), sta or
+ *   managed (ParaDrop's name for sta); `ssid` 1 to 32 bytes of
  *   UTF-8 without control characters; `encryption` psk2, psk, psk-mixed, sae, sae-mixed (each needs a
  *   `key`: 8 to 63 printable ASCII characters or 64 hex digits), none or owe (no key); `network` lan
  *   or wan (wan only when there is one).
@@ -141,14 +144,14 @@ const Channel = z.custom<number | 'auto'>(
 );
 
 const WifiRadio = z.looseObject(
-  { radio: RadioId, channel: Channel, hwmode: z.optional(oneOf(HW_MODES)), htmode: z.optional(oneOf(HT_MODES)) },
+  { id: RadioId, channel: Channel, hwmode: z.optional(oneOf(HW_MODES)), htmode: z.optional(oneOf(HT_MODES)) },
   MAPPING,
 );
 
 const WifiInterface = z.looseObject(
   {
-    radio: RadioId,
-    mode: z.optional(oneOf(['ap', 'sta'])),
+    device: RadioId,
+    mode: z.optional(oneOf(WIFI_INTERFACE_MODES)),
     ssid: SsidUpdate.shape.ssid,
     encryption: z.optional(oneOf(ENCRYPTIONS)),
     key: z.optional(WpaKey),
@@ -293,10 +296,10 @@ function checkRadios(wifi: unknown[], context: Issues): Set<string> {
   const first = new Map<unknown, number>();
   wifi.forEach((entry, i) => {
     const radio = mapping(entry);
-    if (typeof radio.radio === 'string') {
-      const earlier = first.get(radio.radio);
-      if (earlier !== undefined) issue(context, ['wifi', i, 'radio'], radio.radio, `names the radio of wifi[${earlier}] again: give each radio once`);
-      else first.set(radio.radio, i);
+    if (typeof radio.id === 'string') {
+      const earlier = first.get(radio.id);
+      if (earlier !== undefined) issue(context, ['wifi', i, 'id'], radio.id, `names the radio of wifi[${earlier}] again: give each radio once`);
+      else first.set(radio.id, i);
     }
     const { channel, hwmode, htmode } = radio;
     const validChannel = channel === 'auto' || (typeof channel === 'number' && (CHANNELS_2G.includes(channel) || CHANNELS_5G.includes(channel)));
@@ -314,17 +317,36 @@ function checkRadios(wifi: unknown[], context: Issues): Set<string> {
     const band = radioBand({ channel: channel as number | 'auto', hwmode: validMode });
     if (validMode === '11b' && htmode !== 'NOHT') issue(context, ['wifi', i, 'htmode'], htmode, 'must be NOHT with hwmode 11b, which has no HT');
     else if (band === '2g' && /^(?:VHT|HE80|HE160)/.test(htmode as string)) issue(context, ['wifi', i, 'htmode'], htmode, `is a 5 GHz mode, but the radio is on 2.4 GHz`);
+    else if ((htmode === 'HT40+' || htmode === 'HT40-') && typeof channel === 'number' && !secondaryChannelFits(channel, htmode)) {
+      const side = htmode === 'HT40+' ? 'above' : 'below';
+      issue(context, ['wifi', i, 'htmode'], htmode, `puts the secondary channel ${side} channel ${channel}, outside its band: use ${htmode === 'HT40+' ? 'HT40-' : 'HT40+'} or HT40`);
+    }
   });
   return new Set([...first.keys()].filter((id): id is string => typeof id === 'string'));
+}
+
+/**
+ * Whether a 40 MHz channel with its secondary channel above (`HT40+`) or below (`HT40-`) the given
+ * one stays in the band: at 2.4 GHz, 4 channels up to 13 or down to 1; at 5 GHz, the pairs of 20 MHz
+ * channels that make up each 40 MHz one (36+40, 44+48, …, 149+153, …).
+ *
+ * @example
+ * secondaryChannelFits(11, 'HT40+') // false: channel 15 is no channel
+ * secondaryChannelFits(40, 'HT40-') // true: 36+40
+ */
+function secondaryChannelFits(channel: number, htmode: 'HT40+' | 'HT40-'): boolean {
+  if (CHANNELS_2G.includes(channel)) return htmode === 'HT40+' ? channel + 4 <= 13 : channel - 4 >= 1;
+  const lower = channel < 149 ? (channel - 36) % 8 === 0 : (channel - 149) % 8 === 0;
+  return htmode === 'HT40+' ? lower : !lower;
 }
 
 function checkWifiInterfaces(interfaces: unknown[], radios: Set<string>, hasWan: boolean, context: Issues): void {
   interfaces.forEach((entry, i) => {
     const iface = mapping(entry);
     const at = (field: string): Path => ['wifi-interfaces', i, field];
-    if (typeof iface.radio === 'string' && RADIO_ID.test(iface.radio) && !radios.has(iface.radio)) {
+    if (typeof iface.device === 'string' && RADIO_ID.test(iface.device) && !radios.has(iface.device)) {
       const known = radios.size === 0 ? 'wifi lists none' : `wifi lists ${[...radios].join(', ')}`;
-      issue(context, at('radio'), iface.radio, `must be the radio of an entry of wifi (${known})`);
+      issue(context, at('device'), iface.device, `must be the id of an entry of wifi (${known})`);
     }
     const encryption = iface.encryption;
     const keyed = (KEYED_ENCRYPTIONS as readonly unknown[]).includes(encryption);

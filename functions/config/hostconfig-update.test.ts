@@ -9,8 +9,8 @@ function valid(): Record<string, any> {
     firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } },
     lan: { interfaces: ['eth1', 'eth2'], proto: 'static', ipaddr: '192.168.1.1', netmask: '255.255.255.0', dhcp: { start: 100, limit: 150, leasetime: '12h' } },
     wan: { interface: 'eth0', proto: 'dhcp' },
-    wifi: [{ radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' }],
-    'wifi-interfaces': [{ radio: 'pci-wifi-0', mode: 'ap', ssid: 'home', encryption: 'psk2', key: 'hunter2hunter2', network: 'lan' }],
+    wifi: [{ id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' }],
+    'wifi-interfaces': [{ device: 'pci-wifi-0', mode: 'ap', ssid: 'home', encryption: 'psk2', key: 'hunter2hunter2', network: 'lan' }],
     system: { hostname: 'router.lan', timezone: 'Europe/Zurich' },
     telemetry: { enabled: false, interval: 300 },
   };
@@ -20,8 +20,8 @@ function valid(): Record<string, any> {
 const STORED = `firewall: { defaults: { input: ACCEPT, output: ACCEPT, forward: REJECT } }
 lan: { interfaces: [eth1], proto: static, ipaddr: 192.168.1.1, netmask: 255.255.255.0 }
 wan: { interface: eth0, proto: pppoe, username: me@isp, password: pppoe-secret }
-wifi: [{ radio: pci-wifi-0, channel: 36 }]
-wifi-interfaces: [{ radio: pci-wifi-0, ssid: home, encryption: psk2, key: hunter2hunter2 }]
+wifi: [{ id: pci-wifi-0, channel: 36 }]
+wifi-interfaces: [{ device: pci-wifi-0, ssid: home, encryption: psk2, key: hunter2hunter2 }]
 `;
 
 const device = (stored: string | null = STORED) => configDevice(routerHardware, { stored });
@@ -92,16 +92,16 @@ describe('PUT /api/v1/config/hostconfig', () => {
     const body = {
       ...valid(),
       wan: { interface: 'eth0', proto: 'pppoe', username: 'me@isp', password: '[redacted]' },
-      'wifi-interfaces': [{ radio: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: '[redacted]' }],
+      'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: '[redacted]' }],
     };
     expect((await json(target, body)).status).toBe(200);
     const request = target.submitted[0] as { config: any };
     expect(request.config.wan.password).toBe('pppoe-secret');
-    expect(request.config['wifi-interfaces'][0]).toEqual({ radio: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: 'hunter2hunter2' });
+    expect(request.config['wifi-interfaces'][0]).toEqual({ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: 'hunter2hunter2' });
   });
 
   it('responds with 422 for a [redacted] placeholder with no stored secret behind it, and a configuration generated (none stored) has none', async () => {
-    const body = { ...valid(), 'wifi-interfaces': [{ radio: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: '[redacted]' }] };
+    const body = { ...valid(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: '[redacted]' }] };
     const { paths, messages } = await rejects(body, null);
     expect(paths).toEqual(["wifi-interfaces[0].key"]);
     expect(messages['wifi-interfaces[0].key']).toContain('the placeholder of a secret');
@@ -114,7 +114,7 @@ describe('PUT /api/v1/config/hostconfig', () => {
     body.lan.netmask = '255.0.255.0';
     body.lan.dhcp.leasetime = 'forever';
     body.wan.proto = 'dhcpv6';
-    body.wifi.push({ radio: 'pci-wifi-1', channel: 15 }, { radio: 'PCI wifi' , channel: 'auto' });
+    body.wifi.push({ id: 'pci-wifi-1', channel: 15 }, { id: 'PCI wifi' , channel: 'auto' });
     body['wifi-interfaces'][0].ssid = 'x'.repeat(33);
     body['wifi-interfaces'][0].key = 'short';
     body['wifi-interfaces'][0].mode = 'mesh';
@@ -135,7 +135,7 @@ describe('PUT /api/v1/config/hostconfig', () => {
       'wifi-interfaces[0].mode',
       'wifi-interfaces[0].ssid',
       'wifi[1].channel',
-      'wifi[2].radio',
+      'wifi[2].id',
     ]);
     expect(messages).toMatchObject({
       'firewall.defaults.input': 'must be one of ACCEPT, REJECT, DROP',
@@ -173,17 +173,23 @@ describe('PUT /api/v1/config/hostconfig', () => {
   it('responds with 422 for radio settings that do not go together', async () => {
     const body = valid();
     body.wifi = [
-      { radio: 'pci-wifi-0', channel: 36, hwmode: '11g' },
-      { radio: 'pci-wifi-1', channel: 6, htmode: 'VHT80' },
-      { radio: 'usb-wifi-0', channel: 'auto', hwmode: '11b', htmode: 'HT20' },
-      { radio: 'pci-wifi-0', channel: 'auto' },
+      { id: 'pci-wifi-0', channel: 36, hwmode: '11g' },
+      { id: 'pci-wifi-1', channel: 6, htmode: 'VHT80' },
+      { id: 'usb-wifi-0', channel: 'auto', hwmode: '11b', htmode: 'HT20' },
+      { id: 'pci-wifi-0', channel: 'auto' },
+      { id: 'pci-wifi-2', channel: 11, htmode: 'HT40+' },
+      { id: 'pci-wifi-3', channel: 36, htmode: 'HT40-' },
+      { id: 'pci-wifi-4', channel: 7, htmode: 'HT40-' },
+      { id: 'pci-wifi-5', channel: 153, htmode: 'HT40-' },
     ];
     const { messages } = await rejects(body);
     expect(messages).toEqual({
       'wifi[0].channel': 'is a 5 GHz channel, but hwmode 11g is 2.4 GHz only',
       'wifi[1].htmode': 'is a 5 GHz mode, but the radio is on 2.4 GHz',
       'wifi[2].htmode': 'must be NOHT with hwmode 11b, which has no HT',
-      'wifi[3].radio': 'names the radio of wifi[0] again: give each radio once',
+      'wifi[3].id': 'names the radio of wifi[0] again: give each radio once',
+      'wifi[4].htmode': 'puts the secondary channel above channel 11, outside its band: use HT40- or HT40',
+      'wifi[5].htmode': 'puts the secondary channel below channel 36, outside its band: use HT40+ or HT40',
     });
   });
 
@@ -191,14 +197,14 @@ describe('PUT /api/v1/config/hostconfig', () => {
     const body = { ...valid() };
     delete body.wan;
     body['wifi-interfaces'] = [
-      { radio: 'pci-wifi-9', ssid: 'a', encryption: 'sae' },
-      { radio: 'pci-wifi-0', ssid: 'b', key: 'hunter2hunter2' },
-      { radio: 'pci-wifi-0', ssid: 'c', encryption: 'none', key: 'hunter2hunter2' },
-      { radio: 'pci-wifi-0', mode: 'sta', ssid: 'd', encryption: 'owe', network: 'wan' },
+      { device: 'pci-wifi-9', ssid: 'a', encryption: 'sae' },
+      { device: 'pci-wifi-0', ssid: 'b', key: 'hunter2hunter2' },
+      { device: 'pci-wifi-0', ssid: 'c', encryption: 'none', key: 'hunter2hunter2' },
+      { device: 'pci-wifi-0', mode: 'sta', ssid: 'd', encryption: 'owe', network: 'wan' },
     ];
     const { messages } = await rejects(body);
     expect(messages).toEqual({
-      'wifi-interfaces[0].radio': 'must be the radio of an entry of wifi (wifi lists pci-wifi-0)',
+      'wifi-interfaces[0].device': 'must be the id of an entry of wifi (wifi lists pci-wifi-0)',
       'wifi-interfaces[0].key': 'is required with encryption sae',
       'wifi-interfaces[1].encryption': 'is required with a key: psk2, psk, psk-mixed, sae, sae-mixed',
       'wifi-interfaces[2].key': 'must not be given with encryption none, which takes no key',

@@ -15,9 +15,9 @@ lan:
   netmask: 255.255.255.0
 wan: { interface: eth0, proto: pppoe, username: me@isp, password: pppoe-secret }
 wifi:
-  - { radio: pci-wifi-0, channel: 6 }
+  - { id: pci-wifi-0, channel: 6 }
 wifi-interfaces:
-  - { radio: pci-wifi-0, ssid: home, encryption: psk2, key: hunter2hunter2 }
+  - { device: pci-wifi-0, ssid: home, encryption: psk2, key: hunter2hunter2 }
 x_vendor: kept
 `;
 
@@ -37,8 +37,8 @@ describe('GET /api/v1/config/hostconfig', () => {
       firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'DROP' } },
       lan: { interfaces: ['eth1'], proto: 'static', ipaddr: '10.0.0.1', netmask: '255.255.255.0' },
       wan: { interface: 'eth0', proto: 'pppoe', username: 'me@isp', password: '[redacted]' },
-      wifi: [{ radio: 'pci-wifi-0', channel: 6 }],
-      'wifi-interfaces': [{ radio: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: '[redacted]' }],
+      wifi: [{ id: 'pci-wifi-0', channel: 6 }],
+      'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: '[redacted]' }],
       x_vendor: 'kept',
     });
     expect(hostconfig.response.safeParse(json).success).toBe(true);
@@ -59,7 +59,7 @@ describe('GET /api/v1/config/hostconfig', () => {
     expect(json).toMatchObject({
       lan: { interfaces: ['eth1', 'eth2', 'eth10'], ipaddr: '192.168.1.1' },
       wan: { interface: 'eth0', proto: 'dhcp' },
-      wifi: [{ radio: 'pci-wifi-0', channel: 36 }, { radio: 'pci-wifi-1', channel: 1 }],
+      wifi: [{ id: 'pci-wifi-0', channel: 36 }, { id: 'pci-wifi-1', channel: 1 }],
     });
     expect(hostconfig.response.safeParse(json).success).toBe(true);
     expect(await device.hostConfig.read()).toBeNull();

@@ -24,8 +24,8 @@ for (const [path, endpoint] of [
         lan: { interfaces: ['eth1', 'eth2', 'eth10'] },
         wan: { interface: 'eth0', proto: 'dhcp' },
         wifi: [
-          { radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
-          { radio: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
+          { id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
+          { id: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
         ],
         telemetry: { enabled: true, interval: 60 },
       });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredChute } from '../core/device.ts';
 import type { HostConfig } from './host-config.ts';
+import { checkHostConfig } from './hostconfig-body.ts';
 import { renderPdconf, uciName, uciQuote } from './uci.ts';
 
 const HEADER = "# Rendered by chutebox (pdconf) from the host configuration and the chutes' networks; edits here are overwritten.\n\n";
@@ -11,10 +12,10 @@ const CONFIG: HostConfig = {
   lan: { interfaces: ['eth1', 'eth2'], proto: 'static', ipaddr: '192.168.1.1', netmask: '255.255.255.0', dhcp: { start: 100, limit: 150, leasetime: '12h' } },
   wan: { interface: 'eth0', proto: 'dhcp' },
   wifi: [
-    { radio: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
-    { radio: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
+    { id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
+    { id: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
   ],
-  'wifi-interfaces': [{ radio: 'pci-wifi-1', ssid: "Bob's net", encryption: 'psk2', key: 'correct horse' }],
+  'wifi-interfaces': [{ device: 'pci-wifi-1', ssid: "Bob's net", encryption: 'psk2', key: 'correct horse' }],
 };
 
 /** The default scenario's chutes: a 2.4 GHz access point, a VLAN with DHCP and DNS, a monitor interface. */
@@ -129,6 +130,41 @@ config wifi-iface 'hotspot_survey'
 \toption mode 'monitor'
 \toption ifname 'phy0-mon0'
 `,
+    );
+  });
+
+  it("accepts the configuration ParaDrop generates, and renders its radios, `device` and `managed` mode as OpenWrt's", () => {
+    // ParaDrop's hostconfig.py default for a two-radio router, as its GET answers it.
+    const paradrop = checkHostConfig({
+      firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'ACCEPT' } },
+      lan: {
+        interfaces: ['eth1'],
+        proto: 'static',
+        ipaddr: '10.0.0.1',
+        netmask: '255.255.255.0',
+        dhcp: { start: 100, limit: 100, leasetime: '12h' },
+        firewall: { defaults: { conntrack: '1', forward: 'ACCEPT', input: 'ACCEPT', output: 'ACCEPT' }, forwarding: { wan: true } },
+      },
+      wan: { interface: 'eth0', proto: 'dhcp', firewall: { defaults: { conntrack: '1', forward: 'ACCEPT', input: 'ACCEPT', masq: '1', output: 'ACCEPT' } } },
+      wifi: [
+        { id: 'pci-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT40+', short_gi_40: true },
+        { id: 'pci-wifi-1', channel: 36, hwmode: '11a', htmode: 'VHT80' },
+      ],
+      'wifi-interfaces': [
+        { device: 'pci-wifi-0', ssid: 'ParaDrop', mode: 'ap', network: 'lan', ifname: 'wlan0' },
+        { device: 'pci-wifi-1', ssid: 'upstream', mode: 'managed', encryption: 'psk2', key: 'upstream-passphrase' },
+      ],
+      system: { autoUpdate: true, chutePrefixSize: 24, chuteSubnetPool: '192.168.128.0/17', onMissingWiFi: 'warn' },
+      telemetry: { enabled: true, interval: 60 },
+      zerotier: { enabled: false, networks: [] },
+    });
+    const blocks = renderPdconf(paradrop, []).wireless.text.split('\n\n');
+    expect(blocks.find((block) => block.startsWith("config wifi-device 'pci_wifi_0'"))).toContain("\toption htmode 'HT40+'\n\toption short_gi_40 '1'");
+    expect(blocks.find((block) => block.startsWith("config wifi-iface 'wifinet0'"))).toBe(
+      "config wifi-iface 'wifinet0'\n\toption device 'pci_wifi_0'\n\toption mode 'ap'\n\toption network 'lan'\n\toption ssid 'ParaDrop'\n\toption encryption 'none'\n\toption ifname 'wlan0'",
+    );
+    expect(blocks.find((block) => block.startsWith("config wifi-iface 'wifinet1'"))?.trimEnd()).toBe(
+      "config wifi-iface 'wifinet1'\n\toption device 'pci_wifi_1'\n\toption mode 'sta'\n\toption network 'wan'\n\toption ssid 'upstream'\n\toption encryption 'psk2'\n\toption key 'upstream-passphrase'",
     );
   });
 

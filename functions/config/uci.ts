@@ -1,5 +1,5 @@
 import type { StoredChute } from '../core/device.ts';
-import { ipv4Number, ipv4Text, prefixMask, radioBand, type Band, type HostConfig, type WifiRadioConfig } from './host-config.ts';
+import { ipv4Number, ipv4Text, isClientMode, prefixMask, radioBand, type Band, type HostConfig, type WifiRadioConfig } from './host-config.ts';
 
 /*
  * pdconf's renderer: the system configuration that a host configuration and the installed chutes'
@@ -179,7 +179,7 @@ function chuteRadio(network: ChuteNetwork, radios: WifiRadioConfig[]): string | 
   const hwmode = mapping(network.entry.requests).hwmode;
   const band: Band | null = hwmode === '11a' ? '5g' : hwmode === '11g' || hwmode === '11b' ? '2g' : null;
   const match = band === null ? undefined : radios.find((radio) => radioBand(radio) === band);
-  return (match ?? radios[0])?.radio;
+  return (match ?? radios[0])?.id;
 }
 
 /**
@@ -213,8 +213,8 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
   const hostIfaces = Array.isArray(config['wifi-interfaces']) ? config['wifi-interfaces'] : [];
 
   const taken = new Set(['loopback', 'br_lan', 'lan', 'wan', 'defaults', 'lan_wan', 'chutes', 'chutes_wan', 'chutes_dhcp', 'chutes_dns']);
-  const radioSections = radios.map((radio) => unique(uciName(radio.radio), taken));
-  const radioSection = (id: string | undefined) => (id === undefined ? undefined : radioSections[radios.findIndex((radio) => radio.radio === id)]);
+  const radioSections = radios.map((radio) => unique(uciName(radio.id), taken));
+  const radioSection = (id: string | undefined) => (id === undefined ? undefined : radioSections[radios.findIndex((radio) => radio.id === id)]);
   const ifaceSections = hostIfaces.map((_, i) => unique(`wifinet${i}`, taken));
   const networks = chuteNetworks(chutes, taken);
   const routed = networks.filter((network) => network.kind !== 'monitor');
@@ -272,22 +272,22 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
       ['channel', radio.channel],
       ...optional('hwmode', radio.hwmode),
       ...optional('htmode', radio.htmode),
-      ...extraValues(radio, ['radio', 'channel', 'hwmode', 'htmode', 'type', 'band']),
+      ...extraValues(radio, ['id', 'channel', 'hwmode', 'htmode', 'type', 'band']),
     ],
   }));
   hostIfaces.forEach((iface, i) => {
-    const mode = iface.mode ?? 'ap';
+    const mode = isClientMode(iface.mode) ? 'sta' : 'ap';
     wireless.push({
       type: 'wifi-iface',
       name: ifaceSections[i]!,
       values: [
-        ...optional('device', radioSection(iface.radio)),
+        ...optional('device', radioSection(iface.device)),
         ['mode', mode],
         ['network', iface.network ?? (mode === 'sta' ? 'wan' : 'lan')],
         ['ssid', iface.ssid],
         ['encryption', iface.encryption ?? 'none'],
         ...optional('key', iface.key),
-        ...extraValues(iface, ['radio', 'mode', 'network', 'ssid', 'encryption', 'key', 'device']),
+        ...extraValues(iface, ['device', 'mode', 'network', 'ssid', 'encryption', 'key']),
       ],
     });
   });

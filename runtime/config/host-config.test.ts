@@ -10,13 +10,13 @@ import { formatHostConfig, hostConfigStore } from './host-config.ts';
 const temp = useTempDir('chutebox-hostconfig-');
 
 /** The configuration generated for this test device: eth0 WAN, eth1 LAN, one radio. */
-const GENERATED = hostConfigFor(['eth0', 'eth1'], [{ radio: 'pci-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT20' }]);
+const GENERATED = hostConfigFor(['eth0', 'eth1'], [{ id: 'pci-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT20' }]);
 
 /** A new configuration: another LAN address, an access point whose SSID YAML 1.1 would read as a boolean. */
 function edited(ipaddr = '10.10.0.1'): HostConfig {
   const config = structuredClone(GENERATED);
   config.lan.ipaddr = ipaddr;
-  config['wifi-interfaces'] = [{ radio: 'pci-wifi-0', ssid: 'yes', encryption: 'psk2', key: 'hunter2hunter2' }];
+  config['wifi-interfaces'] = [{ device: 'pci-wifi-0', ssid: 'yes', encryption: 'psk2', key: 'hunter2hunter2' }];
   return config;
 }
 

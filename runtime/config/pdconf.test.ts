@@ -12,7 +12,7 @@ const temp = useTempDir('chutebox-pdconf-');
 
 /** A configuration with a WAN, two LAN ports and a radio. */
 function config(): HostConfig {
-  return { ...hostConfigFor(['eth0', 'eth1', 'eth2'], [{ radio: 'pci-wifi-0', channel: 6, hwmode: '11g', htmode: 'HT20' }]) };
+  return { ...hostConfigFor(['eth0', 'eth1', 'eth2'], [{ id: 'pci-wifi-0', channel: 6, hwmode: '11g', htmode: 'HT20' }]) };
 }
 
 /**

@@ -197,7 +197,7 @@ describe('writeScenario', () => {
     expect(JSON.parse((answer as { body: string }).body)).toMatchObject({
       wan: { interface: 'eth0', proto: 'dhcp' },
       lan: { interfaces: ['eth1', 'eth2'] },
-      wifi: [{ radio: 'pci-wifi-0' }, { radio: 'pci-wifi-1' }],
+      wifi: [{ id: 'pci-wifi-0' }, { id: 'pci-wifi-1' }],
     });
   });
 
