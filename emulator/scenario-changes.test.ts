@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../test/memory-device.ts';
-import type { ChangeRecord, Device } from '../functions/core/device.ts';
+import { settledChange as settled } from '../test/support/emulated-changes.ts';
+import type { Device } from '../functions/core/device.ts';
 import { chuteState } from '../functions/chutes/state.ts';
 import { emulatedChanges } from './scenario-changes.ts';
 
@@ -30,15 +31,6 @@ function options(delayMs: number, record: string[] = []) {
       record.push('reset');
     },
   };
-}
-
-/** Waits for a change to finish; the test's own timeout is the deadline. */
-async function settled(device: Device, id: number): Promise<ChangeRecord> {
-  for (;;) {
-    const change = await device.change(id);
-    if (change?.state === 'succeeded' || change?.state === 'failed') return change;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
 }
 
 async function state(device: Device, chute: string): Promise<string> {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
+import { resolvePlaceholders } from '../functions/chutes/redact.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import { CHUTE_LABEL, changeQueue, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
 
@@ -11,7 +12,10 @@ export const DEFAULT_CHANGE_DELAY_MS = 200;
 export interface EmulatedChangeOptions {
   /** How long each step takes, in milliseconds. */
   delayMs: number;
-  /** Stores and applies a host configuration (`update-hostconfig`), answering what it did; throws to fail. */
+  /**
+   * Stores and applies a host configuration (`update-hostconfig`, its `[redacted]` placeholders still
+   * in it: `HostConfigService.perform` resolves them), answering what it did; throws to fail.
+   */
   applyHostConfig(config: Record<string, unknown>): Promise<string[]>;
   /** What a factory reset does besides removing the chutes and the changes: host configuration, provisioning. */
   resetDevice(): Promise<void>;
@@ -36,7 +40,9 @@ type Effect = (chute: StoredChute) => string[];
  * - `stop`: its container exits with code 0 (the chute reads `stopped`);
  * - `restart`: stop, then start;
  * - `delete`: its containers and the chute are gone (the chute reads 404);
- * - `update-config`: the configuration is replaced and the container runs again, as recreated;
+ * - `update-config`: the configuration is replaced and the container runs again, as recreated; its
+ *   `[redacted]` placeholders keep the secrets of the configuration in effect when it runs (it fails,
+ *   changing nothing, when one has no secret behind it any more: `resolvePlaceholders`);
  * - `install`: the chute is there from the moment the change is queued, `installing` (no container)
  *   until it has run; then its container, labelled as the chute and named `chute-<name>`, runs the
  *   image. An install of a name that is taken when it is queued fails.
@@ -53,6 +59,8 @@ type Effect = (chute: StoredChute) => string[];
  */
 export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: EmulatedChangeOptions): Device {
   const log: ChangeRecord[] = [];
+  /** The last id given; a factory reset keeps it, so no id is given twice. */
+  let lastId = 0;
   /** Changes are refused while a factory reset waits or runs. */
   const guard = options.resetGuard ?? resetGuard();
   /** Chutes a change has touched: their current documents, or null once deleted. */
@@ -119,7 +127,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       guard.refuse();
       const created = time();
       const record: ChangeRecord = {
-        id: log.length + 1,
+        id: ++lastId,
         action: request.action,
         chute: changeSubject(request),
         state: 'queued',
@@ -232,7 +240,8 @@ function effect(request: Exclude<ChangeRequest, { action: 'update-hostconfig' }>
       };
     case 'update-config':
       return (chute) => {
-        chute.config = structuredClone(request.config);
+        // Placeholders keep the secrets in effect now, which a change queued before this one may have set.
+        chute.config = resolvePlaceholders(structuredClone(request.config), chute.config, `the configuration of chute ${chute.name}`);
         return ['stored the new configuration', ...stop(chute), ...start(chute)];
       };
     case 'install':

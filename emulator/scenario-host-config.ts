@@ -81,7 +81,9 @@ export async function scenarioHostConfig(
 
 /**
  * What the emulator's change runner does for an `update-hostconfig` change (its `applyHostConfig`):
- * the service's `perform`, answering its notes; it throws, with the reason, when applying failed and
+ * the service's `perform`, the runtime's code, answering its notes: it resolves the `[redacted]`
+ * placeholders against the configuration in effect when the change runs. It throws, with the reason,
+ * when a placeholder has no secret behind it any more (nothing applied), and when applying failed and
  * the previous configuration was put back.
  *
  * @example

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../../test/memory-device.ts';
+import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
+import type { Device } from '../core/device.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import * as configUpdate from './config-update.ts';
 
@@ -13,7 +15,7 @@ const STORED = {
 const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello' }, config: structuredClone(STORED) } } });
 
 /** PUT …/config as a transport hands it over: the raw text and its content type. */
-async function put(target: ReturnType<typeof device>, contentType: string, text: string, chute = 'hello'): Promise<FunctionOutput & { json: any }> {
+async function put(target: Device, contentType: string, text: string, chute = 'hello'): Promise<FunctionOutput & { json: any }> {
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
   const out = await invoke(configUpdate.handle, { params: { chute }, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
   return { ...out, json: JSON.parse(out.body) };
@@ -66,7 +68,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     expect(target.submitted.map((request) => request.action === 'update-config' && request.config)).toEqual([config, config, config, config]);
   });
 
-  it('keeps the stored secrets where the body has the [redacted] placeholders a GET answers', async () => {
+  it('takes the [redacted] placeholders a GET answers where secrets are stored, and queues the change with them, not with the secrets', async () => {
     const target = device();
     const edited = structuredClone(STORED) as any;
     edited.environment.API_TOKEN = '[redacted]';
@@ -74,7 +76,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     edited.net.wlan.options.acct_secret = '[redacted]';
     edited.net.wlan.ssid = 'renamed';
     expect((await put(target, 'application/json', JSON.stringify(edited))).status).toBe(200);
-    expect(target.submitted).toEqual([{ action: 'update-config', chute: 'hello', config: { ...STORED, net: { wlan: { ...STORED.net.wlan, ssid: 'renamed' } } } }]);
+    expect(target.submitted).toEqual([{ action: 'update-config', chute: 'hello', config: edited }]);
   });
 
   it('responds with 422 listing every violation with its path, a placeholder with no stored secret among them, and submits nothing', async () => {
@@ -118,5 +120,38 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     const bad = await put(target, 'application/json', '{}', '../hello');
     expect(bad).toMatchObject({ status: 400, json: { errors: [{ path: 'params.chute' }] } });
     expect(target.submitted).toEqual([]);
+  });
+});
+
+describe('PUT /api/v1/chutes/:chute/config with [redacted] while an earlier change to the chute is still to run', () => {
+  /** PUT A sets a new Wi-Fi key; PUT B, a GET/edit/PUT round trip made before A ran, renames the network and keeps the key with a placeholder. */
+  const A = () => ({ ...structuredClone(STORED), net: { wlan: { ...STORED.net.wlan, key: 'second-key-K2' } } });
+  const B = () => ({ ...structuredClone(STORED), net: { wlan: { ...STORED.net.wlan, ssid: 'renamed', key: '[redacted]', options: { acct_server: '10.0.0.2', acct_secret: '[redacted]' } } } });
+
+  it('keeps the key in effect when B runs: the one A set', async () => {
+    const { device: target, release } = heldChanges(device());
+    const a = (await put(target, 'application/json', JSON.stringify(A()))).json.change_id;
+    const b = await put(target, 'application/json', JSON.stringify(B()));
+    expect(b.status).toBe(200);
+    expect((await target.change(a))!.state).not.toMatch(/succeeded|failed/);
+    release();
+    expect((await settledChange(target, a)).state).toBe('succeeded');
+    expect((await settledChange(target, b.json.change_id)).state).toBe('succeeded');
+    expect((await target.chute('hello'))!.config.net).toEqual({ wlan: { ...STORED.net.wlan, ssid: 'renamed', key: 'second-key-K2' } });
+  });
+
+  it('fails B naming the path when A removed the network behind its placeholder, and changes nothing of the configuration', async () => {
+    const { device: target, release } = heldChanges(device());
+    const withoutWifi = { environment: STORED.environment, web: STORED.web };
+    const a = (await put(target, 'application/json', JSON.stringify(withoutWifi))).json.change_id;
+    const b = (await put(target, 'application/json', JSON.stringify(B()))).json.change_id;
+    release();
+    expect((await settledChange(target, a)).state).toBe('succeeded');
+    const failed = await settledChange(target, b);
+    expect(failed.state).toBe('failed');
+    expect(failed.messages.at(-1)!.text).toBe(
+      'failed: net.wlan.key, net.wlan.options.acct_secret are [redacted], placeholders of secrets, but the configuration of chute hello in effect now has no secret there to keep (a change since the PUT removed it): nothing was applied',
+    );
+    expect((await target.chute('hello'))!.config).toEqual(withoutWifi);
   });
 });

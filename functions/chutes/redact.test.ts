@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretField, redactDocument, restoreRedacted } from './redact.ts';
+import { isSecretField, redactDocument, resolvePlaceholders, restoreRedacted } from './redact.ts';
 
 describe('redactDocument', () => {
   it('replaces the values of secret-looking fields at any depth and keeps everything else', () => {
@@ -64,5 +64,23 @@ describe('restoreRedacted', () => {
     const { errors, document } = restoreRedacted({ env: ['TZ=UTC', 'NEW_TOKEN=[redacted]'], net: { mesh: { key: '[redacted]' } }, ssid: '[redacted]' }, stored);
     expect(errors.map((error) => error.path)).toEqual(['env[1]', 'net.mesh.key']);
     expect(document.ssid).toBe('[redacted]');
+  });
+});
+
+describe('resolvePlaceholders', () => {
+  it('answers the document with each placeholder holding the secret in effect', () => {
+    const queued = { net: { wlan: { ssid: 'renamed', key: '[redacted]' } }, env: ['API_TOKEN=[redacted]'] };
+    const inEffect = { net: { wlan: { ssid: 'lab', key: 'set-since-the-put' } }, env: ['API_TOKEN=new'] };
+    expect(resolvePlaceholders(queued, inEffect, 'the configuration of chute hello')).toEqual({ net: { wlan: { ssid: 'renamed', key: 'set-since-the-put' } }, env: ['API_TOKEN=new'] });
+    expect(queued.net.wlan.key).toBe('[redacted]');
+  });
+
+  it('throws naming the subject and the path of every placeholder without a secret behind it, and no value', () => {
+    const queued = { net: { wlan: { key: '[redacted]' }, lan: { key: '[redacted]' } } };
+    // An Error given to toThrow must match the whole message.
+    expect(() => resolvePlaceholders(queued, { net: { lan: { key: 'hunter22' } } }, 'the host configuration')).toThrow(
+      new Error('net.wlan.key is [redacted], the placeholder of a secret, but the host configuration in effect now has no secret there to keep (a change since the PUT removed it): nothing was applied'),
+    );
+    expect(() => resolvePlaceholders(queued, {}, 'the host configuration')).toThrow(/^net\.wlan\.key, net\.lan\.key are \[redacted\], placeholders of secrets, but /);
   });
 });

@@ -92,3 +92,28 @@ function restore(edited: unknown, stored: unknown, at: (string | number)[], erro
   }
   return out;
 }
+
+/**
+ * The document of a queued change (`update-config`, `update-hostconfig`) as it is to be applied: its
+ * `[redacted]` placeholders resolved by `restoreRedacted` against the configuration in effect *when
+ * the change runs*, not when it was queued, so that a placeholder keeps the secret a change queued
+ * before it set. The PUT handlers have already checked that every placeholder had a secret behind it
+ * then; the change work (runtime and emulator) calls this before it applies anything.
+ *
+ * @param subject what the document is, for the message: `the host configuration`.
+ * @throws Error naming the path of every placeholder with no secret behind it any more (a change in
+ *   between removed that network): the change fails and nothing is applied. The message names paths,
+ *   never a value.
+ * @example
+ * resolvePlaceholders({ wan: { password: '[redacted]' } }, { wan: { password: 'new' } }, 'the host configuration')
+ * // { wan: { password: 'new' } }
+ * resolvePlaceholders({ net: { mesh: { key: '[redacted]' } } }, {}, 'the configuration of chute hello')
+ * // throws 'net.mesh.key is [redacted], the placeholder of a secret, but the configuration of chute hello in effect now has no secret there …'
+ */
+export function resolvePlaceholders(edited: Record<string, unknown>, inEffect: Record<string, unknown>, subject: string): Record<string, unknown> {
+  const { document, errors } = restoreRedacted(edited, inEffect);
+  if (errors.length === 0) return document;
+  const paths = errors.map((error) => error.path).join(', ');
+  const placeholders = errors.length === 1 ? `${paths} is ${REDACTED}, the placeholder of a secret, but` : `${paths} are ${REDACTED}, placeholders of secrets, but`;
+  throw new Error(`${placeholders} ${subject} in effect now has no secret there to keep (a change since the PUT removed it): nothing was applied`);
+}

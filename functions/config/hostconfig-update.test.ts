@@ -1,6 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { configDevice, routerHardware, type ConfigDevice } from '../../test/config-devices.ts';
+import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
+import type { Device } from '../core/device.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';
+import { parseStoredHostConfig } from './host-config.ts';
 import * as update from './hostconfig-update.ts';
 
 /** A valid host configuration: the LAN with DHCP, a DHCP WAN, one radio with an access point. */
@@ -26,13 +29,13 @@ wifi-interfaces: [{ device: pci-wifi-0, ssid: home, encryption: psk2, key: hunte
 
 const device = (stored: string | null = STORED) => configDevice(routerHardware, { stored });
 
-async function put(target: ConfigDevice, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
+async function put(target: Device, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
   const out = await invoke(update.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
   return { ...out, json: JSON.parse(out.body) };
 }
 
-const json = (target: ConfigDevice, body: unknown) => put(target, 'application/json', JSON.stringify(body));
+const json = (target: Device, body: unknown) => put(target, 'application/json', JSON.stringify(body));
 
 /** The paths of a 422's errors, sorted. */
 function paths(out: { json: any }): string[] {
@@ -87,7 +90,7 @@ describe('PUT /api/v1/config/hostconfig', () => {
     ]);
   });
 
-  it('keeps the stored secrets where the body has the [redacted] placeholders a GET answers', async () => {
+  it('takes the [redacted] placeholders a GET answers where secrets are stored, and queues the change with them, not with the secrets', async () => {
     const target = device();
     const body = {
       ...valid(),
@@ -95,9 +98,7 @@ describe('PUT /api/v1/config/hostconfig', () => {
       'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: '[redacted]' }],
     };
     expect((await json(target, body)).status).toBe(200);
-    const request = target.submitted[0] as { config: any };
-    expect(request.config.wan.password).toBe('pppoe-secret');
-    expect(request.config['wifi-interfaces'][0]).toEqual({ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: 'hunter2hunter2' });
+    expect(target.submitted).toEqual([{ action: 'update-hostconfig', config: body }]);
   });
 
   it('responds with 422 for a [redacted] placeholder with no stored secret behind it, and a configuration generated (none stored) has none', async () => {
@@ -233,5 +234,44 @@ describe('PUT /api/v1/config/hostconfig', () => {
     expect((await put(target, 'application/json', '[1, 2]')).status).toBe(422);
     expect(target.submitted).toEqual([]);
     expect(await target.hostConfig.read()).toBe(STORED);
+  });
+});
+
+describe('PUT /api/v1/config/hostconfig with [redacted] while an earlier change is still to run', () => {
+  /** PUT A sets a new Wi-Fi key; PUT B, a GET/edit/PUT round trip made before A ran, renames the network and keeps the key with a placeholder. */
+  const A = () => ({ ...valid(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: 'second-key-K2' }] });
+  const B = () => ({ ...valid(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: '[redacted]' }] });
+
+  /** The stored configuration as the device reads it. */
+  const stored = async (target: ConfigDevice) => parseStoredHostConfig((await target.hostConfig.read())!);
+
+  it('keeps the key in effect when B runs: the one A set', async () => {
+    const base = device();
+    const { device: target, release } = heldChanges(base);
+    const a = (await json(target, A())).json.change_id;
+    const b = await json(target, B());
+    expect(b.status).toBe(200);
+    expect((await target.change(a))!.state).not.toMatch(/succeeded|failed/);
+    release();
+    expect((await settledChange(target, a)).state).toBe('succeeded');
+    expect((await settledChange(target, b.json.change_id)).state).toBe('succeeded');
+    expect((await stored(base))['wifi-interfaces']).toEqual([{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: 'second-key-K2' }]);
+  });
+
+  it('fails B naming the path when A removed the secret behind its placeholder, and applies nothing of B', async () => {
+    const base = device();
+    const { device: target, release } = heldChanges(base);
+    const withoutWifi = { ...valid(), 'wifi-interfaces': [] };
+    const a = (await json(target, withoutWifi)).json.change_id;
+    const b = (await json(target, B())).json.change_id;
+    release();
+    expect((await settledChange(target, a)).state).toBe('succeeded');
+    const after = await base.hostConfig.read();
+    const failed = await settledChange(target, b);
+    expect(failed.state).toBe('failed');
+    expect(failed.messages.at(-1)!.text).toMatch(/^failed: wifi-interfaces\[0\]\.key is \[redacted\], the placeholder of a secret, but the host configuration in effect now has no secret there/);
+    expect(failed.messages.map((message) => message.text).join('\n')).not.toContain('stored the host configuration');
+    expect(await base.hostConfig.read()).toBe(after);
+    expect((await stored(base))['wifi-interfaces']).toEqual([]);
   });
 });

@@ -218,6 +218,11 @@ export interface Accounts {
  * - `install`: store a new chute (`chute`, a name no installed chute has) whose container runs `image`,
  *   an image already in the engine, with `config` (already validated), then create and start its
  *   container as `start` does; when any step fails, what was made is removed and no chute is left.
+ *
+ * The `config` of `update-config` and `update-hostconfig` keeps the `[redacted]` placeholders of the
+ * PUT: the work that applies it resolves them against the configuration in effect when it runs
+ * (`resolvePlaceholders`, functions/chutes/redact.ts), and fails, with nothing applied, when one has
+ * no secret behind it any more.
  */
 export type ChangeRequest =
   | { action: 'start' | 'restart'; chute: string; environment?: Record<string, string> }

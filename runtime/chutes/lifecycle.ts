@@ -1,6 +1,7 @@
 import type { ChangeRequest, ChuteInstall, Device, StoredChute } from '../../functions/core/device.ts';
 import { environmentStrings, type Environment } from '../../functions/chutes/config.ts';
 import { mapping } from '../../functions/chutes/record.ts';
+import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { Note, PerformChange } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteContainerSpec, ChuteEngine } from '../engine/docker.ts';
@@ -31,7 +32,9 @@ export interface LifecycleOptions {
  * removes the container it made and the chute's folder, and the change fails with the reason.
  *
  * `start` starts the existing container, or (re)creates it when there is none or the change brings an
- * environment. `update-config` first writes what undoes it (`rollback.json`, see `Rollback`), then
+ * environment. `update-config` first resolves the configuration's `[redacted]` placeholders against
+ * the one stored now (`resolvePlaceholders`: the change fails, with nothing changed, when one has no
+ * secret behind it any more), then writes what undoes it (`rollback.json`, see `Rollback`), then
  * stores the new configuration, sets the old container aside (stopped, renamed
  * `chute-<name>-previous-<id>`), creates and starts the new one, removes the old one and, last,
  * `rollback.json`. On any failure it removes the new container, restores the previous configuration and
@@ -75,9 +78,12 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
           await note(`removed the stored chute ${name}`);
           deleted = true;
           break;
-        case 'update-config':
-          await updateConfig(steps, writer, chute, request.config, note, id);
+        case 'update-config': {
+          // Placeholders keep the secrets stored now, which a change queued before this one may have set.
+          const config = resolvePlaceholders(request.config, chute.config, `the configuration of chute ${name}`);
+          await updateConfig(steps, writer, chute, config, note, id);
           break;
+        }
       }
     } finally {
       if (!deleted) await recordState(engine, chutes, writer, name, note, request.action === 'stop' ? 'stopped' : 'running');

@@ -5,6 +5,7 @@ import { hostConfigFor, parseStoredHostConfig, type HostConfig } from '../../fun
 import type { StoredChute } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
 import { writeScript } from '../../test/tool-scripts.ts';
+import { changeRunner } from '../changes/runner.ts';
 import { formatHostConfig, hostConfigStore } from './host-config.ts';
 
 const temp = useTempDir('chutebox-hostconfig-');
@@ -147,5 +148,57 @@ describe('hostConfigStore: pdconf, refresh and reset', () => {
     for (const name of ['network', 'wireless', 'dhcp', 'firewall']) {
       expect(await readFile(path.join(used.stateDir, 'pdconf', name), 'utf8')).toBe(await readFile(path.join(fresh.stateDir, 'pdconf', name), 'utf8'));
     }
+  });
+});
+
+describe('hostConfigStore: an update-hostconfig change with [redacted] placeholders, queued behind another', () => {
+  /** The store's changes as the runtime runs them: one after the other, each record in `<state-dir>/changes`. */
+  async function queued() {
+    const context = await setup();
+    const dir = path.join(context.stateDir, 'changes');
+    const runner = changeRunner({
+      dir,
+      perform: async (request, note) => {
+        if (request.action !== 'update-hostconfig') throw new Error('only host configuration changes here');
+        await context.store.perform(request, note);
+      },
+    });
+    const records = async () => Promise.all((await readdir(dir)).map((name) => readFile(path.join(dir, name), 'utf8')));
+    return { ...context, runner, records };
+  }
+  /** The configuration with an access point on a given key; `[redacted]` for what a GET/edit/PUT sends back. */
+  const withKey = (key: string, ssid = 'home') => ({ ...edited(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid, encryption: 'psk2', key }] });
+
+  it('stores the key in effect when it runs, the one the change before it set, and writes no key into a change record', async () => {
+    const { store, note, runner, records, file } = await queued();
+    await store.perform({ action: 'update-hostconfig', config: withKey('first-key-K1') }, note);
+    await runner.submitChange({ action: 'update-hostconfig', config: withKey('second-key-K2') });
+    const last = await runner.submitChange({ action: 'update-hostconfig', config: withKey('[redacted]', 'renamed') });
+    await runner.idle();
+    expect((await runner.change(last.id))!.state).toBe('succeeded');
+    expect((await store.current())['wifi-interfaces']).toEqual([{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: 'second-key-K2' }]);
+    expect(await file('hostconfig.rollback.json')).toBeNull();
+    const written = (await records()).join('\n');
+    expect(written).not.toMatch(/first-key-K1|second-key-K2/);
+  });
+
+  it('fails, naming the path, with nothing stored or applied, when the change before it removed the secret behind a placeholder', async () => {
+    const { store, note, runner, runs, file, stateDir } = await queued();
+    await store.perform({ action: 'update-hostconfig', config: withKey('first-key-K1') }, note);
+    await runner.submitChange({ action: 'update-hostconfig', config: { ...edited(), 'wifi-interfaces': [] } });
+    await runner.idle();
+    const [stored, previous, applies] = [await file('hostconfig.yaml'), await file('hostconfig.previous.yaml'), await runs()];
+    // As a PUT accepted while the key was still there (it checked the placeholder then) runs once it is gone:
+    const last = await runner.submitChange({ action: 'update-hostconfig', config: withKey('[redacted]', 'renamed') });
+    await runner.idle();
+    const failed = (await runner.change(last.id))!;
+    expect(failed.state).toBe('failed');
+    expect(failed.messages.at(-1)!.text).toMatch(/^failed: wifi-interfaces\[0\]\.key is \[redacted\], the placeholder of a secret, but the host configuration in effect now has no secret there/);
+    expect(failed.messages.map((message) => message.text)).toEqual(['queued', 'running', expect.stringMatching(/^failed: /)]);
+    expect((await store.current())['wifi-interfaces']).toEqual([]);
+    expect(await file('hostconfig.previous.yaml')).toBe(previous);
+    expect(await file('hostconfig.yaml')).toBe(stored);
+    expect(await runs()).toEqual(applies);
+    expect((await readdir(stateDir)).sort()).toEqual(['changes', 'hostconfig.previous.yaml', 'hostconfig.yaml', 'pdconf']);
   });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { encodeDocument } from '../../functions/core/body-formats.ts';
+import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device.ts';
 import type { Note } from '../changes/runner.ts';
@@ -32,10 +33,13 @@ export interface HostConfigService extends HostConfigStore {
   /** The configuration in effect: the stored one, or the generated one when none is stored. */
   current(): Promise<HostConfig>;
   /**
-   * Does an `update-hostconfig` change: stores the configuration (YAML; the one it replaces is kept
-   * as `hostconfig.previous.yaml`), renders pdconf and applies the files that changed. When an apply
-   * fails it stores the previous configuration again (or none, when there was none), applies it, and
-   * throws with the reason: the change fails. `note` gets what happened, step by step.
+   * Does an `update-hostconfig` change: resolves its `[redacted]` placeholders against the
+   * configuration in effect now (`resolvePlaceholders`; it throws naming the paths, before anything
+   * is stored, when one has no secret behind it any more), stores the configuration (YAML; the one
+   * it replaces is kept as `hostconfig.previous.yaml`), renders pdconf and applies the files that
+   * changed. When an apply fails it stores the previous configuration again (or none, when there was
+   * none), applies it, and throws with the reason: the change fails. `note` gets what happened, step
+   * by step.
    */
   perform(request: HostConfigChange, note: Note): Promise<void>;
   /** After chutes changed, and at start: renders pdconf and applies the files that changed (their networks). */
@@ -137,11 +141,14 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
       }),
     perform: (request, note) =>
       exclusive(async () => {
+        // Placeholders keep the secrets in effect now, which a change queued before this one may have set.
+        const inEffect = await current().catch(() => ({}));
+        const config = resolvePlaceholders(request.config, inEffect, 'the host configuration') as HostConfig;
         const before = await documents.read(HOST_CONFIG_FILE);
         const beforePrevious = await documents.read(PREVIOUS_HOST_CONFIG_FILE);
         await documents.write(HOST_CONFIG_ROLLBACK_FILE, `${JSON.stringify({ current: before, previous: beforePrevious } satisfies Rollback)}\n`);
         await put(PREVIOUS_HOST_CONFIG_FILE, before);
-        await documents.write(HOST_CONFIG_FILE, formatHostConfig(request.config as HostConfig));
+        await documents.write(HOST_CONFIG_FILE, formatHostConfig(config));
         await note(before === null ? 'stored the host configuration (none was stored: the generated one applied)' : 'stored the host configuration; the previous one is kept');
         const rollback = { current: before, previous: beforePrevious };
         const report = await pdconf.update().catch(async (error: unknown) => {

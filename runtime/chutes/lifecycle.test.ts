@@ -1,0 +1,71 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { installChute } from '../../test/support/chute-state.ts';
+import { fakeEngine } from '../../test/support/fake-engine.ts';
+import { useTempDir } from '../../test/temp-dir.ts';
+import { changeRunner } from '../changes/runner.ts';
+import { chuteLifecycle } from './lifecycle.ts';
+import { chuteStore, chuteWriter, JSON_FORMAT } from './store.ts';
+
+const temp = useTempDir('chutebox-lifecycle-');
+
+/** Chute `hello` as stored: an access point with a passphrase, an API token in its environment. */
+const STORED = {
+  environment: { GREETING: 'hi', API_TOKEN: 'first-token-T1' },
+  net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'hello', key: 'first-key-K1' } },
+};
+
+/** The configuration with the given secrets; `[redacted]` for what a GET/edit/PUT round trip sends back. */
+const withSecrets = (key: string, token: string, ssid = 'hello') => ({
+  environment: { GREETING: 'hi', API_TOKEN: token },
+  net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid, key } },
+});
+
+/** A state dir with chute `hello` running on a fake engine, and its changes as the runtime runs them (records in `<state-dir>/changes`). */
+async function setUp(name: string) {
+  const stateDir = await temp.folder(name);
+  const dir = path.join(stateDir, 'chutes');
+  await installChute(stateDir, 'hello', 'hello:1', STORED, { state: 'running' });
+  const engine = fakeEngine();
+  engine.add('hello', { State: 'running' });
+  const changes = path.join(stateDir, 'changes');
+  const runner = changeRunner({ dir: changes, perform: chuteLifecycle({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' }) });
+  const service = async () => JSON.parse(await readFile(path.join(dir, 'hello', 'service.json'), 'utf8')) as Record<string, unknown>;
+  const files = () => readdir(path.join(dir, 'hello')).then((names) => names.sort());
+  const records = async () => (await Promise.all((await readdir(changes)).map((file) => readFile(path.join(changes, file), 'utf8')))).join('\n');
+  return { engine, runner, service, files, records };
+}
+
+describe('chuteLifecycle update-config with [redacted] placeholders, queued behind another update', () => {
+  it('stores and runs the secrets in effect when it runs, the ones the change before it set, and writes no secret into a change record', async () => {
+    const { engine, runner, service, files, records } = await setUp('kept');
+    await runner.submitChange({ action: 'update-config', chute: 'hello', config: withSecrets('second-key-K2', 'second-token-T2') });
+    const last = await runner.submitChange({ action: 'update-config', chute: 'hello', config: withSecrets('[redacted]', '[redacted]', 'renamed') });
+    await runner.idle();
+    expect((await runner.change(last.id))!.state).toBe('succeeded');
+    expect(await service()).toEqual(withSecrets('second-key-K2', 'second-token-T2', 'renamed'));
+    expect(engine.all).toEqual([expect.objectContaining({ name: 'chute-hello', State: 'running' })]);
+    expect(engine.all[0]!.spec!.env).toMatchObject({ API_TOKEN: 'second-token-T2' });
+    expect(await files()).toEqual(['chute.json', 'service.json']);
+    expect(await records()).not.toMatch(/first-key-K1|second-key-K2|first-token-T1|second-token-T2/);
+  });
+
+  it('fails, naming the path, and leaves the configuration and the container as they were, when the change before it removed the secret behind a placeholder', async () => {
+    const { engine, runner, service, files } = await setUp('vanished');
+    await runner.submitChange({ action: 'update-config', chute: 'hello', config: { environment: STORED.environment } });
+    await runner.idle();
+    const [before, containers] = [await service(), structuredClone(engine.all)];
+    // As a PUT accepted while the network was still there (it checked the placeholder then) runs once it is gone:
+    const last = await runner.submitChange({ action: 'update-config', chute: 'hello', config: withSecrets('[redacted]', '[redacted]') });
+    await runner.idle();
+    const failed = (await runner.change(last.id))!;
+    expect(failed.state).toBe('failed');
+    expect(failed.messages.at(-1)!.text).toBe(
+      'failed: net.wlan.key is [redacted], the placeholder of a secret, but the configuration of chute hello in effect now has no secret there to keep (a change since the PUT removed it): nothing was applied',
+    );
+    expect(await service()).toEqual(before);
+    expect(engine.all).toEqual(containers);
+    expect(await files()).toEqual(['chute.json', 'service.json']);
+  });
+});
