@@ -249,4 +249,16 @@ describe('a factory reset of the emulator', () => {
     expect((await device.provisioning.status()).provisioned).toBe(false);
     await expect(device.provisioning.provision(credentials)).resolves.toMatchObject({ provisioned: true });
   });
+
+  it('forgets the changes but gives new ones ids above the old ones, so an old id answers null, never another change', async () => {
+    const { device } = await loadScenario('default', undefined, { changeDelayMs: 0 });
+    await device.submitChange({ action: 'stop', chute: 'hello-world' });
+    const old = await device.submitChange({ action: 'start', chute: 'hello-world' });
+    await expect(device.factoryReset()).resolves.toMatchObject({ success: true });
+
+    expect(await device.change(old.id)).toBeNull();
+    const next = await device.submitChange({ action: 'stop', chute: 'hotspot' });
+    expect(next.id).toBeGreaterThan(old.id);
+    expect((await device.changes()).map((change) => change.id)).toEqual([next.id]);
+  });
 });

@@ -142,8 +142,8 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
           removeChuteContainers,
           async prepareState() {
             await prepareAuth(stateDir);
-            // What `runner.open()` makes at start; the runner reads it again after the reset.
-            await mkdir(path.join(stateDir, 'changes'), { mode: 0o700 });
+            // What `runner.open()` makes at start (the reset keeps it, emptied but for the next change id); the runner reads it again after the reset.
+            await mkdir(path.join(stateDir, 'changes'), { recursive: true, mode: 0o700 });
           },
         }),
       true,

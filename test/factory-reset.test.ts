@@ -10,7 +10,8 @@ import { useTempDir } from './temp-dir.ts';
 
 /**
  * POST /api/v1/config/factoryReset on `chutebox serve` (no container engine): afterwards the state dir
- * is what a fresh install leaves after its first start, and the API answers as it does.
+ * is what a fresh install leaves after its first start, but for the change log's high-water mark, and
+ * the API answers as it does, but that new changes get ids above the old ones.
  */
 
 const temp = useTempDir('chutebox-factory-reset-');
@@ -19,6 +20,9 @@ const controller = useHttpController({ apitoken: APITOKEN });
 const start = useChutebox();
 
 const PASSWORD = 'factory reset password';
+
+/** The change log's high-water mark: the one file a reset leaves that a fresh install has not. */
+const NEXT_CHANGE_ID = path.join('changes', 'next-id');
 
 /** One entry of a state dir: its type and mode, and a file's contents. */
 interface Entry {
@@ -69,9 +73,22 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
   let home: string;
   let server: Started;
   let token: string;
+  /** The change made before the reset, and the largest change id given before it. */
+  let oldChangeId: number;
+  let largestOldId: number;
+  let serve: (state: string) => Promise<Started>;
 
   const bearer = (value = token) => ({ authorization: `Bearer ${value}` });
   const reset = (headers: Record<string, string> = {}) => call(server.url, 'POST', '/api/v1/config/factoryReset', { headers });
+  /** The generated host configuration with another LAN address. */
+  const configured = (ipaddr: string) => ({ ...(generated as Record<string, any>), lan: { ...(generated as Record<string, any>).lan, ipaddr } });
+  /** PUT /api/v1/config/hostconfig: answers the change's id once it has succeeded. */
+  async function changeHostConfig(ipaddr: string): Promise<number> {
+    const put = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: configured(ipaddr) });
+    expect(put.status, put.text).toBe(200);
+    expect((await finalChange(server.url, put.body.change_id)).state).toBe('succeeded');
+    return put.body.change_id;
+  }
 
   beforeAll(async () => {
     const dir = temp.path();
@@ -80,7 +97,7 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
     // The account is this process's own user: the runtime may then write its keys without being root.
     const passwdFile = path.join(dir, 'passwd');
     await writeFile(passwdFile, `tester:x:${process.getuid!()}:${process.getgid!()}:Test User:${home}:/bin/sh\n`);
-    const serve = (state: string) => start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', state, '--docker-socket', path.join(dir, 'none.sock'), '--passwd-file', passwdFile]);
+    serve = (state: string) => start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', state, '--docker-socket', path.join(dir, 'none.sock'), '--passwd-file', passwdFile]);
 
     // A: a fresh install, after its first start.
     const fresh = await serve(path.join(dir, 'fresh'));
@@ -91,16 +108,15 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
     // B: configured, provisioned, with an SSH key and a password.
     stateDir = path.join(dir, 'used');
     server = await serve(stateDir);
-    const config = { ...(generated as Record<string, any>), lan: { ...(generated as Record<string, any>).lan, ipaddr: '10.77.0.1' } };
-    const put = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config });
-    expect(put.status, put.text).toBe(200);
-    expect((await finalChange(server.url, put.body.change_id)).state).toBe('succeeded');
+    oldChangeId = await changeHostConfig('10.77.0.1');
     const provision = await call(server.url, 'POST', '/api/v1/config/provision', {
       json: { routerId: 'r-reset', apitoken: APITOKEN, pdserver: controller().url, wampRouter: 'ws://127.0.0.1:9086/ws' },
     });
     expect(provision.status, provision.text).toBe(200);
     const key = await call(server.url, 'POST', '/api/v1/config/sshKeys/tester', { json: { key: sshKey('ed25519') } });
     expect(key.status, key.text).toBe(200);
+    largestOldId = Math.max(...(await call(server.url, 'GET', '/api/v1/changes/')).body.map((change: { id: number }) => change.id));
+    expect(largestOldId).toBeGreaterThanOrEqual(oldChangeId);
     expect(spawnSync(process.execPath, [CLI, 'passwd', '--state-dir', stateDir], { input: `${PASSWORD}\n` }).status).toBe(0);
     const login = await call(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: PASSWORD } });
     expect(login.status, login.text).toBe(200);
@@ -119,8 +135,12 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
     expect(answer.body).toEqual({ success: true, message: expect.stringContaining('factory reset') });
   });
 
-  it('leaves the state dir as a fresh install leaves it: the same paths, types, modes and contents (but the token secret and the times)', async () => {
+  it('leaves the state dir as a fresh install leaves it: the same paths, types, modes and contents (but the token secret, the times and the next change id)', async () => {
     const usedTree = await tree(stateDir);
+    // The one file a fresh install has not: the change ids go on above the old ones, none is given twice.
+    expect(freshTree[NEXT_CHANGE_ID]).toBeUndefined();
+    expect(usedTree[NEXT_CHANGE_ID]).toEqual({ type: 'file', mode: 0o600, contents: `${largestOldId + 1}\n` });
+    delete usedTree[NEXT_CHANGE_ID];
     expect(Object.keys(usedTree)).toEqual(Object.keys(freshTree));
     expect(comparable(usedTree)).toEqual(comparable(freshTree));
     expect(usedTree[path.join('auth', 'jwt-secret')]!.contents).not.toBe(freshTree[path.join('auth', 'jwt-secret')]!.contents);
@@ -138,6 +158,21 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
   it("keeps the users' SSH keys", async () => {
     expect((await call(server.url, 'GET', '/api/v1/config/sshKeys/tester')).body).toEqual([sshKey('ed25519')]);
     expect(await readFile(path.join(home, '.ssh', 'authorized_keys'), 'utf8')).toBe(`${sshKey('ed25519')}\n`);
+  });
+
+  it('responds with 404 to a change id from before the reset, and gives the next change an id above every old one', async () => {
+    const old = await call(server.url, 'GET', `/api/v1/changes/${oldChangeId}`);
+    expect(old.status, old.text).toBe(404);
+    expect(await changeHostConfig('10.77.0.2')).toBeGreaterThan(largestOldId);
+  });
+
+  it('after a restart on the same state dir, still answers 404 to the old change id and numbers on above every id given', async () => {
+    const newest = Math.max(...(await call(server.url, 'GET', '/api/v1/changes/')).body.map((change: { id: number }) => change.id));
+    expect(newest).toBeGreaterThan(largestOldId);
+    await server.stop();
+    server = await serve(stateDir);
+    expect((await call(server.url, 'GET', `/api/v1/changes/${oldChangeId}`)).status).toBe(404);
+    expect(await changeHostConfig('10.77.0.3')).toBeGreaterThan(newest);
   });
 
   it('refuses the token from before the reset once a password is set again; a new login works', async () => {

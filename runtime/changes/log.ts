@@ -2,15 +2,22 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeRecord } from '../../functions/core/device.ts';
 import { writeFileAtomic } from '../state/atomic-write.ts';
+import { readIfExists } from '../state/read-if-exists.ts';
 
 /** A change record file: `<id>.json`. */
 const RECORD_FILE = /^([1-9][0-9]*)\.json$/;
+
+/**
+ * The change log's high-water mark, `<dir>/next-id`: the lowest id the next change may get. A factory
+ * reset writes it before it removes the records, and keeps it, so no id is ever given twice on a device.
+ */
+export const NEXT_ID_FILE = 'next-id';
 
 /** The change log on disk: every record, and where the next one goes. */
 export interface ChangeLog {
   /** Every record on disk, by id. */
   records: Map<number, ChangeRecord>;
-  /** 1 + the largest id on disk (1 when there is none). */
+  /** 1 + the largest id on disk (1 when there is none), or the high-water mark (`NEXT_ID_FILE`) when it is larger. */
   nextId: number;
   /** The ids of the changes found `queued` or `running`, which opening marked `failed`, in id order. */
   interrupted: number[];
@@ -50,7 +57,35 @@ export async function openChangeLog(dir: string, now: () => number): Promise<Cha
     }
     records.set(id, record);
   }
-  return { records, nextId: largest + 1, interrupted: interrupted.sort((a, b) => a - b), save };
+  return { records, nextId: Math.max(largest + 1, await readNextIdMark(dir)), interrupted: interrupted.sort((a, b) => a - b), save };
+}
+
+/**
+ * Writes the high-water mark (`NEXT_ID_FILE`, atomically) in the change log `dir`: 1 + the largest id
+ * ever given there, the records' and an earlier mark's. A factory reset calls it before it removes the
+ * records; nothing is written when no change was ever made. Makes `dir` (0700) when missing, as
+ * `openChangeLog` does.
+ *
+ * @example
+ * await markNextId('/var/lib/chutebox/changes') // after changes 1 to 7: next-id holds "8"
+ */
+export async function markNextId(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  let next = await readNextIdMark(dir);
+  for (const name of await readdir(dir)) {
+    const match = RECORD_FILE.exec(name);
+    if (match !== null) next = Math.max(next, Number(match[1]) + 1);
+  }
+  if (next > 1) await writeFileAtomic(path.join(dir, NEXT_ID_FILE), `${next}\n`, 0o600);
+}
+
+/** The high-water mark in `dir`; 1 when there is none (or it cannot be read as an id, logged). */
+async function readNextIdMark(dir: string): Promise<number> {
+  const text = await readIfExists(path.join(dir, NEXT_ID_FILE));
+  if (text === null) return 1;
+  if (/^[1-9][0-9]*\n?$/.test(text)) return Number(text);
+  console.error(`ignoring the change id mark ${path.join(dir, NEXT_ID_FILE)}: not an id`);
+  return 1;
 }
 
 async function readRecord(file: string, id: number): Promise<ChangeRecord | null> {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { changeSubject, type ChangeRecord, type ChangeRequest } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
+import { markNextId, NEXT_ID_FILE } from './log.ts';
 import { changeRunner, type PerformChange } from './runner.ts';
 
 const temp = useTempDir('chutebox-changes-');
@@ -145,6 +146,26 @@ describe('the runtime change log', () => {
     expect((await runner.submitChange(stop('b'))).id).toBe(1);
     await release('stop b');
     await runner.idle();
+  });
+
+  it('numbers on above the old ids after a reset that marks the next id and removes the records, in this runner and in the next one', async () => {
+    const dir = await temp.folder('reset-ids');
+    const runner = changeRunner({ dir, perform: async () => undefined });
+    await runner.submitChange(stop('a'));
+    const old = await runner.submitChange(stop('b'));
+    await runner.idle();
+    await runner.exclusive(async () => {
+      await markNextId(dir);
+      for (const name of await readdir(dir)) if (name !== NEXT_ID_FILE) await rm(path.join(dir, name));
+    }, true);
+
+    expect(await runner.change(old.id)).toBeNull();
+    const next = await runner.submitChange(stop('a'));
+    expect(next.id).toBe(old.id + 1);
+    await runner.idle();
+    const restarted = changeRunner({ dir, perform: async () => undefined });
+    expect((await restarted.submitChange(stop('a'))).id).toBe(next.id + 1);
+    await restarted.idle();
   });
 
   it('shows a waiting change as queued and a begun one as running', async () => {

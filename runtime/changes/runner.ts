@@ -38,9 +38,10 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
 
 /**
  * The runtime's changes: each record persisted as `<dir>/<id>.json` on every transition and message,
- * ids 1 + the largest on disk, changes to one chute run one after the other, changes to different
- * chutes concurrently; changes to the device (`update-hostconfig`) run one after the other too. The log is opened by `open()` or on first use; a change left `queued` or
- * `running` by an earlier runtime is then marked `failed`.
+ * ids 1 + the largest on disk or the high-water mark a factory reset left (no id is given twice),
+ * changes to one chute run one after the other, changes to different chutes concurrently; changes to
+ * the device (`update-hostconfig`) run one after the other too. The log is opened by `open()` or on
+ * first use; a change left `queued` or `running` by an earlier runtime is then marked `failed`.
  *
  * Messages: `queued`, `running`, what `perform` notes, then `succeeded` or `failed: <reason>`.
  *
