@@ -12,6 +12,7 @@ import { rootedFiles } from '../runtime/device/files.ts';
 import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges } from './scenario-changes.ts';
 import { loadChutes } from './scenario-chutes.ts';
 import { scenarioNetworks } from './scenario-network.ts';
+import { scenarioClock } from './scenario-clock.ts';
 import {
   check,
   ContainerList,
@@ -47,6 +48,13 @@ export interface ScenarioOptions {
   controller?: string;
   /** What `settings()` answers (default none). */
   settings?: () => Settings;
+  /** The device's clock, in milliseconds since the epoch (default the real one); tests inject one. */
+  now?: () => number;
+  /**
+   * Serve /proc/uptime, /proc/stat and the lease files exactly as recorded, instead of replayed as if
+   * recorded at the start (`scenarioClock`): how `chutebox record` checks what it wrote.
+   */
+  asRecorded?: boolean;
 }
 
 /** A loaded scenario: where it is, what it says about itself, and the Device that serves it. */
@@ -64,7 +72,9 @@ export interface Scenario {
  * same code the host uses on `/` — `uname` and `statfs` from `device.yaml`, containers and their stats
  * from the engine recordings, installed chutes from `chutes/` through the runtime's chute store (see
  * `loadChutes`), their networks from the recordings beside them (see `scenarioNetworks`: what a
- * request changes there lasts as long as this Device), `now()` from the real clock, and chute changes
+ * request changes there lasts as long as this Device), `now()` from the real clock (or `options.now`),
+ * the recording replayed as if taken at the start (see `scenarioClock`: uptime, boot time and lease
+ * expiries follow `now()`, unless `options.asRecorded`), and chute changes
  * from an in-memory change log and runner (see `emulatedChanges`: what they do lasts as long as this
  * Device). Device configuration is the emulator's too: the host configuration (`scenarioHostConfig`:
  * `config/hostconfig.yaml` or the one generated from the hardware, pdconf rendered in memory),
@@ -86,6 +96,8 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
   const spec = parseDeviceYaml(await readFile(path.join(dir, DEVICE_FILE), 'utf8'), path.join(dir, DEVICE_FILE));
   const engine = await loadEngine(dir);
   const chutes = await loadChutes(dir);
+  const now = options.now ?? Date.now;
+  const clock = options.asRecorded ? undefined : scenarioClock(rootedFiles(dir), now);
   // The facets read the device they belong to: its hardware, its chutes (as changes left them), its telemetry.
   let device: Device | undefined;
   const self = () => device!;
@@ -103,8 +115,10 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
   device = emulatedChanges(
     {
       ...scenarioDevice(dir, spec, engine),
+      ...(clock === undefined ? {} : { readFile: clock.readFile }),
+      now,
       ...chutes,
-      network: scenarioNetworks(dir),
+      network: scenarioNetworks(dir, clock),
       hostConfig: { ...hostConfig, reloadPdconf: async () => (guard.refuse(), hostConfig.reloadPdconf()) },
       provisioning: { status: () => provisioning.status(), provision: async (credentials) => (guard.refuse(), provisioning.provision(credentials)) },
       accounts: scenarioAccounts(rootedFiles(dir)),

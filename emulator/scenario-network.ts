@@ -6,6 +6,7 @@ import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
 import { stationBlocks } from '../functions/parsers/iw-station.ts';
 import { NETWORK_FILES, networkDir } from './scenario-format.ts';
 import { readIfExists } from '../runtime/state/read-if-exists.ts';
+import type { ScenarioClock } from './scenario-clock.ts';
 
 /** What a scenario network has been told since the emulator started. */
 interface NetworkState {
@@ -21,7 +22,8 @@ interface NetworkState {
  * - `stationDump` is `iw-station-dump.txt` verbatim ('' without it), less the stations removed with
  *   `stationDel`; `stationGet(mac)` is that station's block of it (what `iw … station get` prints),
  *   or null; `stationDel(mac)` removes a station that is there (true) and answers false otherwise;
- * - `leases` is `dnsmasq.leases` verbatim, or null without it;
+ * - `leases` is `dnsmasq.leases` verbatim, or null without it; given the scenario's `clock`, its
+ *   expiries are moved to the emulator's clock (`ScenarioClock.leases`);
  * - `hostapd` answers `STATUS` with `hostapd-status.txt` and `GET_CONFIG` with
  *   `hostapd-get-config.txt`, `SET ssid <value>` with `OK` (or `FAIL` for an empty SSID or one over 32
  *   bytes, as hostapd does), `RELOAD` with `OK`, `PING` with `PONG`, a `SET` of any other field with
@@ -38,7 +40,7 @@ interface NetworkState {
  * const network = scenarioNetworks('fixtures/scenarios/default');
  * await network({ chute: 'hello-world', network: 'wifi', … }).hostapd(['SET', 'ssid', 'lab']); // 'OK\n'
  */
-export function scenarioNetworks(dir: string): (target: NetworkTarget) => NetworkHost {
+export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'leases'>): (target: NetworkTarget) => NetworkHost {
   const states = new Map<string, NetworkState>();
 
   return (target) => {
@@ -83,7 +85,10 @@ export function scenarioNetworks(dir: string): (target: NetworkTarget) => Networ
         state().removed.add(lower);
         return true;
       },
-      leases: () => recording(NETWORK_FILES.leases),
+      async leases() {
+        const text = await recording(NETWORK_FILES.leases);
+        return text === null || clock === undefined ? text : clock.leases(text);
+      },
       async hostapd(command) {
         const [status, config] = await Promise.all([recording(NETWORK_FILES.hostapdStatus), recording(NETWORK_FILES.hostapdConfig)]);
         if (status === null && config === null) {

@@ -58,10 +58,25 @@ type Lease = { expires: string; mac_addr?: string; ip_addr: string; hostname: st
 
 describe('chutebox emulate: the networks of the default scenario', () => {
   let server: Started;
+  /** Epoch seconds before the emulator was started and once it listened: its start is between. */
+  let startedAfter: number;
+  let startedBefore: number;
 
   beforeAll(async () => {
+    startedAfter = Date.now() / 1000;
     server = await emulate();
+    startedBefore = Date.now() / 1000;
   });
+
+  /**
+   * Checks a served expiry: the recorded one moved by (the emulator's start − the recording's time,
+   * `btime` + uptime) in whole seconds, so the lease has as long left as when it was recorded.
+   */
+  async function expectMoved(served: string, recorded: number): Promise<void> {
+    const recordedAt = Number(/^btime (\d+)$/m.exec(await raw('proc/stat'))![1]) + Number((await raw('proc/uptime')).split(' ')[0]);
+    expect(Number(served) - recorded).toBeGreaterThanOrEqual(Math.round(startedAfter - recordedAt));
+    expect(Number(served) - recorded).toBeLessThanOrEqual(Math.round(startedBefore - recordedAt));
+  }
 
   describe('GET /api/v1/chutes/:chute/networks', () => {
     it('responds with 200 and one summary per entry of the chute configuration net', async () => {
@@ -187,17 +202,20 @@ describe('chutebox emulate: the networks of the default scenario', () => {
   });
 
   describe('GET /api/v1/chutes/:chute/networks/:network/leases', () => {
-    it('responds with 200 and the leases of the lease file: an infinite one, one without client id', async () => {
+    it('responds with 200 and the leases of the lease file, expiries moved to the start: an infinite one, one without client id', async () => {
       const leases = await get<Lease[]>(server, 'hello-world/networks/wifi/leases');
       expect(leases).toHaveLength((await recording('hello-world', 'wifi', 'dnsmasq.leases')).trim().split('\n').length);
-      expect(leases).toContainEqual({ expires: '1763757432', mac_addr: '6e:8d:3a:5f:21:c4', ip_addr: '192.168.128.117', hostname: 'iPhone', client_id: '01:6e:8d:3a:5f:21:c4' });
+      const iphone = leases.find((lease) => lease.hostname === 'iPhone')!;
+      expect(iphone).toEqual({ expires: expect.stringMatching(/^\d+$/), mac_addr: '6e:8d:3a:5f:21:c4', ip_addr: '192.168.128.117', hostname: 'iPhone', client_id: '01:6e:8d:3a:5f:21:c4' });
+      await expectMoved(iphone.expires, 1763757432);
       expect(leases).toContainEqual({ expires: '0', mac_addr: 'f4:39:09:2d:5e:71', ip_addr: '192.168.128.20', hostname: 'HP2D5E71' });
     });
 
     it('returns IPv6 leases with their address and no MAC, and never the duid line', async () => {
       const leases = await get<Lease[]>(server, 'hotspot/networks/guest/leases');
       expect(leases.map((lease) => lease.ip_addr)).toEqual(['192.168.129.118', '192.168.129.142', 'fd5c:7a1e:92b0:1::76']);
-      expect(leases[2]).toEqual({ expires: '1763722310', ip_addr: 'fd5c:7a1e:92b0:1::76', hostname: 'MacBook-Air', client_id: '00:01:00:01:2c:9e:13:f4:c8:5e:a9:3d:71:0b' });
+      expect(leases[2]).toEqual({ expires: expect.stringMatching(/^\d+$/), ip_addr: 'fd5c:7a1e:92b0:1::76', hostname: 'MacBook-Air', client_id: '00:01:00:01:2c:9e:13:f4:c8:5e:a9:3d:71:0b' });
+      await expectMoved(leases[2]!.expires, 1763722310);
     });
 
     it('responds with 200 for a VLAN network, which has a DHCP server', async () => {

@@ -19,9 +19,18 @@ async function login(url: string, password: string): Promise<Response> {
   });
 }
 
+/** The recording's clock: `btime` of proc/stat and the uptime of proc/uptime, in seconds. */
+async function recordedClock(): Promise<{ bootTime: number; uptime: number }> {
+  const bootTime = Number(/^btime (\d+)$/m.exec(await raw('proc/stat'))![1]);
+  return { bootTime, uptime: Number((await raw('proc/uptime')).split(' ')[0]) };
+}
+
 describe('chutebox emulate (default scenario)', () => {
   let server: Started;
   let token: string;
+  /** Epoch seconds before the emulator was started and once it listened: its start is between. */
+  let startedAfter: number;
+  let startedBefore: number;
 
   const get = async <T = unknown>(endpoint: string): Promise<T> => {
     const res = await fetch(`${server.url}/api/v1/info/${endpoint}`, { headers: { authorization: `Bearer ${token}` } });
@@ -31,7 +40,9 @@ describe('chutebox emulate (default scenario)', () => {
   };
 
   beforeAll(async () => {
+    startedAfter = Date.now() / 1000;
     server = await emulate([]);
+    startedBefore = Date.now() / 1000;
     const res = await login(server.url, '');
     expect(res.status).toBe(200);
     const body = (await res.json()) as { username: string; success: boolean; token: string };
@@ -76,16 +87,20 @@ describe('chutebox emulate (default scenario)', () => {
     });
   });
 
-  it('GET /api/v1/info/software responds with coreboot, OpenWrt and the scenario uptime', async () => {
+  it('GET /api/v1/info/software responds with coreboot, OpenWrt and the scenario uptime, grown since the emulator started', async () => {
     const release = await raw('etc/openwrt_release');
-    expect(await get('software')).toEqual({
+    const { uptime } = await recordedClock();
+    const body = await get<{ uptime: number }>('software');
+    expect(body.uptime).toBeGreaterThanOrEqual(Math.floor(uptime));
+    expect(body.uptime).toBeLessThanOrEqual(Math.floor(uptime + Date.now() / 1000 - startedAfter));
+    expect(body).toEqual({
       biosVendor: 'coreboot',
       biosVersion: 'v4.19.0.1',
       biosDate: (await raw('sys/class/dmi/id/bios_date')).trim(),
       osVersion: /^DISTRIB_DESCRIPTION='(.*)'$/m.exec(release)![1],
       kernelVersion: 'Linux-5.15.167',
       pdVersion: expect.stringMatching(/^\d+\.\d+\.\d+/),
-      uptime: Math.floor(Number((await raw('proc/uptime')).split(' ')[0])),
+      uptime: body.uptime,
     });
   });
 
@@ -101,12 +116,14 @@ describe('chutebox emulate (default scenario)', () => {
     expect(body.CHUTEBOX_CONTROLLER_TOKEN).toBe('[redacted]');
   });
 
-  it('GET /api/v1/info/telemetry responds with the scenario CPUs, interfaces, disks and both chutes', async () => {
+  it('GET /api/v1/info/telemetry responds with the scenario CPUs, interfaces, disks and both chutes, booted the recorded uptime before the start', async () => {
     const before = Date.now() / 1000;
     const body = await get<Telemetry>('telemetry');
     expect(body.time).toBeGreaterThanOrEqual(Math.floor(before));
     expect(body.system.cpu_count).toBe(4);
-    expect(body.system.boot_time).toBe(Number(/^btime (\d+)$/m.exec(await raw('proc/stat'))![1]));
+    const { uptime } = await recordedClock();
+    expect(body.system.boot_time).toBeGreaterThanOrEqual(Math.floor(startedAfter - uptime));
+    expect(body.system.boot_time).toBeLessThanOrEqual(Math.floor(startedBefore - uptime));
     expect(body.system.load_average).toEqual([0.08, 0.04, 0.01]);
     expect(body.system.virtual_memory.total).toBe(4078096384);
     expect(body.network.map((n) => n.name)).toEqual(

@@ -133,6 +133,9 @@ describe('chutebox record with installed chutes, then emulate the recording besi
   let recorded: ReturnType<typeof chutebox>;
   let emulated: Started;
   let live: Started;
+  /** Epoch seconds before the recording and once the emulator listened: both happened between. */
+  let recordStarted: number;
+  let emulatorStarted: number;
 
   beforeAll(async () => {
     const state = path.join(tmp, 'chute-state');
@@ -156,9 +159,11 @@ describe('chutebox record with installed chutes, then emulate the recording besi
     // No hostapd_cli here: hostapd's replies cannot be recorded.
     const withChutes = { ...env, CHUTEBOX_STATE_DIR: state, CHUTEBOX_IW: iw.path, CHUTEBOX_HOSTAPD_CLI: path.join(tmp, 'no-hostapd_cli') };
     out = path.join(tmp, 'with-chutes');
+    recordStarted = Date.now() / 1000;
     recorded = chutebox(['record', '--out', out], withChutes);
     expect(recorded.status, recorded.stderr).toBe(0);
     emulated = await start(['emulate', '--scenario', out, '--no-auth', '--port', '0'], withChutes);
+    emulatorStarted = Date.now() / 1000;
     live = await start(['serve', '--host', '127.0.0.1', '--port', '0'], withChutes);
   });
 
@@ -210,7 +215,6 @@ describe('chutebox record with installed chutes, then emulate the recording besi
     'lab/networks/wifi',
     'lab/networks/wifi/stations',
     `lab/networks/wifi/stations/${STATION_MACS[1]}`,
-    'lab/networks/wifi/leases',
     'lab/networks/wifi/clients',
     'lab/networks/office/leases',
   ]) {
@@ -220,6 +224,20 @@ describe('chutebox record with installed chutes, then emulate the recording besi
       expect(fromRecording).toMatchObject({ status: 200 });
     });
   }
+
+  it('GET /api/v1/chutes/lab/networks/wifi/leases answers the same leases, expiries moved by the seconds from the recording to the emulator start', async () => {
+    type Leases = { status: number; body: { expires: string }[] };
+    const [fromRecording, fromDevice] = (await both('lab/networks/wifi/leases')) as [Leases, Leases];
+    const expiries = (answer: Leases) => answer.body.map((lease) => Number(lease.expires));
+    const withoutExpiry = (answer: Leases) => ({ ...answer, body: answer.body.map((lease) => ({ ...lease, expires: lease.expires === '0' ? '0' : 'moved' })) });
+    expect(withoutExpiry(fromRecording)).toEqual(withoutExpiry(fromDevice));
+    expect(fromRecording.body).toHaveLength(2);
+    // The recording's time is btime (whole seconds, cut) + uptime: up to a second before the real one.
+    const shift = expiries(fromRecording)[0]! - expiries(fromDevice)[0]!;
+    expect(shift).toBeGreaterThanOrEqual(0);
+    expect(shift).toBeLessThanOrEqual(Math.round(emulatorStarted - recordStarted + 1));
+    expect(expiries(fromRecording)[1]).toBe(0);
+  });
 });
 
 describe('chutebox record --out DIR', () => {

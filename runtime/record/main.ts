@@ -152,7 +152,7 @@ function redactPasswdFile(recording: Recording): void {
  * @throws Error naming the endpoints, chutes or networks that differ.
  */
 async function verify(dir: string, expected: Record<string, Answer>, recording: Recording): Promise<void> {
-  const { device } = await loadScenario(dir);
+  const { device } = await loadScenario(dir, undefined, { asRecorded: true });
   const chutes = await compareChutes(recording, device);
   if (chutes.length > 0) throw new Error(`the recorded scenario does not read back as recorded for: ${chutes.join(', ')}`);
   if ((await device.accounts.passwd()) !== (recording.files.get(PASSWD_FILE) ?? '')) {

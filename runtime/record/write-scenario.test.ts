@@ -154,11 +154,12 @@ describe('writeScenario', () => {
 
   it('records the default scenario so that every info handler answers the same on the copy', async () => {
     const handlers = { environment, hardware, software, features, telemetry };
-    const { device, recording: log } = recordingDevice((await loadScenario('default')).device);
+    // Both as recorded: the uptime and boot time would otherwise follow each one's start.
+    const { device, recording: log } = recordingDevice((await loadScenario('default', undefined, { asRecorded: true })).device);
     const answers = await Promise.all(Object.values(handlers).map((handle) => handle(INPUT, device)));
     const dir = await folder('copy-of-default');
     await writeScenario(log, dir, 'a copy of default');
-    const copy = (await loadScenario(dir)).device;
+    const copy = (await loadScenario(dir, undefined, { asRecorded: true })).device;
     const again = await Promise.all(Object.values(handlers).map((handle) => handle(INPUT, copy)));
     const withoutTime = (values: unknown[]) => values.map((v) => (v && typeof v === 'object' && 'time' in v ? { ...v, time: 0 } : v));
     expect(withoutTime(again)).toEqual(withoutTime(answers));
@@ -202,7 +203,8 @@ describe('writeScenario', () => {
   });
 
   it("records the default scenario's chutes so that the copy reads back the same, its raw files byte for byte", async () => {
-    const original = await loadScenario('default');
+    // As recorded, so that the lease files are those of the folder.
+    const original = await loadScenario('default', undefined, { asRecorded: true });
     const { device, recording: log } = recordingDevice(original.device);
     expect(await readChutes(device)).toEqual([]);
     redactChutes(log);

@@ -1,0 +1,122 @@
+import path from 'node:path';
+import type { Device } from '../functions/core/device.ts';
+import { parseStat } from '../functions/parsers/stat.ts';
+import { parseUptime } from '../functions/parsers/uptime.ts';
+
+/** The raw files whose numbers follow the emulator's clock. */
+export const CLOCK_FILES = { uptime: '/proc/uptime', stat: '/proc/stat' } as const;
+
+/** A scenario's files, replayed as if recorded when the emulator started. */
+export interface ScenarioClock {
+  /** The scenario's `readFile`, with `/proc/uptime` and `/proc/stat`'s `btime` moved to the emulator's clock. */
+  readFile: Device['readFile'];
+  /** A recorded dnsmasq lease file with each non-zero expiry shifted by (emulator start − recording time). */
+  leases(recorded: string): Promise<string>;
+}
+
+/** What the recording says about its time, in centiseconds (the resolution of /proc/uptime). */
+interface Recorded {
+  /** `btime` of /proc/stat, in seconds since the epoch. */
+  bootTime: number;
+  uptimeCs: number;
+  /** The idle time of all CPUs together, or null when /proc/uptime has no second number. */
+  idleCs: number | null;
+}
+
+/**
+ * Replays a recording as if it had been taken when the emulator started (the first `now()`): the
+ * recording's time is `btime` of /proc/stat plus the first number of /proc/uptime, and from the
+ * start on
+ * - `/proc/uptime` answers the recorded uptime and idle time plus the time since the start, in the
+ *   kernel's format (two decimals, cut as the kernel cuts them);
+ * - `/proc/stat`'s `btime` answers (start − recorded uptime), so `btime` + uptime is `now()`, as on a
+ *   device;
+ * - `leases(text)` moves each non-zero expiry of a lease file (its first field, epoch seconds; `0` is
+ *   an infinite lease) by (start − recording time) in whole seconds: a lease that had an hour left
+ *   when recorded has an hour left at the start, and counts down from there.
+ * Only those numbers are rewritten; every other byte is as recorded, for the same parsers to read.
+ * The files are read on each call, so an edit shows at once. A scenario without `btime` in
+ * /proc/stat or without /proc/uptime has no known recording time: all three are served as recorded.
+ *
+ * @param files the scenario's raw files (`rootedFiles(dir)`).
+ * @param now the Device's clock, in milliseconds since the epoch; its first reading is the start.
+ * @example
+ * // recorded: /proc/stat `btime 1700000000`, /proc/uptime `1000.00 3000.00`; started at 2000000000000
+ * const clock = scenarioClock(rootedFiles(dir), now);
+ * // 600 s later:
+ * await clock.readFile('/proc/uptime')                    // '1600.00 4800.00\n'
+ * await clock.readFile('/proc/stat')                      // '…btime 1999999000\n…'
+ * await clock.leases('1700004600 aa:… 10.0.0.2 pc *\n')   // '2000003600 aa:… 10.0.0.2 pc *\n'
+ */
+export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number): ScenarioClock {
+  const startCs = Math.floor(now() / 10);
+
+  /** The recording's clock, read from its files now; null when either file or `btime` is missing. */
+  async function recorded(): Promise<{ at: Recorded; uptime: string; stat: string } | null> {
+    const [uptime, stat] = await Promise.all([files.readFile(CLOCK_FILES.uptime), files.readFile(CLOCK_FILES.stat)]);
+    const times = uptime === null ? null : parseUptime(uptime);
+    const bootTime = stat === null ? null : parseStat(stat).bootTime;
+    if (uptime === null || stat === null || times === null || bootTime === null) return null;
+    const at = { bootTime, uptimeCs: centiseconds(times.uptime), idleCs: times.idle === null ? null : centiseconds(times.idle) };
+    return { at, uptime, stat };
+  }
+
+  /** Whole centiseconds since the start (never negative, should the clock be set back). */
+  const elapsedCs = () => Math.max(0, Math.floor(now() / 10) - startCs);
+
+  return {
+    async readFile(devicePath) {
+      const file = path.posix.normalize(devicePath);
+      if (file !== CLOCK_FILES.uptime && file !== CLOCK_FILES.stat) return files.readFile(devicePath);
+      const clock = await recorded();
+      if (clock === null) return files.readFile(devicePath);
+      return file === CLOCK_FILES.uptime ? movedUptime(clock.uptime, clock.at, elapsedCs()) : movedBootTime(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
+    },
+    async leases(text) {
+      const clock = await recorded();
+      if (clock === null) return text;
+      const shift = Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100);
+      return shift === 0 ? text : shiftedLeases(text, shift, clock.at.bootTime);
+    },
+  };
+}
+
+/**
+ * /proc/uptime with both numbers moved on by `elapsedCs`. The idle time grows at the recorded rate
+ * (idle ÷ uptime, the mean number of idle CPUs), not by `elapsedCs` × the CPU count: the emulated
+ * device stays as busy as it was when recorded rather than drifting to all CPUs idle, and the idle
+ * time stays below uptime × CPU count, as the kernel's does, without reading the CPU count.
+ */
+function movedUptime(text: string, at: Recorded, elapsedCs: number): string {
+  const uptime = format(at.uptimeCs + elapsedCs);
+  const idle = at.idleCs === null ? null : format(at.idleCs + (at.uptimeCs > 0 ? Math.floor((elapsedCs * at.idleCs) / at.uptimeCs) : 0));
+  return text.replace(/^(\s*)(\S+)(?:(\s+)(\S+))?/, (_match, lead: string, _uptime: string, gap: string | undefined, recordedIdle: string | undefined) =>
+    gap === undefined || idle === null ? `${lead}${uptime}${gap ?? ''}${recordedIdle ?? ''}` : `${lead}${uptime}${gap}${idle}`,
+  );
+}
+
+/** /proc/stat with the number of its `btime` line replaced. */
+function movedBootTime(text: string, bootTime: number): string {
+  return text.replace(/^(btime[ \t]+)\S+/m, (_match, key: string) => `${key}${bootTime}`);
+}
+
+/**
+ * A dnsmasq lease file with each line's expiry (a leading number, IPv4 or IPv6 lease) moved by
+ * `shift` seconds when it is a time after the recorded boot (`bootTime`): `0` (an infinite lease) and
+ * the lease *lengths* that dnsmasq built for boards without a real-time clock writes instead
+ * (HAVE_BROKEN_RTC: `43200`, far below any epoch time after boot) are kept, as are the `duid` line and
+ * anything that is not a lease.
+ */
+function shiftedLeases(text: string, shift: number, bootTime: number): string {
+  return text.replace(/^([ \t]*)(\d+)(?=[ \t])/gm, (match, lead: string, expiry: string) => (Number(expiry) < bootTime ? match : `${lead}${Number(expiry) + shift}`));
+}
+
+/** Seconds with up to two decimals as whole centiseconds. */
+function centiseconds(seconds: number): number {
+  return Math.round(seconds * 100);
+}
+
+/** Centiseconds as the kernel prints them in /proc/uptime: `%lu.%02lu`. */
+function format(cs: number): string {
+  return `${Math.floor(cs / 100)}.${String(cs % 100).padStart(2, '0')}`;
+}
