@@ -277,7 +277,7 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
 
   it('GET responds with not provisioned, and GET /api/v1/config/pdid with null', async () => {
     expect(await get(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null, pdserver: null, wampRouter: null, httpConnected: false });
-    expect(await get(server, '/config/pdid')).toEqual({ pdid: null });
+    expect(await get(server, '/config/pdid')).toEqual({ pdid: '' });
   });
 
   it('POST responds with 422 naming body.apitoken when the controller refuses the token, and stores nothing', async () => {
@@ -504,7 +504,7 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
     expect(await get(server, '/chutes')).toEqual([]);
     expect(await get(server, '/changes')).toEqual([]);
     expect(await get(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null, pdserver: null, httpConnected: false, telemetry: { enabled: false } });
-    expect(await get(server, '/config/pdid')).toEqual({ pdid: null });
+    expect(await get(server, '/config/pdid')).toEqual({ pdid: '' });
     expect(await get(server, '/config/hostconfig')).toEqual(generated);
     expect((await get(server, '/info/telemetry')).chutes).toEqual([]);
   });

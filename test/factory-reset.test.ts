@@ -150,7 +150,7 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
     const provision = await call(server.url, 'GET', '/api/v1/config/provision');
     expect(provision.status).toBe(200);
     expect(provision.body).toMatchObject({ provisioned: false, routerId: null, pdserver: null, httpConnected: false, provisionedAt: null, telemetry: { enabled: false } });
-    expect((await call(server.url, 'GET', '/api/v1/config/pdid')).body).toEqual({ pdid: null });
+    expect((await call(server.url, 'GET', '/api/v1/config/pdid')).body).toEqual({ pdid: '' });
     expect((await call(server.url, 'GET', '/api/v1/config/hostconfig')).body).toEqual(generated);
     expect((await call(server.url, 'GET', '/api/v1/changes/')).body).toEqual([]);
   });

@@ -268,7 +268,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
     expect(controller().requests.at(-1)).toMatchObject({ method: 'GET', path: '/api/routers/r-lab-1', authorization: 'Bearer not-the-token' });
     await expect(stat(provisionFile())).rejects.toThrow(/ENOENT/);
     expect(await get(server, '/api/v1/config/provision')).toMatchObject({ provisioned: false, routerId: null });
-    expect(await get(server, '/api/v1/config/pdid')).toEqual({ pdid: null });
+    expect(await get(server, '/api/v1/config/pdid')).toEqual({ pdid: '' });
   });
 
   it('responds with 504 when the controller does not answer within --controller-timeout 1, and stores nothing', async () => {

@@ -10,7 +10,8 @@ export const response = ChangeRecord;
 
 /**
  * One change by its id (the `change_id` a chute call answered): poll it until its state is
- * `succeeded` or `failed`. ParaDrop has no such endpoint; its change list has the same records.
+ * `succeeded` or `failed`. ParaDrop has no such endpoint: its change list shows only the changes
+ * still queued or running, in fields of its own, and its clients follow a change over a websocket.
  *
  * @throws HttpProblem 400 naming params.id when the id is not a whole number, 404 when no change has it.
  * @example

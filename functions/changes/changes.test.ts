@@ -22,6 +22,8 @@ const CHANGES: ChangeRecord[] = [
     ],
   },
   { id: 2, action: 'start', chute: 'hello', state: 'running', created: T1, updated: T1, messages: [{ time: T1, text: 'queued' }] },
+  { id: 3, action: 'install', chute: 'lab', state: 'succeeded', created: T1, updated: T1, messages: [{ time: T1, text: 'queued' }] },
+  { id: 4, action: 'update-hostconfig', chute: null, state: 'queued', created: T1, updated: T1, messages: [{ time: T1, text: 'queued' }] },
 ];
 
 describe('GET /api/v1/changes/', () => {
@@ -44,9 +46,13 @@ describe('GET /api/v1/changes/:id', () => {
     expect(await callChute(change, device, { id: '2' })).toEqual({ status: 200, body: CHANGES[1] });
   });
 
+  it('responds with 200 and a change of the device itself, with a null chute', async () => {
+    expect(await callChute(change, memoryDevice({ changes: CHANGES }), { id: '4' })).toEqual({ status: 200, body: CHANGES[3] });
+  });
+
   it('responds with 404 for an id no change has', async () => {
     const device = memoryDevice({ changes: CHANGES });
-    for (const id of ['3', '0', '999999999999999']) {
+    for (const id of ['5', '0', '999999999999999']) {
       const { status, body } = await callChute<{ detail: string }>(change, device, { id });
       expect(status).toBe(404);
       expect(body.detail).toContain(id);

@@ -5,11 +5,15 @@ import { CHUTE_NAME } from '../core/device.ts';
 
 /*
  * The requests and responses of the /api/v1/changes endpoints: what happened to each change queued
- * by a chute call (start, stop, restart, delete, PUT config). Records are strict.
+ * by a chute call (install, start, stop, restart, delete, PUT config) or by PUT hostconfig. Records
+ * are strict.
  */
 
-/** What a change does (see `ChangeRequest` in functions/core/device.ts). */
-export const CHANGE_ACTIONS = ['start', 'stop', 'restart', 'delete', 'update-config'] as const satisfies readonly ChangeAction[];
+/** What a change does (see `ChangeRequest` in functions/core/device.ts): every action, as the type below checks. */
+export const CHANGE_ACTIONS = ['install', 'start', 'stop', 'restart', 'delete', 'update-config', 'update-hostconfig'] as const satisfies readonly ChangeAction[];
+/** A compile error when `ChangeRequest` gains an action that CHANGE_ACTIONS leaves out. */
+const everyAction: [Exclude<ChangeAction, (typeof CHANGE_ACTIONS)[number]>] extends [never] ? true : never = true;
+void everyAction;
 
 /** queued → running → succeeded or failed. */
 export const CHANGE_STATES = ['queued', 'running', 'succeeded', 'failed'] as const satisfies readonly ChangeState[];
@@ -17,11 +21,11 @@ export const CHANGE_STATES = ['queued', 'running', 'succeeded', 'failed'] as con
 /** An ISO 8601 time, as the device writes it: `2026-11-21T12:00:00.000Z`. */
 const Time = z.iso.datetime();
 
-/** A change and what happened to it, messages oldest first. */
+/** A change and what happened to it, messages oldest first; `chute` is null for a change of the device (`update-hostconfig`). */
 export const ChangeRecord = z.strictObject({
   id: z.int().check(z.nonnegative()),
   action: z.enum(CHANGE_ACTIONS),
-  chute: z.string().check(z.regex(CHUTE_NAME)),
+  chute: z.nullable(z.string().check(z.regex(CHUTE_NAME))),
   state: z.enum(CHANGE_STATES),
   created: Time,
   updated: Time,

@@ -4,8 +4,8 @@ import { CREDENTIALS, provisioningDevice } from '../../test/provisioning-devices
 import * as pdid from './pdid.ts';
 
 describe('GET /api/v1/config/pdid', () => {
-  it('responds with 200 and a null pdid before provisioning', async () => {
-    expect(await callChute(pdid, provisioningDevice().device, {})).toEqual({ status: 200, body: { pdid: null } });
+  it('responds with 200 and an empty pdid before provisioning, as ParaDrop', async () => {
+    expect(await callChute(pdid, provisioningDevice().device, {})).toEqual({ status: 200, body: { pdid: '' } });
   });
 
   it('responds with 200 and the routerId the device was provisioned with', async () => {
@@ -13,9 +13,9 @@ describe('GET /api/v1/config/pdid', () => {
     expect(await callChute(pdid, device, {})).toEqual({ status: 200, body: { pdid: CREDENTIALS.routerId } });
   });
 
-  it('responds with a null pdid again after the provisioning is cleared (factory reset)', async () => {
+  it('responds with an empty pdid again after the provisioning is cleared (factory reset)', async () => {
     const { device, provisioning } = provisioningDevice({ initial: { ...CREDENTIALS, provisionedAt: '2026-11-20T08:30:00.000Z' } });
     await provisioning.clear();
-    expect(await callChute(pdid, device, {})).toEqual({ status: 200, body: { pdid: null } });
+    expect(await callChute(pdid, device, {})).toEqual({ status: 200, body: { pdid: '' } });
   });
 });

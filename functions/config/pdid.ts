@@ -7,9 +7,10 @@ export const request = ProvisionStatusRequest;
 export const response = Pdid;
 
 /**
- * The pdid: the `routerId` the device was provisioned with, or null before provisioning (as ParaDrop).
+ * The pdid: the `routerId` the device was provisioned with, or `''` before provisioning (the seed's
+ * pdid is a string, and ParaDrop answers `''` too).
  *
  * @example
  * await handle(input, device) // { pdid: '5c3f2e8a…' }
  */
-export const handle: Handler<Pdid> = async (_input, device) => ({ pdid: (await device.provisioning.status()).routerId });
+export const handle: Handler<Pdid> = async (_input, device) => ({ pdid: (await device.provisioning.status()).routerId ?? '' });

@@ -41,8 +41,8 @@ export const PdconfSectionStatus = z.strictObject({
   /** `<file>: <what happened>`, e.g. `network: applied with /etc/init.d/network reload`. */
   comment: z.string(),
   success: z.boolean(),
-  /** Whole seconds since its file was last rendered and applied; null when never applied. */
-  age: z.nullable(z.int().check(z.nonnegative())),
+  /** As in ParaDrop: how many pdconf runs (updates, reloads) ago its file was last applied; 0 for the latest run. */
+  age: z.int().check(z.nonnegative()),
 });
 
 /** GET and PUT /api/v1/config/pdconf: every section of network, wireless, dhcp and firewall, in that order. */
@@ -96,8 +96,8 @@ export const ProvisionStatus = z.strictObject({
 });
 export type ProvisionStatus = DeviceProvisionStatus;
 
-/** GET /api/v1/config/pdid: the device's id at the controller (the `routerId` it was provisioned with), or null. */
-export const Pdid = z.strictObject({ pdid: z.nullable(z.string()) });
+/** GET /api/v1/config/pdid: the device's id at the controller (the `routerId` it was provisioned with), or `''`. */
+export const Pdid = z.strictObject({ pdid: z.string() });
 export type Pdid = z.infer<typeof Pdid>;
 
 // --- SSH keys -----------------------------------------------------------------------------------

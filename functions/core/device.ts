@@ -117,8 +117,8 @@ export interface PdconfSection {
   comment: string;
   /** True when its file's apply command succeeded; false when it failed or there is no apply command. */
   success: boolean;
-  /** Seconds since its file was last rendered and applied; null when never. */
-  age: number | null;
+  /** As in ParaDrop: how many pdconf runs (updates, reloads) ago its file was last applied (or rendered, when never applied); 0 for the latest run. */
+  age: number;
 }
 
 /** What `POST /api/v1/config/provision` takes: what ParaDrop clients send. */

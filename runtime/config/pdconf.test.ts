@@ -112,13 +112,19 @@ describe('pdconf engine with apply commands', () => {
     ]);
   });
 
-  it('keeps the status across a restart, with the age since each file was applied', async () => {
+  it('keeps the status across a restart, with each section\'s age in runs since its file was applied, as ParaDrop counts it', async () => {
     const { make, state, applied } = await setup();
     await make().update();
-    state.time += 125_000;
+    expect((await make().status())[0]).toMatchObject({ type: 'interface', name: 'loopback', success: true, age: 0 });
+    state.config.wifi![0]!.channel = 11;
+    await make().update();
+    await make().update();
     const sections = await make().status();
-    expect(sections[0]).toMatchObject({ type: 'interface', name: 'loopback', success: true, age: 125 });
-    expect(await applied()).toHaveLength(4);
+    expect(sections.find((section) => section.type === 'interface')).toMatchObject({ name: 'loopback', age: 2 });
+    expect(sections.find((section) => section.type === 'wifi-device')).toMatchObject({ age: 1 });
+    await make().reload();
+    expect((await make().status()).map((section) => section.age)).toEqual(sections.map(() => 0));
+    expect(await applied()).toHaveLength(4 + 1 + 4);
   });
 
   it('applies a changed file at the next start when the runtime died while applying it', async () => {
@@ -143,7 +149,7 @@ describe('pdconf engine with apply commands', () => {
   it('renders without applying when the status is read before anything was rendered, and applies at the next update', async () => {
     const { engine, applied } = await setup();
     const sections = await engine.status();
-    expect(sections.every((section) => !section.success && section.age === null)).toBe(true);
+    expect(sections.every((section) => !section.success && section.age === 0)).toBe(true);
     expect(await applied()).toEqual([]);
     expect((await engine.update()).applied.map((entry) => entry.file)).toEqual(['network', 'wireless', 'dhcp', 'firewall']);
   });

@@ -137,10 +137,14 @@ interface FileStatus {
   comment: string;
   /** When the file was last rendered and applied (or rendered, for `unapplied`), ms since the epoch. */
   time: number;
+  /** The run (see `StatusDocument.runs`) in which the file was last applied, or rendered for `unapplied`. */
+  run?: number;
   sections: UciSectionId[];
 }
 
 interface StatusDocument {
+  /** How many times pdconf has applied (updates and reloads): ParaDrop's epoch, behind each section's `age`. */
+  runs?: number;
   files: Partial<Record<PdconfFile, FileStatus>>;
 }
 
@@ -179,7 +183,8 @@ const NO_COMMAND = 'rendered; no apply command is configured';
 /**
  * The pdconf engine over a store. One operation runs at a time. Files are applied in PDCONF_FILES
  * order (network, wireless, dhcp, firewall), each after it is written; the status is written after
- * each run, so it survives restarts; `age` is whole seconds since the file was last rendered and applied.
+ * each run, so it survives restarts. A section's `age` is, as in ParaDrop, the number of runs (updates
+ * and reloads) since its file was last applied: 0 when the latest run applied it.
  *
  * @example
  * const pdconf = pdconfEngine({ store: directoryStore(dir), apply: commandApplier({ dir, applyCommands }), now: Date.now, source });
@@ -206,11 +211,11 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
   }
 
   function sections(status: StatusDocument): PdconfSection[] {
-    const time = now();
+    const runs = status.runs ?? 0;
     return PDCONF_FILES.flatMap((file) => {
       const entry = status.files[file];
       if (entry === undefined) return [];
-      const age = entry.state === 'unapplied' ? null : Math.max(0, Math.floor((time - entry.time) / 1000));
+      const age = Math.max(0, runs - (entry.run ?? runs));
       return entry.sections.map(({ type, name }) => ({ type, name, comment: `${file}: ${entry.comment}`, success: entry.state === 'applied', age }));
     });
   }
@@ -220,6 +225,8 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
     const { config, chutes } = await options.source();
     const rendered = renderPdconf(config, chutes);
     const status: StatusDocument = (await readStatus()) ?? { files: {} };
+    const runs = (status.runs ?? 0) + (mode === 'none' ? 0 : 1);
+    status.runs = runs;
     const applied: AppliedFile[] = [];
     for (const file of PDCONF_FILES) {
       const { text, sections: fileSections } = rendered[file];
@@ -227,12 +234,12 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
       const changed = (await store.read(file)) !== text;
       if (changed && mode !== 'none') {
         // Recorded before the file is replaced: a crash before its apply ends leaves it due, not `applied`.
-        status.files[file] = { state: 'unapplied', comment: NOT_APPLIED, time: now(), sections: fileSections };
+        status.files[file] = { state: 'unapplied', comment: NOT_APPLIED, time: now(), run: runs, sections: fileSections };
         await store.write(STATUS_FILE, `${JSON.stringify(status, null, 2)}\n`);
       }
       if (changed) await store.write(file, text);
       if (mode === 'none') {
-        status.files[file] = { state: 'unapplied', comment: NOT_APPLIED, time: now(), sections: fileSections };
+        status.files[file] = { state: 'unapplied', comment: NOT_APPLIED, time: now(), run: runs, sections: fileSections };
         continue;
       }
       const due = mode === 'all' || changed || previous === undefined || previous.state === 'failed' || previous.state === 'unapplied';
@@ -243,7 +250,7 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
       const outcome = await apply(file);
       const state: FileState = outcome === null ? 'rendered' : outcome.success ? 'applied' : 'failed';
       const comment = outcome?.comment ?? NO_COMMAND;
-      status.files[file] = { state, comment, time: now(), sections: fileSections };
+      status.files[file] = { state, comment, time: now(), run: runs, sections: fileSections };
       applied.push({ file, success: state === 'applied', comment: `${file}: ${comment}` });
     }
     await store.write(STATUS_FILE, `${JSON.stringify(status, null, 2)}\n`);
