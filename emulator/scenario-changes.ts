@@ -36,7 +36,8 @@ type Effect = (chute: StoredChute) => string[];
  * time. What they do lasts until the emulator stops, in memory (the scenario's files are never
  * written):
  * - `start`: the chute's container runs (`State` `running`, `Status` `Up …`); a chute without a
- *   container in the recordings gets one, labelled as a chute, named `chute-<name>`;
+ *   container in the recordings gets one, labelled as a chute, named `chute-<name>`. An `environment`
+ *   replaces the chute's environment for good (GET /api/v1/chutes/<chute> shows it), as on a device;
  * - `stop`: its container exits with code 0 (the chute reads `stopped`);
  * - `restart`: stop, then start;
  * - `delete`: its containers and the chute are gone (the chute reads 404);
@@ -198,7 +199,8 @@ function effect(request: Exclude<ChangeRequest, { action: 'update-hostconfig' }>
 
   const start = (chute: StoredChute, environment?: Record<string, string>): string[] => {
     chute.record.state = 'running';
-    const extra = environment && Object.keys(environment).length > 0 ? ` with the extra environment variables ${Object.keys(environment).join(', ')}` : '';
+    if (environment !== undefined) chute.record.environment = { ...environment };
+    const extra = environment === undefined ? '' : ` with the new environment (${Object.keys(environment).join(', ') || 'none'})`;
     if (containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as running${extra}`];
     const container = owned(chute).at(-1);
     if (container === undefined) {

@@ -165,11 +165,17 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     expect(after.State.Running).toBe(true);
   });
 
-  it('POST …/restart with an environment runs the chute with it added', async () => {
-    await succeeded(await submit('POST', '/chutes/alpha/restart', { type: 'application/json', text: JSON.stringify({ environment: { EXTRA: 'one-off' } }) }));
+  it("POST …/restart with an environment replaces the chute's environment for good, as ParaDrop does", async () => {
+    await succeeded(await submit('POST', '/chutes/alpha/restart', { type: 'application/json', text: JSON.stringify({ environment: { EXTRA: 'kept' } }) }));
     const alpha = await onlyContainerOf('alpha');
     expect(alpha.State.Running).toBe(true);
-    expect(alpha.Config.Env).toEqual(expect.arrayContaining(['GREETING=bonjour', 'EXTRA=one-off']));
+    expect(alpha.Config.Env).toEqual(expect.arrayContaining(['GREETING=bonjour', 'EXTRA=kept']));
+    expect(alpha.Config.Env).not.toContain('FROM_RECORD=yes');
+    expect((await storedRecord('alpha')).environment).toEqual({ EXTRA: 'kept' });
+    expect((await get<{ environment: unknown }>('/chutes/alpha')).environment).toEqual({ EXTRA: 'kept' });
+    // A restart without one keeps it.
+    await succeeded(await submit('POST', '/chutes/alpha/restart'));
+    expect((await onlyContainerOf('alpha')).Config.Env).toContain('EXTRA=kept');
   });
 
   it('a PUT config whose change fails (its image was removed meanwhile) fails, and the previous configuration and container run again', async () => {

@@ -54,11 +54,14 @@ describe('chutebox emulate: POST /api/v1/chutes/:chute/stop, start and restart',
     expect(await chuteState(server, 'hotspot')).toBe('running');
   });
 
-  it('restart with an environment: the change succeeds, naming the extra variables, and the chute runs', async () => {
+  it('restart with an environment: the change succeeds, the chute runs, and its environment is the new one from then on', async () => {
     const restarted = await change(server, 'POST', '/chutes/hello-world/restart', { environment: { MODE: 'demo' } });
     expect(restarted).toMatchObject({ action: 'restart', chute: 'hello-world', state: 'succeeded' });
-    expect(restarted.messages.map((m) => m.text)).toContain('started its container with the extra environment variables MODE');
+    expect(restarted.messages.map((m) => m.text)).toContain('started its container with the new environment (MODE)');
     expect(await chuteState(server, 'hello-world')).toBe('running');
+    expect((await call(server, 'GET', '/chutes/hello-world')).body.environment).toEqual({ MODE: 'demo' });
+    await change(server, 'POST', '/chutes/hello-world/restart');
+    expect((await call(server, 'GET', '/chutes/hello-world')).body.environment).toEqual({ MODE: 'demo' });
   });
 
   it('responds with 422 for a start body whose environment is not strings, and queues nothing', async () => {

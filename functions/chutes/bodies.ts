@@ -37,8 +37,9 @@ const EnvironmentStrings = z.record(EnvironmentName, z.string({ error: 'must be 
 });
 
 /**
- * The optional body of POST …/start and …/restart: `environment`, variables added to the configured
- * ones for this start, values strings. Other fields are ignored; no body at all is the same as `{}`.
+ * The optional body of POST …/start and …/restart: `environment`, the chute's new environment (it
+ * replaces the record's for good, as ParaDrop does), values strings. Other fields are ignored; no body
+ * at all is the same as `{}`.
  */
 export const ChuteStartBody = z.optional(
   z.object(

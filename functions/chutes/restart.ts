@@ -8,8 +8,8 @@ export const request = ChuteStartRequest;
 export const response = ChangeAccepted;
 
 /**
- * Queues a `restart` change: the chute's container stops, then starts; `environment` in the body is
- * added to the configured variables for this start.
+ * Queues a `restart` change: the chute's container stops, then starts; with `environment` in the
+ * body, the chute's environment (`GET /api/v1/chutes/<chute>` shows it) is replaced by it for good, as ParaDrop does, and the container is made again with it.
  *
  * @throws HttpProblem 400 for a bad chute name, 404 for a chute that is not installed, 422 for a bad body.
  * @example

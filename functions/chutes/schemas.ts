@@ -166,7 +166,7 @@ export type Client = z.infer<typeof Client>;
 export const ClientList = z.array(Client);
 export type ClientList = z.infer<typeof ClientList>;
 
-/** POST …/start and …/restart: `<chute>` in the path, optionally `{ environment }` for this start. */
+/** POST …/start and …/restart: `<chute>` in the path, optionally `{ environment }`, the chute's new environment. */
 export const ChuteStartRequest = z.object({ params: z.object({ chute: ChuteParam }), body: ChuteStartBody });
 
 /** PUT /api/v1/chutes/<chute>/config: the new chute configuration, JSON or YAML (see checkChuteConfig). */

@@ -18,14 +18,15 @@ export const request = SsidUpdateRequest;
 export const response = Message;
 
 /**
- * Sets the SSID with hostapd's `SET ssid <ssid>`, then `RELOAD` so the access point beacons it. The
+ * Sets the SSID with hostapd's `SET ssid <ssid>`, then `RELOAD` so the access point beacons it, and
+ * answers hostapd's `OK` as ParaDrop does (`{"message": "OK"}`, what its clients look for). The
  * change is not persistent, as in ParaDrop: hostapd's configuration file is untouched, and a chute
  * configuration update is the way to keep an SSID. An invalid body (422) sends nothing to hostapd.
  *
  * @throws HttpProblem 422 for a missing, empty, over-32-byte or control-character SSID; 502 when
  *   hostapd answers anything but OK.
  * @example
- * await handle({ …, body: { ssid: 'lab' } }, device) // { message: 'network wlan of chute hello now broadcasts the SSID "lab" (until hostapd restarts)' }
+ * await handle({ …, body: { ssid: 'lab' } }, device) // { message: 'OK' }
  */
 export const handle: Handler<Message> = async (input, device) => {
   const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'set the SSID');
@@ -37,5 +38,5 @@ export const handle: Handler<Message> = async (input, device) => {
       throw new HttpProblem(502, `hostapd refused ${command.slice(0, 2).join(' ')} for network ${network.name}: ${answer || 'no answer'}`);
     }
   }
-  return { message: `network ${network.name} of chute ${network.chute} now broadcasts the SSID ${JSON.stringify(ssid)} (until hostapd restarts)` };
+  return { message: 'OK' };
 };

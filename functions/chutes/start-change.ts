@@ -7,8 +7,8 @@ import { installedChute, submit } from './submit.ts';
 
 /**
  * POST …/start and …/restart: checks the chute (400, 404), then the optional body
- * `{ environment }` (422), and only then queues the change, its environment added to the configured
- * one for this start.
+ * `{ environment }` (422), and only then queues the change. An environment replaces the chute's for
+ * good, as ParaDrop does: the container is made again with it, and the record keeps it.
  *
  * @example
  * await startChange({ …, params: { chute: 'hello' }, body: { environment: { MODE: 'demo' } } }, device, 'restart') // { change_id: 8 }

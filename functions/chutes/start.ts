@@ -9,7 +9,8 @@ export const response = ChangeAccepted;
 
 /**
  * Queues a `start` change: the chute's container starts, created from its record and configuration
- * when it has none; `environment` in the body is added to the configured variables for this start.
+ * when it has none; with `environment` in the body, the chute's environment (`GET /api/v1/chutes/<chute>` shows it) is replaced by it for good, as ParaDrop does, and the container is made again
+ * with it.
  *
  * @throws HttpProblem 400 for a bad chute name, 404 for a chute that is not installed, 422 for a bad body.
  * @example

@@ -22,7 +22,7 @@ export interface LifecycleOptions {
  * What each change does to a chute on the container engine (see `ChangeRequest`). A chute's container
  * is `chute-<name>`, labelled `io.chutebox.chute=<name>`, made from the image the chute record names
  * (`image`) with:
- * - `Env`: the configuration's `environment`, then the record's, then the change's (a later one wins);
+ * - `Env`: the configuration's `environment`, then the record's (a later one wins);
  * - `HostConfig.PortBindings` from `host_config.port_bindings`, `HostConfig.Dns` from `host_config.dns`;
  * - `HostConfig.NetworkMode` from `networkMode`.
  *
@@ -63,14 +63,14 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
     try {
       switch (request.action) {
         case 'start':
-          await steps.start(chute, request.environment);
+          await startWith(steps, writer, chute, request.environment, note);
           break;
         case 'stop':
           await steps.stop();
           break;
         case 'restart':
           await steps.stop();
-          await steps.start(chute, request.environment);
+          await startWith(steps, writer, chute, request.environment, note);
           break;
         case 'delete':
           await steps.removeAll();
@@ -98,8 +98,8 @@ function lifecycleSteps(engine: ChuteEngine, name: string, note: Note, networkMo
   const short = (id: string) => id.slice(0, 12);
   const current = async (): Promise<ChuteContainer | undefined> => (await engine.containers(name))[0];
 
-  async function create(chute: StoredChute, environment?: Record<string, string>): Promise<string> {
-    const spec = containerSpec(chute, environment, networkMode);
+  async function create(chute: StoredChute): Promise<string> {
+    const spec = containerSpec(chute, networkMode);
     const id = await engine.create(name, spec);
     await note(`created container ${short(id)} from image ${spec.image}`);
     return id;
@@ -114,15 +114,15 @@ function lifecycleSteps(engine: ChuteEngine, name: string, note: Note, networkMo
     current,
     create,
     startContainer: start,
-    /** Starts the chute: its container, or a new one when there is none or `environment` is given. */
-    async start(chute: StoredChute, environment?: Record<string, string>): Promise<void> {
+    /** Starts the chute: its container, or a new one made from `chute` when there is none or `recreate` says so. */
+    async start(chute: StoredChute, recreate = false): Promise<void> {
       const container = await current();
-      if (container !== undefined && environment === undefined) return start(container.Id);
+      if (container !== undefined && !recreate) return start(container.Id);
       if (container !== undefined) {
         await engine.remove(name, container.Id);
-        await note(`removed container ${short(container.Id)} to start one with the given environment`);
+        await note(`removed container ${short(container.Id)} to start one with the new environment`);
       }
-      await start(await create(chute, environment));
+      await start(await create(chute));
     },
     async stop(): Promise<void> {
       const container = await current();
@@ -252,13 +252,26 @@ async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChut
 }
 
 /**
+ * `start` and `restart`: starts the chute as it is, or, with an `environment`, as ParaDrop does,
+ * replaces the record's environment with it for good: the container is made again with it and, once
+ * it runs, the record is stored with it (a later start or restart without one keeps it).
+ */
+async function startWith(steps: Steps, writer: ChuteWriter, chute: StoredChute, environment: Record<string, string> | undefined, note: Note): Promise<void> {
+  if (environment === undefined) return steps.start(chute);
+  const updated: StoredChute = { ...chute, record: { ...chute.record, environment } };
+  await steps.start(updated, true);
+  await writer.write(chute.name, 'chute', updated.record);
+  await note(`stored the new environment (${Object.keys(environment).join(', ') || 'none'})`);
+}
+
+/**
  * The container of a chute: its image from the record's `image`, its environment from the
- * configuration, the record and the change, its ports and DNS from `host_config`, its CPU weight from
- * the record's `allocation.cpu_shares`.
+ * configuration and the record, its ports and DNS from `host_config`, its CPU weight from the
+ * record's `allocation.cpu_shares`.
  *
  * @throws Error when the record names no image.
  */
-export function containerSpec(chute: StoredChute, environment: Record<string, string> | undefined, networkMode: string): ChuteContainerSpec {
+export function containerSpec(chute: StoredChute, networkMode: string): ChuteContainerSpec {
   const image = chute.record.image;
   if (typeof image !== 'string' || image === '') throw new Error(`the record of chute ${chute.name} names no image (field "image")`);
   const hostConfig = mapping(chute.config.host_config);
@@ -269,7 +282,6 @@ export function containerSpec(chute: StoredChute, environment: Record<string, st
     env: {
       ...environmentStrings(scalars(chute.config.environment)),
       ...environmentStrings(scalars(chute.record.environment)),
-      ...environment,
     },
     portBindings: mapping(hostConfig.port_bindings) as Record<string, string | number>,
     dns: Array.isArray(dns) ? dns.filter((server): server is string => typeof server === 'string') : undefined,
