@@ -24,6 +24,10 @@ const ENTRIES = {
   emulator: 'emulator/main.ts',
   record: 'runtime/record/main.ts',
   'scenario-device': 'emulator/lambda-device.ts',
+  // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
+  websocket: 'runtime/http/websocket.ts',
+  // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
+  'hostapd-events': 'runtime/network/hostapd-events.ts',
 };
 
 const shared = {
@@ -81,6 +85,24 @@ function stubUnused() {
 module.exports = new Proxy(fail, { get: (_target, key) => (key === '__esModule' ? false : fail) });`;
         return { contents, loader: 'js' };
       });
+    },
+  };
+}
+
+/**
+ * ws speeds up masking and UTF-8 checks with two optional native addons, which it requires inside a
+ * try and does without when that throws. Each becomes a module that throws when loaded, so the bundle
+ * asks for no package and ws uses its JavaScript code.
+ */
+function stubOptionalAddons() {
+  return {
+    name: 'stub-optional-addons',
+    setup(build) {
+      build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, (args) => ({ path: args.path, namespace: 'optional-addon' }));
+      build.onLoad({ filter: /.*/, namespace: 'optional-addon' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`the optional addon ${args.path} is not bundled`)});`,
+        loader: 'js',
+      }));
     },
   };
 }
@@ -148,7 +170,7 @@ await Promise.all([
       ...shared,
       entryPoints: [path.join(root, source)],
       outfile: path.join(dist, `${name}.mjs`),
-      plugins: name === 'engine' ? [linkEntries(name), stubUnused()] : [linkEntries(name)],
+      plugins: [linkEntries(name), ...(name === 'engine' ? [stubUnused()] : name === 'websocket' ? [stubOptionalAddons()] : [])],
       // CommonJS dependencies (dockerode, yaml) call require() for Node built-ins.
       banner: { js: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);" },
     }),

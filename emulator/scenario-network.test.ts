@@ -129,6 +129,29 @@ describe('a recorded network: hostapd', () => {
   });
 });
 
+describe('a recorded network: hostapd events', () => {
+  it('sends AP-STA-DISCONNECTED <mac> to the subscribers of the network when a station is disconnected, until they stop', async () => {
+    const networks = scenarioNetworks(DEFAULT);
+    const wifi: string[] = [];
+    const guest: string[] = [];
+    const subscription = await networks(WIFI).hostapdEvents((text) => wifi.push(text), () => expect.unreachable('no end'));
+    await networks(GUEST).hostapdEvents((text) => guest.push(text), () => expect.unreachable('no end'));
+    expect(await networks(WIFI).stationDel('24:0A:C4:11:8B:3E')).toBe(true);
+    // Not connected (any more): no event.
+    expect(await networks(WIFI).stationDel('24:0a:c4:11:8b:3e')).toBe(false);
+    expect(wifi).toEqual(['AP-STA-DISCONNECTED 24:0a:c4:11:8b:3e']);
+    expect(guest).toEqual([]);
+    await subscription.stop();
+    expect(await networks(WIFI).stationDel('6e:8d:3a:5f:21:c4')).toBe(true);
+    expect(wifi).toEqual(['AP-STA-DISCONNECTED 24:0a:c4:11:8b:3e']);
+  });
+
+  it('answers a 503 problem for a network without hostapd recordings', async () => {
+    const problem = await problemOf(scenarioNetworks(DEFAULT)(target('hotspot', 'staff', 'br-lan.20')).hostapdEvents(() => undefined, () => undefined));
+    expect(problem).toMatchObject({ status: 503, message: expect.stringContaining("hostapd's control interface is not recorded for hotspot/staff") });
+  });
+});
+
 describe('a network folder written by hand', () => {
   const temp = useTempDir('chutebox-scenario-network-');
   let dir: string;

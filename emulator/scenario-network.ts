@@ -14,6 +14,8 @@ interface NetworkState {
   removed: Set<string>;
   /** The SSID set with hostapd's `SET ssid`, if any. */
   ssid: string | undefined;
+  /** Who subscribed to hostapd's events (`hostapdEvents`) and has not stopped. */
+  listeners: Set<(text: string) => void>;
 }
 
 /**
@@ -32,6 +34,9 @@ interface NetworkState {
  *   `GET_CONFIG`'s `ssid`, and in `STATUS`'s `ssid[i]` of this network's BSS (the `bssid[i]` equal to
  *   `GET_CONFIG`'s `bssid`, else the `bss[i]` equal to the host interface, else the first). Without
  *   either hostapd recording, every command is a 503 problem, as a device without the control socket.
+ * - `hostapdEvents` gives the events that the emulator itself causes, as hostapd would send them:
+ *   `AP-STA-DISCONNECTED <mac>` (lower case) when `stationDel` disconnects a station of this network;
+ *   nothing else happens on an emulated radio. Without hostapd recordings it is a 503, as `hostapd`.
  *
  * What stations are removed and which SSID is set lives in this emulator process only: a restart
  * serves the recordings as they are. The recordings are read on each call.
@@ -51,7 +56,7 @@ export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'lease
     const key = JSON.stringify([target.chute, target.network]);
     const state = () => {
       let found = states.get(key);
-      if (found === undefined) states.set(key, (found = { removed: new Set(), ssid: undefined }));
+      if (found === undefined) states.set(key, (found = { removed: new Set(), ssid: undefined, listeners: new Set() }));
       return found;
     };
 
@@ -63,6 +68,15 @@ export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'lease
       const removed = states.get(key)?.removed;
       const blocks = stationBlocks((await recording(NETWORK_FILES.stationDump)) ?? '');
       return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
+    }
+
+    /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when neither is recorded. */
+    async function hostapdRecordings(): Promise<[string | null, string | null]> {
+      const [status, config] = await Promise.all([recording(NETWORK_FILES.hostapdStatus), recording(NETWORK_FILES.hostapdConfig)]);
+      if (status === null && config === null) {
+        throw new HttpProblem(503, `hostapd's control interface is not recorded for ${where} (its scenario folder has no ${NETWORK_FILES.hostapdStatus} or ${NETWORK_FILES.hostapdConfig})`);
+      }
+      return [status, config];
     }
 
     /** A recorded hostapd reply, with the SSID set since the start in its `ssidKey` line. */
@@ -83,17 +97,26 @@ export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'lease
         const lower = mac.toLowerCase();
         if (!(await stations()).some((block) => block.mac.toLowerCase() === lower)) return false;
         state().removed.add(lower);
+        for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
         return true;
       },
       async leases() {
         const text = await recording(NETWORK_FILES.leases);
         return text === null || clock === undefined ? text : clock.leases(text);
       },
+      async hostapdEvents(onEvent) {
+        await hostapdRecordings();
+        const listeners = state().listeners;
+        const listener = (text: string) => onEvent(text);
+        listeners.add(listener);
+        return {
+          async stop() {
+            listeners.delete(listener);
+          },
+        };
+      },
       async hostapd(command) {
-        const [status, config] = await Promise.all([recording(NETWORK_FILES.hostapdStatus), recording(NETWORK_FILES.hostapdConfig)]);
-        if (status === null && config === null) {
-          throw new HttpProblem(503, `hostapd's control interface is not recorded for ${where} (its scenario folder has no ${NETWORK_FILES.hostapdStatus} or ${NETWORK_FILES.hostapdConfig})`);
-        }
+        const [status, config] = await hostapdRecordings();
         const line = command.join(' ');
         if (line === 'STATUS') {
           return hostapdReply(status, NETWORK_FILES.hostapdStatus, 'STATUS', (reply) => `ssid[${bssIndex(reply, config, target.hostInterface)}]`);

@@ -178,7 +178,13 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   return device;
 }
 
-/** The host side of one chute network over its recorded outputs (changed in place by del and SET). */
+/** Who subscribed to the hostapd events of a network (`hostapdEvents`), by network. */
+const eventListeners = new WeakMap<MemoryNetwork, Set<(text: string) => void>>();
+
+/**
+ * The host side of one chute network over its recorded outputs (changed in place by del and SET).
+ * Subscribers to hostapd's events get `AP-STA-DISCONNECTED <mac>` when `stationDel` removes a station.
+ */
 function memoryNetwork(target: NetworkTarget, network: MemoryNetwork | undefined, calls: NetworkCall[]): NetworkHost {
   const call = (operation: NetworkOperation, args: string[] = []): MemoryNetwork => {
     calls.push({ target, operation, args });
@@ -200,7 +206,20 @@ function memoryNetwork(target: NetworkTarget, network: MemoryNetwork | undefined
       const blocks = stationBlocks(net.stationDump ?? '');
       const kept = blocks.filter((block) => block.mac.toLowerCase() !== mac.toLowerCase());
       net.stationDump = kept.map((block) => block.text).join('');
+      if (kept.length < blocks.length) for (const listener of eventListeners.get(net) ?? []) listener(`AP-STA-DISCONNECTED ${mac.toLowerCase()}`);
       return kept.length < blocks.length;
+    },
+    async hostapdEvents(onEvent) {
+      const net = call('hostapdEvents');
+      let listeners = eventListeners.get(net);
+      if (listeners === undefined) eventListeners.set(net, (listeners = new Set()));
+      const listener = (text: string) => onEvent(text);
+      listeners.add(listener);
+      return {
+        async stop() {
+          listeners.delete(listener);
+        },
+      };
     },
     async leases() {
       return call('leases').leases ?? null;

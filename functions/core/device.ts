@@ -206,7 +206,8 @@ export interface Accounts {
 /**
  * What a change does to a chute.
  * - `start`: start its container, creating it from the stored record and configuration when there is
- *   none; `environment` is added to the configured one for this start.
+ *   none; an `environment` replaces the record's for good (ParaDrop's rule) and the container is made
+ *   again with it.
  * - `stop`: stop its container.
  * - `restart`: stop, then start (with `environment` as for start).
  * - `delete`: stop and remove its container, then its stored documents.
@@ -335,6 +336,27 @@ export interface NetworkHost {
    * `['GET_CONFIG']`, `['SET', 'ssid', 'lab']` (reply `OK` or `FAIL`), `['RELOAD']`.
    */
   hostapd(command: string[]): Promise<string>;
+  /**
+   * Subscribes to hostapd's events, as `ATTACH` on its control socket does, and answers once
+   * subscribed. `onEvent` gets each event's text without hostapd's `<level>` prefix (which the device
+   * may not know), e.g. `AP-STA-DISCONNECTED 02:00:00:00:00:01`; `onEnd` gets why the events
+   * stopped when they stop by themselves (hostapd went away), never after `stop()`. Throws as
+   * `hostapd` does (503 when the control socket is missing or does not answer, 504).
+   *
+   * @example
+   * const events = await host.hostapdEvents((text) => console.log(text), (reason) => console.error(reason));
+   * await events.stop();
+   */
+  hostapdEvents(onEvent: (text: string) => void, onEnd: (reason: string) => void): Promise<HostapdEvents>;
+}
+
+/** A subscription to hostapd's events (`NetworkHost.hostapdEvents`). */
+export interface HostapdEvents {
+  /**
+   * Ends the subscription: no event or end comes after it. Resolves once whatever ran for it has
+   * stopped (the runtime's hostapd_cli process has exited).
+   */
+  stop(): Promise<void>;
 }
 
 /** `statfs(2)` fields, as Node's `fs.statfs` returns them (sizes in blocks of `bsize` bytes). */

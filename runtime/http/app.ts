@@ -12,6 +12,12 @@ import { LOGIN_PATH, mountLogin, requireAuth } from './auth.ts';
 import { loadFunctions } from './functions.ts';
 import { problemResponse } from './problems.ts';
 
+/**
+ * ParaDrop's websocket to a network's hostapd control socket. Served by runtime/http/websocket.ts, a
+ * bundle of its own loaded on first use; the upgrade itself is taken in `listen`.
+ */
+export const HOSTAPD_CONTROL_PATH = '/api/v1/chutes/:chute/networks/:network/hostapd_control/ws';
+
 export interface AppOptions {
   /** Folder of function bundles (`*.mjs`); every one found is mounted, nothing else. */
   functionsDir: string;
@@ -28,7 +34,8 @@ export interface AppOptions {
 
 /**
  * The HTTP API: every function bundle of `functionsDir` on its route, behind CORS, the auth policy
- * and a body limit (the upload limit for a route's `upload` media types). Every error is an `application/problem+json` answer: 404 for an unknown path,
+ * and a body limit (the upload limit for a route's `upload` media types), and the hostapd control
+ * websocket (`HOSTAPD_CONTROL_PATH`, upgraded by `listen`). Every error is an `application/problem+json` answer: 404 for an unknown path,
  * 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad body, 500 without
  * details.
  *
@@ -77,6 +84,8 @@ export async function createApp(options: AppOptions): Promise<Hono> {
   for (const bundle of bundles) {
     app.on(bundle.route.method, bundle.route.path, (c) => answer(c, bundle, options.device, limit));
   }
+  app.get(HOSTAPD_CONTROL_PATH, async (c) => (await import('./websocket.ts')).hostapdControl(c, options.device));
+  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH });
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];

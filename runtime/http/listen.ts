@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 export interface Listening {
   /** Base URL with the real port, e.g. `http://127.0.0.1:41234`. */
   url: string;
-  /** Stops accepting connections and waits for open requests to finish. */
+  /** Stops accepting connections and waits for open requests to finish, and for open websockets to close and stop what they started. */
   close(): Promise<void>;
 }
 
@@ -13,7 +13,9 @@ export interface Listening {
 const CLOSE_GRACE_MS = 5000;
 
 /**
- * Serves an app over HTTP on @hono/node-server. Port 0 picks a free port.
+ * Serves an app over HTTP on @hono/node-server. Port 0 picks a free port. Upgrade requests (the
+ * websockets) go to runtime/http/websocket.ts, a bundle of its own loaded on the first one, which
+ * answers them with the app too; `close()` closes the websockets as well.
  *
  * @example
  * const server = await listen(app, { host: '127.0.0.1', port: 0 });
@@ -22,12 +24,27 @@ const CLOSE_GRACE_MS = 5000;
  */
 export function listen(app: Hono, address: { host: string; port: number }): Promise<Listening> {
   return new Promise((resolve, reject) => {
+    let websockets: Promise<typeof import('./websocket.ts')> | undefined;
     const server = serve({ fetch: app.fetch, hostname: address.host, port: address.port }, (info) => {
       server.off('error', reject);
       const host = address.host.includes(':') ? `[${address.host}]` : address.host;
-      resolve({ url: `http://${host}:${info.port}`, close: () => close(server as Server) });
+      resolve({
+        url: `http://${host}:${info.port}`,
+        close: async () => {
+          await Promise.all([websockets?.then((module) => module.closeUpgraded(server as Server)), close(server as Server)]);
+        },
+      });
     });
     server.once('error', reject);
+    server.on('upgrade', (incoming, socket, head) => {
+      (websockets ??= import('./websocket.ts')).then(
+        (module) => module.upgrade(app, server as Server, incoming, socket, head),
+        (error: unknown) => {
+          console.error(error);
+          socket.destroy();
+        },
+      );
+    });
   });
 }
 

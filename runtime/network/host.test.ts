@@ -1,5 +1,7 @@
-import { writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { NetworkTarget } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
@@ -7,6 +9,7 @@ import { problemOf, writeScript } from '../../test/tool-scripts.ts';
 import { hostNetwork, type NetworkTools } from './host.ts';
 
 const temp = useTempDir('chutebox-network-host-');
+const execFileAsync = promisify(execFile);
 
 const TARGET: NetworkTarget = { chute: 'hello', network: 'wifi', hostInterface: 'vwlan0', hostapdControl: '/run/hostapd-test/vwlan0', leaseFile: null };
 
@@ -126,5 +129,114 @@ describe('hostNetwork hostapd (hostapd_cli)', () => {
       status: 503,
       message: expect.stringContaining('no hostapdControl recorded'),
     });
+  });
+});
+
+describe('hostNetwork hostapdEvents (hostapd_cli -a)', () => {
+  /**
+   * A stand-in for hostapd_cli in a folder of its own: `raw PING` answers PONG; otherwise it writes
+   * its arguments and pid to that folder, makes its client socket in the `-s` folder (as
+   * hostapd_cli does when it connects) unless `connect` is false, runs `then` (given a FIFO in its
+   * folder) and stays until killed. `$name`, `$dir` and `$prog` are its `-i`, `-s` and `-a` values.
+   */
+  async function fakeCli(name: string, then: (fifo: string) => string = () => '', connect = true) {
+    const dir = await temp.folder(name);
+    const fifo = path.join(dir, 'fifo');
+    const path_ = await writeScript(dir, 'hostapd_cli', `
+case "$*" in *" raw PING") echo PONG; exit 0 ;; esac
+printf '%s\\n' "$@" > "${dir}/args"
+while [ $# -gt 0 ]; do case "$1" in -i) name=$2; shift 2 ;; -s) dir=$2; shift 2 ;; -a) prog=$2; shift 2 ;; *) shift ;; esac; done
+echo $$ > "${dir}/pid"
+${connect ? ': > "$dir/wpa_ctrl_$$-1"' : ''}
+${then(fifo)}
+exec sleep 60`);
+    return {
+      path: path_,
+      args: async () => (await readFile(path.join(dir, 'args'), 'utf8')).trim().split('\n'),
+      pid: async () => Number(await readFile(path.join(dir, 'pid'), 'utf8')),
+      fifo,
+    };
+  }
+
+  /** Collects events; `next()` resolves with the next one. */
+  function eventLog() {
+    const events: string[] = [];
+    const waiting: ((text: string) => void)[] = [];
+    return {
+      events,
+      onEvent: (text: string) => (waiting.length > 0 ? waiting.shift()!(text) : events.push(text)),
+      next: () => (events.length > 0 ? Promise.resolve(events.shift()!) : new Promise<string>((resolve) => waiting.push(resolve))),
+    };
+  }
+
+  const running = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('runs hostapd_cli -p <dir> -i <name> -s <private dir> -a /bin/echo and hands on each event without the interface name', async () => {
+    const cli = await fakeCli('events', () => '"$prog" "$name" AP-STA-CONNECTED 02:00:00:00:00:01; "$prog" other0 AP-DISABLED; "$prog" "$name" AP-DISABLED');
+    const log = eventLog();
+    const events = await hostNetwork(TARGET, tools({ hostapdCli: cli.path })).hostapdEvents(log.onEvent, () => expect.unreachable('no end'));
+    expect(await log.next()).toBe('AP-STA-CONNECTED 02:00:00:00:00:01');
+    expect(await log.next()).toBe('AP-DISABLED');
+    const args = await cli.args();
+    expect(args).toEqual(['-p', '/run/hostapd-test', '-i', 'vwlan0', '-s', expect.stringContaining('chutebox-hostapd-events-'), '-a', '/bin/echo']);
+    const pid = await cli.pid();
+    expect(running(pid)).toBe(true);
+    await events.stop();
+    expect(running(pid)).toBe(false);
+    await expect(stat(args[5]!)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('runs the configured echo program', async () => {
+    const cli = await fakeCli('echo-setting', () => '"$prog" "$name" AP-ENABLED');
+    const echo = await script('my-echo', 'echo "$1 my-echo:$2"');
+    const log = eventLog();
+    const events = await hostNetwork(TARGET, { ...tools({ hostapdCli: cli.path }), echo }).hostapdEvents(log.onEvent, () => undefined);
+    expect(await log.next()).toBe('my-echo:AP-ENABLED');
+    expect((await cli.args()).at(-1)).toBe(echo);
+    await events.stop();
+  });
+
+  it('calls onEnd with what hostapd_cli printed when it ends by itself', async () => {
+    // It waits for the test to write to its FIFO, then ends as hostapd_cli does when hostapd has gone.
+    const cli = await fakeCli('ends', (fifo) => `read go < "${fifo}"; echo "hostapd did not reply to PING command - exiting"; exit 0`);
+    await execFileAsync('mkfifo', [cli.fifo]);
+    const ended = new Promise<string>((resolve) => {
+      void hostNetwork(TARGET, tools({ hostapdCli: cli.path }))
+        .hostapdEvents(() => undefined, resolve)
+        .then(() => writeFile(cli.fifo, 'go\n'));
+    });
+    expect(await ended).toBe('hostapd_cli stopped: hostapd did not reply to PING command - exiting');
+  });
+
+  it('answers the 503 of a command when the control socket is missing, without starting hostapd_cli -a', async () => {
+    const dir = await temp.folder('no-socket');
+    const hostapdCli = await writeScript(dir, 'hostapd_cli', `echo "$*" >> "${dir}/calls"; echo "Failed to connect to hostapd - wpa_ctrl_open: No such file or directory" >&2; exit 255`);
+    const attempt = hostNetwork(TARGET, tools({ hostapdCli })).hostapdEvents(() => undefined, () => undefined);
+    expect(await problemOf(attempt)).toMatchObject({ status: 503, message: expect.stringContaining('hostapd control socket /run/hostapd-test/vwlan0 does not exist') });
+    expect((await readFile(path.join(dir, 'calls'), 'utf8')).trim().split('\n')).toEqual(['-p /run/hostapd-test -i vwlan0 -- raw PING']);
+  });
+
+  it('answers 503 naming the socket when hostapd_cli -a cannot connect', async () => {
+    const cli = await fakeCli('cannot-connect', () => 'echo "Failed to connect to hostapd - wpa_ctrl_open: Connection refused" >&2; exit 255', false);
+    const attempt = hostNetwork(TARGET, tools({ hostapdCli: cli.path })).hostapdEvents(() => undefined, () => undefined);
+    expect(await problemOf(attempt)).toMatchObject({ status: 503, message: 'hostapd control socket /run/hostapd-test/vwlan0 does not answer: no hostapd is listening on it' });
+  });
+
+  it('answers 504 when hostapd_cli -a does not connect within the tool timeout', async () => {
+    const cli = await fakeCli('never-connects', () => '', false);
+    const attempt = hostNetwork(TARGET, tools({ hostapdCli: cli.path, timeoutMs: 300 })).hostapdEvents(() => undefined, () => undefined);
+    expect(await problemOf(attempt)).toMatchObject({ status: 504, message: expect.stringContaining('/run/hostapd-test/vwlan0 within 0.3 s') });
+  });
+
+  it('answers 503 naming hostapdControl when none is recorded', async () => {
+    const attempt = hostNetwork({ ...TARGET, hostapdControl: null }, tools({})).hostapdEvents(() => undefined, () => undefined);
+    expect(await problemOf(attempt)).toMatchObject({ status: 503, message: expect.stringContaining('no hostapdControl recorded') });
   });
 });

@@ -12,6 +12,11 @@ export interface NetworkTools {
   hostapdCli: string;
   /** Milliseconds a tool may run before it is stopped (a 504). */
   timeoutMs: number;
+  /**
+   * The program `hostapd_cli -a` runs for each of hostapd's events, which must print its arguments
+   * on one line as echo does; default `/bin/echo` (`DEFAULT_EVENT_PROGRAM` of ./hostapd-events.ts).
+   */
+  echo?: string;
 }
 
 export const DEFAULT_NETWORK_TOOLS: NetworkTools = { iw: 'iw', hostapdCli: 'hostapd_cli', timeoutMs: DEFAULT_TIMEOUT_MS };
@@ -30,8 +35,10 @@ const HOSTAPD_TIMED_OUT = /^'.*' command timed out\.\s*$/s;
 /**
  * The host side of one chute network, on this machine: `iw dev <hostInterface> station …` for
  * stations, the dnsmasq lease file, and hostapd's control socket through `hostapd_cli` (see
- * docs/decisions/0006-hostapd-control-through-hostapd-cli.md). Tools run without a shell, with an
- * argument array and a timeout.
+ * docs/decisions/0006-hostapd-control-through-hostapd-cli.md): `hostapd_cli … raw <command>` per
+ * command, and for events a `hostapd_cli … -a <echo>` that runs until stopped (see
+ * `attachHostapdEvents` and docs/decisions/0013-hostapd-control-websocket.md). Tools run without a
+ * shell, with an argument array and a timeout.
  *
  * @throws HttpProblem (from each method) 503 when the target has no such resource recorded, a tool
  *   is missing or the control socket is absent; 504 when a tool or hostapd does not answer in time;
@@ -72,7 +79,7 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
     return mac;
   }
 
-  return {
+  const host: NetworkHost = {
     async stationDump() {
       return (await station(['dump']))!.stdout;
     },
@@ -108,19 +115,29 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
         throw error;
       }
       const output = `${result.stdout}${result.stderr}`;
-      const cannotConnect = CANNOT_CONNECT.exec(output);
-      if (cannotConnect !== null) {
-        const reason = cannotConnect[1]!.trim();
-        const why = /No such file or directory/.test(reason)
-          ? 'does not exist (is hostapd running for this network?)'
-          : /Connection refused/.test(reason)
-            ? 'does not answer: no hostapd is listening on it'
-            : `cannot be opened: ${reason}`;
-        throw new HttpProblem(503, `hostapd control socket ${socket} ${why}`);
-      }
+      const cannotConnect = connectProblem(output, socket);
+      if (cannotConnect !== null) throw cannotConnect;
       if (HOSTAPD_TIMED_OUT.test(result.stdout)) throw new HttpProblem(504, `hostapd did not answer on its control socket ${socket} in time`);
       if (result.code !== 0) throw new HttpProblem(502, `hostapd_cli ${command[0]} on ${socket} failed: ${output.trim() || `exit ${result.code ?? result.signal}`}`);
       return result.stdout;
     },
+    async hostapdEvents(onEvent, onEnd) {
+      // A bundle of its own (dist/hostapd-events.mjs), loaded on the first ATTACH: it keeps the runtime bundle small.
+      return (await import('./hostapd-events.ts')).attachHostapdEvents(host, target, tools, onEvent, onEnd);
+    },
   };
+  return host;
+}
+
+/** The 503 of hostapd_cli's output when it could not open the control socket, or null. */
+export function connectProblem(output: string, socket: string): HttpProblem | null {
+  const cannotConnect = CANNOT_CONNECT.exec(output);
+  if (cannotConnect === null) return null;
+  const reason = cannotConnect[1]!.trim();
+  const why = /No such file or directory/.test(reason)
+    ? 'does not exist (is hostapd running for this network?)'
+    : /Connection refused/.test(reason)
+      ? 'does not answer: no hostapd is listening on it'
+      : `cannot be opened: ${reason}`;
+  return new HttpProblem(503, `hostapd control socket ${socket} ${why}`);
 }

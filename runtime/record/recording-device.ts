@@ -130,6 +130,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
         stationDump: () => once(`stationDump:${id}`, () => host.stationDump(), keep('stationDump')),
         stationGet: (mac) => host.stationGet(mac),
         stationDel: (mac) => host.stationDel(mac),
+        hostapdEvents: (onEvent, onEnd) => host.hostapdEvents(onEvent, onEnd),
         leases: () => once(`leases:${id}`, () => host.leases(), keep('leases')),
         hostapd(command) {
           const field = command.length === 1 ? HOSTAPD_READS.get(command[0]!) : undefined;

@@ -250,6 +250,7 @@ describe('recordingDevice: chutes and their networks', () => {
           stationDel: count('stationDel', (mac: string) => host.stationDel(mac)),
           leases: count('leases', () => host.leases()),
           hostapd: count('hostapd', (command: string[]) => host.hostapd(command)),
+          hostapdEvents: (onEvent: (text: string) => void, onEnd: (reason: string) => void) => host.hostapdEvents(onEvent, onEnd),
         } satisfies NetworkHost;
       },
     };

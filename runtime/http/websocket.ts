@@ -1,0 +1,152 @@
+// The websocket side of the HTTP layer: a bundle of its own (dist/websocket.mjs), loaded on the
+// first upgrade request, so that `ws` stays out of the runtime bundle. See
+// docs/decisions/0013-hostapd-control-websocket.md.
+import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Context } from 'hono';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { servingNetwork } from '../../functions/chutes/lookup.ts';
+import { pathParams } from '../../functions/chutes/params.ts';
+import type { Device } from '../../functions/core/device.ts';
+import type { FunctionInput } from '../../functions/core/invoke.ts';
+import { HttpProblem, PROBLEM_CONTENT_TYPE } from '../../functions/core/problem.ts';
+import { hostapdControlSession } from './hostapd-control.ts';
+
+/** The largest message a client may send; hostapd reads a command into 4 KB. A longer one closes the websocket with 1009. */
+export const MAX_MESSAGE_BYTES = 4096;
+
+/** How long open websockets get to finish their closing handshake when the server stops. */
+const CLOSE_GRACE_MS = 2000;
+
+const ACCEPT = Symbol('accept websocket');
+
+/** What `upgrade` passes to the app as `c.env`: @hono/node-server's bindings, and how a route takes the websocket. */
+interface UpgradeBindings {
+  incoming: IncomingMessage;
+  outgoing: undefined;
+  /**
+   * Called by a route that takes the upgrade, with what to do with the websocket once it is open:
+   * `open(ws)` resolves once everything started for it has stopped, after it closed.
+   */
+  [ACCEPT]: (open: (ws: WebSocket) => Promise<void>) => void;
+}
+
+/** Response headers that describe a connection, not a message: never copied onto the socket. */
+const CONNECTION_HEADERS = new Set(['connection', 'content-length', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
+/** The open websockets of each server, and when each will have stopped all it started. */
+const servers = new WeakMap<Server, Map<WebSocket, Promise<void>>>();
+const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, clientTracking: false });
+
+/**
+ * Answers an HTTP upgrade request (the server's `upgrade` event) with the app itself, so that CORS,
+ * the auth policy and the routes apply as to any request: a route that takes it as a websocket (see
+ * `hostapdControl`) gets one; anything else (a refusal, another path, another protocol such as
+ * `h2c`) is written on the socket as an ordinary HTTP answer, and the connection is closed. An
+ * upgrade request that carries a body gets a 400: the body of an upgrade is not read. Never rejects.
+ *
+ * @example
+ * server.on('upgrade', (incoming, socket, head) => void upgrade(app, server, incoming, socket, head));
+ */
+export async function upgrade(app: { fetch(request: Request, env: UpgradeBindings): Response | Promise<Response> }, server: Server, incoming: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  socket.on('error', () => socket.destroy());
+  try {
+    let open: ((ws: WebSocket) => Promise<void>) | undefined;
+    const env: UpgradeBindings = { incoming, outgoing: undefined, [ACCEPT]: (start) => (open = start) };
+    const request = hasBody(incoming) ? new HttpProblem(400, 'an upgrade request cannot carry a body here: send it without the Upgrade header') : upgradeRequest(incoming);
+    const response = request instanceof HttpProblem ? problemResponse(request) : await app.fetch(request, env);
+    if (open === undefined || !response.ok || socket.destroyed) return await writeResponse(socket, response, incoming.method === 'HEAD');
+    const start = open;
+    wss.handleUpgrade(incoming, socket, head, (ws) => track(server, ws, start(ws)));
+  } catch (error) {
+    console.error(error);
+    socket.destroy();
+  }
+}
+
+/**
+ * Closes the websockets of a server that is stopping (1001), and drops those that do not finish
+ * their closing handshake in time: the server's `close()` waits for every connection. Resolves once
+ * each has stopped what it started (a hostapd_cli process).
+ */
+export async function closeUpgraded(server: Server): Promise<void> {
+  const open = servers.get(server) ?? new Map<WebSocket, Promise<void>>();
+  for (const ws of open.keys()) {
+    ws.close(1001, 'the server is stopping');
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+  }
+  await Promise.all(open.values());
+}
+
+/**
+ * `GET /api/v1/chutes/:chute/networks/:network/hostapd_control/ws` (ParaDrop's path): after the
+ * checks of `…/hostapd_status` (400 bad names, 404 unknown chute or network, 409 no access point),
+ * a websocket upgrade becomes the network's hostapd control channel (`hostapdControlSession`);
+ * any other request answers 426 Upgrade Required.
+ */
+export async function hostapdControl(c: Context, device: Device): Promise<Response> {
+  const params = pathParams({ params: c.req.param() } as FunctionInput, ['chute', 'network']);
+  const network = await servingNetwork(device, params, ['access-point'], 'control the access point');
+  const accept = (c.env as Partial<UpgradeBindings> | undefined)?.[ACCEPT];
+  if (accept === undefined || c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+    throw new HttpProblem(426, `${c.req.path} is a websocket: send a websocket upgrade request (Upgrade: websocket)`, { headers: { upgrade: 'websocket' } });
+  }
+  const host = device.network(network.target);
+  accept((ws) => {
+    const session = hostapdControlSession(host, {
+      send: (text) => ws.send(text),
+      close: (code, reason) => ws.close(code, reason),
+    });
+    ws.on('message', (data, isBinary) => session.receive(isBinary ? null : data.toString()));
+    // ws closes the websocket itself after an error (such as a message over the size limit).
+    ws.on('error', () => undefined);
+    return new Promise((resolve) => ws.once('close', () => void session.closed().then(resolve, resolve)));
+  });
+  return c.body(null, 200);
+}
+
+function track(server: Server, ws: WebSocket, stopped: Promise<void>): void {
+  let open = servers.get(server);
+  if (open === undefined) servers.set(server, (open = new Map()));
+  const sockets = open;
+  sockets.set(ws, stopped);
+  void stopped.then(() => sockets.delete(ws));
+}
+
+function hasBody(incoming: IncomingMessage): boolean {
+  const length = incoming.headers['content-length'];
+  return incoming.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** The Fetch request of an upgrade request: its method, URL and headers (no body); a 400 when it has none. */
+function upgradeRequest(incoming: IncomingMessage): Request | HttpProblem {
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(incoming.headers)) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+    }
+    const url = new URL(incoming.url ?? '/', `http://${incoming.headers.host ?? 'localhost'}`);
+    return new Request(url, { method: incoming.method ?? 'GET', headers });
+  } catch (error) {
+    return new HttpProblem(400, `not a request that can be served: ${(error as Error).message}`);
+  }
+}
+
+function problemResponse(problem: HttpProblem): Response {
+  return new Response(JSON.stringify(problem), { status: problem.status, headers: { 'content-type': PROBLEM_CONTENT_TYPE } });
+}
+
+/** Writes a Fetch response on the socket as HTTP/1.1, and closes the connection. */
+async function writeResponse(socket: Duplex, response: Response, headOnly: boolean): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
+  response.headers.forEach((value, name) => {
+    if (!CONNECTION_HEADERS.has(name)) lines.push(`${name}: ${value}`);
+  });
+  // A 426 names the protocol to upgrade to (RFC 9110 section 15.5.22).
+  if (response.status === 426) lines.push('upgrade: websocket');
+  lines.push(`content-length: ${body.length}`, 'connection: close', '', '');
+  if (!socket.destroyed) socket.end(headOnly ? lines.join('\r\n') : Buffer.concat([Buffer.from(lines.join('\r\n')), body]));
+}
