@@ -18,6 +18,9 @@ import { problemResponse } from './problems.ts';
  */
 export const HOSTAPD_CONTROL_PATH = '/api/v1/chutes/:chute/networks/:network/hostapd_control/ws';
 
+/** ParaDrop's change stream, the websocket pdtools opens after each change; served as `HOSTAPD_CONTROL_PATH` is. */
+export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
+
 export interface AppOptions {
   /** Folder of function bundles (`*.mjs`); every one found is mounted, nothing else. */
   functionsDir: string;
@@ -34,8 +37,9 @@ export interface AppOptions {
 
 /**
  * The HTTP API: every function bundle of `functionsDir` on its route, behind CORS, the auth policy
- * and a body limit (the upload limit for a route's `upload` media types), and the hostapd control
- * websocket (`HOSTAPD_CONTROL_PATH`, upgraded by `listen`). Every error is an `application/problem+json` answer: 404 for an unknown path,
+ * and a body limit (the upload limit for a route's `upload` media types), and the websockets, the
+ * hostapd control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
+ * `listen` and behind the same auth policy. Every error is an `application/problem+json` answer: 404 for an unknown path,
  * 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad body, 500 without
  * details.
  *
@@ -85,7 +89,8 @@ export async function createApp(options: AppOptions): Promise<Hono> {
     app.on(bundle.route.method, bundle.route.path, (c) => answer(c, bundle, options.device, limit));
   }
   app.get(HOSTAPD_CONTROL_PATH, async (c) => (await import('./websocket.ts')).hostapdControl(c, options.device));
-  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH });
+  app.get(CHANGE_STREAM_PATH, async (c) => (await import('./websocket.ts')).changeStream(c, options.device));
+  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];

@@ -1,17 +1,19 @@
 // The websocket side of the HTTP layer: a bundle of its own (dist/websocket.mjs), loaded on the
 // first upgrade request, so that `ws` stays out of the runtime bundle. See
-// docs/decisions/0013-hostapd-control-websocket.md.
+// docs/decisions/0013-hostapd-control-websocket.md and 0014-change-stream-websocket.md.
 import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'hono';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { handle as changeById } from '../../functions/changes/change.ts';
 import { servingNetwork } from '../../functions/chutes/lookup.ts';
 import { pathParams } from '../../functions/chutes/params.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionInput } from '../../functions/core/invoke.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE } from '../../functions/core/problem.ts';
-import { hostapdControlSession } from './hostapd-control.ts';
+import { followChange } from './change-stream.ts';
+import { CLOSE, hostapdControlSession } from './hostapd-control.ts';
 
 /** The largest message a client may send; hostapd reads a command into 4 KB. A longer one closes the websocket with 1009. */
 export const MAX_MESSAGE_BYTES = 4096;
@@ -42,9 +44,10 @@ const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES,
 /**
  * Answers an HTTP upgrade request (the server's `upgrade` event) with the app itself, so that CORS,
  * the auth policy and the routes apply as to any request: a route that takes it as a websocket (see
- * `hostapdControl`) gets one; anything else (a refusal, another path, another protocol such as
- * `h2c`) is written on the socket as an ordinary HTTP answer, and the connection is closed. An
- * upgrade request that carries a body gets a 400: the body of an upgrade is not read. Never rejects.
+ * `hostapdControl` and `changeStream`) gets one; anything else (a refusal, another path, another
+ * protocol such as `h2c`) is written on the socket as an ordinary HTTP answer, and the connection is
+ * closed. An upgrade request that carries a body gets a 400: the body of an upgrade is not read.
+ * Never rejects.
  *
  * @example
  * server.on('upgrade', (incoming, socket, head) => void upgrade(app, server, incoming, socket, head));
@@ -88,10 +91,7 @@ export async function closeUpgraded(server: Server): Promise<void> {
 export async function hostapdControl(c: Context, device: Device): Promise<Response> {
   const params = pathParams({ params: c.req.param() } as FunctionInput, ['chute', 'network']);
   const network = await servingNetwork(device, params, ['access-point'], 'control the access point');
-  const accept = (c.env as Partial<UpgradeBindings> | undefined)?.[ACCEPT];
-  if (accept === undefined || c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
-    throw new HttpProblem(426, `${c.req.path} is a websocket: send a websocket upgrade request (Upgrade: websocket)`, { headers: { upgrade: 'websocket' } });
-  }
+  const accept = websocketUpgrade(c);
   const host = device.network(network.target);
   accept((ws) => {
     const session = hostapdControlSession(host, {
@@ -104,6 +104,39 @@ export async function hostapdControl(c: Context, device: Device): Promise<Respon
     return new Promise((resolve) => ws.once('close', () => void session.closed().then(resolve, resolve)));
   });
   return c.body(null, 200);
+}
+
+/**
+ * `GET /ws/changes/:id/stream` (ParaDrop's change stream, which pdtools opens after each change):
+ * after the checks of `GET /api/v1/changes/:id` (400 naming params.id, 404 unknown change), a
+ * websocket upgrade gets the change's messages as JSON `{time, message}`, those so far and then each
+ * new one, and closes with 1000 once the change is final (`followChange`). Text messages from the
+ * client are ignored; a binary one closes with 1003. Any other request answers 426 Upgrade Required.
+ */
+export async function changeStream(c: Context, device: Device): Promise<Response> {
+  const { id } = await changeById({ params: c.req.param() } as FunctionInput, device);
+  const accept = websocketUpgrade(c);
+  accept((ws) => {
+    const stream = followChange(device, id, {
+      send: (text) => ws.send(text),
+      close: (code, reason) => ws.close(code, reason),
+    });
+    ws.on('message', (_data, isBinary) => {
+      if (isBinary) ws.close(CLOSE.unsupportedData, 'binary messages are not accepted: the change stream reads nothing from the client');
+    });
+    ws.on('error', () => undefined);
+    return new Promise((resolve) => ws.once('close', () => void stream.stop().then(resolve, resolve)));
+  });
+  return c.body(null, 200);
+}
+
+/** How a route takes a websocket upgrade request; a 426 Upgrade Required for any other request. */
+function websocketUpgrade(c: Context): UpgradeBindings[typeof ACCEPT] {
+  const accept = (c.env as Partial<UpgradeBindings> | undefined)?.[ACCEPT];
+  if (accept === undefined || c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+    throw new HttpProblem(426, `${c.req.path} is a websocket: send a websocket upgrade request (Upgrade: websocket)`, { headers: { upgrade: 'websocket' } });
+  }
+  return accept;
 }
 
 function track(server: Server, ws: WebSocket, stopped: Promise<void>): void {
