@@ -53,14 +53,27 @@ const flat = (text: string) => Buffer.from(text).toString();
 const DUMP = flat(stationDump(256));
 const LEASES = flat(leaseFile(10_000));
 
-const OPTIONS = { time: 1000, warmupTime: 200 };
+/**
+ * Each group is timed in ROUNDS rounds, every bench of the group in turn within a round: a round's
+ * benches run moments apart, under the same load, so test/bench/ratio-reporter.ts takes each round's
+ * ratio to the split and prints their median. (One long run of each bench in turn let load that came
+ * and went on the machine fall on one bench and not the other: the ratios of runs differed by 2×.)
+ */
+const ROUNDS = 5;
+const OPTIONS = { time: 300, warmupTime: 100 };
 
 /** Keeps each result alive, so the engine cannot skip the work. */
 let sink: unknown;
 
+/** The benches of a group, each by name, registered once per round (`<name> (round <n>)`). */
+function rounds(benches: Record<string, () => unknown>): void {
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [name, run] of Object.entries(benches)) bench(`${name} (round ${round})`, () => void (sink = run()), OPTIONS);
+  }
+}
+
 describe(`iw station dump, 256 stations (${DUMP.split('\n').length} lines)`, () => {
-  bench('split into lines: iw dump', () => void (sink = DUMP.split('\n')), OPTIONS);
-  bench('parseStationDump', () => void (sink = parseStationDump(DUMP)), OPTIONS);
+  rounds({ 'split into lines: iw dump': () => DUMP.split('\n'), parseStationDump: () => parseStationDump(DUMP) });
 });
 
 /** Where each lease line of `text` starts and where its five fields end: six positions a line. */
@@ -101,7 +114,9 @@ function buildLeaseRecords(text: string, ends: Int32Array): object[] {
 const LEASE_FIELD_ENDS = leaseFieldEnds(LEASES);
 
 describe(`dnsmasq lease file, 10,000 leases (${(LEASES.length / 1024).toFixed(0)} KB)`, () => {
-  bench('split into lines: leases', () => void (sink = LEASES.split('\n')), OPTIONS);
-  bench('parseLeases', () => void (sink = parseLeases(LEASES)), OPTIONS);
-  bench('reference: build the records alone (field positions known)', () => void (sink = buildLeaseRecords(LEASES, LEASE_FIELD_ENDS)), OPTIONS);
+  rounds({
+    'split into lines: leases': () => LEASES.split('\n'),
+    parseLeases: () => parseLeases(LEASES),
+    'reference: build the records alone (field positions known)': () => buildLeaseRecords(LEASES, LEASE_FIELD_ENDS),
+  });
 });

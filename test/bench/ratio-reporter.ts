@@ -6,33 +6,55 @@ const BASELINE = /^split into lines/;
 /** A bench that is no parser but a floor for one: its ratio is printed without the goal. */
 const REFERENCE = /^reference: /;
 
+/** A bench's name as test/bench/parsers.bench.ts registers it once per round: `<name> (round <n>)`. */
+const ROUND = /^(.*) \(round (\d+)\)$/;
+
 /**
  * A vitest bench reporter (`--reporter=./test/bench/ratio-reporter.ts`) that prints, for each group
- * of test/bench/parsers.bench.ts, each bench's median time as a multiple of the group's
- * `split into lines…` bench, beside the goal: under 3×. A `reference: …` bench is printed as a floor.
+ * of test/bench/parsers.bench.ts, each bench's time as a multiple of the group's `split into lines…`
+ * bench, beside the goal: under 3×. Each round's ratio compares the two benches as timed moments
+ * apart in that round (median times); the printed ratio is the median of the rounds' ratios, with
+ * every round's beside it. A `reference: …` bench is printed as a floor.
  */
 export default class RatioReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const lines: string[] = [];
     for (const testModule of testModules) {
       for (const suite of testModule.children.allSuites()) {
-        const benches = [...suite.children.tests()].flatMap((test) => {
+        const timed = new Map<string, Map<string, number>>();
+        for (const test of suite.children.tests()) {
           const median = benchMedian(test);
-          return median === undefined ? [] : [{ name: test.name, median }];
-        });
-        const baseline = benches.find((b) => BASELINE.test(b.name));
-        if (baseline === undefined) continue;
+          const [, name = test.name, round = '1'] = ROUND.exec(test.name) ?? [];
+          if (median === undefined) continue;
+          if (!timed.has(name)) timed.set(name, new Map());
+          timed.get(name)!.set(round, median);
+        }
+        const baselineName = [...timed.keys()].find((name) => BASELINE.test(name));
+        if (baselineName === undefined) continue;
+        const baseline = timed.get(baselineName)!;
         lines.push(suite.name);
-        for (const { name, median } of benches) {
-          if (name === baseline.name) continue;
-          const ratio = median / baseline.median;
+        for (const [name, byRound] of timed) {
+          if (name === baselineName) continue;
+          const ratios = [...byRound].flatMap(([round, median]) => (baseline.has(round) ? [median / baseline.get(round)!] : []));
+          if (ratios.length === 0) continue;
+          const ratio = middle(ratios);
           const verdict = REFERENCE.test(name) ? 'a floor, not a parser' : `goal under 3×: ${ratio < 3 ? 'met' : 'not met'}`;
-          lines.push(`  ${name}: ${median.toFixed(3)} ms, split ${baseline.median.toFixed(3)} ms (medians) → ${ratio.toFixed(2)}× the split (${verdict})`);
+          const each = ratios.map((r) => `${r.toFixed(2)}×`).join(', ');
+          lines.push(
+            `  ${name}: ${middle([...byRound.values()]).toFixed(3)} ms, split ${middle([...baseline.values()]).toFixed(3)} ms → ${ratio.toFixed(2)}× the split, median of ${ratios.length} rounds (${each}) (${verdict})`,
+          );
         }
       }
     }
     if (lines.length > 0) console.log(['', 'Parse time as a multiple of splitting the same text into lines', ...lines, ''].join('\n'));
   }
+}
+
+/** The median of some numbers. */
+function middle(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
 }
 
 /**
