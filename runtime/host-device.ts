@@ -43,6 +43,13 @@ export const HOST_DEVICE_FLAGS = [
   { flag: 'docker-socket', env: 'CHUTEBOX_DOCKER_SOCKET', default: DEFAULT_DOCKER_SOCKET, value: 'PATH', description: 'Docker Engine API socket' },
   { flag: 'iw', env: 'CHUTEBOX_IW', default: DEFAULT_NETWORK_TOOLS.iw, value: 'PATH', description: 'iw executable, for the stations of chute networks' },
   { flag: 'hostapd-cli', env: 'CHUTEBOX_HOSTAPD_CLI', default: DEFAULT_NETWORK_TOOLS.hostapdCli, value: 'PATH', description: "hostapd_cli executable, for hostapd's control sockets" },
+  {
+    flag: 'hostapd-event-program',
+    env: 'CHUTEBOX_HOSTAPD_EVENT_PROGRAM',
+    default: DEFAULT_NETWORK_TOOLS.eventProgram,
+    value: 'PATH',
+    description: "the program hostapd_cli -a runs for each of hostapd's events: it must print its arguments as echo does",
+  },
   { flag: 'tool-timeout', env: 'CHUTEBOX_TOOL_TIMEOUT', default: String(DEFAULT_NETWORK_TOOLS.timeoutMs / 1000), value: 'SECONDS', description: 'how long iw or hostapd_cli may run', kind: 'number' },
 ] as const satisfies readonly OptionSpec[];
 
@@ -55,7 +62,12 @@ export function hostDeviceOptions(values: Record<(typeof HOST_DEVICE_FLAGS)[numb
   return {
     dockerSocket: values['docker-socket']!,
     stateDir,
-    tools: { iw: values.iw!, hostapdCli: values['hostapd-cli']!, timeoutMs: parseSeconds(values['tool-timeout']!, 'tool-timeout') * 1000 },
+    tools: {
+      iw: values.iw!,
+      hostapdCli: values['hostapd-cli']!,
+      eventProgram: values['hostapd-event-program']!,
+      timeoutMs: parseSeconds(values['tool-timeout']!, 'tool-timeout') * 1000,
+    },
   };
 }
 
@@ -88,6 +100,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const tools: NetworkTools = {
     iw: options.tools?.iw ?? DEFAULT_NETWORK_TOOLS.iw,
     hostapdCli: options.tools?.hostapdCli ?? DEFAULT_NETWORK_TOOLS.hostapdCli,
+    eventProgram: options.tools?.eventProgram ?? DEFAULT_NETWORK_TOOLS.eventProgram,
     timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs,
   };
   let loading: Promise<typeof import('./engine/docker.ts') | null> | undefined;

@@ -145,11 +145,12 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
     expect(answer.body.detail).toMatch(/\biw\b.*1 s/);
   });
 
-  it('chutebox serve --help lists --iw, --hostapd-cli and --tool-timeout with their variables', () => {
+  it('chutebox serve --help lists --iw, --hostapd-cli, --hostapd-event-program and --tool-timeout with their variables', () => {
     const help = spawnSync(process.execPath, [CLI, 'serve', '--help'], { encoding: 'utf8', env: SERVER_ENV });
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/--iw PATH .*CHUTEBOX_IW.*default iw/);
     expect(help.stdout).toMatch(/--hostapd-cli PATH .*CHUTEBOX_HOSTAPD_CLI.*default hostapd_cli/);
+    expect(help.stdout).toMatch(/--hostapd-event-program PATH .*CHUTEBOX_HOSTAPD_EVENT_PROGRAM.*default \/bin\/echo/);
     expect(help.stdout).toMatch(/--tool-timeout SECONDS .*CHUTEBOX_TOOL_TIMEOUT.*default 5/);
   });
 

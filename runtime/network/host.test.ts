@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { NetworkTarget } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
 import { problemOf, writeScript } from '../../test/tool-scripts.ts';
-import { hostNetwork, type NetworkTools } from './host.ts';
+import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools } from './host.ts';
 
 const temp = useTempDir('chutebox-network-host-');
 const execFileAsync = promisify(execFile);
@@ -17,7 +17,7 @@ const TARGET: NetworkTarget = { chute: 'hello', network: 'wifi', hostInterface: 
 const script = (name: string, body: string) => writeScript(temp.path(), name, body);
 
 /** Tools whose iw and hostapd_cli are the given scripts. */
-const tools = (scripts: Partial<NetworkTools>): NetworkTools => ({ iw: '/nonexistent/iw', hostapdCli: '/nonexistent/hostapd_cli', timeoutMs: 5000, ...scripts });
+const tools = (scripts: Partial<NetworkTools>): NetworkTools => ({ ...DEFAULT_NETWORK_TOOLS, iw: '/nonexistent/iw', hostapdCli: '/nonexistent/hostapd_cli', timeoutMs: 5000, ...scripts });
 
 /** A fake iw that knows station 02:00:00:00:00:01 on vwlan0, and prints its arguments for a dump. */
 const FAKE_IW = `
@@ -193,11 +193,11 @@ exec sleep 60`);
     await expect(stat(args[5]!)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('runs the configured echo program', async () => {
+  it('runs the configured event program (--hostapd-event-program)', async () => {
     const cli = await fakeCli('echo-setting', () => '"$prog" "$name" AP-ENABLED');
     const echo = await script('my-echo', 'echo "$1 my-echo:$2"');
     const log = eventLog();
-    const events = await hostNetwork(TARGET, { ...tools({ hostapdCli: cli.path }), echo }).hostapdEvents(log.onEvent, () => undefined);
+    const events = await hostNetwork(TARGET, { ...tools({ hostapdCli: cli.path }), eventProgram: echo }).hostapdEvents(log.onEvent, () => undefined);
     expect(await log.next()).toBe('my-echo:AP-ENABLED');
     expect((await cli.args()).at(-1)).toBe(echo);
     await events.stop();

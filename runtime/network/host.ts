@@ -14,12 +14,12 @@ export interface NetworkTools {
   timeoutMs: number;
   /**
    * The program `hostapd_cli -a` runs for each of hostapd's events, which must print its arguments
-   * on one line as echo does; default `/bin/echo` (`DEFAULT_EVENT_PROGRAM` of ./hostapd-events.ts).
+   * on one line as echo does (`/bin/echo`, busybox's on OpenWrt).
    */
-  echo?: string;
+  eventProgram: string;
 }
 
-export const DEFAULT_NETWORK_TOOLS: NetworkTools = { iw: 'iw', hostapdCli: 'hostapd_cli', timeoutMs: DEFAULT_TIMEOUT_MS };
+export const DEFAULT_NETWORK_TOOLS: NetworkTools = { iw: 'iw', hostapdCli: 'hostapd_cli', eventProgram: '/bin/echo', timeoutMs: DEFAULT_TIMEOUT_MS };
 
 /** A station's MAC as the handlers pass it (validated and lower-cased by them; checked again here). */
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;

@@ -7,9 +7,6 @@ import type { HostapdEvents, NetworkHost, NetworkTarget } from '../../functions/
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { connectProblem, type NetworkTools } from './host.ts';
 
-/** The program hostapd_cli runs for each event unless another is set: it prints its arguments. */
-export const DEFAULT_EVENT_PROGRAM = '/bin/echo';
-
 /**
  * Characters kept of one event line; the rest of a longer line is dropped. hostapd_cli reads an
  * event into 4 KB, so a real event is never cut.
@@ -50,7 +47,7 @@ export async function attachHostapdEvents(
   const socket = target.hostapdControl!;
   const name = path.basename(socket);
   const clientDir = await mkdtemp(path.join(os.tmpdir(), 'chutebox-hostapd-events-'));
-  const args = ['-p', path.dirname(socket), '-i', name, '-s', clientDir, '-a', tools.echo ?? DEFAULT_EVENT_PROGRAM];
+  const args = ['-p', path.dirname(socket), '-i', name, '-s', clientDir, '-a', tools.eventProgram];
   // Watching before it starts: its socket may come before anything else here runs.
   const watcher = watch(clientDir);
   const child = spawn(tools.hostapdCli, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
