@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
+import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import { CHUTE_LABEL, changeQueue, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
@@ -47,6 +48,9 @@ type Effect = (chute: StoredChute) => string[];
  * - `install`: the chute is there from the moment the change is queued, `installing` (no container)
  *   until it has run; then its container, labelled as the chute and named `chute-<name>`, runs the
  *   image. An install of a name that is taken when it is queued fails.
+ * - `install` or `update` from a chute's source: the image is not built; it is named as a device tags
+ *   it (`chuteImageTag`) and remembered as an image of the engine; an update then replaces the
+ *   record's image, version and environment and the configuration, and the container runs again.
  * `loadImage` reads the archive's `manifest.json` (as `docker load` does) and remembers its tags as
  * images of the engine; an install names its image as loaded when it is one of them.
  * Each also sets the chute record's `state` (the last known state, what a scenario without an engine
@@ -99,7 +103,15 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       const chute = await current(request.chute);
       if (chute === null) throw new Error(`there is no chute named ${request.chute} (any more)`);
       const list = await containers();
-      if (request.action === 'install' && loaded.has(request.image)) say(record, `image ${request.image} was loaded from an uploaded archive`);
+      if (request.action === 'install' && request.image !== null && loaded.has(request.image)) say(record, `image ${request.image} was loaded from an uploaded archive`);
+      if ((request.action === 'install' && request.image === null) || request.action === 'update') {
+        // The emulator builds nothing: it names the image as a device would tag it, and remembers it.
+        const current = typeof chute.record.image === 'string' ? chute.record.image : undefined;
+        const image = chuteImageTag(request.chute, request.version, record.id, request.action === 'update' ? current : undefined);
+        loaded.add(image);
+        chute.record.image = image;
+        say(record, `built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
+      }
       for (const text of effect(request, list, base.now())(chute)) say(record, text);
       touched.set(request.chute, request.action === 'delete' ? null : chute);
       say(record, `succeeded: ${describe(request)}`, 'succeeded');
@@ -185,7 +197,8 @@ function installing(request: ChuteInstall): StoredChute {
 /** `start chute hello-world`, `update the configuration of chute hotspot`, `install chute hello from image hello-world:1`. */
 function describe(request: ChangeRequest): string {
   if (request.action === 'update-hostconfig') return 'apply a new host configuration';
-  if (request.action === 'install') return `install chute ${request.chute} from image ${request.image}`;
+  if (request.action === 'install') return `install chute ${request.chute} ${request.image === null ? 'from its source' : `from image ${request.image}`}`;
+  if (request.action === 'update') return `update chute ${request.chute} from its source`;
   if (request.action === 'update-config') return `update the configuration of chute ${request.chute}`;
   return `${request.action} chute ${request.chute}`;
 }
@@ -248,6 +261,12 @@ function effect(request: Exclude<ChangeRequest, { action: 'update-hostconfig' }>
       };
     case 'install':
       return (chute) => ['stored the chute', ...start(chute)];
+    case 'update':
+      return (chute) => {
+        Object.assign(chute.record, { version: request.version, environment: { ...request.environment } });
+        chute.config = structuredClone(request.config);
+        return [`stored the new record (image ${String(chute.record.image)}, version ${String(request.version)}) and configuration`, ...stop(chute), ...start(chute)];
+      };
   }
 }
 

@@ -5,12 +5,12 @@ import { CHUTE_NAME } from '../core/device.ts';
 
 /*
  * The requests and responses of the /api/v1/changes endpoints: what happened to each change queued
- * by a chute call (install, start, stop, restart, delete, PUT config) or by PUT hostconfig. Records
+ * by a chute call (install, update, start, stop, restart, delete, PUT config) or by PUT hostconfig. Records
  * are strict.
  */
 
 /** What a change does (see `ChangeRequest` in functions/core/device.ts): every action, as the type below checks. */
-export const CHANGE_ACTIONS = ['install', 'start', 'stop', 'restart', 'delete', 'update-config', 'update-hostconfig'] as const satisfies readonly ChangeAction[];
+export const CHANGE_ACTIONS = ['install', 'update', 'start', 'stop', 'restart', 'delete', 'update-config', 'update-hostconfig'] as const satisfies readonly ChangeAction[];
 /** A compile error when `ChangeRequest` gains an action that CHANGE_ACTIONS leaves out. */
 const everyAction: [Exclude<ChangeAction, (typeof CHANGE_ACTIONS)[number]>] extends [never] ? true : never = true;
 void everyAction;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../../test/memory-device.ts';
-import { dockerSaveArchive } from '../../test/support/tar.ts';
+import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import { isImageReference } from './bodies.ts';
 import * as install from './install.ts';
@@ -193,5 +193,127 @@ describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () =>
     const target = device();
     expect((await upload(target, { name: 'hello' }, dockerSaveArchive(['a:1']))).status).toBe(409);
     expect(target.loaded).toEqual([]);
+  });
+});
+
+describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with paradrop.yaml, as pdtools install-chute sends it)", () => {
+  async function upload(target: ReturnType<typeof device>, bytes: Uint8Array): Promise<FunctionOutput & { json: any }> {
+    const out = await invoke(install.handle, { params: {}, query: {}, headers: { 'content-type': 'application/x-tar' }, body: undefined, text: '', bytes }, target);
+    return { ...out, json: JSON.parse(out.body) };
+  }
+
+  const DOCKERFILE = 'FROM chutebox-test:sleeper\nCOPY greeting.txt /greeting.txt\n';
+
+  it('responds with 200 and queues an install that builds from the tar, with the name, version and configuration of paradrop.yaml', async () => {
+    const target = device();
+    const yaml = [
+      'name: web',
+      'version: 3',
+      'environment: { STAGE: test, PORT: 8080 }',
+      'services:',
+      '  main:',
+      '    type: normal',
+      '    source: .',
+      '    environment: { MODE: demo }',
+      '    interfaces:',
+      '      wlan0:',
+      '        type: wifi-ap',
+      '        dhcp: { leasetime: 12h, limit: 250, start: 4 }',
+      '        wireless: { ssid: lab, key: a-passphrase, isolate: true }',
+      '    requests:',
+      '      port-bindings:',
+      '        - { external: 8080, internal: 80 }',
+      'web: { service: main, port: 80 }',
+      '',
+    ].join('\n');
+    const source = tarArchive({ 'paradrop.yaml': yaml, Dockerfile: DOCKERFILE, 'greeting.txt': 'hi\n' });
+    const out = await upload(target, source);
+    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(target.loaded).toEqual([]);
+    expect(target.submitted).toEqual([
+      {
+        action: 'install',
+        chute: 'web',
+        image: null,
+        source,
+        version: '3',
+        environment: { STAGE: 'test', PORT: '8080' },
+        allocation: {},
+        config: {
+          environment: { MODE: 'demo' },
+          net: { wlan0: { dhcp: { leasetime: '12h', limit: 250, start: 4 }, intfName: 'wlan0', type: 'wifi', ssid: 'lab', key: 'a-passphrase', options: { isolate: true } } },
+          host_config: { port_bindings: { 80: 8080 } },
+          web: { service: 'main', port: 80 },
+        },
+      },
+    ]);
+  });
+
+  it('takes the older form (config: at the top level, kept as written) and paradrop.yml under ./', async () => {
+    const target = device();
+    const yaml = 'name: old\nconfig:\n  web: { port: 5000 }\n  net:\n    wifi: { type: wifi, intfName: wlan0, ssid: seccam }\n  x_custom: kept\n';
+    const out = await upload(target, tarArchive({ './paradrop.yml': yaml, './Dockerfile': DOCKERFILE }));
+    expect(out.status).toBe(200);
+    expect(target.submitted).toMatchObject([
+      { action: 'install', chute: 'old', image: null, version: null, environment: {}, config: { web: { port: 5000 }, net: { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'seccam' } }, x_custom: 'kept' } },
+    ]);
+  });
+
+  it('responds with 422 listing every violation with its path under paradrop.yaml, and submits nothing', async () => {
+    const target = device();
+    const yaml = [
+      'name: -bad',
+      'version: [1]',
+      'environment: { PORT: [80] }',
+      'services:',
+      '  main:',
+      '    type: light',
+      '    source: app',
+      '    interfaces:',
+      '      wlan0: { type: wifi-ap, wireless: { ssid: lab, key: short } }',
+      'web: { service: main, port: 0 }',
+      '',
+    ].join('\n');
+    const out = await upload(target, tarArchive({ 'paradrop.yaml': yaml }));
+    expect(out.status).toBe(422);
+    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
+      'paradrop.yaml.environment.PORT',
+      'paradrop.yaml.name',
+      'paradrop.yaml.services.main.interfaces.wlan0.wireless.key',
+      'paradrop.yaml.services.main.source',
+      'paradrop.yaml.services.main.source',
+      'paradrop.yaml.services.main.type',
+      'paradrop.yaml.version',
+      'paradrop.yaml.web.port',
+    ]);
+    expect(out.json.errors).toContainEqual({ path: 'paradrop.yaml.services.main.type', message: expect.stringMatching(/light is not supported.*add a Dockerfile/) });
+    expect(out.json.errors).toContainEqual({ path: 'paradrop.yaml.services.main.source', message: expect.stringMatching(/has no Dockerfile/) });
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 for a missing name and for more than one service, saying chutebox runs one container per chute', async () => {
+    const target = device();
+    const twoServices = 'name: pair\nservices:\n  main: { type: normal }\n  db: { type: image, image: mongo:3.0 }\n';
+    const out = await upload(target, tarArchive({ 'paradrop.yaml': twoServices, Dockerfile: DOCKERFILE }));
+    expect(out.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.services', message: expect.stringMatching(/one container per chute.*main, db/) }] });
+    const nameless = await upload(target, tarArchive({ 'paradrop.yaml': 'version: 1\n', Dockerfile: DOCKERFILE }));
+    expect(nameless.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/is required/) }] });
+    const notYaml = await upload(target, tarArchive({ 'paradrop.yaml': 'name: [x\n', Dockerfile: DOCKERFILE }));
+    expect(notYaml.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml' }] });
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 naming body for a tar with neither paradrop.yaml nor manifest.json, saying what was expected', async () => {
+    const target = device();
+    const out = await upload(target, tarArchive({ Dockerfile: DOCKERFILE, 'sub/paradrop.yaml': 'name: deep\n' }));
+    expect(out.json).toMatchObject({ status: 422, errors: [{ path: 'body', message: expect.stringMatching(/paradrop\.yaml at its root.*manifest\.json at its root/) }] });
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 409 for the name of an installed chute, and submits nothing', async () => {
+    const target = device();
+    const out = await upload(target, tarArchive({ 'paradrop.yaml': 'name: hello\n', Dockerfile: DOCKERFILE }));
+    expect(out).toMatchObject({ status: 409, json: { detail: 'a chute named hello is already installed' } });
+    expect(target.submitted).toEqual([]);
   });
 });

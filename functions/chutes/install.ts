@@ -9,13 +9,14 @@ import { ChuteInstallBody } from './bodies.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { checkChuteConfig } from './config.ts';
 import { ChangeAccepted, ChuteInstallRequest } from './schemas.ts';
+import { readChuteSource, uploadKind } from './source.ts';
 import { submit } from './submit.ts';
 
 export const route = defineRoute({
   name: 'chutes-install',
   method: 'POST',
   path: '/api/v1/chutes',
-  summary: 'Install a chute from an image already in the container engine, or from an uploaded image tar (a change)',
+  summary: "Install a chute from an image already in the container engine, from an uploaded image tar, or from a chute's source (a tar with paradrop.yaml and a Dockerfile) (a change)",
   body: 'document',
   upload: ['application/x-tar'],
 });
@@ -35,16 +36,24 @@ const UPLOAD_SUBJECT = 'the image upload';
  *   (`name`, `image`, `environment.PORT`, `allocation.cpu_shares`, `config.net.wlan.ssid`), and 409
  *   when a chute by that name is installed.
  *
- * With `Content-Type: application/x-tar` the body is an image archive (`docker save`) instead, the
+ * With `Content-Type: application/x-tar` the body is a tar, told apart by its content. A chute's source,
+ * as `pdtools node install-chute` sends it (`paradrop.yaml` or `paradrop.yml` at its root, no query):
+ * the chute's name, version and configuration come from paradrop.yaml (`readChuteSource`, which
+ * lists the mapping), and the change builds the chute's image from the tar's Dockerfile before it
+ * installs the chute (422 with paths under `paradrop.yaml`, 409 for a name that is taken). Or an
+ * image archive (`docker save`, `manifest.json` at its root), the
  * chute's name and version are in the query (`?name=hello&version=2`): the archive is loaded into the
  * engine and the chute installed from its first repo tag, with an empty configuration (422 naming
  * `body` when the archive is not a docker-save archive or names no image, `name` for a bad name).
+ * Any other tar, or bytes that are not a tar: 422 naming `body`, saying what was expected.
  * @example
  * await handle({ …, headers: { 'content-type': 'application/yaml' }, text: 'name: hello\nimage: hello-world:1\nconfig:\n  web: { port: 80 }\n' }, device) // { change_id: 4 }
  * await handle({ …, query: { name: 'hello' }, headers: { 'content-type': 'application/x-tar' }, bytes: archive }, device) // { change_id: 5 }
  */
 export const handle: Handler<ChangeAccepted> = async (input, device) => {
-  if (input.bytes !== undefined) return installUpload(input.query, input.bytes, device);
+  if (input.bytes !== undefined) {
+    return uploadKind(input.bytes) === 'source' ? installSource(input.bytes, device) : installUpload(input.query, input.bytes, device);
+  }
   const document = decodeDocumentBody(input.headers['content-type'], input.text);
   const violations: InputError[] = [];
   const fields = collect(violations, () => validate(ChuteInstallBody, document, '', SUBJECT));
@@ -61,6 +70,13 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
     allocation: fields.allocation ?? {},
   });
 };
+
+/** An install from a chute's source: paradrop.yaml checked, then queued; the change builds the image. */
+async function installSource(archive: Uint8Array, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
+  const { name, version, environment, config } = readChuteSource(archive);
+  await checkNotInstalled(device, name);
+  return submit(device, { action: 'install', chute: name, image: null, source: archive, version, config, environment, allocation: {} });
+}
 
 /** An install from an uploaded image archive: checked, loaded into the engine, then queued. */
 async function installUpload(query: Record<string, string>, archive: Uint8Array, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {

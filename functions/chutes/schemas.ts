@@ -173,6 +173,12 @@ export const ChuteStartRequest = z.object({ params: z.object({ chute: ChuteParam
 export const ChuteConfigUpdateRequest = z.object({ params: z.object({ chute: ChuteParam }), body: ChuteConfig });
 
 /**
+ * PUT /api/v1/chutes/<chute>: `<chute>` in the path, the chute's source as the raw body
+ * (`application/x-tar`, paradrop.yaml at its root; see functions/chutes/source.ts).
+ */
+export const ChuteSourceUpdateRequest = z.object({ params: z.object({ chute: ChuteParam }) });
+
+/**
  * POST /api/v1/chutes/ (install), JSON or YAML: `{ name, image, version?, config?, environment?,
  * allocation? }`, `config` a chute configuration (see checkChuteConfig).
  */

@@ -219,6 +219,13 @@ export interface Accounts {
  * - `install`: store a new chute (`chute`, a name no installed chute has) whose container runs `image`,
  *   an image already in the engine, with `config` (already validated), then create and start its
  *   container as `start` does; when any step fails, what was made is removed and no chute is left.
+ *   With a `source` (a chute's source: a tar with its Dockerfile at its root) and `image` null, the
+ *   engine first builds the image from it (`chuteImageTag`), its output in the change's messages; a
+ *   failed build fails the change before anything is stored.
+ * - `update`: build the image of an installed chute's new `source` as an install does, then replace
+ *   the chute's image, `version`, `environment` and `config` and recreate its container, as
+ *   `update-config` does: when the new container fails, the previous record, configuration and
+ *   container come back and the image it built is removed.
  *
  * The `config` of `update-config` and `update-hostconfig` keeps the `[redacted]` placeholders of the
  * PUT: the work that applies it resolves them against the configuration in effect when it runs
@@ -230,7 +237,8 @@ export type ChangeRequest =
   | { action: 'update-hostconfig'; config: Record<string, unknown> }
   | { action: 'stop' | 'delete'; chute: string }
   | { action: 'update-config'; chute: string; config: Record<string, unknown> }
-  | { action: 'install' } & ChuteInstall;
+  | { action: 'install' } & ChuteInstall
+  | ({ action: 'update' } & ChuteUpdate);
 
 /**
  * What an install stores: the chute record's fields (`image`, `version`, `environment`, `allocation`)
@@ -241,8 +249,13 @@ export type ChangeRequest =
  */
 export interface ChuteInstall {
   chute: string;
-  /** A Docker image reference (`repo[:tag]` or `repo@sha256:…`) of an image already in the engine. */
-  image: string;
+  /**
+   * A Docker image reference (`repo[:tag]` or `repo@sha256:…`) of an image already in the engine;
+   * null when the change builds it from `source`.
+   */
+  image: string | null;
+  /** The chute's source, a tar with its Dockerfile at its root: the build context of its image (with `image` null). */
+  source?: Uint8Array;
   /** The installed version label; null when the client gave none. */
   version: string | null;
   /** The chute configuration (`service.json`), validated. */
@@ -251,6 +264,19 @@ export interface ChuteInstall {
   environment: Record<string, string>;
   /** `{ cpu_shares?, prioritize_traffic?, … }` as the client gave it. */
   allocation: Record<string, unknown>;
+}
+
+/**
+ * What an update from a chute's source replaces: the record's `version` and `environment`, the
+ * configuration, and the image, built from `source` (a tar with its Dockerfile at its root). The
+ * record's `allocation` stays.
+ */
+export interface ChuteUpdate {
+  chute: string;
+  version: string | null;
+  config: Record<string, unknown>;
+  environment: Record<string, string>;
+  source: Uint8Array;
 }
 
 export type ChangeAction = ChangeRequest['action'];

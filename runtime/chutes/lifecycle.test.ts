@@ -69,3 +69,49 @@ describe('chuteLifecycle update-config with [redacted] placeholders, queued behi
     expect(await files()).toEqual(['chute.json', 'service.json']);
   });
 });
+
+describe('chuteLifecycle install and update from a source', () => {
+  const SOURCE = new TextEncoder().encode('a build context');
+  const NEW_CONFIG = { environment: { GREETING: 'bonjour' } };
+
+  it('install: builds the image, notes the build output, and runs a container from it', async () => {
+    const { engine, runner } = await setUp('source-install');
+    const { id } = await runner.submitChange({ action: 'install', chute: 'web', image: null, source: SOURCE, version: '1', config: {}, environment: {}, allocation: {} });
+    await runner.idle();
+    const change = (await runner.change(id))!;
+    expect(change.state).toBe('succeeded');
+    expect(change.messages.map((m) => m.text)).toEqual(expect.arrayContaining(['building image chute-web:1 from the source of chute web', 'Successfully tagged chute-web:1', 'built image chute-web:1']));
+    expect(engine.all.find((c) => c.chute === 'web')).toMatchObject({ name: 'chute-web', State: 'running', spec: { image: 'chute-web:1' } });
+  });
+
+  it('install: a failed build fails the change with its reason, and stores nothing', async () => {
+    const { engine, runner } = await setUp('source-install-fails');
+    engine.before = (call) => {
+      if (call === 'build') throw new Error("The command '/bin/sh -c false' returned a non-zero code: 1");
+    };
+    const { id } = await runner.submitChange({ action: 'install', chute: 'web', image: null, source: SOURCE, version: null, config: {}, environment: {}, allocation: {} });
+    await runner.idle();
+    const change = (await runner.change(id))!;
+    expect(change.state).toBe('failed');
+    expect(change.messages.at(-1)!.text).toBe(`failed: building image chute-web:${id} failed: The command '/bin/sh -c false' returned a non-zero code: 1; chute web is not installed`);
+    expect(engine.all.filter((c) => c.chute === 'web')).toEqual([]);
+    expect(await runner.changes()).toHaveLength(1);
+  });
+
+  it('update: a new container that fails to start brings back the previous record, configuration and container, and removes the new image', async () => {
+    const { engine, runner, service, files } = await setUp('source-update-fails');
+    const before = structuredClone(engine.all);
+    engine.before = (call) => {
+      if (call === 'start' && engine.all.some((c) => c.State === 'created')) throw new Error('exec: "/no/such/command": not found');
+    };
+    const { id } = await runner.submitChange({ action: 'update', chute: 'hello', version: '2', config: NEW_CONFIG, environment: { STAGE: 'two' }, source: SOURCE });
+    await runner.idle();
+    const change = (await runner.change(id))!;
+    expect(change.state).toBe('failed');
+    expect(change.messages.map((m) => m.text)).toContain('removed image chute-hello:2');
+    expect(await service()).toEqual(STORED);
+    expect(engine.all.map(({ Id, name, State }) => ({ Id, name, State }))).toEqual(before.map(({ Id, name, State }) => ({ Id, name, State })));
+    expect(engine.images.has('chute-hello:2')).toBe(false);
+    expect(await files()).toEqual(['chute.json', 'service.json']);
+  });
+});

@@ -2,6 +2,7 @@ import type { ChangeRequest, ChuteInstall, Device, StoredChute } from '../../fun
 import { environmentStrings, type Environment } from '../../functions/chutes/config.ts';
 import { mapping } from '../../functions/chutes/record.ts';
 import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
+import { chuteImageTag } from '../../functions/chutes/image-tag.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { Note, PerformChange } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteContainerSpec, ChuteEngine } from '../engine/docker.ts';
@@ -51,7 +52,7 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
   const { chutes, writer, networkMode } = options;
 
   return async function perform(request: ChangeRequest, note: Note, id: number): Promise<void> {
-    if (request.action === 'install') return install(options, request, note);
+    if (request.action === 'install') return install(options, request, note, id);
     if (request.action === 'update-hostconfig') throw new Error('a host configuration is not a chute change');
     const name = request.chute;
     const chute = await chutes.chute(name);
@@ -81,7 +82,20 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
         case 'update-config': {
           // Placeholders keep the secrets stored now, which a change queued before this one may have set.
           const config = resolvePlaceholders(request.config, chute.config, `the configuration of chute ${name}`);
-          await updateConfig(steps, writer, chute, config, note, id);
+          await updateConfig(steps, writer, chute, { ...chute, config }, note, id);
+          break;
+        }
+        case 'update': {
+          const current = typeof chute.record.image === 'string' ? chute.record.image : undefined;
+          const image = await buildImage(engine, name, request.source, chuteImageTag(name, request.version, id, current), networkMode, note);
+          const record = { ...chute.record, image, version: request.version, environment: request.environment };
+          try {
+            await updateConfig(steps, writer, chute, { ...chute, record, config: request.config }, note, id, image);
+          } catch (error) {
+            await removeBuiltImage(engine, image, note);
+            throw error;
+          }
+          if (current !== undefined && current !== image && isBuiltImage(name, current)) await removeBuiltImage(engine, current, note);
           break;
         }
       }
@@ -152,15 +166,74 @@ function lifecycleSteps(engine: ChuteEngine, name: string, note: Note, networkMo
   };
 }
 
-/** `install`: a new chute, its container created and started; on failure, nothing of it is left. */
-async function install(options: LifecycleOptions, request: ChuteInstall, note: Note): Promise<void> {
+/**
+ * Builds a chute's image from its source (the build context) as `tag`, and answers the tag. The
+ * change's messages get the build's steps (`Step 2/4 : COPY . /app`) and its `Successfully …` lines,
+ * not what each step prints: a step such as `npm install` prints thousands of lines, and each message
+ * is a write of the change record.
+ *
+ * @throws Error saying the build failed, with the engine's message and the last lines of its output.
+ */
+async function buildImage(engine: ChuteEngine, chute: string, source: Uint8Array, tag: string, networkMode: string, note: Note): Promise<string> {
+  await note(`building image ${tag} from the source of chute ${chute}`);
+  const last: string[] = [];
+  try {
+    await engine.build(source, tag, networkMode, async (line) => {
+      last.push(line);
+      if (last.length > BUILD_TAIL_LINES) last.shift();
+      if (BUILD_PROGRESS.test(line)) await note(line);
+    });
+  } catch (error) {
+    const tail = last.length === 0 ? '' : ` (the build's last lines: ${last.join(' | ')})`;
+    throw new Error(`building image ${tag} failed: ${(error as Error).message}${tail}`);
+  }
+  await note(`built image ${tag}`);
+  return tag;
+}
+
+/** How many lines of the build's output a failed change's reason quotes. */
+const BUILD_TAIL_LINES = 5;
+
+/** The lines of a build's output that become change messages: its steps and its outcome. */
+const BUILD_PROGRESS = /^(?:Step \d+\/\d+ : |Successfully )/;
+
+/** Whether an image is one a change built for the chute (`chuteImageTag`), which its replacement may remove. */
+function isBuiltImage(chute: string, image: string): boolean {
+  return image.startsWith(chuteImageTag(chute, null, 0).replace(/0$/, ''));
+}
+
+/** Removes an image a change built; a failure is noted, not thrown (the image only takes space). */
+async function removeBuiltImage(engine: ChuteEngine, image: string, note: Note): Promise<void> {
+  try {
+    await engine.removeImage(image);
+    await note(`removed image ${image}`);
+  } catch (error) {
+    await note(`could not remove image ${image}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `install`: a new chute, its image first built from its source when it has one, its container created
+ * and started; on failure, nothing of it is left (nor the image it built).
+ */
+async function install(options: LifecycleOptions, request: ChuteInstall, note: Note, change: number): Promise<void> {
   const { chutes, writer, networkMode } = options;
   const name = request.chute;
   if ((await chutes.chute(name)) !== null) throw new Error(`a chute named ${name} is already installed`);
   const engine = await options.engine();
   if (engine === null) throw new Error('no container engine is reachable');
   const steps = lifecycleSteps(engine, name, note, networkMode);
-  const { image, version, environment, allocation, config } = request;
+  const { version, environment, allocation, config } = request;
+  let image: string;
+  if (request.image !== null) image = request.image;
+  else if (request.source !== undefined) {
+    try {
+      image = await buildImage(engine, name, request.source, chuteImageTag(name, version, change), networkMode, note);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; chute ${name} is not installed`);
+    }
+  } else throw new Error(`the install of chute ${name} names no image and brings no source`);
+  const built = request.image === null ? image : undefined;
   const chute: StoredChute = {
     name,
     record: { name, version, state: 'installing', image, environment, allocation, resources: null },
@@ -184,6 +257,7 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
       if (created !== undefined) await steps.remove(created);
       await writer.remove(name);
       await note(`removed the stored chute ${name}`);
+      if (built !== undefined) await removeBuiltImage(engine, built, note);
     } catch (cleanupError) {
       throw new Error(`${reason}; removing what the install made failed too: ${(cleanupError as Error).message}`);
     }
@@ -198,25 +272,42 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
  * update short (see `recoverChutes`).
  */
 export interface Rollback {
-  /** The id of the `update-config` change. */
+  /** The id of the `update-config` or `update` change. */
   change: number;
   /** The configuration before the update. */
   config: Record<string, unknown>;
+  /** The chute record before the update, when the update replaces it too (`update`: image, version, environment). */
+  record?: Record<string, unknown>;
+  /** The image the update built, which undoing it removes. */
+  image?: string;
   /** The id of the chute's container before the update (the one it sets aside), or null when it had none. */
   container: string | null;
   /** Whether that container was running. */
   running: boolean;
 }
 
-/** `update-config`: the new configuration and a new container, or the previous ones back. */
-async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChute, config: Record<string, unknown>, note: Note, change: number): Promise<void> {
+/**
+ * `update-config` and `update`: the chute as `next` (its configuration and, for an update, its record)
+ * and a new container, or the previous ones back. `image` is the image an update built.
+ */
+async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChute, next: StoredChute, note: Note, change: number, image?: string): Promise<void> {
   const name = chute.name;
+  const config = next.config;
+  const replacesRecord = next.record !== chute.record;
   const previous = await steps.current();
   const wasRunning = previous?.State === 'running';
-  const rollback: Rollback = { change, config: chute.config, container: previous?.Id ?? null, running: wasRunning };
+  const rollback: Rollback = {
+    change,
+    config: chute.config,
+    ...(replacesRecord ? { record: chute.record } : {}),
+    ...(image === undefined ? {} : { image }),
+    container: previous?.Id ?? null,
+    running: wasRunning,
+  };
   await writer.write(name, 'rollback', { ...rollback });
   await writer.write(name, 'service', config);
-  await note('stored the new configuration');
+  if (replacesRecord) await writer.write(name, 'chute', next.record);
+  await note(replacesRecord ? `stored the new record (image ${String(next.record.image)}, version ${String(next.record.version)}) and configuration` : 'stored the new configuration');
   let created: string | undefined;
   let setAside = false;
   try {
@@ -225,7 +316,7 @@ async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChut
       await steps.rename(previous.Id, `previous-${previous.Id.slice(0, 12)}`);
       setAside = true;
     }
-    created = await steps.create({ ...chute, config });
+    created = await steps.create(next);
     await steps.startContainer(created);
     if (previous !== undefined) await steps.remove(previous.Id);
     await writer.discard(name, 'rollback');
@@ -235,7 +326,8 @@ async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChut
     try {
       if (created !== undefined) await steps.remove(created);
       await writer.write(name, 'service', chute.config);
-      await note('restored the previous configuration');
+      if (replacesRecord) await writer.write(name, 'chute', chute.record);
+      await note(replacesRecord ? 'restored the previous record and configuration' : 'restored the previous configuration');
       if (previous !== undefined) {
         if (setAside) await steps.rename(previous.Id, null);
         if (wasRunning) await steps.startContainer(previous.Id);

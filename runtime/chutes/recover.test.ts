@@ -62,6 +62,28 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
     expect((await file('hello', 'chute')).state).toBe('running');
   });
 
+  it('of an update from source: also writes the previous record back and removes the image the update built', async () => {
+    const { engine, notes, recover, file, files, writeRollback, dir } = await setUp('source-update');
+    const old = engine.add('hello', { name: 'chute-hello-previous-cccccccccccc', State: 'exited' });
+    engine.add('hello', { State: 'created' });
+    engine.images.add('chute-hello:2');
+    const previousRecord = await file('hello', 'chute');
+    await writeRollback({ change: 8, config: OLD, record: previousRecord, image: 'chute-hello:2', container: old.Id, running: true });
+    await writeFile(path.join(dir, 'hello', 'service.json'), JSON.stringify(NEW));
+    await writeFile(path.join(dir, 'hello', 'chute.json'), JSON.stringify({ ...previousRecord, image: 'chute-hello:2', version: '2' }));
+
+    await recover([interrupted(8, 'update', 'hello')]);
+
+    expect(engine.all).toEqual([expect.objectContaining({ Id: old.Id, name: 'chute-hello', State: 'running' })]);
+    expect(await file('hello', 'service')).toEqual(OLD);
+    expect(await file('hello', 'chute')).toMatchObject({ image: 'hello:1', version: previousRecord.version ?? null });
+    expect(engine.images.has('chute-hello:2')).toBe(false);
+    expect(notes.map((n) => n.text)).toEqual(
+      expect.arrayContaining(['repaired at the next start: restored the previous record and configuration', 'repaired at the next start: removed image chute-hello:2, built by the update']),
+    );
+    expect(await files('hello')).toEqual(['chute.json', 'service.json']);
+  });
+
   it('before the old container was set aside: writes the previous configuration back and leaves a stopped container stopped', async () => {
     const { engine, recover, file, files, writeRollback } = await setUp('stopped');
     const old = engine.add('hello', { State: 'exited' });

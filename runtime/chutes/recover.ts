@@ -28,8 +28,9 @@ export interface RecoverOptions {
  * - An install cut short: its hidden staging folder is removed; a chute whose record still reads
  *   `installing` and whose install change was interrupted loses its container and folder.
  * - A removal cut short: its hidden folder is removed.
- * - A configuration update cut short (`rollback.json` is there): the containers the update made are
- *   removed, the previous configuration is written back, the previous container gets its name back and,
+ * - A configuration update or an update from source cut short (`rollback.json` is there): the
+ *   containers the update made are removed, the previous configuration (and record, for an update
+ *   from source) is written back, the image it built is removed, the previous container gets its name back and,
  *   when it ran before, is started again (stopped first, so that a stop the crash left pending in the
  *   engine cannot end it later). Only when the update had removed the previous container already (it was
  *   done but for its last step) are the new configuration and container kept.
@@ -112,7 +113,8 @@ async function undoUpdate(engine: ChuteEngine, writer: ChuteWriter, name: string
     await repaired(`removed container ${short(container.Id)}, made by the update`);
   }
   await writer.write(name, 'service', rollback.config);
-  await repaired('restored the previous configuration');
+  if (rollback.record !== undefined) await writer.write(name, 'chute', rollback.record);
+  await repaired(rollback.record === undefined ? 'restored the previous configuration' : 'restored the previous record and configuration');
   if (previous !== undefined) {
     const info = await engine.inspect(name, previous.Id);
     if (info.Name !== `/${chuteContainerName(name)}`) {
@@ -126,6 +128,10 @@ async function undoUpdate(engine: ChuteEngine, writer: ChuteWriter, name: string
     }
   } else if (rollback.container !== null) {
     await repaired(`the previous container ${short(rollback.container)} is gone`);
+  }
+  if (rollback.image !== undefined && rollback.image !== rollback.record?.image) {
+    await engine.removeImage(rollback.image);
+    await repaired(`removed image ${rollback.image}, built by the update`);
   }
   await writer.discard(name, 'rollback');
 }

@@ -69,6 +69,22 @@ export async function containerStats(socketPath: string, id: string): Promise<Re
   }
 }
 
+/** How long the engine may take to build a chute's image. */
+const BUILD_DEADLINE_MS = 30 * 60_000;
+
+/**
+ * One line of the engine's build answer (JSON): its `stream` text, line by line, to `output`.
+ *
+ * @throws EngineError with the engine's message for an `error` line.
+ */
+async function buildEvent(line: string, output: (line: string) => Promise<void>): Promise<void> {
+  if (line.trim() === '') return;
+  const event = JSON.parse(line) as { stream?: string; status?: string; error?: string; errorDetail?: { message?: string } };
+  const error = event.errorDetail?.message ?? event.error;
+  if (error !== undefined) throw new EngineError(error.trim());
+  for (const text of (event.stream ?? event.status ?? '').split('\n')) if (text.trim() !== '') await output(text.trimEnd());
+}
+
 /** How long the engine may take to load an image archive. */
 const LOAD_DEADLINE_MS = 10 * 60_000;
 
@@ -148,6 +164,16 @@ export interface ChuteEngine {
   rename(chute: string, id: string, suffix: string | null): Promise<void>;
   /** The raw body of `GET /containers/<id>/json`. */
   inspect(chute: string, id: string): Promise<Record<string, unknown>>;
+  /**
+   * Builds an image from a build context (a tar with its Dockerfile at its root) and tags it `tag`
+   * (`POST /build`, intermediate containers removed even on failure), its RUN steps on network
+   * `networkMode`. `output` gets each line of the engine's output as it comes.
+   *
+   * @throws EngineError with the engine's message when the build fails (nothing is tagged then).
+   */
+  build(context: Uint8Array, tag: string, networkMode: string, output: (line: string) => Promise<void>): Promise<void>;
+  /** Removes the image tag (and the image when nothing else uses it); already gone is fine. */
+  removeImage(tag: string): Promise<void>;
 }
 
 /** The engine refused or failed a call; `message` is the engine's own (e.g. `No such image: x:1`). */
@@ -232,6 +258,23 @@ export async function chuteEngine(socketPath: string): Promise<ChuteEngine | nul
     async inspect(chute, id) {
       const container = await own(chute, id);
       return (await engineCall(() => container.inspect(signal()))) as unknown as Record<string, unknown>;
+    },
+    async build(context, tag, networkMode, output) {
+      // docker-modem sends a Buffer body as it is (with its Content-Length); the typings only know streams.
+      const body = Buffer.from(context.buffer, context.byteOffset, context.byteLength) as unknown as NodeJS.ReadableStream;
+      const options = { t: tag, rm: true, forcerm: true, networkmode: networkMode, abortSignal: AbortSignal.timeout(BUILD_DEADLINE_MS) };
+      const stream = await engineCall(() => docker.buildImage(body, options));
+      let pending = '';
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        pending += chunk.toString('utf8');
+        const lines = pending.split('\n');
+        pending = lines.pop()!;
+        for (const line of lines) await buildEvent(line, output);
+      }
+      await buildEvent(pending, output);
+    },
+    async removeImage(tag) {
+      await engineCall(() => docker.getImage(tag).remove(signal()), 404);
     },
   };
 }

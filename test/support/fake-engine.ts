@@ -29,6 +29,8 @@ export function fakeEngine(): ChuteEngine & {
   all: FakeContainer[];
   /** Adds a container of `chute` (named `chute-<chute>` unless given) and answers it. */
   add(chute: string, fields?: Partial<FakeContainer>): FakeContainer;
+  /** Tags of the images built and not removed. */
+  images: Set<string>;
   /** Called before each call with its name; a test may throw from it to make that call fail. */
   before?: (call: string) => void | Promise<void>;
 } {
@@ -90,6 +92,17 @@ export function fakeEngine(): ChuteEngine & {
       const name = suffix === null ? chuteContainerName(chute) : `${chuteContainerName(chute)}-${suffix}`;
       if (containers.some((c) => c !== container && c.name === name)) throw new EngineError(`Conflict. The container name "/${name}" is already in use`);
       container.name = name;
+    },
+    /** Images built (`build`) and not removed, by tag; a test may add some. */
+    images: new Set<string>(),
+    async build(_context: Uint8Array, tag: string, _networkMode: string, output: (line: string) => Promise<void>) {
+      await engine.before?.('build');
+      await output(`Successfully tagged ${tag}`);
+      engine.images.add(tag);
+    },
+    async removeImage(tag: string) {
+      await engine.before?.('removeImage');
+      engine.images.delete(tag);
     },
     async inspect(chute: string, id: string) {
       await engine.before?.('inspect');
