@@ -146,6 +146,32 @@ describe('emulatedChanges', () => {
     expect(done).toEqual(['apply {"system":{"hostname":"lab"}}']);
   });
 
+  it('reboots and shuts down the device only in words: the change succeeds without a chute, saying the emulated device does not really do it', async () => {
+    const done: string[] = [];
+    const device = emulatedChanges(memoryDevice(), options(0, done));
+    const reboot = await device.submitChange({ action: 'reboot' });
+    expect(reboot).toMatchObject({ action: 'reboot', chute: null, state: 'queued', messages: [{ text: 'queued: reboot the device' }] });
+    expect((await settled(device, reboot.id)).messages.map((m) => m.text)).toEqual([
+      'queued: reboot the device',
+      'running: reboot the device',
+      'the emulated device does not really reboot: nothing is restarted, its uptime goes on, and what changed since the emulator started stays',
+      'succeeded: reboot the device',
+    ]);
+    const shutdown = await settled(device, (await device.submitChange({ action: 'shutdown' })).id);
+    expect(shutdown).toMatchObject({ state: 'succeeded', chute: null });
+    expect(shutdown.messages.map((m) => m.text)).toContain('the emulated device does not really shut down: it goes on answering as before');
+    expect(done).toEqual([]);
+  });
+
+  it('refuses a reboot with 409 while a factory reset runs', async () => {
+    const device = emulatedChanges(memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [] }), options(0));
+    await device.submitChange({ action: 'stop', chute: 'web' });
+    const reset = device.factoryReset();
+    await expect(device.submitChange({ action: 'reboot' })).rejects.toMatchObject({ status: 409 });
+    await expect(reset).resolves.toMatchObject({ success: true });
+    expect(await device.changes()).toEqual([]);
+  });
+
   it('a factory reset waits for queued changes, then removes every chute and its containers, forgets the changes and resets the device', async () => {
     const done: string[] = [];
     const device = emulatedChanges(

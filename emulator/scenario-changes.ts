@@ -3,7 +3,7 @@ import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
-import { CHUTE_LABEL, changeQueue, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type StoredChute } from '../functions/core/device.ts';
+import { CHUTE_LABEL, changeQueue, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type DevicePowerAction, type StoredChute } from '../functions/core/device.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
@@ -48,6 +48,8 @@ type Effect = (chute: StoredChute) => string[];
  * - `install`: the chute is there from the moment the change is queued, `installing` (no container)
  *   until it has run; then its container, labelled as the chute and named `chute-<name>`, runs the
  *   image. An install of a name that is taken when it is queued fails.
+ * - `reboot`, `shutdown`: nothing happens; a message says that the emulated device does not really
+ *   reboot or shut down (its uptime goes on);
  * - `install` or `update` from a chute's source: the image is not built; it is named as a device tags
  *   it (`chuteImageTag`) and remembered as an image of the engine; an update then replaces the
  *   record's image, version and environment and the configuration, and the container runs again.
@@ -97,6 +99,10 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
     try {
       if (request.action === 'update-hostconfig') {
         for (const text of await options.applyHostConfig(request.config)) say(record, text);
+        return say(record, `succeeded: ${describe(request)}`, 'succeeded');
+      }
+      if (request.action === 'reboot' || request.action === 'shutdown') {
+        say(record, EMULATED_POWER[request.action]);
         return say(record, `succeeded: ${describe(request)}`, 'succeeded');
       }
       if (conflict) throw new Error(`a chute named ${request.chute} is already installed`);
@@ -194,9 +200,20 @@ function installing(request: ChuteInstall): StoredChute {
   };
 }
 
-/** `start chute hello-world`, `update the configuration of chute hotspot`, `install chute hello from image hello-world:1`. */
+/**
+ * What a reboot or shutdown of the emulated device does: nothing but say so. Its uptime goes on (the
+ * scenario's clock counts from the emulator's start) and it answers as before.
+ */
+const EMULATED_POWER: Record<DevicePowerAction, string> = {
+  reboot: 'the emulated device does not really reboot: nothing is restarted, its uptime goes on, and what changed since the emulator started stays',
+  shutdown: 'the emulated device does not really shut down: it goes on answering as before',
+};
+
+/** `start chute hello-world`, `update the configuration of chute hotspot`, `install chute hello from image hello-world:1`, `reboot the device`. */
 function describe(request: ChangeRequest): string {
   if (request.action === 'update-hostconfig') return 'apply a new host configuration';
+  if (request.action === 'reboot') return 'reboot the device';
+  if (request.action === 'shutdown') return 'shut down the device';
   if (request.action === 'install') return `install chute ${request.chute} ${request.image === null ? 'from its source' : `from image ${request.image}`}`;
   if (request.action === 'update') return `update chute ${request.chute} from its source`;
   if (request.action === 'update-config') return `update the configuration of chute ${request.chute}`;
@@ -207,7 +224,7 @@ function describe(request: ChangeRequest): string {
  * What a change does to the engine view (`containers`, changed in place; null: the scenario has no
  * engine) and to the chute's documents (changed in place), as messages.
  */
-function effect(request: Exclude<ChangeRequest, { action: 'update-hostconfig' }>, containers: Record<string, unknown>[] | null, now: number): Effect {
+function effect(request: Extract<ChangeRequest, { chute: string }>, containers: Record<string, unknown>[] | null, now: number): Effect {
   const owned = (chute: StoredChute) => (containers ?? []).filter((entry) => (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === chute.name);
 
   const start = (chute: StoredChute, environment?: Record<string, string>): string[] => {

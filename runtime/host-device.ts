@@ -28,7 +28,7 @@ export interface HostDeviceOptions {
   tools?: Partial<NetworkTools>;
   /** `HostConfig.NetworkMode` of the chute containers it creates; default `bridge`. */
   containerNetwork?: string;
-  /** The device configuration's options (passwd file, pdconf apply commands, controller): see runtime/config/index.ts. */
+  /** The device configuration's options (passwd file, pdconf apply commands, controller, reboot and shutdown commands): see runtime/config/index.ts. */
   config?: Omit<ConfigFacetOptions, 'stateDir' | 'device'>;
   /** What `settings()` answers: the settings the runtime loaded at start. */
   settings?: () => Settings;
@@ -120,7 +120,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const runner = changeRunner({
     dir: path.join(stateDir, 'changes'),
     async perform(request, note, id) {
-      if (request.action === 'update-hostconfig') return (await config()).hostConfig.perform(request, note);
+      if (!('chute' in request)) return (await config()).perform(request, note);
       const client = await engine();
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;

@@ -5,7 +5,7 @@ import { authFiles, localAuth, readUsers } from './auth/local.ts';
 import { createHostDevice, DEFAULT_CONTAINER_NETWORK, HOST_DEVICE_FLAGS, hostDeviceOptions, STATE_DIR_OPTION } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
-import type { Settings } from '../functions/core/device.ts';
+import type { DevicePowerAction, Settings } from '../functions/core/device.ts';
 import { PDCONF_FILES, type PdconfFile } from '../functions/config/uci.ts';
 import { listenOptions, optionsHelp, parseCount, parseMegabytes, parsePort, parseSeconds, UPLOAD_LIMIT_OPTION, type OptionSpec } from './options.ts';
 import { parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
@@ -26,7 +26,14 @@ const SERVE_OPTIONS = [
   { flag: 'pdconf-apply-timeout', env: 'CHUTEBOX_PDCONF_APPLY_TIMEOUT', default: '60', value: 'SECONDS', description: 'how long an apply command may run', kind: 'number' },
   { flag: 'controller-timeout', env: 'CHUTEBOX_CONTROLLER_TIMEOUT', default: '10', value: 'SECONDS', description: 'how long the cloud controller has to answer', kind: 'number' },
   { flag: 'telemetry-queue-size', env: 'CHUTEBOX_TELEMETRY_QUEUE_SIZE', default: '100', value: 'REPORTS', description: 'telemetry reports kept while the controller cannot be reached', kind: 'number' },
+  powerOption('reboot'),
+  powerOption('shutdown'),
 ] as const satisfies readonly OptionSpec[];
+
+/** `--reboot-command COMMAND`, `--shutdown-command COMMAND`: what a reboot or shutdown change runs; none by default. */
+function powerOption<const A extends DevicePowerAction>(action: A) {
+  return { flag: `${action}-command`, env: `CHUTEBOX_${action.toUpperCase()}_COMMAND`, value: 'COMMAND', description: `command that a ${action} change runs (split at blanks, no shell)`, kind: 'command' } as const satisfies OptionSpec;
+}
 
 /** `--pdconf-apply-<file> COMMAND`: how the system takes a rendered pdconf file; none by default. */
 function pdconfApplyOption<const F extends PdconfFile>(file: F) {
@@ -76,6 +83,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
       applyTimeoutMs: parseSeconds(values['pdconf-apply-timeout']!, 'pdconf-apply-timeout') * 1000,
       controllerTimeoutMs: parseSeconds(values['controller-timeout']!, 'controller-timeout') * 1000,
       telemetryQueueSize: parseCount(values['telemetry-queue-size']!, 'telemetry-queue-size'),
+      powerCommands: { reboot: parseCommand(values['reboot-command'] ?? ''), shutdown: parseCommand(values['shutdown-command'] ?? '') },
     },
     settings: () => settings,
   });

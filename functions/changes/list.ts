@@ -7,7 +7,7 @@ export const request = ChangeListRequest;
 export const response = ChangeList;
 
 /**
- * Every change the device knows (queued by start, stop, restart, delete or PUT config), oldest first,
+ * Every change the device knows (queued by a chute call, PUT hostconfig or POST /api/v1/changes/), oldest first,
  * each with its state and timestamped messages. `/api/v1/changes/` answers the same.
  *
  * @example

@@ -2,15 +2,19 @@ import * as z from 'zod/mini';
 import type { ChangeAction, ChangeRecord as DeviceChangeRecord, ChangeState } from '../core/device.ts';
 import { CHANGE_ID } from '../chutes/params.ts';
 import { CHUTE_NAME } from '../core/device.ts';
+import { DeviceChangeBody } from './bodies.ts';
+
+export { DeviceChangeBody } from './bodies.ts';
 
 /*
  * The requests and responses of the /api/v1/changes endpoints: what happened to each change queued
- * by a chute call (install, update, start, stop, restart, delete, PUT config) or by PUT hostconfig. Records
+ * by a chute call (install, update, start, stop, restart, delete, PUT config), by PUT hostconfig or by
+ * POST /api/v1/changes/ (a reboot or shutdown of the device). Records
  * are strict.
  */
 
 /** What a change does (see `ChangeRequest` in functions/core/device.ts): every action, as the type below checks. */
-export const CHANGE_ACTIONS = ['install', 'update', 'start', 'stop', 'restart', 'delete', 'update-config', 'update-hostconfig'] as const satisfies readonly ChangeAction[];
+export const CHANGE_ACTIONS = ['install', 'update', 'start', 'stop', 'restart', 'delete', 'update-config', 'update-hostconfig', 'reboot', 'shutdown'] as const satisfies readonly ChangeAction[];
 /** A compile error when `ChangeRequest` gains an action that CHANGE_ACTIONS leaves out. */
 const everyAction: [Exclude<ChangeAction, (typeof CHANGE_ACTIONS)[number]>] extends [never] ? true : never = true;
 void everyAction;
@@ -21,7 +25,7 @@ export const CHANGE_STATES = ['queued', 'running', 'succeeded', 'failed'] as con
 /** An ISO 8601 time, as the device writes it: `2026-11-21T12:00:00.000Z`. */
 const Time = z.iso.datetime();
 
-/** A change and what happened to it, messages oldest first; `chute` is null for a change of the device (`update-hostconfig`). */
+/** A change and what happened to it, messages oldest first; `chute` is null for a change of the device (`update-hostconfig`, `reboot`, `shutdown`). */
 export const ChangeRecord = z.strictObject({
   id: z.int().check(z.nonnegative()),
   action: z.enum(CHANGE_ACTIONS),
@@ -42,3 +46,6 @@ export const ChangeListRequest = z.object({ params: z.object({}), body: z.undefi
 
 /** GET /api/v1/changes/<id>: a whole number in the path, no body. */
 export const ChangeRequest = z.object({ params: z.object({ id: z.string().check(z.regex(CHANGE_ID)) }), body: z.undefined() });
+
+/** POST /api/v1/changes/: a reboot or shutdown of the device, as ParaDrop's clients send it. */
+export const DeviceChangeRequest = z.object({ params: z.object({}), body: DeviceChangeBody });

@@ -226,6 +226,9 @@ export interface Accounts {
  *   the chute's image, `version`, `environment` and `config` and recreate its container, as
  *   `update-config` does: when the new container fails, the previous record, configuration and
  *   container come back and the image it built is removed.
+ * - `reboot`, `shutdown` (not about a chute): reboot or power off the device itself, as ParaDrop's
+ *   `ROUTER` updates of the same names do. The runtime runs the configured command (`--reboot-command`,
+ *   `--shutdown-command`); the emulator only says that it would.
  *
  * The `config` of `update-config` and `update-hostconfig` keeps the `[redacted]` placeholders of the
  * PUT: the work that applies it resolves them against the configuration in effect when it runs
@@ -235,6 +238,8 @@ export interface Accounts {
 export type ChangeRequest =
   | { action: 'start' | 'restart'; chute: string; environment?: Record<string, string> }
   | { action: 'update-hostconfig'; config: Record<string, unknown> }
+  | { action: 'reboot' }
+  | { action: 'shutdown' }
   | { action: 'stop' | 'delete'; chute: string }
   | { action: 'update-config'; chute: string; config: Record<string, unknown> }
   | { action: 'install' } & ChuteInstall
@@ -281,12 +286,16 @@ export interface ChuteUpdate {
 
 export type ChangeAction = ChangeRequest['action'];
 
+/** The changes that stop the whole device: the runtime stops with it. */
+export type DevicePowerAction = 'reboot' | 'shutdown';
+
 /**
  * The chute a change is about, or null for a change to the device itself.
  *
  * @example
  * changeSubject({ action: 'stop', chute: 'hello' })            // 'hello'
  * changeSubject({ action: 'update-hostconfig', config: {} })  // null
+ * changeSubject({ action: 'reboot' })                           // null
  */
 export function changeSubject(request: ChangeRequest): string | null {
   return 'chute' in request ? request.chute : null;
@@ -308,7 +317,7 @@ export interface ChangeRecord {
   /** Increases by one with every change, across runtime restarts. */
   id: number;
   action: ChangeAction;
-  /** The chute it is about; null for a change to the device (`update-hostconfig`). */
+  /** The chute it is about; null for a change to the device (`update-hostconfig`, `reboot`, `shutdown`). */
   chute: string | null;
   state: ChangeState;
   created: string;

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord, DevicePowerAction } from '../../functions/core/device.ts';
 import { writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
@@ -13,13 +13,21 @@ const RECORD_FILE = /^([1-9][0-9]*)\.json$/;
  */
 export const NEXT_ID_FILE = 'next-id';
 
+/**
+ * What a reboot or shutdown change notes just before it runs its command, followed by the command
+ * (`rebooting: /sbin/reboot`). That command stops the runtime with the device, so a change found
+ * `running` with this as its last message did what it was asked: opening the log marks it
+ * `succeeded`, not `failed` (decision 0016).
+ */
+export const POWER_NOTES: Record<DevicePowerAction, string> = { reboot: 'rebooting: ', shutdown: 'shutting down: ' };
+
 /** The change log on disk: every record, and where the next one goes. */
 export interface ChangeLog {
   /** Every record on disk, by id. */
   records: Map<number, ChangeRecord>;
   /** 1 + the largest id on disk (1 when there is none), or the high-water mark (`NEXT_ID_FILE`) when it is larger. */
   nextId: number;
-  /** The ids of the changes found `queued` or `running`, which opening marked `failed`, in id order. */
+  /** The ids of the changes found `queued` or `running` that opening marked `failed`, in id order. */
   interrupted: number[];
   /** Writes a record atomically as `<dir>/<id>.json`. */
   save(record: ChangeRecord): Promise<void>;
@@ -27,7 +35,8 @@ export interface ChangeLog {
 
 /**
  * Opens the change log in `dir` (created 0700): reads every `<id>.json`, and marks a record found
- * `queued` or `running` as `failed`, since the runtime that ran it has stopped. A file that cannot be
+ * `queued` or `running` as `failed`, since the runtime that ran it has stopped; but a reboot or
+ * shutdown that was running its command (`POWER_NOTES`) as `succeeded`. A file that cannot be
  * read as a change record is skipped (logged), but its id still counts, so no id is ever reused.
  *
  * @example
@@ -49,11 +58,13 @@ export async function openChangeLog(dir: string, now: () => number): Promise<Cha
     if (record === null) continue;
     if (record.state === 'queued' || record.state === 'running') {
       const time = new Date(now()).toISOString();
-      record.messages.push({ time, text: `failed: the runtime stopped while the change was ${record.state}` });
-      record.state = 'failed';
+      const power = POWER_NOTES[record.action as DevicePowerAction];
+      const stopped = record.state === 'running' && power !== undefined && record.messages.at(-1)?.text.startsWith(power);
+      record.messages.push({ time, text: stopped ? `succeeded: the runtime stopped while the ${record.action} command ran, as the ${record.action} stops it` : `failed: the runtime stopped while the change was ${record.state}` });
+      record.state = stopped ? 'succeeded' : 'failed';
       record.updated = time;
       await save(record);
-      interrupted.push(id);
+      if (!stopped) interrupted.push(id);
     }
     records.set(id, record);
   }

@@ -53,7 +53,7 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
 
   return async function perform(request: ChangeRequest, note: Note, id: number): Promise<void> {
     if (request.action === 'install') return install(options, request, note, id);
-    if (request.action === 'update-hostconfig') throw new Error('a host configuration is not a chute change');
+    if (!('chute' in request)) throw new Error(`${request.action} is a change of the device, not of a chute`);
     const name = request.chute;
     const chute = await chutes.chute(name);
     if (chute === null) throw new Error(`chute ${name} is not installed`);

@@ -1,17 +1,19 @@
 /**
  * The device configuration of the runtime (`dist/config.mjs`): host configuration and pdconf,
- * provisioning and telemetry, system accounts, factory reset. A bundle of its own because it carries
+ * provisioning and telemetry, system accounts, factory reset, reboot and shutdown. A bundle of its own because it carries
  * a YAML parser (about 130 KB): `runtime/host-device.ts` loads it on first use, and at start.
  */
 import path from 'node:path';
 import { generateHostConfig, telemetrySettings } from '../../functions/config/host-config.ts';
-import type { Device } from '../../functions/core/device.ts';
+import type { ChangeRequest, Device } from '../../functions/core/device.ts';
+import type { Note } from '../changes/runner.ts';
 import { controllerClient } from '../controller/client.ts';
 import { telemetryReport } from '../controller/telemetry.ts';
 import { hostAccounts } from './accounts.ts';
 import { factoryReset, type FactoryResetOptions } from './factory-reset.ts';
 import { hostConfigStore, type HostConfigService } from './host-config.ts';
 import type { ApplyCommands } from './pdconf.ts';
+import { powerChanges, type PowerCommands } from './power.ts';
 import { fileProvisionStore, PROVISION_FILE, provisioning, type ProvisioningService } from './provisioning.ts';
 
 export interface ConfigFacetOptions {
@@ -27,13 +29,20 @@ export interface ConfigFacetOptions {
   controllerTimeoutMs?: number;
   /** Telemetry reports kept for delivery (setting `telemetry_queue_size`). */
   telemetryQueueSize?: number;
+  /** The commands that reboot and shut down the device (settings `reboot_command`, `shutdown_command`); none by default. */
+  powerCommands?: PowerCommands;
 }
+
+/** A change of the device itself, not of a chute: a host configuration, a reboot, a shutdown. */
+export type DeviceChange = Exclude<ChangeRequest, { chute: string }>;
 
 /** What the host Device gets from this bundle. */
 export interface ConfigFacets {
   hostConfig: HostConfigService;
   provisioning: ProvisioningService;
   accounts: Device['accounts'];
+  /** Does a change of the device itself: applies a host configuration (`HostConfigService.perform`), reboots or shuts down (`powerChanges`). */
+  perform(request: DeviceChange, note: Note): Promise<void>;
   /** Loads the stored provisioning, repairs a host configuration update a crash cut short, renders and applies pdconf, starts telemetry when due. */
   start(): Promise<void>;
   factoryReset(options: Pick<FactoryResetOptions, 'removeChuteContainers' | 'prepareState'>): ReturnType<typeof factoryReset>;
@@ -62,9 +71,11 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
     generate: () => generateHostConfig(device()),
     onApplied: (config) => service.configure(telemetrySettings(config)),
   });
+  const power = powerChanges({ commands: options.powerCommands ?? {} });
   return {
     hostConfig,
     provisioning: service,
+    perform: (request, note) => (request.action === 'update-hostconfig' ? hostConfig.perform(request, note) : power(request, note)),
     accounts: hostAccounts({ ...(options.passwdFile === undefined ? {} : { passwdFile: options.passwdFile }) }),
     async start() {
       await service.ready();

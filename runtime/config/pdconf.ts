@@ -5,6 +5,7 @@ import { PDCONF_FILES, renderPdconf, type PdconfFile, type UciSectionId } from '
 import type { PdconfSection, StoredChute } from '../../functions/core/device.ts';
 import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { runTool } from '../tools/run.ts';
+import { commandFailure } from './command-exit.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
 /*
@@ -103,19 +104,12 @@ export function commandApplier(options: { dir: string; applyCommands: ApplyComma
         timeoutMs: options.timeoutMs ?? DEFAULT_APPLY_TIMEOUT_MS,
         maxOutputBytes: 64 * 1024,
       });
-      if (result.code === 0) return { success: true, comment: `applied with ${shown}` };
-      const how = result.code === null ? `was ended by ${result.signal}` : `exited with code ${result.code}`;
-      const said = lastLine(result.stderr) ?? lastLine(result.stdout);
-      return { success: false, comment: `apply failed: ${shown} ${how}${said === null ? '' : `: ${said}`}` };
+      const failure = commandFailure(result);
+      return failure === null ? { success: true, comment: `applied with ${shown}` } : { success: false, comment: `apply failed: ${shown} ${failure}` };
     } catch (error) {
       return { success: false, comment: `apply failed: ${(error as Error).message}` };
     }
   };
-}
-
-function lastLine(text: string): string | null {
-  const line = text.trim().split('\n').at(-1)?.trim();
-  return line ? line.slice(0, 300) : null;
 }
 
 /** What pdconf renders from: the host configuration in effect and the installed chutes. */
