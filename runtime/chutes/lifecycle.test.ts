@@ -84,6 +84,18 @@ describe('chuteLifecycle install and update from a source', () => {
     expect(engine.all.find((c) => c.chute === 'web')).toMatchObject({ name: 'chute-web', State: 'running', spec: { image: 'chute-web:1' } });
   });
 
+  it('delete: removes the image built for the chute with it, and never an image the chute was installed from by name', async () => {
+    const { engine, runner } = await setUp('source-delete');
+    await runner.submitChange({ action: 'install', chute: 'web', image: null, source: SOURCE, version: '1', config: {}, environment: {}, allocation: {} });
+    const { id } = await runner.submitChange({ action: 'delete', chute: 'web' });
+    await runner.submitChange({ action: 'delete', chute: 'hello' });
+    await runner.idle();
+    expect((await runner.change(id))!.messages.map((m) => m.text)).toContain('removed image chute-web:1');
+    expect(engine.images.has('chute-web:1')).toBe(false);
+    expect((await runner.changes()).map((change) => change.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect((await runner.changes()).at(-1)!.messages.map((m) => m.text).join('\n')).not.toContain('removed image');
+  });
+
   it('install: a failed build fails the change with its reason, and stores nothing', async () => {
     const { engine, runner } = await setUp('source-install-fails');
     engine.before = (call) => {

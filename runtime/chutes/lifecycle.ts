@@ -2,7 +2,7 @@ import type { ChangeRequest, ChuteInstall, Device, StoredChute } from '../../fun
 import { environmentStrings, type Environment } from '../../functions/chutes/config.ts';
 import { mapping } from '../../functions/chutes/record.ts';
 import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
-import { chuteImageTag } from '../../functions/chutes/image-tag.ts';
+import { chuteImageTag, isBuiltImage } from '../../functions/chutes/image-tag.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { Note, PerformChange } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteContainerSpec, ChuteEngine } from '../engine/docker.ts';
@@ -73,12 +73,16 @@ export function chuteLifecycle(options: LifecycleOptions): PerformChange {
           await steps.stop();
           await startWith(steps, writer, chute, request.environment, note);
           break;
-        case 'delete':
+        case 'delete': {
           await steps.removeAll();
           await writer.remove(name);
           await note(`removed the stored chute ${name}`);
           deleted = true;
+          // An image chutebox built for the chute goes with it: on a router, flash is scarce.
+          const image = chute.record.image;
+          if (typeof image === 'string' && isBuiltImage(name, image)) await removeBuiltImage(engine, image, note);
           break;
+        }
         case 'update-config': {
           // Placeholders keep the secrets stored now, which a change queued before this one may have set.
           const config = resolvePlaceholders(request.config, chute.config, `the configuration of chute ${name}`);
@@ -196,11 +200,6 @@ const BUILD_TAIL_LINES = 5;
 
 /** The lines of a build's output that become change messages: its steps and its outcome. */
 const BUILD_PROGRESS = /^(?:Step \d+\/\d+ : |Successfully )/;
-
-/** Whether an image is one a change built for the chute (`chuteImageTag`), which its replacement may remove. */
-function isBuiltImage(chute: string, image: string): boolean {
-  return image.startsWith(chuteImageTag(chute, null, 0).replace(/0$/, ''));
-}
 
 /** Removes an image a change built; a failure is noted, not thrown (the image only takes space). */
 async function removeBuiltImage(engine: ChuteEngine, image: string, note: Note): Promise<void> {
