@@ -82,7 +82,7 @@ describe('a document body (chute configuration) in JSON or YAML', () => {
     ['YAML flow mappings', 'application/yaml', 100_000, (n: number) => `${'{a: '.repeat(n + 1)}1${'}'.repeat(n + 1)}`],
     ['YAML compact block lists', 'application/yaml', 100_000, (n: number) => `a:\n  ${'- '.repeat(n)}x`],
     ['YAML block mappings', 'application/yaml', 1_000, (n: number) => Array.from({ length: n + 1 }, (_, i) => `${' '.repeat(i)}k:`).join('\n') + ' 1'],
-  ])(`answers 400 for %s nested deeper than ${MAX_DEPTH} (up to %i deep), and reads them up to that`, (_, contentType, deepest, nested) => {
+  ])(`answers 400 for %s (%s) nested deeper than ${MAX_DEPTH}, however deep, and reads them up to that`, (_, contentType, deepest, nested) => {
     expect(Object.keys(decodeDocumentBody(contentType, nested(MAX_DEPTH - 1)))).toHaveLength(1);
     for (const depth of [MAX_DEPTH, deepest]) {
       const problem = rejection(contentType, nested(depth));
