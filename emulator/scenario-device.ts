@@ -97,7 +97,8 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
   const engine = await loadEngine(dir);
   const chutes = await loadChutes(dir);
   const now = options.now ?? Date.now;
-  const clock = options.asRecorded ? undefined : scenarioClock(rootedFiles(dir), now);
+  const files = rootedFiles(dir);
+  const clock = options.asRecorded ? undefined : scenarioClock(files, now);
   // The facets read the device they belong to: its hardware, its chutes (as changes left them), its telemetry.
   let device: Device | undefined;
   const self = () => device!;
@@ -114,14 +115,12 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
   const guard = resetGuard();
   device = emulatedChanges(
     {
-      ...scenarioDevice(dir, spec, engine),
-      ...(clock === undefined ? {} : { readFile: clock.readFile }),
-      now,
+      ...scenarioDevice(clock === undefined ? files : { ...files, readFile: clock.readFile }, spec, engine, now),
       ...chutes,
       network: scenarioNetworks(dir, clock),
       hostConfig: { ...hostConfig, reloadPdconf: async () => (guard.refuse(), hostConfig.reloadPdconf()) },
       provisioning: { status: () => provisioning.status(), provision: async (credentials) => (guard.refuse(), provisioning.provision(credentials)) },
-      accounts: scenarioAccounts(rootedFiles(dir)),
+      accounts: scenarioAccounts(files),
       settings: async () => options.settings?.() ?? {},
     },
     {
@@ -181,15 +180,16 @@ export async function builtInScenarios(builtIn: URL = BUILT_IN_SCENARIOS): Promi
   return names;
 }
 
-/** The Device of a scenario folder whose `device.yaml` and engine recordings are already read, less its chutes. */
+/** The Device of a scenario whose raw files, `device.yaml` and engine recordings are already at hand, less its chutes. */
 function scenarioDevice(
-  dir: string,
+  files: ReturnType<typeof rootedFiles>,
   spec: DeviceYaml,
   engine: Engine | null,
+  now: () => number,
 ): Omit<Device, 'chuteNames' | 'chute' | 'network' | 'submitChange' | 'change' | 'changes' | 'loadImage' | 'hostConfig' | 'provisioning' | 'accounts' | 'settings' | 'factoryReset'> {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
   return {
-    ...rootedFiles(dir),
+    ...files,
     async statfs(mountPoint) {
       const stats = statfs.get(mountKey(mountPoint));
       return stats === undefined ? null : { ...stats };
@@ -197,7 +197,7 @@ function scenarioDevice(
     async uname() {
       return { ...spec.uname };
     },
-    now: () => Date.now(),
+    now,
     async containers() {
       return engine === null ? null : structuredClone(engine.containers);
     },

@@ -5,6 +5,7 @@ import { CHUTE_LABEL, type Device, type Settings } from '../functions/core/devic
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
+import { CHANGES_DIR } from './changes/log.ts';
 import { resetGuard } from './changes/reset-guard.ts';
 import { changeRunner } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
@@ -118,7 +119,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const config = () =>
     (configLoading ??= import('./config/index.ts').then((bundle) => bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device })));
   const runner = changeRunner({
-    dir: path.join(stateDir, 'changes'),
+    dir: path.join(stateDir, CHANGES_DIR),
     async perform(request, note, id) {
       if (!('chute' in request)) return (await config()).perform(request, note);
       const client = await engine();
@@ -156,7 +157,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
           async prepareState() {
             await prepareAuth(stateDir);
             // What `runner.open()` makes at start (the reset keeps it, emptied but for the next change id); the runner reads it again after the reset.
-            await mkdir(path.join(stateDir, 'changes'), { recursive: true, mode: 0o700 });
+            await mkdir(path.join(stateDir, CHANGES_DIR), { recursive: true, mode: 0o700 });
           },
         }),
       true,

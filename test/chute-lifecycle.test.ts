@@ -81,11 +81,7 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     return change;
   }
 
-  /** Every container of the engine labelled as a chute's, inspected. */
-  async function containersOf(chute: string): Promise<Docker.ContainerInspectInfo[]> {
-    const list = await engine!.docker.listContainers({ all: true, filters: { label: [`io.chutebox.chute=${chute}`] } });
-    return Promise.all(list.map((c) => engine!.docker.getContainer(c.Id).inspect()));
-  }
+  const containersOf = (chute: string) => engine!.chuteContainers(chute);
 
   async function onlyContainerOf(chute: string): Promise<Docker.ContainerInspectInfo> {
     const containers = await containersOf(chute);

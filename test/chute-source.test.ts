@@ -1,7 +1,6 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { finalChange } from './support/api-client.ts';
@@ -54,10 +53,7 @@ describe.skipIf(skipped)(`chutes from their source on chutebox serve with a cont
     return finalChange(server!.url, (JSON.parse(text) as { change_id: number }).change_id);
   }
 
-  async function containersOf(chute: string): Promise<Docker.ContainerInspectInfo[]> {
-    const list = await engine!.docker.listContainers({ all: true, filters: { label: [`io.chutebox.chute=${chute}`] } });
-    return Promise.all(list.map((c) => engine!.docker.getContainer(c.Id).inspect()));
-  }
+  const containersOf = (chute: string) => engine!.chuteContainers(chute);
 
   /** The text of a file in a container's image, read by running the image once. */
   async function fileOf(image: string, file: string): Promise<string> {

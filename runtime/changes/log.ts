@@ -4,6 +4,9 @@ import type { ChangeRecord, DevicePowerAction } from '../../functions/core/devic
 import { writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
+/** The change log's folder in the runtime's state dir: `<state>/changes/`. */
+export const CHANGES_DIR = 'changes';
+
 /** A change record file: `<id>.json`. */
 const RECORD_FILE = /^([1-9][0-9]*)\.json$/;
 

@@ -1,12 +1,9 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { telemetrySettings } from '../../functions/config/host-config.ts';
-import { markNextId, NEXT_ID_FILE } from '../changes/log.ts';
+import { CHANGES_DIR, markNextId, NEXT_ID_FILE } from '../changes/log.ts';
 import type { HostConfigService } from './host-config.ts';
 import type { ProvisioningService } from './provisioning.ts';
-
-/** The change log's folder in the state dir. */
-const CHANGES_DIR = 'changes';
 
 const remove = (dir: string, entry: string) => rm(path.join(dir, entry), { recursive: true, force: true });
 

@@ -31,6 +31,8 @@ export interface Dockerd {
    * await engine.importBusybox('chutebox-test', 'sleeper', { cmd: ['sleep', '3600'] })
    */
   importBusybox(repo: string, tag: string, options?: { cmd?: string[] }): Promise<string>;
+  /** Every container of this engine labelled as the chute's (`io.chutebox.chute=<chute>`), inspected. */
+  chuteContainers(chute: string): Promise<Docker.ContainerInspectInfo[]>;
   /** Removes every container of this engine, stops dockerd by its pid and removes `dir`. */
   stop(): Promise<void>;
 }
@@ -159,6 +161,10 @@ export async function startDockerd(): Promise<Dockerd> {
     socket,
     docker,
     stop,
+    async chuteContainers(chute) {
+      const list = await docker.listContainers({ all: true, filters: { label: [`io.chutebox.chute=${chute}`] } });
+      return Promise.all(list.map((c) => docker.getContainer(c.Id).inspect()));
+    },
     async importBusybox(repo, tag, options = {}) {
       const rootfs = await mkdtemp(path.join(dir, 'rootfs-'));
       await mkdir(path.join(rootfs, 'bin'), { recursive: true });
