@@ -26,6 +26,8 @@ const ENTRIES = {
   'scenario-device': 'emulator/lambda-device.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
   websocket: 'runtime/http/websocket.ts',
+  // The API tokens (JWT), loaded on the first login or Bearer token.
+  tokens: 'runtime/auth/tokens.ts',
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
   'hostapd-events': 'runtime/network/hostapd-events.ts',
 };
@@ -188,7 +190,8 @@ for (const fn of functions) {
   const file = path.join(dist, 'functions', `${fn.name}.mjs`);
   const { route } = await import(pathToFileURL(file).href);
   if (route.name !== fn.name) throw new Error(`${path.relative(root, fn.file)}: route.name must be '${fn.name}', the name of its bundle`);
-  manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method: route.method, path: route.path, summary: route.summary, ...(await sizes(file)) });
+  // The runtime mounts every route from here and imports a bundle on its first request (runtime/http/functions.ts).
+  manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method: route.method, path: route.path, summary: route.summary, body: route.body, upload: route.upload, ...(await sizes(file)) });
 }
 for (const name of Object.keys(ENTRIES)) {
   manifest.entries.push({ name, file: `${name}.mjs`, ...(await sizes(path.join(dist, `${name}.mjs`))) });

@@ -198,12 +198,12 @@ function scenarioDevice(
       return { ...spec.uname };
     },
     now,
+    // The recordings are frozen (`loadEngine`): every call shares them, as calls share an engine request on a device.
     async containers() {
-      return engine === null ? null : structuredClone(engine.containers);
+      return engine === null ? null : engine.containers;
     },
     async containerStats(id) {
-      const stats = engine?.stats.get(id);
-      return stats === undefined ? null : structuredClone(stats);
+      return engine?.stats.get(id) ?? null;
     },
   };
 }
@@ -243,7 +243,16 @@ async function loadEngine(dir: string): Promise<Engine | null> {
     const body = await readJson(file);
     if (body !== undefined) stats.set(id, check(StatsBody, body, `${file} is not a stats body`));
   }
-  return { containers, stats };
+  return { containers: deepFreeze(containers), stats: new Map([...stats].map(([id, body]) => [id, deepFreeze(body)])) };
+}
+
+/** A JSON value made read-only to its leaves: a handler that tried to change a shared answer would throw. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** A JSON file's value, or undefined when the file does not exist. */

@@ -10,8 +10,10 @@ import { resetGuard } from './changes/reset-guard.ts';
 import { changeRunner } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
-import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools } from './network/host.ts';
+import { isUnixSocket } from './engine/socket.ts';
+import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools, type SharedToolRuns } from './network/host.ts';
 import { parseSeconds, type OptionSpec } from './options.ts';
+import { sharedRuns } from './tools/shared-run.ts';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
@@ -92,6 +94,9 @@ export type HostDevice = Device & {
  * dnsmasq's lease files, changes to chutes run on the engine and logged in `<stateDir>/changes`
  * (runtime/changes/runner.ts, runtime/chutes/lifecycle.ts). The engine client is a separate bundle
  * (`dist/engine.mjs`), loaded on first use (at start only when a chute is stored; see `recover`).
+ * Concurrent identical reads share one run in flight (`sharedRuns`): the tool reads of every
+ * network's `hostNetwork` (one map for the device, as `network()` makes a new object per request)
+ * and `containers()`; a read that starts after a run ended always gets a new run.
  *
  * @example
  * createHostDevice({ stateDir: '/var/lib/chutebox', tools: { iw: '/usr/sbin/iw', timeoutMs: 2000 } })
@@ -104,6 +109,10 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     eventProgram: options.tools?.eventProgram ?? DEFAULT_NETWORK_TOOLS.eventProgram,
     timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs,
   };
+  /** The tool reads in flight, shared by the `hostNetwork` of every request. */
+  const toolRuns: SharedToolRuns = sharedRuns();
+  /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
+  const containerLists = sharedRuns<Record<string, unknown>[] | null>();
   let loading: Promise<typeof import('./engine/docker.ts') | null> | undefined;
   /** The engine client, loaded once on first use; null (logged) when its bundle cannot be loaded. */
   const engine = () =>
@@ -198,7 +207,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     settings: async () => options.settings?.() ?? {},
     factoryReset: () => guard.run(reset),
 
-    network: (target) => hostNetwork(target, tools),
+    network: (target) => hostNetwork(target, tools, toolRuns),
     async statfs(path) {
       try {
         const s = await statfs(path);
@@ -211,10 +220,13 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       return { sysname: os.type(), release: os.release(), version: os.version(), machine: os.machine() };
     },
     now: () => Date.now(),
-    async containers() {
-      const client = await engine();
-      return client === null ? null : client.listChuteContainers(socketPath);
-    },
+    containers: () =>
+      containerLists.run(socketPath, async () => {
+        // Without a socket there is no engine to ask: the engine client is not even loaded.
+        if (!(await isUnixSocket(socketPath))) return null;
+        const client = await engine();
+        return client === null ? null : client.listChuteContainers(socketPath);
+      }),
     async containerStats(id) {
       const client = await engine();
       return client === null ? null : client.containerStats(socketPath, id);

@@ -124,7 +124,10 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
     expect(answer.body.detail).toContain('hostInterface');
   });
 
-  it('GET …/hostapd_status responds with 503 naming the control socket when no hostapd runs for the network', async () => {
+  // The control socket is only reached through hostapd_cli: without it the answer names the missing tool instead.
+  const noHostapdCli = findOnPath('hostapd_cli') === null && !process.env.CHUTEBOX_REQUIRE_NETWORK;
+  if (noHostapdCli) console.warn('test/networks.test.ts: the hostapd_status test is skipped: hostapd_cli is not on PATH (apt-get install -y hostapd); set CHUTEBOX_REQUIRE_NETWORK=1 to make this a failure');
+  it.skipIf(noHostapdCli)('GET …/hostapd_status responds with 503 naming the control socket when no hostapd runs for the network', async () => {
     const answer = await call(server, 'GET', `${WIFI}/hostapd_status`);
     expect(answer.status).toBe(503);
     expect(answer.body.detail).toMatch(/hostapd control socket \S+\/no-hostapd\/vwlan0 does not exist/);

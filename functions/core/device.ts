@@ -28,13 +28,14 @@ export interface Device {
   /**
    * The raw entries of the Docker Engine API's `GET /containers/json?all=1` for the containers that
    * carry the chute label (`CHUTE_LABEL`), running or not; null when the device has no reachable engine.
-   * Cheap: it reads no stats.
+   * Cheap: it reads no stats. The answer may be shared with concurrent callers: read it, never change it.
    */
   containers(): Promise<Record<string, unknown>[] | null>;
   /**
    * The raw body of `GET /containers/<id>/stats?stream=false` for a container `Id` (or name) from
    * `containers()`, or null when it is unavailable (no engine, no such container, not running, no
    * answer in time). On a real engine this takes about a second: it samples the container twice.
+   * Like `containers()`, the answer may be shared: never change it.
    *
    * @example
    * await device.containerStats('5f1c…ff') // { read: '…', cpu_stats: { … }, memory_stats: { … }, … }

@@ -1,10 +1,11 @@
-import { randomBytes, webcrypto } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../state/atomic-write.ts';
 import { hashPassword } from './passwords.ts';
 import { createPolicy, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
+import { watchedFile } from '../state/watched-file.ts';
 
 const SECRET_BYTES = 32;
 
@@ -15,9 +16,11 @@ export function authFiles(stateDir: string) {
 }
 
 /**
- * The device's policy: accounts from `<stateDir>/auth/passwd.json` (set by `chutebox passwd`, read on
- * every request), tokens signed with `<stateDir>/auth/jwt-secret` (32 random bytes, made on first
- * start or when missing; read on every request, so a factory reset that removes it ends every token). Until a password is set, only loopback clients are served, without credentials.
+ * The device's policy: accounts from `<stateDir>/auth/passwd.json` (set by `chutebox passwd`), tokens
+ * signed with `<stateDir>/auth/jwt-secret` (32 random bytes, made on first start or when missing, so a
+ * factory reset that removes it ends every token). Both files are read again only after their folder
+ * changed (`watchedFile`): a new password applies from the next request, and a request reads nothing.
+ * Until a password is set, only loopback clients are served, without credentials.
  *
  * @example
  * const auth = await localAuth('/var/lib/chutebox');
@@ -25,15 +28,12 @@ export function authFiles(stateDir: string) {
 export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   const files = authFiles(stateDir);
   await prepareAuth(stateDir);
-  let current: { bytes: Buffer; key: webcrypto.CryptoKey } | undefined;
+  const users = watchedFile(files.passwd, (bytes) => (bytes === null ? {} : parseUsers(bytes.toString('utf8'), files.passwd)));
+  const secretKey = watchedFile(files.secret, (bytes) => (bytes === null ? null : tokenKey(checkedSecret(bytes, files.secret))));
   /** The key of the secret on disk now: a factory reset replaces it, and the tokens signed before stop working. */
-  const secret = async () => {
-    const bytes = Buffer.from(await readOrCreateSecret(files.secret));
-    if (current === undefined || !current.bytes.equals(bytes)) current = { bytes, key: await tokenKey(bytes) };
-    return current.key;
-  };
+  const secret = async () => (await secretKey()) ?? tokenKey(await readOrCreateSecret(files.secret));
   await secret();
-  return createPolicy({ users: () => readUsers(files.passwd), secret, openToLoopbackWithoutPassword: true });
+  return createPolicy({ users, secret, openToLoopbackWithoutPassword: true });
 }
 
 /**
@@ -63,7 +63,10 @@ export async function setPassword(stateDir: string, username: string, password: 
 /** The accounts of a passwd.json; none when the file does not exist. */
 export async function readUsers(file: string): Promise<UserTable> {
   const text = await readIfExists(file);
-  if (text === null) return {};
+  return text === null ? {} : parseUsers(text, file);
+}
+
+function parseUsers(text: string, file: string): UserTable {
   const users = (JSON.parse(text) as { users?: unknown }).users;
   if (typeof users !== 'object' || users === null || Object.values(users).some((hash) => typeof hash !== 'string')) {
     throw new Error(`${file} is not a chutebox password file; run \`chutebox passwd\` to write a new one`);
@@ -71,11 +74,15 @@ export async function readUsers(file: string): Promise<UserTable> {
   return users as UserTable;
 }
 
+/** The bytes of a secret file, once they are long enough to be one. */
+function checkedSecret(secret: Uint8Array, file: string): Uint8Array {
+  if (secret.length < SECRET_BYTES) throw new Error(`${file} holds fewer than ${SECRET_BYTES} bytes; delete it to make a new one`);
+  return secret;
+}
+
 async function readOrCreateSecret(file: string): Promise<Uint8Array> {
   try {
-    const secret = await readFile(file);
-    if (secret.length < SECRET_BYTES) throw new Error(`${file} holds fewer than ${SECRET_BYTES} bytes; delete it to make a new one`);
-    return secret;
+    return checkedSecret(await readFile(file), file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, webcrypto } from 'node:crypto';
-import { sign, verify } from 'hono/jwt';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts';
 import { isLoopback } from './loopback.ts';
 import { verifyPassword } from './passwords.ts';
+import type { TokenClaims } from './tokens.ts';
 
 /**
  * Who may use the API. The HTTP layer (runtime/http/auth.ts) asks it about every request; make one
@@ -44,6 +44,8 @@ export const CHALLENGE = 'Bearer realm="chutebox", Basic realm="chutebox"';
 const NO_PASSWORD = 'no password is set on this device, so only clients on the device itself are served; run `chutebox passwd` on the device to set one';
 /** Successful Basic checks remembered, so a script using Basic does not pay one scrypt per request. */
 const VERIFIED_CACHE_SIZE = 64;
+/** Tokens whose signature was checked, remembered with their claims: a client sends the same one for an hour. */
+const TOKEN_CACHE_SIZE = 64;
 
 /**
  * The policy behind `localAuth` and `fixedAuth`.
@@ -60,6 +62,12 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   const limiter = failureLimiter({ now, ...options.limiter });
   const verified = new Map<string, string>();
   const cacheKey = randomBytes(32);
+  let tokenCode: Promise<typeof import('./tokens.ts')> | undefined;
+  /** The token code (dist/tokens.mjs), loaded on the first login or token. */
+  const tokens = () => (tokenCode ??= import('./tokens.ts'));
+  /** Checked tokens and their claims, for the key that checked them: a new secret checks every token again. */
+  const checked = new Map<string, TokenClaims>();
+  let checkedWith: webcrypto.CryptoKey | undefined;
 
   /** Checks a password, remembering recent successes (keyed by a keyed hash, never the password). */
   async function checkPassword(users: UserTable, username: string, password: string): Promise<boolean> {
@@ -83,30 +91,39 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   }
 
   function isOpen(users: UserTable, client: string | undefined): boolean {
-    if (Object.keys(users).length > 0) return false;
+    if (hasAccounts(users)) return false;
     if (options.openToLoopbackWithoutPassword && isLoopback(client)) return true;
     throw new HttpProblem(403, NO_PASSWORD);
   }
 
+  /** The user of a token signed with the current secret that has not expired and whose user still exists. */
   async function userOfToken(users: UserTable, token: string): Promise<string | null> {
-    try {
-      const claims = await verify(token, await currentSecret(), 'HS256');
-      if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number') return null;
-      return Object.hasOwn(users, claims.sub) ? claims.sub : null;
-    } catch {
-      return null;
+    const key = await currentSecret();
+    if (key !== checkedWith) {
+      checked.clear();
+      checkedWith = key;
     }
+    let claims = checked.get(token);
+    if (claims === undefined) {
+      const verified = await (await tokens()).verifyToken(token, key);
+      if (verified === null) return null;
+      claims = verified;
+      checked.set(token, claims);
+      if (checked.size > TOKEN_CACHE_SIZE) checked.delete(checked.keys().next().value!);
+    }
+    if (claims.exp <= now() / 1000) return null;
+    return Object.hasOwn(users, claims.sub) ? claims.sub : null;
   }
 
   return {
     async login(username, password, client) {
       const users = await options.users();
-      if (Object.keys(users).length === 0 && !(options.openToLoopbackWithoutPassword && isLoopback(client))) {
+      if (!hasAccounts(users) && !(options.openToLoopbackWithoutPassword && isLoopback(client))) {
         throw new HttpProblem(403, NO_PASSWORD);
       }
       if (!(await attempt(users, username, password, client))) return null;
       const iat = Math.floor(now() / 1000);
-      return sign({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, await currentSecret(), 'HS256');
+      return (await tokens()).signToken({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, await currentSecret());
     },
 
     async authorize(authorization, client) {
@@ -125,6 +142,12 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
       return user;
     },
   };
+}
+
+/** Whether a user table holds an account; allocates nothing, as it runs on every request. */
+function hasAccounts(users: UserTable): boolean {
+  for (const _ in users) return true;
+  return false;
 }
 
 /** A 401 problem carrying the challenge for both schemes. */

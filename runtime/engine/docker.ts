@@ -1,5 +1,5 @@
-import { stat } from 'node:fs/promises';
 import Docker from 'dockerode';
+import { isUnixSocket } from './socket.ts';
 import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF } from '../../functions/core/device.ts';
 
 /** How long the engine may take to list containers before it counts as absent. */
@@ -34,7 +34,7 @@ export { recoverChutes } from '../chutes/recover.ts';
  * await listChuteContainers('/var/run/docker.sock') // [{ Id, Names, State, Labels, … }]
  */
 export async function listChuteContainers(socketPath: string): Promise<Record<string, unknown>[] | null> {
-  if (!(await isSocket(socketPath))) return null;
+  if (!(await isUnixSocket(socketPath))) return null;
   try {
     const containers = await new Docker({ socketPath }).listContainers({
       all: true,
@@ -58,7 +58,7 @@ export async function listChuteContainers(socketPath: string): Promise<Record<st
  * await containerStats('/var/run/docker.sock', '5f1c…ff') // { read, cpu_stats, memory_stats, … }
  */
 export async function containerStats(socketPath: string, id: string): Promise<Record<string, unknown> | null> {
-  if (!CONTAINER_REF.test(id) || !(await isSocket(socketPath))) return null;
+  if (!CONTAINER_REF.test(id) || !(await isUnixSocket(socketPath))) return null;
   try {
     // dockerode passes abortSignal through to the request; its typings only lack the field.
     const options = { stream: false as const, abortSignal: AbortSignal.timeout(STATS_DEADLINE_MS) };
@@ -98,7 +98,7 @@ const LOAD_DEADLINE_MS = 10 * 60_000;
  * await loadImage('/var/run/docker.sock', archive) // ['busybox:latest']
  */
 export async function loadImage(socketPath: string, archive: Uint8Array): Promise<string[]> {
-  if (!(await isSocket(socketPath))) throw new EngineError(`no container engine at ${socketPath}`);
+  if (!(await isUnixSocket(socketPath))) throw new EngineError(`no container engine at ${socketPath}`);
   const docker = new Docker({ socketPath });
   // docker-modem sends a Buffer body as it is (with its Content-Length); the typings only know streams.
   const body = Buffer.from(archive.buffer, archive.byteOffset, archive.byteLength) as unknown as NodeJS.ReadableStream;
@@ -190,7 +190,7 @@ export class EngineError extends Error {
  * await engine!.start('hello', id);
  */
 export async function chuteEngine(socketPath: string): Promise<ChuteEngine | null> {
-  if (!(await isSocket(socketPath))) return null;
+  if (!(await isUnixSocket(socketPath))) return null;
   const docker = new Docker({ socketPath });
   const signal = () => ({ abortSignal: AbortSignal.timeout(LIFECYCLE_DEADLINE_MS) });
 
@@ -300,8 +300,4 @@ async function engineCall<T>(call: () => Promise<T>, ignored?: number): Promise<
     const message = typeof failure.json?.message === 'string' ? failure.json.message : (failure.message ?? String(error));
     throw Object.assign(new EngineError(message), { statusCode: failure.statusCode });
   }
-}
-
-async function isSocket(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isSocket(), () => false);
 }

@@ -1,16 +1,19 @@
-import type { Context } from 'hono';
-// hono/tiny: the same Hono with its smallest router (PatternRouter), about 6 KB less in the runtime entry.
-import { Hono } from 'hono/tiny';
-import { bodyLimit as limitBody } from 'hono/body-limit';
-import { cors } from 'hono/cors';
-import { bodyTooLarge, DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
+import type { Context, Hono } from 'hono';
+import type { BlankEnv, BlankSchema } from 'hono/types';
+import { bodyLimit } from 'hono/body-limit';
+import { HonoBase } from 'hono/hono-base';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { bodyTooLarge, decodeBody, DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
-import type { FunctionBundle, FunctionInput } from '../../functions/core/invoke.ts';
-import { matchPath, methodNotAllowed, noResource, type Method } from '../../functions/core/route.ts';
-import type { AuthPolicy } from '../auth/policy.ts';
-import { LOGIN_PATH, mountLogin, requireAuth } from './auth.ts';
-import { loadFunctions } from './functions.ts';
-import { problemResponse } from './problems.ts';
+import type { FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
+import { problemOutput } from '../../functions/core/invoke.ts';
+import { matchPath, methodNotAllowed, noResource, type Route } from '../../functions/core/route.ts';
+import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
+import { authorizer, credentials, LOGIN_PATH } from './auth.ts';
+import { clientAddress } from './client-address.ts';
+import { corsPolicy } from './cors.ts';
+import { mountFunctions } from './functions.ts';
+import { problemFor } from './problems.ts';
 
 /**
  * ParaDrop's websocket to a network's hostapd control socket. Served by runtime/http/websocket.ts, a
@@ -36,92 +39,114 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP API: every function bundle of `functionsDir` on its route, behind CORS, the auth policy
- * and a body limit (the upload limit for a route's `upload` media types), and the websockets, the
- * hostapd control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
- * `listen` and behind the same auth policy. Every error is an `application/problem+json` answer: 404 for an unknown path,
- * 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad body, 500 without
- * details.
+ * The HTTP API: every function bundle of `functionsDir` on its route, with CORS, the auth policy and a
+ * body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
+ * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
+ * `listen` and behind the same auth policy. Every error is an `application/problem+json` answer: 404
+ * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
+ * body, 500 without details.
+ *
+ * Routes come from the build's manifest and each bundle is imported on its first request
+ * (`mountFunctions`). A request does only what its answer needs: no middleware chain, no body read
+ * for a request without one, the answer's headers as one plain object
+ * (docs/decisions/0017-a-request-costs-what-its-answer-needs.md).
  *
  * @example
  * const app = await createApp({ functionsDir: 'dist/functions', device: createHostDevice(), auth: await localAuth(stateDir) });
  * const res = await app.request('/api/v1/info/features');
  */
 export async function createApp(options: AppOptions): Promise<Hono> {
-  const bundles = await loadFunctions(options.functionsDir);
+  const functions = await mountFunctions(options.functionsDir);
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
-  const routes: { method: Method; path: string }[] = bundles.map((bundle) => bundle.route);
-  const app = new Hono({ strict: false });
+  const cors = corsPolicy(options.corsOrigin);
+  const authorize = options.auth === null ? null : authorizer(options.auth);
+  const { device } = options;
+  const routes: Pick<Route, 'method' | 'path'>[] = functions.map((fn) => fn.route);
+  // Hono with its one-regular-expression router: a request is matched in one step, not route by route.
+  const app: Hono = new HonoBase<BlankEnv, BlankSchema, '/'>({ router: new RegExpRouter(), strict: false });
 
-  app.use(
-    '*',
-    cors({
-      origin: corsOrigins(options.corsOrigin),
-      allowMethods: ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type'],
-      exposeHeaders: ['WWW-Authenticate', 'Retry-After', 'Allow'],
-      maxAge: 600,
-    }),
-  );
-  if (options.auth !== null) app.use('*', requireAuth(options.auth));
-  const limiter = (maxSize: number) =>
-    limitBody({
-      maxSize,
-      onError: () => {
-        throw bodyTooLarge(maxSize);
-      },
+  /** The answer, with the CORS headers of the request. */
+  const send = (c: Context, out: FunctionOutput) => new Response(out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(c.req.header('origin'))) });
+  const readText = limitedBody(limit, (c) => c.req.text());
+  const readBytes = limitedBody(uploadLimit, async (c) => new Uint8Array(await c.req.arrayBuffer()));
+
+  /** What a function gets of a request: the body read (and decoded) only when the request has one. */
+  async function functionInput(c: Context, route: Route): Promise<FunctionInput> {
+    const { req } = c;
+    const input: FunctionInput = { params: req.param() as Record<string, string>, query: req.query(), headers: req.header(), body: undefined, text: '' };
+    if (!hasBody(c)) return input;
+    const contentType = input.headers['content-type'];
+    if (isUpload(route, contentType)) input.bytes = await readBytes(c);
+    else input.body = readBody(route, contentType, (input.text = await readText(c)), limit);
+    return input;
+  }
+
+  for (const fn of functions) {
+    app.on(fn.route.method, fn.route.path, async (c) => {
+      if (authorize !== null) await authorize(c);
+      const bundle = fn.loaded ?? (await fn.load());
+      return send(c, await bundle.invoke(await functionInput(c, bundle.route), device));
     });
-  const limitOthers = limiter(limit);
-  const limitUploads = limiter(uploadLimit);
-  const uploads = bundles.filter((bundle) => bundle.route.upload !== undefined).map((bundle) => bundle.route);
-  app.use('*', (c, next) => {
-    const upload = uploads.some(
-      (route) => route.method === c.req.method && matchPath(route.path, c.req.path) !== null && isUpload(route, c.req.header('content-type')),
-    );
-    return (upload ? limitUploads : limitOthers)(c, next);
-  });
+  }
   if (options.auth !== null) {
-    mountLogin(app, options.auth, limit);
+    const policy = options.auth;
+    app.post(LOGIN_PATH, async (c) => {
+      const { username, password } = credentials(decodeBody(c.req.header('content-type'), await readText(c), limit));
+      const token = await policy.login(username, password, clientAddress(c));
+      const answer = token === null ? { status: 401, body: { username, success: false } } : { status: 200, body: { username, success: true, token } };
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === null ? { 'www-authenticate': CHALLENGE } : {}) };
+      return send(c, { status: answer.status, headers, body: JSON.stringify(answer.body) });
+    });
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
-  for (const bundle of bundles) {
-    app.on(bundle.route.method, bundle.route.path, (c) => answer(c, bundle, options.device, limit));
-  }
-  app.get(HOSTAPD_CONTROL_PATH, async (c) => (await import('./websocket.ts')).hostapdControl(c, options.device));
-  app.get(CHANGE_STREAM_PATH, async (c) => (await import('./websocket.ts')).changeStream(c, options.device));
+  app.get(HOSTAPD_CONTROL_PATH, async (c) => {
+    if (authorize !== null) await authorize(c);
+    return (await import('./websocket.ts')).hostapdControl(c, device);
+  });
+  app.get(CHANGE_STREAM_PATH, async (c) => {
+    if (authorize !== null) await authorize(c);
+    return (await import('./websocket.ts')).changeStream(c, device);
+  });
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
+  // A preflight is answered for any path, without credentials: the browser sends none with it.
+  app.on('OPTIONS', '*', (c) => new Response(null, { status: 204, headers: cors.preflight(c.req.header('origin')) }));
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
-    if (allowed.length === 0) return problemResponse(c, noResource(c.req.path));
-    return problemResponse(c, methodNotAllowed(c.req.method, allowed.join(', ')));
+    return send(c, problemOutput(allowed.length === 0 ? noResource(c.req.path) : methodNotAllowed(c.req.method, allowed.join(', '))));
   });
-  app.onError((error, c) => problemResponse(c, error));
+  app.onError((error, c) => send(c, problemOutput(problemFor(error))));
   return app;
 }
 
-async function answer(c: Context, bundle: FunctionBundle, device: Device, limit: number): Promise<Response> {
-  if (isUpload(bundle.route, c.req.header('content-type'))) {
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    const input: FunctionInput = { params: c.req.param() as Record<string, string>, query: c.req.query(), headers: c.req.header(), body: undefined, text: '', bytes };
-    const out = await bundle.invoke(input, device);
-    return c.body(out.body, out.status as 200, out.headers);
-  }
-  const text = await c.req.text();
-  const input: FunctionInput = {
-    params: c.req.param() as Record<string, string>,
-    query: c.req.query(),
-    headers: c.req.header(),
-    body: readBody(bundle.route, c.req.header('content-type'), text, limit),
-    text,
-  };
-  const out = await bundle.invoke(input, device);
-  return c.body(out.body, out.status as 200, out.headers);
+/**
+ * Whether a request carries a body. Over HTTP/1.1 only one with `Content-Length` or
+ * `Transfer-Encoding` does; a GET without either is answered without touching the body, which would
+ * build a whole Fetch `Request` for it.
+ */
+function hasBody(c: Context): boolean {
+  const method = c.req.method;
+  if (method !== 'GET' && method !== 'DELETE') return true;
+  return c.req.header('content-length') !== undefined || c.req.header('transfer-encoding') !== undefined;
 }
 
-function corsOrigins(setting: string | undefined): string | string[] {
-  const origins = (setting ?? '*').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
-  if (origins.length === 0 || origins.includes('*')) return '*';
-  return origins.length === 1 ? origins[0]! : origins;
+/**
+ * Reads a request body of at most `maxSize` bytes with Hono's body limit: a streamed body is cut
+ * (413) as soon as it passes the limit, not read to its end.
+ */
+function limitedBody<T>(maxSize: number, read: (c: Context) => Promise<T>): (c: Context) => Promise<T> {
+  const limiter = bodyLimit({
+    maxSize,
+    onError: () => {
+      throw bodyTooLarge(maxSize);
+    },
+  });
+  return async (c) => {
+    let body: T | undefined;
+    await limiter(c, async () => {
+      body = await read(c);
+    });
+    return body as T;
+  };
 }

@@ -1,41 +1,30 @@
-import type { Hono, MiddlewareHandler } from 'hono';
-import { decodeBody } from '../../functions/core/body.ts';
+import type { Context } from 'hono';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { matchPath } from '../../functions/core/route.ts';
-import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
+import type { AuthPolicy } from '../auth/policy.ts';
 import { clientAddress } from './client-address.ts';
 
-/** ParaDrop's login endpoint. */
+/** ParaDrop's login endpoint: `POST` answers a token (runtime/http/app.ts mounts it). */
 export const LOGIN_PATH = '/api/v1/auth/local';
 
 /**
- * Middleware that lets a request through only when `policy.authorize` accepts it; the login
- * endpoint is exempt. Mount it before the body limit and the routes it protects.
+ * What every request but the login and a preflight goes through: `policy.authorize` with its
+ * `Authorization` header and peer address. Resolves when the request may go on.
+ *
+ * @throws HttpProblem 401, 403 or 429 from the policy.
+ * @example
+ * const authorize = authorizer(policy);
+ * app.get('/api/v1/info/features', async (c) => { await authorize(c); … });
  */
-export function requireAuth(policy: AuthPolicy): MiddlewareHandler {
-  return async (c, next) => {
-    if (matchPath(LOGIN_PATH, c.req.path) === null) await policy.authorize(c.req.header('authorization'), clientAddress(c));
-    await next();
-  };
+export function authorizer(policy: AuthPolicy): (c: Context) => Promise<unknown> {
+  return (c) => policy.authorize(c.req.header('authorization'), clientAddress(c));
 }
 
 /**
- * Mounts `POST /api/v1/auth/local`, answering ParaDrop's login document.
+ * The username and password of a login body (`{"username": …, "password": …}`, decoded).
  *
- * @example
- * // POST /api/v1/auth/local {"username":"paradrop","password":"pw"}
- * // → 200 {"username":"paradrop","success":true,"token":"eyJ…"} or 401 {"username":"paradrop","success":false}
+ * @throws HttpProblem 400 naming each missing field.
  */
-export function mountLogin(app: Hono, policy: AuthPolicy, bodyLimit: number): void {
-  app.post(LOGIN_PATH, async (c) => {
-    const { username, password } = credentials(decodeBody(c.req.header('content-type'), await c.req.text(), bodyLimit));
-    const token = await policy.login(username, password, clientAddress(c));
-    if (token === null) return c.json({ username, success: false }, 401, { 'www-authenticate': CHALLENGE });
-    return c.json({ username, success: true, token });
-  });
-}
-
-function credentials(body: unknown): { username: string; password: string } {
+export function credentials(body: unknown): { username: string; password: string } {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const errors = (['username', 'password'] as const)
     .filter((name) => typeof fields[name] !== 'string')

@@ -1,36 +1,99 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FunctionBundle } from '../../functions/core/invoke.ts';
+import type { Route } from '../../functions/core/route.ts';
+
+/** The file the build writes beside the functions folder: every bundle's route (see esbuild.config.mjs). */
+export const MANIFEST_FILE = 'manifest.json';
 
 /**
- * Imports every function bundle (`*.mjs`) of a folder, sorted by file name.
+ * One mounted function: its route, known before its bundle is imported, and the bundle, imported on
+ * the first request (`load`) and kept (`loaded`).
+ */
+export interface MountedFunction {
+  route: Route;
+  /** The bundle once imported; undefined until the first `load()` has finished. */
+  loaded: FunctionBundle | undefined;
+  /** Imports the bundle once; later calls share that import. */
+  load(): Promise<FunctionBundle>;
+}
+
+/**
+ * The functions of a folder, sorted by file name, for mounting without importing them: the routes of
+ * the bundles that `manifest.json` beside the folder lists (as the build writes it) come from it, and
+ * each bundle is imported on its first request. A bundle the manifest does not list (a folder put
+ * together by hand, `--functions DIR`) is imported now, to read its route.
  *
- * @throws Error when the folder cannot be read, a file is not a function bundle, or two bundles
+ * @throws Error when the folder cannot be read, a bundle is not a function bundle, or two bundles
  * answer the same method and path.
  * @example
- * const bundles = await loadFunctions('dist/functions'); // [{ route: { method: 'GET', path: '/api/v1/info/features', … }, invoke, handler }, …]
+ * const functions = await mountFunctions('dist/functions'); // [{ route: { method: 'GET', path: '/api/v1/info/features', … }, loaded: undefined, load }, …]
  */
-export async function loadFunctions(dir: string): Promise<FunctionBundle[]> {
+export async function mountFunctions(dir: string): Promise<MountedFunction[]> {
   let names: string[];
   try {
     names = await readdir(dir);
   } catch (error) {
     throw new Error(`cannot read the functions folder ${dir}: ${(error as Error).message}`);
   }
-  const files = names.filter((name) => name.endsWith('.mjs')).sort();
-  const bundles: FunctionBundle[] = [];
+  const listed = await manifestRoutes(dir);
+  const mounted: MountedFunction[] = [];
   const seen = new Map<string, string>();
-  for (const name of files) {
+  for (const name of names.filter((file) => file.endsWith('.mjs')).sort()) {
     const file = path.join(dir, name);
-    const bundle = (await import(pathToFileURL(file).href)) as Partial<FunctionBundle>;
-    if (typeof bundle.invoke !== 'function' || typeof bundle.route?.path !== 'string' || typeof bundle.route.method !== 'string') {
-      throw new Error(`${file} is not a function bundle: it must export route and invoke`);
-    }
-    const key = `${bundle.route.method} ${bundle.route.path}`;
+    const fn = listed.has(name) ? lazyFunction(file, listed.get(name)!) : loadedFunction(file, await importBundle(file));
+    const key = `${fn.route.method} ${fn.route.path}`;
     if (seen.has(key)) throw new Error(`${file} and ${seen.get(key)} both answer ${key}`);
     seen.set(key, file);
-    bundles.push(bundle as FunctionBundle);
+    mounted.push(fn);
   }
-  return bundles;
+  return mounted;
+}
+
+/** The routes `manifest.json` beside `dir` gives for bundles in `dir`, by file name; none without a manifest. */
+async function manifestRoutes(dir: string): Promise<Map<string, Route>> {
+  const routes = new Map<string, Route>();
+  const distDir = path.dirname(path.resolve(dir));
+  let text: string;
+  try {
+    text = await readFile(path.join(distDir, MANIFEST_FILE), 'utf8');
+  } catch {
+    return routes;
+  }
+  const { functions } = JSON.parse(text) as { functions?: (Route & { file: string })[] };
+  for (const { file, name, method, path: routePath, summary, body, upload } of functions ?? []) {
+    // Only entries for this very folder: a manifest beside another folder says nothing of it.
+    if (path.dirname(path.join(distDir, file)) !== path.resolve(dir)) continue;
+    routes.set(path.basename(file), { name, method, path: routePath, summary, ...(body === undefined ? {} : { body }), ...(upload === undefined ? {} : { upload }) });
+  }
+  return routes;
+}
+
+function lazyFunction(file: string, route: Route): MountedFunction {
+  let importing: Promise<FunctionBundle> | undefined;
+  const fn: MountedFunction = {
+    route,
+    loaded: undefined,
+    load: () =>
+      (importing ??= importBundle(file).then((bundle) => {
+        if (bundle.route.method !== route.method || bundle.route.path !== route.path) {
+          throw new Error(`${file} answers ${bundle.route.method} ${bundle.route.path}, not ${route.method} ${route.path} as ${MANIFEST_FILE} says: build again`);
+        }
+        return (fn.loaded = bundle);
+      })),
+  };
+  return fn;
+}
+
+function loadedFunction(file: string, bundle: FunctionBundle): MountedFunction {
+  return { route: bundle.route, loaded: bundle, load: () => Promise.resolve(bundle) };
+}
+
+async function importBundle(file: string): Promise<FunctionBundle> {
+  const bundle = (await import(pathToFileURL(file).href)) as Partial<FunctionBundle>;
+  if (typeof bundle.invoke !== 'function' || typeof bundle.route?.path !== 'string' || typeof bundle.route.method !== 'string') {
+    throw new Error(`${file} is not a function bundle: it must export route and invoke`);
+  }
+  return bundle as FunctionBundle;
 }

@@ -1,17 +1,13 @@
-import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { problemOutput } from '../../functions/core/invoke.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 
 /**
- * Answers anything thrown as an `application/problem+json` response. A 5xx is logged; its answer
- * never shows the error's message or stack (see `toProblem`).
+ * What an error thrown while answering a request stands for: Hono's own 4xx exceptions become the
+ * `HttpProblem` of their status; anything else is answered as it is (see `problemOutput`).
  *
  * @example
- * app.onError((error, c) => problemResponse(c, error));
+ * app.onError((error, c) => send(c, problemOutput(problemFor(error))));
  */
-export function problemResponse(c: Context, error: unknown): Response {
-  const mapped = error instanceof HTTPException && error.status < 500 ? new HttpProblem(error.status, error.message || 'the request was refused') : error;
-  const out = problemOutput(mapped);
-  return c.body(out.body, out.status as 500, out.headers);
+export function problemFor(error: unknown): unknown {
+  return error instanceof HTTPException && error.status < 500 ? new HttpProblem(error.status, error.message || 'the request was refused') : error;
 }

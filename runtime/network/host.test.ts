@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import type { NetworkTarget } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
 import { problemOf, writeScript } from '../../test/tool-scripts.ts';
-import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools } from './host.ts';
+import { createHostDevice } from '../host-device.ts';
+import { sharedRuns } from '../tools/shared-run.ts';
+import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools, type SharedToolRuns } from './host.ts';
 
 const temp = useTempDir('chutebox-network-host-');
 const execFileAsync = promisify(execFile);
@@ -129,6 +131,102 @@ describe('hostNetwork hostapd (hostapd_cli)', () => {
       status: 503,
       message: expect.stringContaining('no hostapdControl recorded'),
     });
+  });
+});
+
+describe('hostNetwork shared reads', () => {
+  /**
+   * A stand-in tool in a folder of its own that appends its arguments to `calls` there, takes 0.2 s,
+   * then prints `output`: each line of `runs()` is one run.
+   */
+  async function countingTool(name: string, output: string) {
+    const dir = await temp.folder(name);
+    const tool = await writeScript(dir, name, `echo "$*" >> "${dir}/calls"; sleep 0.2; echo '${output}'`);
+    const runs = async () => (await readFile(path.join(dir, 'calls'), 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    return { path: tool, runs };
+  }
+
+  /** The network of each request, as the host device makes them: a new hostNetwork per call, one map of runs. */
+  function perRequest(scripts: Partial<NetworkTools>): () => ReturnType<typeof hostNetwork> {
+    const runs: SharedToolRuns = sharedRuns();
+    return () => hostNetwork(TARGET, tools(scripts), runs);
+  }
+
+  /** Makes `count` calls at once and answers their answers. */
+  const concurrently = <T>(count: number, call: () => Promise<T>) => Promise.all(Array.from({ length: count }, call));
+
+  it('runs iw station dump once for 10 concurrent requests and answers each with the dump', async () => {
+    const iw = await countingTool('iw-dump', 'Station 02:00:00:00:00:01 (on vwlan0)');
+    const network = perRequest({ iw: iw.path });
+    expect(await concurrently(10, () => network().stationDump())).toEqual(Array(10).fill('Station 02:00:00:00:00:01 (on vwlan0)\n'));
+    expect(await iw.runs()).toEqual(['dev vwlan0 station dump']);
+  });
+
+  it('runs iw again for a station dump asked for after the shared run ended', async () => {
+    const iw = await countingTool('iw-again', 'Station 02:00:00:00:00:01 (on vwlan0)');
+    const network = perRequest({ iw: iw.path });
+    await concurrently(3, () => network().stationDump());
+    await network().stationDump();
+    expect(await iw.runs()).toEqual(['dev vwlan0 station dump', 'dev vwlan0 station dump']);
+  });
+
+  it('runs iw station get once for concurrent requests of one station, once per station', async () => {
+    const iw = await countingTool('iw-get', 'Station');
+    const network = perRequest({ iw: iw.path });
+    await Promise.all([
+      concurrently(5, () => network().stationGet('02:00:00:00:00:01')),
+      concurrently(5, () => network().stationGet('02:00:00:00:00:02')),
+    ]);
+    expect((await iw.runs()).sort()).toEqual(['dev vwlan0 station get 02:00:00:00:00:01', 'dev vwlan0 station get 02:00:00:00:00:02']);
+  });
+
+  it('runs iw station del for each of concurrent requests, while concurrent dumps share a run', async () => {
+    const iw = await countingTool('iw-del', '');
+    const network = perRequest({ iw: iw.path });
+    const [deleted] = await Promise.all([concurrently(4, () => network().stationDel('02:00:00:00:00:01')), concurrently(4, () => network().stationDump())]);
+    expect(deleted).toEqual([true, true, true, true]);
+    expect((await iw.runs()).sort()).toEqual([...Array(4).fill('dev vwlan0 station del 02:00:00:00:00:01'), 'dev vwlan0 station dump']);
+  });
+
+  it('answers every sharer with the problem of a failed shared run', async () => {
+    const dir = await temp.folder('iw-gone');
+    const iw = await writeScript(dir, 'iw', `echo run >> "${dir}/calls"; sleep 0.2; echo "command failed: No such device (-19)" >&2; exit 237`);
+    const network = perRequest({ iw });
+    const answers = await Promise.allSettled(Array.from({ length: 5 }, () => network().stationDump()));
+    expect(answers).toEqual(Array(5).fill({ status: 'rejected', reason: expect.objectContaining({ status: 503, message: expect.stringContaining('host interface vwlan0 does not exist') }) }));
+    expect(await readFile(path.join(dir, 'calls'), 'utf8')).toBe('run\n');
+  });
+
+  it('runs hostapd_cli STATUS and GET_CONFIG once each for concurrent requests, and again after', async () => {
+    const hostapdCli = await countingTool('hostapd_cli-status', 'state=ENABLED');
+    const network = perRequest({ hostapdCli: hostapdCli.path });
+    const [status, config] = await Promise.all([concurrently(10, () => network().hostapd(['STATUS'])), concurrently(10, () => network().hostapd(['GET_CONFIG']))]);
+    expect([...status, ...config]).toEqual(Array(20).fill('state=ENABLED\n'));
+    expect((await hostapdCli.runs()).sort()).toEqual(['-p /run/hostapd-test -i vwlan0 -- raw GET_CONFIG', '-p /run/hostapd-test -i vwlan0 -- raw STATUS']);
+    await network().hostapd(['STATUS']);
+    expect(await hostapdCli.runs()).toHaveLength(3);
+  });
+
+  it('runs hostapd_cli for each of concurrent SET and RELOAD requests, while concurrent STATUS requests share a run', async () => {
+    const hostapdCli = await countingTool('hostapd_cli-set', 'OK');
+    const network = perRequest({ hostapdCli: hostapdCli.path });
+    await Promise.all([
+      concurrently(3, () => network().hostapd(['SET', 'ssid', 'lab'])),
+      concurrently(2, () => network().hostapd(['RELOAD'])),
+      concurrently(3, () => network().hostapd(['STATUS'])),
+    ]);
+    expect((await hostapdCli.runs()).sort()).toEqual([
+      ...Array(2).fill('-p /run/hostapd-test -i vwlan0 -- raw RELOAD'),
+      ...Array(3).fill('-p /run/hostapd-test -i vwlan0 -- raw SET ssid lab'),
+      '-p /run/hostapd-test -i vwlan0 -- raw STATUS',
+    ]);
+  });
+
+  it("shares a read across the host device's requests, whose network() makes a new hostNetwork each time", async () => {
+    const iw = await countingTool('iw-device', 'Station 02:00:00:00:00:01 (on vwlan0)');
+    const device = createHostDevice({ stateDir: await temp.folder('device-state'), tools: { iw: iw.path } });
+    await concurrently(10, () => device.network(TARGET).stationDump());
+    expect(await iw.runs()).toEqual(['dev vwlan0 station dump']);
   });
 });
 

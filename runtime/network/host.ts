@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { NetworkHost, NetworkTarget } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { DEFAULT_TIMEOUT_MS, runTool, type Tool, type ToolResult } from '../tools/run.ts';
+import { sharedRuns, type SharedRuns } from '../tools/shared-run.ts';
 
 /** Where the runtime finds the network tools, and how long each may take. */
 export interface NetworkTools {
@@ -27,6 +28,8 @@ const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
 const NO_SUCH_STATION = /\(-2\)/;
 /** `command failed: No such device (-19)`: the host interface is gone. */
 const NO_SUCH_DEVICE = /\(-19\)/;
+/** The hostapd commands that only read, whose runs concurrent identical calls share. */
+const READ_ONLY_HOSTAPD_COMMANDS = new Set(['STATUS', 'GET_CONFIG']);
 /** hostapd_cli when it cannot open the control socket: `Failed to connect to hostapd - wpa_ctrl_open: <reason>`. */
 const CANNOT_CONNECT = /Failed to connect to hostapd - wpa_ctrl_open: (.*)/;
 /** hostapd_cli when hostapd took longer than its own 10 s (it still exits 0): `'STATUS' command timed out.` */
@@ -40,6 +43,13 @@ const HOSTAPD_TIMED_OUT = /^'.*' command timed out\.\s*$/s;
  * `attachHostapdEvents` and docs/decisions/0013-hostapd-control-websocket.md). Tools run without a
  * shell, with an argument array and a timeout.
  *
+ * The reads `station dump`, `station get <mac>` and hostapd's `STATUS` and `GET_CONFIG` share a run
+ * in flight through `runs`, keyed by the executable and its whole argument list: concurrent identical
+ * reads run the tool once, and a read that starts after that run ended runs it again. A Device makes
+ * one `runs` and passes it to every `hostNetwork` it creates (one per request); without it, only the
+ * calls of this one object share. Nothing that changes something (`station del`, `SET`, `RELOAD`, …)
+ * is ever shared.
+ *
  * @throws HttpProblem (from each method) 503 when the target has no such resource recorded, a tool
  *   is missing or the control socket is absent; 504 when a tool or hostapd does not answer in time;
  *   502 when a tool fails otherwise (its message in the detail).
@@ -47,10 +57,16 @@ const HOSTAPD_TIMED_OUT = /^'.*' command timed out\.\s*$/s;
  * const host = hostNetwork({ chute: 'hello', network: 'wifi', hostInterface: 'vwlan0', hostapdControl: '/run/hostapd/vwlan0', leaseFile: '/var/lib/misc/dnsmasq.leases' }, DEFAULT_NETWORK_TOOLS);
  * await host.hostapd(['STATUS']); // 'state=ENABLED\n…'
  */
-export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT_NETWORK_TOOLS): NetworkHost {
+export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT_NETWORK_TOOLS, runs: SharedToolRuns = sharedRuns()): NetworkHost {
   const iw: Tool = { name: 'iw', path: tools.iw, setting: '--iw PATH or CHUTEBOX_IW' };
   const hostapdCli: Tool = { name: 'hostapd_cli', path: tools.hostapdCli, setting: '--hostapd-cli PATH or CHUTEBOX_HOSTAPD_CLI' };
   const limits = { timeoutMs: tools.timeoutMs };
+
+  /** Runs a tool; a read shares the run in flight of the same executable with the same arguments. */
+  function run(tool: Tool, args: string[], read: boolean): Promise<ToolResult> {
+    if (!read) return runTool(tool, args, limits);
+    return runs.run(JSON.stringify([tool.path, ...args]), () => runTool(tool, args, limits));
+  }
 
   /** A resource the chute cache must record for this network; 503 naming it when it does not. */
   function recorded(key: 'hostInterface' | 'hostapdControl' | 'leaseFile'): string {
@@ -61,11 +77,14 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
     return value;
   }
 
-  /** Runs `iw dev <hostInterface> station <args>`; answers its result, or null when iw knows no such station. */
-  async function station(args: string[]): Promise<ToolResult | null> {
+  /**
+   * Runs `iw dev <hostInterface> station <args>` (sharing a run in flight when `read`); answers its
+   * result, or null when iw knows no such station.
+   */
+  async function station(args: string[], read: boolean): Promise<ToolResult | null> {
     const hostInterface = recorded('hostInterface');
     const command = ['dev', hostInterface, 'station', ...args];
-    const result = await runTool(iw, command, limits);
+    const result = await run(iw, command, read);
     if (result.code === 0) return result;
     const message = (result.stderr || result.stdout).trim() || `exit ${result.code ?? result.signal}`;
     if (NO_SUCH_STATION.test(message) && args.length > 1) return null;
@@ -81,13 +100,13 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
 
   const host: NetworkHost = {
     async stationDump() {
-      return (await station(['dump']))!.stdout;
+      return (await station(['dump'], true))!.stdout;
     },
     async stationGet(mac) {
-      return (await station(['get', checkMac(mac)]))?.stdout ?? null;
+      return (await station(['get', checkMac(mac)], true))?.stdout ?? null;
     },
     async stationDel(mac) {
-      return (await station(['del', checkMac(mac)])) !== null;
+      return (await station(['del', checkMac(mac)], false)) !== null;
     },
     async leases() {
       const file = recorded('leaseFile');
@@ -107,7 +126,7 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
       const args = ['-p', path.dirname(socket), '-i', path.basename(socket), '--', 'raw', ...command];
       let result: ToolResult;
       try {
-        result = await runTool(hostapdCli, args, limits);
+        result = await run(hostapdCli, args, command.length === 1 && READ_ONLY_HOSTAPD_COMMANDS.has(command[0]!));
       } catch (error) {
         if (error instanceof HttpProblem && error.status === 504) {
           throw new HttpProblem(504, `hostapd did not answer on its control socket ${socket} within ${tools.timeoutMs / 1000} s`);
@@ -128,6 +147,16 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
   };
   return host;
 }
+
+/**
+ * The tool runs in flight that concurrent identical reads share, keyed by executable and arguments:
+ * one per Device, passed to each `hostNetwork` it creates.
+ *
+ * @example
+ * const runs: SharedToolRuns = sharedRuns();
+ * const network = (target: NetworkTarget) => hostNetwork(target, tools, runs);
+ */
+export type SharedToolRuns = SharedRuns<ToolResult>;
 
 /** The 503 of hostapd_cli's output when it could not open the control socket, or null. */
 export function connectProblem(output: string, socket: string): HttpProblem | null {

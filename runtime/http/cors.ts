@@ -1,0 +1,48 @@
+/** Methods and request headers a browser may use across origins; what a preflight answers. */
+const ALLOW_METHODS = 'GET,PUT,POST,DELETE,OPTIONS';
+const ALLOW_HEADERS = 'Authorization,Content-Type';
+/** Response headers a page may read: the challenge, the lockout and the methods of a 405. */
+const EXPOSE_HEADERS = 'WWW-Authenticate,Retry-After,Allow';
+const MAX_AGE_SECONDS = '600';
+
+/** The CORS side of every answer, for one `--cors-origin` setting. */
+export interface CorsPolicy {
+  /**
+   * The CORS headers of an answer to a request from `origin` (its `Origin` header): a shared object,
+   * never to be changed; copy it into the answer's headers.
+   */
+  headers(origin: string | undefined): Readonly<Record<string, string>>;
+  /** The headers of a `204` answer to a preflight (`OPTIONS`) from `origin`. */
+  preflight(origin: string | undefined): Record<string, string>;
+}
+
+/**
+ * CORS for `--cors-origin`: `*` (the default) or a comma-separated list of origins, answered the way
+ * Hono's cors middleware answers them. Written out here because that middleware builds a Response
+ * and its Headers for every request, then copies them into the real answer: on a router that was
+ * a tenth of the time of a request (docs/decisions/0017-a-request-costs-what-its-answer-needs.md).
+ *
+ * @example
+ * const cors = corsPolicy('https://a.example');
+ * cors.headers('https://a.example') // { 'access-control-allow-origin': 'https://a.example', 'access-control-expose-headers': '…', vary: 'Origin' }
+ * cors.headers('https://evil.example') // { 'access-control-expose-headers': '…', vary: 'Origin' }
+ */
+export function corsPolicy(setting: string | undefined): CorsPolicy {
+  const origins = (setting ?? '*').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const any = origins.length === 0 || origins.includes('*');
+  const refused: Readonly<Record<string, string>> = Object.freeze({ 'access-control-expose-headers': EXPOSE_HEADERS, vary: 'Origin' });
+  const allowed = new Map(origins.map((origin) => [origin, Object.freeze({ 'access-control-allow-origin': origin, ...refused })]));
+  const everyone: Readonly<Record<string, string>> = Object.freeze({ 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSE_HEADERS });
+  const headers = any ? () => everyone : (origin: string | undefined) => (origin === undefined ? undefined : allowed.get(origin)) ?? refused;
+  return {
+    headers,
+    preflight: (origin) => ({
+      ...headers(origin),
+      ...(any ? {} : { vary: 'Origin, Access-Control-Request-Headers' }),
+      'access-control-max-age': MAX_AGE_SECONDS,
+      'access-control-allow-methods': ALLOW_METHODS,
+      'access-control-allow-headers': ALLOW_HEADERS,
+      ...(any ? { vary: 'Access-Control-Request-Headers' } : {}),
+    }),
+  };
+}

@@ -1,0 +1,56 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * A file's decoded contents, read once and then only after its folder changed: an inotify watch on
+ * the folder (`fs.watch`) drops the copy at the first event, whatever it is (the file written,
+ * renamed over, removed, or the folder itself removed), so a caller costs no read and no stat while
+ * nothing changes. The kernel queues the event before the change's system call returns, and the
+ * event loop takes it before a request that arrives later, so a change made by another process
+ * (`chutebox passwd`) applies from the next request on. Where the folder cannot be watched (it does
+ * not exist), every call reads the file.
+ *
+ * @param decode turns the bytes, or null when the file does not exist, into the value; what it
+ *   throws is thrown to the caller, and nothing is kept.
+ * @example
+ * const users = watchedFile('/var/lib/chutebox/auth/passwd.json', (bytes) => (bytes === null ? {} : JSON.parse(bytes.toString('utf8')).users));
+ * await users(); // read from disk
+ * await users(); // the same value, nothing read
+ */
+export function watchedFile<T>(file: string, decode: (bytes: Buffer | null) => T): () => Promise<T> {
+  let kept: Promise<T> | undefined;
+  let watcher: FSWatcher | undefined;
+  const forget = () => {
+    kept = undefined;
+    watcher?.close();
+    watcher = undefined;
+  };
+  return () => {
+    if (kept !== undefined) return kept;
+    // Watch first, then read: a change during the read is an event that drops what was read.
+    try {
+      watcher = watch(path.dirname(file), { persistent: false }, forget);
+      watcher.on('error', forget);
+    } catch {
+      watcher = undefined;
+    }
+    const reading = readOrNull(file).then(decode);
+    if (watcher !== undefined) {
+      kept = reading;
+      reading.catch(() => {
+        if (kept === reading) forget();
+      });
+    }
+    return reading;
+  };
+}
+
+async function readOrNull(file: string): Promise<Buffer | null> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
