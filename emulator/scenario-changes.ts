@@ -1,3 +1,4 @@
+import { deepFreeze } from './deep-freeze.ts';
 import { randomBytes } from 'node:crypto';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
@@ -75,7 +76,10 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
   /** The last change of each chute, which the next one waits for. */
   const queues = new Map<string, Promise<void>>();
   let engine: Promise<Record<string, unknown>[] | null> | undefined;
-  const containers = () => (engine ??= base.containers());
+  /** The emulator's own copy of the engine's containers, which changes edit. */
+  const containers = () => (engine ??= base.containers().then((list) => (list === null ? null : structuredClone(list))));
+  /** What `containers()` answers: a frozen copy of the edited list, made again after a change edits it. */
+  let answer: Promise<Record<string, unknown>[] | null> | undefined;
   const time = () => new Date(base.now()).toISOString();
   /** The tags of the images loaded (`loadImage`) since the emulator started. */
   const loaded = new Set<string>();
@@ -119,6 +123,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
         say(record, `built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
       }
       for (const text of effect(request, list, base.now())(chute)) say(record, text);
+      answer = undefined;
       touched.set(request.chute, request.action === 'delete' ? null : chute);
       say(record, `succeeded: ${describe(request)}`, 'succeeded');
     } catch (error) {
@@ -128,10 +133,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
 
   return {
     ...base,
-    async containers() {
-      const list = await containers();
-      return list === null ? null : structuredClone(list);
-    },
+    containers: () => (answer ??= containers().then((list) => (list === null ? null : deepFreeze(structuredClone(list))))),
     async containerStats(id) {
       const container = (await containers())?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
       return container?.State === 'running' ? base.containerStats(id) : null;
@@ -180,6 +182,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
         const names = new Set([...(await base.chuteNames()), ...touched.keys()]);
         const list = await containers();
         if (list !== null) list.splice(0, list.length, ...list.filter((entry) => !names.has(String((entry.Labels as Record<string, unknown>)[CHUTE_LABEL]))));
+        answer = undefined;
         for (const name of names) touched.set(name, null);
         log.splice(0, log.length);
         loaded.clear();

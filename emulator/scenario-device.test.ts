@@ -187,16 +187,18 @@ describe('engine recordings', () => {
     expect(await (await loadScenario(dir)).device.containerStats('a1')).toBeNull();
   });
 
-  it('hands every caller its own copy', async () => {
+  it('never lets a caller change what the next caller gets: the recordings are shared read-only', async () => {
     const dir = await scenario('engine-copy', {
       'device.yaml': UNAME,
       'engine/containers.json': JSON.stringify([chute('a1', 'web')]),
       'engine/stats/a1.json': '{"pids_stats":{"current":3}}',
     });
     const { device } = await loadScenario(dir);
-    (await device.containers())![0]!.State = 'dead';
+    const list = (await device.containers())!;
+    expect(() => (list[0]!.State = 'dead')).toThrow(TypeError);
     expect((await device.containers())![0]!.State).toBe('running');
-    (await device.containerStats('a1'))!.pids_stats = null;
+    const stats = (await device.containerStats('a1'))!;
+    expect(() => (stats.pids_stats = null)).toThrow(TypeError);
     expect(await device.containerStats('a1')).toEqual({ pids_stats: { current: 3 } });
   });
 

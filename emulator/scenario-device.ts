@@ -1,3 +1,4 @@
+import { deepFreeze } from './deep-freeze.ts';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -246,14 +247,6 @@ async function loadEngine(dir: string): Promise<Engine | null> {
   return { containers: deepFreeze(containers), stats: new Map([...stats].map(([id, body]) => [id, deepFreeze(body)])) };
 }
 
-/** A JSON value made read-only to its leaves: a handler that tried to change a shared answer would throw. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 /** A JSON file's value, or undefined when the file does not exist. */
 async function readJson(file: string): Promise<unknown> {
