@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context, Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
 import { bodyLimit } from 'hono/body-limit';
@@ -67,15 +68,13 @@ export async function createApp(options: AppOptions): Promise<Hono> {
   const app: Hono = new HonoBase<BlankEnv, BlankSchema, '/'>({ router: new RegExpRouter(), strict: false });
 
   /** The answer, with the CORS headers of the request. */
-  const send = (c: Context, out: FunctionOutput) => new Response(out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(c.req.header('origin'))) });
+  const send = (c: Context, out: FunctionOutput, origin = c.req.header('origin')) =>
+    new Response(out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(origin)) });
   const readText = limitedBody(limit, (c) => c.req.text());
   const readBytes = limitedBody(uploadLimit, async (c) => new Uint8Array(await c.req.arrayBuffer()));
 
-  /** What a function gets of a request: the body read (and decoded) only when the request has one. */
-  async function functionInput(c: Context, route: Route): Promise<FunctionInput> {
-    const { req } = c;
-    const input: FunctionInput = { params: req.param() as Record<string, string>, query: req.query(), headers: req.header(), body: undefined, text: '' };
-    if (!hasBody(c)) return input;
+  /** Reads the body into `input` (decoded, or as bytes for an upload). */
+  async function readInto(input: FunctionInput, c: Context, route: Route): Promise<FunctionInput> {
     const contentType = input.headers['content-type'];
     if (isUpload(route, contentType)) input.bytes = await readBytes(c);
     else input.body = readBody(route, contentType, (input.text = await readText(c)), limit);
@@ -86,7 +85,9 @@ export async function createApp(options: AppOptions): Promise<Hono> {
     app.on(fn.route.method, fn.route.path, async (c) => {
       if (authorize !== null) await authorize(c);
       const bundle = fn.loaded ?? (await fn.load());
-      return send(c, await bundle.invoke(await functionInput(c, bundle.route), device));
+      const headers = requestHeaders(c);
+      const input: FunctionInput = { params: c.req.param() as Record<string, string>, query: c.req.query(), headers, body: undefined, text: '' };
+      return send(c, await bundle.invoke(hasBody(c.req.method, headers) ? await readInto(input, c, bundle.route) : input, device), headers.origin);
     });
   }
   if (options.auth !== null) {
@@ -125,10 +126,18 @@ export async function createApp(options: AppOptions): Promise<Hono> {
  * `Transfer-Encoding` does; a GET without either is answered without touching the body, which would
  * build a whole Fetch `Request` for it.
  */
-function hasBody(c: Context): boolean {
-  const method = c.req.method;
+function hasBody(method: string, headers: Record<string, string>): boolean {
   if (method !== 'GET' && method !== 'DELETE') return true;
-  return c.req.header('content-length') !== undefined || c.req.header('transfer-encoding') !== undefined;
+  return headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * A request's headers by lower-case name: over HTTP the object Node's parser already made (Hono's
+ * `c.req.header()` would build a Fetch `Headers` to copy them out of), otherwise Hono's.
+ */
+function requestHeaders(c: Context): Record<string, string> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming === undefined ? c.req.header() : (incoming.headers as Record<string, string>);
 }
 
 /**
