@@ -1,7 +1,7 @@
 // Builds chutebox: one standalone bundle per endpoint, the entry points, and dist/manifest.json.
 // Usage: node esbuild.config.mjs [--quiet]
 import * as esbuild from 'esbuild';
-import { readdir, readFile, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
+import { copyFile, readdir, readFile, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -179,6 +179,9 @@ await Promise.all([
   ),
 ]);
 await chmod(path.join(dist, 'chutebox.mjs'), 0o755);
+// The `chutebox` command: a shell launcher that bounds Node's heap, then runs chutebox.mjs (package.json `bin`).
+await copyFile(path.join(root, 'runtime/chutebox.sh'), path.join(dist, 'chutebox'));
+await chmod(path.join(dist, 'chutebox'), 0o755);
 
 async function sizes(file) {
   const bytes = await readFile(file);

@@ -5,7 +5,7 @@ import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
 import { listenOptions, optionsHelp, parseMegabytes, parsePort, UPLOAD_LIMIT_OPTION, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
 import type { Settings } from '../functions/core/device.ts';
-import { readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
+import { heapLimit, readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
 import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
@@ -41,7 +41,7 @@ const HELP = optionsHelp(
   'chutebox emulate [options]',
   'Serves the device API from a scenario (a recorded device, see fixtures/scenarios/README.md) with the same ' +
     `functions and HTTP layer as \`chutebox serve\`. Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
-    'A flag wins over its environment variable, which wins over the settings file (see `chutebox serve --help`).',
+    'A flag wins over its environment variable, which wins over the settings file (see `chutebox serve --help`, also for --max-heap).',
   OPTIONS,
   SWITCHES,
 );
@@ -77,7 +77,7 @@ export async function main(argv: string[]): Promise<void> {
     uploadLimit,
   });
   const server = await listen(app, { host: values.host!, port });
-  settings = settingsRecord(OPTIONS, values, { portal_server_port: Number(new URL(server.url).port), functions: functionsDir, scenario_dir: scenario.dir });
+  settings = settingsRecord(OPTIONS, values, { portal_server_port: Number(new URL(server.url).port), functions: functionsDir, scenario_dir: scenario.dir, ...heapLimit() });
   // One write, so a reader that sees the listening line sees the rest with it.
   process.stdout.write(
     `listening on ${server.url}\n` +

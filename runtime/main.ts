@@ -8,7 +8,7 @@ import { listen } from './http/listen.ts';
 import type { DevicePowerAction, Settings } from '../functions/core/device.ts';
 import { PDCONF_FILES, type PdconfFile } from '../functions/config/uci.ts';
 import { listenOptions, optionsHelp, parseCount, parseMegabytes, parsePort, parseSeconds, UPLOAD_LIMIT_OPTION, type OptionSpec } from './options.ts';
-import { parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
+import { heapLimit, parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
 
 
 const SERVE_OPTIONS = [
@@ -49,7 +49,7 @@ function pdconfApplyOption<const F extends PdconfFile>(file: F) {
 
 const SERVE_HELP = optionsHelp(
   'chutebox serve [options]',
-  'Serves the device API of this machine over HTTP. A flag wins over its environment variable, which wins over the settings file (`name=value` lines; the name is the flag with `_` for `-`, `portal_server_port` for --port).',
+  'Serves the device API of this machine over HTTP. A flag wins over its environment variable, which wins over the settings file (`name=value` lines; the name is the flag with `_` for `-`, `portal_server_port` for --port) Started as `chutebox`, it also takes --max-heap MB (CHUTEBOX_MAX_HEAP), the heap limit; default a quarter of MemTotal, 16 to 256 MB.',
   SERVE_OPTIONS,
 );
 
@@ -101,6 +101,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     state_dir: stateDir,
     functions: functionsDir,
     passwd_file: path.resolve(values['passwd-file']!),
+    ...heapLimit(),
   });
   const stop = () => {
     void device.close();

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Settings } from '../functions/core/device.ts';
@@ -64,8 +65,8 @@ export async function readSettings<const S extends readonly OptionSpec[], const 
 
 /**
  * The settings record that `GET /api/v1/config/settings` answers: every option by its setting name
- * (numbers as numbers, commands as argument lists, unset as null), then `extra` (the real paths and
- * the port actually listened on), which wins.
+ * (numbers as numbers, commands as argument lists, unset as null), then `extra` (the real paths, the
+ * port actually listened on, `heapLimit()`), which wins.
  *
  * @example
  * settingsRecord(SERVE_OPTIONS, values, { portal_server_port: 8080, state_dir: '/var/lib/chutebox' })
@@ -82,6 +83,14 @@ export function settingsRecord(specs: readonly OptionSpec[], values: Record<stri
   }
   if (typeof record.settings_file === 'string') record.settings_file = path.resolve(record.settings_file);
   return { ...record, ...extra };
+}
+
+/**
+ * `heap_limit_mb`, the setting that tells the heap limit of this process in MiB (old and young
+ * generations): what the launcher's `--max-heap` made it (runtime/chutebox.sh), or Node's own.
+ */
+export function heapLimit(): Settings {
+  return { heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20) };
 }
 
 /**

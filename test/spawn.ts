@@ -20,15 +20,17 @@ export interface Started {
 
 /**
  * Starts `chutebox <args>` and waits for its `listening on <url>` line. `cli` runs another copy of the
- * built CLI (default: this checkout's dist/chutebox.mjs).
+ * built CLI (default: this checkout's dist/chutebox.mjs, on this Node), or `{ command }` an executable
+ * (the launcher, dist/chutebox).
  *
  * @example
  * const server = await startChutebox(['emulate', '--port', '0']);
  * await fetch(`${server.url}/api/v1/info/hardware`);
  * await server.stop();
  */
-export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.env, cli: string = CLI): Promise<Started> {
-  const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.env, cli: string | { command: string } = CLI): Promise<Started> {
+  const [command, argv] = typeof cli === 'string' ? [process.execPath, [cli, ...args]] : [cli.command, args];
+  const child = spawn(command, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let stopping: Promise<void> | undefined;
   return new Promise((resolve, reject) => {
