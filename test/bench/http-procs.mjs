@@ -1,0 +1,162 @@
+// Processes and temp dirs of test/bench/http.mjs: how chutebox and the baseline servers are started,
+// stopped by pid, and cleaned up at the end (also on an error or Ctrl-C).
+import { spawn } from 'node:child_process';
+import { access, constants, mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The checkout's root folder. */
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The folder of the bench scripts (the baseline servers live here). */
+const benchDir = path.join(root, 'test/bench');
+
+/**
+ * The command line that runs chutebox with `args`: the one place to change when chutebox gets
+ * another launcher.
+ *
+ * @example
+ * chuteboxCommand(['emulate', '--port', '0']) // [process.execPath, '<root>/dist/chutebox.mjs', 'emulate', '--port', '0']
+ */
+export function chuteboxCommand(args) {
+  return [process.execPath, path.join(root, 'dist/chutebox.mjs'), ...args];
+}
+
+/** The command line of a baseline server script of test/bench/ (e.g. `baseline-node.mjs`). */
+export function baselineCommand(script, args) {
+  return [process.execPath, path.join(benchDir, script), ...args];
+}
+
+/** Only PATH: no CHUTEBOX_* setting of the developer's shell changes what is served. */
+export const CLEAN_ENV = Object.freeze({ PATH: process.env.PATH ?? '/usr/bin:/bin' });
+
+/** Every child process still running, by pid. */
+const running = new Map();
+/** Every temp dir made, removed at the end. */
+const tempDirs = new Set();
+
+/** Starts `command` (an argv array) with a clean env and piped stdio, and keeps it for the clean-up. */
+export function spawnTracked(command, { env = CLEAN_ENV, stdin = 'ignore' } = {}) {
+  const [file, ...args] = command;
+  const child = spawn(file, args, { env, stdio: [stdin, 'pipe', 'pipe'] });
+  running.set(child.pid, child);
+  child.once('exit', () => running.delete(child.pid));
+  return child;
+}
+
+/** Stops a child by its pid (SIGTERM, then SIGKILL after `graceMs`) and waits for its exit. */
+export function stopChild(child, graceMs = 3000) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => {
+      try {
+        process.kill(child.pid, 'SIGKILL');
+      } catch {}
+    }, graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      process.kill(child.pid, 'SIGTERM');
+    } catch {}
+  });
+}
+
+/**
+ * Starts a server (chutebox or a baseline) and waits for its `listening on <url>` line.
+ * Answers `{ url, pid, child, output(), stop() }`.
+ */
+export function startServer(name, command, { env = CLEAN_ENV, timeoutMs = 15_000 } = {}) {
+  const child = spawnTracked(command, { env });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(`${name} did not print "listening on" within ${timeoutMs / 1000} s`), timeoutMs);
+    function fail(why) {
+      clearTimeout(timer);
+      stopChild(child, 100);
+      reject(new Error(`${why}:\n${output}`));
+    }
+    const onData = (chunk) => {
+      output += chunk.toString();
+      if (output.length > 100_000) output = output.slice(-50_000);
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.removeListener('exit', onExit);
+        resolve({ name, url: match[1], pid: child.pid, child, output: () => output, stop: () => stopChild(child) });
+      }
+    };
+    const onExit = (code, signal) => fail(`${name} exited (${code ?? signal}) before listening`);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** A fresh temp dir under os.tmpdir(), removed by `cleanUp`. */
+export async function tempDir(prefix = 'chutebox-bench-') {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Removes one temp dir made by `tempDir` now. */
+export async function removeTempDir(dir) {
+  tempDirs.delete(dir);
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Stops every child still running and removes every temp dir. */
+export async function cleanUp() {
+  await Promise.all([...running.values()].map((child) => stopChild(child, 1000)));
+  await Promise.all([...tempDirs].map((dir) => removeTempDir(dir)));
+}
+
+/** Whether a signal stopped the run (its clean-up is under way: the errors it causes are not news). */
+export let interrupted = false;
+
+/** Cleans up on Ctrl-C or SIGTERM, then exits with 130 / 143. */
+export function cleanUpOnSignals() {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+    process.once(signal, () => {
+      interrupted = true;
+      console.error(`\n${signal}: stopping the servers and removing the temp dirs`);
+      cleanUp().finally(() => process.exit(code));
+    });
+  }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A process's resident set size in bytes (VmRSS of /proc/<pid>/status). */
+export async function rss(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}
+
+/** The full path of `name` on PATH, or null. */
+export async function onPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
+    const file = path.join(dir, name);
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {}
+  }
+  return null;
+}

@@ -1,0 +1,74 @@
+// The servers that test/bench/http.mjs measures: chutebox (emulate, serve) and the baselines, each
+// started as its own process on 127.0.0.1 with a clean environment.
+import { mkdir, truncate } from 'node:fs/promises';
+import path from 'node:path';
+import { baselineCommand, chuteboxCommand, startServer, tempDir } from './http-procs.mjs';
+import { writeChuteState, writeMachine, writeTools } from './http-serve-state.mjs';
+
+/**
+ * What every server of the run shares, in one temp dir: the stand-in tools, the passwd, settings
+ * and lease files. Answers `{ dir, tools, machine, newStateDir(withChute) }`.
+ */
+export async function benchMachine() {
+  const dir = await tempDir();
+  const tools = await writeTools(path.join(dir));
+  const machine = await writeMachine(dir);
+  let states = 0;
+  /** A fresh state dir, empty or holding the chute of test/bench/http-serve-state.mjs. */
+  async function newStateDir(withChute) {
+    const stateDir = path.join(dir, `state-${++states}`);
+    if (withChute) await writeChuteState(stateDir, machine.leases);
+    else await mkdir(stateDir, { mode: 0o700 });
+    return stateDir;
+  }
+  return { dir, tools, machine, newStateDir };
+}
+
+/** The arguments of `chutebox emulate` (default scenario) on 127.0.0.1:`port`, with or without auth. */
+export function emulateArgs(m, { auth = false, port = 0 } = {}) {
+  return ['emulate', '--scenario', 'default', '--host', '127.0.0.1', '--port', String(port), '--settings', m.machine.settings, ...(auth ? [] : ['--no-auth'])];
+}
+
+/**
+ * The arguments of `chutebox serve` on 127.0.0.1:`port` with `stateDir`, no container engine (a socket
+ * path that does not exist), and the stand-in tools, passwd and settings of `m`.
+ */
+export function serveArgs(m, stateDir, { port = 0 } = {}) {
+  return [
+    'serve', '--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir,
+    '--docker-socket', path.join(m.dir, 'no-docker.sock'), '--iw', m.tools.iw, '--hostapd-cli', m.tools.hostapdCli,
+    '--passwd-file', m.machine.passwd, '--settings', m.machine.settings,
+  ];
+}
+
+/** Starts `chutebox emulate`. */
+export const startEmulate = (m, options) => startServer(`emulate${options?.auth ? '' : ' --no-auth'}`, chuteboxCommand(emulateArgs(m, options)));
+
+/** Starts `chutebox serve` on a fresh state dir, empty or holding the chute. */
+export async function startServe(m, { withChute = false } = {}) {
+  return startServer('serve', chuteboxCommand(serveArgs(m, await m.newStateDir(withChute))));
+}
+
+/** The baseline command lines: bare node:http or one-route Hono answering from `answersFile`. */
+export const bareArgs = (answersFile, port = 0) => baselineCommand('baseline-node.mjs', [answersFile, String(port)]);
+export const honoArgs = (answersFile, port = 0) => baselineCommand('baseline-hono.mjs', [answersFile, String(port)]);
+
+/** Starts bare node:http answering from `answersFile`. */
+export const startBare = (answersFile) => startServer('bare node:http', bareArgs(answersFile));
+/** Starts the one-route Hono app answering from `answersFile`. */
+export const startHono = (answersFile) => startServer('hono one-route', honoArgs(answersFile));
+
+/** Logs in to an emulator with auth as paradrop (empty password); answers the token. */
+export async function login(url) {
+  const res = await fetch(`${url}/api/v1/auth/local`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'paradrop', password: '' }),
+  });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`POST /api/v1/auth/local answered ${res.status}: ${body}`);
+  return JSON.parse(body).token;
+}
+
+/** Empties the iw stand-in's run log. */
+export const resetIwRuns = (m) => truncate(m.tools.iwRuns, 0);
