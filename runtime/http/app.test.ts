@@ -1,4 +1,6 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryDevice } from '../../test/memory-device.ts';
 import { fixedAuth } from '../auth/index.ts';
@@ -120,5 +122,46 @@ describe('createApp with fixedAuth (the emulator)', () => {
     const res = await app.request('/api/v1/auth/local', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"paradrop"}' });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ errors: [{ path: 'body.password', message: 'must be a string' }] });
+  });
+});
+
+describe('createApp on a build with a manifest (dist/manifest.json beside dist/functions)', () => {
+  /**
+   * A build folder: `functions/` with one bundle that records its import in a global, and the
+   * manifest the build writes beside it.
+   */
+  async function build(): Promise<{ functionsDir: string; imports: () => number }> {
+    const root = await mkdtemp(path.join(tmpdir(), 'chutebox-manifest-'));
+    builds.push(root);
+    const key = `chuteboxImports${builds.length}`;
+    await mkdir(path.join(root, 'functions'));
+    await writeFile(
+      path.join(root, 'functions', 'test-counted.mjs'),
+      `globalThis.${key} = (globalThis.${key} ?? 0) + 1;
+export const route = { name: 'test-counted', method: 'GET', path: '/api/v1/test/counted/:name', summary: 'answers its name' };
+export const invoke = async (input) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(input.params) });
+export const handler = async () => ({});`,
+    );
+    const manifest = { functions: [{ name: 'test-counted', file: 'functions/test-counted.mjs', method: 'GET', path: '/api/v1/test/counted/:name', summary: 'answers its name' }] };
+    await writeFile(path.join(root, 'manifest.json'), JSON.stringify(manifest));
+    return { functionsDir: path.join(root, 'functions'), imports: () => ((globalThis as Record<string, unknown>)[key] as number | undefined) ?? 0 };
+  }
+  const builds: string[] = [];
+  afterAll(() => Promise.all(builds.map((root) => rm(root, { recursive: true, force: true }))));
+
+  it('imports no function bundle at start, answers 404 and 405 from the manifest alone, and imports a bundle once, on its first request', async () => {
+    const { functionsDir, imports } = await build();
+    const app = await createApp({ functionsDir, device: memoryDevice(), auth: null });
+    expect(imports()).toBe(0);
+    expect((await app.request('/api/v1/test/nothing')).status).toBe(404);
+    const wrongMethod = await app.request('/api/v1/test/counted/a', { method: 'PUT' });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+    expect(imports()).toBe(0);
+    const [first, second] = await Promise.all([app.request('/api/v1/test/counted/a'), app.request('/api/v1/test/counted/b')]);
+    expect(await first.json()).toEqual({ name: 'a' });
+    expect(await second.json()).toEqual({ name: 'b' });
+    expect((await app.request('/api/v1/test/counted/c')).status).toBe(200);
+    expect(imports()).toBe(1);
   });
 });
