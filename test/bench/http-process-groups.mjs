@@ -5,7 +5,7 @@ import { chuteboxCommand, freePort, rss, spawnTracked, stopChild } from './http-
 import { goal, mb, median, ms, printTable, verdict } from './http-report.mjs';
 import { printRatios, ratio } from './http-rounds.mjs';
 import { countRuns } from './http-serve-state.mjs';
-import { bareArgs, emulateArgs, resetIwRuns, serveArgs, startBare, startEmulate, startServe } from './http-servers.mjs';
+import { bareArgs, emulateArgs, honoArgs, resetIwRuns, serveArgs, startBare, startEmulate, startHono, startServe } from './http-servers.mjs';
 import { FEATURES } from './http-load-groups.mjs';
 import { CONNECTIONS, runWrk, writeLoad } from './http-wrk.mjs';
 
@@ -32,7 +32,8 @@ async function firstOk(url, timeoutMs = 15_000) {
  * `perRound` requests (or as many as it answers within its time cap, which keeps `npm run bench`
  * under 10 minutes), then its bare node:http serves the same number: both carry the same load.
  */
-export async function memoryGroup({ m, opts, previous, mix }) {
+export async function memoryGroup({ m, opts, previous, mix, featuresAnswers }) {
+  const featuresLoad = await writeLoad(m.dir, 'features-only', [FEATURES]);
   const perRound = opts.quick ? 4_000 : 40_000;
   const capSeconds = { emulate: opts.quick ? 5 : 40, serve: opts.quick ? 5 : 15 };
   console.log(
@@ -42,6 +43,7 @@ export async function memoryGroup({ m, opts, previous, mix }) {
   const contenders = [
     { key: 'emulate', label: 'emulate --no-auth', start: () => startEmulate(m), load: mix.emulate.load, cap: capSeconds.emulate },
     { key: 'bare', label: "bare node:http (emulate's bytes)", start: () => startBare(mix.emulate.answers), load: mix.emulate.load, after: 'emulate' },
+    { key: 'hono', label: 'hono one-route (features only)', start: () => startHono(featuresAnswers), load: featuresLoad, after: 'emulate' },
     { key: 'serve', label: 'serve, one chute on stand-in tools', start: () => startServe(m, { withChute: true }), load: mix.serve.load, cap: capSeconds.serve },
     { key: 'bareServe', label: "bare node:http (serve's bytes)", start: () => startBare(mix.serve.answers), load: mix.serve.load, after: 'serve' },
   ];
@@ -85,6 +87,7 @@ export async function memoryGroup({ m, opts, previous, mix }) {
     ratios[`${key} start`] = one(`${key}: start ÷ bare node's start`, figures[key].start, figures[base].start, goal('≤', 1.3));
     ratios[`${key} after`] = one(`${key}: after ${MEMORY_ROUNDS} rounds ÷ bare node's`, last(key), last(base), goal('≤', 1.5));
   }
+  ratios['hono start'] = one("hono one-route: start ÷ bare node's start", figures.hono.start, figures.bare.start);
   for (const key of ['emulate', 'serve', 'bare', 'bareServe']) {
     const g = key.startsWith('bare') ? undefined : goal('≤', 1.05);
     ratios[`${key} flat`] = one(`${figures[key].label}: round ${MEMORY_ROUNDS} ÷ round 1`, last(key), figures[key].rounds[0], g);
@@ -102,6 +105,7 @@ export async function startupGroup({ m, opts, previous, featuresAnswers }) {
   console.log(`\n4. Start to first 200: spawn, then GET ${FEATURES} every ~5 ms until 200; ${opts.rounds} runs each, interleaved`);
   const contenders = [
     { key: 'bare', label: 'bare node:http', command: async (port) => bareArgs(featuresAnswers, port) },
+    { key: 'hono', label: 'hono one-route', command: async (port) => honoArgs(featuresAnswers, port) },
     { key: 'emulate', label: 'emulate --no-auth', command: async (port) => chuteboxCommand(emulateArgs(m, { port })) },
     { key: 'serve', label: 'serve, fresh state dir', command: async (port) => chuteboxCommand(serveArgs(m, await m.newStateDir(false), { port })) },
   ];
@@ -129,6 +133,9 @@ export async function startupGroup({ m, opts, previous, featuresAnswers }) {
   const ratios = {
     emulate: ratio('emulate --no-auth ÷ bare node', took.emulate, took.bare, goal('≤', 1.5)),
     serve: ratio('serve ÷ bare node', took.serve, took.bare, goal('≤', 1.5)),
+    hono: ratio('hono one-route ÷ bare node', took.hono, took.bare),
+    emulateHono: ratio('emulate --no-auth ÷ hono one-route', took.emulate, took.hono),
+    serveHono: ratio('serve ÷ hono one-route', took.serve, took.hono),
   };
   console.log('');
   printRatios(ratios, previous?.ratios, 'run');

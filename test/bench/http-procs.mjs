@@ -18,10 +18,10 @@ const benchDir = path.join(root, 'test/bench');
  * another launcher.
  *
  * @example
- * chuteboxCommand(['emulate', '--port', '0']) // [process.execPath, '<root>/dist/chutebox.mjs', 'emulate', '--port', '0']
+ * chuteboxCommand(['emulate', '--port', '0']) // ['<root>/dist/chutebox', 'emulate', '--port', '0']: the launcher, as a user starts it
  */
 export function chuteboxCommand(args) {
-  return [process.execPath, path.join(root, 'dist/chutebox.mjs'), ...args];
+  return [path.join(root, 'dist/chutebox'), ...args];
 }
 
 /** The command line of a baseline server script of test/bench/ (e.g. `baseline-node.mjs`). */
@@ -30,7 +30,7 @@ export function baselineCommand(script, args) {
 }
 
 /** Only PATH: no CHUTEBOX_* setting of the developer's shell changes what is served. */
-export const CLEAN_ENV = Object.freeze({ PATH: process.env.PATH ?? '/usr/bin:/bin' });
+export const CLEAN_ENV = Object.freeze({ PATH: process.env.PATH ?? '/usr/bin:/bin', CHUTEBOX_NODE: process.execPath });
 
 /** Every child process still running, by pid. */
 const running = new Map();
