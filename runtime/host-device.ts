@@ -80,8 +80,9 @@ export type HostDevice = Device & {
    * Opens the change log (a change an earlier runtime left `queued` or `running` is marked `failed`),
    * then, when the chutes folder holds anything, loads the engine client to repair what a crash cut
    * short and to set each chute's stored state from the engine (`recoverChutes`). A repair that fails
-   * is logged, not thrown. Then loads the device configuration (`ConfigFacets.start`): the stored
-   * provisioning, pdconf rendered and applied, telemetry started when due.
+   * is logged, not thrown. Then starts loading the device configuration (`ConfigFacets.start`: the
+   * stored provisioning, pdconf rendered and applied, telemetry started when due) without waiting
+   * for it: the device's information is served at once, and what reads the configuration waits.
    */
   recover(): Promise<void>;
   /** Stops sending telemetry: the runtime is stopping. */
@@ -124,9 +125,17 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const chutesDir = path.join(stateDir, 'chutes');
   const chutes = chuteStore(chutesDir, JSON_FORMAT);
   let configLoading: Promise<ConfigFacets> | undefined;
-  /** The device configuration (dist/config.mjs), loaded once on first use. */
+  /**
+   * The device configuration (dist/config.mjs), loaded and started once (`ConfigFacets.start`: an
+   * update cut short undone, pdconf rendered and applied, telemetry started): `recover` starts it
+   * without waiting, so the API listens meanwhile, and whatever reads the configuration waits for it.
+   */
   const config = () =>
-    (configLoading ??= import('./config/index.ts').then((bundle) => bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device })));
+    (configLoading ??= import('./config/index.ts').then(async (bundle) => {
+      const facets = bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device });
+      await facets.start();
+      return facets;
+    }));
   const runner = changeRunner({
     dir: path.join(stateDir, CHANGES_DIR),
     async perform(request, note, id) {
@@ -185,10 +194,10 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
         const repair = client?.recoverChutes({ dir: chutesDir, engine: await client.reachableChuteEngine(socketPath), interrupted, annotate: runner.annotate });
         await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
       }
-      await (await config()).start();
+      config().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },
     async close() {
-      if (configLoading !== undefined) (await configLoading).provisioning.stop();
+      (await configLoading?.catch(() => undefined))?.provisioning.stop();
     },
     hostConfig: {
       read: async () => (await config()).hostConfig.read(),
