@@ -113,7 +113,7 @@ function stubOptionalAddons() {
  * A function bundle takes yaml's ES module build (the package's `default` export condition) rather
  * than its CommonJS one (`node`): function bundles have no `require` shim for the Node built-ins the
  * CommonJS build asks for, and esbuild drops what a handler does not use (stringify alone: about
- * 50 KB instead of 115 KB).
+ * 50 KB instead of 115 KB). The emulator bundle and the scenario compiler take it as well.
  */
 function yamlModules() {
   return {
@@ -154,6 +154,23 @@ function functionEntry(file) {
   ].join('\n');
 }
 
+/**
+ * The built-in scenarios' documents (device.yaml, engine recordings, chutes, config/hostconfig.yaml),
+ * parsed and checked now and written as dist/scenarios/<name>.json, which `chutebox emulate` reads
+ * instead of parsing YAML at start (emulator/scenario-compiled.ts). A bad built-in scenario fails the
+ * build. The compiler runs from a bundle of its own, removed when done.
+ */
+async function compileScenarios() {
+  const tool = path.join(dist, '.compile-scenarios.mjs');
+  await esbuild.build({ ...shared, entryPoints: [path.join(root, 'emulator/scenario-compiled.ts')], outfile: tool, plugins: [yamlModules()] });
+  try {
+    const { compileScenarios: compile } = await import(pathToFileURL(tool).href);
+    await compile(path.join(dist, 'scenarios'));
+  } finally {
+    await rm(tool, { force: true });
+  }
+}
+
 await rm(dist, { recursive: true, force: true });
 await mkdir(path.join(dist, 'functions'), { recursive: true });
 
@@ -172,13 +189,19 @@ await Promise.all([
       ...shared,
       entryPoints: [path.join(root, source)],
       outfile: path.join(dist, `${name}.mjs`),
-      plugins: [linkEntries(name), ...(name === 'engine' ? [stubUnused()] : name === 'websocket' ? [stubOptionalAddons()] : [])],
+      plugins: [
+        linkEntries(name),
+        // The emulator takes yaml's ES module build too: without the CommonJS wrapper it loads ~6 ms sooner at start.
+        ...(name === 'emulator' ? [yamlModules()] : []),
+        ...(name === 'engine' ? [stubUnused()] : name === 'websocket' ? [stubOptionalAddons()] : []),
+      ],
       // CommonJS dependencies (dockerode, yaml) call require() for Node built-ins.
       banner: { js: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);" },
     }),
   ),
 ]);
 await chmod(path.join(dist, 'chutebox.mjs'), 0o755);
+await compileScenarios();
 // The `chutebox` command: a shell launcher that bounds Node's heap, then runs chutebox.mjs (package.json `bin`).
 await copyFile(path.join(root, 'runtime/chutebox.sh'), path.join(dist, 'chutebox'));
 await chmod(path.join(dist, 'chutebox'), 0o755);

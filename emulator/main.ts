@@ -40,7 +40,8 @@ const SWITCHES = [{ flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serv
 const HELP = optionsHelp(
   'chutebox emulate [options]',
   'Serves the device API from a scenario (a recorded device, see fixtures/scenarios/README.md) with the same ' +
-    `functions and HTTP layer as \`chutebox serve\`. Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
+    `functions and HTTP layer as \`chutebox serve\`. The scenario is read once and served from memory: restart to serve an edit. ` +
+    `Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
     'A flag wins over its environment variable, which wins over the settings file (see `chutebox serve --help`, also for --max-heap).',
   OPTIONS,
   SWITCHES,

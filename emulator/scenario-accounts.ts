@@ -12,7 +12,7 @@ export function authorizedKeysFile(account: Account): string {
 /**
  * The accounts of a scenario: the passwd database is its `etc/passwd` (empty without it), an
  * account's keys are `<home>/.ssh/authorized_keys` of the scenario (none without it), both read
- * through `files` (`rootedFiles` of the scenario folder). A key file written with
+ * through `files` (`scenarioFiles` of the scenario folder). A key file written with
  * `updateAuthorizedKeys` is kept in memory, one update at a time, and read from there on: the
  * scenario folder is never written, and a restart serves the recordings again.
  *

@@ -2,8 +2,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
-import { CHUTE_NAME, type Device } from '../functions/core/device.ts';
+import { CHUTE_NAME, type Device, type StoredChute } from '../functions/core/device.ts';
 import { chuteStore } from '../runtime/chutes/store.ts';
+import { jsonCopy } from './json-copy.ts';
 import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } from './scenario-format.ts';
 
 const DOCUMENTS = ['chute', 'service', 'cache'] as const;
@@ -21,22 +22,26 @@ const ChuteCache = z.looseObject({
   networks: z.optional(z.record(z.string(), z.looseObject({ hostInterface: maybeString, hostapdControl: maybeString, leaseFile: maybeString }))),
 });
 
+/** A chute's documents as a scenario holds them: what `Device.chute(name)` answers, less the name. */
+export type ChuteDocuments = Omit<StoredChute, 'name'>;
+
 /**
- * The chutes of a scenario: `chutes/<chute>/chute.yaml`, `service.yaml` and optional `cache.yaml`,
- * served by the runtime's chute store (`runtime/chutes/store.ts`) in YAML. Everything is checked
- * once here, so a bad scenario fails at start-up naming the file: each document must be YAML holding
- * a mapping, `service.yaml`'s `net` a mapping of networks, `cache.yaml`'s `networks.<network>` hold
- * strings, and every `networks/<network>/` folder must belong to an entry of `net` and hold only
- * the recordings of `NETWORK_FILES`. Folders whose name starts with a dot are ignored.
+ * The chutes of a scenario folder, read and checked: `chutes/<chute>/chute.yaml`, `service.yaml`
+ * and optional `cache.yaml`, read by the runtime's chute store (`runtime/chutes/store.ts`) in YAML,
+ * by chute name (sorted). Everything is checked here, so a bad scenario fails at start-up naming the
+ * file: each document must be YAML holding a mapping, `service.yaml`'s `net` a mapping of networks,
+ * `cache.yaml`'s `networks.<network>` hold strings, and every `networks/<network>/` folder must
+ * belong to an entry of `net` and hold only the recordings of `NETWORK_FILES`. Folders whose name
+ * starts with a dot are ignored.
  *
  * @throws ScenarioError
  * @example
- * const chutes = await loadChutes('fixtures/scenarios/default');
- * await chutes.chuteNames(); // ['hello-world', 'hotspot']
+ * Object.keys(await readChutes('fixtures/scenarios/default')); // ['hello-world', 'hotspot']
  */
-export async function loadChutes(dir: string): Promise<Pick<Device, 'chuteNames' | 'chute'>> {
+export async function readChutes(dir: string): Promise<Record<string, ChuteDocuments>> {
   const root = path.join(dir, CHUTES_DIR);
   const store = chuteStore(root, YAML_CHUTE_FORMAT);
+  const chutes: Record<string, ChuteDocuments> = {};
   for (const entry of await folders(root)) {
     const folder = path.join(root, entry);
     if (!CHUTE_NAME.test(entry)) {
@@ -50,8 +55,46 @@ export async function loadChutes(dir: string): Promise<Pick<Device, 'chuteNames'
     const { net } = check(ServiceNet, chute.config, `${path.join(folder, 'service.yaml')} is not a chute configuration`);
     check(ChuteCache, chute.cache, `${path.join(folder, 'cache.yaml')} is not a chute cache`);
     await checkNetworkFolders(path.join(folder, 'networks'), Object.keys(net ?? {}));
+    chutes[entry] = { record: chute.record, config: chute.config, cache: chute.cache };
   }
-  return store;
+  return chutes;
+}
+
+/**
+ * Installed chutes served from memory, as the emulator serves a scenario's: `chuteNames()` and
+ * `chute(name)` answer what the runtime's chute store answers for the folder the documents were read
+ * from, each call a copy of its own (a caller who edits it changes no later answer).
+ *
+ * @example
+ * const chutes = storedChutes(await readChutes('fixtures/scenarios/default'));
+ * (await chutes.chute('hotspot'))?.record.version; // '2.1'
+ */
+export function storedChutes(documents: Record<string, ChuteDocuments>): Pick<Device, 'chuteNames' | 'chute'> {
+  const names = Object.keys(documents).sort();
+  return {
+    async chuteNames() {
+      return [...names];
+    },
+    async chute(name) {
+      if (!Object.hasOwn(documents, name)) return null;
+      const { record, config, cache } = jsonCopy(documents[name]!);
+      return { name, record, config, cache };
+    },
+  };
+}
+
+/**
+ * The chutes of a scenario folder, checked as `readChutes` checks them, and served by the runtime's
+ * chute store (`runtime/chutes/store.ts`), which reads the documents on every call.
+ *
+ * @throws ScenarioError
+ * @example
+ * const chutes = await loadChutes('fixtures/scenarios/default');
+ * await chutes.chuteNames(); // ['hello-world', 'hotspot']
+ */
+export async function loadChutes(dir: string): Promise<Pick<Device, 'chuteNames' | 'chute'>> {
+  await readChutes(dir);
+  return chuteStore(path.join(dir, CHUTES_DIR), YAML_CHUTE_FORMAT);
 }
 
 /** A YAML file parses (or is missing). */

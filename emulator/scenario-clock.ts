@@ -35,14 +35,15 @@ interface Recorded {
  *   an infinite lease) by (start − recording time) in whole seconds: a lease that had an hour left
  *   when recorded has an hour left at the start, and counts down from there.
  * Only those numbers are rewritten; every other byte is as recorded, for the same parsers to read.
- * The files are read on each call, so an edit shows at once. A scenario without `btime` in
+ * The numbers are worked out on each call, from the files as `files` answers then (the emulator's
+ * `scenarioFiles` reads each file once and keeps it in memory). A scenario without `btime` in
  * /proc/stat or without /proc/uptime has no known recording time: all three are served as recorded.
  *
- * @param files the scenario's raw files (`rootedFiles(dir)`).
+ * @param files the scenario's raw files (`scenarioFiles(dir)`, or `rootedFiles(dir)` to read them on each call).
  * @param now the Device's clock, in milliseconds since the epoch; its first reading is the start.
  * @example
  * // recorded: /proc/stat `btime 1700000000`, /proc/uptime `1000.00 3000.00`; started at 2000000000000
- * const clock = scenarioClock(rootedFiles(dir), now);
+ * const clock = scenarioClock(scenarioFiles(dir), now);
  * // 600 s later:
  * await clock.readFile('/proc/uptime')                    // '1600.00 4800.00\n'
  * await clock.readFile('/proc/stat')                      // '…btime 1999999000\n…'
@@ -51,14 +52,14 @@ interface Recorded {
 export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number): ScenarioClock {
   const startCs = Math.floor(now() / 10);
 
+  /** The files `recorded` last read, and what they said: parsed again only when either text changed. */
+  let last: { uptime: string | null; stat: string | null; at: Recorded | null } | undefined;
+
   /** The recording's clock, read from its files now; null when either file or `btime` is missing. */
   async function recorded(): Promise<{ at: Recorded; uptime: string; stat: string } | null> {
     const [uptime, stat] = await Promise.all([files.readFile(CLOCK_FILES.uptime), files.readFile(CLOCK_FILES.stat)]);
-    const times = uptime === null ? null : parseUptime(uptime);
-    const bootTime = stat === null ? null : parseStat(stat).bootTime;
-    if (uptime === null || stat === null || times === null || bootTime === null) return null;
-    const at = { bootTime, uptimeCs: centiseconds(times.uptime), idleCs: times.idle === null ? null : centiseconds(times.idle) };
-    return { at, uptime, stat };
+    if (last === undefined || last.uptime !== uptime || last.stat !== stat) last = { uptime, stat, at: recordedAt(uptime, stat) };
+    return uptime === null || stat === null || last.at === null ? null : { at: last.at, uptime, stat };
   }
 
   /** Whole centiseconds since the start (never negative, should the clock be set back). */
@@ -66,8 +67,8 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
 
   return {
     async readFile(devicePath) {
-      const file = path.posix.normalize(devicePath);
-      if (file !== CLOCK_FILES.uptime && file !== CLOCK_FILES.stat) return files.readFile(devicePath);
+      const file = clockFile(devicePath);
+      if (file === null) return files.readFile(devicePath);
       const clock = await recorded();
       if (clock === null) return files.readFile(devicePath);
       return file === CLOCK_FILES.uptime ? movedUptime(clock.uptime, clock.at, elapsedCs()) : movedBootTime(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
@@ -79,6 +80,24 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
       return shift === 0 ? text : shiftedLeases(text, shift, clock.at.bootTime);
     },
   };
+}
+
+/**
+ * Which of CLOCK_FILES a device path names, however it is spelled (`/proc//uptime`, `/proc/./stat`),
+ * or null. A path without `//` or `/.` is as `path.posix.normalize` would make it, and is compared as
+ * it is: the check costs next to nothing for the other files, which every request reads.
+ */
+function clockFile(devicePath: string): string | null {
+  const file = devicePath.includes('//') || devicePath.includes('/.') ? path.posix.normalize(devicePath) : devicePath;
+  return file === CLOCK_FILES.uptime || file === CLOCK_FILES.stat ? file : null;
+}
+
+/** What /proc/uptime and /proc/stat say about the recording's time; null when either or `btime` is missing. */
+function recordedAt(uptime: string | null, stat: string | null): Recorded | null {
+  const times = uptime === null ? null : parseUptime(uptime);
+  const bootTime = stat === null ? null : parseStat(stat).bootTime;
+  if (times === null || bootTime === null) return null;
+  return { bootTime, uptimeCs: centiseconds(times.uptime), idleCs: times.idle === null ? null : centiseconds(times.idle) };
 }
 
 /**

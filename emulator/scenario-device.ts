@@ -1,45 +1,28 @@
 import { deepFreeze } from './deep-freeze.ts';
-import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { generateHostConfig, telemetrySettings } from '../functions/config/host-config.ts';
-import { CHUTE_LABEL, CONTAINER_REF, type Device, type FsStats, type Settings } from '../functions/core/device.ts';
+import { generateHostConfig, telemetrySettings, type HostConfig } from '../functions/config/host-config.ts';
+import type { Device, FsStats, Settings } from '../functions/core/device.ts';
 import { resetGuard } from '../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './scenario-accounts.ts';
-import { hostConfigApplier, scenarioHostConfig } from './scenario-host-config.ts';
+import { hostConfigApplier, memoryHostConfig } from './scenario-host-config.ts';
 import { scenarioProvisioning } from './scenario-provisioning.ts';
-import { rootedFiles } from '../runtime/device/files.ts';
 import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges } from './scenario-changes.ts';
-import { loadChutes } from './scenario-chutes.ts';
+import { storedChutes } from './scenario-chutes.ts';
+import { compiledScenario } from './scenario-compiled.ts';
+import { readScenarioDocuments, type EngineRecordings } from './scenario-documents.ts';
+import { jsonCopy } from './json-copy.ts';
+import { scenarioFiles } from './scenario-files.ts';
+import type { DeviceYaml } from './scenario-format.ts';
+import { BUILT_IN_SCENARIOS, isScenarioName, resolveScenario } from './scenario-names.ts';
 import { scenarioNetworks } from './scenario-network.ts';
 import { scenarioClock } from './scenario-clock.ts';
-import {
-  check,
-  ContainerList,
-  CONTAINERS_FILE,
-  DEVICE_FILE,
-  parseDeviceYaml,
-  ScenarioError,
-  StatsBody,
-  STATS_DIR,
-  statsFile,
-  type DeviceYaml,
-} from './scenario-format.ts';
 
 export { ScenarioError } from './scenario-format.ts';
+export { BUILT_IN_SCENARIOS, builtInScenarios, resolveScenario } from './scenario-names.ts';
 
 /** Environment variable naming the scenario to serve (`chutebox emulate`, the Lambda device module). */
 export const SCENARIO_ENV = 'CHUTEBOX_SCENARIO';
-
-/**
- * The scenarios shipped with chutebox: `fixtures/scenarios/` of the package, found from this module
- * both as source (`emulator/`) and as bundle (`dist/`), which sit at the same depth.
- */
-export const BUILT_IN_SCENARIOS = new URL('../fixtures/scenarios/', import.meta.url);
-
-/** A built-in scenario name: no slash, no leading dot. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** How a scenario is served. */
 export interface ScenarioOptions {
@@ -70,19 +53,25 @@ export interface Scenario {
 
 /**
  * Loads a scenario and makes a Device over it: files (and symbolic links) through `rootedFiles` — the
- * same code the host uses on `/` — `uname` and `statfs` from `device.yaml`, containers and their stats
- * from the engine recordings, installed chutes from `chutes/` through the runtime's chute store (see
- * `loadChutes`), their networks from the recordings beside them (see `scenarioNetworks`: what a
- * request changes there lasts as long as this Device), `now()` from the real clock (or `options.now`),
- * the recording replayed as if taken at the start (see `scenarioClock`: uptime, boot time and lease
- * expiries follow `now()`, unless `options.asRecorded`), and chute changes
- * from an in-memory change log and runner (see `emulatedChanges`: what they do lasts as long as this
- * Device). Device configuration is the emulator's too: the host configuration (`scenarioHostConfig`:
- * `config/hostconfig.yaml` or the one generated from the hardware, pdconf rendered in memory),
- * provisioning with the built-in fake controller or `options.controller` (`scenarioProvisioning`,
- * telemetry sent as on a device), the accounts of `etc/passwd` and their keys (`scenarioAccounts`).
+ * same code the host uses on `/` — each read once and then served from memory (`scenarioFiles`),
+ * `uname` and `statfs` from `device.yaml`, containers and their stats from the engine recordings,
+ * installed chutes from `chutes/` as the runtime's chute store reads them (see `readChutes`), their
+ * networks from the recordings beside them (see `scenarioNetworks`: what a request changes there
+ * lasts as long as this Device), `now()` from the real clock (or `options.now`), the recording
+ * replayed as if taken at the start (see `scenarioClock`: uptime, boot time and lease expiries follow
+ * `now()`, unless `options.asRecorded`), and chute changes from an in-memory change log and runner
+ * (see `emulatedChanges`: what they do lasts as long as this Device). Device configuration is the
+ * emulator's too: the host configuration (`memoryHostConfig`: `config/hostconfig.yaml` or the one
+ * generated from the hardware, pdconf rendered in memory), provisioning with the built-in fake
+ * controller or `options.controller` (`scenarioProvisioning`, telemetry sent as on a device), the
+ * accounts of `etc/passwd` and their keys (`scenarioAccounts`).
+ *
  * Everything is checked here, so a bad scenario fails at start-up with a message naming the file and
- * field.
+ * field. The documents (`device.yaml`, the engine recordings, the chutes, `config/hostconfig.yaml`)
+ * are read here and a raw file when first asked for; none is read again. A scenario is a recording:
+ * after editing one, start the emulator again. A built-in scenario's documents come compiled from the
+ * build when there are (`compiledScenario`: no YAML is parsed at start); a folder given by path is
+ * parsed and checked here.
  *
  * @param nameOrDir a built-in name such as `default` (no slash), or a folder path (any slash: `./x`, `/tmp/x`).
  * @param builtIn where built-in names are looked up; tests point it elsewhere.
@@ -94,11 +83,10 @@ export interface Scenario {
  */
 export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SCENARIOS, options: ScenarioOptions = {}): Promise<Scenario> {
   const dir = await resolveScenario(nameOrDir, builtIn);
-  const spec = parseDeviceYaml(await readFile(path.join(dir, DEVICE_FILE), 'utf8'), path.join(dir, DEVICE_FILE));
-  const engine = await loadEngine(dir);
-  const chutes = await loadChutes(dir);
+  const compiled = isScenarioName(nameOrDir) && builtIn.href === BUILT_IN_SCENARIOS.href ? await compiledScenario(nameOrDir) : null;
+  const documents = compiled ?? (await readScenarioDocuments(dir));
   const now = options.now ?? Date.now;
-  const files = rootedFiles(dir);
+  const files = scenarioFiles(dir);
   const clock = options.asRecorded ? undefined : scenarioClock(files, now);
   // The facets read the device they belong to: its hardware, its chutes (as changes left them), its telemetry.
   let device: Device | undefined;
@@ -107,88 +95,65 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
     report: () => telemetryReport(self()),
     ...(options.controller === undefined ? {} : { controller: options.controller }),
   });
-  const hostConfig = await scenarioHostConfig(dir, {
+  // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
+  let generated: Promise<HostConfig> | undefined;
+  const hostConfig = memoryHostConfig({
+    stored: documents.hostConfig,
     chutes: { chuteNames: () => self().chuteNames(), chute: (name) => self().chute(name) },
-    generate: () => generateHostConfig(self()),
+    generate: async () => jsonCopy(await (generated ??= generateHostConfig(self()))),
     onApplied: (config) => provisioning.configure(telemetrySettings(config)),
+  });
+  // As a device's first start does, the system configuration is rendered and applied (and telemetry
+  // told its settings): here when pdconf or provisioning is first used, not before the first answer.
+  const afterStart = onFirstUse(async () => {
+    await hostConfig.refresh();
+    provisioning.configure(telemetrySettings(await hostConfig.current()));
   });
   /** Provisioning and a pdconf reload are refused during a factory reset, as on a device. */
   const guard = resetGuard();
   device = emulatedChanges(
     {
-      ...scenarioDevice(clock === undefined ? files : { ...files, readFile: clock.readFile }, spec, engine, now),
-      ...chutes,
+      ...scenarioDevice(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
+      ...storedChutes(documents.chutes),
       network: scenarioNetworks(dir, clock),
-      hostConfig: { ...hostConfig, reloadPdconf: async () => (guard.refuse(), hostConfig.reloadPdconf()) },
-      provisioning: { status: () => provisioning.status(), provision: async (credentials) => (guard.refuse(), provisioning.provision(credentials)) },
+      hostConfig: {
+        ...hostConfig,
+        pdconf: afterStart(() => hostConfig.pdconf()),
+        reloadPdconf: afterStart(async () => (guard.refuse(), hostConfig.reloadPdconf())),
+      },
+      provisioning: {
+        status: afterStart(() => provisioning.status()),
+        provision: afterStart(async (credentials) => (guard.refuse(), provisioning.provision(credentials))),
+      },
       accounts: scenarioAccounts(files),
       settings: async () => options.settings?.() ?? {},
     },
     {
       delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
-      applyHostConfig: hostConfigApplier(hostConfig),
-      async resetDevice() {
+      applyHostConfig: hostConfigApplier({ perform: afterStart((request, note) => hostConfig.perform(request, note)) }),
+      resetDevice: afterStart(async () => {
         await provisioning.clear();
         await hostConfig.reset();
-      },
+      }),
       resetGuard: guard,
     },
   );
-  // As a device's first start does: the system configuration is rendered and applied.
-  await hostConfig.refresh();
-  provisioning.configure(telemetrySettings(await hostConfig.current()));
-  return { name: nameOrDir.includes('/') ? path.basename(dir) : nameOrDir, dir, description: spec.description ?? null, device };
-}
-
-/**
- * The folder of a scenario.
- *
- * @throws ScenarioError for an unknown name (listing the built-in ones) or a folder without `device.yaml`.
- * @example
- * await resolveScenario('default')        // '/…/chutebox/fixtures/scenarios/default'
- * await resolveScenario('./my-recording') // '/…/cwd/my-recording'
- */
-export async function resolveScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SCENARIOS): Promise<string> {
-  if (nameOrDir.includes('/')) {
-    const dir = path.resolve(nameOrDir);
-    if (!(await isDirectory(dir))) throw new ScenarioError(`no scenario folder at ${dir}`);
-    if (!(await isFile(path.join(dir, DEVICE_FILE)))) throw new ScenarioError(`${dir} is not a scenario: it has no ${DEVICE_FILE}`);
-    return dir;
-  }
-  const known = await builtInScenarios(builtIn);
-  if (!NAME.test(nameOrDir) || !known.includes(nameOrDir)) {
-    const list = known.length > 0 ? known.join(', ') : '(none found)';
-    throw new ScenarioError(
-      `unknown scenario ${JSON.stringify(nameOrDir)}; built-in scenarios: ${list} (a folder path needs a slash, e.g. ./${nameOrDir})`,
-    );
-  }
-  return fileURLToPath(new URL(`${nameOrDir}/`, builtIn)).replace(/\/$/, '');
-}
-
-/** Names of the built-in scenarios (folders with a `device.yaml`), sorted. */
-export async function builtInScenarios(builtIn: URL = BUILT_IN_SCENARIOS): Promise<string[]> {
-  const root = fileURLToPath(builtIn);
-  let entries: string[];
-  try {
-    entries = await readdir(root);
-  } catch {
-    return [];
-  }
-  const names: string[] = [];
-  for (const entry of entries.sort()) {
-    if (NAME.test(entry) && (await isFile(path.join(root, entry, DEVICE_FILE)))) names.push(entry);
-  }
-  return names;
+  return { name: isScenarioName(nameOrDir) ? nameOrDir : path.basename(dir), dir, description: documents.device.description ?? null, device };
 }
 
 /** The Device of a scenario whose raw files, `device.yaml` and engine recordings are already at hand, less its chutes. */
 function scenarioDevice(
-  files: ReturnType<typeof rootedFiles>,
+  files: Pick<Device, 'readFile' | 'readDir' | 'realPath'>,
   spec: DeviceYaml,
-  engine: Engine | null,
+  recordings: EngineRecordings | null,
   now: () => number,
 ): Omit<Device, 'chuteNames' | 'chute' | 'network' | 'submitChange' | 'change' | 'changes' | 'loadImage' | 'hostConfig' | 'provisioning' | 'accounts' | 'settings' | 'factoryReset'> {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
+  // Frozen: every call shares them, as calls share an engine request on a device.
+  const engine =
+    recordings === null
+      ? null
+      : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) };
   return {
     ...files,
     async statfs(mountPoint) {
@@ -199,7 +164,6 @@ function scenarioDevice(
       return { ...spec.uname };
     },
     now,
-    // The recordings are frozen (`loadEngine`): every call shares them, as calls share an engine request on a device.
     async containers() {
       return engine === null ? null : engine.containers;
     },
@@ -209,65 +173,27 @@ function scenarioDevice(
   };
 }
 
+/**
+ * Runs `start` once, when a function that `afterStart` wrapped is first called: that call, and any
+ * made meanwhile, wait for it to finish (and fail as it failed); once it has, wrapped functions run at
+ * once, as if unwrapped.
+ *
+ * @example
+ * const afterStart = onFirstUse(() => hostConfig.refresh().then(() => undefined));
+ * const pdconf = afterStart(() => hostConfig.pdconf());
+ */
+function onFirstUse(start: () => Promise<void>) {
+  let started: Promise<void> | undefined;
+  let done = false;
+  return <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (!done) await (started ??= start().then(() => void (done = true)));
+      return fn(...args);
+    };
+}
+
 /** `/boot/` and `/boot` are the same mount point. */
 function mountKey(mountPoint: string): string {
   const normal = path.posix.normalize(mountPoint);
   return normal.length > 1 ? normal.replace(/\/$/, '') : normal;
-}
-
-/** The engine recordings of a scenario, read and checked. */
-interface Engine {
-  /** The entries of `engine/containers.json` that carry the chute label. */
-  containers: Record<string, unknown>[];
-  /** Container id → the body of `engine/stats/<id>.json`. */
-  stats: Map<string, Record<string, unknown>>;
-}
-
-/**
- * Reads the engine recordings: `engine/containers.json`, whose entries that carry the chute label
- * `containers()` answers, and every `engine/stats/<id>.json`, which `containerStats(id)` answers.
- * Null when there is no `engine/containers.json` (the device has no engine).
- */
-async function loadEngine(dir: string): Promise<Engine | null> {
-  const listFile = path.join(dir, CONTAINERS_FILE);
-  const list = await readJson(listFile);
-  if (list === undefined) return null;
-  const entries = check(ContainerList, list, `${listFile} is not a container list`);
-  const containers = entries.filter((entry) => typeof (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === 'string');
-  const ids = (await readdir(path.join(dir, STATS_DIR)).catch(() => []))
-    .filter((name) => name.endsWith('.json'))
-    .map((name) => name.slice(0, -'.json'.length))
-    .filter((id) => CONTAINER_REF.test(id));
-  const stats = new Map<string, Record<string, unknown>>();
-  for (const id of ids.sort()) {
-    const file = path.join(dir, statsFile(id));
-    const body = await readJson(file);
-    if (body !== undefined) stats.set(id, check(StatsBody, body, `${file} is not a stats body`));
-  }
-  return { containers: deepFreeze(containers), stats: new Map([...stats].map(([id, body]) => [id, deepFreeze(body)])) };
-}
-
-
-/** A JSON file's value, or undefined when the file does not exist. */
-async function readJson(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ScenarioError(`cannot read ${file}: ${(error as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ScenarioError(`${file} is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-async function isDirectory(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isDirectory(), () => false);
-}
-
-async function isFile(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isFile(), () => false);
 }

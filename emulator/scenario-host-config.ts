@@ -66,9 +66,21 @@ export async function scenarioHostConfig(
   dir: string,
   options: Omit<MemoryHostConfigOptions, 'stored'> & Required<Pick<MemoryHostConfigOptions, 'chutes' | 'generate'>>,
 ): Promise<ReturnType<typeof memoryHostConfig>> {
+  return memoryHostConfig({ ...options, stored: await readScenarioHostConfig(dir) });
+}
+
+/**
+ * The text of a scenario's `config/hostconfig.yaml`, checked as a PUT body is, or null when it has
+ * none: what `memoryHostConfig` takes as `stored`.
+ *
+ * @throws ScenarioError naming the file and every bad field.
+ * @example
+ * memoryHostConfig({ ...options, stored: await readScenarioHostConfig('fixtures/scenarios/default') });
+ */
+export async function readScenarioHostConfig(dir: string): Promise<string | null> {
   const file = path.join(dir, SCENARIO_HOST_CONFIG);
   const text = await rootedFiles(dir).readFile(`/${SCENARIO_HOST_CONFIG}`);
-  if (text === null) return memoryHostConfig(options);
+  if (text === null) return null;
   let value: unknown;
   try {
     value = parseYaml(text);
@@ -76,7 +88,7 @@ export async function scenarioHostConfig(
     throw new ScenarioError(`${file} is not valid YAML: ${(error as Error).message}`);
   }
   check(HostConfigBody, value ?? {}, `${file} is not a valid host configuration`);
-  return memoryHostConfig({ ...options, stored: text });
+  return text;
 }
 
 /**

@@ -7,6 +7,7 @@ import { stationBlocks } from '../functions/parsers/iw-station.ts';
 import { NETWORK_FILES, networkDir } from './scenario-format.ts';
 import { readIfExists } from '../runtime/state/read-if-exists.ts';
 import type { ScenarioClock } from './scenario-clock.ts';
+import { memoize } from './scenario-files.ts';
 
 /** What a scenario network has been told since the emulator started. */
 interface NetworkState {
@@ -39,7 +40,9 @@ interface NetworkState {
  *   nothing else happens on an emulated radio. Without hostapd recordings it is a 503, as `hostapd`.
  *
  * What stations are removed and which SSID is set lives in this emulator process only: a restart
- * serves the recordings as they are. The recordings are read on each call.
+ * serves the recordings as they are. Each recording is read the first time it is needed and served
+ * from memory after that (a scenario is a recording: an edit shows after a restart); the clock's shift
+ * of the lease expiries is worked out on each call.
  *
  * @example
  * const network = scenarioNetworks('fixtures/scenarios/default');
@@ -47,11 +50,15 @@ interface NetworkState {
  */
 export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'leases'>): (target: NetworkTarget) => NetworkHost {
   const states = new Map<string, NetworkState>();
+  /** A recording's text by its path in the scenario (`networkDir(…)/<file>`), read once; null when there is none. */
+  const read = memoize((file) => readIfExists(path.join(dir, file)));
+  /** The stations of a network's station dump, by its folder in the scenario, parsed once. */
+  const recordedStations = memoize(async (folder) => stationBlocks((await read(`${folder}/${NETWORK_FILES.stationDump}`)) ?? ''));
 
   return (target) => {
     // Handlers validate the names first; anything else has no recordings rather than a path.
     const known = CHUTE_NAME.test(target.chute) && CHUTE_NAME.test(target.network);
-    const folder = path.join(dir, networkDir(target.chute, target.network));
+    const folder = networkDir(target.chute, target.network);
     const where = `${target.chute}/${target.network}`;
     const key = JSON.stringify([target.chute, target.network]);
     const state = () => {
@@ -61,12 +68,12 @@ export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'lease
     };
 
     async function recording(file: string): Promise<string | null> {
-      return known ? readIfExists(path.join(folder, file)) : null;
+      return known ? read(`${folder}/${file}`) : null;
     }
 
     async function stations() {
       const removed = states.get(key)?.removed;
-      const blocks = stationBlocks((await recording(NETWORK_FILES.stationDump)) ?? '');
+      const blocks = known ? await recordedStations(folder) : [];
       return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
     }
 

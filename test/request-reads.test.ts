@@ -29,7 +29,7 @@ async function traceFiles(pid: number): Promise<{ stop(): Promise<string[]> }> {
   return {
     stop: () =>
       new Promise((resolve) => {
-        tracer.once('exit', () => resolve([...output.matchAll(/"([^"]+)"/g)].map((match) => match[1]!)));
+        tracer.once('exit', () => resolve([...output.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!).filter((file) => file !== '')));
         tracer.kill('SIGINT');
       }),
   };

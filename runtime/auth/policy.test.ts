@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
 import type { HttpProblem } from '../../functions/core/problem.ts';
-import { hashPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
 import { createPolicy, tokenKey, type UserTable } from './policy.ts';
 
 const LAN_CLIENT = '192.168.1.20';
@@ -82,5 +82,43 @@ describe('auth policy with a password', () => {
     expect((await refusal(policy.authorize(basic('pw'), LAN_CLIENT))).status).toBe(429);
     expect((await refusal(policy.login('paradrop', 'pw', LAN_CLIENT))).status).toBe(429);
     await expect(policy.authorize(basic('pw'), '192.168.1.21')).resolves.toBe('paradrop');
+  });
+});
+
+describe('auth policy with Basic credentials', () => {
+  /** A policy whose password checks are counted: each is one scrypt on a device. */
+  async function countedPolicy() {
+    const users = { paradrop: await hashPassword('pw') };
+    let checks = 0;
+    const policy = createPolicy({
+      users: async () => users,
+      secret: await tokenKey(randomBytes(32)),
+      openToLoopbackWithoutPassword: true,
+      limiter: { maxFailures: 100 },
+      verify: async (stored, password) => {
+        checks++;
+        return verifyPassword(stored, password);
+      },
+    });
+    return { policy, checks: () => checks };
+  }
+  const basic = (password: string) => `Basic ${Buffer.from(`paradrop:${password}`).toString('base64')}`;
+
+  it('checks the same credentials sent on 32 connections at once with one scrypt, and remembers the success', async () => {
+    const { policy, checks } = await countedPolicy();
+    const users = await Promise.all(Array.from({ length: 32 }, () => policy.authorize(basic('pw'), LAN_CLIENT)));
+    expect(users).toEqual(Array(32).fill('paradrop'));
+    expect(checks()).toBe(1);
+    await policy.authorize(basic('pw'), LAN_CLIENT);
+    expect(checks()).toBe(1);
+  });
+
+  it('refuses wrong credentials sent at once with one check, and checks them again on a later request', async () => {
+    const { policy, checks } = await countedPolicy();
+    const refusals = await Promise.all(Array.from({ length: 8 }, () => refusal(policy.authorize(basic('nope'), LAN_CLIENT))));
+    expect(refusals.map((problem) => problem.status)).toEqual(Array(8).fill(401));
+    expect(checks()).toBe(1);
+    expect((await refusal(policy.authorize(basic('nope'), LAN_CLIENT))).status).toBe(401);
+    expect(checks()).toBe(2);
   });
 });

@@ -3,6 +3,7 @@ import { HttpProblem } from '../../functions/core/problem.ts';
 import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts';
 import { isLoopback } from './loopback.ts';
 import { verifyPassword } from './passwords.ts';
+import { sharedRuns } from '../tools/shared-run.ts';
 import type { TokenClaims } from './tokens.ts';
 
 /**
@@ -37,6 +38,8 @@ export interface PolicyOptions {
   limiter?: FailureLimiterOptions;
   /** Clock in milliseconds; default Date.now. */
   now?: () => number;
+  /** Checks a password against its stored hash; default `verifyPassword` (scrypt). */
+  verify?: (stored: string, password: string) => Promise<boolean>;
 }
 
 export const TOKEN_LIFETIME_SECONDS = 3600;
@@ -59,8 +62,10 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   const { secret } = options;
   const currentSecret = async () => (typeof secret === 'function' ? secret() : secret);
   const now = options.now ?? Date.now;
+  const verify = options.verify ?? verifyPassword;
   const limiter = failureLimiter({ now, ...options.limiter });
   const verified = new Map<string, string>();
+  const checks = sharedRuns<boolean>();
   const cacheKey = randomBytes(32);
   let tokenCode: Promise<typeof import('./tokens.ts')> | undefined;
   /** The token code (dist/tokens.mjs), loaded on the first login or token. */
@@ -75,7 +80,10 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     if (stored === undefined) return false;
     const key = createHmac('sha256', cacheKey).update(`${username}\0${password}`).digest('base64');
     if (verified.get(key) === stored) return true;
-    if (!(await verifyPassword(stored, password))) return false;
+    // Concurrent checks of the same credentials share one scrypt (16 MiB each): a client that opens
+    // 32 connections at once must not cost 32 of them.
+    const ok = await checks.run(`${key}\0${stored}`, () => verify(stored, password));
+    if (!ok) return false;
     verified.delete(key);
     verified.set(key, stored);
     if (verified.size > VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);

@@ -1,0 +1,80 @@
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../test/temp-dir.ts';
+import { compiledScenario, compileScenarios } from './scenario-compiled.ts';
+import { readScenarioDocuments } from './scenario-documents.ts';
+import { ScenarioError } from './scenario-format.ts';
+import { BUILT_IN_SCENARIOS, builtInScenarios } from './scenario-names.ts';
+
+const temp = useTempDir('chutebox-scenario-compiled-');
+
+/** What the build wrote (`npm test` builds before vitest runs). */
+const DIST_SCENARIOS = new URL('../dist/scenarios/', import.meta.url);
+
+const UNAME = 'uname: { sysname: Linux, release: 6.1.0, version: "#1", machine: x86_64 }\n';
+
+/** A folder of built-in scenarios under the test's temp dir: scenario name → its files. */
+async function builtIns(name: string, scenarios: Record<string, Record<string, string>>): Promise<URL> {
+  const root = await temp.folder(name);
+  for (const [scenario, files] of Object.entries(scenarios)) {
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(root, scenario, file)), { recursive: true });
+      await writeFile(path.join(root, scenario, file), text);
+    }
+  }
+  return pathToFileURL(`${root}/`);
+}
+
+describe('the compiled built-in scenarios', () => {
+  it('dist/scenarios holds every built-in scenario, each exactly what parsing its YAML gives (the two cannot drift)', async () => {
+    const names = await builtInScenarios();
+    expect(names).toEqual(expect.arrayContaining(['default', 'gl-ar150']));
+    expect((await readdir(DIST_SCENARIOS)).sort()).toEqual(names.map((name) => `${name}.json`));
+    for (const name of names) {
+      const parsed = await readScenarioDocuments(path.join(fileURLToPath(BUILT_IN_SCENARIOS), name));
+      expect(await compiledScenario(name, DIST_SCENARIOS), name).toStrictEqual(parsed);
+    }
+  });
+
+  it('hold the chutes, engine and device of the default scenario', async () => {
+    const documents = (await compiledScenario('default', DIST_SCENARIOS))!;
+    expect(Object.keys(documents.chutes)).toEqual(['hello-world', 'hotspot']);
+    expect(documents.chutes.hotspot!.record).toMatchObject({ name: 'hotspot', version: '2.1' });
+    expect(documents.engine!.containers.map((container) => container.Names)).toEqual([['/hotspot'], ['/hello-world']]);
+    expect(documents.device.uname.machine).toBe('x86_64');
+    expect(documents.hostConfig).toBeNull();
+  });
+
+  it('are none when running from source: the scenario folder is parsed instead', async () => {
+    expect(await compiledScenario('default', pathToFileURL(`${await temp.folder('no-compiled')}/`))).toBeNull();
+  });
+});
+
+describe('compiling the built-in scenarios (the build)', () => {
+  it('writes each as <name>.json, which compiledScenario reads back', async () => {
+    const builtIn = await builtIns('good', { lab: { 'device.yaml': `description: a lab box\n${UNAME}`, 'chutes/web/chute.yaml': 'name: web\nstate: running\n' } });
+    const out = path.join(await temp.folder('good-out'), 'scenarios');
+    expect(await compileScenarios(out, builtIn)).toEqual(['lab']);
+    expect(await compiledScenario('lab', pathToFileURL(`${out}/`))).toStrictEqual({
+      device: { description: 'a lab box', uname: { sysname: 'Linux', release: '6.1.0', version: '#1', machine: 'x86_64' } },
+      engine: null,
+      chutes: { web: { record: { name: 'web', state: 'running' }, config: {}, cache: {} } },
+      hostConfig: null,
+    });
+  });
+
+  it('fails for a bad built-in scenario, naming the file and field', async () => {
+    const builtIn = await builtIns('bad', { lab: { 'device.yaml': 'uname: { sysname: Linux, release: "6.1", version: "#1" }\n' } });
+    const error = await compileScenarios(path.join(await temp.folder('bad-out'), 'scenarios'), builtIn).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScenarioError);
+    expect((error as Error).message).toContain(path.join(fileURLToPath(builtIn), 'lab', 'device.yaml'));
+    expect((error as Error).message).toContain('uname.machine');
+  });
+
+  it('fails for a value that JSON cannot hold, rather than changing it', async () => {
+    const builtIn = await builtIns('nan', { lab: { 'device.yaml': UNAME, 'chutes/web/chute.yaml': 'name: web\nweight: .nan\n' } });
+    await expect(compileScenarios(path.join(await temp.folder('nan-out'), 'scenarios'), builtIn)).rejects.toThrow('the built-in scenario lab holds a value that JSON cannot hold');
+  });
+});
