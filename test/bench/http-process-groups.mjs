@@ -5,7 +5,7 @@ import { chuteboxCommand, freePort, rss, spawnTracked, stopChild } from './http-
 import { goal, mb, median, ms, printTable, verdict } from './http-report.mjs';
 import { printRatios, ratio } from './http-rounds.mjs';
 import { countRuns } from './http-serve-state.mjs';
-import { bareArgs, emulateArgs, honoArgs, resetIwRuns, serveArgs, startBare, startEmulate, startHono, startServe } from './http-servers.mjs';
+import { bareArgs, emulateArgs, honoArgs, resetIwRuns, serveArgs, startBare, startEmulate, startServe } from './http-servers.mjs';
 import { FEATURES } from './http-load-groups.mjs';
 import { CONNECTIONS, runWrk, writeLoad } from './http-wrk.mjs';
 
@@ -32,8 +32,7 @@ async function firstOk(url, timeoutMs = 15_000) {
  * `perRound` requests (or as many as it answers within its time cap, which keeps `npm run bench`
  * under 10 minutes), then its bare node:http serves the same number: both carry the same load.
  */
-export async function memoryGroup({ m, opts, previous, mix, featuresAnswers }) {
-  const featuresLoad = await writeLoad(m.dir, 'features-only', [FEATURES]);
+export async function memoryGroup({ m, opts, previous, mix }) {
   const perRound = opts.quick ? 4_000 : 40_000;
   const capSeconds = { emulate: opts.quick ? 5 : 40, serve: opts.quick ? 5 : 15 };
   console.log(
@@ -43,7 +42,6 @@ export async function memoryGroup({ m, opts, previous, mix, featuresAnswers }) {
   const contenders = [
     { key: 'emulate', label: 'emulate --no-auth', start: () => startEmulate(m), load: mix.emulate.load, cap: capSeconds.emulate },
     { key: 'bare', label: "bare node:http (emulate's bytes)", start: () => startBare(mix.emulate.answers), load: mix.emulate.load, after: 'emulate' },
-    { key: 'hono', label: 'hono one-route (features only)', start: () => startHono(featuresAnswers), load: featuresLoad, after: 'emulate' },
     { key: 'serve', label: 'serve, one chute on stand-in tools', start: () => startServe(m, { withChute: true }), load: mix.serve.load, cap: capSeconds.serve },
     { key: 'bareServe', label: "bare node:http (serve's bytes)", start: () => startBare(mix.serve.answers), load: mix.serve.load, after: 'serve' },
   ];
@@ -87,7 +85,6 @@ export async function memoryGroup({ m, opts, previous, mix, featuresAnswers }) {
     ratios[`${key} start`] = one(`${key}: start ÷ bare node's start`, figures[key].start, figures[base].start, goal('≤', 1.3));
     ratios[`${key} after`] = one(`${key}: after ${MEMORY_ROUNDS} rounds ÷ bare node's`, last(key), last(base), goal('≤', 1.5));
   }
-  ratios['hono start'] = one("hono one-route: start ÷ bare node's start", figures.hono.start, figures.bare.start);
   for (const key of ['emulate', 'serve', 'bare', 'bareServe']) {
     const g = key.startsWith('bare') ? undefined : goal('≤', 1.05);
     ratios[`${key} flat`] = one(`${figures[key].label}: round ${MEMORY_ROUNDS} ÷ round 1`, last(key), figures[key].rounds[0], g);
@@ -110,6 +107,8 @@ export async function startupGroup({ m, opts, previous, featuresAnswers }) {
     { key: 'serve', label: 'serve, fresh state dir', command: async (port) => chuteboxCommand(serveArgs(m, await m.newStateDir(false), { port })) },
   ];
   const took = Object.fromEntries(contenders.map((c) => [c.key, []]));
+  /** VmRSS just after the first 200, of the same runs. */
+  const memory = Object.fromEntries(contenders.map((c) => [c.key, []]));
   for (let run = 0; run < opts.rounds; run++) {
     for (const c of contenders) {
       const port = await freePort();
@@ -121,6 +120,7 @@ export async function startupGroup({ m, opts, previous, featuresAnswers }) {
       try {
         await firstOk(`http://127.0.0.1:${port}${FEATURES}`);
         took[c.key].push(performance.now() - t0);
+        memory[c.key].push(await rss(child.pid));
       } finally {
         await stopChild(child);
       }
@@ -130,6 +130,7 @@ export async function startupGroup({ m, opts, previous, featuresAnswers }) {
     ['start to first 200', ...Array.from({ length: opts.rounds }, (_, i) => `run ${i + 1}`), 'median'],
     contenders.map((c) => [c.label, ...took[c.key].map(ms), ms(median(took[c.key]))]),
   );
+  console.log(`VmRSS just after the first 200 (median): ${contenders.map((c) => `${c.label} ${mb(median(memory[c.key]))}`).join(', ')}`);
   const ratios = {
     emulate: ratio('emulate --no-auth ÷ bare node', took.emulate, took.bare, goal('≤', 1.5)),
     serve: ratio('serve ÷ bare node', took.serve, took.bare, goal('≤', 1.5)),
@@ -139,7 +140,7 @@ export async function startupGroup({ m, opts, previous, featuresAnswers }) {
   };
   console.log('');
   printRatios(ratios, previous?.ratios, 'run');
-  return { ms: took, ratios };
+  return { ms: took, rss: memory, ratios };
 }
 
 /**

@@ -75,7 +75,7 @@ async function main() {
   results.groups.throughput = await throughputGroup(ctx('throughput'));
   const { figures, mix } = await mixGroup(ctx('mix'));
   results.groups.mix = figures;
-  results.groups.memory = await memoryGroup({ ...ctx('memory'), mix, featuresAnswers: path.join(bench.dir, 'features-emulate.json') });
+  results.groups.memory = await memoryGroup({ ...ctx('memory'), mix });
   results.groups.startup = await startupGroup({ ...ctx('startup'), featuresAnswers: path.join(bench.dir, 'features-emulate.json') });
   results.groups.toolRuns = await toolRunsGroup({ ...ctx('toolRuns'), mix });
   results.seconds = (Date.now() - started.getTime()) / 1000;
