@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { findOnPath } from '../test/support/dockerd.ts';
+import { skipWithoutStrace, traceFiles } from '../test/support/strace.ts';
 import { useChutebox } from '../test/spawn.ts';
 import { useTempDir } from '../test/temp-dir.ts';
 
@@ -17,28 +16,11 @@ const temp = useTempDir('chutebox-scenario-reads-');
 const start = useChutebox();
 const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
 const MANIFEST = new URL('../dist/manifest.json', import.meta.url);
-const STRACE = findOnPath('strace');
-const skipped = STRACE === null && !process.env.CHUTEBOX_REQUIRE_STRACE;
-if (skipped) console.warn('emulator/scenario-reads.test.ts skipped: strace is not on PATH (apt-get install -y strace); set CHUTEBOX_REQUIRE_STRACE=1 to make this a failure');
+const skipped = skipWithoutStrace('emulator/scenario-reads.test.ts');
 
 /** A value of the default scenario for each path parameter of a GET route; `id` has none (no change yet). */
 const PARAMS: Record<string, string | null> = { chute: 'hello-world', network: 'wifi', mac: '6e:8d:3a:5f:21:c4', user: 'paradrop', id: null };
 
-/** Traces the file system calls of a running process until `stop()`, which answers the paths they named. */
-async function traceFiles(pid: number): Promise<{ stop(): Promise<string[]> }> {
-  const tracer = spawn(STRACE!, ['-f', '-qq', '-e', 'trace=%file', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let output = '';
-  tracer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  return {
-    stop: () =>
-      new Promise((resolve) => {
-        // Every quoted argument, empty ones too (`statx(21, "", …)`), so that quotes pair up right.
-        tracer.once('exit', () => resolve([...output.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!)));
-        tracer.kill('SIGINT');
-      }),
-  };
-}
 
 /** Every GET route of the build with its parameters filled in, but those with a parameter that has no value. */
 async function getPaths(): Promise<string[]> {

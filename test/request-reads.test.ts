@@ -1,7 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findOnPath } from './support/dockerd.ts';
+import { skipWithoutStrace, traceFiles } from './support/strace.ts';
 import { CLEAN_ENV, CLI, useChutebox } from './spawn.ts';
 import { useTempDir } from './temp-dir.ts';
 
@@ -15,25 +15,8 @@ import { useTempDir } from './temp-dir.ts';
 const temp = useTempDir('chutebox-reads-test-');
 const start = useChutebox();
 const PASSWORD = 'correct horse battery';
-const STRACE = findOnPath('strace');
-const skipped = STRACE === null && !process.env.CHUTEBOX_REQUIRE_STRACE;
-if (skipped) console.warn('test/request-reads.test.ts skipped: strace is not on PATH (apt-get install -y strace); set CHUTEBOX_REQUIRE_STRACE=1 to make this a failure');
+const skipped = skipWithoutStrace('test/request-reads.test.ts');
 
-/** Traces the file system calls of a running process until `stop()`, which answers the paths they named. */
-async function traceFiles(pid: number): Promise<{ stop(): Promise<string[]> }> {
-  const tracer = spawn(STRACE!, ['-f', '-qq', '-e', 'trace=%file', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let output = '';
-  tracer.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  // strace reports each thread it attaches to only with -q off; give it a moment to hold them all.
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  return {
-    stop: () =>
-      new Promise((resolve) => {
-        tracer.once('exit', () => resolve([...output.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1]!).filter((file) => file !== '')));
-        tracer.kill('SIGINT');
-      }),
-  };
-}
 
 describe.skipIf(skipped)('chutebox serve: what a request reads', () => {
   it('opens no file of the state dir for requests with a token, Basic credentials or a wrong password, until chutebox passwd changes one', async () => {
