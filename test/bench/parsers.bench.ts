@@ -4,7 +4,7 @@
 // is no goal for it (the former "under 3× the split" was withdrawn). The inputs are generated from the
 // formats' rules, as a flat string like a device's output.
 // A `reference:` bench is no parser: it shows a floor that no parser can beat, measured in the same run
-// (see docs/decisions/0012-parser-speed.md).
+// (see docs/decisions/0012-parser-speed-against-a-line-split.md).
 import { bench, describe } from 'vitest';
 import { parseLeases } from '../../functions/parsers/dnsmasq-leases.ts';
 import { parseStationDump } from '../../functions/parsers/iw-station.ts';
