@@ -125,28 +125,32 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const chutesDir = path.join(stateDir, 'chutes');
   const chutes = chuteStore(chutesDir, JSON_FORMAT);
   let configLoading: Promise<ConfigFacets> | undefined;
-  /**
-   * The device configuration (dist/config.mjs), loaded and started once (`ConfigFacets.start`: an
-   * update cut short undone, pdconf rendered and applied, telemetry started): `recover` starts it
-   * without waiting, so the API listens meanwhile, and whatever reads the configuration waits for it.
-   */
+  /** The device configuration (dist/config.mjs), loaded once on first use. */
   const config = () =>
-    (configLoading ??= import('./config/index.ts').then(async (bundle) => {
-      const facets = bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device });
+    (configLoading ??= import('./config/index.ts').then((bundle) => bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device })));
+  let configStarting: Promise<ConfigFacets> | undefined;
+  /**
+   * The device configuration once started (`ConfigFacets.start`: an update cut short undone, pdconf
+   * rendered and applied, telemetry started), which happens once: `recover` starts it without
+   * waiting, so the API listens meanwhile, and whatever reads the configuration waits for it. The
+   * accounts need no start (`chutebox record` reads them without starting anything).
+   */
+  const startedConfig = () =>
+    (configStarting ??= config().then(async (facets) => {
       await facets.start();
       return facets;
     }));
   const runner = changeRunner({
     dir: path.join(stateDir, CHANGES_DIR),
     async perform(request, note, id) {
-      if (!('chute' in request)) return (await config()).perform(request, note);
+      if (!('chute' in request)) return (await startedConfig()).perform(request, note);
       const client = await engine();
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
       const perform = client.chuteLifecycle({ chutes, writer: client.chuteWriter(chutesDir), engine: () => client.chuteEngine(socketPath), networkMode });
       await perform(request, note, id);
       // The chutes' networks are part of the system configuration.
-      if (request.action !== 'start' && request.action !== 'stop' && request.action !== 'restart') await (await config()).hostConfig.refresh();
+      if (request.action !== 'start' && request.action !== 'stop' && request.action !== 'restart') await (await startedConfig()).hostConfig.refresh();
     },
   });
   /** Removes every container that carries the chute label; answers how many chutes were stored. */
@@ -167,7 +171,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   /** Holds off a second reset, provisioning and a pdconf reload during a factory reset (the runner holds off changes). */
   const guard = resetGuard();
   async function reset() {
-    const facets = await config();
+    const facets = await startedConfig();
     return runner.exclusive(
       () =>
         facets.factoryReset({
@@ -194,19 +198,19 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
         const repair = client?.recoverChutes({ dir: chutesDir, engine: await client.reachableChuteEngine(socketPath), interrupted, annotate: runner.annotate });
         await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
       }
-      config().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
+      startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },
     async close() {
       (await configLoading?.catch(() => undefined))?.provisioning.stop();
     },
     hostConfig: {
-      read: async () => (await config()).hostConfig.read(),
-      pdconf: async () => (await config()).hostConfig.pdconf(),
-      reloadPdconf: async () => (guard.refuse(), (await config()).hostConfig.reloadPdconf()),
+      read: async () => (await startedConfig()).hostConfig.read(),
+      pdconf: async () => (await startedConfig()).hostConfig.pdconf(),
+      reloadPdconf: async () => (guard.refuse(), (await startedConfig()).hostConfig.reloadPdconf()),
     },
     provisioning: {
-      status: async () => (await config()).provisioning.status(),
-      provision: async (credentials) => (guard.refuse(), (await config()).provisioning.provision(credentials)),
+      status: async () => (await startedConfig()).provisioning.status(),
+      provision: async (credentials) => (guard.refuse(), (await startedConfig()).provisioning.provision(credentials)),
     },
     accounts: {
       passwd: async () => (await config()).accounts.passwd(),
