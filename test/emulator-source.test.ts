@@ -56,6 +56,27 @@ describe("chutebox emulate: install and update a chute from its source", () => {
     expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
   });
 
+  it('responds with 422 naming body to tars broken after a readable first entry, or cut short, on install and update, and queues nothing', async () => {
+    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const good = source('name: sourced\nversion: 3\n');
+    // paradrop.yaml reads well; the header after it is damaged (its checksum no longer adds up), or the tar stops inside a file.
+    const corrupted = good.slice();
+    corrupted[1024 + 10] = 0x41;
+    const truncated = good.slice(0, 1024 + 512 + 100);
+    const imageArchive = tarArchive({ 'manifest.json': '[{"RepoTags":["busybox:latest"]}]', 'layer.tar': 'x'.repeat(600) });
+    const brokenArchive = imageArchive.slice(0, 1024 + 300);
+    for (const [method, endpoint] of [['POST', '/chutes/'], ['PUT', '/chutes/sourced']] as const) {
+      for (const body of [corrupted, truncated, brokenArchive]) {
+        const res = await send(method, endpoint, body);
+        const text = await res.text();
+        expect(res.status, `${method} ${endpoint}: ${text}`).toBe(422);
+        expect(res.headers.get('content-type')).toBe('application/problem+json');
+        expect((JSON.parse(text) as { errors: { path: string }[] }).errors.map((error) => error.path)).toContain('body');
+      }
+    }
+    expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
+  });
+
   it('responds with 413 to a source above --upload-limit', async () => {
     // Last: the server closes the connection after a 413 it did not read to the end.
     expect((await send('PUT', '/chutes/sourced', new Uint8Array(1024 * 1024 + 1))).status).toBe(413);

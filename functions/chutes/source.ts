@@ -2,7 +2,7 @@ import { decodeDocumentBody } from '../core/body-formats.ts';
 import { CHUTE_NAME } from '../core/device.ts';
 import { isHttpProblem, type InputError } from '../core/problem.ts';
 import { invalidInput, validate } from '../core/validate.ts';
-import { tarEntry } from '../parsers/image-archive.ts';
+import { checkTar, tarEntry } from '../parsers/image-archive.ts';
 import { checkChuteConfig, Environment, environmentStrings } from './config.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { mapping } from './record.ts';
@@ -53,14 +53,30 @@ export type UploadKind = 'source' | 'image-archive';
  * uploadKind(tarArchive({ 'paradrop.yaml': 'name: hello\n', Dockerfile: 'FROM busybox\n' })) // 'source'
  */
 export function uploadKind(archive: Uint8Array): UploadKind {
+  // All of it, as the engine will read it: damage after the files looked for is the client's mistake too.
   try {
-    if (CHUTE_FILES.some((name) => tarEntry(archive, name) !== null)) return 'source';
-    if (tarEntry(archive, 'manifest.json') !== null) return 'image-archive';
+    checkTar(archive);
   } catch (error) {
     throw invalidInput('the uploaded tar', [{ path: 'body', message: (error as Error).message }]);
   }
+  if (CHUTE_FILES.some((name) => uploadedEntry(archive, name, 'the uploaded tar') !== null)) return 'source';
+  if (uploadedEntry(archive, 'manifest.json', 'the uploaded tar') !== null) return 'image-archive';
   const expected = "the tar is neither a chute's source (paradrop.yaml at its root, as pdtools sends it) nor an image archive (manifest.json at its root, as docker save writes it)";
   throw invalidInput('the uploaded tar', [{ path: 'body', message: expected }]);
+}
+
+/**
+ * The file `name` of an uploaded tar (`tarEntry`), or null when it has none. A tar that cannot be
+ * read to the end, wherever its damage is, is the client's mistake.
+ *
+ * @throws HttpProblem 422 naming `body`, with what is wrong with the archive.
+ */
+function uploadedEntry(archive: Uint8Array, name: string, subject: string): Uint8Array | null {
+  try {
+    return tarEntry(archive, name);
+  } catch (error) {
+    throw invalidInput(subject, [{ path: 'body', message: (error as Error).message }]);
+  }
 }
 
 /**
@@ -77,14 +93,10 @@ export function uploadKind(archive: Uint8Array): UploadKind {
 export function readChuteSource(archive: Uint8Array): ChuteSource {
   const subject = "the chute's source";
   let file: { name: string; bytes: Uint8Array } | undefined;
-  try {
-    for (const name of CHUTE_FILES) {
-      const bytes = tarEntry(archive, name);
-      if (bytes !== null) file = { name, bytes };
-      if (file !== undefined) break;
-    }
-  } catch (error) {
-    throw invalidInput(subject, [{ path: 'body', message: (error as Error).message }]);
+  for (const name of CHUTE_FILES) {
+    const bytes = uploadedEntry(archive, name, subject);
+    if (bytes !== null) file = { name, bytes };
+    if (file !== undefined) break;
   }
   if (file === undefined) throw invalidInput(subject, [{ path: 'body', message: "is not a chute's source: the tar has no paradrop.yaml at its root" }]);
   const at = file.name;
@@ -118,7 +130,7 @@ export function readChuteSource(archive: Uint8Array): ChuteSource {
 
   const form = 'services' in spec ? fromServices(spec, fail) : fromOlderForm(spec, fail);
   if (form !== null) {
-    if (tarEntry(archive, 'Dockerfile') === null) fail(form.source, "has no Dockerfile: chutebox builds the chute's image from a Dockerfile at the root of its source");
+    if (uploadedEntry(archive, 'Dockerfile', subject) === null) fail(form.source, "has no Dockerfile: chutebox builds the chute's image from a Dockerfile at the root of its source");
     try {
       checkChuteConfig(form.config);
     } catch (error) {

@@ -47,14 +47,34 @@ export function uploadedImageTags(archive: Uint8Array): string[] {
  * The contents of the regular file `name` (`./name` counts too) at any depth of a tar archive, or
  * null when the archive has none. Reads ustar and GNU headers (long names, PAX records are skipped).
  *
- * @throws Error when `archive` is not a tar: empty, cut short, or a header whose checksum is wrong.
+ * @throws Error when `archive` is not a tar: empty, cut short, or a header whose checksum is wrong
+ *   before the file.
  */
 export function tarEntry(archive: Uint8Array, name: string): Uint8Array | null {
+  for (const entry of tarEntries(archive)) {
+    if (entry.regular && (entry.path === name || entry.path === `./${name}`)) return entry.data;
+  }
+  return null;
+}
+
+/**
+ * Reads a tar archive to its end, as a tool that unpacks it would.
+ *
+ * @throws Error saying where when any header is damaged or the archive is cut short.
+ */
+export function checkTar(archive: Uint8Array): void {
+  for (const _ of tarEntries(archive));
+}
+
+/** The entries of a tar archive in order, up to its end blocks. */
+function* tarEntries(archive: Uint8Array): Generator<{ path: string; regular: boolean; data: Uint8Array }> {
   if (archive.length < BLOCK) throw new Error('the archive is not a tar: it is shorter than one tar header');
   let longName: string | null = null;
-  for (let at = 0; at + BLOCK <= archive.length; ) {
+  for (let at = 0; ; ) {
+    // A tar ends with zero blocks: one that stops before them was cut short.
+    if (at + BLOCK > archive.length) throw new Error('the archive is cut short: it stops before its end blocks');
     const header = archive.subarray(at, at + BLOCK);
-    if (header.every((byte) => byte === 0)) return null;
+    if (header.every((byte) => byte === 0)) return;
     if (!checksumMatches(header)) throw new Error(`the archive is not a tar: the header at byte ${at} is not a tar header`);
     const size = octal(header, 124, 12);
     const type = String.fromCharCode(header[156]!);
@@ -63,10 +83,9 @@ export function tarEntry(archive: Uint8Array, name: string): Uint8Array | null {
     const prefix = field(header, 345, 155);
     const path = longName ?? (prefix === '' ? field(header, 0, 100) : `${prefix}/${field(header, 0, 100)}`);
     longName = type === 'L' ? field(archive.subarray(data, data + size), 0, size) : null;
-    if ((type === '0' || type === '\0') && (path === name || path === `./${name}`)) return archive.subarray(data, data + size);
+    yield { path, regular: type === '0' || type === '\0', data: archive.subarray(data, data + size) };
     at = data + Math.ceil(size / BLOCK) * BLOCK;
   }
-  return null;
 }
 
 /** A NUL-terminated text field. */
