@@ -2,10 +2,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../test/temp-dir.ts';
-import { loadChutes } from './scenario-chutes.ts';
+import { readChutes, storedChutes } from './scenario-chutes.ts';
 import { loadScenario, ScenarioError } from './scenario-device.ts';
 
 const temp = useTempDir('chutebox-scenario-chutes-');
+
+/** The chutes of a scenario folder as the emulator serves them: read and checked once, then from memory. */
+const loadChutes = async (dir: string) => storedChutes(await readChutes(dir));
 
 const CHUTE = 'name: lab\nversion: "1"\nstate: running\nenvironment: {}\nallocation: { cpu_shares: 1024, prioritize_traffic: false }\nresources: null\n';
 const SERVICE = 'net:\n  wifi: { type: wifi, intfName: wlan0, ssid: lab }\n  uplink: { type: vlan, intfName: eth1, vlan_id: 20 }\n';
@@ -59,11 +62,12 @@ describe('the chutes of a scenario', () => {
     });
   });
 
-  it('reads the chute documents on every call', async () => {
+  it('reads the chute documents once: an edit shows from the next load on', async () => {
     const dir = await scenario('live', { 'chutes/lab/chute.yaml': CHUTE });
     const chutes = await loadChutes(dir);
     await writeFile(path.join(dir, 'chutes/lab/chute.yaml'), CHUTE.replace('running', 'stopped'));
-    expect((await chutes.chute('lab'))!.record.state).toBe('stopped');
+    expect((await chutes.chute('lab'))!.record.state).toBe('running');
+    expect((await (await loadChutes(dir)).chute('lab'))!.record.state).toBe('stopped');
   });
 });
 

@@ -83,20 +83,6 @@ export function storedChutes(documents: Record<string, ChuteDocuments>): Pick<De
   };
 }
 
-/**
- * The chutes of a scenario folder, checked as `readChutes` checks them, and served by the runtime's
- * chute store (`runtime/chutes/store.ts`), which reads the documents on every call.
- *
- * @throws ScenarioError
- * @example
- * const chutes = await loadChutes('fixtures/scenarios/default');
- * await chutes.chuteNames(); // ['hello-world', 'hotspot']
- */
-export async function loadChutes(dir: string): Promise<Pick<Device, 'chuteNames' | 'chute'>> {
-  await readChutes(dir);
-  return chuteStore(path.join(dir, CHUTES_DIR), YAML_CHUTE_FORMAT);
-}
-
 /** A YAML file parses (or is missing). */
 async function checkYaml(file: string): Promise<void> {
   let text: string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor, type HostConfig } from '../functions/config/host-config.ts';
 import { useTempDir } from '../test/temp-dir.ts';
-import { hostConfigApplier, memoryHostConfig, scenarioHostConfig } from './scenario-host-config.ts';
+import { hostConfigApplier, memoryHostConfig, readScenarioHostConfig } from './scenario-host-config.ts';
 import { ScenarioError } from './scenario-format.ts';
 
 const temp = useTempDir('chutebox-scenario-hostconfig-');
@@ -28,6 +28,9 @@ async function scenario(hostconfig?: string): Promise<string> {
 }
 
 const note = async () => {};
+
+/** A scenario's host configuration as the emulator makes it: what the folder stores, in memory. */
+const scenarioHostConfig = async (dir: string, opts: typeof options) => memoryHostConfig({ ...opts, stored: await readScenarioHostConfig(dir) });
 
 describe('scenarioHostConfig', () => {
   it('starts from config/hostconfig.yaml as written', async () => {

@@ -54,24 +54,8 @@ export function memoryHostConfig(options: MemoryHostConfigOptions = {}): HostCon
 }
 
 /**
- * The host configuration of a scenario: its `config/hostconfig.yaml` when it has one (checked here as
- * a PUT body is), else none (the generated one applies); changes last until the emulator stops, the
- * scenario's files are never written.
- *
- * @throws ScenarioError naming the file and every bad field.
- * @example
- * const hostConfig = await scenarioHostConfig(dir, { chutes, generate: () => generateHostConfig(device) });
- */
-export async function scenarioHostConfig(
-  dir: string,
-  options: Omit<MemoryHostConfigOptions, 'stored'> & Required<Pick<MemoryHostConfigOptions, 'chutes' | 'generate'>>,
-): Promise<ReturnType<typeof memoryHostConfig>> {
-  return memoryHostConfig({ ...options, stored: await readScenarioHostConfig(dir) });
-}
-
-/**
  * The text of a scenario's `config/hostconfig.yaml`, checked as a PUT body is, or null when it has
- * none: what `memoryHostConfig` takes as `stored`.
+ * none (the generated configuration applies): what `memoryHostConfig` takes as `stored`.
  *
  * @throws ScenarioError naming the file and every bad field.
  * @example
