@@ -172,7 +172,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       return structuredClone(log);
     },
     async loadImage(archive) {
-      const tags = uploadedImageTags(archive);
+      const tags = await uploadedImageTags(archive);
       for (const tag of tags) loaded.add(tag);
       return tags;
     },

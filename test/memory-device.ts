@@ -170,7 +170,7 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
       return structuredClone(changes);
     },
     async loadImage(archive) {
-      const tags = uploadedImageTags(archive);
+      const tags = await uploadedImageTags(archive);
       loaded.push(archive);
       return tags;
     },

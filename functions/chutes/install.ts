@@ -4,12 +4,12 @@ import type { Handler } from '../core/invoke.ts';
 import { HttpProblem, isHttpProblem, type InputError } from '../core/problem.ts';
 import { invalidInput, validate } from '../core/validate.ts';
 import { CHUTE_NAME } from '../core/device.ts';
-import { imageArchiveTags } from '../parsers/image-archive.ts';
+import { manifestTags } from '../parsers/image-archive.ts';
 import { ChuteInstallBody } from './bodies.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { checkChuteConfig } from './config.ts';
 import { ChangeAccepted, ChuteInstallRequest } from './schemas.ts';
-import { readChuteSource, uploadKind } from './source.ts';
+import { readChuteSource, readUpload, type Upload } from './source.ts';
 import { submit } from './submit.ts';
 
 export const route = defineRoute({
@@ -52,7 +52,8 @@ const UPLOAD_SUBJECT = 'the image upload';
  */
 export const handle: Handler<ChangeAccepted> = async (input, device) => {
   if (input.bytes !== undefined) {
-    return uploadKind(input.bytes) === 'source' ? installSource(input.bytes, device) : installUpload(input.query, input.bytes, device);
+    const upload = await readUpload(input.bytes);
+    return upload.kind === 'source' ? installSource(input.bytes, upload, device) : installUpload(input.query, input.bytes, upload, device);
   }
   const document = decodeDocumentBody(input.headers['content-type'], input.text);
   const violations: InputError[] = [];
@@ -72,21 +73,21 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
 };
 
 /** An install from a chute's source: paradrop.yaml checked, then queued; the change builds the image. */
-async function installSource(archive: Uint8Array, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
-  const { name, version, environment, config } = readChuteSource(archive);
+async function installSource(archive: Uint8Array, upload: Upload, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
+  const { name, version, environment, config } = readChuteSource(upload);
   await checkNotInstalled(device, name);
   return submit(device, { action: 'install', chute: name, image: null, source: archive, version, config, environment, allocation: {} });
 }
 
 /** An install from an uploaded image archive: checked, loaded into the engine, then queued. */
-async function installUpload(query: Record<string, string>, archive: Uint8Array, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
+async function installUpload(query: Record<string, string>, archive: Uint8Array, upload: Upload, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
   const violations: InputError[] = [];
   const name = query.name;
   if (name === undefined) violations.push({ path: 'name', message: 'is required (in the query: ?name=<chute>)' });
   else if (!CHUTE_NAME.test(name)) violations.push({ path: 'name', message: CHUTE_NAME_MESSAGE });
   let tags: string[] = [];
   try {
-    tags = imageArchiveTags(archive);
+    tags = manifestTags(upload.files.get('manifest.json')!);
     if (tags.length === 0) violations.push({ path: 'body', message: 'the archive names no image: its manifest.json has no RepoTags' });
   } catch (error) {
     violations.push({ path: 'body', message: (error as Error).message });

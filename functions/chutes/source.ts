@@ -2,7 +2,7 @@ import { decodeDocumentBody } from '../core/body-formats.ts';
 import { CHUTE_NAME } from '../core/device.ts';
 import { isHttpProblem, type InputError } from '../core/problem.ts';
 import { invalidInput, validate } from '../core/validate.ts';
-import { checkTar, tarEntry } from '../parsers/image-archive.ts';
+import { tarFiles } from '../parsers/image-archive.ts';
 import { checkChuteConfig, Environment, environmentStrings } from './config.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { mapping } from './record.ts';
@@ -44,65 +44,57 @@ export interface ChuteSource {
 /** What an upload to POST /api/v1/chutes/ holds, told apart by its content. */
 export type UploadKind = 'source' | 'image-archive';
 
+/** An uploaded tar, read: what it is, and the files at its root that chutebox reads (`UPLOAD_FILES`). */
+export interface Upload {
+  kind: UploadKind;
+  files: ReadonlyMap<string, Uint8Array>;
+}
+
+/** The files at the root of an upload that tell what it is and that chutebox reads. */
+const UPLOAD_FILES = [...CHUTE_FILES, 'Dockerfile', 'manifest.json'];
+
 /**
- * Whether a tar is a chute's source (`paradrop.yaml` or `paradrop.yml` at its root) or an image
- * archive (`docker save`: `manifest.json` at its root).
+ * Reads an uploaded tar once, to its end: whether it is a chute's source (`paradrop.yaml` or
+ * `paradrop.yml` at its root) or an image archive (`docker save`: `manifest.json` at its root), and
+ * the files of `UPLOAD_FILES` it has. Damage anywhere, after the files looked for too, is the
+ * client's mistake: the engine would fail on it later, with the change already queued.
  *
- * @throws HttpProblem 422 naming `body`, saying what was expected, when it is neither or not a tar.
+ * @throws HttpProblem 422 naming `body`, saying what is wrong or what was expected, when it is not a
+ *   tar, is damaged or cut short, or is neither.
  * @example
- * uploadKind(tarArchive({ 'paradrop.yaml': 'name: hello\n', Dockerfile: 'FROM busybox\n' })) // 'source'
+ * (await readUpload(tarArchive({ 'paradrop.yaml': 'name: hello\n', Dockerfile: 'FROM busybox\n' }))).kind // 'source'
  */
-export function uploadKind(archive: Uint8Array): UploadKind {
-  // All of it, as the engine will read it: damage after the files looked for is the client's mistake too.
+export async function readUpload(archive: Uint8Array): Promise<Upload> {
+  let files: Map<string, Uint8Array>;
   try {
-    checkTar(archive);
+    files = await tarFiles(archive, UPLOAD_FILES);
   } catch (error) {
     throw invalidInput('the uploaded tar', [{ path: 'body', message: (error as Error).message }]);
   }
-  if (CHUTE_FILES.some((name) => uploadedEntry(archive, name, 'the uploaded tar') !== null)) return 'source';
-  if (uploadedEntry(archive, 'manifest.json', 'the uploaded tar') !== null) return 'image-archive';
+  if (CHUTE_FILES.some((name) => files.has(name))) return { kind: 'source', files };
+  if (files.has('manifest.json')) return { kind: 'image-archive', files };
   const expected = "the tar is neither a chute's source (paradrop.yaml at its root, as pdtools sends it) nor an image archive (manifest.json at its root, as docker save writes it)";
   throw invalidInput('the uploaded tar', [{ path: 'body', message: expected }]);
 }
 
 /**
- * The file `name` of an uploaded tar (`tarEntry`), or null when it has none. A tar that cannot be
- * read to the end, wherever its damage is, is the client's mistake.
- *
- * @throws HttpProblem 422 naming `body`, with what is wrong with the archive.
- */
-function uploadedEntry(archive: Uint8Array, name: string, subject: string): Uint8Array | null {
-  try {
-    return tarEntry(archive, name);
-  } catch (error) {
-    throw invalidInput(subject, [{ path: 'body', message: (error as Error).message }]);
-  }
-}
-
-/**
- * Reads a chute's source: its paradrop.yaml, mapped onto chutebox's record and configuration (see
- * the table above), everything checked at once.
+ * Reads a chute's source (an upload `readUpload` read): its paradrop.yaml, mapped onto chutebox's
+ * record and configuration (see the table above), everything checked at once.
  *
  * @throws HttpProblem 422 listing every violation, paths under `paradrop.yaml` (`paradrop.yaml.name`,
  *   `paradrop.yaml.services.main.type`, `paradrop.yaml.config.net.wlan.ssid`), `body` when the upload
  *   is not a chute's source.
  * @example
- * readChuteSource(tarArchive({ 'paradrop.yaml': 'name: hello\nversion: 2\nconfig:\n  web: { port: 80 }\n', Dockerfile: 'FROM busybox\n' }))
+ * readChuteSource(await readUpload(tarArchive({ 'paradrop.yaml': 'name: hello\nversion: 2\nconfig:\n  web: { port: 80 }\n', Dockerfile: 'FROM busybox\n' })))
  * // { name: 'hello', version: '2', environment: {}, config: { web: { port: 80 } } }
  */
-export function readChuteSource(archive: Uint8Array): ChuteSource {
+export function readChuteSource(upload: Upload): ChuteSource {
   const subject = "the chute's source";
-  let file: { name: string; bytes: Uint8Array } | undefined;
-  for (const name of CHUTE_FILES) {
-    const bytes = uploadedEntry(archive, name, subject);
-    if (bytes !== null) file = { name, bytes };
-    if (file !== undefined) break;
-  }
-  if (file === undefined) throw invalidInput(subject, [{ path: 'body', message: "is not a chute's source: the tar has no paradrop.yaml at its root" }]);
-  const at = file.name;
+  const at = CHUTE_FILES.find((name) => upload.files.has(name));
+  if (at === undefined) throw invalidInput(subject, [{ path: 'body', message: "is not a chute's source: the tar has no paradrop.yaml at its root" }]);
   let spec: Record<string, unknown>;
   try {
-    spec = decodeDocumentBody('application/yaml', new TextDecoder().decode(file.bytes));
+    spec = decodeDocumentBody('application/yaml', new TextDecoder().decode(upload.files.get(at)));
   } catch (error) {
     if (!isHttpProblem(error)) throw error;
     throw invalidInput(subject, [{ path: at, message: error.message }]);
@@ -130,7 +122,7 @@ export function readChuteSource(archive: Uint8Array): ChuteSource {
 
   const form = 'services' in spec ? fromServices(spec, fail) : fromOlderForm(spec, fail);
   if (form !== null) {
-    if (uploadedEntry(archive, 'Dockerfile', subject) === null) fail(form.source, "has no Dockerfile: chutebox builds the chute's image from a Dockerfile at the root of its source");
+    if (!upload.files.has('Dockerfile')) fail(form.source, "has no Dockerfile: chutebox builds the chute's image from a Dockerfile at the root of its source");
     try {
       checkChuteConfig(form.config);
     } catch (error) {

@@ -5,7 +5,7 @@ import { invalidInput } from '../core/validate.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { ChangeAccepted, ChuteSourceUpdateRequest } from './schemas.ts';
-import { readChuteSource, uploadKind } from './source.ts';
+import { readChuteSource, readUpload } from './source.ts';
 import { submit } from './submit.ts';
 
 export const route = defineRoute({
@@ -44,8 +44,9 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
     });
   }
   await loadChute(device, chute);
-  if (uploadKind(input.bytes) !== 'source') throw invalidInput("the chute's source", [{ path: 'body', message: "is an image archive, not a chute's source: a chute is updated from a tar with paradrop.yaml at its root" }]);
-  const source = readChuteSource(input.bytes);
+  const upload = await readUpload(input.bytes);
+  if (upload.kind !== 'source') throw invalidInput("the chute's source", [{ path: 'body', message: "is an image archive, not a chute's source: a chute is updated from a tar with paradrop.yaml at its root" }]);
+  const source = readChuteSource(upload);
   if (source.name !== chute) throw invalidInput("the chute's source", [{ path: 'paradrop.yaml.name', message: `names chute ${source.name}, not ${chute}: a chute is updated from its own source` }]);
   return submit(device, { action: 'update', chute, version: source.version, config: source.config, environment: source.environment, source: input.bytes });
 };

@@ -1,22 +1,36 @@
+import { unpackTar, type TarHeader } from 'modern-tar';
 import { HttpProblem } from '../core/problem.ts';
 /*
  * An image archive as `docker save` writes it: a tar (ustar) whose `manifest.json` lists the images,
- * `[{ Config, RepoTags: ['busybox:latest'], Layers }]`.
+ * `[{ Config, RepoTags: ['busybox:latest'], Layers }]`. Tars are read by modern-tar in its strict mode
+ * (docs/decisions/0019-uploaded-tars-read-by-modern-tar.md).
  */
 
+/** A tar header's size: an archive shorter than this is no tar. */
 const BLOCK = 512;
 
 /**
  * The repo tags of an image archive, in the order its `manifest.json` lists them (every image's).
  *
- * @throws Error saying why when `archive` is not a tar, has no `manifest.json` or that is not a
- *   docker-save manifest.
+ * @throws Error saying why when `archive` is not a tar, is damaged, has no `manifest.json` or that is
+ *   not a docker-save manifest.
  * @example
- * imageArchiveTags(await readFile('busybox.tar')) // ['busybox:latest']
+ * await imageArchiveTags(await readFile('busybox.tar')) // ['busybox:latest']
  */
-export function imageArchiveTags(archive: Uint8Array): string[] {
-  const manifest = tarEntry(archive, 'manifest.json');
-  if (manifest === null) throw new Error('the archive has no manifest.json: it is not a docker save archive');
+export async function imageArchiveTags(archive: Uint8Array): Promise<string[]> {
+  const manifest = (await tarFiles(archive, ['manifest.json'])).get('manifest.json');
+  if (manifest === undefined) throw new Error('the archive has no manifest.json: it is not a docker save archive');
+  return manifestTags(manifest);
+}
+
+/**
+ * The repo tags a docker-save `manifest.json` lists, every image's in order.
+ *
+ * @throws Error saying why when it is not JSON or not a list of images.
+ * @example
+ * manifestTags(new TextEncoder().encode('[{"RepoTags":["busybox:latest"]}]')) // ['busybox:latest']
+ */
+export function manifestTags(manifest: Uint8Array): string[] {
   let images: unknown;
   try {
     images = JSON.parse(new TextDecoder().decode(manifest));
@@ -35,76 +49,48 @@ export function imageArchiveTags(archive: Uint8Array): string[] {
  *
  * @throws HttpProblem 422.
  */
-export function uploadedImageTags(archive: Uint8Array): string[] {
+export async function uploadedImageTags(archive: Uint8Array): Promise<string[]> {
   try {
-    return imageArchiveTags(archive);
+    return await imageArchiveTags(archive);
   } catch (error) {
     throw new HttpProblem(422, 'the image archive cannot be loaded', { errors: [{ path: 'body', message: (error as Error).message }] });
   }
 }
 
 /**
- * The contents of the regular file `name` (`./name` counts too) at any depth of a tar archive, or
- * null when the archive has none. Reads ustar and GNU headers (long names, PAX records are skipped).
+ * The regular files among `names` at the root of a tar archive (`./name` counts too; of two by one
+ * name, the later, as unpacking leaves it), by name. The archive is read to its end blocks as a tool
+ * that unpacks it would, every header's checksum checked: ustar, GNU long names and PAX records. A
+ * link, a folder, `../name` or `/name` is never taken for `name`.
  *
- * @throws Error when `archive` is not a tar: empty, cut short, or a header whose checksum is wrong
- *   before the file.
+ * @throws Error saying what is wrong when `archive` is not a tar, a header is damaged anywhere, or it
+ *   is cut short (inside an entry, or before its two end blocks), or bytes other than zeros follow them.
+ * @example
+ * await tarFiles(tarArchive({ 'paradrop.yaml': 'name: hello\n', 'app.sh': 'echo hi\n' }), ['paradrop.yaml', 'Dockerfile'])
+ * // Map { 'paradrop.yaml' => Uint8Array(12) }
  */
-export function tarEntry(archive: Uint8Array, name: string): Uint8Array | null {
-  for (const entry of tarEntries(archive)) {
-    if (entry.regular && (entry.path === name || entry.path === `./${name}`)) return entry.data;
-  }
-  return null;
-}
-
-/**
- * Reads a tar archive to its end, as a tool that unpacks it would.
- *
- * @throws Error saying where when any header is damaged or the archive is cut short.
- */
-export function checkTar(archive: Uint8Array): void {
-  for (const _ of tarEntries(archive));
-}
-
-/** The entries of a tar archive in order, up to its end blocks. */
-function* tarEntries(archive: Uint8Array): Generator<{ path: string; regular: boolean; data: Uint8Array }> {
+export async function tarFiles(archive: Uint8Array, names: readonly string[]): Promise<Map<string, Uint8Array>> {
   if (archive.length < BLOCK) throw new Error('the archive is not a tar: it is shorter than one tar header');
-  let longName: string | null = null;
-  for (let at = 0; ; ) {
-    // A tar ends with zero blocks: one that stops before them was cut short.
-    if (at + BLOCK > archive.length) throw new Error('the archive is cut short: it stops before its end blocks');
-    const header = archive.subarray(at, at + BLOCK);
-    if (header.every((byte) => byte === 0)) return;
-    if (!checksumMatches(header)) throw new Error(`the archive is not a tar: the header at byte ${at} is not a tar header`);
-    const size = octal(header, 124, 12);
-    const type = String.fromCharCode(header[156]!);
-    const data = at + BLOCK;
-    if (data + size > archive.length) throw new Error('the archive is cut short');
-    const prefix = field(header, 345, 155);
-    const path = longName ?? (prefix === '' ? field(header, 0, 100) : `${prefix}/${field(header, 0, 100)}`);
-    longName = type === 'L' ? field(archive.subarray(data, data + size), 0, size) : null;
-    yield { path, regular: type === '0' || type === '\0', data: archive.subarray(data, data + size) };
-    at = data + Math.ceil(size / BLOCK) * BLOCK;
+  const wanted = (header: TarHeader) => header.type === 'file' && names.includes(rootName(header.name));
+  let entries: Awaited<ReturnType<typeof unpackTar>>;
+  try {
+    entries = await unpackTar(archive, { strict: true, filter: wanted });
+  } catch (error) {
+    throw unreadable(error);
   }
+  return new Map(entries.map(({ header, data }) => [rootName(header.name), data ?? new Uint8Array(0)]));
 }
 
-/** A NUL-terminated text field. */
-function field(block: Uint8Array, offset: number, length: number): string {
-  const bytes = block.subarray(offset, offset + length);
-  const end = bytes.indexOf(0);
-  return new TextDecoder().decode(end === -1 ? bytes : bytes.subarray(0, end));
+/** `./name` as `name`. */
+function rootName(name: string): string {
+  return name.startsWith('./') ? name.slice(2) : name;
 }
 
-function octal(block: Uint8Array, offset: number, length: number): number {
-  const text = field(block, offset, length).trim();
-  if (!/^[0-7]+$/.test(text)) throw new Error('the archive is not a tar: a header has no size');
-  return parseInt(text, 8);
-}
-
-/** The header's checksum field equals the sum of its bytes, the field itself counted as spaces. */
-function checksumMatches(header: Uint8Array): boolean {
-  let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : header[i]!;
-  const stored = field(header, 148, 8).trim();
-  return /^[0-7]+$/.test(stored) && parseInt(stored, 8) === sum;
+/** What the reader threw, said for the client who sent the archive. */
+function unreadable(error: unknown): Error {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+  if (/truncated/i.test(message)) return new Error('the archive is cut short: it stops inside an entry or before its end blocks');
+  if (/\bEOF\b/.test(message)) return new Error('the archive is damaged: bytes other than zeros follow its end blocks');
+  const said = /^[A-Z][a-z]/.test(message) ? `${message.charAt(0).toLowerCase()}${message.slice(1)}` : message;
+  return new Error(`the archive is not a tar, or it is damaged: ${said}`);
 }
