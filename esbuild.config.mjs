@@ -34,7 +34,7 @@ const ENTRIES = {
 
 const shared = {
   bundle: true,
-  minify: true,
+  minify: !process.env.CHUTEBOX_NO_MINIFY,
   format: 'esm',
   platform: 'node',
   target: 'node20',

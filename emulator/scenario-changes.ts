@@ -1,4 +1,4 @@
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import { randomBytes } from 'node:crypto';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
@@ -84,9 +84,9 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
   /** The tags of the images loaded (`loadImage`) since the emulator started. */
   const loaded = new Set<string>();
 
+  /** A chute as it is now: read-only, the same frozen object to every caller until a change replaces it. */
   async function current(name: string): Promise<StoredChute | null> {
-    if (touched.has(name)) return structuredClone(touched.get(name)!);
-    return base.chute(name);
+    return touched.has(name) ? touched.get(name)! : base.chute(name);
   }
 
   function say(record: ChangeRecord, text: string, state?: ChangeState): void {
@@ -110,8 +110,9 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
         return say(record, `succeeded: ${describe(request)}`, 'succeeded');
       }
       if (conflict) throw new Error(`a chute named ${request.chute} is already installed`);
-      const chute = await current(request.chute);
-      if (chute === null) throw new Error(`there is no chute named ${request.chute} (any more)`);
+      const found = await current(request.chute);
+      if (found === null) throw new Error(`there is no chute named ${request.chute} (any more)`);
+      const chute = structuredClone(found);
       const list = await containers();
       if (request.action === 'install' && request.image !== null && loaded.has(request.image)) say(record, `image ${request.image} was loaded from an uploaded archive`);
       if ((request.action === 'install' && request.image === null) || request.action === 'update') {
@@ -124,7 +125,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       }
       for (const text of effect(request, list, base.now())(chute)) say(record, text);
       answer = undefined;
-      touched.set(request.chute, request.action === 'delete' ? null : chute);
+      touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
       say(record, `succeeded: ${describe(request)}`, 'succeeded');
     } catch (error) {
       say(record, `failed: ${(error as Error).message}`, 'failed');
@@ -158,7 +159,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       };
       log.push(record);
       const conflict = request.action === 'install' && (await current(request.chute)) !== null;
-      if (request.action === 'install' && !conflict) touched.set(request.chute, installing(request));
+      if (request.action === 'install' && !conflict) touched.set(request.chute, deepFreeze(installing(request)));
       const queue = changeQueue(request);
       const previous = queues.get(queue) ?? Promise.resolve();
       queues.set(queue, previous.then(() => run(record, structuredClone(request), conflict)));

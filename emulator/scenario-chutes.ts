@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import * as z from 'zod/mini';
 import { CHUTE_NAME, type Device, type StoredChute } from '../functions/core/device.ts';
 import { chuteStore } from '../runtime/chutes/store.ts';
+import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import { jsonCopy } from './json-copy.ts';
 import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } from './scenario-format.ts';
 
@@ -63,7 +64,8 @@ export async function readChutes(dir: string): Promise<Record<string, ChuteDocum
 /**
  * Installed chutes served from memory, as the emulator serves a scenario's: `chuteNames()` and
  * `chute(name)` answer what the runtime's chute store answers for the folder the documents were read
- * from, each call a copy of its own (a caller who edits it changes no later answer).
+ * from. Every call answers the same deep-frozen chute: a caller that tried to edit it throws instead of
+ * changing every later answer.
  *
  * @example
  * const chutes = storedChutes(await readChutes('fixtures/scenarios/default'));
@@ -71,14 +73,13 @@ export async function readChutes(dir: string): Promise<Record<string, ChuteDocum
  */
 export function storedChutes(documents: Record<string, ChuteDocuments>): Pick<Device, 'chuteNames' | 'chute'> {
   const names = Object.keys(documents).sort();
+  const chutes = new Map(names.map((name) => [name, deepFreeze({ name, ...jsonCopy(documents[name]!) })]));
   return {
     async chuteNames() {
       return [...names];
     },
     async chute(name) {
-      if (!Object.hasOwn(documents, name)) return null;
-      const { record, config, cache } = jsonCopy(documents[name]!);
-      return { name, record, config, cache };
+      return chutes.get(name) ?? null;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import path from 'node:path';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../functions/config/host-config.ts';
 import type { Device, FsStats, Settings } from '../functions/core/device.ts';

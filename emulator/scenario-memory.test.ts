@@ -58,7 +58,7 @@ describe('the emulator answers from memory once it has read a scenario file', ()
     expect((await get<{ uptime: number }>(software, device)).uptime).toBe(uptime + 600);
   });
 
-  it('GET /api/v1/chutes/:chute answers the chute.yaml read at start, a copy of its own for each caller', async () => {
+  it('GET /api/v1/chutes/:chute answers the chute.yaml read at start, read-only to every caller', async () => {
     const dir = await copyOfDefault('chute');
     const { device } = await loadScenario(dir);
     await writeFile(path.join(dir, 'chutes/hello-world/chute.yaml'), 'name: hello-world\nversion: "9"\nstate: stopped\n');
@@ -69,8 +69,8 @@ describe('the emulator answers from memory once it has read a scenario file', ()
     expect(await device.chuteNames()).toEqual(['hello-world', 'hotspot']);
 
     const stored = (await device.chute('hotspot'))!;
-    stored.record.version = 'edited';
-    (stored.config.net as Record<string, unknown>).guest = null;
+    expect(() => (stored.record.version = 'edited')).toThrow(TypeError);
+    expect(() => ((stored.config.net as Record<string, unknown>).guest = null)).toThrow(TypeError);
     expect((await device.chute('hotspot'))!.record.version).toBe('2.1');
     expect((await device.chute('hotspot'))!.config.net).toHaveProperty('guest.type', 'wifi');
   });

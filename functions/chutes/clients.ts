@@ -1,3 +1,4 @@
+import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { parseLeases, type LeaseRecord } from '../parsers/dnsmasq-leases.ts';
@@ -15,6 +16,10 @@ export const route = defineRoute({
 export const request = NetworkRequest;
 export const response = ClientList;
 
+/** The station dump's records, and the leases by MAC address, parsed again only when their text changed. */
+const stationsOf = reusingLast(parseStationDump);
+const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
+
 /**
  * The stations of the access point (`iw … station dump`) joined by MAC address with the network's
  * DHCP leases. A station without a lease has `ip_addr` and `hostname` null: chutebox only knows the
@@ -30,8 +35,8 @@ export const handle: Handler<ClientList> = async (input, device) => {
   const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'list clients');
   const host = device.network(network.target);
   const [dump, leaseFile] = await Promise.all([host.stationDump(), host.leases()]);
-  const leases = leasesByMac(parseLeases(leaseFile ?? ''));
-  return parseStationDump(dump).map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
+  const leases = leasesOf(leaseFile ?? '');
+  return stationsOf(dump).map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
 };
 
 /**

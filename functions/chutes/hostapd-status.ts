@@ -1,3 +1,4 @@
+import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
@@ -15,6 +16,9 @@ export const route = defineRoute({
 export const request = NetworkRequest;
 export const response = HostapdStatus;
 
+/** hostapd's STATUS reply as fields, parsed again only when the reply changed. */
+const statusOf = reusingLast(parseHostapdReply);
+
 /**
  * hostapd's `STATUS` of the access point, every `key=value` as strings (SSIDs as hostapd escapes them).
  *
@@ -25,7 +29,7 @@ export const response = HostapdStatus;
 export const handle: Handler<HostapdStatus> = async (input, device) => {
   const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'read the access point status');
   const reply = await device.network(network.target).hostapd(['STATUS']);
-  const status = parseHostapdReply(reply);
+  const status = statusOf(reply);
   if (Object.keys(status).length === 0) {
     throw new HttpProblem(502, `hostapd answered STATUS for network ${network.name} with no field: ${hostapdAnswer(reply) || 'nothing'}`);
   }

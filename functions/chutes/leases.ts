@@ -1,3 +1,4 @@
+import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { parseLeases } from '../parsers/dnsmasq-leases.ts';
@@ -9,6 +10,9 @@ export const route = defineRoute({ name: 'chutes-leases', method: 'GET', path: '
 export const request = NetworkRequest;
 export const response = LeaseList;
 
+/** The lease file's records, parsed again only when the file changed. */
+const leasesOf = reusingLast(parseLeases);
+
 /**
  * The network's dnsmasq lease file, one record per lease; an empty list while dnsmasq has written
  * no file yet.
@@ -18,5 +22,5 @@ export const response = LeaseList;
  */
 export const handle: Handler<LeaseList> = async (input, device) => {
   const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point', 'vlan'], 'read DHCP leases');
-  return parseLeases((await device.network(network.target).leases()) ?? '');
+  return leasesOf((await device.network(network.target).leases()) ?? '');
 };

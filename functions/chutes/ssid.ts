@@ -1,3 +1,4 @@
+import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
@@ -10,6 +11,9 @@ export const route = defineRoute({ name: 'chutes-ssid', method: 'GET', path: '/a
 export const request = NetworkRequest;
 export const response = SsidRecord;
 
+/** hostapd's GET_CONFIG reply as fields, parsed again only when the reply changed. */
+const configOf = reusingLast(parseHostapdReply);
+
 /**
  * hostapd's `GET_CONFIG` of the access point: its `ssid` (decoded from hostapd's escapes) and `bssid`.
  *
@@ -18,7 +22,7 @@ export const response = SsidRecord;
  */
 export const handle: Handler<SsidRecord> = async (input, device) => {
   const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'read the SSID');
-  const config = parseHostapdReply(await device.network(network.target).hostapd(['GET_CONFIG']));
+  const config = configOf(await device.network(network.target).hostapd(['GET_CONFIG']));
   if (config.ssid === undefined || config.bssid === undefined) {
     throw new HttpProblem(502, `hostapd's GET_CONFIG reply for network ${network.name} has no ${config.ssid === undefined ? 'ssid' : 'bssid'}`);
   }

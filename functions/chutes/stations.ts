@@ -1,3 +1,4 @@
+import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { parseStationDump } from '../parsers/iw-station.ts';
@@ -9,6 +10,9 @@ export const route = defineRoute({ name: 'chutes-stations', method: 'GET', path:
 export const request = NetworkRequest;
 export const response = StationList;
 
+/** The station dump's records, parsed again only when the dump changed. */
+const stationsOf = reusingLast(parseStationDump);
+
 /**
  * `iw dev <host interface> station dump`, one record per station.
  *
@@ -17,5 +21,5 @@ export const response = StationList;
  */
 export const handle: Handler<StationList> = async (input, device) => {
   const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'list stations');
-  return parseStationDump(await device.network(network.target).stationDump());
+  return stationsOf(await device.network(network.target).stationDump());
 };

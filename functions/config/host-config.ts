@@ -1,3 +1,4 @@
+import { reusingLast } from '../core/reusing-last.ts';
 import type { Device } from '../core/device.ts';
 import { parseYaml } from '../core/body-formats.ts';
 import { readRadios } from '../info/wifi.ts';
@@ -274,8 +275,11 @@ const HT_PLAN: Record<Band, Record<RadioCaps['generation'], (typeof HT_MODES)[nu
 export async function generateHostConfig(device: Device): Promise<HostConfig> {
   const [ethernet, radios] = await Promise.all([ethernetInterfaces(device), readRadios(device)]);
   const caps = await Promise.all(radios.map((radio) => radioCaps(device, radio)));
-  return hostConfigFor(ethernet, planRadios(radios, caps));
+  return generatedFor(JSON.stringify([ethernet, planRadios(radios, caps)]));
 }
+
+/** The configuration generated for `[ethernet, wifi]` (as JSON), worked out again only when the hardware changed. */
+const generatedFor = reusingLast((facts: string) => hostConfigFor(...(JSON.parse(facts) as [string[], WifiRadioConfig[]])));
 
 /**
  * The generated configuration for these Ethernet interfaces (the first is the WAN) and radio
@@ -383,6 +387,9 @@ export function parseStoredHostConfig(text: string): HostConfig {
  */
 export async function currentHostConfig(device: Device): Promise<HostConfig> {
   const stored = await device.hostConfig.read();
-  return stored === null ? generateHostConfig(device) : parseStoredHostConfig(stored);
+  return stored === null ? generateHostConfig(device) : storedConfigOf(stored);
 }
+
+/** The stored configuration, parsed again only when the file changed. */
+const storedConfigOf = reusingLast(parseStoredHostConfig);
 

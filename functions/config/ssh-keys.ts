@@ -1,3 +1,4 @@
+import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { keyLines } from '../parsers/authorized-keys.ts';
@@ -13,6 +14,9 @@ export const route = defineRoute({
 export const request = SshKeysRequest;
 export const response = SshKeyList;
 
+/** The key lines of an authorized_keys file, split again only when the file changed. */
+const keyLinesOf = reusingLast(keyLines);
+
 /**
  * The key lines of the user's `~/.ssh/authorized_keys` as written (options and comments kept), in
  * file order; [] when the file does not exist.
@@ -23,5 +27,5 @@ export const response = SshKeyList;
  */
 export const handle: Handler<SshKeyList> = async (input, device) => {
   const account = await userAccount(input, device);
-  return keyLines(await device.accounts.authorizedKeys(account));
+  return keyLinesOf(await device.accounts.authorizedKeys(account));
 };

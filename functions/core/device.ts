@@ -45,7 +45,8 @@ export interface Device {
   chuteNames(): Promise<string[]>;
   /**
    * One installed chute as the device stores it, or null when there is none by that name. The name
-   * must already be validated (`CHUTE_NAME`): it becomes a file name.
+   * must already be validated (`CHUTE_NAME`): it becomes a file name. The answer is read-only (the
+   * emulator answers the same frozen chute to every caller).
    */
   chute(name: string): Promise<StoredChute | null>;
   /**

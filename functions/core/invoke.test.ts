@@ -14,6 +14,14 @@ describe('invoke', () => {
     });
   });
 
+  it('answers each value as it is now: a mutable value changed since the last answer is serialised again', async () => {
+    const value = { stations: 1 };
+    const first = await invoke(async () => value, input, memoryDevice());
+    value.stations = 2;
+    const second = await invoke(async () => value, input, memoryDevice());
+    expect([first.body, second.body]).toEqual(['{"stations":1}', '{"stations":2}']);
+  });
+
   it('answers a reply with its own body, content type and headers', async () => {
     const out = await invoke(async () => reply('ok: true\n', 'application/yaml', { vary: 'accept' }), input, memoryDevice());
     expect(out).toEqual({ status: 200, headers: { vary: 'accept', 'content-type': 'application/yaml' }, body: 'ok: true\n' });

@@ -78,10 +78,25 @@ export async function invoke(handle: Handler, input: FunctionInput, device: Devi
   try {
     const value = await handle(input, device);
     if (isReply(value)) return { status: 200, headers: { ...value.headers, 'content-type': value.contentType }, body: value.body };
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) };
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: serialised(value) };
   } catch (error) {
     return problemOutput(error);
   }
+}
+
+/** The last frozen answer `serialised` wrote, and its JSON. */
+let lastFrozen: { value: unknown; json: string } | undefined;
+
+/**
+ * `JSON.stringify(value)`, reused when `value` is the frozen answer serialised last (a frozen value
+ * cannot have changed since; see `reusingLast`). Each function bundle has its own copy of this module,
+ * so that is the last answer of its own route.
+ */
+function serialised(value: unknown): string {
+  if (lastFrozen !== undefined && lastFrozen.value === value) return lastFrozen.json;
+  const json = JSON.stringify(value);
+  if (typeof value === 'object' && value !== null && Object.isFrozen(value)) lastFrozen = { value, json };
+  return json;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { reusingLast } from '../core/reusing-last.ts';
 import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
 import { parseEnviron, redactSecrets } from '../parsers/environ.ts';
@@ -12,6 +13,9 @@ export const route = defineRoute({
 export const request = NoInput;
 export const response = Environment;
 
+/** The environment with secrets redacted, worked out again only when the file changed. */
+const environmentOf = reusingLast((text: string) => Object.fromEntries(redactSecrets(parseEnviron(text))));
+
 /**
  * The daemon's environment from /proc/self/environ, with the values of secret-looking names
  * redacted; `{}` when the file cannot be read.
@@ -21,5 +25,5 @@ export const response = Environment;
  */
 export const handle: Handler<Environment> = async (_input, device) => {
   const text = await device.readFile('/proc/self/environ');
-  return Object.fromEntries(redactSecrets(parseEnviron(text ?? '')));
+  return environmentOf(text ?? '');
 };

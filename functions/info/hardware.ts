@@ -1,6 +1,7 @@
 import type { Device } from '../core/device.ts';
 import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
+import { reusingLast } from '../core/reusing-last.ts';
 import { cpuArchitecture, cpuinfoModel, parseCpuinfo, type Cpuinfo } from '../parsers/cpuinfo.ts';
 import { parseMeminfo } from '../parsers/meminfo.ts';
 import { deviceTreeString } from '../parsers/sysfs.ts';
@@ -32,9 +33,13 @@ const DMI_FIELDS = ['sys_vendor', 'product_name', 'product_version', 'board_vend
  * await handle(input, device)
  * // { vendor: 'TP-Link', board: 'TP-Link Archer C7 v5', cpu: 'mips', memory: 129236992, wifi: [ … ] }
  */
+/** /proc/cpuinfo and MemTotal of /proc/meminfo, parsed again only when the text changed. */
+const cpuinfoOf = reusingLast(parseCpuinfo);
+const memTotalOf = reusingLast((meminfo: string) => parseMeminfo(meminfo).MemTotal ?? null);
+
 export const handle: Handler<Hardware> = async (_input, device) => {
   let cpuinfo: Promise<Cpuinfo> | undefined;
-  const readCpuinfo = () => (cpuinfo ??= device.readFile('/proc/cpuinfo').then((text) => parseCpuinfo(text ?? '')));
+  const readCpuinfo = () => (cpuinfo ??= device.readFile('/proc/cpuinfo').then((text) => cpuinfoOf(text ?? '')));
 
   const [uname, meminfo, identity, wifi] = await Promise.all([
     device.uname(),
@@ -45,7 +50,7 @@ export const handle: Handler<Hardware> = async (_input, device) => {
   return {
     ...identity,
     cpu: uname.machine.trim() || cpuArchitecture(await readCpuinfo()),
-    memory: parseMeminfo(meminfo ?? '').MemTotal ?? null,
+    memory: memTotalOf(meminfo ?? ''),
     wifi,
   };
 };

@@ -1,6 +1,7 @@
 import { CHUTE_LABEL, type Device, type FsStats } from '../core/device.ts';
 import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
+import { reusingLast } from '../core/reusing-last.ts';
 import { containerUsage } from '../parsers/docker-stats.ts';
 import { parseLoadavg } from '../parsers/loadavg.ts';
 import { parseMeminfo, swapMemory, virtualMemory } from '../parsers/meminfo.ts';
@@ -34,32 +35,48 @@ type ChuteUsage = Telemetry['chutes'][number];
  * @example
  * (await handle(input, device)).system.load_average // [0.2, 0.18, 0.12]
  */
+/** What each source says, worked out again only when its text changed. */
+const statOf = reusingLast((text: string) => {
+  const kernel = parseStat(text);
+  return { ...kernel, total: kernel.total ?? sumCpuTimes(kernel.cpus) };
+});
+const memoryOf = reusingLast((text: string) => {
+  const memory = parseMeminfo(text);
+  return { virtual: virtualMemory(memory), swap: swapMemory(memory) };
+});
+const netDevOf = reusingLast((text: string) => {
+  const interfaces = parseNetDev(text);
+  return { interfaces, total: sumCounters(interfaces) };
+});
+const loadOf = reusingLast((text: string): [number, number, number] => parseLoadavg(text) ?? [0, 0, 0]);
+const storageMountsOf = reusingLast((text: string) => storageMounts(parseMounts(text)));
+
 export const handle: Handler<Telemetry> = async (_input, device) => {
   const [stat, loadavg, meminfo, diskUsage, netdev, chutes] = await Promise.all([
     device.readFile('/proc/stat'),
     device.readFile('/proc/loadavg'),
     device.readFile('/proc/meminfo'),
-    device.readFile('/proc/mounts').then((mounts) => readDiskUsage(device, storageMounts(parseMounts(mounts ?? '')))),
+    device.readFile('/proc/mounts').then((mounts) => readDiskUsage(device, storageMountsOf(mounts ?? ''))),
     device.readFile('/proc/net/dev'),
     readChutes(device),
   ]);
-  const kernel = parseStat(stat ?? '');
-  const memory = parseMeminfo(meminfo ?? '');
-  const network = parseNetDev(netdev ?? '');
+  const kernel = statOf(stat ?? '');
+  const memory = memoryOf(meminfo ?? '');
+  const network = netDevOf(netdev ?? '');
   return {
     time: device.now() / 1000,
     system: {
       boot_time: kernel.bootTime,
       cpu_count: kernel.cpus.length,
       cpu_times: kernel.cpus,
-      cpu_times_total: kernel.total ?? sumCpuTimes(kernel.cpus),
-      load_average: parseLoadavg(loadavg ?? '') ?? [0, 0, 0],
-      virtual_memory: virtualMemory(memory),
-      swap_memory: swapMemory(memory),
+      cpu_times_total: kernel.total,
+      load_average: loadOf(loadavg ?? ''),
+      virtual_memory: memory.virtual,
+      swap_memory: memory.swap,
       disk_usage: diskUsage,
-      net_io_counters: sumCounters(network),
+      net_io_counters: network.total,
     },
-    network,
+    network: network.interfaces,
     chutes,
   };
 };

@@ -1,3 +1,4 @@
+import { reusingLast } from '../../functions/core/reusing-last.ts';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostConfig } from '../../functions/config/host-config.ts';
@@ -171,6 +172,16 @@ export interface PdconfEngine {
   clear(): Promise<void>;
 }
 
+/** A status file's text as a document; null when it is damaged (then everything is rendered and applied again, as if never). */
+function parseStatus(text: string): StatusDocument | null {
+  try {
+    const value = JSON.parse(text) as StatusDocument;
+    return typeof value === 'object' && value !== null && typeof value.files === 'object' && value.files !== null ? value : null;
+  } catch {
+    return null;
+  }
+}
+
 const NOT_APPLIED = 'rendered; not applied yet (PUT /api/v1/config/pdconf applies it)';
 const NO_COMMAND = 'rendered; no apply command is configured';
 
@@ -195,14 +206,14 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
 
   async function readStatus(): Promise<StatusDocument | null> {
     const text = await store.read(STATUS_FILE);
-    if (text === null) return null;
-    try {
-      const value = JSON.parse(text) as StatusDocument;
-      return typeof value === 'object' && value !== null && typeof value.files === 'object' && value.files !== null ? value : null;
-    } catch {
-      return null; // damaged: rendered and applied again as if never
-    }
+    return text === null ? null : parseStatus(text);
   }
+
+  /** The sections of a status file's text, worked out again only when the file changed; null when it is damaged. */
+  const sectionsOf = reusingLast((text: string) => {
+    const status = parseStatus(text);
+    return status === null ? null : sections(status);
+  });
 
   function sections(status: StatusDocument): PdconfSection[] {
     const runs = status.runs ?? 0;
@@ -255,8 +266,8 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
   return {
     status: () =>
       exclusive(async () => {
-        const status = await readStatus();
-        return status === null ? (await run('none')).sections : sections(status);
+        const text = await store.read(STATUS_FILE);
+        return (text === null ? null : sectionsOf(text)) ?? (await run('none')).sections;
       }),
     update: () => exclusive(() => run('changed')),
     reload: () => exclusive(() => run('all')),

@@ -1,7 +1,7 @@
 /**
- * A JSON value made read-only down to its leaves, and answered as it is: what the emulator hands
- * several callers at once (as a device shares one engine request between concurrent calls), so that a
- * handler that tried to change it throws instead of changing every later answer.
+ * A JSON value made read-only down to its leaves, and answered as it is: what is handed to several
+ * callers at once (an emulated engine's answer, a parse that `reusingLast` shares), so that a handler
+ * that tried to change it throws instead of changing every later answer.
  *
  * @example
  * const list = deepFreeze([{ State: 'running' }]);

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { parseMeminfo } from '../parsers/meminfo.ts';
+import { reusingLast } from './reusing-last.ts';
+
+describe('reusingLast', () => {
+  it('parses a text once while it stays the same, even when read again into a new string', () => {
+    let parses = 0;
+    const meminfo = reusingLast((text: string) => (parses++, parseMeminfo(text)));
+    const first = meminfo('MemTotal: 1024 kB\n');
+    const again = meminfo(['MemTotal:', '1024 kB\n'].join(' '));
+    expect(again).toBe(first);
+    expect(parses).toBe(1);
+  });
+
+  it('answers what the new text says as soon as it changed: never an older answer', () => {
+    const meminfo = reusingLast(parseMeminfo);
+    expect(meminfo('MemTotal: 1024 kB\n').MemTotal).toBe(1048576);
+    expect(meminfo('MemTotal: 2048 kB\n').MemTotal).toBe(2097152);
+    expect(meminfo('MemTotal: 1024 kB\n').MemTotal).toBe(1048576);
+  });
+
+  it('answers a frozen value, so that a caller that edits it throws instead of changing later answers', () => {
+    const meminfo = reusingLast(parseMeminfo);
+    const answer = meminfo('MemTotal: 1024 kB\n');
+    expect(() => (answer.MemTotal = 0)).toThrow(TypeError);
+    expect(meminfo('MemTotal: 1024 kB\n').MemTotal).toBe(1048576);
+  });
+
+  it('keeps nothing when the derivation throws: the next call derives again', () => {
+    let calls = 0;
+    const strict = reusingLast((text: string) => {
+      calls++;
+      if (text === '') throw new Error('empty');
+      return { text };
+    });
+    expect(() => strict('')).toThrow('empty');
+    expect(() => strict('')).toThrow('empty');
+    expect(calls).toBe(2);
+  });
+});
