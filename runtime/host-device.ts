@@ -11,7 +11,8 @@ import { changeRunner } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
 import { isUnixSocket } from './engine/socket.ts';
-import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools, type SharedToolRuns } from './network/host.ts';
+import { hostNetwork, type SharedToolRuns } from './network/host.ts';
+import { DEFAULT_NETWORK_TOOLS, type NetworkTools } from './network/tools.ts';
 import { parseSeconds, type OptionSpec } from './options.ts';
 import { sharedRuns } from './tools/shared-run.ts';
 
@@ -114,10 +115,10 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const toolRuns: SharedToolRuns = sharedRuns();
   /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
   const containerLists = sharedRuns<Record<string, unknown>[] | null>();
-  let loading: Promise<typeof import('./engine/docker.ts') | null> | undefined;
-  /** The engine client, loaded once on first use; null (logged) when its bundle cannot be loaded. */
+  let loading: Promise<typeof import('./engine/engine.entry.ts') | null> | undefined;
+  /** The engine client (dist/engine.mjs), loaded once on first use; null (logged) when its bundle cannot be loaded. */
   const engine = () =>
-    (loading ??= import('./engine/docker.ts').catch((error: unknown) => {
+    (loading ??= import('./engine/engine.entry.ts').catch((error: unknown) => {
       console.error('the container engine client (engine.mjs) cannot be loaded:', error);
       return null;
     }));
@@ -143,7 +144,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const runner = changeRunner({
     dir: path.join(stateDir, CHANGES_DIR),
     async perform(request, note, id) {
-      if (!('chute' in request)) return (await startedConfig()).perform(request, note);
+      if (!('chute' in request)) return (await startedConfig()).perform(request, note, id);
       const client = await engine();
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;

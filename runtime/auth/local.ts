@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../state/atomic-write.ts';
+import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
 import { hashPassword } from './passwords.ts';
 import { createPolicy, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
@@ -20,13 +20,16 @@ export function authFiles(stateDir: string) {
  * signed with `<stateDir>/auth/jwt-secret` (32 random bytes, made on first start or when missing, so a
  * factory reset that removes it ends every token). Both files are read again only after their folder
  * changed (`watchedFile`): a new password applies from the next request, and a request reads nothing.
- * Until a password is set, only loopback clients are served, without credentials.
+ * Until a password is set, only loopback clients are served, without credentials. At start, before
+ * anything else, it removes the temporary files that a crash left of its writes of the secret
+ * (`removeInterruptedWrites`; `passwd.json` is `chutebox passwd`'s, which clears its own).
  *
  * @example
  * const auth = await localAuth('/var/lib/chutebox');
  */
 export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   const files = authFiles(stateDir);
+  await removeInterruptedWrites(files.dir, [path.basename(files.secret)]);
   await prepareAuth(stateDir);
   const users = watchedFile(files.passwd, (bytes) => (bytes === null ? {} : parseUsers(bytes.toString('utf8'), files.passwd)));
   const secretKey = watchedFile(files.secret, (bytes) => (bytes === null ? null : tokenKey(checkedSecret(bytes, files.secret))));
@@ -48,7 +51,8 @@ export async function prepareAuth(stateDir: string): Promise<void> {
 
 /**
  * Sets (or replaces) the password of one account in `<stateDir>/auth/passwd.json`; only its scrypt
- * hash is stored.
+ * hash is stored. First removes the temporary files that an earlier run, cut short, left of its write
+ * (`removeInterruptedWrites`).
  *
  * @example
  * await setPassword('/var/lib/chutebox', 'paradrop', 'correct horse battery staple');
@@ -56,6 +60,7 @@ export async function prepareAuth(stateDir: string): Promise<void> {
 export async function setPassword(stateDir: string, username: string, password: string): Promise<void> {
   const files = authFiles(stateDir);
   await mkdir(files.dir, { recursive: true, mode: 0o700 });
+  await removeInterruptedWrites(files.dir, [path.basename(files.passwd)]);
   const users = { ...(await readUsers(files.passwd)), [username]: await hashPassword(password) };
   await writeFileAtomic(files.passwd, `${JSON.stringify({ users }, null, 2)}\n`, 0o600);
 }

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeRecord, DevicePowerAction } from '../../functions/core/device.ts';
-import { writeFileAtomic } from '../state/atomic-write.ts';
+import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
 /** The change log's folder in the runtime's state dir: `<state>/changes/`. */
@@ -37,10 +37,12 @@ export interface ChangeLog {
 }
 
 /**
- * Opens the change log in `dir` (created 0700): reads every `<id>.json`, and marks a record found
- * `queued` or `running` as `failed`, since the runtime that ran it has stopped; but a reboot or
- * shutdown that was running its command (`POWER_NOTES`) as `succeeded`. A file that cannot be
- * read as a change record is skipped (logged), but its id still counts, so no id is ever reused.
+ * Opens the change log in `dir` (created 0700): removes the temporary files that a crash left of its
+ * writes (of `<id>.json` and `next-id`: `removeInterruptedWrites`), reads every `<id>.json`, and
+ * marks a record found `queued` or `running` as `failed`, since the runtime that ran it has stopped;
+ * but a reboot or shutdown that was running its command (`POWER_NOTES`) as `succeeded`. A file that
+ * cannot be read as a change record is skipped (logged), but its id still counts, so no id is ever
+ * reused.
  *
  * @example
  * const log = await openChangeLog('/var/lib/chutebox/changes', Date.now);
@@ -48,6 +50,7 @@ export interface ChangeLog {
  */
 export async function openChangeLog(dir: string, now: () => number): Promise<ChangeLog> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  await removeInterruptedWrites(dir, (name) => RECORD_FILE.test(name) || name === NEXT_ID_FILE);
   const save = (record: ChangeRecord) => writeFileAtomic(path.join(dir, `${record.id}.json`), `${JSON.stringify(record)}\n`, 0o600);
   const records = new Map<number, ChangeRecord>();
   const interrupted: number[] = [];

@@ -1,9 +1,10 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { changeSubject, type ChangeRecord, type ChangeRequest } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
-import { markNextId, NEXT_ID_FILE } from './log.ts';
+import { heldSaves } from '../../test/support/held-saves.ts';
+import { markNextId, NEXT_ID_FILE, openChangeLog, type ChangeLog } from './log.ts';
 import { changeRunner, type PerformChange } from './runner.ts';
 
 const temp = useTempDir('chutebox-changes-');
@@ -33,6 +34,9 @@ function gatedPerform() {
 }
 
 const stop = (chute: string): ChangeRequest => ({ action: 'stop', chute });
+
+/** What the record file of change `id` in `dir` holds. */
+const onDisk = async (dir: string, id: number) => JSON.parse(await readFile(path.join(dir, `${id}.json`), 'utf8')) as ChangeRecord;
 
 describe('the runtime change log', () => {
   it('answers a queued record at once, then runs it to succeeded with timestamped messages, each transition on disk', async () => {
@@ -254,5 +258,109 @@ describe('the runtime change log', () => {
     listed!.state = 'failed';
     expect((await runner.change(1))!.state).toBe('succeeded');
     expect((await runner.change(1))!.messages.map((m) => m.text)).not.toContain('tampered');
+  });
+});
+
+describe('GET /api/v1/changes/<id> of the runtime: only what is saved', () => {
+  it('answers a state only once it is on disk: while a save is under way, the record as last saved', async () => {
+    const dir = await temp.folder('held');
+    const saves = heldSaves();
+    const runner = changeRunner({ dir, perform: async (_request, note) => note('stopped container abc'), openLog: saves.openLog });
+
+    const submitted = runner.submitChange(stop('hello'));
+    const queued = await saves.next();
+    expect(queued.text).toBe('queued');
+    expect(await runner.change(1)).toBeNull();
+    expect(await runner.changes()).toEqual([]);
+    queued.release();
+    expect((await submitted).state).toBe('queued');
+
+    for (const [text, served] of [['running', 'queued'], ['stopped container abc', 'running'], ['succeeded', 'running']] as const) {
+      const save = await saves.next();
+      expect(save.text).toBe(text);
+      expect((await runner.change(1))!.state).toBe(served);
+      expect(await runner.change(1)).toEqual(await onDisk(dir, 1));
+      expect(await runner.changes()).toEqual([await onDisk(dir, 1)]);
+      save.release();
+    }
+    await runner.idle();
+    expect((await runner.change(1))!.state).toBe('succeeded');
+    expect(await runner.change(1)).toEqual(await onDisk(dir, 1));
+  });
+
+  it('goes on answering the last state saved when saving the outcome fails', async () => {
+    const dir = await temp.folder('disk-full');
+    const openLog = async (dir: string, now: () => number): Promise<ChangeLog> => {
+      const log = await openChangeLog(dir, now);
+      return {
+        ...log,
+        async save(record) {
+          if (record.state === 'succeeded' || record.state === 'failed') throw new Error('ENOSPC: no space left on device');
+          await log.save(record);
+        },
+      };
+    };
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const runner = changeRunner({ dir, perform: async () => {}, openLog });
+      await runner.submitChange(stop('hello'));
+      await runner.idle();
+      const served = (await runner.change(1))!;
+      expect(served.state).toBe('running');
+      expect(served).toEqual(await onDisk(dir, 1));
+      expect(logged).toHaveBeenCalledWith('change 1:', expect.objectContaining({ message: 'ENOSPC: no space left on device' }));
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it('keeps every message when a change is annotated while one of its saves is under way', async () => {
+    const dir = await temp.folder('annotated');
+    const saves = heldSaves();
+    const runner = changeRunner({ dir, perform: async (_request, note) => note('did it'), openLog: saves.openLog });
+    const submitted = runner.submitChange(stop('hello'));
+    for (const text of ['queued', 'running']) {
+      const save = await saves.next();
+      expect(save.text).toBe(text);
+      save.release();
+    }
+    await submitted;
+    const held = await saves.next();
+    expect(held.text).toBe('did it');
+    const annotated = runner.annotate(1, 'a note from elsewhere');
+    held.release();
+    saves.flow();
+    await annotated;
+    await runner.idle();
+    const done = (await runner.change(1))!;
+    expect(done.messages.map((message) => message.text)).toEqual(['queued', 'running', 'did it', 'a note from elsewhere', 'succeeded']);
+    expect(done).toEqual(await onDisk(dir, 1));
+  });
+
+  it('calls what a change leaves for after its success once succeeded is saved, before the next change of its queue begins', async () => {
+    const dir = await temp.folder('after');
+    const events: string[] = [];
+    const openLog = async (dir: string, now: () => number): Promise<ChangeLog> => {
+      const log = await openChangeLog(dir, now);
+      return { ...log, save: async (record) => (await log.save(record), void events.push(`saved ${record.id} ${record.state}`)) };
+    };
+    const runner = changeRunner({
+      dir,
+      openLog,
+      perform: async (request, _note, id) => {
+        events.push(`perform ${id}`);
+        if (request.action === 'start') throw new Error('no image');
+        return async () => void events.push(`after ${id}`);
+      },
+    });
+    await runner.submitChange(stop('a'));
+    await runner.submitChange(stop('a'));
+    await runner.submitChange({ action: 'start', chute: 'a' });
+    await runner.idle();
+    const ofChange = (id: number) => events.filter((event) => event.split(' ')[1] === String(id));
+    expect(ofChange(1)).toEqual(['saved 1 queued', 'saved 1 running', 'perform 1', 'saved 1 succeeded', 'after 1']);
+    expect(ofChange(3)).toEqual(['saved 3 queued', 'saved 3 running', 'perform 3', 'saved 3 failed']);
+    expect(events.indexOf('after 1')).toBeLessThan(events.indexOf('saved 2 running'));
+    expect(events.indexOf('after 2')).toBeLessThan(events.indexOf('saved 3 running'));
   });
 });

@@ -5,8 +5,18 @@ import { openChangeLog, type ChangeLog } from './log.ts';
 /** Adds a timestamped message to the running change's record (and writes it). */
 export type Note = (text: string) => Promise<void>;
 
-/** Does what change `id` asks; throws to fail it (the error's message goes into the record). */
-export type PerformChange = (request: ChangeRequest, note: Note, id: number) => Promise<void>;
+/**
+ * What a change leaves to do once its `succeeded` is saved: what must not happen before its outcome is
+ * on disk, such as removing what would undo it after a crash (the host configuration's rollback file).
+ */
+export type AfterSucceeded = () => Promise<void>;
+
+/**
+ * Does what change `id` asks; throws to fail it (the error's message goes into the record). It may
+ * answer an `AfterSucceeded`, which the runner calls once the change's `succeeded` is saved, before
+ * the next change of its queue begins.
+ */
+export type PerformChange = (request: ChangeRequest, note: Note, id: number) => Promise<void | AfterSucceeded>;
 
 export interface ChangeRunnerOptions {
   /** Where the records are kept: `<state-dir>/changes`. */
@@ -14,6 +24,8 @@ export interface ChangeRunnerOptions {
   perform: PerformChange;
   /** The clock, in ms since the epoch; default `Date.now`. */
   now?: () => number;
+  /** Opens the log of `dir`; default `openChangeLog` (the files). For tests, a log whose saves are held or fail. */
+  openLog?: (dir: string, now: () => number) => Promise<ChangeLog>;
 }
 
 /** The Device's change methods, and `idle()` for whoever must wait until every change is final. */
@@ -43,6 +55,10 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
  * the device (`update-hostconfig`) run one after the other too. The log is opened by `open()` or on
  * first use; a change left `queued` or `running` by an earlier runtime is then marked `failed`.
  *
+ * A state is served only once it is saved: each transition and message is written as a new copy of
+ * the record, which `change()` and `changes()` answer only after the write is done (saves of one
+ * record run one after the other). A client that read `succeeded` reads it after any crash, too.
+ *
  * Messages: `queued`, `running`, what `perform` notes, then `succeeded` or `failed: <reason>`.
  *
  * @example
@@ -52,31 +68,55 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
 export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   const now = options.now ?? Date.now;
   let opening: Promise<ChangeLog> | undefined;
-  const log = () => (opening ??= openChangeLog(options.dir, now));
+  const openLog = options.openLog ?? openChangeLog;
+  const log = () => (opening ??= openLog(options.dir, now));
   /** The tail of each chute's queue. */
   const queues = new Map<string, Promise<void>>();
   const running = new Set<Promise<void>>();
+  /** The tail of each record's saves: the next one starts from what the last one saved. */
+  const saves = new Map<number, Promise<void>>();
   /** Exclusive work asked for and not yet done. */
   let exclusive = 0;
   /** Settles when the last exclusive work is done: the next one waits for it. */
   let exclusiveTurns: Promise<unknown> = Promise.resolve();
 
-  async function note(log: ChangeLog, record: ChangeRecord, text: string, state = record.state): Promise<void> {
-    const time = new Date(now()).toISOString();
-    record.messages.push({ time, text });
-    record.state = state;
-    record.updated = time;
-    await log.save(record);
+  /**
+   * Adds a timestamped message (and the new state) to a copy of the saved record `id`, saves the copy,
+   * and only then serves it. After a save that fails, the record served is still the last one saved.
+   */
+  function note(changes: ChangeLog, id: number, text: string, state?: ChangeRecord['state']): Promise<void> {
+    const save = (saves.get(id) ?? Promise.resolve()).then(async () => {
+      const record = structuredClone(changes.records.get(id)!);
+      const time = new Date(now()).toISOString();
+      record.messages.push({ time, text });
+      if (state !== undefined) record.state = state;
+      record.updated = time;
+      await changes.save(record);
+      changes.records.set(id, record);
+    });
+    const tail = save.catch(() => {});
+    saves.set(id, tail);
+    void tail.then(() => {
+      if (saves.get(id) === tail) saves.delete(id);
+    });
+    return save;
   }
 
-  async function run(log: ChangeLog, record: ChangeRecord, request: ChangeRequest): Promise<void> {
+  async function run(changes: ChangeLog, id: number, request: ChangeRequest): Promise<void> {
+    let after: void | AfterSucceeded;
     try {
-      await note(log, record, 'running', 'running');
-      await options.perform(request, (text) => note(log, record, text), record.id);
-      await note(log, record, 'succeeded', 'succeeded');
+      await note(changes, id, 'running', 'running');
+      after = await options.perform(request, (text) => note(changes, id, text), id);
+      await note(changes, id, 'succeeded', 'succeeded');
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      await note(log, record, `failed: ${reason}`, 'failed').catch((failure: unknown) => console.error(`change ${record.id}:`, failure));
+      await note(changes, id, `failed: ${reason}`, 'failed').catch((failure: unknown) => console.error(`change ${id}:`, failure));
+      return;
+    }
+    try {
+      await after?.();
+    } catch (error) {
+      console.error(`change ${id}, after it succeeded:`, error);
     }
   }
 
@@ -94,17 +134,12 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
         updated: time,
         messages: [{ time, text: 'queued' }],
       };
+      await changes.save(record);
       changes.records.set(record.id, record);
-      try {
-        await changes.save(record);
-      } catch (error) {
-        changes.records.delete(record.id);
-        throw error;
-      }
       const answer = structuredClone(record);
       const queue = changeQueue(request);
       const previous = queues.get(queue) ?? Promise.resolve();
-      const done = previous.then(() => run(changes, record, request));
+      const done = previous.then(() => run(changes, record.id, request));
       queues.set(queue, done);
       running.add(done);
       void done.finally(() => {
@@ -146,8 +181,7 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
     },
     async annotate(id, text) {
       const changes = await log();
-      const record = changes.records.get(id);
-      if (record !== undefined) await note(changes, record, text);
+      if (changes.records.has(id)) await note(changes, id, text);
     },
   };
 }

@@ -28,6 +28,7 @@ export interface RecoverOptions {
  * - An install cut short: its hidden staging folder is removed; a chute whose record still reads
  *   `installing` and whose install change was interrupted loses its container and folder.
  * - A removal cut short: its hidden folder is removed.
+ * - A write of a chute's file cut short: its temporary file is removed (`ChuteWriter.removeInterruptedWrites`).
  * - A configuration update or an update from source cut short (`rollback.json` is there): the
  *   containers the update made are removed, the previous configuration (and record, for an update
  *   from source) is written back, the image it built is removed, the previous container gets its name back and,
@@ -63,6 +64,9 @@ export async function recoverChutes(options: RecoverOptions): Promise<void> {
   }
 
   const names = await store.chuteNames();
+  for (const name of names) {
+    await writer.removeInterruptedWrites(name).catch((error: unknown) => log(`chute ${name}: cannot remove the temporary files of interrupted writes: ${(error as Error).message}`));
+  }
   if (engine === null) {
     if (names.length > 0) log('no container engine is reachable: chute states are not checked, and unfinished changes are repaired on a later start');
     return;

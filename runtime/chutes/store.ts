@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
-import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
+import { removeInterruptedWrites, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
 /** How a chute folder's documents are written: JSON in the runtime's state dir, YAML in a scenario. */
@@ -71,6 +71,9 @@ export type ChuteDocument = 'chute' | 'service' | 'cache';
  */
 export type ChuteFile = ChuteDocument | 'rollback';
 
+/** Every file the writer keeps in a chute's folder, by name. */
+const CHUTE_FILE_NAMES: readonly string[] = (['chute', 'service', 'cache', 'rollback'] satisfies ChuteFile[]).map((file) => `${file}${JSON_FORMAT.extension}`);
+
 /** Writes to the runtime's chutes (JSON, `<state-dir>/chutes`); see `chuteWriter`. */
 export interface ChuteWriter {
   /** Replaces `<chute>/<file>.json` atomically (mode 0600). */
@@ -79,6 +82,11 @@ export interface ChuteWriter {
   read(chute: string, file: ChuteFile): Promise<Record<string, unknown> | null>;
   /** Removes `<chute>/<file>.json` (flushing the folder); no such file is fine. */
   discard(chute: string, file: ChuteFile): Promise<void>;
+  /**
+   * Removes from `<chute>/` the temporary files that a crash left of the writes of its files
+   * (`removeInterruptedWrites`), and nothing else; for the start, while nothing writes.
+   */
+  removeInterruptedWrites(chute: string): Promise<void>;
   /**
    * Adds a chute that is not there yet, with all its documents at once: they are written (each
    * flushed to disk) into a hidden folder that no listing shows, which is then renamed
@@ -145,6 +153,9 @@ export function chuteWriter(dir: string): ChuteWriter {
     async discard(chute, file) {
       await rm(path.join(folder(chute), `${file}${JSON_FORMAT.extension}`), { force: true });
       await syncDir(folder(chute));
+    },
+    async removeInterruptedWrites(chute) {
+      await removeInterruptedWrites(folder(chute), CHUTE_FILE_NAMES);
     },
     async create(chute, documents) {
       const target = folder(chute);

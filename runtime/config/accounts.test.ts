@@ -20,7 +20,7 @@ const IS_ROOT = process.getuid?.() === 0;
 const OWNER = IS_ROOT ? { uid: 4242, gid: 4343 } : { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 const SSH_KEYGEN = findOnPath('ssh-keygen');
 
-/** A host with user `alice` (home made), `ghost` (home missing) in a passwd file, and its accounts. */
+/** A host with user `alice` (home made), `ghost` (home missing) and `root` (home missing) in a passwd file, and its accounts. */
 async function host(name: string): Promise<{ device: Device; home: string; ssh: string; keys: string; root: string }> {
   const root = await temp.folder(name);
   const home = path.join(root, 'home', 'alice');
@@ -28,7 +28,7 @@ async function host(name: string): Promise<{ device: Device; home: string; ssh: 
   const passwdFile = path.join(root, 'passwd');
   await writeFile(
     passwdFile,
-    `root:x:0:0:root:/root:/bin/sh\nalice:x:${OWNER.uid}:${OWNER.gid}:Alice:${home}:/bin/sh\nghost:x:4244:4244::${path.join(root, 'home', 'ghost')}:/bin/sh\n`,
+    `root:x:0:0:root:${path.join(root, 'home', 'root')}:/bin/sh\nalice:x:${OWNER.uid}:${OWNER.gid}:Alice:${home}:/bin/sh\nghost:x:4244:4244::${path.join(root, 'home', 'ghost')}:/bin/sh\n`,
   );
   const device = { ...memoryDevice(), accounts: hostAccounts({ passwdFile }) };
   const ssh = path.join(home, '.ssh');
@@ -176,6 +176,39 @@ describe('hostAccounts', () => {
     await expect(accounts.updateAuthorizedKeys(account, () => 'ssh-ed25519 AAAA\n')).rejects.toMatchObject({ status: 409 });
     await expect(accounts.authorizedKeys(account)).rejects.toMatchObject({ status: 409 });
     await expect(stat('relative')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('SSH keys after a crash of the runtime', () => {
+  const HEX = '0123456789ab';
+
+  it('removes at start what writes of authorized_keys cut short left in each ~/.ssh, and nothing else, following no link', async () => {
+    const root = await temp.folder('interrupted-start');
+    const homes = { alice: path.join(root, 'alice'), bob: path.join(root, 'bob'), mallory: path.join(root, 'mallory') };
+    for (const home of Object.values(homes)) await mkdir(home);
+    const elsewhere = path.join(root, 'elsewhere');
+    await mkdir(elsewhere);
+    await mkdir(path.join(homes.alice, '.ssh'));
+    await mkdir(path.join(homes.bob, '.ssh'));
+    await symlink(elsewhere, path.join(homes.mallory, '.ssh'));
+    for (const dir of [path.join(homes.alice, '.ssh'), path.join(homes.bob, '.ssh'), elsewhere]) {
+      for (const name of [`.authorized_keys.${HEX}.tmp`, `.known_hosts.${HEX}.tmp`, '.authorized_keys.tmp', 'authorized_keys']) await writeFile(path.join(dir, name), 'kept unless a copy cut short\n');
+    }
+    const passwd = Object.entries(homes).map(([name, home], n) => `${name}:x:${4300 + n}:${4300 + n}::${home}:/bin/sh`);
+    await writeFile(path.join(root, 'passwd'), `${passwd.join('\n')}\n`);
+
+    await hostAccounts({ passwdFile: path.join(root, 'passwd') }).removeInterruptedWrites();
+    for (const home of [homes.alice, homes.bob]) expect((await readdir(path.join(home, '.ssh'))).sort()).toEqual(['.authorized_keys.tmp', `.known_hosts.${HEX}.tmp`, 'authorized_keys']);
+    expect(await readdir(elsewhere)).toContain(`.authorized_keys.${HEX}.tmp`);
+  });
+
+  it('removes them before the first write of keys, when nothing did at start', async () => {
+    const { device, ssh, keys } = await host('interrupted-write');
+    await mkdir(ssh);
+    await writeFile(path.join(ssh, `.authorized_keys.${HEX}.tmp`), `${sshKey('rsa-2048')}\n`);
+    expect(await callChute(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toEqual({ status: 200, body: [sshKey('ed25519')] });
+    expect(await readdir(ssh)).toEqual(['authorized_keys']);
+    expect(await readFile(keys, 'utf8')).toBe(`${sshKey('ed25519')}\n`);
   });
 });
 

@@ -1,9 +1,11 @@
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { USER_NAME } from '../../functions/config/user-account.ts';
 import type { Account, Accounts } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { writeFileAtomic } from '../state/atomic-write.ts';
+import { parsePasswd } from '../../functions/parsers/passwd.ts';
+import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
 
 /** Where `hostAccounts` finds things. */
 export interface HostAccountsOptions {
@@ -16,6 +18,18 @@ export const MAX_AUTHORIZED_KEYS_BYTES = 1024 * 1024;
 
 const KEYS_FILE = 'authorized_keys';
 
+/** The host's accounts, and what the runtime does with them at start. */
+export type HostAccounts = Accounts & {
+  /**
+   * Removes, once, the temporary files of `authorized_keys` writes that a crash cut short
+   * (`removeInterruptedWrites`: `.authorized_keys.<12 hex>.tmp`, nothing else) from the `~/.ssh` of
+   * every account whose keys could be written (a user name, an absolute home); a `~/.ssh` that is
+   * missing or refused (a link) is left alone. The runtime calls it at start; every write of keys
+   * waits for it, so that none is under way meanwhile. It never throws: a failure is logged.
+   */
+  removeInterruptedWrites(): Promise<void>;
+};
+
 /**
  * The host's accounts: the passwd database read from `passwdFile`, and each account's
  * `<home>/.ssh/authorized_keys`.
@@ -26,28 +40,55 @@ const KEYS_FILE = 'authorized_keys';
  * a link in meanwhile cannot steer a read or a write elsewhere. A link there, or an `authorized_keys`
  * that is not a regular file or is over 1 MiB, is a 409 problem, for reading and for writing.
  *
- * `updateAuthorizedKeys` runs one update at a time per key file. It creates a missing `~/.ssh` (mode
- * 700, owned by the account), then replaces `authorized_keys` atomically (mode 600, owned by the
- * account; `writeFileAtomic`). An existing `~/.ssh` is left as it is. A home folder that does not
- * exist is a 409 problem: chutebox does not make one.
+ * `updateAuthorizedKeys` runs one update at a time per key file, after `removeInterruptedWrites`. It
+ * creates a missing `~/.ssh` (mode 700, owned by the account), then replaces `authorized_keys`
+ * atomically (mode 600, owned by the account; `writeFileAtomic`). An existing `~/.ssh` is left as it
+ * is. A home folder that does not exist is a 409 problem: chutebox does not make one.
  *
  * @example
  * const accounts = hostAccounts({ passwdFile: '/etc/passwd' });
  * await accounts.updateAuthorizedKeys(account, (text) => `${text ?? ''}ssh-ed25519 AAAAC3Nza… alice@laptop\n`);
  */
-export function hostAccounts(options: HostAccountsOptions = {}): Accounts {
+export function hostAccounts(options: HostAccountsOptions = {}): HostAccounts {
   const passwdFile = options.passwdFile ?? '/etc/passwd';
   const queues = new Map<string, Promise<void>>();
+  let clearing: Promise<void> | undefined;
+
+  async function passwd(): Promise<string> {
+    try {
+      return await readFile(passwdFile, 'utf8');
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') return '';
+      throw error;
+    }
+  }
+
+  async function clearInterruptedWrites(): Promise<void> {
+    const homes = new Set<string>();
+    for (const account of parsePasswd(await passwd())) {
+      if (!USER_NAME.test(account.name) || !path.isAbsolute(account.home) || homes.has(account.home)) continue;
+      homes.add(account.home);
+      try {
+        const ssh = await openSshDir(account, false);
+        if (ssh === null) continue;
+        try {
+          await removeInterruptedWrites(opened(ssh), [KEYS_FILE]);
+        } finally {
+          await ssh.close();
+        }
+      } catch (error) {
+        // A refused ~/.ssh (a link, a home that is not a folder) is no place chutebox writes keys to.
+        if (!(error instanceof HttpProblem)) console.error(`cannot remove what interrupted writes of SSH keys left in ${path.join(account.home, '.ssh')}:`, error);
+      }
+    }
+  }
+
+  /** `removeInterruptedWrites`: once. */
+  const cleared = () => (clearing ??= clearInterruptedWrites().catch((error: unknown) => console.error('cannot remove what interrupted writes of SSH keys left:', error)));
 
   return {
-    async passwd() {
-      try {
-        return await readFile(passwdFile, 'utf8');
-      } catch (error) {
-        if (errorCode(error) === 'ENOENT') return '';
-        throw error;
-      }
-    },
+    passwd,
+    removeInterruptedWrites: cleared,
 
     async authorizedKeys(account) {
       const ssh = await openSshDir(account, false);
@@ -61,7 +102,7 @@ export function hostAccounts(options: HostAccountsOptions = {}): Accounts {
 
     updateAuthorizedKeys(account, update) {
       const file = path.join(account.home, '.ssh', KEYS_FILE);
-      const done = (queues.get(file) ?? Promise.resolve()).then(() => writeKeys(account, update));
+      const done = (queues.get(file) ?? Promise.resolve()).then(cleared).then(() => writeKeys(account, update));
       const tail = done.then(
         () => {},
         () => {},
@@ -160,9 +201,14 @@ async function readKeys(account: Account, ssh: FileHandle): Promise<string | nul
   }
 }
 
-/** A path inside an opened folder that resolves to that very folder, whatever is renamed meanwhile. */
+/** The path of an opened folder that resolves to that very folder, whatever is renamed meanwhile. */
+function opened(dir: FileHandle): string {
+  return `/proc/self/fd/${dir.fd}`;
+}
+
+/** A path inside an opened folder (see `opened`). */
 function inside(dir: FileHandle, name: string): string {
-  return `/proc/self/fd/${dir.fd}/${name}`;
+  return `${opened(dir)}/${name}`;
 }
 
 /** The account's home; it must be an absolute path (the handlers make sure of it, this is the last guard). */

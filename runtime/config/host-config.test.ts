@@ -2,8 +2,9 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor, parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { ChangeRecord, Device, StoredChute } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
+import { heldSaves } from '../../test/support/held-saves.ts';
 import { writeScript } from '../../test/tool-scripts.ts';
 import { changeRunner } from '../changes/runner.ts';
 import { formatHostConfig, hostConfigStore } from './host-config.ts';
@@ -31,18 +32,22 @@ async function setup() {
   const apply = await writeScript(path.dirname(stateDir), `${path.basename(stateDir)}-apply`, `echo "$1" >> ${log}; if grep -q "'10.99.0.1'" "$2"; then echo "network did not come up" >&2; exit 1; fi`);
   const chutes: StoredChute[] = [];
   const applied: HostConfig[] = [];
-  const store = hostConfigStore({
-    stateDir,
-    chutes: { chuteNames: async () => chutes.map((chute) => chute.name), chute: async (name) => chutes.find((chute) => chute.name === name) ?? null },
-    pdconf: { applyCommands: Object.fromEntries(['network', 'wireless', 'dhcp', 'firewall'].map((file) => [file, [apply, file, '{file}']])) },
-    generate: async () => structuredClone(GENERATED),
-    onApplied: (config) => applied.push(config),
-  });
+  /** The store over this state dir, as the runtime makes it at start (with the change records given). */
+  const open = (changes?: Pick<Device, 'change'>) =>
+    hostConfigStore({
+      stateDir,
+      chutes: { chuteNames: async () => chutes.map((chute) => chute.name), chute: async (name) => chutes.find((chute) => chute.name === name) ?? null },
+      pdconf: { applyCommands: Object.fromEntries(['network', 'wireless', 'dhcp', 'firewall'].map((file) => [file, [apply, file, '{file}']])) },
+      generate: async () => structuredClone(GENERATED),
+      onApplied: (config) => applied.push(config),
+      ...(changes === undefined ? {} : { changes }),
+    });
+  const store = open();
   const notes: string[] = [];
   const note = async (text: string) => void notes.push(text);
   const file = (name: string) => readFile(path.join(stateDir, name), 'utf8').catch(() => null);
   const runs = async () => (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
-  return { stateDir, store, chutes, applied, notes, note, file, runs };
+  return { stateDir, store, open, chutes, applied, notes, note, file, runs };
 }
 
 describe('hostConfigStore: the update-hostconfig change', () => {
@@ -96,6 +101,36 @@ describe('hostConfigStore: the update-hostconfig change', () => {
     expect(await store.current()).toEqual(GENERATED);
     expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '192.168.1.1'");
   });
+
+  it('keeps hostconfig.rollback.json until the change\'s succeeded is saved, then removes it', async () => {
+    const context = await setup();
+    const saves = heldSaves();
+    const runner = changeRunner({
+      dir: path.join(context.stateDir, 'changes'),
+      openLog: saves.openLog,
+      perform: async (request, note, id) => {
+        if (request.action !== 'update-hostconfig') throw new Error('only host configuration changes here');
+        return context.store.perform(request, note, id);
+      },
+    });
+    const submitted = runner.submitChange({ action: 'update-hostconfig', config: edited('10.30.0.1') });
+    for (;;) {
+      const save = await saves.next();
+      expect(save.text).not.toMatch(/^failed/);
+      if (save.text === 'succeeded') {
+        expect(JSON.parse((await context.file('hostconfig.rollback.json'))!)).toMatchObject({ change: 1, current: null });
+        expect((await runner.change(1))!.state).toBe('running');
+        save.release();
+        break;
+      }
+      save.release();
+    }
+    await submitted;
+    await runner.idle();
+    expect((await runner.change(1))!.state).toBe('succeeded');
+    expect(await context.file('hostconfig.rollback.json')).toBeNull();
+    expect((await context.store.current()).lan.ipaddr).toBe('10.30.0.1');
+  });
 });
 
 describe('hostConfigStore.recover', () => {
@@ -114,6 +149,38 @@ describe('hostConfigStore.recover', () => {
     expect((await readdir(stateDir)).sort()).toEqual(['hostconfig.yaml', 'pdconf']);
     expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.10.0.1'");
     expect(await store.recover()).toBe(false);
+  });
+
+  /** The change records of a restarted runtime, in which change 1 (the update) reads `state`. */
+  const records = (state: ChangeRecord['state']): Pick<Device, 'change'> => ({
+    change: async (id) => (id === 1 ? { id, action: 'update-hostconfig', chute: null, state, created: '', updated: '', messages: [] } : null),
+  });
+
+  it('keeps an update whose change record reads succeeded, a crash having come before its rollback file was removed', async () => {
+    const { store, open, note, file, stateDir } = await setup();
+    await store.perform({ action: 'update-hostconfig', config: edited('10.10.0.1') }, note);
+    const before = await file('hostconfig.yaml');
+    // The update of change 1 ends, its `succeeded` is saved, and the runtime is killed before what perform answered ran:
+    await store.perform({ action: 'update-hostconfig', config: edited('10.20.0.1') }, note, 1);
+    expect(JSON.parse((await file('hostconfig.rollback.json'))!)).toEqual({ change: 1, current: before, previous: null });
+    const restarted = open(records('succeeded'));
+    expect(await restarted.recover()).toBe(false);
+    expect((await restarted.current()).lan.ipaddr).toBe('10.20.0.1');
+    expect(await file('hostconfig.previous.yaml')).toBe(before);
+    expect((await readdir(stateDir)).sort()).toEqual(['hostconfig.previous.yaml', 'hostconfig.yaml', 'pdconf']);
+  });
+
+  it('undoes an update whose change record does not read succeeded: the runtime stopped before that was saved', async () => {
+    const { store, open, note, file, stateDir } = await setup();
+    await store.perform({ action: 'update-hostconfig', config: edited('10.10.0.1') }, note);
+    const before = await file('hostconfig.yaml');
+    await store.perform({ action: 'update-hostconfig', config: edited('10.20.0.1') }, note, 1);
+    // Opening the change log at start marked the change that was running `failed`:
+    const restarted = open(records('failed'));
+    expect(await restarted.recover()).toBe(true);
+    expect(await file('hostconfig.yaml')).toBe(before);
+    expect((await readdir(stateDir)).sort()).toEqual(['hostconfig.yaml', 'pdconf']);
+    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.10.0.1'");
   });
 });
 
@@ -158,9 +225,9 @@ describe('hostConfigStore: an update-hostconfig change with [redacted] placehold
     const dir = path.join(context.stateDir, 'changes');
     const runner = changeRunner({
       dir,
-      perform: async (request, note) => {
+      perform: async (request, note, id) => {
         if (request.action !== 'update-hostconfig') throw new Error('only host configuration changes here');
-        await context.store.perform(request, note);
+        return context.store.perform(request, note, id);
       },
     });
     const records = async () => Promise.all((await readdir(dir)).map((name) => readFile(path.join(dir, name), 'utf8')));

@@ -3,8 +3,8 @@ import { encodeDocument } from '../../functions/core/body-formats.ts';
 import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device.ts';
-import type { Note } from '../changes/runner.ts';
-import { commandApplier, directoryStore, pdconfEngine, type ApplyCommands, type PdconfEngine, type PdconfReport, type PdconfSource, type TextStore } from './pdconf.ts';
+import type { AfterSucceeded, Note } from '../changes/runner.ts';
+import { commandApplier, directoryStore, PDCONF_STORE_FILES, pdconfEngine, type ApplyCommands, type PdconfEngine, type PdconfReport, type PdconfSource, type TextStore } from './pdconf.ts';
 
 /** The stored host configuration, in the state dir. */
 export const HOST_CONFIG_FILE = 'hostconfig.yaml';
@@ -12,8 +12,10 @@ export const HOST_CONFIG_FILE = 'hostconfig.yaml';
 export const PREVIOUS_HOST_CONFIG_FILE = 'hostconfig.previous.yaml';
 /**
  * What undoes an update cut short by a crash: the stored and previous configurations from before it
- * (`{ current, previous }`, each text or null). Written before anything changes, removed when the
- * update is over; `recover()` finds it at the next start.
+ * (`{ change, current, previous }`, each configuration text or null; `change` the update's change
+ * id). Written before anything changes; removed once the update failed and was undone, or once its
+ * `succeeded` is saved in its change record (not before: a crash in between would leave the new
+ * configuration under a change read as `failed`). `recover()` finds it at the next start.
  */
 export const HOST_CONFIG_ROLLBACK_FILE = 'hostconfig.rollback.json';
 /** pdconf's folder in the state dir: the rendered files and `status.json`. */
@@ -21,6 +23,8 @@ export const PDCONF_DIR = 'pdconf';
 
 /** The stored documents from before an update. */
 interface Rollback {
+  /** The id of the update's change, when it runs as one. */
+  change?: number;
   current: string | null;
   previous: string | null;
 }
@@ -40,13 +44,18 @@ export interface HostConfigService extends HostConfigStore {
    * changed. When an apply fails it stores the previous configuration again (or none, when there was
    * none), applies it, and throws with the reason: the change fails. `note` gets what happened, step
    * by step.
+   *
+   * It leaves the rollback file (`HOST_CONFIG_ROLLBACK_FILE`, naming `change`) in place, and answers
+   * what removes it: the change runner calls that once the change's `succeeded` is saved.
    */
-  perform(request: HostConfigChange, note: Note): Promise<void>;
+  perform(request: HostConfigChange, note: Note, change?: number): Promise<AfterSucceeded>;
   /** After chutes changed, and at start: renders pdconf and applies the files that changed (their networks). */
   refresh(): Promise<PdconfReport>;
   /**
    * At start, before anything else: when a crash cut an update short, puts back the configurations
-   * from before it and applies them. Answers whether there was one to undo.
+   * from before it and applies them. Answers whether there was one to undo. An update whose change
+   * record reads `succeeded` (`changes`) was over but for removing its rollback file: that is all
+   * that is done then.
    */
   recover(): Promise<boolean>;
   /**
@@ -67,6 +76,8 @@ export interface HostConfigServiceOptions {
   generate: () => Promise<HostConfig>;
   /** Called with the configuration in effect after each update, rollback and reset (e.g. to tell the telemetry sender). */
   onApplied?: (config: HostConfig) => void;
+  /** The change records, for `recover()` to tell an update that succeeded from one cut short; without them, every rollback found is undone. */
+  changes?: Pick<Device, 'change'>;
 }
 
 /**
@@ -139,27 +150,31 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
         await applied();
         return report;
       }),
-    perform: (request, note) =>
+    perform: (request, note, change) =>
       exclusive(async () => {
         // Placeholders keep the secrets in effect now, which a change queued before this one may have set.
         const inEffect = await current().catch(() => ({}));
         const config = resolvePlaceholders(request.config, inEffect, 'the host configuration') as HostConfig;
         const before = await documents.read(HOST_CONFIG_FILE);
         const beforePrevious = await documents.read(PREVIOUS_HOST_CONFIG_FILE);
-        await documents.write(HOST_CONFIG_ROLLBACK_FILE, `${JSON.stringify({ current: before, previous: beforePrevious } satisfies Rollback)}\n`);
+        const rollback: Rollback = { ...(change === undefined ? {} : { change }), current: before, previous: beforePrevious };
+        const rollbackText = `${JSON.stringify(rollback)}\n`;
+        await documents.write(HOST_CONFIG_ROLLBACK_FILE, rollbackText);
         await put(PREVIOUS_HOST_CONFIG_FILE, before);
         await documents.write(HOST_CONFIG_FILE, formatHostConfig(config));
         await note(before === null ? 'stored the host configuration (none was stored: the generated one applied)' : 'stored the host configuration; the previous one is kept');
-        const rollback = { current: before, previous: beforePrevious };
         const report = await pdconf.update().catch(async (error: unknown) => {
           await restore(rollback);
           throw error;
         });
         await noteApplied(report, note);
         if (report.failures.length === 0) {
-          await documents.remove(HOST_CONFIG_ROLLBACK_FILE);
           await applied();
-          return;
+          // Removes this update's rollback file, unless a reset or a later update replaced it meanwhile.
+          return () =>
+            exclusive(async () => {
+              if ((await documents.read(HOST_CONFIG_ROLLBACK_FILE)) === rollbackText) await documents.remove(HOST_CONFIG_ROLLBACK_FILE);
+            });
         }
         await note('restoring the previous host configuration');
         const again = await restore(rollback);
@@ -172,6 +187,10 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
         const text = await documents.read(HOST_CONFIG_ROLLBACK_FILE);
         if (text === null) return false;
         const rollback = JSON.parse(text) as Rollback;
+        if (rollback.change !== undefined && (await options.changes?.change(rollback.change))?.state === 'succeeded') {
+          await documents.remove(HOST_CONFIG_ROLLBACK_FILE);
+          return false;
+        }
         const report = await restore(rollback);
         for (const failure of report.failures) console.error(`host configuration: after an update cut short, ${failure}`);
         return true;
@@ -203,14 +222,17 @@ export interface HostConfigStoreOptions {
   pdconf: { applyCommands: ApplyCommands; timeoutMs?: number };
   generate: () => Promise<HostConfig>;
   onApplied?: (config: HostConfig) => void;
+  /** The change records (see `HostConfigServiceOptions.changes`). */
+  changes?: Pick<Device, 'change'>;
   /** The clock, ms since the epoch; default Date.now. */
   now?: () => number;
 }
 
 /**
  * The runtime's host configuration in its state dir: `hostconfig.yaml` (mode 600, written
- * atomically; it may hold Wi-Fi keys), `hostconfig.previous.yaml`, and pdconf in `pdconf/` whose
- * files are applied by the configured commands (see commandApplier).
+ * atomically; it may hold Wi-Fi keys), `hostconfig.previous.yaml`, `hostconfig.rollback.json`, and
+ * pdconf in `pdconf/` whose files are applied by the configured commands (see commandApplier). The
+ * temporary files that a crash left of their writes are removed on first use, at start (`directoryStore`).
  *
  * @example
  * const hostConfig = hostConfigStore({ stateDir, chutes, pdconf: { applyCommands: { network: ['/etc/init.d/network', 'reload'] } }, generate: () => generateHostConfig(device) });
@@ -219,10 +241,11 @@ export function hostConfigStore(options: HostConfigStoreOptions): HostConfigServ
   const dir = path.join(options.stateDir, PDCONF_DIR);
   const apply = commandApplier({ dir, applyCommands: options.pdconf.applyCommands, ...(options.pdconf.timeoutMs === undefined ? {} : { timeoutMs: options.pdconf.timeoutMs }) });
   return hostConfigService({
-    documents: directoryStore(options.stateDir),
-    pdconf: (source) => pdconfEngine({ store: directoryStore(dir), apply, now: options.now ?? Date.now, source }),
+    documents: directoryStore(options.stateDir, [HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, HOST_CONFIG_ROLLBACK_FILE]),
+    pdconf: (source) => pdconfEngine({ store: directoryStore(dir, PDCONF_STORE_FILES), apply, now: options.now ?? Date.now, source }),
     chutes: options.chutes,
     generate: options.generate,
     ...(options.onApplied === undefined ? {} : { onApplied: options.onApplied }),
+    ...(options.changes === undefined ? {} : { changes: options.changes }),
   });
 }

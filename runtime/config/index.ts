@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { generateHostConfig, telemetrySettings } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device } from '../../functions/core/device.ts';
-import type { Note } from '../changes/runner.ts';
+import type { AfterSucceeded, Note } from '../changes/runner.ts';
 import { controllerClient } from '../controller/client.ts';
 import { telemetryReport } from '../controller/telemetry.ts';
 import { hostAccounts } from './accounts.ts';
@@ -41,9 +41,17 @@ export interface ConfigFacets {
   hostConfig: HostConfigService;
   provisioning: ProvisioningService;
   accounts: Device['accounts'];
-  /** Does a change of the device itself: applies a host configuration (`HostConfigService.perform`), reboots or shuts down (`powerChanges`). */
-  perform(request: DeviceChange, note: Note): Promise<void>;
-  /** Loads the stored provisioning, repairs a host configuration update a crash cut short, renders and applies pdconf, starts telemetry when due. */
+  /**
+   * Does change `id` of the device itself: applies a host configuration (`HostConfigService.perform`,
+   * answering what removes its rollback once the change's `succeeded` is saved), reboots or shuts
+   * down (`powerChanges`).
+   */
+  perform(request: DeviceChange, note: Note, id: number): Promise<void | AfterSucceeded>;
+  /**
+   * Loads the stored provisioning, repairs a host configuration update a crash cut short, renders and
+   * applies pdconf, starts telemetry when due, and removes what writes of SSH keys that a crash cut
+   * short left in the accounts' `~/.ssh` (`HostAccounts.removeInterruptedWrites`).
+   */
   start(): Promise<void>;
   factoryReset(options: Pick<FactoryResetOptions, 'removeChuteContainers' | 'prepareState'>): ReturnType<typeof factoryReset>;
 }
@@ -70,18 +78,21 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
     pdconf: { applyCommands: options.applyCommands, ...(options.applyTimeoutMs === undefined ? {} : { timeoutMs: options.applyTimeoutMs }) },
     generate: () => generateHostConfig(device()),
     onApplied: (config) => service.configure(telemetrySettings(config)),
+    changes: { change: (id) => device().change(id) },
   });
+  const accounts = hostAccounts({ ...(options.passwdFile === undefined ? {} : { passwdFile: options.passwdFile }) });
   const power = powerChanges({ commands: options.powerCommands ?? {} });
   return {
     hostConfig,
     provisioning: service,
-    perform: (request, note) => (request.action === 'update-hostconfig' ? hostConfig.perform(request, note) : power(request, note)),
-    accounts: hostAccounts({ ...(options.passwdFile === undefined ? {} : { passwdFile: options.passwdFile }) }),
+    perform: (request, note, id) => (request.action === 'update-hostconfig' ? hostConfig.perform(request, note, id) : power(request, note)),
+    accounts,
     async start() {
       await service.ready();
       if (await hostConfig.recover()) console.error('a host configuration update was cut short: the one before it is back');
       await hostConfig.refresh();
       service.configure(telemetrySettings(await hostConfig.current()));
+      await accounts.removeInterruptedWrites();
     },
     factoryReset: (reset) => factoryReset({ stateDir: options.stateDir, hostConfig, provisioning: service, ...reset }),
   };

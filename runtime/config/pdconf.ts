@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { HostConfig } from '../../functions/config/host-config.ts';
 import { PDCONF_FILES, renderPdconf, type PdconfFile, type UciSectionId } from '../../functions/config/uci.ts';
 import type { PdconfSection, StoredChute } from '../../functions/core/device.ts';
-import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
+import { removeInterruptedWritesOnce, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { runTool } from '../tools/run.ts';
 import { commandFailure } from './command-exit.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
@@ -26,26 +26,42 @@ export interface TextStore {
   remove(name: string): Promise<void>;
 }
 
+/** A file name of a `directoryStore`. */
+const STORE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 /**
- * Files in a folder, written atomically with mode 600 (the folder is made, mode 700, on the first write).
+ * Files in a folder, written atomically with mode 600 (the folder is made, mode 700, on the first
+ * write): only `names` when given (the store shares its folder), else any name. Before its first read,
+ * write or removal, it removes the temporary files that a crash left of its own files' writes
+ * (`removeInterruptedWritesOnce`); one store per folder and names, so that none of them is being written then.
  *
  * @example
  * const files = directoryStore('/var/lib/chutebox/pdconf');
  * await files.write('network', "config interface 'lan'\n…");
+ * const documents = directoryStore('/var/lib/chutebox', ['hostconfig.yaml']);
  */
-export function directoryStore(dir: string): TextStore {
+export function directoryStore(dir: string, names?: readonly string[]): TextStore {
   const file = (name: string) => {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new Error(`${JSON.stringify(name)} is not a file name of the store`);
+    if (!STORE_NAME.test(name) || (names !== undefined && !names.includes(name))) throw new Error(`${JSON.stringify(name)} is not a file name of the store`);
     return path.join(dir, name);
   };
+  const ready = removeInterruptedWritesOnce(dir, names ?? ((name) => STORE_NAME.test(name)));
   return {
-    read: (name) => readIfExists(file(name)),
+    async read(name) {
+      const target = file(name);
+      await ready();
+      return readIfExists(target);
+    },
     async write(name, text) {
+      const target = file(name);
+      await ready();
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      await writeFileAtomic(file(name), text, 0o600);
+      await writeFileAtomic(target, text, 0o600);
     },
     async remove(name) {
-      await rm(file(name), { force: true });
+      const target = file(name);
+      await ready();
+      await rm(target, { force: true });
       await syncDir(dir);
     },
   };
@@ -118,6 +134,9 @@ export type PdconfSource = () => Promise<{ config: HostConfig; chutes: StoredChu
 
 /** The status file, beside the rendered files. */
 export const STATUS_FILE = 'status.json';
+
+/** Every file pdconf keeps in its store: the rendered files and the status. */
+export const PDCONF_STORE_FILES: readonly string[] = [...PDCONF_FILES, STATUS_FILE];
 
 /**
  * How a file's last render went: `applied` (its command succeeded), `failed` (it failed: retried at
@@ -273,7 +292,7 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
     reload: () => exclusive(() => run('all')),
     clear: () =>
       exclusive(async () => {
-        for (const name of [...PDCONF_FILES, STATUS_FILE]) await store.remove(name);
+        for (const name of PDCONF_STORE_FILES) await store.remove(name);
       }),
   };
 }

@@ -5,7 +5,7 @@ import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ControllerClient } from '../controller/client.ts';
 import { telemetrySender } from '../controller/telemetry.ts';
-import { syncDir, writeFileAtomic } from '../state/atomic-write.ts';
+import { removeInterruptedWritesOnce, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
 /** The stored provisioning: the credentials the controller accepted, and when. */
@@ -31,23 +31,29 @@ export const PROVISION_FILE = 'provision.json';
 
 /**
  * The provisioning kept in a JSON file (`<state>/provision.json`), mode 600 as it holds the apitoken,
- * replaced atomically. Its folder is made when missing.
+ * replaced atomically. Its folder is made when missing. Before its first load, save or removal (the
+ * load at start), it removes the temporary files that a crash left of the file's writes
+ * (`removeInterruptedWritesOnce`): copies of the apitoken.
  *
  * @throws Error from `load` when the file is there but is not a provisioning record (naming it).
  * @example
  * const store = fileProvisionStore(path.join(stateDir, PROVISION_FILE));
  */
 export function fileProvisionStore(file: string): ProvisionStore {
+  const ready = removeInterruptedWritesOnce(path.dirname(file), [path.basename(file)]);
   return {
     async load() {
+      await ready();
       const text = await readIfExists(file);
       return text === null ? null : parseStoredProvision(text, file);
     },
     async save(record) {
+      await ready();
       await mkdir(path.dirname(file), { recursive: true });
       await writeFileAtomic(file, `${JSON.stringify(storedFields(record), null, 2)}\n`, 0o600);
     },
     async remove() {
+      await ready();
       await rm(file, { force: true });
       await syncDir(path.dirname(file));
     },

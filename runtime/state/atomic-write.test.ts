@@ -1,8 +1,8 @@
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/temp-dir.ts';
-import { writeFileAtomic } from './atomic-write.ts';
+import { removeInterruptedWrites, writeFileAtomic } from './atomic-write.ts';
 
 const { folder } = useTempDir('chutebox-atomic-');
 
@@ -39,5 +39,24 @@ describe('writeFileAtomic', () => {
 
     await expect(writeFileAtomic(path.join(dir, 'missing', 'file'), 'new\n', 0o600)).rejects.toThrow();
     expect(await readdir(dir)).toEqual(['taken']);
+  });
+});
+
+describe('removeInterruptedWrites', () => {
+  it('removes the temporary files that writes of the given files left when cut short, and nothing else', async () => {
+    const dir = await folder('interrupted');
+    const hex = '0123456789ab';
+    for (const name of ['a.json', `.a.json.${hex}.tmp`, `.a.json.${'f'.repeat(12)}.tmp`, `.b.json.${hex}.tmp`, '.a.json.tmp', `.a.json.${hex}.tmp.bak`, `.a.json.${hex.toUpperCase()}.tmp`]) {
+      await writeFile(path.join(dir, name), 'psk: a copy of a secret\n');
+    }
+    await mkdir(path.join(dir, `.a.json.${'1'.repeat(12)}.tmp`));
+    await symlink('a.json', path.join(dir, `.a.json.${'2'.repeat(12)}.tmp`));
+
+    expect((await removeInterruptedWrites(dir, ['a.json'])).sort()).toEqual([`.a.json.${hex}.tmp`, `.a.json.${'f'.repeat(12)}.tmp`]);
+    expect((await readdir(dir)).sort()).toEqual(
+      [`.a.json.${'1'.repeat(12)}.tmp`, `.a.json.${'2'.repeat(12)}.tmp`, '.a.json.tmp', `.a.json.${hex.toUpperCase()}.tmp`, `.a.json.${hex}.tmp.bak`, `.b.json.${hex}.tmp`, 'a.json'].sort(),
+    );
+    expect(await removeInterruptedWrites(dir, (name) => name.startsWith('b.'))).toEqual([`.b.json.${hex}.tmp`]);
+    expect(await removeInterruptedWrites(path.join(dir, 'missing'), ['a.json'])).toEqual([]);
   });
 });

@@ -1,0 +1,177 @@
+import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ChangeRecord } from '../functions/core/device.ts';
+import { installChute } from './support/chute-state.ts';
+import { call } from './support/api-client.ts';
+import { keyLine } from './ssh-keys.ts';
+import { CLEAN_ENV, startChutebox, useChutebox, type Started } from './spawn.ts';
+import { useTempDir } from './temp-dir.ts';
+
+/*
+ * `chutebox serve` killed with SIGKILL while it writes: host configuration PUTs and SSH key POSTs.
+ * After a restart, what it acknowledged is there, a change a client read as `succeeded` still reads
+ * so, and no temporary file of a write cut short is left (decision 0020).
+ */
+
+const temp = useTempDir('chutebox-crash-');
+const start = useChutebox();
+
+/** A temporary file of `writeFileAtomic`: `.<name>.<12 hex>.tmp`. */
+const TEMP_FILE = /^\..+\.[0-9a-f]{12}\.tmp$/;
+const UID = process.getuid?.() ?? 0;
+const GID = process.getgid?.() ?? 0;
+
+/** A state dir, and a passwd file whose users have homes in the temp dir (`tester`'s made, owned by us: no root needed). */
+async function device(name: string) {
+  const dir = await temp.folder(name);
+  const home = path.join(dir, 'home', 'tester');
+  await mkdir(home, { recursive: true });
+  const passwdFile = path.join(dir, 'passwd');
+  await writeFile(passwdFile, `root:x:0:0:root:${path.join(dir, 'home', 'root')}:/bin/sh\ntester:x:${UID}:${GID}:Test User:${home}:/bin/sh\n`);
+  const stateDir = path.join(dir, 'state');
+  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', path.join(dir, 'none.sock'), '--passwd-file', passwdFile];
+  return { dir, home, stateDir, args };
+}
+
+/** Every file below the folders whose name is a temporary file's, relative to `root`. */
+async function tempFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true });
+  return entries.filter((entry) => TEMP_FILE.test(path.basename(entry))).sort();
+}
+
+/** The answer of a GET that must succeed. */
+async function get(server: Started, endpoint: string): Promise<any> {
+  const answer = await call(server.url, 'GET', endpoint);
+  expect(answer.status, `GET ${endpoint}: ${answer.text}`).toBe(200);
+  return answer.body;
+}
+
+/** A valid, distinct Ed25519 public key line for each `n`. */
+function keyOf(n: number): string {
+  const bytes = Buffer.alloc(32, 0x5a);
+  bytes.writeUInt32BE(n);
+  return keyLine('ssh-ed25519', ['ssh-ed25519', bytes], `key-${n}@crash`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Deterministic delays (mulberry32): the same kill moments on every run, as far as timing allows. */
+function delays(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+describe('chutebox serve killed with SIGKILL during writes', () => {
+  it('keeps every acknowledged SSH key and host configuration, every change read as succeeded, and leaves no temporary file, over 20 kills', async () => {
+    const { home, stateDir, args } = await device('kills');
+    const random = delays(20);
+    /** The keys whose POST answered 200. */
+    const acknowledgedKeys: string[] = [];
+    /** The changes of the PUTs answered 200, with the LAN address each asked for. */
+    const submitted = new Map<number, string>();
+    /** The changes a client read as `succeeded`. */
+    const readSucceeded = new Set<number>();
+    let keys = 0;
+    let configs = 0;
+    /** The host configuration the PUTs edit (its LAN address), as the first start serves it. */
+    let edited: any;
+
+    for (let kill = 0; kill < 20; kill++) {
+      const server = await startChutebox(args, CLEAN_ENV);
+      let alive = true;
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      let sawSucceeded = () => {};
+      const succeeded = new Promise<void>((resolve) => (sawSucceeded = resolve));
+      const postKeys = async () => {
+        while (alive) {
+          const key = keyOf(keys++);
+          const answer = await call(server.url, 'POST', '/api/v1/config/sshKeys/tester', { json: { key } });
+          expect(answer.status, answer.text).toBe(200);
+          acknowledgedKeys.push(key);
+        }
+      };
+      const putConfigs = async () => {
+        edited ??= await get(server, '/api/v1/config/hostconfig');
+        while (alive) {
+          const ipaddr = `10.${20 + (configs >> 8)}.${configs++ & 255}.1`;
+          const answer = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: { ...edited, lan: { ...edited.lan, ipaddr } } });
+          expect(answer.status, answer.text).toBe(200);
+          submitted.set(answer.body.change_id, ipaddr);
+          for (;;) {
+            const change = (await get(server, `/api/v1/changes/${answer.body.change_id}`)) as ChangeRecord;
+            if (change.state === 'succeeded') {
+              readSucceeded.add(change.id);
+              sawSucceeded();
+            }
+            if (change.state === 'succeeded' || change.state === 'failed') break;
+          }
+        }
+      };
+      // A request cut short by the kill is not acknowledged: its loop just ends.
+      const writers = [postKeys(), putConfigs()].map((writer) => writer.catch((error: unknown) => (alive ? Promise.reject(error) : undefined)));
+      // Every other kill comes just after a client read a change as succeeded; the others at any moment.
+      const delay = random();
+      const moment = kill % 2 === 1 ? succeeded.then(() => sleep(delay * 10)) : sleep(20 + delay * 300);
+      await Promise.race([moment, sleep(10_000)]);
+      alive = false;
+      server.child.kill('SIGKILL');
+      await exited;
+      await Promise.all(writers);
+    }
+
+    const server = await start(args);
+    const config = await get(server, '/api/v1/config/hostconfig');
+    expect(await get(server, '/api/v1/config/sshKeys/tester')).toEqual(expect.arrayContaining(acknowledgedKeys));
+    const changes = new Map(((await get(server, '/api/v1/changes/')) as ChangeRecord[]).map((change) => [change.id, change]));
+    for (const id of submitted.keys()) expect(['succeeded', 'failed'], `change ${id}`).toContain(changes.get(id)?.state);
+    for (const id of readSucceeded) expect(changes.get(id)?.state, `change ${id}, read as succeeded before a kill`).toBe('succeeded');
+    // The configuration in effect is the one of the last change that succeeded: a later one cut short was undone.
+    const lastSucceeded = Math.max(...[...submitted.keys()].filter((id) => changes.get(id)?.state === 'succeeded'));
+    expect(config.lan.ipaddr).toBe(submitted.get(lastSucceeded));
+    expect(await tempFiles(stateDir)).toEqual([]);
+    expect(await tempFiles(home)).toEqual([]);
+    expect(acknowledgedKeys.length).toBeGreaterThan(20);
+    expect(readSucceeded.size).toBeGreaterThanOrEqual(10);
+  }, 120_000);
+
+  it('removes at start the temporary files that writes cut short left of its own files, and nothing else', async () => {
+    const { home, stateDir, args } = await device('leftovers');
+    const hex = '0123456789ab';
+    const ssh = path.join(home, '.ssh');
+    await installChute(stateDir, 'hello', 'hello:1', {});
+    for (const dir of ['changes', 'pdconf', 'auth']) await mkdir(path.join(stateDir, dir), { recursive: true });
+    await mkdir(ssh);
+    const left = [
+      `.hostconfig.yaml.${hex}.tmp`,
+      `.hostconfig.previous.yaml.${hex}.tmp`,
+      `.hostconfig.rollback.json.${hex}.tmp`,
+      `.provision.json.${hex}.tmp`,
+      `changes/.3.json.${hex}.tmp`,
+      `changes/.next-id.${hex}.tmp`,
+      `pdconf/.wireless.${hex}.tmp`,
+      `pdconf/.status.json.${hex}.tmp`,
+      `auth/.jwt-secret.${hex}.tmp`,
+      `chutes/hello/.service.json.${hex}.tmp`,
+    ];
+    // Not of a write of chutebox's own files: kept.
+    const kept = [`.notes.txt.${hex}.tmp`, '.hostconfig.yaml.tmp', `changes/.3.json.${hex}.tmp.bak`, `pdconf/.wireless.${hex.toUpperCase()}.tmp`, 'auth/jwt-secret.tmp'];
+    for (const name of [...left, ...kept]) await writeFile(path.join(stateDir, name), 'psk: a copy of a secret\n');
+    await writeFile(path.join(ssh, `.authorized_keys.${hex}.tmp`), 'ssh-ed25519 AAAA… half a copy\n');
+    await writeFile(path.join(ssh, `.known_hosts.${hex}.tmp`), 'not ours\n');
+    await symlink(path.join(home, 'elsewhere'), path.join(ssh, `.authorized_keys.${'f'.repeat(12)}.tmp`));
+
+    const server = await start(args);
+    // The device configuration starts after the server listens; what reads it waits for that start.
+    await get(server, '/api/v1/config/hostconfig');
+    expect(await tempFiles(stateDir)).toEqual(kept.filter((name) => TEMP_FILE.test(path.basename(name))).sort());
+    for (const name of kept) expect(await readFile(path.join(stateDir, name), 'utf8')).toBe('psk: a copy of a secret\n');
+    expect((await readdir(ssh)).sort()).toEqual([`.authorized_keys.${'f'.repeat(12)}.tmp`, `.known_hosts.${hex}.tmp`]);
+    expect((await lstat(path.join(ssh, `.authorized_keys.${'f'.repeat(12)}.tmp`))).isSymbolicLink()).toBe(true);
+  });
+});
