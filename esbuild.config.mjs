@@ -16,20 +16,20 @@ const BUDGETS = { infoFunction: 16 * 1024, runtime: 80 * 1024 };
 
 /** Entry points besides the functions: source → dist/<name>.mjs. */
 const ENTRIES = {
-  chutebox: 'runtime/cli.ts',
+  chutebox: 'emulator/cli.ts',
   runtime: 'runtime/main.ts',
   passwd: 'runtime/passwd.ts',
-  engine: 'runtime/engine/docker.ts',
+  engine: 'runtime/engine/engine.entry.ts',
   config: 'runtime/config/index.ts',
   emulator: 'emulator/main.ts',
-  record: 'runtime/record/main.ts',
+  record: 'emulator/record.ts',
   'scenario-device': 'emulator/lambda-device.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
   websocket: 'runtime/http/websocket.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
-  'hostapd-events': 'runtime/network/hostapd-events.ts',
+  'hostapd-events': 'runtime/network/hostapd-events.entry.ts',
 };
 
 const shared = {

@@ -1,8 +1,6 @@
 import type { Account, Accounts, Device } from '../functions/core/device.ts';
 import { findAccount } from '../functions/parsers/passwd.ts';
-
-/** Where the passwd database is, on a device and in a scenario (`etc/passwd`). */
-export const PASSWD_FILE = '/etc/passwd';
+import { PASSWD_FILE } from '../runtime/scenario/format.ts';
 
 /** The device path of an account's `~/.ssh/authorized_keys`. */
 export function authorizedKeysFile(account: Account): string {

@@ -6,7 +6,7 @@ import { CHUTE_NAME, type Device, type StoredChute } from '../functions/core/dev
 import { chuteStore } from '../runtime/chutes/store.ts';
 import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import { jsonCopy } from './json-copy.ts';
-import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } from './scenario-format.ts';
+import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } from '../runtime/scenario/format.ts';
 
 const DOCUMENTS = ['chute', 'service', 'cache'] as const;
 const RECORDINGS: readonly string[] = Object.values(NETWORK_FILES);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../test/temp-dir.ts';
 import { compiledScenario, compileScenarios } from './scenario-compiled.ts';
 import { readScenarioDocuments } from './scenario-documents.ts';
-import { ScenarioError } from './scenario-format.ts';
+import { ScenarioError } from '../runtime/scenario/format.ts';
 import { BUILT_IN_SCENARIOS, builtInScenarios } from './scenario-names.ts';
 
 const temp = useTempDir('chutebox-scenario-compiled-');

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { ScenarioError } from './scenario-format.ts';
+import { ScenarioError } from '../runtime/scenario/format.ts';
 import { readScenarioDocuments, type ScenarioDocuments } from './scenario-documents.ts';
 import { BUILT_IN_SCENARIOS, builtInScenarios } from './scenario-names.ts';
 

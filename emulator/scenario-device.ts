@@ -13,12 +13,12 @@ import { compiledScenario } from './scenario-compiled.ts';
 import { readScenarioDocuments, type EngineRecordings } from './scenario-documents.ts';
 import { jsonCopy } from './json-copy.ts';
 import { scenarioFiles } from './scenario-files.ts';
-import type { DeviceYaml } from './scenario-format.ts';
+import type { DeviceYaml } from '../runtime/scenario/format.ts';
 import { BUILT_IN_SCENARIOS, isScenarioName, resolveScenario } from './scenario-names.ts';
 import { scenarioNetworks } from './scenario-network.ts';
 import { scenarioClock } from './scenario-clock.ts';
 
-export { ScenarioError } from './scenario-format.ts';
+export { ScenarioError } from '../runtime/scenario/format.ts';
 export { BUILT_IN_SCENARIOS, builtInScenarios, resolveScenario } from './scenario-names.ts';
 
 /** Environment variable naming the scenario to serve (`chutebox emulate`, the Lambda device module). */

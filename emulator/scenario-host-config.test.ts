@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { hostConfigFor, type HostConfig } from '../functions/config/host-config.ts';
 import { useTempDir } from '../test/temp-dir.ts';
 import { hostConfigApplier, memoryHostConfig, readScenarioHostConfig } from './scenario-host-config.ts';
-import { ScenarioError } from './scenario-format.ts';
+import { ScenarioError } from '../runtime/scenario/format.ts';
 
 const temp = useTempDir('chutebox-scenario-hostconfig-');
 

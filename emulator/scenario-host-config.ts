@@ -6,7 +6,7 @@ import type { Device } from '../functions/core/device.ts';
 import { hostConfigService, HOST_CONFIG_FILE, type HostConfigService } from '../runtime/config/host-config.ts';
 import { memoryStore, pdconfEngine, type Applier } from '../runtime/config/pdconf.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
-import { check, ScenarioError } from './scenario-format.ts';
+import { check, ScenarioError } from '../runtime/scenario/format.ts';
 
 /** A scenario's optional host configuration, relative to the scenario folder. */
 export const SCENARIO_HOST_CONFIG = 'config/hostconfig.yaml';

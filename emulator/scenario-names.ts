@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEVICE_FILE, ScenarioError } from './scenario-format.ts';
+import { DEVICE_FILE, ScenarioError } from '../runtime/scenario/format.ts';
 
 /**
  * The scenarios shipped with chutebox: `fixtures/scenarios/` of the package, found from this module

@@ -4,7 +4,7 @@ import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/c
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
 import { stationBlocks } from '../functions/parsers/iw-station.ts';
-import { NETWORK_FILES, networkDir } from './scenario-format.ts';
+import { NETWORK_FILES, networkDir } from '../runtime/scenario/format.ts';
 import { readIfExists } from '../runtime/state/read-if-exists.ts';
 import type { ScenarioClock } from './scenario-clock.ts';
 import { memoize } from './scenario-files.ts';

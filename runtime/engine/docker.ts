@@ -14,15 +14,9 @@ const STOP_GRACE_SECONDS = 10;
 
 /*
  * The engine calls of the host Device, on the Docker Engine behind a UNIX socket: the two reads of the
- * endpoints and the chute lifecycle (`chuteEngine`, driven by `chuteLifecycle`). Bundled alone as
- * `dist/engine.mjs` and loaded on first use, so the runtime stays small.
+ * endpoints and the chute lifecycle (`chuteEngine`, driven by `chuteLifecycle`). Part of the engine
+ * bundle, `dist/engine.mjs` (its entry: engine.entry.ts), loaded on first use, so the runtime stays small.
  */
-
-// The lifecycle is engine work and needs the configuration code (zod): it lives in this bundle too,
-// with the writer of the chutes it changes.
-export { chuteLifecycle } from '../chutes/lifecycle.ts';
-export { chuteWriter } from '../chutes/store.ts';
-export { recoverChutes } from '../chutes/recover.ts';
 
 /**
  * `GET /containers/json?all=1` filtered to the containers labelled `io.chutebox.chute` (running or

@@ -8,7 +8,8 @@ import { useTempDir } from '../../test/temp-dir.ts';
 import { problemOf, writeScript } from '../../test/tool-scripts.ts';
 import { createHostDevice } from '../host-device.ts';
 import { sharedRuns } from '../tools/shared-run.ts';
-import { DEFAULT_NETWORK_TOOLS, hostNetwork, type NetworkTools, type SharedToolRuns } from './host.ts';
+import { hostNetwork, type SharedToolRuns } from './host.ts';
+import { DEFAULT_NETWORK_TOOLS, type NetworkTools } from './tools.ts';
 
 const temp = useTempDir('chutebox-network-host-');
 const execFileAsync = promisify(execFile);

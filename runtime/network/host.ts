@@ -2,25 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { NetworkHost, NetworkTarget } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { DEFAULT_TIMEOUT_MS, runTool, type Tool, type ToolResult } from '../tools/run.ts';
+import { runTool, type Tool, type ToolResult } from '../tools/run.ts';
 import { sharedRuns, type SharedRuns } from '../tools/shared-run.ts';
-
-/** Where the runtime finds the network tools, and how long each may take. */
-export interface NetworkTools {
-  /** The `iw` executable (a name on PATH or a path). */
-  iw: string;
-  /** The `hostapd_cli` executable (a name on PATH or a path). */
-  hostapdCli: string;
-  /** Milliseconds a tool may run before it is stopped (a 504). */
-  timeoutMs: number;
-  /**
-   * The program `hostapd_cli -a` runs for each of hostapd's events, which must print its arguments
-   * on one line as echo does (`/bin/echo`, busybox's on OpenWrt).
-   */
-  eventProgram: string;
-}
-
-export const DEFAULT_NETWORK_TOOLS: NetworkTools = { iw: 'iw', hostapdCli: 'hostapd_cli', eventProgram: '/bin/echo', timeoutMs: DEFAULT_TIMEOUT_MS };
+import { connectProblem, DEFAULT_NETWORK_TOOLS, type NetworkTools } from './tools.ts';
 
 /** A station's MAC as the handlers pass it (validated and lower-cased by them; checked again here). */
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
@@ -30,8 +14,6 @@ const NO_SUCH_STATION = /\(-2\)/;
 const NO_SUCH_DEVICE = /\(-19\)/;
 /** The hostapd commands that only read, whose runs concurrent identical calls share. */
 const READ_ONLY_HOSTAPD_COMMANDS = new Set(['STATUS', 'GET_CONFIG']);
-/** hostapd_cli when it cannot open the control socket: `Failed to connect to hostapd - wpa_ctrl_open: <reason>`. */
-const CANNOT_CONNECT = /Failed to connect to hostapd - wpa_ctrl_open: (.*)/;
 /** hostapd_cli when hostapd took longer than its own 10 s (it still exits 0): `'STATUS' command timed out.` */
 const HOSTAPD_TIMED_OUT = /^'.*' command timed out\.\s*$/s;
 
@@ -142,7 +124,7 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
     },
     async hostapdEvents(onEvent, onEnd) {
       // A bundle of its own (dist/hostapd-events.mjs), loaded on the first ATTACH: it keeps the runtime bundle small.
-      return (await import('./hostapd-events.ts')).attachHostapdEvents(host, target, tools, onEvent, onEnd);
+      return (await import('./hostapd-events.entry.ts')).attachHostapdEvents(host, target, tools, onEvent, onEnd);
     },
   };
   return host;
@@ -157,16 +139,3 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
  * const network = (target: NetworkTarget) => hostNetwork(target, tools, runs);
  */
 export type SharedToolRuns = SharedRuns<ToolResult>;
-
-/** The 503 of hostapd_cli's output when it could not open the control socket, or null. */
-export function connectProblem(output: string, socket: string): HttpProblem | null {
-  const cannotConnect = CANNOT_CONNECT.exec(output);
-  if (cannotConnect === null) return null;
-  const reason = cannotConnect[1]!.trim();
-  const why = /No such file or directory/.test(reason)
-    ? 'does not exist (is hostapd running for this network?)'
-    : /Connection refused/.test(reason)
-      ? 'does not answer: no hostapd is listening on it'
-      : `cannot be opened: ${reason}`;
-  return new HttpProblem(503, `hostapd control socket ${socket} ${why}`);
-}

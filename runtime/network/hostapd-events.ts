@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { HostapdEvents, NetworkHost, NetworkTarget } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { connectProblem, type NetworkTools } from './host.ts';
+import { connectProblem, type NetworkTools } from './tools.ts';
 
 /**
  * Characters kept of one event line; the rest of a longer line is dropped. hostapd_cli reads an

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { memoryAccounts, PASSWD_FILE, scenarioAccounts } from '../../emulator/scenario-accounts.ts';
+import { memoryAccounts, scenarioAccounts } from '../../emulator/scenario-accounts.ts';
 import { memoryDevice } from '../../test/memory-device.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
 import { rootedFiles } from '../device/files.ts';
+import { PASSWD_FILE } from '../scenario/format.ts';
 import { recordingDevice } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 

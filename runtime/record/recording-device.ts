@@ -1,5 +1,5 @@
 import type { Device, FsStats, NetworkHost, StoredChute, Uname } from '../../functions/core/device.ts';
-import { PASSWD_FILE } from '../../emulator/scenario-accounts.ts';
+import { PASSWD_FILE } from '../scenario/format.ts';
 
 /** Everything a Device was asked and what it answered, keyed by device path. */
 export interface Recording {
@@ -25,7 +25,7 @@ export interface Recording {
 
 /**
  * The raw answers about one chute network, named as the scenario files that hold them
- * (`NETWORK_FILES` of emulator/scenario-format.ts). A question whose tool failed is not kept.
+ * (`NETWORK_FILES` of runtime/scenario/format.ts). A question whose tool failed is not kept.
  */
 export interface NetworkRecording {
   /** `stationDump()`. */

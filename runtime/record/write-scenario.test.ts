@@ -10,7 +10,7 @@ import { handle as hardware } from '../../functions/info/hardware.ts';
 import { handle as software } from '../../functions/info/software.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.ts';
 import { loadScenario } from '../../emulator/scenario-device.ts';
-import { NETWORK_FILES } from '../../emulator/scenario-format.ts';
+import { NETWORK_FILES } from '../scenario/format.ts';
 import type { Device, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { routerHardware } from '../../test/config-devices.ts';

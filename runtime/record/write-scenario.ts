@@ -14,7 +14,7 @@ import {
   statsFile,
   YAML_CHUTE_FORMAT,
   type DeviceYaml,
-} from '../../emulator/scenario-format.ts';
+} from '../scenario/format.ts';
 import { CHUTE_NAME, CONTAINER_REF, type FsStats } from '../../functions/core/device.ts';
 import type { Recording } from './recording-device.ts';
 

@@ -1,18 +1,17 @@
 #!/usr/bin/env node
-// The `chutebox` command. Each command lives in its own bundle, imported only when it runs.
+// The `chutebox` command. Each command lives in its own bundle, imported only when it runs. It sits in
+// the top layer, beside the emulator, because it dispatches to both the runtime and the emulator
+// (docs/decisions/0021-layers-point-down.md).
 import { PACKAGE_VERSION } from '../functions/core/version.ts';
 
-/** What a command module exports: `main(argv)` with the arguments after the command name. */
+/** What a command runs: its bundle's entry, given the arguments after the command name. */
 type Command = (argv: string[]) => Promise<void>;
-interface EntryModule {
-  main: Command;
-}
 
 const COMMANDS: Record<string, { summary: string; run: Command }> = {
-  serve: { summary: 'serve the device API of this machine', run: async (argv) => (await import('./main.ts')).serve(argv) },
-  emulate: { summary: 'serve the device API from a recorded scenario', run: async (argv) => ((await import('../emulator/main.ts')) as unknown as EntryModule).main(argv) },
-  record: { summary: "record this machine's raw sources as a scenario", run: async (argv) => ((await import('./record/main.ts')) as unknown as EntryModule).main(argv) },
-  passwd: { summary: 'set the password of the API (read from stdin)', run: async (argv) => ((await import('./passwd.ts')) as unknown as EntryModule).main(argv) },
+  serve: { summary: 'serve the device API of this machine', run: async (argv) => (await import('../runtime/main.ts')).serve(argv) },
+  emulate: { summary: 'serve the device API from a recorded scenario', run: async (argv) => (await import('./main.ts')).main(argv) },
+  record: { summary: "record this machine's raw sources as a scenario", run: async (argv) => (await import('./record.ts')).main(argv) },
+  passwd: { summary: 'set the password of the API (read from stdin)', run: async (argv) => (await import('../runtime/passwd.ts')).main(argv) },
 };
 
 const HELP = [

@@ -12,10 +12,9 @@ import { handle as software } from '../../functions/info/software.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.ts';
 import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/parsers/environ.ts';
 import { redactPasswd } from '../../functions/parsers/passwd.ts';
-import { PASSWD_FILE } from '../../emulator/scenario-accounts.ts';
-import { loadScenario } from '../../emulator/scenario-device.ts';
 import { createHostDevice, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-device.ts';
 import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
+import { PASSWD_FILE } from '../scenario/format.ts';
 import { compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, trimNetInterfaces, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
@@ -57,18 +56,29 @@ const HELP = optionsHelp(
 );
 
 /**
+ * Opens a scenario folder as a Device that serves its files as recorded (not moved to the present):
+ * how `chutebox record` reads back what it wrote. The emulator's scenario Device is one, which
+ * emulator/record.ts passes in: the recorder lies below the emulator and cannot import it.
+ *
+ * @example
+ * const openScenario: OpenScenario = async (dir) => (await loadScenario(dir, undefined, { asRecorded: true })).device;
+ */
+export type OpenScenario = (dir: string) => Promise<Device>;
+
+/**
  * `chutebox record --out DIR`: runs the info handlers and the generated host configuration
  * (`/api/v1/config/new-config`, which reads /sys/class/net) on this device through a recording Device, reads
  * the installed chutes and the raw sources of their networks through it (`readChutes`; a tool that
  * fails is a warning on stderr), writes all that as a scenario (into a temporary folder beside DIR,
- * renamed into place at the end), and checks that the scenario answers exactly as the device did.
+ * renamed into place at the end), and checks that the scenario, opened with `openScenario`, answers
+ * exactly as the device did.
  *
  * @throws UsageError (exit code 2) for bad flags; an Error (exit code 1) when DIR is in the way or the
  *   recording cannot be written.
  * @example
- * await main(['--out', './my-router']);
+ * await record(['--out', './my-router'], openScenario);
  */
-export async function main(argv: string[]): Promise<void> {
+export async function record(argv: string[], openScenario: OpenScenario): Promise<void> {
   const { values, switches, help } = readOptions(OPTIONS, argv, process.env, SWITCHES);
   if (help) return void process.stdout.write(HELP);
   if (!values.out) throw new UsageError('--out DIR is required');
@@ -93,7 +103,7 @@ export async function main(argv: string[]): Promise<void> {
     const uname = recording.uname!;
     const when = new Date(device.now()).toISOString();
     await writeScenario(recording, temp, `Recorded by chutebox record ${PACKAGE_VERSION} at ${when} from a ${uname.sysname} ${uname.release} ${uname.machine} device.`);
-    await verify(temp, answers, recording);
+    await verify(await openScenario(temp), answers, recording);
     await moveIntoPlace(temp, out, replacing);
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
@@ -145,14 +155,13 @@ function redactPasswdFile(recording: Recording): void {
 }
 
 /**
- * Runs the handlers again on the written scenario: every answer must be the device's, except the
+ * Runs the handlers again on the written scenario, opened as `device`: every answer must be the device's, except the
  * telemetry's `time` (the emulator's clock is the real one); its chutes and their networks, and its
  * passwd database, must read back as recorded.
  *
  * @throws Error naming the endpoints, chutes or networks that differ.
  */
-async function verify(dir: string, expected: Record<string, Answer>, recording: Recording): Promise<void> {
-  const { device } = await loadScenario(dir, undefined, { asRecorded: true });
+async function verify(device: Device, expected: Record<string, Answer>, recording: Recording): Promise<void> {
   const chutes = await compareChutes(recording, device);
   if (chutes.length > 0) throw new Error(`the recorded scenario does not read back as recorded for: ${chutes.join(', ')}`);
   if ((await device.accounts.passwd()) !== (recording.files.get(PASSWD_FILE) ?? '')) {

@@ -1,12 +1,13 @@
 import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import { CONTAINER_REF } from '../functions/core/device.ts';
-import type { ChuteFormat } from '../runtime/chutes/store.ts';
+import { CONTAINER_REF } from '../../functions/core/device.ts';
+import type { ChuteFormat } from '../chutes/store.ts';
 
 /**
  * The parts of a scenario folder that are not mirrored device files (see fixtures/scenarios/README.md).
- * `emulator/scenario-device.ts` reads them and `chutebox record` writes them, both through this module.
+ * `emulator/scenario-device.ts` reads them and `chutebox record` (runtime/record/) writes them, both
+ * through this module, which lies in the runtime so that both import it downward.
  */
 export const DEVICE_FILE = 'device.yaml';
 /** Raw body of `GET /containers/json?all=1`; absent means the device has no container engine. */
@@ -17,6 +18,9 @@ export const STATS_DIR = 'engine/stats';
 export function statsFile(containerId: string): string {
   return `${STATS_DIR}/${containerId}.json`;
 }
+
+/** Where the passwd database is, on a device and in a scenario (`etc/passwd`). */
+export const PASSWD_FILE = '/etc/passwd';
 
 /** Folder of the installed chutes: `chutes/<chute>/chute.yaml`, `service.yaml`, optional `cache.yaml`. */
 export const CHUTES_DIR = 'chutes';

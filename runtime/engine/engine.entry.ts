@@ -1,0 +1,12 @@
+/**
+ * The entry of the engine bundle, `dist/engine.mjs` (docs/decisions/0005-engine-client-is-its-own-bundle.md):
+ * the Docker client and the chute work that needs it, which `runtime/host-device.ts` loads on first
+ * use. It only re-exports, and only a dynamic import names it: the modules it gathers import one
+ * another downward, never back through it (docs/decisions/0021-layers-point-down.md).
+ */
+export * from './docker.ts';
+// The lifecycle is engine work and needs the configuration code (zod): it lives in this bundle too,
+// with the writer of the chutes it changes and the repair of changes a crash cut short.
+export { chuteLifecycle } from '../chutes/lifecycle.ts';
+export { chuteWriter } from '../chutes/store.ts';
+export { recoverChutes } from '../chutes/recover.ts';
