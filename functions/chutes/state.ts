@@ -1,7 +1,7 @@
 import { CHUTE_LABEL } from '../core/device.ts';
 
 /**
- * The states of a chute (README, "Chutes"):
+ * The states of a chute (docs/api/chutes.md):
  * - `installing`: an install has been accepted and the container does not run yet;
  * - `running`: its container runs;
  * - `stopping`: its container is being removed;
