@@ -4,7 +4,9 @@ import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
-import { CHUTE_LABEL, changeQueue, changeSubject, chuteContainerName, type ChangeRecord, type ChangeRequest, type ChangeState, type ChuteInstall, type Device, type DevicePowerAction, type StoredChute } from '../functions/core/device.ts';
+import { CHUTE_LABEL, chuteContainerName, type ChangeRequest, type ChuteInstall, type Device, type DevicePowerAction, type StoredChute } from '../functions/core/device.ts';
+import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
+import { changeRunner, type ChangeEffect, type ChangeRequestOf, type ChuteAction } from '../runtime/changes/runner.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
@@ -27,9 +29,6 @@ export interface EmulatedChangeOptions {
 
 /** The Device methods that changes add. */
 type ChangeMethods = 'submitChange' | 'change' | 'changes' | 'loadImage' | 'factoryReset';
-
-/** What a change does to the emulator's state: its messages, in order. */
-type Effect = (chute: StoredChute) => string[];
 
 /**
  * The emulator's change log and runner over a scenario's Device: changes go through the states a
@@ -66,71 +65,72 @@ type Effect = (chute: StoredChute) => string[];
  * (await device.change(id))?.state // 'queued', then 'running', then 'succeeded'
  */
 export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: EmulatedChangeOptions): Device {
-  const log: ChangeRecord[] = [];
-  /** The last id given; a factory reset keeps it, so no id is given twice. */
-  let lastId = 0;
   /** Changes are refused while a factory reset waits or runs. */
   const guard = options.resetGuard ?? resetGuard();
   /** Chutes a change has touched: their current documents, or null once deleted. */
   const touched = new Map<string, StoredChute | null>();
-  /** The last change of each chute, which the next one waits for. */
-  const queues = new Map<string, Promise<void>>();
   let engine: Promise<Record<string, unknown>[] | null> | undefined;
   /** The emulator's own copy of the engine's containers, which changes edit. */
   const containers = () => (engine ??= base.containers().then((list) => (list === null ? null : structuredClone(list))));
-  /** What `containers()` answers: a frozen copy of the edited list, made again after a change edits it. */
+  /** What `containers()` answers: a frozen copy of the emulator's, made again after a change. */
   let answer: Promise<Record<string, unknown>[] | null> | undefined;
-  const time = () => new Date(base.now()).toISOString();
   /** The tags of the images loaded (`loadImage`) since the emulator started. */
   const loaded = new Set<string>();
+  /** Installs of a name that was taken when they were queued: they fail when they run. */
+  const conflicting = new WeakSet<ChangeRequest>();
 
   /** A chute as it is now: read-only, the same frozen object to every caller until a change replaces it. */
   async function current(name: string): Promise<StoredChute | null> {
     return touched.has(name) ? touched.get(name)! : base.chute(name);
   }
 
-  function say(record: ChangeRecord, text: string, state?: ChangeState): void {
-    const now = time();
-    record.messages.push({ time: now, text });
-    record.updated = now;
-    if (state !== undefined) record.state = state;
-  }
-
-  async function run(record: ChangeRecord, request: ChangeRequest, conflict: boolean): Promise<void> {
+  /** What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits a copy of the chute and keeps it. */
+  const onChute = <A extends ChuteAction>(action: A): ChangeEffect<A> => async (request, note, id) => {
     await sleep(options.delayMs);
-    say(record, `running: ${describe(request)}`, 'running');
-    await sleep(options.delayMs);
-    try {
-      if (request.action === 'update-hostconfig') {
-        for (const text of await options.applyHostConfig(request.config)) say(record, text);
-        return say(record, `succeeded: ${describe(request)}`, 'succeeded');
-      }
-      if (request.action === 'reboot' || request.action === 'shutdown') {
-        say(record, EMULATED_POWER[request.action]);
-        return say(record, `succeeded: ${describe(request)}`, 'succeeded');
-      }
-      if (conflict) throw new Error(`a chute named ${request.chute} is already installed`);
-      const found = await current(request.chute);
-      if (found === null) throw new Error(`there is no chute named ${request.chute} (any more)`);
-      const chute = structuredClone(found);
-      const list = await containers();
-      if (request.action === 'install' && request.image !== null && loaded.has(request.image)) say(record, `image ${request.image} was loaded from an uploaded archive`);
-      if ((request.action === 'install' && request.image === null) || request.action === 'update') {
-        // The emulator builds nothing: it names the image as a device would tag it, and remembers it.
-        const current = typeof chute.record.image === 'string' ? chute.record.image : undefined;
-        const image = chuteImageTag(request.chute, request.version, record.id, request.action === 'update' ? current : undefined);
-        loaded.add(image);
-        chute.record.image = image;
-        say(record, `built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
-      }
-      for (const text of effect(request, list, base.now())(chute)) say(record, text);
-      answer = undefined;
-      touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
-      say(record, `succeeded: ${describe(request)}`, 'succeeded');
-    } catch (error) {
-      say(record, `failed: ${(error as Error).message}`, 'failed');
+    if (conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
+    const found = await current(request.chute);
+    if (found === null) throw new Error(`chute ${request.chute} is not installed`);
+    const chute = structuredClone(found);
+    const list = await containers();
+    const asked: ChangeRequestOf<ChuteAction> = request;
+    if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image)) await note(`image ${asked.image} was loaded from an uploaded archive`);
+    if ((asked.action === 'install' && asked.image === null) || asked.action === 'update') {
+      // The emulator builds nothing: it names the image as a device would tag it, and remembers it.
+      const image = chuteImageTag(asked.chute, asked.version, id, asked.action === 'update' && typeof chute.record.image === 'string' ? chute.record.image : undefined);
+      loaded.add(image);
+      chute.record.image = image;
+      await note(`built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
     }
-  }
+    for (const text of (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: base.now() })) await note(text);
+    answer = undefined;
+    touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
+  };
+  /** A reboot or shutdown of the emulated device: it says so, and nothing else happens. */
+  const power: ChangeEffect<'reboot' | 'shutdown'> = async (request, note) => {
+    await sleep(options.delayMs);
+    await note(EMULATED_POWER[request.action]);
+  };
+  const log = memoryChangeLog();
+  const runner = changeRunner({
+    openLog: async () => log,
+    now: () => base.now(),
+    turn: () => sleep(options.delayMs),
+    effects: {
+      install: onChute('install'),
+      start: onChute('start'),
+      stop: onChute('stop'),
+      restart: onChute('restart'),
+      delete: onChute('delete'),
+      'update-config': onChute('update-config'),
+      update: onChute('update'),
+      async 'update-hostconfig'(request, note) {
+        await sleep(options.delayMs);
+        for (const text of await options.applyHostConfig(request.config)) await note(text);
+      },
+      reboot: power,
+      shutdown: power,
+    },
+  });
 
   return {
     ...base,
@@ -147,49 +147,34 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
     chute: current,
     async submitChange(request) {
       guard.refuse();
-      const created = time();
-      const record: ChangeRecord = {
-        id: ++lastId,
-        action: request.action,
-        chute: changeSubject(request),
-        state: 'queued',
-        created,
-        updated: created,
-        messages: [{ time: created, text: `queued: ${describe(request)}` }],
-      };
-      log.push(record);
-      const conflict = request.action === 'install' && (await current(request.chute)) !== null;
-      if (request.action === 'install' && !conflict) touched.set(request.chute, deepFreeze(installing(request)));
-      const queue = changeQueue(request);
-      const previous = queues.get(queue) ?? Promise.resolve();
-      queues.set(queue, previous.then(() => run(record, structuredClone(request), conflict)));
-      return structuredClone(record);
+      if (request.action === 'install') {
+        // The chute is there, installing, from the moment its install is queued, as on a device.
+        if ((await current(request.chute)) !== null) conflicting.add(request);
+        else touched.set(request.chute, deepFreeze(installing(request)));
+      }
+      return runner.submitChange(request);
     },
-    async change(id) {
-      const record = log.find((entry) => entry.id === id);
-      return record === undefined ? null : structuredClone(record);
-    },
-    async changes() {
-      return structuredClone(log);
-    },
+    change: runner.change,
+    changes: runner.changes,
     async loadImage(archive) {
       const tags = await uploadedImageTags(archive);
       for (const tag of tags) loaded.add(tag);
       return tags;
     },
     factoryReset: () =>
-      guard.run(async () => {
-        await Promise.all(queues.values());
-        const names = new Set([...(await base.chuteNames()), ...touched.keys()]);
-        const list = await containers();
-        if (list !== null) list.splice(0, list.length, ...list.filter((entry) => !names.has(String((entry.Labels as Record<string, unknown>)[CHUTE_LABEL]))));
-        answer = undefined;
-        for (const name of names) touched.set(name, null);
-        log.splice(0, log.length);
-        loaded.clear();
-        await options.resetDevice();
-        return { success: true, message: 'factory reset: the default host configuration is back, every chute is removed, provisioning is cleared' };
-      }),
+      guard.run(() =>
+        runner.exclusive(async () => {
+          const names = new Set([...(await base.chuteNames()), ...touched.keys()]);
+          const list = await containers();
+          if (list !== null) list.splice(0, list.length, ...list.filter((entry) => !names.has(String((entry.Labels as Record<string, unknown>)[CHUTE_LABEL]))));
+          answer = undefined;
+          for (const name of names) touched.set(name, null);
+          log.clear();
+          loaded.clear();
+          await options.resetDevice();
+          return { success: true, message: 'factory reset: the default host configuration is back, every chute is removed, provisioning is cleared' };
+        }),
+      ),
   };
 }
 
@@ -213,83 +198,74 @@ const EMULATED_POWER: Record<DevicePowerAction, string> = {
   shutdown: 'the emulated device does not really shut down: it goes on answering as before',
 };
 
-/** `start chute hello-world`, `update the configuration of chute hotspot`, `install chute hello from image hello-world:1`, `reboot the device`. */
-function describe(request: ChangeRequest): string {
-  if (request.action === 'update-hostconfig') return 'apply a new host configuration';
-  if (request.action === 'reboot') return 'reboot the device';
-  if (request.action === 'shutdown') return 'shut down the device';
-  if (request.action === 'install') return `install chute ${request.chute} ${request.image === null ? 'from its source' : `from image ${request.image}`}`;
-  if (request.action === 'update') return `update chute ${request.chute} from its source`;
-  if (request.action === 'update-config') return `update the configuration of chute ${request.chute}`;
-  return `${request.action} chute ${request.chute}`;
+/** The containers of the emulated engine (null: the scenario has no engine), which changes edit in place, and the clock. */
+interface EmulatedEngine {
+  containers: Record<string, unknown>[] | null;
+  now: number;
 }
 
-/**
- * What a change does to the engine view (`containers`, changed in place; null: the scenario has no
- * engine) and to the chute's documents (changed in place), as messages.
- */
-function effect(request: Extract<ChangeRequest, { chute: string }>, containers: Record<string, unknown>[] | null, now: number): Effect {
-  const owned = (chute: StoredChute) => (containers ?? []).filter((entry) => (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === chute.name);
+/** What a change to a chute does to its documents and to the engine (both edited in place), as messages. */
+type ChuteEdit<A extends ChuteAction> = (chute: StoredChute, request: ChangeRequestOf<A>, engine: EmulatedEngine) => string[];
 
-  const start = (chute: StoredChute, environment?: Record<string, string>): string[] => {
-    chute.record.state = 'running';
-    if (environment !== undefined) chute.record.environment = { ...environment };
-    const extra = environment === undefined ? '' : ` with the new environment (${Object.keys(environment).join(', ') || 'none'})`;
-    if (containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as running${extra}`];
-    const container = owned(chute).at(-1);
-    if (container === undefined) {
-      const created = newContainer(chute, now);
-      containers.push(created);
-      return [`created container ${String((created.Names as string[])[0]).slice(1)}`, `started it${extra}`];
-    }
-    if (container.State === 'running') return [`its container is already running`];
-    Object.assign(container, { State: 'running', Status: 'Up Less than a second' });
-    return [`started its container${extra}`];
-  };
+/** The containers that belong to a chute. */
+function owned(chute: StoredChute, engine: EmulatedEngine): Record<string, unknown>[] {
+  return (engine.containers ?? []).filter((entry) => (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === chute.name);
+}
 
-  const stop = (chute: StoredChute): string[] => {
-    chute.record.state = 'stopped';
-    if (containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as stopped`];
-    const running = owned(chute).filter((entry) => entry.State === 'running' || entry.State === 'restarting' || entry.State === 'paused');
-    if (owned(chute).length === 0) return ['it has no container: nothing to stop'];
-    if (running.length === 0) return ['its container is already stopped'];
-    for (const container of running) Object.assign(container, { State: 'exited', Status: 'Exited (0) Less than a second ago' });
-    return ['stopped its container'];
-  };
-
-  switch (request.action) {
-    case 'start':
-      return (chute) => start(chute, request.environment);
-    case 'stop':
-      return stop;
-    case 'restart':
-      return (chute) => [...stop(chute), ...start(chute, request.environment)];
-    case 'delete':
-      return (chute) => {
-        const messages = stop(chute);
-        const gone = new Set(owned(chute));
-        if (containers !== null && gone.size > 0) {
-          containers.splice(0, containers.length, ...containers.filter((entry) => !gone.has(entry)));
-          messages.push('removed its container');
-        }
-        return [...messages, 'removed its stored documents'];
-      };
-    case 'update-config':
-      return (chute) => {
-        // Placeholders keep the secrets in effect now, which a change queued before this one may have set.
-        chute.config = resolvePlaceholders(structuredClone(request.config), chute.config, `the configuration of chute ${chute.name}`);
-        return ['stored the new configuration', ...stop(chute), ...start(chute)];
-      };
-    case 'install':
-      return (chute) => ['stored the chute', ...start(chute)];
-    case 'update':
-      return (chute) => {
-        Object.assign(chute.record, { version: request.version, environment: { ...request.environment } });
-        chute.config = structuredClone(request.config);
-        return [`stored the new record (image ${String(chute.record.image)}, version ${String(request.version)}) and configuration`, ...stop(chute), ...start(chute)];
-      };
+/** Runs a chute's container (created when it has none), with a new environment when given. */
+function startChute(chute: StoredChute, engine: EmulatedEngine, environment?: Record<string, string>): string[] {
+  chute.record.state = 'running';
+  if (environment !== undefined) chute.record.environment = { ...environment };
+  const extra = environment === undefined ? '' : ` with the new environment (${Object.keys(environment).join(', ') || 'none'})`;
+  if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as running${extra}`];
+  const container = owned(chute, engine).at(-1);
+  if (container === undefined) {
+    const created = newContainer(chute, engine.now);
+    engine.containers.push(created);
+    return [`created container ${String((created.Names as string[])[0]).slice(1)}`, `started it${extra}`];
   }
+  if (container.State === 'running') return [`its container is already running`];
+  Object.assign(container, { State: 'running', Status: 'Up Less than a second' });
+  return [`started its container${extra}`];
 }
+
+/** Stops a chute's running containers. */
+function stopChute(chute: StoredChute, engine: EmulatedEngine): string[] {
+  chute.record.state = 'stopped';
+  if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as stopped`];
+  const running = owned(chute, engine).filter((entry) => entry.State === 'running' || entry.State === 'restarting' || entry.State === 'paused');
+  if (owned(chute, engine).length === 0) return ['it has no container: nothing to stop'];
+  if (running.length === 0) return ['its container is already stopped'];
+  for (const container of running) Object.assign(container, { State: 'exited', Status: 'Exited (0) Less than a second ago' });
+  return ['stopped its container'];
+}
+
+/** What each change to a chute does in the emulator: a table that lacks an action does not compile. */
+const CHUTE_EDITS: { [A in ChuteAction]: ChuteEdit<A> } = {
+  start: (chute, request, engine) => startChute(chute, engine, request.environment),
+  stop: (chute, _request, engine) => stopChute(chute, engine),
+  restart: (chute, request, engine) => [...stopChute(chute, engine), ...startChute(chute, engine, request.environment)],
+  delete(chute, _request, engine) {
+    const messages = stopChute(chute, engine);
+    const gone = new Set(owned(chute, engine));
+    if (engine.containers !== null && gone.size > 0) {
+      engine.containers.splice(0, engine.containers.length, ...engine.containers.filter((entry) => !gone.has(entry)));
+      messages.push('removed its container');
+    }
+    return [...messages, 'removed its stored documents'];
+  },
+  'update-config'(chute, request, engine) {
+    // Placeholders keep the secrets in effect now, which a change queued before this one may have set.
+    chute.config = resolvePlaceholders(structuredClone(request.config), chute.config, `the configuration of chute ${chute.name}`);
+    return ['stored the new configuration', ...stopChute(chute, engine), ...startChute(chute, engine)];
+  },
+  install: (chute, _request, engine) => ['stored the chute', ...startChute(chute, engine)],
+  update(chute, request, engine) {
+    Object.assign(chute.record, { version: request.version, environment: { ...request.environment } });
+    chute.config = structuredClone(request.config);
+    return [`stored the new record (image ${String(chute.record.image)}, version ${String(request.version)}) and configuration`, ...stopChute(chute, engine), ...startChute(chute, engine)];
+  },
+};
 
 /** A container for a chute that has none in the recordings, as a device would create it. */
 function newContainer(chute: StoredChute, now: number): Record<string, unknown> {

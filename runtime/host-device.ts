@@ -5,9 +5,9 @@ import { CHUTE_LABEL, type Device, type Settings } from '../functions/core/devic
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
-import { CHANGES_DIR } from './changes/log.ts';
+import { CHANGES_DIR, openChangeLog } from './changes/log.ts';
 import { resetGuard } from './changes/reset-guard.ts';
-import { changeRunner } from './changes/runner.ts';
+import { changeRunner, type ChangeEffect, type ChuteAction, type DeviceAction } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
 import { isUnixSocket } from './engine/socket.ts';
@@ -141,17 +141,37 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       await facets.start();
       return facets;
     }));
-  const runner = changeRunner({
-    dir: path.join(stateDir, CHANGES_DIR),
-    async perform(request, note, id) {
-      if (!('chute' in request)) return (await startedConfig()).perform(request, note, id);
+  /** The effect of a chute action, from the engine bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
+  const onChute =
+    <A extends ChuteAction>(action: A): ChangeEffect<A> =>
+    async (request, note, id) => {
       const client = await engine();
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
-      const perform = client.chuteLifecycle({ chutes, writer: client.chuteWriter(chutesDir), engine: () => client.chuteEngine(socketPath), networkMode });
-      await perform(request, note, id);
+      const effects = client.chuteEffects({ chutes, writer: client.chuteWriter(chutesDir), engine: () => client.chuteEngine(socketPath), networkMode });
+      await (effects[action] as ChangeEffect<A>)(request, note, id);
       // The chutes' networks are part of the system configuration.
-      if (request.action !== 'start' && request.action !== 'stop' && request.action !== 'restart') await (await startedConfig()).hostConfig.refresh();
+      if (action !== 'start' && action !== 'stop' && action !== 'restart') await (await startedConfig()).hostConfig.refresh();
+    };
+  /** The effect of a change of the device itself, from the configuration bundle. */
+  const onDevice =
+    <A extends DeviceAction>(action: A): ChangeEffect<A> =>
+    async (request, note, id) =>
+      ((await startedConfig()).effects[action] as ChangeEffect<A>)(request, note, id);
+  const changesDir = path.join(stateDir, CHANGES_DIR);
+  const runner = changeRunner({
+    openLog: () => openChangeLog(changesDir, Date.now),
+    effects: {
+      install: onChute('install'),
+      start: onChute('start'),
+      stop: onChute('stop'),
+      restart: onChute('restart'),
+      delete: onChute('delete'),
+      'update-config': onChute('update-config'),
+      update: onChute('update'),
+      'update-hostconfig': onDevice('update-hostconfig'),
+      reboot: onDevice('reboot'),
+      shutdown: onDevice('shutdown'),
     },
   });
   /** Removes every container that carries the chute label; answers how many chutes were stored. */

@@ -69,7 +69,7 @@ describe('GET /ws/changes/:id/stream on chutebox emulate', () => {
       expect(typeof time).toBe('number');
       expect(typeof message).toBe('string');
     }
-    expect(streamed.messages.map((m) => m.message)).toEqual(['queued: stop chute hotspot', 'running: stop chute hotspot', 'stopped its container', 'succeeded: stop chute hotspot']);
+    expect(streamed.messages.map((m) => m.message)).toEqual(['queued', 'running', 'stopped its container', 'succeeded']);
   });
 
   it('replays a change that is already finished, then closes with 1000', async () => {
@@ -117,7 +117,7 @@ describe('GET /ws/changes/:id/stream while the change runs on chutebox emulate (
   it('sends the messages so far and stays open; a binary message closes it with 1003', async () => {
     const id = await submit(server, 'POST', '/chutes/hotspot/stop');
     const ws = opened(await openWebSocket(stream(server, id)));
-    expect(JSON.parse(await ws.next())).toEqual({ time: expect.any(Number), message: 'queued: stop chute hotspot' });
+    expect(JSON.parse(await ws.next())).toEqual({ time: expect.any(Number), message: 'queued' });
     ws.send(Buffer.from('stop'), { binary: true });
     expect(await ws.closed).toEqual({ code: 1003, reason: expect.stringContaining('binary') });
   });
@@ -125,7 +125,7 @@ describe('GET /ws/changes/:id/stream while the change runs on chutebox emulate (
   it('stopping the server closes an open stream with 1001, and the server exits', async () => {
     const id = await submit(server, 'POST', '/chutes/hello-world/stop');
     const ws = opened(await openWebSocket(stream(server, id)));
-    expect(JSON.parse(await ws.next())).toMatchObject({ message: 'queued: stop chute hello-world' });
+    expect(JSON.parse(await ws.next())).toMatchObject({ message: 'queued' });
     await server.stop();
     expect(server.child.exitCode).toBe(0);
     expect(await ws.closed).toEqual({ code: 1001, reason: 'the server is stopping' });

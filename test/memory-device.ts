@@ -2,8 +2,11 @@ import { memoryAccounts, type MemoryAccountsSpec } from '../emulator/scenario-ac
 import { memoryHostConfig, type MemoryHostConfigOptions } from '../emulator/scenario-host-config.ts';
 import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../emulator/scenario-provisioning.ts';
 import { generateHostConfig } from '../functions/config/host-config.ts';
-import { changeSubject, type ChangeRecord, type ChangeRequest, type Device, type FsStats, type NetworkHost, type NetworkTarget, type Settings, type StoredChute, type Uname } from '../functions/core/device.ts';
+import { type ChangeRecord, type ChangeRequest, type Device, type FsStats, type NetworkHost, type NetworkTarget, type Settings, type StoredChute, type Uname } from '../functions/core/device.ts';
+import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
+import { changeRunner } from '../runtime/changes/runner.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
+import { everyAction } from './support/change-effects.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid } from '../functions/parsers/hostapd.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
@@ -66,7 +69,8 @@ export interface NetworkCall {
 
 /**
  * A Device held in memory; `calls` lists what handlers asked of chute networks, in order, and
- * `submitted` the change requests handlers queued (they stay `queued`: nothing runs them), `loaded`
+ * `submitted` the change requests handlers queued (through the one change pipeline, where they stay
+ * `queued`: nothing runs them), `loaded`
  * the image archives handlers loaded (their tags read from the archive's manifest.json).
  */
 export type MemoryDevice = Device & {
@@ -96,7 +100,14 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   const submitted: ChangeRequest[] = [];
   const loaded: Uint8Array[] = [];
   const now = () => spec.now ?? Date.UTC(2026, 10, 21, 12, 0, 0);
-  const changes: ChangeRecord[] = structuredClone(spec.changes ?? []);
+  const changeLog = memoryChangeLog(spec.changes);
+  /** The device's changes: the one pipeline, on a log in memory; they stay queued, as nothing here lets them run. */
+  const changes = changeRunner({
+    openLog: async () => changeLog,
+    now,
+    effects: everyAction(async () => {}),
+    turn: () => new Promise<void>(() => {}),
+  });
   const networks = new Map(Object.entries(spec.networks ?? {}).map(([key, network]) => [key, { ...network }]));
   const provisioning = scenarioProvisioning({ report: () => telemetryReport(device), ...spec.provisioning });
   const hostConfig = memoryHostConfig({ chutes: { chuteNames: () => device.chuteNames(), chute: (name) => device.chute(name) }, generate: () => generateHostConfig(device), ...spec.hostConfig });
@@ -112,7 +123,7 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
     },
     async factoryReset() {
       spec.chutes = {};
-      changes.splice(0, changes.length);
+      changeLog.clear();
       await provisioning.clear();
       await hostConfig.reset();
       return { success: true, message: 'memory device: reset' };
@@ -156,19 +167,10 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
     },
     async submitChange(request) {
       submitted.push(structuredClone(request));
-      const time = new Date(now()).toISOString();
-      const id = Math.max(0, ...changes.map((change) => change.id)) + 1;
-      const record: ChangeRecord = { id, action: request.action, chute: changeSubject(request), state: 'queued', created: time, updated: time, messages: [{ time, text: `${request.action} queued` }] };
-      changes.push(record);
-      return structuredClone(record);
+      return changes.submitChange(request);
     },
-    async change(id) {
-      const found = changes.find((change) => change.id === id);
-      return found === undefined ? null : structuredClone(found);
-    },
-    async changes() {
-      return structuredClone(changes);
-    },
+    change: changes.change,
+    changes: changes.changes,
     async loadImage(archive) {
       const tags = await uploadedImageTags(archive);
       loaded.push(archive);

@@ -5,7 +5,8 @@ import { changeSubject, type ChangeRecord, type ChangeRequest } from '../../func
 import { useTempDir } from '../../test/temp-dir.ts';
 import { heldSaves } from '../../test/support/held-saves.ts';
 import { markNextId, NEXT_ID_FILE, openChangeLog, type ChangeLog } from './log.ts';
-import { changeRunner, type PerformChange } from './runner.ts';
+import { everyAction } from '../../test/support/change-effects.ts';
+import { changeRunner, type ChangeEffect } from './runner.ts';
 
 const temp = useTempDir('chutebox-changes-');
 
@@ -13,7 +14,7 @@ const temp = useTempDir('chutebox-changes-');
 function gatedPerform() {
   const events: string[] = [];
   const gates = new Map<string, () => void>();
-  const perform: PerformChange = async (request, note) => {
+  const perform: ChangeEffect = async (request, note) => {
     const key = `${request.action} ${changeSubject(request) ?? "device"}`;
     events.push(`begin ${key}`);
     await new Promise<void>((resolve) => gates.set(key, resolve));
@@ -35,6 +36,12 @@ function gatedPerform() {
 
 const stop = (chute: string): ChangeRequest => ({ action: 'stop', chute });
 
+/** The runner over the change files of `dir` (or the log `openLog` opens there), with `perform` as the effect of every action. */
+function diskRunner(options: { dir: string; perform: ChangeEffect; now?: () => number; openLog?: (dir: string, now: () => number) => Promise<ChangeLog> }) {
+  const now = options.now ?? Date.now;
+  return changeRunner({ openLog: () => (options.openLog ?? openChangeLog)(options.dir, now), effects: everyAction(options.perform), now });
+}
+
 /** What the record file of change `id` in `dir` holds. */
 const onDisk = async (dir: string, id: number) => JSON.parse(await readFile(path.join(dir, `${id}.json`), 'utf8')) as ChangeRecord;
 
@@ -42,7 +49,7 @@ describe('the runtime change log', () => {
   it('answers a queued record at once, then runs it to succeeded with timestamped messages, each transition on disk', async () => {
     const dir = await temp.folder('simple');
     let clock = Date.parse('2026-01-02T03:04:05Z');
-    const runner = changeRunner({ dir, perform: async (_request, note) => note('stopped container abc'), now: () => (clock += 1000) });
+    const runner = diskRunner({ dir, perform: async (_request, note) => note('stopped container abc'), now: () => (clock += 1000) });
 
     const queued = await runner.submitChange(stop('hello'));
     expect(queued).toMatchObject({ id: 1, action: 'stop', chute: 'hello', state: 'queued', messages: [{ text: 'queued' }] });
@@ -70,7 +77,7 @@ describe('the runtime change log', () => {
 
   it('fails a change whose work throws, with the reason as its last message', async () => {
     const dir = await temp.folder('failing');
-    const runner = changeRunner({
+    const runner = diskRunner({
       dir,
       perform: async () => {
         throw new Error('No such image: hello:1');
@@ -86,7 +93,7 @@ describe('the runtime change log', () => {
   it('runs the changes to one chute one after the other, and changes to other chutes meanwhile', async () => {
     const dir = await temp.folder('queues');
     const { perform, events, release } = gatedPerform();
-    const runner = changeRunner({ dir, perform });
+    const runner = diskRunner({ dir, perform });
     await runner.submitChange({ action: 'start', chute: 'a' });
     await runner.submitChange(stop('a'));
     await runner.submitChange(stop('b'));
@@ -112,7 +119,7 @@ describe('the runtime change log', () => {
   it('runs host configuration changes one after the other, recorded without a chute', async () => {
     const dir = await temp.folder('device');
     const { perform, events, release } = gatedPerform();
-    const runner = changeRunner({ dir, perform });
+    const runner = diskRunner({ dir, perform });
     const first = await runner.submitChange({ action: 'update-hostconfig', config: { a: 1 } });
     await runner.submitChange({ action: 'update-hostconfig', config: { a: 2 } });
     expect(first.chute).toBeNull();
@@ -131,7 +138,7 @@ describe('the runtime change log', () => {
   it('runs exclusive work after every earlier change, refuses changes with 409 meanwhile, and reopens the log from disk', async () => {
     const dir = await temp.folder('exclusive');
     const { perform, events, release } = gatedPerform();
-    const runner = changeRunner({ dir, perform });
+    const runner = diskRunner({ dir, perform });
     await runner.submitChange(stop('a'));
     let workStarted = false;
     const work = runner.exclusive(async () => {
@@ -154,7 +161,7 @@ describe('the runtime change log', () => {
 
   it('numbers on above the old ids after a reset that marks the next id and removes the records, in this runner and in the next one', async () => {
     const dir = await temp.folder('reset-ids');
-    const runner = changeRunner({ dir, perform: async () => undefined });
+    const runner = diskRunner({ dir, perform: async () => undefined });
     await runner.submitChange(stop('a'));
     const old = await runner.submitChange(stop('b'));
     await runner.idle();
@@ -167,7 +174,7 @@ describe('the runtime change log', () => {
     const next = await runner.submitChange(stop('a'));
     expect(next.id).toBe(old.id + 1);
     await runner.idle();
-    const restarted = changeRunner({ dir, perform: async () => undefined });
+    const restarted = diskRunner({ dir, perform: async () => undefined });
     expect((await restarted.submitChange(stop('a'))).id).toBe(next.id + 1);
     await restarted.idle();
   });
@@ -175,7 +182,7 @@ describe('the runtime change log', () => {
   it('shows a waiting change as queued and a begun one as running', async () => {
     const dir = await temp.folder('states');
     const { perform, release } = gatedPerform();
-    const runner = changeRunner({ dir, perform });
+    const runner = diskRunner({ dir, perform });
     await runner.submitChange({ action: 'start', chute: 'a' });
     await runner.submitChange(stop('a'));
     while ((await runner.change(1))!.state !== 'running') await new Promise((resolve) => setTimeout(resolve, 1));
@@ -203,7 +210,7 @@ describe('the runtime change log', () => {
     await writeFile(path.join(dir, 'notes.txt'), 'ignored');
 
     const now = () => Date.parse('2026-02-01T00:00:00Z');
-    const runner = changeRunner({ dir, perform: async () => {}, now });
+    const runner = diskRunner({ dir, perform: async () => {}, now });
     expect((await runner.changes()).map((c) => [c.id, c.state])).toEqual([
       [3, 'succeeded'],
       [7, 'failed'],
@@ -214,7 +221,7 @@ describe('the runtime change log', () => {
 
     expect((await runner.submitChange(stop('hello'))).id).toBe(10);
     await runner.idle();
-    const again = changeRunner({ dir, perform: async () => {} });
+    const again = diskRunner({ dir, perform: async () => {} });
     expect((await again.changes()).map((c) => c.id)).toEqual([3, 7, 8, 10]);
     expect((await again.submitChange(stop('hello'))).id).toBe(11);
     await again.idle();
@@ -234,7 +241,7 @@ describe('the runtime change log', () => {
     await writeFile(path.join(dir, '2.json'), JSON.stringify(record(2, 'failed')));
     await writeFile(path.join(dir, '4.json'), JSON.stringify(record(4, 'running')));
     const now = () => Date.parse('2026-02-01T00:00:00Z');
-    const runner = changeRunner({ dir, perform: async () => {}, now });
+    const runner = diskRunner({ dir, perform: async () => {}, now });
 
     const interrupted = await runner.open();
     expect(interrupted.map((c) => [c.id, c.state])).toEqual([[4, 'failed']]);
@@ -250,7 +257,7 @@ describe('the runtime change log', () => {
 
   it('hands out copies: changing an answer changes nothing stored', async () => {
     const dir = await temp.folder('copies');
-    const runner = changeRunner({ dir, perform: async () => {} });
+    const runner = diskRunner({ dir, perform: async () => {} });
     const queued = await runner.submitChange(stop('hello'));
     queued.messages.push({ time: 'x', text: 'tampered' });
     await runner.idle();
@@ -265,7 +272,7 @@ describe('GET /api/v1/changes/<id> of the runtime: only what is saved', () => {
   it('answers a state only once it is on disk: while a save is under way, the record as last saved', async () => {
     const dir = await temp.folder('held');
     const saves = heldSaves();
-    const runner = changeRunner({ dir, perform: async (_request, note) => note('stopped container abc'), openLog: saves.openLog });
+    const runner = diskRunner({ dir, perform: async (_request, note) => note('stopped container abc'), openLog: saves.openLog });
 
     const submitted = runner.submitChange(stop('hello'));
     const queued = await saves.next();
@@ -302,7 +309,7 @@ describe('GET /api/v1/changes/<id> of the runtime: only what is saved', () => {
     };
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      const runner = changeRunner({ dir, perform: async () => {}, openLog });
+      const runner = diskRunner({ dir, perform: async () => {}, openLog });
       await runner.submitChange(stop('hello'));
       await runner.idle();
       const served = (await runner.change(1))!;
@@ -317,7 +324,7 @@ describe('GET /api/v1/changes/<id> of the runtime: only what is saved', () => {
   it('keeps every message when a change is annotated while one of its saves is under way', async () => {
     const dir = await temp.folder('annotated');
     const saves = heldSaves();
-    const runner = changeRunner({ dir, perform: async (_request, note) => note('did it'), openLog: saves.openLog });
+    const runner = diskRunner({ dir, perform: async (_request, note) => note('did it'), openLog: saves.openLog });
     const submitted = runner.submitChange(stop('hello'));
     for (const text of ['queued', 'running']) {
       const save = await saves.next();
@@ -344,7 +351,7 @@ describe('GET /api/v1/changes/<id> of the runtime: only what is saved', () => {
       const log = await openChangeLog(dir, now);
       return { ...log, save: async (record) => (await log.save(record), void events.push(`saved ${record.id} ${record.state}`)) };
     };
-    const runner = changeRunner({
+    const runner = diskRunner({
       dir,
       openLog,
       perform: async (request, _note, id) => {

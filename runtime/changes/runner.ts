@@ -1,6 +1,6 @@
 import { changeQueue, changeSubject, type ChangeRecord, type ChangeRequest, type Device } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { openChangeLog, type ChangeLog } from './log.ts';
+import type { ChangeLog } from './log.ts';
 
 /** Adds a timestamped message to the running change's record (and writes it). */
 export type Note = (text: string) => Promise<void>;
@@ -11,21 +11,50 @@ export type Note = (text: string) => Promise<void>;
  */
 export type AfterSucceeded = () => Promise<void>;
 
+/** The actions a change can ask for. */
+export type ChangeAction = ChangeRequest['action'];
+
+/** The actions that change a chute: those whose request names one. */
+export type ChuteAction = Extract<ChangeRequest, { chute: string }>['action'];
+
+/** The actions that change the device itself: a host configuration, a reboot, a shutdown. */
+export type DeviceAction = Exclude<ChangeAction, ChuteAction>;
+
+/** The request of a change that asks for `action`. */
+export type ChangeRequestOf<A extends ChangeAction> = ChangeRequest & { action: A };
+
 /**
- * Does what change `id` asks; throws to fail it (the error's message goes into the record). It may
- * answer an `AfterSucceeded`, which the runner calls once the change's `succeeded` is saved, before
- * the next change of its queue begins.
+ * What one action does, on the device or in the emulator: does what change `id` asks, noting what it
+ * did; throws to fail it (the error's message goes into the record). It may answer an
+ * `AfterSucceeded`, which the runner calls once the change's `succeeded` is saved, before the next
+ * change of its queue begins.
  */
-export type PerformChange = (request: ChangeRequest, note: Note, id: number) => Promise<void | AfterSucceeded>;
+export type ChangeEffect<A extends ChangeAction = ChangeAction> = (request: ChangeRequestOf<A>, note: Note, id: number) => Promise<void | AfterSucceeded>;
+
+/**
+ * An effect for every action: a table that lacks one does not compile, so a new action in
+ * `ChangeRequest` is a compile error until every device (host, emulator, memory) says what it does.
+ *
+ * @example
+ * const effects: ChangeEffects = { ...chuteEffects, 'update-hostconfig': applyHostConfig, reboot: power, shutdown: power };
+ */
+export type ChangeEffects = { [A in ChangeAction]: ChangeEffect<A> };
 
 export interface ChangeRunnerOptions {
-  /** Where the records are kept: `<state-dir>/changes`. */
-  dir: string;
-  perform: PerformChange;
+  /**
+   * Opens the log, on first use and again after `exclusive(work, true)`: on the device the files of
+   * `<state-dir>/changes` (`openChangeLog`), in the emulator and in tests one in memory (`memoryChangeLog`).
+   */
+  openLog: () => Promise<ChangeLog>;
+  /** What each action does. */
+  effects: ChangeEffects;
   /** The clock, in ms since the epoch; default `Date.now`. */
   now?: () => number;
-  /** Opens the log of `dir`; default `openChangeLog` (the files). For tests, a log whose saves are held or fail. */
-  openLog?: (dir: string, now: () => number) => Promise<ChangeLog>;
+  /**
+   * What a change waits for once it is its turn, before it runs (`running`); by default nothing: the
+   * emulator's pace (`--change-delay`), a test device's hold until the test lets changes run.
+   */
+  turn?: () => Promise<void>;
 }
 
 /** The Device's change methods, and `idle()` for whoever must wait until every change is final. */
@@ -49,7 +78,8 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
 
 
 /**
- * The runtime's changes: each record persisted as `<dir>/<id>.json` on every transition and message,
+ * The one change pipeline, of the device, the emulator and the test devices alike: each record saved
+ * in the log on every transition and message (on the device, as `<dir>/<id>.json`),
  * ids 1 + the largest on disk or the high-water mark a factory reset left (no id is given twice),
  * changes to one chute run one after the other, changes to different chutes concurrently; changes to
  * the device (`update-hostconfig`) run one after the other too. The log is opened by `open()` or on
@@ -59,17 +89,16 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
  * the record, which `change()` and `changes()` answer only after the write is done (saves of one
  * record run one after the other). A client that read `succeeded` reads it after any crash, too.
  *
- * Messages: `queued`, `running`, what `perform` notes, then `succeeded` or `failed: <reason>`.
+ * Messages: `queued`, `running`, what the action's effect notes, then `succeeded` or `failed: <reason>`.
  *
  * @example
- * const runner = changeRunner({ dir: '/var/lib/chutebox/changes', perform: chuteLifecycle(…) });
+ * const runner = changeRunner({ openLog: () => openChangeLog('/var/lib/chutebox/changes', Date.now), effects });
  * const { id } = await runner.submitChange({ action: 'stop', chute: 'hello' }); // state 'queued'
  */
 export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   const now = options.now ?? Date.now;
   let opening: Promise<ChangeLog> | undefined;
-  const openLog = options.openLog ?? openChangeLog;
-  const log = () => (opening ??= openLog(options.dir, now));
+  const log = () => (opening ??= options.openLog());
   /** The tail of each chute's queue. */
   const queues = new Map<string, Promise<void>>();
   const running = new Set<Promise<void>>();
@@ -102,11 +131,15 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
     return save;
   }
 
+  /** Runs the effect of the request's action. */
+  const perform = <A extends ChangeAction>(request: ChangeRequestOf<A>, note: Note, id: number) => (options.effects[request.action] as ChangeEffect<A>)(request, note, id);
+
   async function run(changes: ChangeLog, id: number, request: ChangeRequest): Promise<void> {
     let after: void | AfterSucceeded;
     try {
+      await options.turn?.();
       await note(changes, id, 'running', 'running');
-      after = await options.perform(request, (text) => note(changes, id, text), id);
+      after = await perform(request, (text) => note(changes, id, text), id);
       await note(changes, id, 'succeeded', 'succeeded');
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);

@@ -5,7 +5,9 @@ import { installChute } from '../../test/support/chute-state.ts';
 import { fakeEngine } from '../../test/support/fake-engine.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
 import { changeRunner } from '../changes/runner.ts';
-import { chuteLifecycle } from './lifecycle.ts';
+import { everyAction } from '../../test/support/change-effects.ts';
+import { openChangeLog } from '../changes/log.ts';
+import { chuteEffects } from './lifecycle.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT } from './store.ts';
 
 const temp = useTempDir('chutebox-lifecycle-');
@@ -30,14 +32,18 @@ async function setUp(name: string) {
   const engine = fakeEngine();
   engine.add('hello', { State: 'running' });
   const changes = path.join(stateDir, 'changes');
-  const runner = changeRunner({ dir: changes, perform: chuteLifecycle({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' }) });
+  const chuteWork = chuteEffects({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' });
+  const deviceWork = everyAction(async (request) => {
+    throw new Error(`${request.action} is not a change of a chute`);
+  });
+  const runner = changeRunner({ openLog: () => openChangeLog(changes, Date.now), effects: { ...deviceWork, ...chuteWork } });
   const service = async () => JSON.parse(await readFile(path.join(dir, 'hello', 'service.json'), 'utf8')) as Record<string, unknown>;
   const files = () => readdir(path.join(dir, 'hello')).then((names) => names.sort());
   const records = async () => (await Promise.all((await readdir(changes)).map((file) => readFile(path.join(changes, file), 'utf8')))).join('\n');
   return { engine, runner, service, files, records };
 }
 
-describe('chuteLifecycle update-config with [redacted] placeholders, queued behind another update', () => {
+describe('chuteEffects update-config with [redacted] placeholders, queued behind another update', () => {
   it('stores and runs the secrets in effect when it runs, the ones the change before it set, and writes no secret into a change record', async () => {
     const { engine, runner, service, files, records } = await setUp('kept');
     await runner.submitChange({ action: 'update-config', chute: 'hello', config: withSecrets('second-key-K2', 'second-token-T2') });

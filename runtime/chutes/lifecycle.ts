@@ -4,7 +4,7 @@ import { mapping } from '../../functions/chutes/record.ts';
 import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { chuteImageTag, isBuiltImage } from '../../functions/chutes/image-tag.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
-import type { Note, PerformChange } from '../changes/runner.ts';
+import type { ChangeEffect, ChangeEffects, ChangeRequestOf, ChuteAction, Note } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteContainerSpec, ChuteEngine } from '../engine/docker.ts';
 import type { ChuteWriter } from './store.ts';
 
@@ -45,68 +45,75 @@ export interface LifecycleOptions {
  * then reports it (the last known state, for when no engine is reachable).
  *
  * @example
- * const perform = chuteLifecycle({ chutes, writer, engine: () => chuteEngine(socket), networkMode: 'bridge' });
- * await perform({ action: 'start', chute: 'hello' }, async (text) => console.log(text));
+ * const effects = chuteEffects({ chutes, writer, engine: () => chuteEngine(socket), networkMode: 'bridge' });
+ * await effects.start({ action: 'start', chute: 'hello' }, async (text) => console.log(text), 7);
  */
-export function chuteLifecycle(options: LifecycleOptions): PerformChange {
-  const { chutes, writer, networkMode } = options;
-
-  return async function perform(request: ChangeRequest, note: Note, id: number): Promise<void> {
-    if (request.action === 'install') return install(options, request, note, id);
-    if (!('chute' in request)) throw new Error(`${request.action} is a change of the device, not of a chute`);
-    const name = request.chute;
-    const chute = await chutes.chute(name);
-    if (chute === null) throw new Error(`chute ${name} is not installed`);
-    const engine = await options.engine();
-    if (engine === null) throw new Error('no container engine is reachable');
-    const steps = lifecycleSteps(engine, name, note, networkMode);
-    let deleted = false;
-    try {
-      switch (request.action) {
-        case 'start':
-          await startWith(steps, writer, chute, request.environment, note);
-          break;
-        case 'stop':
-          await steps.stop();
-          break;
-        case 'restart':
-          await steps.stop();
-          await startWith(steps, writer, chute, request.environment, note);
-          break;
-        case 'delete': {
-          await steps.removeAll();
-          await writer.remove(name);
-          await note(`removed the stored chute ${name}`);
-          deleted = true;
-          // An image chutebox built for the chute goes with it: on a router, flash is scarce.
-          const image = chute.record.image;
-          if (typeof image === 'string' && isBuiltImage(name, image)) await removeBuiltImage(engine, image, note);
-          break;
-        }
-        case 'update-config': {
-          // Placeholders keep the secrets stored now, which a change queued before this one may have set.
-          const config = resolvePlaceholders(request.config, chute.config, `the configuration of chute ${name}`);
-          await updateConfig(steps, writer, chute, { ...chute, config }, note, id);
-          break;
-        }
-        case 'update': {
-          const current = typeof chute.record.image === 'string' ? chute.record.image : undefined;
-          const image = await buildImage(engine, name, request.source, chuteImageTag(name, request.version, id, current), networkMode, note);
-          const record = { ...chute.record, image, version: request.version, environment: request.environment };
-          try {
-            await updateConfig(steps, writer, chute, { ...chute, record, config: request.config }, note, id, image);
-          } catch (error) {
-            await removeBuiltImage(engine, image, note);
-            throw error;
-          }
-          if (current !== undefined && current !== image && isBuiltImage(name, current)) await removeBuiltImage(engine, current, note);
-          break;
-        }
+export function chuteEffects(options: LifecycleOptions): ChuteEffects {
+  const { writer } = options;
+  /** The effect of an action on a chute that must be installed, with a reachable engine; it records the chute's state after. */
+  const onChute =
+    <A extends ChuteAction>(work: (chute: ChuteAtWork, request: ChangeRequestOf<A>, note: Note, id: number) => Promise<{ deleted?: boolean } | void>): ChangeEffect<A> =>
+    async (request, note, id) => {
+      const name = request.chute;
+      const chute = await options.chutes.chute(name);
+      if (chute === null) throw new Error(`chute ${name} is not installed`);
+      const engine = await options.engine();
+      if (engine === null) throw new Error('no container engine is reachable');
+      const steps = lifecycleSteps(engine, name, note, options.networkMode);
+      let deleted = false;
+      try {
+        deleted = (await work({ chute, engine, steps }, request, note, id))?.deleted === true;
+      } finally {
+        if (!deleted) await recordState(engine, options.chutes, writer, name, note, request.action === 'stop' ? 'stopped' : 'running');
       }
-    } finally {
-      if (!deleted) await recordState(engine, chutes, writer, name, note, request.action === 'stop' ? 'stopped' : 'running');
-    }
+    };
+
+  return {
+    install: (request, note, id) => install(options, request, note, id),
+    start: onChute(({ chute, steps }, request, note) => startWith(steps, writer, chute, request.environment, note)),
+    stop: onChute(({ steps }) => steps.stop()),
+    restart: onChute(async ({ chute, steps }, request, note) => {
+      await steps.stop();
+      await startWith(steps, writer, chute, request.environment, note);
+    }),
+    delete: onChute(async ({ chute, engine, steps }, _request, note) => {
+      await steps.removeAll();
+      await writer.remove(chute.name);
+      await note(`removed the stored chute ${chute.name}`);
+      // An image chutebox built for the chute goes with it: on a router, flash is scarce.
+      const image = chute.record.image;
+      if (typeof image === 'string' && isBuiltImage(chute.name, image)) await removeBuiltImage(engine, image, note);
+      return { deleted: true };
+    }),
+    'update-config': onChute(async ({ chute, steps }, request, note, id) => {
+      // Placeholders keep the secrets stored now, which a change queued before this one may have set.
+      const config = resolvePlaceholders(request.config, chute.config, `the configuration of chute ${chute.name}`);
+      await updateConfig(steps, writer, chute, { ...chute, config }, note, id);
+    }),
+    update: onChute(async ({ chute, engine, steps }, request, note, id) => {
+      const name = chute.name;
+      const current = typeof chute.record.image === 'string' ? chute.record.image : undefined;
+      const image = await buildImage(engine, name, request.source, chuteImageTag(name, request.version, id, current), options.networkMode, note);
+      const record = { ...chute.record, image, version: request.version, environment: request.environment };
+      try {
+        await updateConfig(steps, writer, chute, { ...chute, record, config: request.config }, note, id, image);
+      } catch (error) {
+        await removeBuiltImage(engine, image, note);
+        throw error;
+      }
+      if (current !== undefined && current !== image && isBuiltImage(name, current)) await removeBuiltImage(engine, current, note);
+    }),
   };
+}
+
+/** What each change to a chute does on the container engine. */
+export type ChuteEffects = Pick<ChangeEffects, ChuteAction>;
+
+/** An installed chute, its engine and the steps on it, as an effect works on them. */
+interface ChuteAtWork {
+  chute: StoredChute;
+  engine: ChuteEngine;
+  steps: Steps;
 }
 
 type Steps = ReturnType<typeof lifecycleSteps>;

@@ -5,7 +5,7 @@ import type { ChangeRecord } from '../../functions/core/device.ts';
 import { fakeEngine, type FakeContainer } from '../../test/support/fake-engine.ts';
 import { installChute } from '../../test/support/chute-state.ts';
 import { useTempDir } from '../../test/temp-dir.ts';
-import { chuteLifecycle, type Rollback } from './lifecycle.ts';
+import { chuteEffects, type Rollback } from './lifecycle.ts';
 import { recoverChutes } from './recover.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT } from './store.ts';
 
@@ -138,20 +138,20 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
   });
 
   /**
-   * The whole path: the real update (chuteLifecycle) on the fake engine, "killed" by an engine call that
+   * The whole path: the real update (chuteEffects) on the fake engine, "killed" by an engine call that
    * never returns, then recovery over what it left on disk and in the engine.
    */
   it.each(['stop', 'rename', 'create', 'start', 'remove'])('cut short at the engine call %s: the chute runs its previous configuration in one container named chute-hello', async (call) => {
     const { dir, engine, notes, recover, file, files } = await setUp(`killed-at-${call}`);
     const old = engine.add('hello', { State: 'running' });
-    const lifecycle = chuteLifecycle({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' });
+    const lifecycle = chuteEffects({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' });
     let killed = false;
     engine.before = (name) => {
       if (name !== call) return;
       killed = true;
       return new Promise<void>(() => {}); // the runtime is gone: this call never returns
     };
-    void lifecycle({ action: 'update-config', chute: 'hello', config: NEW }, async () => {}, 9);
+    void lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: NEW }, async () => {}, 9);
     while (!killed) await new Promise((resolve) => setTimeout(resolve, 1));
     engine.before = undefined;
     expect(await files('hello')).toContain('rollback.json');
@@ -166,24 +166,24 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
   });
 });
 
-describe('chuteLifecycle update-config and its rollback.json', () => {
+describe('chuteEffects update-config and its rollback.json', () => {
   it('holds the previous configuration and container before the first engine call, and is gone once the update succeeded or was undone', async () => {
     const { dir, engine, files } = await setUp('rollback-file');
     const old = engine.add('hello', { State: 'running' });
     const writer = chuteWriter(dir);
-    const lifecycle = chuteLifecycle({ chutes: chuteStore(dir, JSON_FORMAT), writer, engine: async () => engine, networkMode: 'none' });
+    const lifecycle = chuteEffects({ chutes: chuteStore(dir, JSON_FORMAT), writer, engine: async () => engine, networkMode: 'none' });
     const seen: unknown[] = [];
     engine.before = async (call) => {
       if (call === 'stop') seen.push(await writer.read('hello', 'rollback'));
     };
-    await lifecycle({ action: 'update-config', chute: 'hello', config: NEW }, async () => {}, 11);
+    await lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: NEW }, async () => {}, 11);
     expect(seen).toEqual([{ change: 11, config: OLD, container: old.Id, running: true }]);
     expect(await files('hello')).toEqual(['chute.json', 'service.json']);
 
     engine.before = (call) => {
       if (call === 'create') throw new Error('No such image: hello:1');
     };
-    await expect(lifecycle({ action: 'update-config', chute: 'hello', config: OLD }, async () => {}, 12)).rejects.toThrow('the previous configuration is restored');
+    await expect(lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: OLD }, async () => {}, 12)).rejects.toThrow('the previous configuration is restored');
     expect(await files('hello')).toEqual(['chute.json', 'service.json']);
   });
 });

@@ -6,8 +6,10 @@ import type { ChangeRecord, Device, StoredChute } from '../../functions/core/dev
 import { useTempDir } from '../../test/temp-dir.ts';
 import { heldSaves } from '../../test/support/held-saves.ts';
 import { writeScript } from '../../test/tool-scripts.ts';
-import { changeRunner } from '../changes/runner.ts';
-import { formatHostConfig, hostConfigStore } from './host-config.ts';
+import { everyAction } from '../../test/support/change-effects.ts';
+import { openChangeLog } from '../changes/log.ts';
+import { changeRunner, type ChangeEffects } from '../changes/runner.ts';
+import { formatHostConfig, hostConfigStore, type HostConfigService } from './host-config.ts';
 
 const temp = useTempDir('chutebox-hostconfig-');
 
@@ -48,6 +50,15 @@ async function setup() {
   const file = (name: string) => readFile(path.join(stateDir, name), 'utf8').catch(() => null);
   const runs = async () => (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
   return { stateDir, store, open, chutes, applied, notes, note, file, runs };
+}
+
+
+/** Change effects where only a host configuration does anything: the store's own `perform`. */
+function hostConfigEffects(store: Pick<HostConfigService, 'perform'>): ChangeEffects {
+  const others = everyAction(async () => {
+    throw new Error('only host configuration changes here');
+  });
+  return { ...others, 'update-hostconfig': (request, note, id) => store.perform(request, note, id) };
 }
 
 describe('hostConfigStore: the update-hostconfig change', () => {
@@ -106,12 +117,8 @@ describe('hostConfigStore: the update-hostconfig change', () => {
     const context = await setup();
     const saves = heldSaves();
     const runner = changeRunner({
-      dir: path.join(context.stateDir, 'changes'),
-      openLog: saves.openLog,
-      perform: async (request, note, id) => {
-        if (request.action !== 'update-hostconfig') throw new Error('only host configuration changes here');
-        return context.store.perform(request, note, id);
-      },
+      openLog: () => saves.openLog(path.join(context.stateDir, 'changes'), Date.now),
+      effects: hostConfigEffects(context.store),
     });
     const submitted = runner.submitChange({ action: 'update-hostconfig', config: edited('10.30.0.1') });
     for (;;) {
@@ -223,13 +230,7 @@ describe('hostConfigStore: an update-hostconfig change with [redacted] placehold
   async function queued() {
     const context = await setup();
     const dir = path.join(context.stateDir, 'changes');
-    const runner = changeRunner({
-      dir,
-      perform: async (request, note, id) => {
-        if (request.action !== 'update-hostconfig') throw new Error('only host configuration changes here');
-        return context.store.perform(request, note, id);
-      },
-    });
+    const runner = changeRunner({ openLog: () => openChangeLog(dir, Date.now), effects: hostConfigEffects(context.store) });
     const records = async () => Promise.all((await readdir(dir)).map((name) => readFile(path.join(dir, name), 'utf8')));
     return { ...context, runner, records };
   }

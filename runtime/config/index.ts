@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { generateHostConfig, telemetrySettings } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device } from '../../functions/core/device.ts';
-import type { AfterSucceeded, Note } from '../changes/runner.ts';
+import type { ChangeEffects, DeviceAction } from '../changes/runner.ts';
 import { controllerClient } from '../controller/client.ts';
 import { telemetryReport } from '../controller/telemetry.ts';
 import { hostAccounts } from './accounts.ts';
@@ -33,8 +33,8 @@ export interface ConfigFacetOptions {
   powerCommands?: PowerCommands;
 }
 
-/** A change of the device itself, not of a chute: a host configuration, a reboot, a shutdown. */
-export type DeviceChange = Exclude<ChangeRequest, { chute: string }>;
+/** The changes of the device itself, not of a chute: a host configuration, a reboot, a shutdown. */
+export type DeviceEffects = Pick<ChangeEffects, DeviceAction>;
 
 /** What the host Device gets from this bundle. */
 export interface ConfigFacets {
@@ -42,11 +42,11 @@ export interface ConfigFacets {
   provisioning: ProvisioningService;
   accounts: Device['accounts'];
   /**
-   * Does change `id` of the device itself: applies a host configuration (`HostConfigService.perform`,
-   * answering what removes its rollback once the change's `succeeded` is saved), reboots or shuts
-   * down (`powerChanges`).
+   * What the changes of the device itself do: apply a host configuration (`HostConfigService.perform`,
+   * answering what removes its rollback once the change's `succeeded` is saved), reboot or shut down
+   * (`powerChanges`).
    */
-  perform(request: DeviceChange, note: Note, id: number): Promise<void | AfterSucceeded>;
+  effects: DeviceEffects;
   /**
    * Loads the stored provisioning, repairs a host configuration update a crash cut short, renders and
    * applies pdconf, starts telemetry when due, and removes what writes of SSH keys that a crash cut
@@ -85,7 +85,7 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
   return {
     hostConfig,
     provisioning: service,
-    perform: (request, note, id) => (request.action === 'update-hostconfig' ? hostConfig.perform(request, note, id) : power(request, note)),
+    effects: { 'update-hostconfig': (request, note, id) => hostConfig.perform(request, note, id), reboot: power, shutdown: power },
     accounts,
     async start() {
       await service.ready();

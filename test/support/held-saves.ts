@@ -8,7 +8,7 @@ import { openChangeLog, type ChangeLog } from '../../runtime/changes/log.ts';
  *
  * @example
  * const saves = heldSaves();
- * const runner = changeRunner({ dir, perform, openLog: saves.openLog });
+ * const runner = changeRunner({ openLog: () => saves.openLog(dir, Date.now), effects });
  * const save = await saves.next(); // { text: 'queued', release, … }
  */
 export function heldSaves() {
