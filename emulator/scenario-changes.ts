@@ -4,9 +4,9 @@ import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
-import { CHUTE_LABEL, chuteContainerName, type ChangeRequest, type ChuteInstall, type Device, type DevicePowerAction, type StoredChute } from '../functions/core/device.ts';
+import { CHUTE_LABEL, chuteContainerName, type ChangeRequest, type ChuteAction, type ChuteInstall, type Device, type DevicePowerAction, type StoredChute } from '../functions/core/device.ts';
 import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
-import { changeRunner, type ChangeEffect, type ChangeRequestOf, type ChuteAction } from '../runtime/changes/runner.ts';
+import { changeRunner, type ChangeEffect, type ChangeRequestOf } from '../runtime/changes/runner.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;

@@ -1,13 +1,13 @@
 import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CHUTE_LABEL, type Device, type Settings } from '../functions/core/device.ts';
+import { CHUTE_LABEL, type ChuteAction, type Device, type DeviceAction, type Settings } from '../functions/core/device.ts';
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { CHANGES_DIR, openChangeLog } from './changes/log.ts';
 import { resetGuard } from './changes/reset-guard.ts';
-import { changeRunner, type ChangeEffect, type ChuteAction, type DeviceAction } from './changes/runner.ts';
+import { changeRunner, type ChangeEffect } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
 import { isUnixSocket } from './engine/socket.ts';

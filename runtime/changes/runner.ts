@@ -1,4 +1,4 @@
-import { changeQueue, changeSubject, type ChangeRecord, type ChangeRequest, type Device } from '../../functions/core/device.ts';
+import { changeQueue, changeSubject, type ChangeAction, type ChangeRecord, type ChangeRequest, type Device } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ChangeLog } from './log.ts';
 
@@ -10,15 +10,6 @@ export type Note = (text: string) => Promise<void>;
  * on disk, such as removing what would undo it after a crash (the host configuration's rollback file).
  */
 export type AfterSucceeded = () => Promise<void>;
-
-/** The actions a change can ask for. */
-export type ChangeAction = ChangeRequest['action'];
-
-/** The actions that change a chute: those whose request names one. */
-export type ChuteAction = Extract<ChangeRequest, { chute: string }>['action'];
-
-/** The actions that change the device itself: a host configuration, a reboot, a shutdown. */
-export type DeviceAction = Exclude<ChangeAction, ChuteAction>;
 
 /** The request of a change that asks for `action`. */
 export type ChangeRequestOf<A extends ChangeAction> = ChangeRequest & { action: A };

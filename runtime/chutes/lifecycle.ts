@@ -1,10 +1,10 @@
-import type { ChangeRequest, ChuteInstall, Device, StoredChute } from '../../functions/core/device.ts';
-import { environmentStrings, type Environment } from '../../functions/chutes/config.ts';
-import { mapping } from '../../functions/chutes/record.ts';
+import type { ChangeRequest, ChuteAction, ChuteInstall, Device, StoredChute } from '../../functions/core/device.ts';
+import { environmentStrings, type Environment } from '../../functions/chutes/chute-config.ts';
+import { mapping } from '../../functions/chutes/chute-record.ts';
 import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { chuteImageTag, isBuiltImage } from '../../functions/chutes/image-tag.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
-import type { ChangeEffect, ChangeEffects, ChangeRequestOf, ChuteAction, Note } from '../changes/runner.ts';
+import type { ChangeEffect, ChangeEffects, ChangeRequestOf, Note } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteContainerSpec, ChuteEngine } from '../engine/docker.ts';
 import type { ChuteWriter } from './store.ts';
 

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { generateHostConfig, telemetrySettings } from '../../functions/config/host-config.ts';
-import type { ChangeRequest, Device } from '../../functions/core/device.ts';
-import type { ChangeEffects, DeviceAction } from '../changes/runner.ts';
+import type { Device, DeviceAction } from '../../functions/core/device.ts';
+import type { ChangeEffects } from '../changes/runner.ts';
 import { controllerClient } from '../controller/client.ts';
 import { telemetryReport } from '../controller/telemetry.ts';
 import { hostAccounts } from './accounts.ts';

@@ -1,4 +1,5 @@
-import type { ChangeAction, ChangeEffect, ChangeEffects } from '../../runtime/changes/runner.ts';
+import type { ChangeAction } from '../../functions/core/device.ts';
+import type { ChangeEffect, ChangeEffects } from '../../runtime/changes/runner.ts';
 import { CHANGE_ACTIONS } from '../../functions/changes/schemas.ts';
 
 /**

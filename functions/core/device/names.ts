@@ -1,0 +1,26 @@
+/** Naming rules shared by every device: chute names, container names and references, the chute label. */
+
+/** The label that marks a container as a chute; its value is the chute name. */
+export const CHUTE_LABEL = 'io.chutebox.chute';
+
+/** The container name of a chute: `chute-<chute>`. */
+export function chuteContainerName(chute: string): string {
+  return `chute-${chute}`;
+}
+
+/**
+ * A container reference that is safe in an engine URL path or a file name: a Docker id (64 lower-case
+ * hex digits, or a prefix of them) or a container name (`[a-zA-Z0-9][a-zA-Z0-9_.-]*`). It can never
+ * hold a slash or be `..`.
+ *
+ * @example
+ * CONTAINER_REF.test('chute-hello-world') // true
+ * CONTAINER_REF.test('../../info')        // false
+ */
+export const CONTAINER_REF = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/**
+ * A chute name, safe as a file name and a container name: a letter or digit first, then letters,
+ * digits, `_`, `.` or `-`, 64 characters at most.
+ */
+export const CHUTE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/;
