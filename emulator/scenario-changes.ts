@@ -6,7 +6,7 @@ import { resolvePlaceholders } from '../functions/chutes/redact.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import { CHUTE_LABEL, chuteContainerName, type ChangeRequest, type ChuteAction, type ChuteInstall, type Device, type DevicePowerAction, type StoredChute } from '../functions/core/device.ts';
 import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
-import { changeRunner, type ChangeEffect, type ChangeRequestOf } from '../runtime/changes/runner.ts';
+import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeRequestOf } from '../runtime/changes/runner.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
@@ -116,13 +116,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
     now: () => base.now(),
     turn: () => sleep(options.delayMs),
     effects: {
-      install: onChute('install'),
-      start: onChute('start'),
-      stop: onChute('stop'),
-      restart: onChute('restart'),
-      delete: onChute('delete'),
-      'update-config': onChute('update-config'),
-      update: onChute('update'),
+      ...chuteEffectsBy(onChute),
       async 'update-hostconfig'(request, note) {
         await sleep(options.delayMs);
         for (const text of await options.applyHostConfig(request.config)) await note(text);

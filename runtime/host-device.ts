@@ -7,7 +7,7 @@ import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { CHANGES_DIR, openChangeLog } from './changes/log.ts';
 import { resetGuard } from './changes/reset-guard.ts';
-import { changeRunner, type ChangeEffect } from './changes/runner.ts';
+import { changeRunner, chuteEffectsBy, type ChangeEffect } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
 import { isUnixSocket } from './engine/socket.ts';
@@ -126,7 +126,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const chutesDir = path.join(stateDir, 'chutes');
   const chutes = chuteStore(chutesDir, JSON_FORMAT);
   let configLoading: Promise<ConfigFacets> | undefined;
-  /** The device configuration (dist/config.mjs), loaded once on first use. */
+  /** The device configuration (dist/device-config.mjs), loaded once on first use. */
   const config = () =>
     (configLoading ??= import('./config/index.ts').then((bundle) => bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device })));
   let configStarting: Promise<ConfigFacets> | undefined;
@@ -162,13 +162,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const runner = changeRunner({
     openLog: () => openChangeLog(changesDir, Date.now),
     effects: {
-      install: onChute('install'),
-      start: onChute('start'),
-      stop: onChute('stop'),
-      restart: onChute('restart'),
-      delete: onChute('delete'),
-      'update-config': onChute('update-config'),
-      update: onChute('update'),
+      ...chuteEffectsBy(onChute),
       'update-hostconfig': onDevice('update-hostconfig'),
       reboot: onDevice('reboot'),
       shutdown: onDevice('shutdown'),

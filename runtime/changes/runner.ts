@@ -1,4 +1,4 @@
-import { changeQueue, changeSubject, type ChangeAction, type ChangeRecord, type ChangeRequest, type Device } from '../../functions/core/device.ts';
+import { changeQueue, changeSubject, type ChangeAction, type ChangeRecord, type ChangeRequest, type ChuteAction, type Device } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ChangeLog } from './log.ts';
 
@@ -30,6 +30,26 @@ export type ChangeEffect<A extends ChangeAction = ChangeAction> = (request: Chan
  * const effects: ChangeEffects = { ...chuteEffects, 'update-hostconfig': applyHostConfig, reboot: power, shutdown: power };
  */
 export type ChangeEffects = { [A in ChangeAction]: ChangeEffect<A> };
+
+/**
+ * The effects of every chute action, each made by `make(action)`: for a device that runs all of them
+ * through one function of its own (the host loads the engine bundle first, the emulator edits its
+ * state). A chute action added to `ChangeRequest` is a compile error here until it is listed.
+ *
+ * @example
+ * const effects: ChangeEffects = { ...chuteEffectsBy((action) => async (request, note) => note(`${action} ${request.chute}`)), … };
+ */
+export function chuteEffectsBy(make: <A extends ChuteAction>(action: A) => ChangeEffect<A>): Pick<ChangeEffects, ChuteAction> {
+  return {
+    install: make('install'),
+    start: make('start'),
+    stop: make('stop'),
+    restart: make('restart'),
+    delete: make('delete'),
+    'update-config': make('update-config'),
+    update: make('update'),
+  };
+}
 
 export interface ChangeRunnerOptions {
   /**
