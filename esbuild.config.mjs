@@ -20,7 +20,8 @@ const ENTRIES = {
   runtime: 'runtime/main.ts',
   passwd: 'runtime/passwd.ts',
   engine: 'runtime/engine/engine.entry.ts',
-  config: 'runtime/config/index.ts',
+  // The device configuration (host configuration, pdconf, provisioning, accounts), loaded on first use.
+  'device-config': 'runtime/config/index.ts',
   emulator: 'emulator/main.ts',
   record: 'emulator/record.ts',
   'scenario-device': 'emulator/lambda-device.ts',
@@ -128,18 +129,45 @@ function yamlModules() {
   };
 }
 
-/** Endpoint modules: functions/<area>/<name>.ts that export `route`. */
+/** The methods an endpoint's file may name (functions/core/route.ts `Method`), lower case. */
+const METHODS = ['get', 'put', 'post', 'delete'];
+
+/** An endpoint module's file name: `<resource>.<method>.ts`, the resource in kebab case. */
+const ENDPOINT_FILE = new RegExp(`^([a-z0-9]+(?:-[a-z0-9]+)*)\\.(${METHODS.join('|')})\\.ts$`);
+
+/**
+ * Endpoint modules: functions/<area>/<resource>.<method>.ts, each exporting `route` (docs/layout.md).
+ * The bundle's name comes from the path: functions/chutes/ssid.put.ts → `chutes-ssid-put`
+ * (dist/functions/chutes-ssid-put.mjs). Any other file is a helper; one exporting `route` fails the
+ * build, as does an endpoint file without `route`.
+ */
 async function findFunctions() {
   const found = [];
   for (const area of (await readdir(path.join(root, 'functions'), { withFileTypes: true })).filter((d) => d.isDirectory())) {
     const dir = path.join(root, 'functions', area.name);
     for (const file of (await readdir(dir)).sort()) {
       if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
-      const source = await readFile(path.join(dir, file), 'utf8');
-      if (/^export const route\b/m.test(source)) found.push({ name: `${area.name}-${file.slice(0, -3)}`, file: path.join(dir, file) });
+      const where = path.relative(root, path.join(dir, file));
+      const endpoint = ENDPOINT_FILE.exec(file);
+      const exportsRoute = /^export const route\b/m.test(await readFile(path.join(dir, file), 'utf8'));
+      if (endpoint === null && exportsRoute) throw new Error(`${where} exports route: name an endpoint <resource>.<method>.ts (docs/layout.md)`);
+      if (endpoint === null) continue;
+      if (!exportsRoute) throw new Error(`${where} is named as an endpoint but exports no route`);
+      const [, resource, method] = endpoint;
+      found.push({ name: `${area.name}-${resource}-${method}`, file: path.join(dir, file), where, resource, method: method.toUpperCase() });
     }
   }
   return found;
+}
+
+/**
+ * Whether a route answers what its file says: the file's method, and a path that names the resource
+ * (letters and digits compared, case aside: `factory-reset` in `/api/v1/config/factoryReset`).
+ */
+function checkRoute(fn, route) {
+  const letters = (text) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (route.method !== fn.method) throw new Error(`${fn.where}: route.method is ${route.method}, but the file says ${fn.method}`);
+  if (!letters(route.path).includes(letters(fn.resource))) throw new Error(`${fn.where}: route.path ${route.path} does not name the resource ${fn.resource}`);
 }
 
 function functionEntry(file) {
@@ -215,9 +243,10 @@ const manifest = { version: pkg.version, budgets: BUDGETS, functions: [], entrie
 for (const fn of functions) {
   const file = path.join(dist, 'functions', `${fn.name}.mjs`);
   const { route } = await import(pathToFileURL(file).href);
-  if (route.name !== fn.name) throw new Error(`${path.relative(root, fn.file)}: route.name must be '${fn.name}', the name of its bundle`);
+  checkRoute(fn, route);
   // The runtime mounts every route from here and imports a bundle on its first request (runtime/http/functions.ts).
-  manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method: route.method, path: route.path, summary: route.summary, body: route.body, upload: route.upload, ...(await sizes(file)) });
+  const { method, path: routePath, aliases, summary, body, upload } = route;
+  manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method, path: routePath, aliases, summary, body, upload, ...(await sizes(file)) });
 }
 for (const name of Object.keys(ENTRIES)) {
   manifest.entries.push({ name, file: `${name}.mjs`, ...(await sizes(path.join(dist, `${name}.mjs`))) });

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import * as sshKeys from '../functions/config/ssh-keys.ts';
-import * as sshKeysAdd from '../functions/config/ssh-keys-add.ts';
+import * as sshKeys from '../functions/config/ssh-keys.get.ts';
+import * as sshKeysAdd from '../functions/config/ssh-keys.post.ts';
 import { findAccount } from '../functions/parsers/passwd.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
 import { callChute } from '../test/chute-devices.ts';

@@ -1,11 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as leases from '../functions/chutes/leases.ts';
+import * as leases from '../functions/chutes/leases.get.ts';
 import { invoke, type Handler } from '../functions/core/invoke.ts';
 import type { Device } from '../functions/core/device.ts';
-import * as software from '../functions/info/software.ts';
-import * as telemetry from '../functions/info/telemetry.ts';
+import * as software from '../functions/info/software.get.ts';
+import * as telemetry from '../functions/info/telemetry.get.ts';
 import type { Software, Telemetry } from '../functions/info/schemas.ts';
 import type { LeaseRecord } from '../functions/parsers/dnsmasq-leases.ts';
 import { parseUptime } from '../functions/parsers/uptime.ts';

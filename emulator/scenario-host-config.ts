@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseYaml } from '../functions/core/body-formats.ts';
 import { hostConfigFor, type HostConfig } from '../functions/config/host-config.ts';
-import { HostConfigBody } from '../functions/config/hostconfig-body.ts';
+import { HostConfigBodySchema } from '../functions/config/host-config-body.ts';
 import type { Device } from '../functions/core/device.ts';
 import { hostConfigService, HOST_CONFIG_FILE, type HostConfigService } from '../runtime/config/host-config.ts';
 import { memoryStore, pdconfEngine, type Applier } from '../runtime/config/pdconf.ts';
@@ -71,7 +71,7 @@ export async function readScenarioHostConfig(dir: string): Promise<string | null
   } catch (error) {
     throw new ScenarioError(`${file} is not valid YAML: ${(error as Error).message}`);
   }
-  check(HostConfigBody, value ?? {}, `${file} is not a valid host configuration`);
+  check(HostConfigBodySchema, value ?? {}, `${file} is not a valid host configuration`);
   return text;
 }
 

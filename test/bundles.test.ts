@@ -13,9 +13,10 @@ const RUNTIME_LIMIT = 80 * 1024;
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const SCENARIOS = fileURLToPath(new URL('../fixtures/scenarios/', import.meta.url));
+const FUNCTIONS = fileURLToPath(new URL('../functions/', import.meta.url));
 
 interface Manifest {
-  functions: { name: string; file: string; method: string; path: string; bytes: number; gzipBytes: number }[];
+  functions: { name: string; file: string; method: string; path: string; aliases?: string[]; bytes: number; gzipBytes: number }[];
   entries: { name: string; file: string; bytes: number; gzipBytes: number }[];
 }
 
@@ -30,13 +31,33 @@ describe('dist/manifest.json', () => {
     const built = (await readdir(path.join(DIST, 'functions'))).filter((file) => file.endsWith('.mjs'));
     expect(manifest.functions.map((fn) => `${fn.name}.mjs`).sort()).toEqual(built.sort());
     for (const fn of manifest.functions) {
-      expect(fn.name).toMatch(/^[a-z]+-[a-z0-9_-]+$/);
+      expect(fn.name).toMatch(/^[a-z]+-[a-z0-9-]+-(get|put|post|delete)$/);
+      expect(fn.name.endsWith(`-${fn.method.toLowerCase()}`)).toBe(true);
       expect(['GET', 'PUT', 'POST', 'DELETE']).toContain(fn.method);
       expect(fn.path).toMatch(/^\/api\/v1\//);
       expect(fn.bytes).toBeGreaterThan(0);
       expect(fn.gzipBytes).toBeGreaterThan(0);
       expect(fn.bytes).toBe((await readFile(path.join(DIST, fn.file))).length);
     }
+  });
+
+  it('names each function bundle after its module: functions/<area>/<resource>.<method>.ts is <area>-<resource>-<method>', async () => {
+    const fromFiles: string[] = [];
+    for (const area of await readdir(FUNCTIONS, { withFileTypes: true })) {
+      if (!area.isDirectory()) continue;
+      for (const file of await readdir(path.join(FUNCTIONS, area.name))) {
+        const endpoint = /^([a-z0-9-]+)\.(get|put|post|delete)\.ts$/.exec(file);
+        if (endpoint !== null) fromFiles.push(`${area.name}-${endpoint[1]}-${endpoint[2]}`);
+      }
+    }
+    expect(manifest.functions.map((fn) => fn.name).sort()).toEqual(fromFiles.sort());
+  });
+
+  it('mounts /api/v1/config/new_config as an alias of new-config, not as a bundle of its own', () => {
+    const answering = manifest.functions.filter((fn) => [fn.path, ...(fn.aliases ?? [])].includes('/api/v1/config/new_config'));
+    expect(answering.map((fn) => [fn.name, fn.path, fn.aliases])).toEqual([
+      ['config-new-config-get', '/api/v1/config/new-config', ['/api/v1/config/new_config']],
+    ]);
   });
 
   it('has the five info endpoints', () => {

@@ -321,10 +321,12 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
   });
 
   it('no GET answers the apitoken: every config endpoint, the changes and the info endpoints, as JSON and YAML', async () => {
-    const manifest = JSON.parse(await readFile(MANIFEST, 'utf8')) as { functions: { method: string; path: string }[] };
+    const manifest = JSON.parse(await readFile(MANIFEST, 'utf8')) as { functions: { method: string; path: string; aliases?: string[] }[] };
     const endpoints = manifest.functions
-      .filter((fn) => fn.method === 'GET' && /^\/api\/v1\/(config|changes|info)\b/.test(fn.path))
-      .map((fn) => fn.path.replace(':user', 'paradrop').replace(':id', '1').slice('/api/v1'.length));
+      .filter((fn) => fn.method === 'GET')
+      .flatMap((fn) => [fn.path, ...(fn.aliases ?? [])])
+      .filter((path) => /^\/api\/v1\/(config|changes|info)\b/.test(path))
+      .map((path) => path.replace(':user', 'paradrop').replace(':id', '1').slice('/api/v1'.length));
     expect(endpoints).toEqual(expect.arrayContaining(['/config/hostconfig', '/config/new-config', '/config/new_config', '/config/provision', '/config/pdid', '/config/settings', '/config/pdconf', '/config/sshKeys/paradrop']));
     for (const endpoint of endpoints) {
       for (const accept of ['application/json', 'application/yaml']) {

@@ -10,7 +10,7 @@ let dir: string;
 let app: Hono;
 
 beforeAll(async () => {
-  dir = await functionsFolder(['test-echo.mjs', 'test-crash.mjs'], ['info-features.mjs']);
+  dir = await functionsFolder(['test-echo.mjs', 'test-crash.mjs'], ['info-features-get.mjs']);
   app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: null, bodyLimit: LIMIT });
 });
 

@@ -335,7 +335,7 @@ interface InfoModule<T> {
  * body that its response schema accepts, and gives the body.
  *
  * @example
- * const hardware = await getInfo(await import('../functions/info/hardware.ts'), mipsRouter);
+ * const hardware = await getInfo(await import('../functions/info/hardware.get.ts'), mipsRouter);
  */
 export async function getInfo<T>(module: InfoModule<T>, spec: MemoryDeviceSpec): Promise<T> {
   const out = await invoke(module.handle as Handler, { params: {}, query: {}, headers: {}, body: undefined, text: '' }, memoryDevice(spec));

@@ -66,8 +66,8 @@ let software: LambdaHandler;
 beforeAll(async () => {
   savedScenario = process.env.CHUTEBOX_SCENARIO;
   process.env.CHUTEBOX_SCENARIO = 'default';
-  hardware = await bundle('info-hardware');
-  software = await bundle('info-software');
+  hardware = await bundle('info-hardware-get');
+  software = await bundle('info-software-get');
 });
 
 afterAll(() => {
@@ -134,7 +134,7 @@ describe('Lambda handler of GET /api/v1/info/software', () => {
 
 describe('Lambda handler of GET /api/v1/chutes/:chute/config', () => {
   it('responds in YAML, with its content type, when Accept asks for YAML; in JSON by default', async () => {
-    const config = await bundle('chutes-config-read');
+    const config = await bundle('chutes-config-get');
     const event = httpApiEvent('GET', '/api/v1/chutes/hello-world/config');
     const yaml = await config({ ...event, headers: { ...event.headers, accept: 'application/yaml' } });
     expect(yaml.statusCode).toBe(200);
@@ -146,9 +146,20 @@ describe('Lambda handler of GET /api/v1/chutes/:chute/config', () => {
   });
 });
 
+describe('Lambda handler of GET /api/v1/config/new-config', () => {
+  it("responds on its alias /api/v1/config/new_config too (ParaDrop's spelling), the same configuration, and 405 there for another method", async () => {
+    const newConfig = await bundle('config-new-config-get');
+    const dashed = await newConfig(httpApiEvent('GET', '/api/v1/config/new-config'));
+    const underscored = await newConfig(httpApiEvent('GET', '/api/v1/config/new_config', 'prod'));
+    expect([dashed.statusCode, underscored.statusCode]).toEqual([200, 200]);
+    expect(JSON.parse(underscored.body!)).toEqual(JSON.parse(dashed.body!));
+    expect((await newConfig(httpApiEvent('PUT', '/api/v1/config/new_config'))).statusCode).toBe(405);
+  });
+});
+
 describe('Lambda handler of POST /api/v1/chutes/', () => {
   it('decodes a base64 application/x-tar body to its bytes: an image archive installs, bytes that are not a tar answer 422', async () => {
-    const install = await bundle('chutes-install');
+    const install = await bundle('chutes-chutes-post');
     const event = httpApiEvent('POST', '/api/v1/chutes/');
     const upload = (body: Uint8Array) =>
       install({
@@ -191,7 +202,7 @@ describe('the device of a Lambda function instance', () => {
 
   it('is loaded once and kept, also across requests answered with an error', async () => {
     // A fresh instance of the bundle (the query makes Node load the module again), as a new Lambda instance.
-    const url = new URL('../dist/functions/info-hardware.mjs?instance=device-kept', import.meta.url).href;
+    const url = new URL('../dist/functions/info-hardware-get.mjs?instance=device-kept', import.meta.url).href;
     const handler = ((await import(/* @vite-ignore */ url)) as FunctionBundle).handler as LambdaHandler;
     const loads = () => (globalThis as { chuteboxDeviceLoads?: number }).chuteboxDeviceLoads ?? 0;
     const before = loads();

@@ -131,7 +131,7 @@ describe('chutebox serve --functions DIR', () => {
   it('mounts only the bundles in DIR', async () => {
     const dir = path.join(tmp, 'only-features');
     await mkdir(dir);
-    await copyFile(new URL('info-features.mjs', DIST_FUNCTIONS), path.join(dir, 'info-features.mjs'));
+    await copyFile(new URL('info-features-get.mjs', DIST_FUNCTIONS), path.join(dir, 'info-features-get.mjs'));
     const server = await start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', path.join(tmp, 'only-state'), '--functions', dir]);
     expect((await fetch(`${server.url}/api/v1/info/features`)).status).toBe(200);
     for (const other of ['hardware', 'software', 'environment', 'telemetry']) {

@@ -21,9 +21,9 @@ function required(what: string) {
  * itself: `{"name": "__PARADROP__", "updateClass": "ROUTER", "updateType": "reboot"}` (or
  * `"shutdown"`). `name` may be left out; other fields are ignored.
  */
-export const DeviceChangeBody = z.looseObject({
+export const DeviceChangeBodySchema = z.looseObject({
   name: z.optional(z.literal('__PARADROP__', { error: `must be __PARADROP__ (the device itself) when given: ${OTHER_CHANGES}` })),
   updateClass: z.literal('ROUTER', { error: required('ROUTER') }),
   updateType: z.enum(['reboot', 'shutdown'], { error: required('reboot or shutdown') }),
 });
-export type DeviceChangeBody = z.infer<typeof DeviceChangeBody>;
+export type DeviceChangeBody = z.infer<typeof DeviceChangeBodySchema>;

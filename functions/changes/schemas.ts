@@ -2,9 +2,9 @@ import * as z from 'zod/mini';
 import type { ChangeAction, ChangeRecord as DeviceChangeRecord, ChangeState } from '../core/device.ts';
 import { CHANGE_ID } from '../chutes/params.ts';
 import { CHUTE_NAME } from '../core/device.ts';
-import { DeviceChangeBody } from './bodies.ts';
+import { DeviceChangeBodySchema } from './bodies.ts';
 
-export { DeviceChangeBody } from './bodies.ts';
+export { DeviceChangeBodySchema, type DeviceChangeBody } from './bodies.ts';
 
 /*
  * The requests and responses of the /api/v1/changes endpoints: what happened to each change queued
@@ -23,29 +23,29 @@ void everyAction;
 export const CHANGE_STATES = ['queued', 'running', 'succeeded', 'failed'] as const satisfies readonly ChangeState[];
 
 /** An ISO 8601 time, as the device writes it: `2026-11-21T12:00:00.000Z`. */
-const Time = z.iso.datetime();
+const TimeSchema = z.iso.datetime();
 
 /** A change and what happened to it, messages oldest first; `chute` is null for a change of the device (`update-hostconfig`, `reboot`, `shutdown`). */
-export const ChangeRecord = z.strictObject({
+export const ChangeRecordSchema = z.strictObject({
   id: z.int().check(z.nonnegative()),
   action: z.enum(CHANGE_ACTIONS),
   chute: z.nullable(z.string().check(z.regex(CHUTE_NAME))),
   state: z.enum(CHANGE_STATES),
-  created: Time,
-  updated: Time,
-  messages: z.array(z.strictObject({ time: Time, text: z.string() })),
+  created: TimeSchema,
+  updated: TimeSchema,
+  messages: z.array(z.strictObject({ time: TimeSchema, text: z.string() })),
 });
 export type ChangeRecord = DeviceChangeRecord;
 
 /** GET /api/v1/changes/: every change, oldest first. */
-export const ChangeList = z.array(ChangeRecord);
+export const ChangeListSchema = z.array(ChangeRecordSchema);
 export type ChangeList = ChangeRecord[];
 
 /** GET /api/v1/changes/: no path parameter, no body. */
-export const ChangeListRequest = z.object({ params: z.object({}), body: z.undefined() });
+export const ChangeListRequestSchema = z.object({ params: z.object({}), body: z.undefined() });
 
 /** GET /api/v1/changes/<id>: a whole number in the path, no body. */
-export const ChangeRequest = z.object({ params: z.object({ id: z.string().check(z.regex(CHANGE_ID)) }), body: z.undefined() });
+export const ChangeRequestSchema = z.object({ params: z.object({ id: z.string().check(z.regex(CHANGE_ID)) }), body: z.undefined() });
 
 /** POST /api/v1/changes/: a reboot or shutdown of the device, as ParaDrop's clients send it. */
-export const DeviceChangeRequest = z.object({ params: z.object({}), body: DeviceChangeBody });
+export const DeviceChangeRequestSchema = z.object({ params: z.object({}), body: DeviceChangeBodySchema });

@@ -19,20 +19,20 @@ function utf8Length(text: string): number {
  * The body of PUT …/ssid. An SSID is 1 to 32 bytes; chutebox takes it as UTF-8 text without control
  * characters (C0, DEL, C1). Other fields, such as a `bssid` sent back from a GET, are ignored.
  */
-export const SsidUpdate = z.object({
+export const SsidUpdateSchema = z.object({
   ssid: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).check(
     z.minLength(1, { error: 'must not be empty' }),
     z.refine((ssid: string) => utf8Length(ssid) <= SSID_MAX_BYTES, { error: `must be at most ${SSID_MAX_BYTES} bytes in UTF-8` }),
     z.regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { error: 'must not contain control characters' }),
   ),
 });
-export type SsidUpdate = z.infer<typeof SsidUpdate>;
+export type SsidUpdate = z.infer<typeof SsidUpdateSchema>;
 
 /** The name of an environment variable: not empty, without `=` or NUL, which an environment cannot hold. */
-export const EnvironmentName = z.string().check(z.regex(/^[^=\0]+$/, { error: 'must be a variable name: not empty, without = or NUL' }));
+export const EnvironmentNameSchema = z.string().check(z.regex(/^[^=\0]+$/, { error: 'must be a variable name: not empty, without = or NUL' }));
 
 /** Environment variables as a request body gives them: names (`EnvironmentName`) to strings. */
-const EnvironmentStrings = z.record(EnvironmentName, z.string({ error: 'must be a string' }), {
+const EnvironmentStringsSchema = z.record(EnvironmentNameSchema, z.string({ error: 'must be a string' }), {
   error: (issue) => (issue.code === 'invalid_key' ? (issue.issues?.[0]?.message ?? 'is not a valid name') : 'must be a mapping of names to strings'),
 });
 
@@ -41,15 +41,15 @@ const EnvironmentStrings = z.record(EnvironmentName, z.string({ error: 'must be 
  * replaces the record's for good, as ParaDrop does), values strings. Other fields are ignored; no body
  * at all is the same as `{}`.
  */
-export const ChuteStartBody = z.optional(
+export const ChuteStartBodySchema = z.optional(
   z.object(
     {
-      environment: z.optional(EnvironmentStrings),
+      environment: z.optional(EnvironmentStringsSchema),
     },
     { error: 'must be a mapping, such as {"environment": {"NAME": "value"}}' },
   ),
 );
-export type ChuteStartBody = z.infer<typeof ChuteStartBody>;
+export type ChuteStartBody = z.infer<typeof ChuteStartBodySchema>;
 
 /** One path component of an image name: lower-case letters and digits, joined by `.`, `_`, `__` or dashes. */
 const IMAGE_PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
@@ -89,7 +89,7 @@ export const MIN_CPU_SHARES = 2;
  * - `allocation`: `{ cpu_shares?: integer ≥ 2, prioritize_traffic?: boolean, … }`, other fields kept.
  * Other top-level fields are ignored.
  */
-export const ChuteInstallBody = z.object(
+export const ChuteInstallBodySchema = z.object(
   {
     name: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a chute name') }).check(
       z.regex(CHUTE_NAME, { error: CHUTE_NAME_MESSAGE }),
@@ -101,7 +101,7 @@ export const ChuteInstallBody = z.object(
       z.union([z.string(), z.number().check(z.refine(Number.isFinite))], { error: 'must be a version label (a string)' }),
     ),
     config: z.optional(z.unknown()),
-    environment: z.optional(EnvironmentStrings),
+    environment: z.optional(EnvironmentStringsSchema),
     allocation: z.optional(
       z.looseObject(
         {
@@ -118,4 +118,4 @@ export const ChuteInstallBody = z.object(
   },
   { error: 'must be a mapping, such as {"name": "hello", "image": "hello-world:1"}' },
 );
-export type ChuteInstallBody = z.infer<typeof ChuteInstallBody>;
+export type ChuteInstallBody = z.infer<typeof ChuteInstallBodySchema>;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { callChute, chuteDevice } from '../../test/chute-devices.ts';
-import * as remove from './delete.ts';
-import * as restart from './restart.ts';
-import * as start from './start.ts';
-import * as stop from './stop.ts';
+import * as remove from './chute.delete.ts';
+import * as restart from './restart.post.ts';
+import * as start from './start.post.ts';
+import * as stop from './stop.post.ts';
 
 /*
  * The lifecycle calls of a chute: each queues a change and answers its id (ParaDrop's `{change_id}`);

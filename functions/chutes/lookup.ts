@@ -1,6 +1,6 @@
 import type { Device, NetworkTarget, StoredChute } from '../core/device.ts';
 import { HttpProblem } from '../core/problem.ts';
-import { mapping } from './record.ts';
+import { mapping } from './chute-record.ts';
 
 /**
  * What a network can serve, from its `type` and `mode` in the chute configuration:

@@ -1,6 +1,6 @@
 import { inputPath, type InputError } from '../core/problem.ts';
 import { isSecretName, REDACTED } from '../parsers/environ.ts';
-import { mapping } from './record.ts';
+import { mapping } from './chute-record.ts';
 
 /**
  * Field names of Wi-Fi secrets that the environment rule (`isSecretName`) does not catch: a network's

@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
 import { CHUTE_NAME } from '../core/device.ts';
 import type { StationRecord as ParsedStation } from '../parsers/iw-station.ts';
-import { ChuteInstallBody, ChuteStartBody, SsidUpdate } from './bodies.ts';
-import { ChuteConfig } from './config.ts';
+import { ChuteInstallBodySchema, ChuteStartBodySchema, SsidUpdateSchema } from './bodies.ts';
+import { ChuteConfigSchema } from './chute-config.ts';
 import { MAC_ADDRESS, NETWORK_NAME } from './params.ts';
-import type { ChuteRecord as BuiltChuteRecord } from './record.ts';
+import type { ChuteRecord as BuiltChuteRecord } from './chute-record.ts';
 import { CHUTE_STATES } from './state.ts';
 
-export { ChuteInstallBody, ChuteStartBody, SsidUpdate } from './bodies.ts';
+export { ChuteInstallBodySchema, type ChuteInstallBody, ChuteStartBodySchema, type ChuteStartBody, SsidUpdateSchema, type SsidUpdate } from './bodies.ts';
 
 /*
  * The requests and responses of the /api/v1/chutes endpoints (ParaDrop's shapes).
@@ -16,31 +16,31 @@ export { ChuteInstallBody, ChuteStartBody, SsidUpdate } from './bodies.ts';
  * so that handler's bundle holds only them, not every schema of this file.
  */
 
-const ChuteParam = z.string().check(z.regex(CHUTE_NAME));
-const NetworkParam = z.string().check(z.regex(NETWORK_NAME));
-const MacParam = z.string().check(z.regex(MAC_ADDRESS));
+const ChuteParamSchema = z.string().check(z.regex(CHUTE_NAME));
+const NetworkParamSchema = z.string().check(z.regex(NETWORK_NAME));
+const MacParamSchema = z.string().check(z.regex(MAC_ADDRESS));
 
 /** The request of the chute list: no path parameter, no body. */
-export const ChuteListRequest = z.object({ params: z.object({}), body: z.undefined() });
+export const ChuteListRequestSchema = z.object({ params: z.object({}), body: z.undefined() });
 
 /** The request of an endpoint on a chute: `<chute>` in the path, no body. */
-export const ChuteRequest = z.object({ params: z.object({ chute: ChuteParam }), body: z.undefined() });
+export const ChuteRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema }), body: z.undefined() });
 
 /** The request of an endpoint on one network of a chute, no body. */
-export const NetworkRequest = z.object({ params: z.object({ chute: ChuteParam, network: NetworkParam }), body: z.undefined() });
+export const NetworkRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema, network: NetworkParamSchema }), body: z.undefined() });
 
 /** The request of an endpoint on one station of a network (`<mac>` in any case), no body. */
-export const StationRequest = z.object({
-  params: z.object({ chute: ChuteParam, network: NetworkParam, mac: MacParam }),
+export const StationRequestSchema = z.object({
+  params: z.object({ chute: ChuteParamSchema, network: NetworkParamSchema, mac: MacParamSchema }),
   body: z.undefined(),
 });
 
 /**
- * GET /api/v1/chutes/<chute>: an installed chute (see functions/chutes/record.ts). The state comes
+ * GET /api/v1/chutes/<chute>: an installed chute (see functions/chutes/chute-record.ts). The state comes
  * from the container engine (functions/chutes/state.ts).
  */
-export const ChuteRecord = z.strictObject({
-  name: ChuteParam,
+export const ChuteRecordSchema = z.strictObject({
+  name: ChuteParamSchema,
   /** The installed version label; null when the stored record has none. */
   version: z.nullable(z.string()),
   state: z.enum(CHUTE_STATES),
@@ -54,25 +54,25 @@ export const ChuteRecord = z.strictObject({
 export type ChuteRecord = BuiltChuteRecord;
 
 /** GET /api/v1/chutes/: every installed chute, sorted by name. */
-export const ChuteList = z.array(ChuteRecord);
+export const ChuteListSchema = z.array(ChuteRecordSchema);
 export type ChuteList = ChuteRecord[];
 
 /**
  * GET /api/v1/chutes/<chute>/config: the chute configuration as stored (`service.yaml`), every field
  * kept, unknown ones too; JSON, or YAML when `Accept` asks for it.
  */
-export const StoredChuteConfig = z.record(z.string(), z.unknown());
-export type StoredChuteConfig = z.infer<typeof StoredChuteConfig>;
+export const StoredChuteConfigSchema = z.record(z.string(), z.unknown());
+export type StoredChuteConfig = z.infer<typeof StoredChuteConfigSchema>;
 
 /**
  * GET /api/v1/chutes/<chute>/cache: the chute cache as stored (host resources of each network under
  * `networks.<network>`, the container id, …), secrets `[redacted]` (functions/chutes/redact.ts).
  */
-export const ChuteCache = z.record(z.string(), z.unknown());
-export type ChuteCache = z.infer<typeof ChuteCache>;
+export const ChuteCacheSchema = z.record(z.string(), z.unknown());
+export type ChuteCache = z.infer<typeof ChuteCacheSchema>;
 
 /** GET …/networks/<network>: a network of the chute configuration's `net`. */
-export const NetworkSummary = z.strictObject({
+export const NetworkSummarySchema = z.strictObject({
   /** The key in `net`, e.g. `wlan`. */
   name: z.string(),
   /** `wifi` or `vlan`. */
@@ -80,30 +80,30 @@ export const NetworkSummary = z.strictObject({
   /** `intfName`: the interface inside the chute, e.g. `wlan0`. */
   interface: z.string(),
 });
-export type NetworkSummary = z.infer<typeof NetworkSummary>;
+export type NetworkSummary = z.infer<typeof NetworkSummarySchema>;
 
 /** GET …/networks. */
-export const NetworkList = z.array(NetworkSummary);
-export type NetworkList = z.infer<typeof NetworkList>;
+export const NetworkListSchema = z.array(NetworkSummarySchema);
+export type NetworkList = z.infer<typeof NetworkListSchema>;
 
 /** GET …/ssid: what hostapd broadcasts now. */
-export const SsidRecord = z.strictObject({
+export const SsidRecordSchema = z.strictObject({
   /** The SSID, decoded from hostapd's escapes (`\xf0\x9f\x8c\x9d` → 🌝). */
   ssid: z.string(),
   /** The access point's MAC address. */
   bssid: z.string(),
 });
-export type SsidRecord = z.infer<typeof SsidRecord>;
+export type SsidRecord = z.infer<typeof SsidRecordSchema>;
 
 /** PUT …/ssid. */
-export const SsidUpdateRequest = z.object({ params: z.object({ chute: ChuteParam, network: NetworkParam }), body: SsidUpdate });
+export const SsidUpdateRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema, network: NetworkParamSchema }), body: SsidUpdateSchema });
 
 /** The acknowledgement of a change. */
-export const Message = z.strictObject({ message: z.string() });
-export type Message = z.infer<typeof Message>;
+export const MessageSchema = z.strictObject({ message: z.string() });
+export type Message = z.infer<typeof MessageSchema>;
 
 /** The fields of one MLO link of a station, by the station key rule. */
-export const StationLink = z.record(z.string(), z.string());
+export const StationLinkSchema = z.record(z.string(), z.string());
 
 /**
  * A station as iw prints it: `mac_addr` and every `key: value` line, keys lower-case with spaces and
@@ -111,19 +111,19 @@ export const StationLink = z.record(z.string(), z.string());
  * `tdls_peer`, `connected_time`, …), values verbatim with units (`-42 [-44, -45] dBm`). A Wi-Fi 7
  * multi-link station also has `links`, one record per `Link N:` block with its `link_id`.
  */
-export const StationRecord = z.catchall(
-  z.object({ mac_addr: z.string(), links: z.optional(z.array(StationLink)) }),
+export const StationRecordSchema = z.catchall(
+  z.object({ mac_addr: z.string(), links: z.optional(z.array(StationLinkSchema)) }),
   z.string(),
 );
 /** The parser's type: every key a string, but `links`. */
 export type StationRecord = ParsedStation;
 
 /** GET …/stations. */
-export const StationList = z.array(StationRecord);
+export const StationListSchema = z.array(StationRecordSchema);
 export type StationList = StationRecord[];
 
 /** One DHCP lease, fields as dnsmasq wrote them (see functions/parsers/dnsmasq-leases.ts). */
-export const LeaseRecord = z.strictObject({
+export const LeaseRecordSchema = z.strictObject({
   /** Seconds since the epoch; `0` for an infinite lease. */
   expires: z.string(),
   /** Absent for an IPv6 lease. */
@@ -136,18 +136,18 @@ export const LeaseRecord = z.strictObject({
 });
 
 /** GET …/leases. */
-export const LeaseList = z.array(LeaseRecord);
-export type LeaseList = z.infer<typeof LeaseList>;
+export const LeaseListSchema = z.array(LeaseRecordSchema);
+export type LeaseList = z.infer<typeof LeaseListSchema>;
 
 /** GET …/hostapd_status: hostapd's STATUS, key → value, indexed keys such as `ssid[0]` kept. */
-export const HostapdStatus = z.record(z.string(), z.string());
-export type HostapdStatus = z.infer<typeof HostapdStatus>;
+export const HostapdStatusSchema = z.record(z.string(), z.string());
+export type HostapdStatus = z.infer<typeof HostapdStatusSchema>;
 
 /**
  * One client of an access point: a station joined by MAC with its DHCP lease. Station fields are
  * verbatim iw values, null when iw does not print them (drivers differ).
  */
-export const Client = z.strictObject({
+export const ClientSchema = z.strictObject({
   mac_addr: z.string(),
   /** From the lease; null without one (a bridged network's clients may get their address elsewhere). */
   ip_addr: z.nullable(z.string()),
@@ -160,33 +160,33 @@ export const Client = z.strictObject({
   inactive_time: z.nullable(z.string()),
   connected_time: z.nullable(z.string()),
 });
-export type Client = z.infer<typeof Client>;
+export type Client = z.infer<typeof ClientSchema>;
 
 /** GET …/clients. */
-export const ClientList = z.array(Client);
-export type ClientList = z.infer<typeof ClientList>;
+export const ClientListSchema = z.array(ClientSchema);
+export type ClientList = z.infer<typeof ClientListSchema>;
 
 /** POST …/start and …/restart: `<chute>` in the path, optionally `{ environment }`, the chute's new environment. */
-export const ChuteStartRequest = z.object({ params: z.object({ chute: ChuteParam }), body: ChuteStartBody });
+export const ChuteStartRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema }), body: ChuteStartBodySchema });
 
 /** PUT /api/v1/chutes/<chute>/config: the new chute configuration, JSON or YAML (see checkChuteConfig). */
-export const ChuteConfigUpdateRequest = z.object({ params: z.object({ chute: ChuteParam }), body: ChuteConfig });
+export const ChuteConfigUpdateRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema }), body: ChuteConfigSchema });
 
 /**
  * PUT /api/v1/chutes/<chute>: `<chute>` in the path, the chute's source as the raw body
  * (`application/x-tar`, paradrop.yaml at its root; see functions/chutes/source.ts).
  */
-export const ChuteSourceUpdateRequest = z.object({ params: z.object({ chute: ChuteParam }) });
+export const ChuteSourceUpdateRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema }) });
 
 /**
  * POST /api/v1/chutes/ (install), JSON or YAML: `{ name, image, version?, config?, environment?,
  * allocation? }`, `config` a chute configuration (see checkChuteConfig).
  */
-export const ChuteInstallRequest = z.object({ body: z.extend(ChuteInstallBody, { config: z.optional(ChuteConfig) }) });
+export const ChuteInstallRequestSchema = z.object({ body: z.extend(ChuteInstallBodySchema, { config: z.optional(ChuteConfigSchema) }) });
 
 /**
  * The answer to a call that queues a change (install, start, stop, restart, delete, a configuration update):
  * ParaDrop's shape. `GET /api/v1/changes/<change_id>` follows it.
  */
-export const ChangeAccepted = z.strictObject({ change_id: z.int().check(z.nonnegative()) });
-export type ChangeAccepted = z.infer<typeof ChangeAccepted>;
+export const ChangeAcceptedSchema = z.strictObject({ change_id: z.int().check(z.nonnegative()) });
+export type ChangeAccepted = z.infer<typeof ChangeAcceptedSchema>;

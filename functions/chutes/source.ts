@@ -3,9 +3,9 @@ import { CHUTE_NAME } from '../core/device.ts';
 import { isHttpProblem, type InputError } from '../core/problem.ts';
 import { invalidInput, validate } from '../core/validate.ts';
 import { tarFiles } from '../parsers/image-archive.ts';
-import { checkChuteConfig, Environment, environmentStrings } from './config.ts';
+import { checkChuteConfig, EnvironmentSchema, environmentStrings } from './chute-config.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
-import { mapping } from './record.ts';
+import { mapping } from './chute-record.ts';
 
 /*
  * A chute's source as pdtools uploads it (`pdtools node install-chute`, `update-chute`): a tar of the
@@ -114,7 +114,7 @@ export function readChuteSource(upload: Upload): ChuteSource {
 
   let environment: Record<string, string> = {};
   try {
-    if (spec.environment !== undefined && spec.environment !== null) environment = environmentStrings(validate(Environment, spec.environment, `${at}.environment`));
+    if (spec.environment !== undefined && spec.environment !== null) environment = environmentStrings(validate(EnvironmentSchema, spec.environment, `${at}.environment`));
   } catch (error) {
     if (!isHttpProblem(error)) throw error;
     violations.push(...(error.errors ?? []));

@@ -14,7 +14,7 @@ import {
   radioBand,
   telemetrySettings,
 } from './host-config.ts';
-import { checkHostConfig } from './hostconfig-body.ts';
+import { checkHostConfig } from './host-config-body.ts';
 
 describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
   it('makes the first Ethernet port the WAN, bridges the others as the LAN, and sets up each radio in its band', async () => {

@@ -7,7 +7,7 @@ import type { WifiDevice } from '../info/schemas.ts';
 /*
  * The host configuration (GET/PUT /api/v1/config/hostconfig): its shape, the one generated from the
  * hardware (GET /api/v1/config/new-config, and what applies while none is stored), and reading the
- * stored YAML. No schema here: validation is in hostconfig-body.ts, which checks a value against
+ * stored YAML. No schema here: validation is in host-config-body.ts, which checks a value against
  * these types. Every object may carry fields chutebox does not know; they are kept.
  */
 

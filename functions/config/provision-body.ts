@@ -63,7 +63,7 @@ function serviceUrl(protocols: readonly string[], example: string) {
  * @example
  * { "routerId": "5c3f2e…", "apitoken": "eyJhbGciOi…", "pdserver": "https://paradrop.org", "wampRouter": "ws://paradrop.org:9086/ws" }
  */
-export const ProvisionBody = z.object(
+export const ProvisionBodySchema = z.object(
   {
     routerId: z.string({ error: required('a router id') }).check(
       z.regex(ROUTER_ID, { error: 'must be 1 to 128 letters, digits, ".", "_" or "-" (and not "." or "..")' }),
@@ -78,4 +78,4 @@ export const ProvisionBody = z.object(
   },
   { error: 'must be a mapping, such as {"routerId": "…", "apitoken": "…", "pdserver": "https://…", "wampRouter": "ws://…"}' },
 );
-export type ProvisionBody = z.infer<typeof ProvisionBody>;
+export type ProvisionBody = z.infer<typeof ProvisionBodySchema>;

@@ -14,7 +14,7 @@ import { publicKeyProblem } from './ssh-key.ts';
  * @example
  * { "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIErzfrvK75/Fl4oVaLVr/hQEZpVW34aj+zMgWqsbmHY+ alice@laptop" }
  */
-export const SshKeyBody = z.object(
+export const SshKeyBodySchema = z.object(
   {
     key: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string: one public key line') }).check(
       z.superRefine((text: string, context) => {
@@ -25,4 +25,4 @@ export const SshKeyBody = z.object(
   },
   { error: 'must be a mapping, such as {"key": "ssh-ed25519 AAAA… alice@laptop"}' },
 );
-export type SshKeyBody = z.infer<typeof SshKeyBody>;
+export type SshKeyBody = z.infer<typeof SshKeyBodySchema>;

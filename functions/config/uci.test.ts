@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredChute } from '../core/device.ts';
 import type { HostConfig } from './host-config.ts';
-import { checkHostConfig } from './hostconfig-body.ts';
+import { checkHostConfig } from './host-config-body.ts';
 import { renderPdconf, uciName, uciQuote } from './uci.ts';
 
 const HEADER = "# Rendered by chutebox (pdconf) from the host configuration and the chutes' networks; edits here are overwritten.\n\n";

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { isUpload, readBody } from './body.ts';
 import type { Device } from './device.ts';
 import { problemOutput, type FunctionInput, type FunctionOutput } from './invoke.ts';
-import { matchPath, methodNotAllowed, noResource, type Route } from './route.ts';
+import { matchRoute, methodNotAllowed, noResource, type Route } from './route.ts';
 
 /** Environment variable naming the module that provides the device; see `loadDevice`. */
 export const DEVICE_MODULE_ENV = 'CHUTEBOX_DEVICE_MODULE';
@@ -16,7 +16,7 @@ export const DEVICE_MODULE_ENV = 'CHUTEBOX_DEVICE_MODULE';
  * the scenario named by `CHUTEBOX_SCENARIO`. Authentication is left to API Gateway (an authorizer).
  *
  * @example
- * // dist/functions/info-hardware.mjs
+ * // dist/functions/info-hardware-get.mjs
  * export const handler = lambdaHandler(route, invoke, import.meta.url);
  */
 export function lambdaHandler(
@@ -28,7 +28,7 @@ export function lambdaHandler(
   return async (event) => {
     try {
       const method = event.requestContext.http.method.toUpperCase();
-      const params = matchPath(route.path, stripStage(event));
+      const params = matchRoute(route, stripStage(event));
       if (params === null) throw noResource(event.rawPath);
       if (method !== route.method) throw methodNotAllowed(method, route.method);
       const headers = lowerCaseKeys(event.headers ?? {});

@@ -4,16 +4,21 @@ import { HttpProblem } from './problem.ts';
 export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 /**
- * Where a function answers. `path` uses `:name` segments for path parameters, as Hono does.
+ * Where a function answers. `path` uses `:name` segments for path parameters, as Hono does. The
+ * bundle's name is not restated here: the build derives it from the module's file
+ * (`functions/chutes/network.get.ts` → `dist/functions/chutes-network-get.mjs`, docs/layout.md).
  *
  * @example
- * export const route = defineRoute({ name: 'chutes-network', method: 'GET', path: '/api/v1/chutes/:chute/networks/:network', summary: 'One network of a chute' });
+ * export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network', summary: 'One network of a chute' });
  */
 export interface Route {
-  /** Bundle name, `<area>-<file>` of the module (the build checks it): `dist/functions/<name>.mjs`. */
-  name: string;
   method: Method;
   path: string;
+  /**
+   * Further paths answered the same way, e.g. `['/api/v1/config/new_config']` beside
+   * `/api/v1/config/new-config`: one module and one bundle, mounted on every path (`routePaths`).
+   */
+  aliases?: readonly string[];
   /** One line for the manifest and the docs. */
   summary: string;
   /**
@@ -33,6 +38,30 @@ export interface Route {
 
 export function defineRoute<const R extends Route>(route: R): R {
   return route;
+}
+
+/**
+ * Every path a route answers: its `path`, then its `aliases`.
+ *
+ * @example
+ * routePaths({ path: '/api/v1/config/new-config', aliases: ['/api/v1/config/new_config'] }) // ['/api/v1/config/new-config', '/api/v1/config/new_config']
+ */
+export function routePaths(route: Pick<Route, 'path' | 'aliases'>): readonly string[] {
+  return route.aliases === undefined ? [route.path] : [route.path, ...route.aliases];
+}
+
+/**
+ * The parameters of `path` under the first of a route's paths (`routePaths`) that matches it, or null.
+ *
+ * @example
+ * matchRoute({ path: '/api/v1/config/new-config', aliases: ['/api/v1/config/new_config'] }, '/api/v1/config/new_config') // {}
+ */
+export function matchRoute(route: Pick<Route, 'path' | 'aliases'>, path: string): Record<string, string> | null {
+  for (const pattern of routePaths(route)) {
+    const params = matchPath(pattern, path);
+    if (params !== null) return params;
+  }
+  return null;
 }
 
 /**

@@ -6,45 +6,45 @@ import * as z from 'zod/mini';
  */
 
 /** The request of an endpoint that takes no path parameters, no query and no body. */
-export const NoInput = z.object({ params: z.object({}), body: z.undefined() });
+export const NoInputSchema = z.object({ params: z.object({}), body: z.undefined() });
 
 /** GET /api/v1/info/features: feature strings, e.g. `["hostapd-control", "docker"]`. */
-export const FeatureList = z.array(z.string());
-export type FeatureList = z.infer<typeof FeatureList>;
+export const FeatureListSchema = z.array(z.string());
+export type FeatureList = z.infer<typeof FeatureListSchema>;
 
 /** GET /api/v1/info/environment: the daemon's environment variables, secrets as "[redacted]". */
-export const Environment = z.record(z.string(), z.string());
-export type Environment = z.infer<typeof Environment>;
+export const EnvironmentSchema = z.record(z.string(), z.string());
+export type Environment = z.infer<typeof EnvironmentSchema>;
 
 /** A hexadecimal id such as `0x168c`, or null when the bus has none. */
-const HexId = z.nullable(z.string().check(z.regex(/^0x[0-9a-f]{4,}$/)));
+const HexIdSchema = z.nullable(z.string().check(z.regex(/^0x[0-9a-f]{4,}$/)));
 
 /** One radio of /sys/class/ieee80211. */
-export const WifiDevice = z.strictObject({
+export const WifiDeviceSchema = z.strictObject({
   /** `<subsystem>-wifi-<n>`, e.g. `pci-wifi-0`. */
   id: z.string(),
   /** `<subsystem>/<device>`, e.g. `pci/0000:04:00.0`, `usb/1-1:1.0`, `platform/18100000.wmac`. */
   slot: z.string(),
   macAddr: z.string(),
-  vendorId: HexId,
-  deviceId: HexId,
+  vendorId: HexIdSchema,
+  deviceId: HexIdSchema,
 });
-export type WifiDevice = z.infer<typeof WifiDevice>;
+export type WifiDevice = z.infer<typeof WifiDeviceSchema>;
 
 /** GET /api/v1/info/hardware. */
-export const Hardware = z.strictObject({
+export const HardwareSchema = z.strictObject({
   vendor: z.nullable(z.string()),
   board: z.nullable(z.string()),
   /** The machine word of `uname`, e.g. `x86_64`, `mips`, `armv7l`. */
   cpu: z.nullable(z.string()),
   /** Total RAM in bytes. */
   memory: z.nullable(z.number()),
-  wifi: z.array(WifiDevice),
+  wifi: z.array(WifiDeviceSchema),
 });
-export type Hardware = z.infer<typeof Hardware>;
+export type Hardware = z.infer<typeof HardwareSchema>;
 
 /** GET /api/v1/info/software. */
-export const Software = z.strictObject({
+export const SoftwareSchema = z.strictObject({
   biosVendor: z.nullable(z.string()),
   biosVersion: z.nullable(z.string()),
   biosDate: z.nullable(z.string()),
@@ -56,10 +56,10 @@ export const Software = z.strictObject({
   /** Whole seconds since boot. */
   uptime: z.nullable(z.int()),
 });
-export type Software = z.infer<typeof Software>;
+export type Software = z.infer<typeof SoftwareSchema>;
 
 /** Seconds a CPU spent in each state since boot. */
-export const CpuTimes = z.strictObject({
+export const CpuTimesSchema = z.strictObject({
   user: z.number(),
   nice: z.number(),
   system: z.number(),
@@ -82,13 +82,13 @@ const IoCounterShape = {
 };
 
 /** Network counters since boot, summed over interfaces. */
-export const IoCounters = z.strictObject(IoCounterShape);
+export const IoCountersSchema = z.strictObject(IoCounterShape);
 
 /** One interface's counters since boot. */
-export const InterfaceCounters = z.strictObject({ name: z.string(), ...IoCounterShape });
+export const InterfaceCountersSchema = z.strictObject({ name: z.string(), ...IoCounterShape });
 
 /** Space on one mounted filesystem, in bytes; `percent` is used / (used + free available to users). */
-export const DiskUsage = z.strictObject({
+export const DiskUsageSchema = z.strictObject({
   mountpoint: z.string(),
   device: z.string(),
   fstype: z.string(),
@@ -99,7 +99,7 @@ export const DiskUsage = z.strictObject({
 });
 
 /** One chute container's resource use. */
-export const ChuteUsage = z.strictObject({
+export const ChuteUsageSchema = z.strictObject({
   name: z.string(),
   /** The container's state, e.g. `running`, `exited`. */
   state: z.string(),
@@ -110,14 +110,14 @@ export const ChuteUsage = z.strictObject({
 });
 
 /** GET /api/v1/info/telemetry: ParaDrop's telemetry report. */
-export const Telemetry = z.strictObject({
+export const TelemetrySchema = z.strictObject({
   /** When the report was made, in seconds since the epoch. */
   time: z.number(),
   system: z.strictObject({
     boot_time: z.nullable(z.number()),
     cpu_count: z.int(),
-    cpu_times: z.array(CpuTimes),
-    cpu_times_total: CpuTimes,
+    cpu_times: z.array(CpuTimesSchema),
+    cpu_times_total: CpuTimesSchema,
     load_average: z.tuple([z.number(), z.number(), z.number()]),
     virtual_memory: z.strictObject({
       total: z.number(),
@@ -129,10 +129,10 @@ export const Telemetry = z.strictObject({
       percent: z.number(),
     }),
     swap_memory: z.strictObject({ total: z.number(), used: z.number(), free: z.number(), percent: z.number() }),
-    disk_usage: z.array(DiskUsage),
-    net_io_counters: IoCounters,
+    disk_usage: z.array(DiskUsageSchema),
+    net_io_counters: IoCountersSchema,
   }),
-  network: z.array(InterfaceCounters),
-  chutes: z.array(ChuteUsage),
+  network: z.array(InterfaceCountersSchema),
+  chutes: z.array(ChuteUsageSchema),
 });
-export type Telemetry = z.infer<typeof Telemetry>;
+export type Telemetry = z.infer<typeof TelemetrySchema>;

@@ -1,5 +1,5 @@
 /**
- * The device configuration of the runtime (`dist/config.mjs`): host configuration and pdconf,
+ * The device configuration of the runtime (`dist/device-config.mjs`): host configuration and pdconf,
  * provisioning and telemetry, system accounts, factory reset, reboot and shutdown. A bundle of its own because it carries
  * a YAML parser (about 130 KB): `runtime/host-device.ts` loads it on first use, and at start.
  */

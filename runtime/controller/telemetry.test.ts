@@ -2,7 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ProvisionCredentials } from '../../functions/core/device.ts';
-import { handle as telemetryHandle } from '../../functions/info/telemetry.ts';
+import { handle as telemetryHandle } from '../../functions/info/telemetry.get.ts';
 import { chuteEngine } from '../../test/info-devices.ts';
 import { memoryDevice } from '../../test/memory-device.ts';
 import { CONTROLLER } from '../../test/support/controller.ts';

@@ -1,5 +1,5 @@
 import type { Device, TelemetryStatus } from '../../functions/core/device.ts';
-import { handle as telemetryHandle } from '../../functions/info/telemetry.ts';
+import { handle as telemetryHandle } from '../../functions/info/telemetry.get.ts';
 import type { Telemetry } from '../../functions/info/schemas.ts';
 
 /** Reports kept for delivery unless told otherwise; when full, the oldest is dropped. */

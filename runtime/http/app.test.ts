@@ -10,7 +10,7 @@ import { functionsFolder } from './testing.ts';
 let dir: string;
 
 beforeAll(async () => {
-  dir = await functionsFolder(['test-echo.mjs', 'test-upload.mjs'], ['info-features.mjs']);
+  dir = await functionsFolder(['test-echo.mjs', 'test-upload.mjs'], ['info-features-get.mjs']);
 });
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -127,8 +127,9 @@ describe('createApp with fixedAuth (the emulator)', () => {
 
 describe('createApp on a build with a manifest (dist/manifest.json beside dist/functions)', () => {
   /**
-   * A build folder: `functions/` with one bundle that records its import in a global, and the
-   * manifest the build writes beside it.
+   * A build folder: `functions/` with one bundle that records its import in a global (on
+   * `/api/v1/test/counted/:name`, alias `/api/v1/test/tallied/:name`), and the manifest the build
+   * writes beside it.
    */
   async function build(): Promise<{ functionsDir: string; imports: () => number }> {
     const root = await mkdtemp(path.join(tmpdir(), 'chutebox-manifest-'));
@@ -138,11 +139,22 @@ describe('createApp on a build with a manifest (dist/manifest.json beside dist/f
     await writeFile(
       path.join(root, 'functions', 'test-counted.mjs'),
       `globalThis.${key} = (globalThis.${key} ?? 0) + 1;
-export const route = { name: 'test-counted', method: 'GET', path: '/api/v1/test/counted/:name', summary: 'answers its name' };
+export const route = { method: 'GET', path: '/api/v1/test/counted/:name', aliases: ['/api/v1/test/tallied/:name'], summary: 'answers its name' };
 export const invoke = async (input) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(input.params) });
 export const handler = async () => ({});`,
     );
-    const manifest = { functions: [{ name: 'test-counted', file: 'functions/test-counted.mjs', method: 'GET', path: '/api/v1/test/counted/:name', summary: 'answers its name' }] };
+    const manifest = {
+      functions: [
+        {
+          name: 'test-counted',
+          file: 'functions/test-counted.mjs',
+          method: 'GET',
+          path: '/api/v1/test/counted/:name',
+          aliases: ['/api/v1/test/tallied/:name'],
+          summary: 'answers its name',
+        },
+      ],
+    };
     await writeFile(path.join(root, 'manifest.json'), JSON.stringify(manifest));
     return { functionsDir: path.join(root, 'functions'), imports: () => ((globalThis as Record<string, unknown>)[key] as number | undefined) ?? 0 };
   }
@@ -162,6 +174,20 @@ export const handler = async () => ({});`,
     expect(await first.json()).toEqual({ name: 'a' });
     expect(await second.json()).toEqual({ name: 'b' });
     expect((await app.request('/api/v1/test/counted/c')).status).toBe(200);
+    expect(imports()).toBe(1);
+  });
+
+  it('answers a route on each of its aliases with the same bundle, and 405 with Allow on an alias for another method', async () => {
+    const { functionsDir, imports } = await build();
+    const app = await createApp({ functionsDir, device: memoryDevice(), auth: null });
+    const wrongMethod = await app.request('/api/v1/test/tallied/a', { method: 'POST' });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+    expect((await app.request('/api/v1/test/tallied')).status).toBe(404);
+    expect(imports()).toBe(0);
+    const [onPath, onAlias] = await Promise.all([app.request('/api/v1/test/counted/a'), app.request('/api/v1/test/tallied/b/')]);
+    expect([onPath.status, onAlias.status]).toEqual([200, 200]);
+    expect(await onAlias.json()).toEqual({ name: 'b' });
     expect(imports()).toBe(1);
   });
 });

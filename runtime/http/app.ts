@@ -8,7 +8,7 @@ import { bodyTooLarge, decodeBody, DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isU
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
 import { problemOutput } from '../../functions/core/invoke.ts';
-import { matchPath, methodNotAllowed, noResource, type Route } from '../../functions/core/route.ts';
+import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
 import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
 import { authorizer, credentials, LOGIN_PATH } from './auth.ts';
 import { clientAddress } from './client-address.ts';
@@ -40,7 +40,7 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP API: every function bundle of `functionsDir` on its route, with CORS, the auth policy and a
+ * The HTTP API: every function bundle of `functionsDir` on its route (its path and aliases), with CORS, the auth policy and a
  * body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
  * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
  * `listen` and behind the same auth policy. Every error is an `application/problem+json` answer: 404
@@ -63,7 +63,8 @@ export async function createApp(options: AppOptions): Promise<Hono> {
   const cors = corsPolicy(options.corsOrigin);
   const authorize = options.auth === null ? null : authorizer(options.auth);
   const { device } = options;
-  const routes: Pick<Route, 'method' | 'path'>[] = functions.map((fn) => fn.route);
+  // Every method and path answered, a route's aliases included, for the 404 and 405 answers.
+  const routes: Pick<Route, 'method' | 'path'>[] = functions.flatMap((fn) => routePaths(fn.route).map((path) => ({ method: fn.route.method, path })));
   // Hono with its one-regular-expression router: a request is matched in one step, not route by route.
   const app: Hono = new HonoBase<BlankEnv, BlankSchema, '/'>({ router: new RegExpRouter(), strict: false });
 
@@ -82,7 +83,8 @@ export async function createApp(options: AppOptions): Promise<Hono> {
   }
 
   for (const fn of functions) {
-    app.on(fn.route.method, fn.route.path, async (c) => {
+    // One handler on the route's path and each of its aliases.
+    app.on(fn.route.method, [...routePaths(fn.route)], async (c) => {
       if (authorize !== null) await authorize(c);
       const bundle = fn.loaded ?? (await fn.load());
       const headers = requestHeaders(c);

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FunctionBundle } from '../../functions/core/invoke.ts';
-import type { Route } from '../../functions/core/route.ts';
+import { routePaths, type Route } from '../../functions/core/route.ts';
 
 /** The file the build writes beside the functions folder: every bundle's route (see esbuild.config.mjs). */
 export const MANIFEST_FILE = 'manifest.json';
@@ -26,7 +26,7 @@ export interface MountedFunction {
  * together by hand, `--functions DIR`) is imported now, to read its route.
  *
  * @throws Error when the folder cannot be read, a bundle is not a function bundle, or two bundles
- * answer the same method and path.
+ * answer the same method and path (a route's aliases included).
  * @example
  * const functions = await mountFunctions('dist/functions'); // [{ route: { method: 'GET', path: '/api/v1/info/features', … }, loaded: undefined, load }, …]
  */
@@ -43,9 +43,11 @@ export async function mountFunctions(dir: string): Promise<MountedFunction[]> {
   for (const name of names.filter((file) => file.endsWith('.mjs')).sort()) {
     const file = path.join(dir, name);
     const fn = listed.has(name) ? lazyFunction(file, listed.get(name)!) : loadedFunction(file, await importBundle(file));
-    const key = `${fn.route.method} ${fn.route.path}`;
-    if (seen.has(key)) throw new Error(`${file} and ${seen.get(key)} both answer ${key}`);
-    seen.set(key, file);
+    for (const routePath of routePaths(fn.route)) {
+      const key = `${fn.route.method} ${routePath}`;
+      if (seen.has(key)) throw new Error(`${file} and ${seen.get(key)} both answer ${key}`);
+      seen.set(key, file);
+    }
     mounted.push(fn);
   }
   return mounted;
@@ -62,10 +64,17 @@ async function manifestRoutes(dir: string): Promise<Map<string, Route>> {
     return routes;
   }
   const { functions } = JSON.parse(text) as { functions?: (Route & { file: string })[] };
-  for (const { file, name, method, path: routePath, summary, body, upload } of functions ?? []) {
+  for (const { file, method, path: routePath, aliases, summary, body, upload } of functions ?? []) {
     // Only entries for this very folder: a manifest beside another folder says nothing of it.
     if (path.dirname(path.join(distDir, file)) !== path.resolve(dir)) continue;
-    routes.set(path.basename(file), { name, method, path: routePath, summary, ...(body === undefined ? {} : { body }), ...(upload === undefined ? {} : { upload }) });
+    routes.set(path.basename(file), {
+      method,
+      path: routePath,
+      summary,
+      ...(aliases === undefined ? {} : { aliases }),
+      ...(body === undefined ? {} : { body }),
+      ...(upload === undefined ? {} : { upload }),
+    });
   }
   return routes;
 }
@@ -77,9 +86,8 @@ function lazyFunction(file: string, route: Route): MountedFunction {
     loaded: undefined,
     load: () =>
       (importing ??= importBundle(file).then((bundle) => {
-        if (bundle.route.method !== route.method || bundle.route.path !== route.path) {
-          throw new Error(`${file} answers ${bundle.route.method} ${bundle.route.path}, not ${route.method} ${route.path} as ${MANIFEST_FILE} says: build again`);
-        }
+        const [built, listed] = [bundle.route, route].map((r) => `${r.method} ${routePaths(r).join(', ')}`);
+        if (built !== listed) throw new Error(`${file} answers ${built}, not ${listed} as ${MANIFEST_FILE} says: build again`);
         return (fn.loaded = bundle);
       })),
   };

@@ -13,15 +13,15 @@ export const DIST_FUNCTIONS = fileURLToPath(new URL('../../dist/functions/', imp
  */
 export const TEST_BUNDLES = {
   'test-echo.mjs': `
-export const route = { name: 'test-echo', method: 'POST', path: '/api/v1/test/echo/:name', summary: 'answers its input' };
+export const route = { method: 'POST', path: '/api/v1/test/echo/:name', summary: 'answers its input' };
 export const invoke = async (input) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
 export const handler = async () => ({});`,
   'test-upload.mjs': `
-export const route = { name: 'test-upload', method: 'POST', path: '/api/v1/test/upload', summary: 'answers its upload', upload: ['application/x-tar'] };
+export const route = { method: 'POST', path: '/api/v1/test/upload', summary: 'answers its upload', upload: ['application/x-tar'] };
 export const invoke = async (input) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...input, bytes: input.bytes && [...input.bytes] }) });
 export const handler = async () => ({});`,
   'test-crash.mjs': `
-export const route = { name: 'test-crash', method: 'GET', path: '/api/v1/test/crash', summary: 'always fails' };
+export const route = { method: 'GET', path: '/api/v1/test/crash', summary: 'always fails' };
 export const invoke = async () => { throw new Error('cannot open /etc/chutebox/secret-key: EACCES'); };
 export const handler = async () => ({});`,
 };
@@ -30,7 +30,7 @@ export const handler = async () => ({});`,
  * A temporary functions folder holding the named test bundles and copies of built ones.
  *
  * @example
- * const dir = await functionsFolder(['test-echo.mjs'], ['info-features.mjs']);
+ * const dir = await functionsFolder(['test-echo.mjs'], ['info-features-get.mjs']);
  */
 export async function functionsFolder(testBundles: (keyof typeof TEST_BUNDLES)[], builtBundles: string[] = []): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'chutebox-functions-'));

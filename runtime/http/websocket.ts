@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'hono';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { handle as changeById } from '../../functions/changes/change.ts';
+import { handle as changeById } from '../../functions/changes/change.get.ts';
 import { servingNetwork } from '../../functions/chutes/lookup.ts';
 import { pathParams } from '../../functions/chutes/params.ts';
 import type { Device } from '../../functions/core/device.ts';

@@ -4,9 +4,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { root } from './http-procs.mjs';
 
-/** GET routes left out of the mix: the same function as another route under a second spelling. */
-const ALIASES = new Set(['/api/v1/config/new_config']);
-
 /** The account whose SSH keys the mix reads. */
 const USER = 'paradrop';
 
@@ -46,7 +43,7 @@ async function discover(base, headers) {
 
 /**
  * The concrete paths of the read mix on the server at `base`: each GET route of dist/manifest.json
- * (but ALIASES), in manifest order, parameters filled in. Answers `{ paths, skipped }`; a route whose
+ * on its path (not its aliases, the same function again), in manifest order, parameters filled in. Answers `{ paths, skipped }`; a route whose
  * parameter has no value here (`/changes/:id` with no change) is skipped, and named in `skipped`.
  */
 export async function mixPaths(base, headers = {}) {
@@ -55,7 +52,7 @@ export async function mixPaths(base, headers = {}) {
   const paths = [];
   const skipped = [];
   for (const fn of manifest.functions) {
-    if (fn.method !== 'GET' || ALIASES.has(fn.path)) continue;
+    if (fn.method !== 'GET') continue;
     const names = [...fn.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
     const unknown = names.filter((name) => !(name in values));
     if (unknown.length > 0) throw new Error(`the bench does not know how to fill :${unknown.join(', :')} of GET ${fn.path}: teach test/bench/http-capture.mjs`);

@@ -1,0 +1,22 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { loadChute } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { redactDocument } from './redact.ts';
+import { ChuteCacheSchema, type ChuteCache, ChuteRequestSchema } from './schemas.ts';
+
+export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/cache', summary: "The chute's cache, secrets redacted" });
+export const request = ChuteRequestSchema;
+export const response = ChuteCacheSchema;
+
+/**
+ * The chute cache as a JSON object ({} when the chute has none), every secret (`apiToken`,
+ * `acct_secret`, a Wi-Fi `key`, …) replaced by `[redacted]` at any depth.
+ *
+ * @example
+ * await handle(input, device) // { containerId: 'cbaf…', networks: { wifi: { hostInterface: 'phy1-ap1', … } }, apiToken: '[redacted]' }
+ */
+export const handle: Handler<ChuteCache> = async (input, device) => {
+  const { chute } = pathParams(input, ['chute']);
+  return redactDocument((await loadChute(device, chute)).cache);
+};

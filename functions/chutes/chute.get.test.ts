@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { callChute } from '../../test/chute-devices.ts';
+import { memoryDevice } from '../../test/memory-device.ts';
+import { CHUTE_LABEL } from '../core/device.ts';
+import * as chute from './chute.get.ts';
+
+const RECORD = {
+  name: 'hotspot',
+  version: '2.1',
+  state: 'running',
+  environment: { PORTAL_TITLE: 'Café Guest Wi-Fi', SESSION_MINUTES: 60, DEBUG: false, NESTED: { no: 'env' } },
+  allocation: { cpu_shares: 512, prioritize_traffic: true, memory: 67108864 },
+  resources: { gpio: [17] },
+};
+
+function device(record: Record<string, unknown>, containers: Record<string, unknown>[] | null = []) {
+  return memoryDevice({ chutes: { hotspot: { record, config: { web: { port: 8080 } } } }, containers });
+}
+
+const running = { Id: 'abc', Labels: { [CHUTE_LABEL]: 'hotspot' }, State: 'running', Status: 'Up 2 days' };
+
+describe('GET /api/v1/chutes/:chute', () => {
+  it('responds with 200 and the chute record: allocation fields kept, environment values as strings', async () => {
+    const { status, body } = await callChute(chute, device(RECORD, [running]), { chute: 'hotspot' });
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      name: 'hotspot',
+      version: '2.1',
+      state: 'running',
+      environment: { PORTAL_TITLE: 'Café Guest Wi-Fi', SESSION_MINUTES: '60', DEBUG: 'false' },
+      allocation: { cpu_shares: 512, prioritize_traffic: true, memory: 67108864 },
+      resources: { gpio: [17] },
+    });
+  });
+
+  it("takes the state from the chute's container, not from the stored record", async () => {
+    const failed = { ...running, State: 'exited', Status: 'Exited (2) 1 minute ago' };
+    expect((await callChute(chute, device(RECORD, [failed]), { chute: 'hotspot' })).body).toMatchObject({ state: 'failed' });
+    expect((await callChute(chute, device(RECORD, []), { chute: 'hotspot' })).body).toMatchObject({ state: 'missing' });
+  });
+
+  it('responds with the stored state when no engine is reachable', async () => {
+    const stopped = { ...RECORD, state: 'stopped' };
+    expect((await callChute(chute, device(stopped, null), { chute: 'hotspot' })).body).toMatchObject({ state: 'stopped' });
+  });
+
+  it('fills what a sparse record lacks: version null, no environment, default allocation, resources null', async () => {
+    const { status, body } = await callChute(chute, device({ allocation: { cpu_shares: 'lots', prioritize_traffic: 'yes' }, resources: 'none' }, null), { chute: 'hotspot' });
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      name: 'hotspot',
+      version: null,
+      state: 'missing',
+      environment: {},
+      allocation: { cpu_shares: 1024, prioritize_traffic: false },
+      resources: null,
+    });
+  });
+
+  it('names the chute by its name on the device, and writes a numeric version as a string', async () => {
+    const { body } = await callChute(chute, device({ name: 'other', version: 3 }, null), { chute: 'hotspot' });
+    expect(body).toMatchObject({ name: 'hotspot', version: '3' });
+  });
+
+  it('responds with 404 for an unknown chute', async () => {
+    const { status, body } = await callChute<{ detail: string }>(chute, device(RECORD), { chute: 'nope' });
+    expect(status).toBe(404);
+    expect(body.detail).toContain('nope');
+  });
+
+  it('responds with 400 naming params.chute for a name that cannot be a chute', async () => {
+    for (const name of ['../etc', '.hidden', 'a'.repeat(65), '']) {
+      const { status, body } = await callChute(chute, device(RECORD), { chute: name });
+      expect(status, name).toBe(400);
+      expect(body).toMatchObject({ errors: [{ path: 'params.chute' }] });
+    }
+  });
+});

@@ -1,0 +1,51 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { HttpProblem } from '../core/problem.ts';
+import { invalidInput } from '../core/validate.ts';
+import { loadChute } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { ChangeAcceptedSchema, type ChangeAccepted, ChuteSourceUpdateRequestSchema } from './schemas.ts';
+import { readChuteSource, readUpload } from './source.ts';
+import { submit } from './submit.ts';
+
+export const route = defineRoute({
+  method: 'PUT',
+  path: '/api/v1/chutes/:chute',
+  summary: "Update an installed chute from its source (a tar with paradrop.yaml and a Dockerfile): a new image, version and configuration (a change)",
+  body: 'document',
+  upload: ['application/x-tar'],
+});
+export const request = ChuteSourceUpdateRequestSchema;
+export const response = ChangeAcceptedSchema;
+
+/** The only body this route takes. */
+const SOURCE_TYPE = 'application/x-tar';
+
+/**
+ * Queues an `update` change of an installed chute from its source, as `pdtools node update-chute`
+ * sends it: a tar with `paradrop.yaml` (or `paradrop.yml`) and a `Dockerfile` at its root
+ * (`readChuteSource` lists how paradrop.yaml maps onto the chute). The change builds the new image,
+ * then replaces the chute's image, version, environment and configuration and recreates its
+ * container; when that fails, the previous ones come back. Everything is checked before the change is
+ * queued: on any 4xx nothing is submitted.
+ *
+ * @throws HttpProblem 400 for a bad chute name, 404 for a chute that is not installed, 413, 415 for a
+ *   body that is not `application/x-tar`, 422 listing every violation (`body` for a tar that is not a
+ *   chute's source, `paradrop.yaml.name` when it names another chute, paths under `paradrop.yaml`).
+ * @example
+ * await handle({ …, params: { chute: 'hello' }, headers: { 'content-type': 'application/x-tar' }, bytes: source }, device) // { change_id: 12 }
+ */
+export const handle: Handler<ChangeAccepted> = async (input, device) => {
+  const { chute } = pathParams(input, ['chute']);
+  if (input.bytes === undefined) {
+    throw new HttpProblem(415, `the request body must be ${SOURCE_TYPE}: the chute's source, with paradrop.yaml at its root, as pdtools update-chute sends it`, {
+      extensions: { accepted: [SOURCE_TYPE] },
+    });
+  }
+  await loadChute(device, chute);
+  const upload = await readUpload(input.bytes);
+  if (upload.kind !== 'source') throw invalidInput("the chute's source", [{ path: 'body', message: "is an image archive, not a chute's source: a chute is updated from a tar with paradrop.yaml at its root" }]);
+  const source = readChuteSource(upload);
+  if (source.name !== chute) throw invalidInput("the chute's source", [{ path: 'paradrop.yaml.name', message: `names chute ${source.name}, not ${chute}: a chute is updated from its own source` }]);
+  return submit(device, { action: 'update', chute, version: source.version, config: source.config, environment: source.environment, source: input.bytes });
+};

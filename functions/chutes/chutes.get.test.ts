@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { callChute } from '../../test/chute-devices.ts';
+import { memoryDevice } from '../../test/memory-device.ts';
+import { CHUTE_LABEL } from '../core/device.ts';
+import * as list from './chutes.get.ts';
+
+const container = (chute: string, State: string, Status: string) => ({ Id: `${chute}-id`, Labels: { [CHUTE_LABEL]: chute }, State, Status });
+
+/** Three chutes in three states, and an engine that runs one, has stopped one and lost one. */
+function device(containers: Record<string, unknown>[] | null) {
+  return memoryDevice({
+    chutes: {
+      web: { record: { name: 'web', version: '3', state: 'running', environment: { PORT: '80' }, allocation: { cpu_shares: 256, prioritize_traffic: true }, resources: null } },
+      batch: { record: { name: 'batch', version: 7, state: 'running' } },
+      lost: { record: { name: 'lost', version: '1', state: 'stopped' } },
+    },
+    containers,
+  });
+}
+
+describe('GET /api/v1/chutes/', () => {
+  it('responds with 200 and the record of every chute, sorted by name, states from the engine', async () => {
+    const containers = [container('web', 'running', 'Up 2 hours'), container('batch', 'exited', 'Exited (0) 3 minutes ago')];
+    const { status, body } = await callChute(list, device(containers), {});
+    expect(status).toBe(200);
+    expect(body).toEqual([
+      { name: 'batch', version: '7', state: 'stopped', environment: {}, allocation: { cpu_shares: 1024, prioritize_traffic: false }, resources: null },
+      { name: 'lost', version: '1', state: 'missing', environment: {}, allocation: { cpu_shares: 1024, prioritize_traffic: false }, resources: null },
+      { name: 'web', version: '3', state: 'running', environment: { PORT: '80' }, allocation: { cpu_shares: 256, prioritize_traffic: true }, resources: null },
+    ]);
+  });
+
+  it('responds with the stored states when no engine is reachable', async () => {
+    const { body } = await callChute<{ name: string; state: string }[]>(list, device(null), {});
+    expect(body.map(({ name, state }) => [name, state])).toEqual([
+      ['batch', 'running'],
+      ['lost', 'stopped'],
+      ['web', 'running'],
+    ]);
+  });
+
+  it('sorts by name whatever order the device lists them in, and leaves out a name without a chute', async () => {
+    const base = device([]);
+    const unsorted = { ...base, chuteNames: async () => ['web', 'ghost', 'batch'] };
+    const { body } = await callChute<{ name: string }[]>(list, unsorted, {});
+    expect(body.map((chute) => chute.name)).toEqual(['batch', 'web']);
+  });
+
+  it('responds with 200 and an empty list on a device without chutes', async () => {
+    expect(await callChute(list, memoryDevice({ containers: [] }), {})).toEqual({ status: 200, body: [] });
+  });
+});

@@ -1,0 +1,319 @@
+import { describe, expect, it, vi } from 'vitest';
+import { memoryDevice } from '../../test/memory-device.ts';
+import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
+import { invoke, type FunctionOutput } from '../core/invoke.ts';
+import { isImageReference } from './bodies.ts';
+import * as install from './chutes.post.ts';
+
+/** A device with one chute installed, `hello`. */
+const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello', image: 'hello-world:1' }, config: {} } } });
+
+/** POST /api/v1/chutes/ as a transport hands it over: the raw text and its content type. */
+async function post(target: ReturnType<typeof device>, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
+  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const out = await invoke(install.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
+  return { ...out, json: JSON.parse(out.body) };
+}
+
+const postJson = (target: ReturnType<typeof device>, body: unknown) => post(target, 'application/json', JSON.stringify(body));
+
+const CONFIG = {
+  environment: { GREETING: 'hi', PORT: 8080 },
+  web: { port: 8080 },
+  net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: 'a-passphrase', dhcp: { start: 4, limit: 20, lease: '2h' } } },
+};
+
+describe('POST /api/v1/chutes/', () => {
+  it('responds with 200 and the change_id of an install change carrying every field as given', async () => {
+    const target = device();
+    const body = { name: 'web', image: 'registry.local:5000/team/web:1.2', version: '1.2', config: CONFIG, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' } };
+    const out = await postJson(target, body);
+    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(install.response.safeParse(out.json).success).toBe(true);
+    expect(install.request.safeParse({ body }).success).toBe(true);
+    expect(target.submitted).toEqual([
+      { action: 'install', chute: 'web', image: body.image, version: '1.2', config: CONFIG, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' } },
+    ]);
+    expect(await target.change(1)).toMatchObject({ id: 1, action: 'install', chute: 'web', state: 'queued' });
+  });
+
+  it('fills what the body leaves out: no version, an empty configuration, environment and allocation', async () => {
+    const target = device();
+    expect((await postJson(target, { name: 'bare', image: 'busybox' })).status).toBe(200);
+    expect(target.submitted).toEqual([{ action: 'install', chute: 'bare', image: 'busybox', version: null, config: {}, environment: {}, allocation: {} }]);
+  });
+
+  it('takes a YAML body (a configuration as a developer writes it), and a numeric version as its text', async () => {
+    const target = device();
+    const yaml = [
+      'name: hello-yaml',
+      'image: hello@sha256:' + 'ab'.repeat(32),
+      'version: 2',
+      'config:',
+      '  environment:',
+      '    DEBUG: yes',
+      '  net:',
+      '    wlan: { type: wifi, intfName: wlan0, ssid: lab, dhcp: { leasetime: 30m } }',
+      'x_unknown: ignored',
+      '',
+    ].join('\n');
+    expect((await post(target, 'application/yaml', yaml)).status).toBe(200);
+    expect(target.submitted).toEqual([
+      {
+        action: 'install',
+        chute: 'hello-yaml',
+        image: 'hello@sha256:' + 'ab'.repeat(32),
+        version: '2',
+        config: { environment: { DEBUG: true }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', dhcp: { leasetime: '30m' } } } },
+        environment: {},
+        allocation: {},
+      },
+    ]);
+  });
+
+  it('responds with 409 when a chute by that name is installed, and submits nothing', async () => {
+    const target = device();
+    const out = await postJson(target, { name: 'hello', image: 'hello-world:2' });
+    expect(out).toMatchObject({ status: 409, json: { status: 409, detail: 'a chute named hello is already installed' } });
+    expect(out.headers['content-type']).toBe('application/problem+json');
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 listing every violation with its path, those of the configuration under config., and submits nothing', async () => {
+    const target = device();
+    const body = {
+      name: '../etc',
+      image: 'Hello-World:1',
+      version: ['1'],
+      environment: { PORT: 8080, 'A=B': 'x' },
+      allocation: { cpu_shares: 1, prioritize_traffic: 'yes' },
+      config: { web: { port: 0 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short' }, guest: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 } } },
+    };
+    const out = await postJson(target, body);
+    expect(out.status).toBe(422);
+    expect(out.headers['content-type']).toBe('application/problem+json');
+    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
+      'allocation.cpu_shares',
+      'allocation.prioritize_traffic',
+      'config.net.guest.vlan_id',
+      'config.net.wlan.key',
+      'config.net.wlan.ssid',
+      'config.web.port',
+      'environment.A=B',
+      'environment.PORT',
+      'image',
+      'name',
+      'version',
+    ]);
+    expect(out.json.errors).toContainEqual({ path: 'allocation.cpu_shares', message: 'must be an integer of at least 2' });
+    expect(out.json.errors).toContainEqual({ path: 'image', message: expect.stringContaining('must be an image reference') });
+    expect(out.json.detail).toMatch(/^the install request is not valid: .* \(and 10 more\)$/);
+    expect(install.request.safeParse({ body }).success).toBe(false);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 for a missing name and image, and for a configuration that is not a mapping', async () => {
+    const target = device();
+    const out = await postJson(target, { config: ['web'] });
+    expect(out.json.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'name', message: 'is required' },
+        { path: 'image', message: 'is required' },
+        { path: 'config', message: expect.any(String) },
+      ]),
+    );
+    expect(out.json.errors).toHaveLength(3);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('checks the configuration in a YAML body too, naming its paths under config.', async () => {
+    const target = device();
+    const out = await post(target, 'text/yaml', 'name: web\nimage: web:1\nconfig:\n  net:\n    wlan: { type: wifi, intfName: Wlan0, dhcp: { limit: 0 } }\n');
+    expect(out.status).toBe(422);
+    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['config.net.wlan.dhcp.limit', 'config.net.wlan.intfName']);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 400, 415 or 422 for a body that is not a document mapping, and submits nothing', async () => {
+    const target = device();
+    expect((await post(target, 'application/json', '{"name": ')).status).toBe(400);
+    expect((await post(target, 'application/yaml', 'name: [1\n')).status).toBe(400);
+    expect((await post(target, 'text/plain', 'name: web')).status).toBe(415);
+    expect((await post(target, 'application/json', '')).status).toBe(422);
+    expect((await post(target, 'application/json', '["web"]')).status).toBe(422);
+    expect(target.submitted).toEqual([]);
+  });
+});
+
+describe('isImageReference', () => {
+  it('accepts repo, repo:tag, a registry with a port, nested paths and a sha256 digest', () => {
+    for (const image of ['busybox', 'busybox:1.36', 'library/busybox:latest', 'localhost:5000/a/b_c__d-e.f:v1.0-rc_1', 'ghcr.io/owner/img', `img@sha256:${'0f'.repeat(32)}`, 'a---b']) {
+      expect(isImageReference(image), image).toBe(true);
+    }
+  });
+
+  it('refuses upper case repositories, empty or bad tags, other digests, spaces and a name over 255 characters', () => {
+    for (const image of ['', 'Busybox', 'busybox:', 'busybox:-x', `busybox:${'t'.repeat(129)}`, 'img@sha256:abc', `img@md5:${'0f'.repeat(16)}`, 'a b', '/busybox', 'busybox/', 'a..b', 'a:1@sha256:' + '0f'.repeat(32), 'x'.repeat(256)]) {
+      expect(isImageReference(image), image).toBe(false);
+    }
+    expect(isImageReference('x'.repeat(255))).toBe(true);
+  });
+});
+
+describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () => {
+  /** The upload as a transport hands it over: the query and the raw bytes. */
+  async function upload(target: ReturnType<typeof device>, query: Record<string, string>, bytes: Uint8Array): Promise<FunctionOutput & { json: any }> {
+    const out = await invoke(install.handle, { params: {}, query, headers: { 'content-type': 'application/x-tar' }, body: undefined, text: '', bytes }, target);
+    return { ...out, json: JSON.parse(out.body) };
+  }
+
+  it('responds with 200 and loads the archive, then queues an install from its first tag with an empty configuration', async () => {
+    const target = device();
+    const archive = dockerSaveArchive(['uploaded/web:2', 'uploaded/web:latest']);
+    const out = await upload(target, { name: 'web', version: '2' }, archive);
+    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(target.loaded).toEqual([archive]);
+    expect(target.submitted).toEqual([{ action: 'install', chute: 'web', image: 'uploaded/web:2', version: '2', config: {}, environment: {}, allocation: {} }]);
+  });
+
+  it('responds with 422 naming body and name for a tar without a tagged image or bytes that are not a tar, and loads nothing', async () => {
+    const target = device();
+    const untagged = await upload(target, { name: '-bad' }, dockerSaveArchive([]));
+    expect(untagged).toMatchObject({ status: 422 });
+    expect(untagged.json.errors.map((error: { path: string }) => error.path).sort()).toEqual(['body', 'name']);
+    const notTar = await upload(target, { name: 'web' }, new TextEncoder().encode('{"name":"web"}'));
+    expect(notTar).toMatchObject({ status: 422, json: { errors: [{ path: 'body' }] } });
+    expect(notTar.json.errors[0].message).toMatch(/not a tar/);
+    expect((await upload(target, {}, dockerSaveArchive(['a:1']))).json.errors).toEqual([{ path: 'name', message: expect.stringMatching(/required/) }]);
+    expect(target.loaded).toEqual([]);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 409 for a name that is taken, before loading anything', async () => {
+    const target = device();
+    expect((await upload(target, { name: 'hello' }, dockerSaveArchive(['a:1']))).status).toBe(409);
+    expect(target.loaded).toEqual([]);
+  });
+});
+
+describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with paradrop.yaml, as pdtools install-chute sends it)", () => {
+  async function upload(target: ReturnType<typeof device>, bytes: Uint8Array): Promise<FunctionOutput & { json: any }> {
+    const out = await invoke(install.handle, { params: {}, query: {}, headers: { 'content-type': 'application/x-tar' }, body: undefined, text: '', bytes }, target);
+    return { ...out, json: JSON.parse(out.body) };
+  }
+
+  const DOCKERFILE = 'FROM chutebox-test:sleeper\nCOPY greeting.txt /greeting.txt\n';
+
+  it('responds with 200 and queues an install that builds from the tar, with the name, version and configuration of paradrop.yaml', async () => {
+    const target = device();
+    const yaml = [
+      'name: web',
+      'version: 3',
+      'environment: { STAGE: test, PORT: 8080 }',
+      'services:',
+      '  main:',
+      '    type: normal',
+      '    source: .',
+      '    environment: { MODE: demo }',
+      '    interfaces:',
+      '      wlan0:',
+      '        type: wifi-ap',
+      '        dhcp: { leasetime: 12h, limit: 250, start: 4 }',
+      '        wireless: { ssid: lab, key: a-passphrase, isolate: true }',
+      '    requests:',
+      '      port-bindings:',
+      '        - { external: 8080, internal: 80 }',
+      'web: { service: main, port: 80 }',
+      '',
+    ].join('\n');
+    const source = tarArchive({ 'paradrop.yaml': yaml, Dockerfile: DOCKERFILE, 'greeting.txt': 'hi\n' });
+    const out = await upload(target, source);
+    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(target.loaded).toEqual([]);
+    expect(target.submitted).toEqual([
+      {
+        action: 'install',
+        chute: 'web',
+        image: null,
+        source,
+        version: '3',
+        environment: { STAGE: 'test', PORT: '8080' },
+        allocation: {},
+        config: {
+          environment: { MODE: 'demo' },
+          net: { wlan0: { dhcp: { leasetime: '12h', limit: 250, start: 4 }, intfName: 'wlan0', type: 'wifi', ssid: 'lab', key: 'a-passphrase', options: { isolate: true } } },
+          host_config: { port_bindings: { 80: 8080 } },
+          web: { service: 'main', port: 80 },
+        },
+      },
+    ]);
+  });
+
+  it('takes the older form (config: at the top level, kept as written) and paradrop.yml under ./', async () => {
+    const target = device();
+    const yaml = 'name: old\nconfig:\n  web: { port: 5000 }\n  net:\n    wifi: { type: wifi, intfName: wlan0, ssid: seccam }\n  x_custom: kept\n';
+    const out = await upload(target, tarArchive({ './paradrop.yml': yaml, './Dockerfile': DOCKERFILE }));
+    expect(out.status).toBe(200);
+    expect(target.submitted).toMatchObject([
+      { action: 'install', chute: 'old', image: null, version: null, environment: {}, config: { web: { port: 5000 }, net: { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'seccam' } }, x_custom: 'kept' } },
+    ]);
+  });
+
+  it('responds with 422 listing every violation with its path under paradrop.yaml, and submits nothing', async () => {
+    const target = device();
+    const yaml = [
+      'name: -bad',
+      'version: [1]',
+      'environment: { PORT: [80] }',
+      'services:',
+      '  main:',
+      '    type: light',
+      '    source: app',
+      '    interfaces:',
+      '      wlan0: { type: wifi-ap, wireless: { ssid: lab, key: short } }',
+      'web: { service: main, port: 0 }',
+      '',
+    ].join('\n');
+    const out = await upload(target, tarArchive({ 'paradrop.yaml': yaml }));
+    expect(out.status).toBe(422);
+    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
+      'paradrop.yaml.environment.PORT',
+      'paradrop.yaml.name',
+      'paradrop.yaml.services.main.interfaces.wlan0.wireless.key',
+      'paradrop.yaml.services.main.source',
+      'paradrop.yaml.services.main.source',
+      'paradrop.yaml.services.main.type',
+      'paradrop.yaml.version',
+      'paradrop.yaml.web.port',
+    ]);
+    expect(out.json.errors).toContainEqual({ path: 'paradrop.yaml.services.main.type', message: expect.stringMatching(/light is not supported.*add a Dockerfile/) });
+    expect(out.json.errors).toContainEqual({ path: 'paradrop.yaml.services.main.source', message: expect.stringMatching(/has no Dockerfile/) });
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 for a missing name and for more than one service, saying chutebox runs one container per chute', async () => {
+    const target = device();
+    const twoServices = 'name: pair\nservices:\n  main: { type: normal }\n  db: { type: image, image: mongo:3.0 }\n';
+    const out = await upload(target, tarArchive({ 'paradrop.yaml': twoServices, Dockerfile: DOCKERFILE }));
+    expect(out.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.services', message: expect.stringMatching(/one container per chute.*main, db/) }] });
+    const nameless = await upload(target, tarArchive({ 'paradrop.yaml': 'version: 1\n', Dockerfile: DOCKERFILE }));
+    expect(nameless.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/is required/) }] });
+    const notYaml = await upload(target, tarArchive({ 'paradrop.yaml': 'name: [x\n', Dockerfile: DOCKERFILE }));
+    expect(notYaml.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml' }] });
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 naming body for a tar with neither paradrop.yaml nor manifest.json, saying what was expected', async () => {
+    const target = device();
+    const out = await upload(target, tarArchive({ Dockerfile: DOCKERFILE, 'sub/paradrop.yaml': 'name: deep\n' }));
+    expect(out.json).toMatchObject({ status: 422, errors: [{ path: 'body', message: expect.stringMatching(/paradrop\.yaml at its root.*manifest\.json at its root/) }] });
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 409 for the name of an installed chute, and submits nothing', async () => {
+    const target = device();
+    const out = await upload(target, tarArchive({ 'paradrop.yaml': 'name: hello\n', Dockerfile: DOCKERFILE }));
+    expect(out).toMatchObject({ status: 409, json: { detail: 'a chute named hello is already installed' } });
+    expect(target.submitted).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { accessPoint, callChute, chuteDevice, STATIONS } from '../../test/chute-devices.ts';
+import { rawFixture } from '../../test/info-devices.ts';
+import * as clients from './clients.get.ts';
+
+const WLAN = { chute: 'hello', network: 'wlan' };
+
+describe('GET /api/v1/chutes/:chute/networks/:network/clients', () => {
+  it('responds with 200 and each station joined with its lease by MAC address', async () => {
+    const { status, body } = await callChute(clients, chuteDevice(), WLAN);
+    expect(status).toBe(200);
+    expect(body).toEqual([
+      {
+        mac_addr: STATIONS[0],
+        ip_addr: '192.168.128.23',
+        hostname: 'phone',
+        signal: '-63 [-86, -63, -100, -100] dBm',
+        signal_avg: '-64 [-79, -64, -100, -100] dBm',
+        tx_bitrate: '702.0 MBit/s VHT-MCS 8 80MHz VHT-NSS 2',
+        rx_bitrate: '24.0 MBit/s',
+        inactive_time: '22430 ms',
+        connected_time: '4257 seconds',
+      },
+      // The lease file writes this MAC in upper case, and the client sent no host name (`*`).
+      expect.objectContaining({ mac_addr: STATIONS[1], ip_addr: '192.168.128.40', hostname: null, inactive_time: '6530 ms' }),
+      // No lease: the address is unknown.
+      expect.objectContaining({ mac_addr: STATIONS[2], ip_addr: null, hostname: null, signal: '-59 [-68, -59, -100, -100] dBm' }),
+    ]);
+  });
+
+  it('gives null for what iw does not print, and no address when the lease file does not exist', async () => {
+    const device = chuteDevice({
+      networks: { 'hello/wlan': accessPoint({ stationDump: rawFixture('station_dump/yocto_hotspot_two_stations_tabs.txt'), leases: null }) },
+    });
+    const { body } = await callChute<Record<string, unknown>[]>(clients, device, WLAN);
+    expect(body[0]).toEqual({
+      mac_addr: '1e:19:6f:3a:c8:bb',
+      ip_addr: null,
+      hostname: null,
+      signal: null,
+      signal_avg: null,
+      tx_bitrate: '58.5 MBit/s',
+      rx_bitrate: '52.0 MBit/s',
+      inactive_time: '0 ms',
+      connected_time: '6 seconds',
+    });
+  });
+
+  it('takes the lease that ends last when a lease file holds several for one MAC', async () => {
+    const leases = `1700000000 ${STATIONS[0]} 10.0.0.5 old *\n1700009999 ${STATIONS[0]} 10.0.1.5 new *\n1700005000 ${STATIONS[0]} 10.0.2.5 mid *\n`;
+    const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ leases }) } });
+    const { body } = await callChute<{ ip_addr: string }[]>(clients, device, WLAN);
+    expect(body[0]!.ip_addr).toBe('10.0.1.5');
+  });
+
+  it('responds with 409 for a VLAN network, 404 for an unknown network or chute', async () => {
+    expect((await callChute(clients, chuteDevice(), { chute: 'hello', network: 'guest' })).status).toBe(409);
+    expect((await callChute(clients, chuteDevice(), { chute: 'hello', network: 'nope' })).status).toBe(404);
+    expect((await callChute(clients, chuteDevice(), { chute: 'nope', network: 'wlan' })).status).toBe(404);
+  });
+});

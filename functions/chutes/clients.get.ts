@@ -1,0 +1,73 @@
+import { reusingLast } from '../core/reusing-last.ts';
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { parseLeases, type LeaseRecord } from '../parsers/dnsmasq-leases.ts';
+import { parseStationDump, type StationRecord } from '../parsers/iw-station.ts';
+import { servingNetwork } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { ClientListSchema, type ClientList, NetworkRequestSchema, type Client } from './schemas.ts';
+
+export const route = defineRoute({
+  method: 'GET',
+  path: '/api/v1/chutes/:chute/networks/:network/clients',
+  summary: 'The stations of an access point with their DHCP lease (IP address, host name)',
+});
+export const request = NetworkRequestSchema;
+export const response = ClientListSchema;
+
+/** The station dump's records, and the leases by MAC address, parsed again only when their text changed. */
+const stationsOf = reusingLast(parseStationDump);
+const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
+
+/**
+ * The stations of the access point (`iw … station dump`) joined by MAC address with the network's
+ * DHCP leases. A station without a lease has `ip_addr` and `hostname` null: chutebox only knows the
+ * addresses its dnsmasq handed out, so on a bridged network, where clients get their address from
+ * another DHCP server (or set one), a client's IP address cannot be known.
+ *
+ * @example
+ * await handle(input, device)
+ * // [{ mac_addr: '5c:f7:e6:1c:36:f7', ip_addr: '192.168.128.23', hostname: 'phone', signal: '-63 [-86, -63] dBm', signal_avg: '-64 dBm',
+ * //    tx_bitrate: '702.0 MBit/s VHT-MCS 8 80MHz VHT-NSS 2', rx_bitrate: '24.0 MBit/s', inactive_time: '6530 ms', connected_time: '4238 seconds' }]
+ */
+export const handle: Handler<ClientList> = async (input, device) => {
+  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'list clients');
+  const host = device.network(network.target);
+  const [dump, leaseFile] = await Promise.all([host.stationDump(), host.leases()]);
+  const leases = leasesOf(leaseFile ?? '');
+  return stationsOf(dump).map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
+};
+
+/**
+ * The IPv4 lease of each MAC address (lower case). When a file holds several for one MAC (one per
+ * subnet), the one that ends last wins, an infinite one (`0`) above all.
+ */
+function leasesByMac(leases: LeaseRecord[]): Map<string, LeaseRecord> {
+  const byMac = new Map<string, LeaseRecord>();
+  const end = (lease: LeaseRecord) => (lease.expires === '0' ? Infinity : Number(lease.expires));
+  for (const lease of leases) {
+    if (lease.mac_addr === undefined) continue;
+    const mac = lease.mac_addr.toLowerCase();
+    const known = byMac.get(mac);
+    if (known === undefined || end(lease) >= end(known)) byMac.set(mac, lease);
+  }
+  return byMac;
+}
+
+function client(station: StationRecord, lease: LeaseRecord | undefined): Client {
+  const field = (key: string) => {
+    const value = station[key];
+    return typeof value === 'string' ? value : null;
+  };
+  return {
+    mac_addr: station.mac_addr,
+    ip_addr: lease?.ip_addr ?? null,
+    hostname: lease === undefined || lease.hostname === '*' ? null : lease.hostname,
+    signal: field('signal'),
+    signal_avg: field('signal_avg'),
+    tx_bitrate: field('tx_bitrate'),
+    rx_bitrate: field('rx_bitrate'),
+    inactive_time: field('inactive_time'),
+    connected_time: field('connected_time'),
+  };
+}

@@ -1,0 +1,36 @@
+import { reusingLast } from '../core/reusing-last.ts';
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { HttpProblem } from '../core/problem.ts';
+import { hostapdAnswer, parseHostapdReply } from '../parsers/hostapd.ts';
+import { servingNetwork } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { HostapdStatusSchema, type HostapdStatus, NetworkRequestSchema } from './schemas.ts';
+
+export const route = defineRoute({
+  method: 'GET',
+  path: '/api/v1/chutes/:chute/networks/:network/hostapd_status',
+  summary: "The access point's low-level status (hostapd STATUS)",
+});
+export const request = NetworkRequestSchema;
+export const response = HostapdStatusSchema;
+
+/** hostapd's STATUS reply as fields, parsed again only when the reply changed. */
+const statusOf = reusingLast(parseHostapdReply);
+
+/**
+ * hostapd's `STATUS` of the access point, every `key=value` as strings (SSIDs as hostapd escapes them).
+ *
+ * @throws HttpProblem 502 when hostapd answers with no field (`FAIL`).
+ * @example
+ * await handle(input, device) // { state: 'ENABLED', channel: '36', 'bss[0]': 'wlan0', 'ssid[0]': 'lab', 'num_sta[0]': '3', … }
+ */
+export const handle: Handler<HostapdStatus> = async (input, device) => {
+  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'read the access point status');
+  const reply = await device.network(network.target).hostapd(['STATUS']);
+  const status = statusOf(reply);
+  if (Object.keys(status).length === 0) {
+    throw new HttpProblem(502, `hostapd answered STATUS for network ${network.name} with no field: ${hostapdAnswer(reply) || 'nothing'}`);
+  }
+  return status;
+};

@@ -1,0 +1,19 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { findNetwork, networkSummary } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { NetworkRequestSchema, NetworkSummarySchema, type NetworkSummary } from './schemas.ts';
+
+export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network', summary: 'One network of a chute' });
+export const request = NetworkRequestSchema;
+export const response = NetworkSummarySchema;
+
+/**
+ * One entry of the chute configuration's `net`.
+ *
+ * @example
+ * await handle(input, device) // { name: 'wlan', type: 'wifi', interface: 'wlan0' }
+ */
+export const handle: Handler<NetworkSummary> = async (input, device) => {
+  return networkSummary(await findNetwork(device, pathParams(input, ['chute', 'network'])));
+};

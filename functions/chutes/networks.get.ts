@@ -1,0 +1,20 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { chuteNetworks, loadChute, networkSummary } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { ChuteRequestSchema, NetworkListSchema, type NetworkList } from './schemas.ts';
+
+export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks', summary: "The networks of a chute's configuration" });
+export const request = ChuteRequestSchema;
+export const response = NetworkListSchema;
+
+/**
+ * The entries of the chute configuration's `net`, in order.
+ *
+ * @example
+ * await handle(input, device) // [{ name: 'wlan', type: 'wifi', interface: 'wlan0' }, { name: 'guest', type: 'vlan', interface: 'eth1' }]
+ */
+export const handle: Handler<NetworkList> = async (input, device) => {
+  const { chute } = pathParams(input, ['chute']);
+  return chuteNetworks(await loadChute(device, chute)).map(networkSummary);
+};

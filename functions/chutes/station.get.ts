@@ -1,0 +1,27 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { HttpProblem } from '../core/problem.ts';
+import { parseStationDump } from '../parsers/iw-station.ts';
+import { servingNetwork } from './lookup.ts';
+import { pathParams } from './params.ts';
+import { StationRecordSchema, type StationRecord, StationRequestSchema } from './schemas.ts';
+
+export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network/stations/:mac', summary: 'One station connected to an access point' });
+export const request = StationRequestSchema;
+export const response = StationRecordSchema;
+
+/**
+ * `iw dev <host interface> station get <mac>`.
+ *
+ * @throws HttpProblem 400 for a malformed MAC address, 404 when no such station is connected.
+ * @example
+ * await handle(input, device) // { mac_addr: '5c:f7:e6:1c:36:f7', inactive_time: '6530 ms', … }
+ */
+export const handle: Handler<StationRecord> = async (input, device) => {
+  const params = pathParams(input, ['chute', 'network', 'mac']);
+  const network = await servingNetwork(device, params, ['access-point'], 'read a station');
+  const output = await device.network(network.target).stationGet(params.mac);
+  const station = output === null ? undefined : parseStationDump(output).find((s) => s.mac_addr.toLowerCase() === params.mac);
+  if (station === undefined) throw new HttpProblem(404, `no station ${params.mac} is connected to network ${network.name}`);
+  return station;
+};

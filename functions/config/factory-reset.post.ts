@@ -1,0 +1,29 @@
+import { defineRoute } from '../core/route.ts';
+import type { Handler } from '../core/invoke.ts';
+import { invalidInput } from '../core/validate.ts';
+import { FactoryResetRequestSchema, FactoryResetResultSchema, type FactoryResetResult } from './schemas.ts';
+
+export const route = defineRoute({
+  method: 'POST',
+  path: '/api/v1/config/factoryReset',
+  summary: 'Restore a fresh install: default host configuration, no chutes, no provisioning, no credentials',
+});
+export const request = FactoryResetRequestSchema;
+export const response = FactoryResetResultSchema;
+
+/**
+ * Resets the device and answers when it is done (as ParaDrop does), with `{ success, message }`. It
+ * first waits for every queued change; changes asked for meanwhile get 409. The runtime's own
+ * credentials are gone afterwards: like a fresh install, it then serves only clients on the device
+ * itself until `chutebox passwd` sets a password.
+ *
+ * @throws HttpProblem 422 for a body other than none or `{}`, 409 while another reset runs.
+ * @example
+ * await handle({ …, body: undefined }, device) // { success: true, message: 'factory reset: …' }
+ */
+export const handle: Handler<FactoryResetResult> = async (input, device) => {
+  const { body } = input;
+  const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  if (!empty) throw invalidInput('body', [{ path: 'body', message: 'factoryReset takes no body (or an empty object)' }]);
+  return device.factoryReset();
+};

@@ -1,0 +1,73 @@
+import { parse } from 'yaml';
+import { describe, expect, it, vi } from 'vitest';
+import { configDevice, routerHardware } from '../../test/config-devices.ts';
+import { invoke, type FunctionOutput } from '../core/invoke.ts';
+import * as hostconfig from './hostconfig.get.ts';
+
+/** A stored host configuration with secrets: a Wi-Fi key and a PPPoE password. */
+const STORED = `# The host configuration of chutebox
+firewall:
+  defaults: { input: ACCEPT, output: ACCEPT, forward: DROP }
+lan:
+  interfaces: [eth1]
+  proto: static
+  ipaddr: 10.0.0.1
+  netmask: 255.255.255.0
+wan: { interface: eth0, proto: pppoe, username: me@isp, password: pppoe-secret }
+wifi:
+  - { id: pci-wifi-0, channel: 6 }
+wifi-interfaces:
+  - { device: pci-wifi-0, ssid: home, encryption: psk2, key: hunter2hunter2 }
+x_vendor: kept
+`;
+
+async function get(device: ReturnType<typeof configDevice>, accept?: string): Promise<FunctionOutput> {
+  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const headers: Record<string, string> = accept === undefined ? {} : { accept };
+  return invoke(hostconfig.handle, { params: {}, query: {}, headers, body: undefined, text: '' }, device).finally(() => log.mockRestore());
+}
+
+describe('GET /api/v1/config/hostconfig', () => {
+  it('responds with 200 and the stored configuration, every field kept, the Wi-Fi key and the PPPoE password [redacted]', async () => {
+    const out = await get(configDevice(routerHardware, { stored: STORED }));
+    expect(out.status).toBe(200);
+    expect(out.headers).toMatchObject({ 'content-type': 'application/json', vary: 'accept' });
+    const json = JSON.parse(out.body);
+    expect(json).toEqual({
+      firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'DROP' } },
+      lan: { interfaces: ['eth1'], proto: 'static', ipaddr: '10.0.0.1', netmask: '255.255.255.0' },
+      wan: { interface: 'eth0', proto: 'pppoe', username: 'me@isp', password: '[redacted]' },
+      wifi: [{ id: 'pci-wifi-0', channel: 6 }],
+      'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: '[redacted]' }],
+      x_vendor: 'kept',
+    });
+    expect(hostconfig.response.safeParse(json).success).toBe(true);
+    expect(out.body).not.toContain('hunter2hunter2');
+    expect(out.body).not.toContain('pppoe-secret');
+  });
+
+  it('responds with YAML when Accept asks for it', async () => {
+    const out = await get(configDevice(routerHardware, { stored: STORED }), 'application/yaml');
+    expect(out.headers['content-type']).toBe('application/yaml');
+    expect(parse(out.body).wan.password).toBe('[redacted]');
+    expect(parse(out.body).firewall.defaults.forward).toBe('DROP');
+  });
+
+  it('responds with the configuration generated from the hardware while none is stored', async () => {
+    const device = configDevice(routerHardware);
+    const json = JSON.parse((await get(device)).body);
+    expect(json).toMatchObject({
+      lan: { interfaces: ['eth1', 'eth2', 'eth10'], ipaddr: '192.168.1.1' },
+      wan: { interface: 'eth0', proto: 'dhcp' },
+      wifi: [{ id: 'pci-wifi-0', channel: 36 }, { id: 'pci-wifi-1', channel: 1 }],
+    });
+    expect(hostconfig.response.safeParse(json).success).toBe(true);
+    expect(await device.hostConfig.read()).toBeNull();
+  });
+
+  it('responds with 500, without details, when the stored configuration is damaged', async () => {
+    const out = await get(configDevice(routerHardware, { stored: 'lan: [1\n' }));
+    expect(out.status).toBe(500);
+    expect(out.body).not.toContain('YAML');
+  });
+});

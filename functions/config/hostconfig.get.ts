@@ -1,0 +1,18 @@
+import type { Handler, Reply } from '../core/invoke.ts';
+import { defineRoute } from '../core/route.ts';
+import { currentHostConfig } from './host-config.ts';
+import { answerHostConfig } from './host-config-answer.ts';
+import { HostConfigurationSchema, NoInputSchema } from './schemas.ts';
+
+export const route = defineRoute({ method: 'GET', path: '/api/v1/config/hostconfig', summary: 'The host configuration, as JSON or YAML' });
+export const request = NoInputSchema;
+export const response = HostConfigurationSchema;
+
+/**
+ * The stored host configuration, or the one generated from the hardware while none is stored (a fresh
+ * install, after a factory reset), secrets `[redacted]`: JSON, or YAML when `Accept` asks for it.
+ *
+ * @example
+ * await handle(input, device) // reply('{"firewall":{"defaults":{"input":"ACCEPT",…}},"lan":{…},…}', 'application/json', { vary: 'accept' })
+ */
+export const handle: Handler<Reply> = async (input, device) => answerHostConfig(input, await currentHostConfig(device));

@@ -1,0 +1,277 @@
+import { describe, expect, it, vi } from 'vitest';
+import { configDevice, routerHardware, type ConfigDevice } from '../../test/config-devices.ts';
+import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
+import type { Device } from '../core/device.ts';
+import { invoke, type FunctionOutput } from '../core/invoke.ts';
+import { parseStoredHostConfig } from './host-config.ts';
+import * as update from './hostconfig.put.ts';
+
+/** A valid host configuration: the LAN with DHCP, a DHCP WAN, one radio with an access point. */
+function valid(): Record<string, any> {
+  return {
+    firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } },
+    lan: { interfaces: ['eth1', 'eth2'], proto: 'static', ipaddr: '192.168.1.1', netmask: '255.255.255.0', dhcp: { start: 100, limit: 150, leasetime: '12h' } },
+    wan: { interface: 'eth0', proto: 'dhcp' },
+    wifi: [{ id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' }],
+    'wifi-interfaces': [{ device: 'pci-wifi-0', mode: 'ap', ssid: 'home', encryption: 'psk2', key: 'hunter2hunter2', network: 'lan' }],
+    system: { hostname: 'router.lan', timezone: 'Europe/Zurich' },
+    telemetry: { enabled: false, interval: 300 },
+  };
+}
+
+/** What the device stores: the valid configuration as YAML, with a PPPoE WAN. */
+const STORED = `firewall: { defaults: { input: ACCEPT, output: ACCEPT, forward: REJECT } }
+lan: { interfaces: [eth1], proto: static, ipaddr: 192.168.1.1, netmask: 255.255.255.0 }
+wan: { interface: eth0, proto: pppoe, username: me@isp, password: pppoe-secret }
+wifi: [{ id: pci-wifi-0, channel: 36 }]
+wifi-interfaces: [{ device: pci-wifi-0, ssid: home, encryption: psk2, key: hunter2hunter2 }]
+`;
+
+const device = (stored: string | null = STORED) => configDevice(routerHardware, { stored });
+
+async function put(target: Device, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
+  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+  const out = await invoke(update.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
+  return { ...out, json: JSON.parse(out.body) };
+}
+
+const json = (target: Device, body: unknown) => put(target, 'application/json', JSON.stringify(body));
+
+/** The paths of a 422's errors, sorted. */
+function paths(out: { json: any }): string[] {
+  return (out.json.errors as { path: string }[]).map((error) => error.path).sort();
+}
+
+/** Sends a bad body and checks the 422 and that nothing was submitted or stored. */
+async function rejects(body: unknown, stored: string | null = STORED): Promise<{ paths: string[]; messages: Record<string, string> }> {
+  const target = device(stored);
+  const out = await json(target, body);
+  expect(out.status, JSON.stringify(out.json)).toBe(422);
+  expect(out.headers['content-type']).toBe('application/problem+json');
+  expect(target.submitted).toEqual([]);
+  expect(await target.hostConfig.read()).toBe(stored);
+  return { paths: paths(out), messages: Object.fromEntries((out.json.errors as { path: string; message: string }[]).map((error) => [error.path, error.message])) };
+}
+
+describe('PUT /api/v1/config/hostconfig', () => {
+  it('responds with 200 and the change_id of an update-hostconfig change carrying the configuration as written', async () => {
+    const target = device();
+    const body = { ...valid(), x_vendor: { kept: true }, lan: { ...valid().lan, mtu: 1500 } };
+    const out = await json(target, body);
+    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(update.response.safeParse(out.json).success).toBe(true);
+    expect(target.submitted).toEqual([{ action: 'update-hostconfig', config: body }]);
+    expect(await target.hostConfig.read()).toBe(STORED);
+  });
+
+  it('takes ParaDrop\'s wrapper {"config": {...}}', async () => {
+    const target = device();
+    expect((await json(target, { config: valid() })).status).toBe(200);
+    expect(target.submitted).toEqual([{ action: 'update-hostconfig', config: valid() }]);
+  });
+
+  it('takes YAML, read as YAML 1.1', async () => {
+    const target = device();
+    const yaml = `config:
+  firewall: { defaults: { input: ACCEPT, output: ACCEPT, forward: DROP } }
+  lan: { interfaces: [], proto: static, ipaddr: 10.1.0.1, netmask: 255.255.0.0 }
+  telemetry: { enabled: no }
+`;
+    expect((await put(target, 'application/yaml', yaml)).status).toBe(200);
+    expect(target.submitted).toEqual([
+      {
+        action: 'update-hostconfig',
+        config: {
+          firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'DROP' } },
+          lan: { interfaces: [], proto: 'static', ipaddr: '10.1.0.1', netmask: '255.255.0.0' },
+          telemetry: { enabled: false },
+        },
+      },
+    ]);
+  });
+
+  it('takes the [redacted] placeholders a GET answers where secrets are stored, and queues the change with them, not with the secrets', async () => {
+    const target = device();
+    const body = {
+      ...valid(),
+      wan: { interface: 'eth0', proto: 'pppoe', username: 'me@isp', password: '[redacted]' },
+      'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: '[redacted]' }],
+    };
+    expect((await json(target, body)).status).toBe(200);
+    expect(target.submitted).toEqual([{ action: 'update-hostconfig', config: body }]);
+  });
+
+  it('responds with 422 for a [redacted] placeholder with no stored secret behind it, and a configuration generated (none stored) has none', async () => {
+    const body = { ...valid(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: '[redacted]' }] };
+    const { paths, messages } = await rejects(body, null);
+    expect(paths).toEqual(["wifi-interfaces[0].key"]);
+    expect(messages['wifi-interfaces[0].key']).toContain('the placeholder of a secret');
+  });
+
+  it('responds with 422 listing every violation with its path, and submits and stores nothing', async () => {
+    const body = valid();
+    body.firewall.defaults.input = 'ALLOW';
+    delete body.firewall.defaults.output;
+    body.lan.netmask = '255.0.255.0';
+    body.lan.dhcp.leasetime = 'forever';
+    body.wan.proto = 'dhcpv6';
+    body.wifi.push({ id: 'pci-wifi-1', channel: 15 }, { id: 'PCI wifi' , channel: 'auto' });
+    body['wifi-interfaces'][0].ssid = 'x'.repeat(33);
+    body['wifi-interfaces'][0].key = 'short';
+    body['wifi-interfaces'][0].mode = 'mesh';
+    body.system.hostname = '-router';
+    body.telemetry.interval = 5;
+    body.telemetry.enabled = 'yes';
+    const { paths, messages } = await rejects(body);
+    expect(paths).toEqual([
+      'firewall.defaults.input',
+      'firewall.defaults.output',
+      'lan.dhcp.leasetime',
+      'lan.netmask',
+      'system.hostname',
+      'telemetry.enabled',
+      'telemetry.interval',
+      'wan.proto',
+      'wifi-interfaces[0].key',
+      'wifi-interfaces[0].mode',
+      'wifi-interfaces[0].ssid',
+      'wifi[1].channel',
+      'wifi[2].id',
+    ]);
+    expect(messages).toMatchObject({
+      'firewall.defaults.input': 'must be one of ACCEPT, REJECT, DROP',
+      'firewall.defaults.output': 'is required',
+      'telemetry.interval': 'must be an integer from 10 to 86400',
+      'wifi[1].channel': expect.stringContaining('1 to 14 (2.4 GHz)'),
+    });
+  });
+
+  it('responds with 422 naming firewall and lan when they are missing, and the root when the body is no mapping of sections', async () => {
+    expect((await rejects({})).paths).toEqual(['firewall', 'lan']);
+    expect((await rejects({ firewall: 'open', lan: [] })).paths).toEqual(['firewall', 'lan']);
+  });
+
+  it('responds with 422 for addresses that do not fit their subnets', async () => {
+    const body = valid();
+    body.lan.ipaddr = '192.168.1.0';
+    body.lan.dhcp = { start: 200, limit: 100, leasetime: 3600 };
+    body.wan = { interface: 'eth0', proto: 'static', ipaddr: '192.168.1.20', netmask: '255.255.0.0', gateway: '10.0.0.1' };
+    const { paths, messages } = await rejects(body);
+    expect(paths).toEqual(['lan.dhcp.limit', 'lan.ipaddr', 'wan.gateway', 'wan.netmask']);
+    expect(messages['lan.ipaddr']).toBe('is the network address of 192.168.1.0/24: it must be a host address of its subnet');
+    expect(messages['lan.dhcp.limit']).toBe("leaves the LAN's subnet 192.168.1.0/24: start + limit - 1 (299) must be at most 254, the offset of its last host address");
+    expect(messages['wan.gateway']).toBe("must be a host address of the WAN's subnet 192.168.0.0/16");
+    expect(messages['wan.netmask']).toBe("makes the WAN's subnet 192.168.0.0/16 overlap the LAN's 192.168.1.0/24");
+  });
+
+  it('responds with 422 for what a WAN protocol needs and a port that is both WAN and LAN', async () => {
+    const staticWan = { ...valid(), wan: { interface: 'eth1', proto: 'static', ipaddr: '203.0.113.2' } };
+    expect((await rejects(staticWan)).paths).toEqual(['wan.gateway', 'wan.interface', 'wan.netmask']);
+    const pppoe = { ...valid(), wan: { interface: 'eth0', proto: 'pppoe' } };
+    expect((await rejects(pppoe)).messages).toEqual({ 'wan.username': 'is required with proto pppoe', 'wan.password': 'is required with proto pppoe' });
+  });
+
+  it('responds with 422 for radio settings that do not go together', async () => {
+    const body = valid();
+    body.wifi = [
+      { id: 'pci-wifi-0', channel: 36, hwmode: '11g' },
+      { id: 'pci-wifi-1', channel: 6, htmode: 'VHT80' },
+      { id: 'usb-wifi-0', channel: 'auto', hwmode: '11b', htmode: 'HT20' },
+      { id: 'pci-wifi-0', channel: 'auto' },
+      { id: 'pci-wifi-2', channel: 11, htmode: 'HT40+' },
+      { id: 'pci-wifi-3', channel: 36, htmode: 'HT40-' },
+      { id: 'pci-wifi-4', channel: 7, htmode: 'HT40-' },
+      { id: 'pci-wifi-5', channel: 153, htmode: 'HT40-' },
+    ];
+    const { messages } = await rejects(body);
+    expect(messages).toEqual({
+      'wifi[0].channel': 'is a 5 GHz channel, but hwmode 11g is 2.4 GHz only',
+      'wifi[1].htmode': 'is a 5 GHz mode, but the radio is on 2.4 GHz',
+      'wifi[2].htmode': 'must be NOHT with hwmode 11b, which has no HT',
+      'wifi[3].id': 'names the radio of wifi[0] again: give each radio once',
+      'wifi[4].htmode': 'puts the secondary channel above channel 11, outside its band: use HT40- or HT40',
+      'wifi[5].htmode': 'puts the secondary channel below channel 36, outside its band: use HT40+ or HT40',
+    });
+  });
+
+  it('responds with 422 for Wi-Fi networks on radios wifi does not list, and keys that do not match the encryption', async () => {
+    const body = { ...valid() };
+    delete body.wan;
+    body['wifi-interfaces'] = [
+      { device: 'pci-wifi-9', ssid: 'a', encryption: 'sae' },
+      { device: 'pci-wifi-0', ssid: 'b', key: 'hunter2hunter2' },
+      { device: 'pci-wifi-0', ssid: 'c', encryption: 'none', key: 'hunter2hunter2' },
+      { device: 'pci-wifi-0', mode: 'sta', ssid: 'd', encryption: 'owe', network: 'wan' },
+    ];
+    const { messages } = await rejects(body);
+    expect(messages).toEqual({
+      'wifi-interfaces[0].device': 'must be the id of an entry of wifi (wifi lists pci-wifi-0)',
+      'wifi-interfaces[0].key': 'is required with encryption sae',
+      'wifi-interfaces[1].encryption': 'is required with a key: psk2, psk, psk-mixed, sae, sae-mixed',
+      'wifi-interfaces[2].key': 'must not be given with encryption none, which takes no key',
+      'wifi-interfaces[3].network': 'is wan, but the configuration has no wan',
+    });
+  });
+
+  it('responds with 422 for a LAN port listed twice', async () => {
+    const body = valid();
+    body.lan.interfaces = ['eth1', 'eth2', 'eth1', '../x'];
+    expect((await rejects(body)).paths).toEqual(['lan.interfaces[2]', 'lan.interfaces[3]']);
+  });
+
+  it('replaces a stored configuration that cannot be read', async () => {
+    const target = device('lan: [1\n');
+    expect((await json(target, valid())).status).toBe(200);
+    expect(target.submitted).toEqual([{ action: 'update-hostconfig', config: valid() }]);
+  });
+
+  it('responds with 400, 415 or 422 for a body that is not a configuration document, and submits nothing', async () => {
+    const target = device();
+    expect((await put(target, 'application/json', '{"lan": ')).status).toBe(400);
+    expect((await put(target, 'application/yaml', 'lan: [1\n')).status).toBe(400);
+    expect((await put(target, 'text/plain', 'lan: {}')).status).toBe(415);
+    expect((await put(target, 'application/json', '')).status).toBe(422);
+    expect((await put(target, 'application/json', '[1, 2]')).status).toBe(422);
+    expect(target.submitted).toEqual([]);
+    expect(await target.hostConfig.read()).toBe(STORED);
+  });
+});
+
+describe('PUT /api/v1/config/hostconfig with [redacted] while an earlier change is still to run', () => {
+  /** PUT A sets a new Wi-Fi key; PUT B, a GET/edit/PUT round trip made before A ran, renames the network and keeps the key with a placeholder. */
+  const A = () => ({ ...valid(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: 'second-key-K2' }] });
+  const B = () => ({ ...valid(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: '[redacted]' }] });
+
+  /** The stored configuration as the device reads it. */
+  const stored = async (target: ConfigDevice) => parseStoredHostConfig((await target.hostConfig.read())!);
+
+  it('keeps the key in effect when B runs: the one A set', async () => {
+    const base = device();
+    const { device: target, release } = heldChanges(base);
+    const a = (await json(target, A())).json.change_id;
+    const b = await json(target, B());
+    expect(b.status).toBe(200);
+    expect((await target.change(a))!.state).not.toMatch(/succeeded|failed/);
+    release();
+    expect((await settledChange(target, a)).state).toBe('succeeded');
+    expect((await settledChange(target, b.json.change_id)).state).toBe('succeeded');
+    expect((await stored(base))['wifi-interfaces']).toEqual([{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: 'second-key-K2' }]);
+  });
+
+  it('fails B naming the path when A removed the secret behind its placeholder, and applies nothing of B', async () => {
+    const base = device();
+    const { device: target, release } = heldChanges(base);
+    const withoutWifi = { ...valid(), 'wifi-interfaces': [] };
+    const a = (await json(target, withoutWifi)).json.change_id;
+    const b = (await json(target, B())).json.change_id;
+    release();
+    expect((await settledChange(target, a)).state).toBe('succeeded');
+    const after = await base.hostConfig.read();
+    const failed = await settledChange(target, b);
+    expect(failed.state).toBe('failed');
+    expect(failed.messages.at(-1)!.text).toMatch(/^failed: wifi-interfaces\[0\]\.key is \[redacted\], the placeholder of a secret, but the host configuration in effect now has no secret there/);
+    expect(failed.messages.map((message) => message.text).join('\n')).not.toContain('stored the host configuration');
+    expect(await base.hostConfig.read()).toBe(after);
+    expect((await stored(base))['wifi-interfaces']).toEqual([]);
+  });
+});

@@ -1,0 +1,25 @@
+import type { Handler, Reply } from '../core/invoke.ts';
+import { defineRoute } from '../core/route.ts';
+import { generateHostConfig } from './host-config.ts';
+import { answerHostConfig } from './host-config-answer.ts';
+import { HostConfigurationSchema, NoInputSchema } from './schemas.ts';
+
+export const route = defineRoute({
+  method: 'GET',
+  path: '/api/v1/config/new-config',
+  // ParaDrop's sample request and pdtools write the path with `_`.
+  aliases: ['/api/v1/config/new_config'],
+  summary: 'A host configuration generated from the hardware',
+});
+export const request = NoInputSchema;
+export const response = HostConfigurationSchema;
+
+/**
+ * A host configuration generated from the detected hardware (see `generateHostConfig`): one wifi
+ * entry per radio, the first Ethernet interface as WAN, the others bridged as LAN. Changes nothing;
+ * JSON, or YAML when `Accept` asks for it. Its alias `/api/v1/config/new_config` answers the same.
+ *
+ * @example
+ * await handle(input, device) // reply('{"firewall":…,"lan":{"interfaces":["eth1"],…},"wan":{"interface":"eth0","proto":"dhcp"},"wifi":[…],…}', 'application/json', …)
+ */
+export const handle: Handler<Reply> = async (input, device) => answerHostConfig(input, await generateHostConfig(device));

@@ -1,0 +1,123 @@
+import { CHUTE_LABEL, type Device, type FsStats } from '../core/device.ts';
+import type { Handler } from '../core/invoke.ts';
+import { defineRoute } from '../core/route.ts';
+import { reusingLast } from '../core/reusing-last.ts';
+import { containerUsage } from '../parsers/docker-stats.ts';
+import { parseLoadavg } from '../parsers/loadavg.ts';
+import { parseMeminfo, swapMemory, virtualMemory } from '../parsers/meminfo.ts';
+import { distinctFileSystems, parseMounts, storageMounts, type Mount } from '../parsers/mounts.ts';
+import { parseNetDev, sumCounters } from '../parsers/netdev.ts';
+import { percent } from '../parsers/numbers.ts';
+import { parseStat, sumCpuTimes } from '../parsers/stat.ts';
+import { NoInputSchema, TelemetrySchema, type Telemetry } from './schemas.ts';
+
+export const route = defineRoute({
+  method: 'GET',
+  path: '/api/v1/info/telemetry',
+  summary: 'Resource use of the system and of each chute',
+});
+export const request = NoInputSchema;
+export const response = TelemetrySchema;
+
+type DiskUsage = Telemetry['system']['disk_usage'][number];
+type ChuteUsage = Telemetry['chutes'][number];
+
+/**
+ * ParaDrop's telemetry report, with psutil's field names and units (bytes, seconds):
+ * CPU times and boot time from /proc/stat, load from /proc/loadavg, memory and swap from
+ * /proc/meminfo, space on every storage file system of /proc/mounts (by statfs; pseudo filesystems,
+ * unreadable mounts and second views of a file system left out), network counters from
+ * /proc/net/dev, and one entry per chute container (none when the device has no container engine).
+ * A missing source gives zeros or empty lists. The sources are read at once: the stats of the
+ * running chutes take about a second.
+ *
+ * @example
+ * (await handle(input, device)).system.load_average // [0.2, 0.18, 0.12]
+ */
+/** What each source says, worked out again only when its text changed. */
+const statOf = reusingLast((text: string) => {
+  const kernel = parseStat(text);
+  return { ...kernel, total: kernel.total ?? sumCpuTimes(kernel.cpus) };
+});
+const memoryOf = reusingLast((text: string) => {
+  const memory = parseMeminfo(text);
+  return { virtual: virtualMemory(memory), swap: swapMemory(memory) };
+});
+const netDevOf = reusingLast((text: string) => {
+  const interfaces = parseNetDev(text);
+  return { interfaces, total: sumCounters(interfaces) };
+});
+const loadOf = reusingLast((text: string): [number, number, number] => parseLoadavg(text) ?? [0, 0, 0]);
+const storageMountsOf = reusingLast((text: string) => storageMounts(parseMounts(text)));
+
+export const handle: Handler<Telemetry> = async (_input, device) => {
+  const [stat, loadavg, meminfo, diskUsage, netdev, chutes] = await Promise.all([
+    device.readFile('/proc/stat'),
+    device.readFile('/proc/loadavg'),
+    device.readFile('/proc/meminfo'),
+    device.readFile('/proc/mounts').then((mounts) => readDiskUsage(device, storageMountsOf(mounts ?? ''))),
+    device.readFile('/proc/net/dev'),
+    readChutes(device),
+  ]);
+  const kernel = statOf(stat ?? '');
+  const memory = memoryOf(meminfo ?? '');
+  const network = netDevOf(netdev ?? '');
+  return {
+    time: device.now() / 1000,
+    system: {
+      boot_time: kernel.bootTime,
+      cpu_count: kernel.cpus.length,
+      cpu_times: kernel.cpus,
+      cpu_times_total: kernel.total,
+      load_average: loadOf(loadavg ?? ''),
+      virtual_memory: memory.virtual,
+      swap_memory: memory.swap,
+      disk_usage: diskUsage,
+      net_io_counters: network.total,
+    },
+    network: network.interfaces,
+    chutes,
+  };
+};
+
+async function readDiskUsage(device: Device, mounts: Mount[]): Promise<DiskUsage[]> {
+  const answers = await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)));
+  const measured = mounts.flatMap((mount, i) => {
+    const stats = answers[i];
+    return stats ? [{ mount, stats }] : [];
+  });
+  return distinctFileSystems(measured).map(({ mount, stats }) => diskUsage(mount, stats));
+}
+
+/**
+ * Space as psutil's `disk_usage()` counts it: `used` is what is not free even to root, `free` what an
+ * ordinary user may still write, and `percent` is used / (used + free).
+ */
+function diskUsage(mount: Mount, fs: FsStats): DiskUsage {
+  const total = fs.blocks * fs.bsize;
+  const used = (fs.blocks - fs.bfree) * fs.bsize;
+  const free = fs.bavail * fs.bsize;
+  return { mountpoint: mount.mountpoint, device: mount.device, fstype: mount.fstype, total, used, free, percent: percent(used, used + free) };
+}
+
+/** The chute containers, with the stats of the running ones, all asked for at once. */
+async function readChutes(device: Device): Promise<ChuteUsage[]> {
+  const containers = (await device.containers()) ?? [];
+  const stats = await Promise.all(
+    containers.map((container) => (container.State === 'running' && typeof container.Id === 'string' ? device.containerStats(container.Id) : null)),
+  );
+  return containers.map((container, i) => chuteUsage(container, stats[i] ?? null));
+}
+
+/** A chute's name is its container's chute label (else the container name), its state the container's. */
+function chuteUsage(container: Record<string, unknown>, stats: Record<string, unknown> | null): ChuteUsage {
+  const labels = container.Labels as Record<string, unknown> | undefined;
+  const label = labels?.[CHUTE_LABEL];
+  const names = container.Names;
+  const containerName = Array.isArray(names) && typeof names[0] === 'string' ? names[0].replace(/^\//, '') : String(container.Id ?? '');
+  return {
+    name: typeof label === 'string' && label !== '' ? label : containerName,
+    state: typeof container.State === 'string' ? container.State : 'unknown',
+    ...containerUsage(stats),
+  };
+}
