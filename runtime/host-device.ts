@@ -1,12 +1,12 @@
 import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CHUTE_LABEL, type ChuteAction, type Device, type DeviceAction, type Settings } from '../functions/core/device.ts';
+import { CHUTE_LABEL, type ChuteAction, type Device, type DeviceAction, type DeviceServices, type DeviceSources, type Settings } from '../functions/core/device.ts';
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { CHANGES_DIR, openChangeLog } from './changes/log.ts';
-import { resetGuard } from './changes/reset-guard.ts';
+import { resetGuard, type ResetGuard } from './changes/reset-guard.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { rootedFiles } from './device/files.ts';
@@ -91,7 +91,8 @@ export type HostDevice = Device & {
 };
 
 /**
- * The real host as a Device: files from `/`, `uname(2)` and `statfs(2)` from Node, containers from the
+ * The real host as a Device, composed of its facets (functions/core/device/): `hostSources`, the
+ * networks (`hostNetwork`), the change log of the one change pipeline, `hostServices`. Files from `/`, `uname(2)` and `statfs(2)` from Node, containers from the
  * Docker Engine, installed chutes from the state dir, chute networks through `iw`, `hostapd_cli` and
  * dnsmasq's lease files, changes to chutes run on the engine and logged in `<stateDir>/changes`
  * (runtime/changes/runner.ts, runtime/chutes/lifecycle.ts). The engine client is a separate bundle
@@ -113,8 +114,6 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   };
   /** The tool reads in flight, shared by the `hostNetwork` of every request. */
   const toolRuns: SharedToolRuns = sharedRuns();
-  /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
-  const containerLists = sharedRuns<Record<string, unknown>[] | null>();
   let loading: Promise<typeof import('./engine/engine.entry.ts') | null> | undefined;
   /** The engine client (dist/engine.mjs), loaded once on first use; null (logged) when its bundle cannot be loaded. */
   const engine = () =>
@@ -201,11 +200,12 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     );
   }
   const device: HostDevice = {
-    ...rootedFiles('/'),
-    ...chutes,
+    ...hostSources({ socketPath, chutes, engine, settings: options.settings }),
+    network: (target) => hostNetwork(target, tools, toolRuns),
     submitChange: runner.submitChange,
     change: runner.change,
     changes: runner.changes,
+    ...hostServices({ socketPath, engine, config, startedConfig, guard, reset }),
     async recover() {
       const interrupted = await runner.open();
       if ((await readdir(chutesDir).catch(() => [])).length > 0) {
@@ -218,24 +218,25 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     async close() {
       (await configLoading?.catch(() => undefined))?.provisioning.stop();
     },
-    hostConfig: {
-      read: async () => (await startedConfig()).hostConfig.read(),
-      pdconf: async () => (await startedConfig()).hostConfig.pdconf(),
-      reloadPdconf: async () => (guard.refuse(), (await startedConfig()).hostConfig.reloadPdconf()),
-    },
-    provisioning: {
-      status: async () => (await startedConfig()).provisioning.status(),
-      provision: async (credentials) => (guard.refuse(), (await startedConfig()).provisioning.provision(credentials)),
-    },
-    accounts: {
-      passwd: async () => (await config()).accounts.passwd(),
-      authorizedKeys: async (account) => (await config()).accounts.authorizedKeys(account),
-      updateAuthorizedKeys: async (account, update) => (await config()).accounts.updateAuthorizedKeys(account, update),
-    },
-    settings: async () => options.settings?.() ?? {},
-    factoryReset: () => guard.run(reset),
+  };
+  return device;
+}
 
-    network: (target) => hostNetwork(target, tools, toolRuns),
+/** The engine client bundle (dist/engine.mjs), loaded on first use; null when it cannot be loaded. */
+type EngineClient = () => Promise<typeof import('./engine/engine.entry.ts') | null>;
+
+/**
+ * The host's raw sources: files from `/`, `statfs(2)` and `uname(2)` from Node, the engine's JSON
+ * (concurrent lists share one request; no socket, no engine, and the client is not even loaded), the
+ * chutes of the state dir, the settings loaded at start.
+ */
+function hostSources(options: { socketPath: string; chutes: Pick<DeviceSources, 'chuteNames' | 'chute'>; engine: EngineClient; settings: (() => Settings) | undefined }): DeviceSources {
+  const { socketPath, engine } = options;
+  /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
+  const containerLists = sharedRuns<Record<string, unknown>[] | null>();
+  return {
+    ...rootedFiles('/'),
+    ...options.chutes,
     async statfs(path) {
       try {
         const s = await statfs(path);
@@ -250,7 +251,6 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     now: () => Date.now(),
     containers: () =>
       containerLists.run(socketPath, async () => {
-        // Without a socket there is no engine to ask: the engine client is not even loaded.
         if (!(await isUnixSocket(socketPath))) return null;
         const client = await engine();
         return client === null ? null : client.listChuteContainers(socketPath);
@@ -259,6 +259,42 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       const client = await engine();
       return client === null ? null : client.containerStats(socketPath, id);
     },
+    settings: async () => options.settings?.() ?? {},
+  };
+}
+
+/**
+ * The host's services: the device configuration's (host configuration, provisioning, accounts), from
+ * its bundle, refused during a factory reset where a device refuses them; the image store of the
+ * engine; the factory reset.
+ */
+function hostServices(options: {
+  socketPath: string;
+  engine: EngineClient;
+  /** The device-configuration bundle, loaded (the accounts need no start). */
+  config: () => Promise<ConfigFacets>;
+  /** The same, once started. */
+  startedConfig: () => Promise<ConfigFacets>;
+  guard: ResetGuard;
+  reset: DeviceServices['factoryReset'];
+}): DeviceServices {
+  const { config, startedConfig, guard, engine, socketPath } = options;
+  return {
+    hostConfig: {
+      read: async () => (await startedConfig()).hostConfig.read(),
+      pdconf: async () => (await startedConfig()).hostConfig.pdconf(),
+      reloadPdconf: async () => (guard.refuse(), (await startedConfig()).hostConfig.reloadPdconf()),
+    },
+    provisioning: {
+      status: async () => (await startedConfig()).provisioning.status(),
+      provision: async (credentials) => (guard.refuse(), (await startedConfig()).provisioning.provision(credentials)),
+    },
+    accounts: {
+      passwd: async () => (await config()).accounts.passwd(),
+      authorizedKeys: async (account) => (await config()).accounts.authorizedKeys(account),
+      updateAuthorizedKeys: async (account, update) => (await config()).accounts.updateAuthorizedKeys(account, update),
+    },
+    factoryReset: () => guard.run(options.reset),
     async loadImage(archive) {
       const client = await engine();
       if (client === null) throw new HttpProblem(503, 'the container engine client cannot be loaded');
@@ -272,5 +308,4 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       }
     },
   };
-  return device;
 }
