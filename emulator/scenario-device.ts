@@ -1,7 +1,7 @@
 import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import path from 'node:path';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../functions/config/host-config.ts';
-import type { Device, FsStats, Settings } from '../functions/core/device.ts';
+import type { Device, DeviceSources, FsStats, Settings } from '../functions/core/device.ts';
 import { resetGuard } from '../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './scenario-accounts.ts';
@@ -113,7 +113,7 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
   const guard = resetGuard();
   device = emulatedChanges(
     {
-      ...scenarioDevice(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
+      ...scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
       ...storedChutes(documents.chutes),
       network: scenarioNetworks(dir, clock),
       hostConfig: {
@@ -141,13 +141,13 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
   return { name: isScenarioName(nameOrDir) ? nameOrDir : path.basename(dir), dir, description: documents.device.description ?? null, device };
 }
 
-/** The Device of a scenario whose raw files, `device.yaml` and engine recordings are already at hand, less its chutes. */
-function scenarioDevice(
+/** The raw sources of a scenario whose files, `device.yaml` and engine recordings are already at hand, but its chutes and settings. */
+function scenarioSources(
   files: Pick<Device, 'readFile' | 'readDir' | 'realPath'>,
   spec: DeviceYaml,
   recordings: EngineRecordings | null,
   now: () => number,
-): Omit<Device, 'chuteNames' | 'chute' | 'network' | 'submitChange' | 'change' | 'changes' | 'loadImage' | 'hostConfig' | 'provisioning' | 'accounts' | 'settings' | 'factoryReset'> {
+): Omit<DeviceSources, 'chuteNames' | 'chute' | 'settings'> {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
   // Frozen: every call shares them, as calls share an engine request on a device.
   const engine =
