@@ -1,8 +1,9 @@
 import { defineRoute } from '../core/route.ts';
 import { decodeDocumentBody } from '../core/body-formats.ts';
 import type { Handler } from '../core/invoke.ts';
-import { HttpProblem, isHttpProblem, type InputError } from '../core/problem.ts';
+import { HttpProblem, type InputError } from '../core/problem.ts';
 import { invalidInput, validate } from '../core/validate.ts';
+import { collectViolations } from '../core/violations.ts';
 import { CHUTE_NAME } from '../core/device.ts';
 import { manifestTags } from '../parsers/image-archive.ts';
 import { ChuteInstallBodySchema } from './bodies.ts';
@@ -56,8 +57,8 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
   }
   const document = decodeDocumentBody(input.headers['content-type'], input.text);
   const violations: InputError[] = [];
-  const fields = collect(violations, () => validate(ChuteInstallBodySchema, document, '', SUBJECT));
-  collect(violations, () => checkChuteConfig(document.config ?? {}), 'config');
+  const fields = collectViolations(violations, () => validate(ChuteInstallBodySchema, document, '', SUBJECT));
+  collectViolations(violations, () => checkChuteConfig(document.config ?? {}), underConfig);
   if (fields === undefined || violations.length > 0) throw invalidInput(SUBJECT, violations);
   await checkNotInstalled(device, fields.name);
   return submit(device, {
@@ -102,22 +103,8 @@ async function checkNotInstalled(device: Parameters<Handler>[1], name: string): 
   if ((await device.chute(name)) !== null) throw new HttpProblem(409, `a chute named ${name} is already installed`);
 }
 
-/**
- * Runs a check and answers its value; a 422 adds its violations (paths under `at`) to `violations`
- * and answers undefined.
- */
-function collect<T>(violations: InputError[], check: () => T, at = ''): T | undefined {
-  try {
-    return check();
-  } catch (error) {
-    if (!isHttpProblem(error) || error.status !== 422) throw error;
-    violations.push(...(error.errors ?? []).map(({ path, message }) => ({ path: under(at, path), message })));
-    return undefined;
-  }
-}
-
-/** `net.wlan.ssid` under `config` is `config.net.wlan.ssid`; the root itself is `config`. */
-function under(at: string, path: string): string {
-  if (at === '' || path === '') return at || path;
-  return path.startsWith('[') ? `${at}${path}` : `${at}.${path}`;
+/** `net.wlan.ssid` of the configuration is `config.net.wlan.ssid` of the body; its root is `config`. */
+function underConfig(path: string): string {
+  if (path === '') return 'config';
+  return path.startsWith('[') ? `config${path}` : `config.${path}`;
 }

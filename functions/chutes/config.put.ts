@@ -1,12 +1,10 @@
 import { defineRoute } from '../core/route.ts';
 import { decodeDocumentBody } from '../core/body-formats.ts';
 import type { Handler } from '../core/invoke.ts';
-import { isHttpProblem, type InputError } from '../core/problem.ts';
-import { invalidInput } from '../core/validate.ts';
 import { checkChuteConfig } from './chute-config.ts';
+import { checkEditedConfig } from './edited-config.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
-import { restoreRedacted } from './redact.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteConfigUpdateRequestSchema } from './schemas.ts';
 import { submit } from './submit.ts';
 
@@ -18,8 +16,6 @@ export const route = defineRoute({
 });
 export const request = ChuteConfigUpdateRequestSchema;
 export const response = ChangeAcceptedSchema;
-
-const SUBJECT = 'the chute configuration';
 
 /**
  * Queues an `update-config` change with a new chute configuration, JSON or YAML (`application/yaml`,
@@ -42,16 +38,7 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   const stored = await loadChute(device, chute);
   const edited = decodeDocumentBody(input.headers['content-type'], input.text);
-  const { document: restored, errors } = restoreRedacted(edited, stored.config);
-  const violations: InputError[] = [];
-  try {
-    checkChuteConfig(restored);
-  } catch (error) {
-    if (!isHttpProblem(error) || error.status !== 422) throw error;
-    violations.push(...(error.errors ?? []));
-  }
-  violations.push(...errors);
-  if (violations.length > 0) throw invalidInput(SUBJECT, violations);
+  checkEditedConfig(edited, stored.config, checkChuteConfig, 'the chute configuration');
   // The placeholders stay: the change resolves them against the configuration stored when it runs.
   return submit(device, { action: 'update-config', chute, config: edited });
 };

@@ -2,6 +2,7 @@ import { decodeDocumentBody } from '../core/body-formats.ts';
 import { CHUTE_NAME } from '../core/device.ts';
 import { isHttpProblem, type InputError } from '../core/problem.ts';
 import { invalidInput, validate } from '../core/validate.ts';
+import { collectViolations } from '../core/violations.ts';
 import { tarFiles } from '../parsers/image-archive.ts';
 import { checkChuteConfig, EnvironmentSchema, environmentStrings } from './chute-config.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
@@ -100,7 +101,8 @@ export function readChuteSource(upload: Upload): ChuteSource {
     throw invalidInput(subject, [{ path: at, message: error.message }]);
   }
   const violations: InputError[] = [];
-  const fail = (path: string, message: string) => violations.push({ path: path === '' ? at : `${at}.${path}`, message });
+  const where = (path: string) => (path === '' ? at : `${at}.${path}`);
+  const fail = (path: string, message: string) => violations.push({ path: where(path), message });
 
   const older = 'services' in spec ? undefined : spec.config;
   const name = spec.name ?? mapping(older).name;
@@ -112,23 +114,13 @@ export function readChuteSource(upload: Upload): ChuteSource {
     fail('version', 'must be a version label (a string)');
   }
 
-  let environment: Record<string, string> = {};
-  try {
-    if (spec.environment !== undefined && spec.environment !== null) environment = environmentStrings(validate(EnvironmentSchema, spec.environment, `${at}.environment`));
-  } catch (error) {
-    if (!isHttpProblem(error)) throw error;
-    violations.push(...(error.errors ?? []));
-  }
+  const given = spec.environment;
+  const environment = given === undefined || given === null ? {} : (collectViolations(violations, () => environmentStrings(validate(EnvironmentSchema, given, `${at}.environment`))) ?? {});
 
   const form = 'services' in spec ? fromServices(spec, fail) : fromOlderForm(spec, fail);
   if (form !== null) {
     if (!upload.files.has('Dockerfile')) fail(form.source, "has no Dockerfile: chutebox builds the chute's image from a Dockerfile at the root of its source");
-    try {
-      checkChuteConfig(form.config);
-    } catch (error) {
-      if (!isHttpProblem(error) || error.status !== 422) throw error;
-      for (const violation of error.errors ?? []) fail(form.pathOf(violation.path), violation.message);
-    }
+    collectViolations(violations, () => checkChuteConfig(form.config), (path) => where(form.pathOf(path)));
   }
   if (violations.length > 0 || form === null) throw invalidInput(subject, violations);
   return {

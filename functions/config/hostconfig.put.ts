@@ -1,11 +1,9 @@
-import { restoreRedacted } from '../chutes/redact.ts';
+import { checkEditedConfig } from '../chutes/edited-config.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted } from '../chutes/schemas.ts';
 import { submit } from '../chutes/submit.ts';
 import { decodeDocumentBody } from '../core/body-formats.ts';
 import type { Handler } from '../core/invoke.ts';
-import { isHttpProblem, type InputError } from '../core/problem.ts';
 import { defineRoute } from '../core/route.ts';
-import { invalidInput } from '../core/validate.ts';
 import { currentHostConfig } from './host-config.ts';
 import { checkHostConfig, unwrapHostConfig } from './host-config-body.ts';
 import { HostConfigUpdateRequestSchema } from './schemas.ts';
@@ -18,8 +16,6 @@ export const route = defineRoute({
 });
 export const request = HostConfigUpdateRequestSchema;
 export const response = ChangeAcceptedSchema;
-
-const SUBJECT = 'the host configuration';
 
 /**
  * Queues an `update-hostconfig` change with a new host configuration: the configuration itself or
@@ -42,16 +38,7 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
   const edited = unwrapHostConfig(decodeDocumentBody(input.headers['content-type'], input.text));
   // A stored file that cannot be read has no secret to keep: a PUT without placeholders replaces it.
   const inEffect = await currentHostConfig(device).catch(() => ({}));
-  const { document: restored, errors } = restoreRedacted(edited, inEffect);
-  const violations: InputError[] = [];
-  try {
-    checkHostConfig(restored);
-  } catch (error) {
-    if (!isHttpProblem(error) || error.status !== 422) throw error;
-    violations.push(...(error.errors ?? []));
-  }
-  violations.push(...errors);
-  if (violations.length > 0) throw invalidInput(SUBJECT, violations);
+  checkEditedConfig(edited, inEffect, checkHostConfig, 'the host configuration');
   // The placeholders stay: the change resolves them against the configuration in effect when it runs.
   return submit(device, { action: 'update-hostconfig', config: edited });
 };
