@@ -68,8 +68,11 @@ export async function createApp(options: AppOptions): Promise<Hono> {
   // Hono with its one-regular-expression router: a request is matched in one step, not route by route.
   const app: Hono = new HonoBase<BlankEnv, BlankSchema, '/'>({ router: new RegExpRouter(), strict: false });
 
-  /** The answer, with the CORS headers of the request. */
-  const send = (c: Context, out: FunctionOutput, origin = c.req.header('origin')) =>
+  /**
+   * The answer, with the CORS headers of the request's `Origin` (from `requestHeaders`: reading it
+   * through `c.req.header` would build a Fetch `Headers` of the whole request).
+   */
+  const send = (c: Context, out: FunctionOutput, origin = requestHeaders(c).origin) =>
     new Response(out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(origin)) });
   const readText = limitedBody(limit, (c) => c.req.text());
   const readBytes = limitedBody(uploadLimit, async (c) => new Uint8Array(await c.req.arrayBuffer()));
@@ -113,7 +116,7 @@ export async function createApp(options: AppOptions): Promise<Hono> {
   });
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
   // A preflight is answered for any path, without credentials: the browser sends none with it.
-  app.on('OPTIONS', '*', (c) => new Response(null, { status: 204, headers: cors.preflight(c.req.header('origin')) }));
+  app.on('OPTIONS', '*', (c) => new Response(null, { status: 204, headers: cors.preflight(requestHeaders(c).origin) }));
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
