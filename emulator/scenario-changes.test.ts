@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { memoryDevice } from '../test/memory-device.ts';
+import { memoryDevice } from '../test/support/memory-device.ts';
 import { settledChange as settled } from '../test/support/emulated-changes.ts';
 import type { Device } from '../functions/core/device.ts';
 import { chuteState } from '../functions/chutes/state.ts';
@@ -48,7 +48,7 @@ describe('emulatedChanges', () => {
     expect(queued).toMatchObject({ id: 1, action: 'stop', chute: 'web', state: 'queued', messages: [{ text: 'queued' }] });
     const done = await settled(device, 1);
     expect(done.state).toBe('succeeded');
-    expect(done.messages.map((m) => m.text)).toEqual(['queued', 'running', 'stopped its container', 'succeeded']);
+    expect(done.messages.map((m) => m.text)).toEqual(['queued', 'running', 'stopped container aa01', 'succeeded']);
     expect(Date.parse(done.updated)).toBeGreaterThanOrEqual(Date.parse(done.created));
     expect(await device.changes()).toEqual([done]);
   });
@@ -67,7 +67,7 @@ describe('emulatedChanges', () => {
     const device = scenario();
     expect(await state(device, 'fresh')).toBe('missing');
     const done = await settled(device, (await device.submitChange({ action: 'start', chute: 'fresh' })).id);
-    expect(done.messages.map((m) => m.text)).toContain('created container chute-fresh');
+    expect(done.messages.map((m) => m.text)).toContainEqual(expect.stringMatching(/^created container [0-9a-f]{12} from image busybox:1$/));
     expect(await state(device, 'fresh')).toBe('running');
     expect((await device.containers())!.find((c) => (c.Labels as Record<string, string>)[LABEL] === 'fresh')).toMatchObject({ Image: 'busybox:1', Names: ['/chute-fresh'] });
   });

@@ -206,32 +206,38 @@ function owned(chute: StoredChute, engine: EmulatedEngine): Record<string, unkno
   return (engine.containers ?? []).filter((entry) => (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === chute.name);
 }
 
-/** Runs a chute's container (created when it has none), with a new environment when given. */
+/** A container's id as the device's change messages show it: its first 12 characters. */
+const short = (id: unknown) => String(id).slice(0, 12);
+
+/**
+ * Runs a chute's container (made, as on a device, when it has none), noting each step as the device's
+ * lifecycle does (runtime/chutes/lifecycle.ts).
+ */
 function startChute(chute: StoredChute, engine: EmulatedEngine, environment?: Record<string, string>): string[] {
   chute.record.state = 'running';
   if (environment !== undefined) chute.record.environment = { ...environment };
-  const extra = environment === undefined ? '' : ` with the new environment (${Object.keys(environment).join(', ') || 'none'})`;
-  if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as running${extra}`];
-  const container = owned(chute, engine).at(-1);
+  if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as running (emulated)`];
+  const messages: string[] = [];
+  let container = owned(chute, engine)[0];
   if (container === undefined) {
-    const created = newContainer(chute, engine.now);
-    engine.containers.push(created);
-    return [`created container ${String((created.Names as string[])[0]).slice(1)}`, `started it${extra}`];
+    container = newContainer(chute, engine.now);
+    engine.containers.push(container);
+    messages.push(`created container ${short(container.Id)} from image ${String(container.Image)}`);
   }
-  if (container.State === 'running') return [`its container is already running`];
   Object.assign(container, { State: 'running', Status: 'Up Less than a second' });
-  return [`started its container${extra}`];
+  // A device makes the container anew for a new environment; the emulator keeps the recorded one (and its stats).
+  const extra = environment === undefined ? '' : ` with the new environment (${Object.keys(environment).join(', ') || 'none'}; emulated: the recorded container is kept)`;
+  return [...messages, `started container ${short(container.Id)}${extra}`];
 }
 
-/** Stops a chute's running containers. */
+/** Stops a chute's container, noting it as the device does. */
 function stopChute(chute: StoredChute, engine: EmulatedEngine): string[] {
   chute.record.state = 'stopped';
-  if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as stopped`];
-  const running = owned(chute, engine).filter((entry) => entry.State === 'running' || entry.State === 'restarting' || entry.State === 'paused');
-  if (owned(chute, engine).length === 0) return ['it has no container: nothing to stop'];
-  if (running.length === 0) return ['its container is already stopped'];
-  for (const container of running) Object.assign(container, { State: 'exited', Status: 'Exited (0) Less than a second ago' });
-  return ['stopped its container'];
+  if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as stopped (emulated)`];
+  const container = owned(chute, engine)[0];
+  if (container === undefined) return ['no container to stop'];
+  if (container.State === 'running' || container.State === 'restarting' || container.State === 'paused') Object.assign(container, { State: 'exited', Status: 'Exited (0) Less than a second ago' });
+  return [`stopped container ${short(container.Id)}`];
 }
 
 /** What each change to a chute does in the emulator: a table that lacks an action does not compile. */
@@ -240,20 +246,17 @@ const CHUTE_EDITS: { [A in ChuteAction]: ChuteEdit<A> } = {
   stop: (chute, _request, engine) => stopChute(chute, engine),
   restart: (chute, request, engine) => [...stopChute(chute, engine), ...startChute(chute, engine, request.environment)],
   delete(chute, _request, engine) {
-    const messages = stopChute(chute, engine);
-    const gone = new Set(owned(chute, engine));
-    if (engine.containers !== null && gone.size > 0) {
-      engine.containers.splice(0, engine.containers.length, ...engine.containers.filter((entry) => !gone.has(entry)));
-      messages.push('removed its container');
-    }
-    return [...messages, 'removed its stored documents'];
+    chute.record.state = 'stopped';
+    const gone = owned(chute, engine);
+    if (engine.containers !== null) engine.containers.splice(0, engine.containers.length, ...engine.containers.filter((entry) => !gone.includes(entry)));
+    return [...gone.map((container) => `stopped and removed container ${short(container.Id)}`), `removed the stored chute ${chute.name}`];
   },
   'update-config'(chute, request, engine) {
     // Placeholders keep the secrets in effect now, which a change queued before this one may have set.
     chute.config = resolvePlaceholders(structuredClone(request.config), chute.config, `the configuration of chute ${chute.name}`);
     return ['stored the new configuration', ...stopChute(chute, engine), ...startChute(chute, engine)];
   },
-  install: (chute, _request, engine) => ['stored the chute', ...startChute(chute, engine)],
+  install: (chute, _request, engine) => [`stored chute ${chute.name}`, ...startChute(chute, engine)],
   update(chute, request, engine) {
     Object.assign(chute.record, { version: request.version, environment: { ...request.environment } });
     chute.config = structuredClone(request.config);

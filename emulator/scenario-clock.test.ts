@@ -1,16 +1,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { okBody as info } from '../test/support/call-function.ts';
 import * as leases from '../functions/chutes/leases.get.ts';
-import { invoke, type Handler } from '../functions/core/invoke.ts';
 import type { Device } from '../functions/core/device.ts';
 import * as software from '../functions/info/software.get.ts';
 import * as telemetry from '../functions/info/telemetry.get.ts';
 import type { Software, Telemetry } from '../functions/info/schemas.ts';
 import type { LeaseRecord } from '../functions/parsers/dnsmasq-leases.ts';
 import { parseUptime } from '../functions/parsers/uptime.ts';
-import { callChute } from '../test/chute-devices.ts';
-import { useTempDir } from '../test/temp-dir.ts';
+import { useTempDir } from '../test/support/temp-dir.ts';
 import { loadScenario, type ScenarioOptions } from './scenario-device.ts';
 
 const temp = useTempDir('chutebox-scenario-clock-');
@@ -63,16 +62,8 @@ async function emulated(dir: string, clock: { now: () => number }, options: Scen
   return (await loadScenario(dir, undefined, { changeDelayMs: 0, now: clock.now, ...options })).device;
 }
 
-async function info<T>(module: { handle: Handler<unknown> }, device: Device): Promise<T> {
-  const out = await invoke(module.handle as Handler, { params: {}, query: {}, headers: {}, body: undefined, text: '' }, device);
-  expect(out.status, out.body).toBe(200);
-  return JSON.parse(out.body) as T;
-}
-
 async function leasesOf(device: Device): Promise<LeaseRecord[]> {
-  const { status, body } = await callChute<LeaseRecord[]>(leases, device, { chute: 'lab', network: 'wifi' });
-  expect(status).toBe(200);
-  return body;
+  return info<LeaseRecord[]>(leases, device, { chute: 'lab', network: 'wifi' });
 }
 
 /** Seconds a lease has left at the device's `now()`. */

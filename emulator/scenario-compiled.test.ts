@@ -2,7 +2,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../test/temp-dir.ts';
+import { useTempDir } from '../test/support/temp-dir.ts';
 import { compiledScenario, compileScenarios } from './scenario-compiled.ts';
 import { readScenarioDocuments } from './scenario-documents.ts';
 import { ScenarioError } from '../runtime/scenario/format.ts';

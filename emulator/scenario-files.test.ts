@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { rootedFiles } from '../runtime/device/files.ts';
-import { useTempDir } from '../test/temp-dir.ts';
+import { useTempDir } from '../test/support/temp-dir.ts';
 import { memoize, scenarioFiles } from './scenario-files.ts';
 
 const temp = useTempDir('chutebox-scenario-files-');

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor, type HostConfig } from '../functions/config/host-config.ts';
-import { useTempDir } from '../test/temp-dir.ts';
+import { useTempDir } from '../test/support/temp-dir.ts';
 import { hostConfigApplier, memoryHostConfig, readScenarioHostConfig } from './scenario-host-config.ts';
 import { ScenarioError } from '../runtime/scenario/format.ts';
 

@@ -29,7 +29,7 @@ export interface MemoryHostConfigOptions {
 }
 
 /**
- * The host configuration in memory: what the emulator, test/memory-device.ts and handler tests use.
+ * The host configuration in memory: what the emulator, test/support/memory-device.ts and handler tests use.
  * The same code as the runtime's (`hostConfigService`: storing, pdconf rendering, rollback), over
  * memory; `documents` and `rendered` show what it stores, for tests.
  *

@@ -2,15 +2,14 @@ import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { callFunction, okBody as get } from '../test/support/call-function.ts';
 import * as chute from '../functions/chutes/chute.get.ts';
 import * as leases from '../functions/chutes/leases.get.ts';
 import * as stations from '../functions/chutes/stations.get.ts';
 import type { Device } from '../functions/core/device.ts';
-import { invoke, type Handler } from '../functions/core/invoke.ts';
 import * as hardware from '../functions/info/hardware.get.ts';
 import * as software from '../functions/info/software.get.ts';
-import { callChute } from '../test/chute-devices.ts';
-import { useTempDir } from '../test/temp-dir.ts';
+import { useTempDir } from '../test/support/temp-dir.ts';
 import { loadScenario } from './scenario-device.ts';
 
 // A scenario is a recording: the emulator reads it at start (its documents) or on first use (its raw
@@ -25,12 +24,6 @@ async function copyOfDefault(name: string): Promise<string> {
   const dir = path.join(await temp.folder(name), 'default');
   await cp(DEFAULT, dir, { recursive: true, verbatimSymlinks: true });
   return dir;
-}
-
-async function get<T>(module: { handle: Handler<unknown> }, device: Device): Promise<T> {
-  const out = await invoke(module.handle as Handler, { params: {}, query: {}, headers: {}, body: undefined, text: '' }, device);
-  expect(out.status, out.body).toBe(200);
-  return JSON.parse(out.body) as T;
 }
 
 describe('the emulator answers from memory once it has read a scenario file', () => {
@@ -52,10 +45,10 @@ describe('the emulator answers from memory once it has read a scenario file', ()
     const dir = await copyOfDefault('uptime');
     let now = 2_000_000_000_000;
     const { device } = await loadScenario(dir, undefined, { now: () => now });
-    const { uptime } = await get<{ uptime: number }>(software, device);
+    const { uptime } = await get(software, device);
     await rm(path.join(dir, 'proc/uptime'));
     now += 600_000;
-    expect((await get<{ uptime: number }>(software, device)).uptime).toBe(uptime + 600);
+    expect((await get(software, device)).uptime).toBe(uptime! + 600);
   });
 
   it('GET /api/v1/chutes/:chute answers the chute.yaml read at start, read-only to every caller', async () => {
@@ -63,7 +56,7 @@ describe('the emulator answers from memory once it has read a scenario file', ()
     const { device } = await loadScenario(dir);
     await writeFile(path.join(dir, 'chutes/hello-world/chute.yaml'), 'name: hello-world\nversion: "9"\nstate: stopped\n');
     await rm(path.join(dir, 'chutes/hotspot'), { recursive: true });
-    const { status, body } = await callChute<{ name: string; version: string }>(chute, device, { chute: 'hello-world' });
+    const { status, body } = await callFunction<{ name: string; version: string }>(chute, device, { chute: 'hello-world' });
     expect(status).toBe(200);
     expect(body.version).not.toBe('9');
     expect(await device.chuteNames()).toEqual(['hello-world', 'hotspot']);
@@ -78,11 +71,11 @@ describe('the emulator answers from memory once it has read a scenario file', ()
   it('GET …/stations and …/leases answer the recordings as first read: a recording replaced later does not show', async () => {
     const dir = await copyOfDefault('network');
     const { device } = await loadScenario(dir);
-    const before = [await callChute(stations, device, WIFI), await callChute(leases, device, WIFI)];
+    const before = [await callFunction(stations, device, WIFI), await callFunction(leases, device, WIFI)];
     expect(before.map((answer) => answer.status)).toEqual([200, 200]);
     const folder = path.join(dir, 'chutes/hello-world/networks/wifi');
     await writeFile(path.join(folder, 'iw-station-dump.txt'), '');
     await rm(path.join(folder, 'dnsmasq.leases'));
-    expect([await callChute(stations, device, WIFI), await callChute(leases, device, WIFI)]).toEqual(before);
+    expect([await callFunction(stations, device, WIFI), await callFunction(leases, device, WIFI)]).toEqual(before);
   });
 });

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkTarget } from '../functions/core/device.ts';
 import { isHttpProblem } from '../functions/core/problem.ts';
-import { useTempDir } from '../test/temp-dir.ts';
+import { useTempDir } from '../test/support/temp-dir.ts';
 import { scenarioNetworks } from './scenario-network.ts';
 
 const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));

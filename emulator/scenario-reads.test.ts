@@ -3,8 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { skipWithoutStrace, traceFiles } from '../test/support/strace.ts';
-import { useChutebox } from '../test/spawn.ts';
-import { useTempDir } from '../test/temp-dir.ts';
+import { useChutebox } from '../test/support/spawn.ts';
+import { useTempDir } from '../test/support/temp-dir.ts';
 
 /*
  * What `chutebox emulate` reads per request, seen from outside the process: strace, attached to the

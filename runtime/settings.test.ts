@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../test/temp-dir.ts';
+import { useTempDir } from '../test/support/temp-dir.ts';
 import { UsageError, type OptionSpec } from './options.ts';
 import { parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
 

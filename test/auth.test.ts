@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, useChutebox, type Started } from './spawn.ts';
+import { CLI, useChutebox, type Started } from './support/spawn.ts';
 
 const PASSWORD = 'correct horse battery';
 const FEATURES = '/api/v1/info/features';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChutebox, type Started } from './spawn.ts';
+import { startChutebox, type Started } from './support/spawn.ts';
 
 /** The size budgets, in bytes of minified output. They are the spec: do not loosen them here. */
 const INFO_FUNCTION_LIMIT = 16 * 1024;

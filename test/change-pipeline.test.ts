@@ -10,7 +10,7 @@ import { chuteStore, chuteWriter, JSON_FORMAT } from '../runtime/chutes/store.ts
 import { hostConfigStore } from '../runtime/config/host-config.ts';
 import { powerChanges } from '../runtime/config/power.ts';
 import { fakeEngine } from './support/fake-engine.ts';
-import { useTempDir } from './temp-dir.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 const temp = useTempDir('chutebox-change-pipeline-');
 

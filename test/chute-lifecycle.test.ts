@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { installChute } from './support/chute-state.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
-import { useChutebox, type Started } from './spawn.ts';
+import { useChutebox, type Started } from './support/spawn.ts';
 
 /**
  * The chute lifecycle of `chutebox serve` on a real Docker Engine that this test starts (dockerd and
@@ -145,6 +145,20 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     expect(after.HostConfig.Dns).toEqual(['192.0.2.54']);
     expect(Date.parse(after.State.StartedAt)).toBeGreaterThan(Date.parse(before.State.StartedAt));
     expect(await get('/chutes/alpha/config')).toEqual({ environment: { GREETING: 'bonjour', DEBUG: true }, host_config: { dns: ['192.0.2.54'] } });
+  });
+
+  it('GET /api/v1/changes/<id> after a stop shows the messages chutebox emulate shows for one (container ids aside)', async () => {
+    const onServe = await succeeded(await submit('POST', '/chutes/alpha/stop'));
+    const emulator = await start(['emulate', '--host', '127.0.0.1', '--port', '0', '--no-auth', '--change-delay', '0']);
+    const stop = await fetch(`${emulator.url}/api/v1/chutes/hotspot/stop`, { method: 'POST' });
+    const { change_id: id } = (await stop.json()) as { change_id: number };
+    let inEmulator: ChangeRecord;
+    do inEmulator = (await (await fetch(`${emulator.url}/api/v1/changes/${id}`)).json()) as ChangeRecord;
+    while (inEmulator.state !== 'succeeded' && inEmulator.state !== 'failed');
+    const texts = (change: ChangeRecord) => change.messages.map((m) => m.text.replace(/\b[0-9a-f]{12}\b/g, '<id>'));
+    expect(texts(inEmulator)).toEqual(texts(onServe));
+    expect(texts(onServe)).toEqual(['queued', 'running', 'stopped container <id>', 'succeeded']);
+    await succeeded(await submit('POST', '/chutes/alpha/start'));
   });
 
   it('POST …/stop stops the chute and POST …/start starts the same container again', async () => {

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device.ts';
-import { finalChange } from './support/api-client.ts';
+import { finalChange } from './support/http-client.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { tarArchive } from './support/tar.ts';
-import { useChutebox, type Started } from './spawn.ts';
+import { useChutebox, type Started } from './support/spawn.ts';
 
 /**
  * Chutes installed and updated from their source, as pdtools sends it (a tar with paradrop.yaml and a

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { installChute } from './support/chute-state.ts';
-import { call } from './support/api-client.ts';
-import { keyLine } from './ssh-keys.ts';
-import { CLEAN_ENV, startChutebox, useChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
+import { call, getJson } from './support/http-client.ts';
+import { keyLine } from './support/ssh-keys.ts';
+import { CLEAN_ENV, startChutebox, useChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /*
  * `chutebox serve` killed with SIGKILL while it writes: host configuration PUTs and SSH key POSTs.
@@ -38,13 +38,6 @@ async function device(name: string) {
 async function tempFiles(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true });
   return entries.filter((entry) => TEMP_FILE.test(path.basename(entry))).sort();
-}
-
-/** The answer of a GET that must succeed. */
-async function get(server: Started, endpoint: string): Promise<any> {
-  const answer = await call(server.url, 'GET', endpoint);
-  expect(answer.status, `GET ${endpoint}: ${answer.text}`).toBe(200);
-  return answer.body;
 }
 
 /** A valid, distinct Ed25519 public key line for each `n`. */
@@ -97,14 +90,14 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
         }
       };
       const putConfigs = async () => {
-        edited ??= await get(server, '/api/v1/config/hostconfig');
+        edited ??= await getJson(server, '/config/hostconfig');
         while (alive) {
           const ipaddr = `10.${20 + (configs >> 8)}.${configs++ & 255}.1`;
           const answer = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: { ...edited, lan: { ...edited.lan, ipaddr } } });
           expect(answer.status, answer.text).toBe(200);
           submitted.set(answer.body.change_id, ipaddr);
           for (;;) {
-            const change = (await get(server, `/api/v1/changes/${answer.body.change_id}`)) as ChangeRecord;
+            const change = (await getJson(server, `/changes/${answer.body.change_id}`)) as ChangeRecord;
             if (change.state === 'succeeded') {
               readSucceeded.add(change.id);
               sawSucceeded();
@@ -126,9 +119,9 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
     }
 
     const server = await start(args);
-    const config = await get(server, '/api/v1/config/hostconfig');
-    expect(await get(server, '/api/v1/config/sshKeys/tester')).toEqual(expect.arrayContaining(acknowledgedKeys));
-    const changes = new Map(((await get(server, '/api/v1/changes/')) as ChangeRecord[]).map((change) => [change.id, change]));
+    const config = await getJson(server, '/config/hostconfig');
+    expect(await getJson(server, '/config/sshKeys/tester')).toEqual(expect.arrayContaining(acknowledgedKeys));
+    const changes = new Map(((await getJson(server, '/changes/')) as ChangeRecord[]).map((change) => [change.id, change]));
     for (const id of submitted.keys()) expect(['succeeded', 'failed'], `change ${id}`).toContain(changes.get(id)?.state);
     for (const id of readSucceeded) expect(changes.get(id)?.state, `change ${id}, read as succeeded before a kill`).toBe('succeeded');
     // The configuration in effect is the one of the last change that succeeded: a later one cut short was undone.
@@ -168,7 +161,7 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
 
     const server = await start(args);
     // The device configuration starts after the server listens; what reads it waits for that start.
-    await get(server, '/api/v1/config/hostconfig');
+    await getJson(server, '/config/hostconfig');
     expect(await tempFiles(stateDir)).toEqual(kept.filter((name) => TEMP_FILE.test(path.basename(name))).sort());
     for (const name of kept) expect(await readFile(path.join(stateDir, name), 'utf8')).toBe('psk: a copy of a secret\n');
     expect((await readdir(ssh)).sort()).toEqual([`.authorized_keys.${'f'.repeat(12)}.tmp`, `.known_hosts.${hex}.tmp`]);

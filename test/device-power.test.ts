@@ -1,10 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { call, changeOver, finalChange } from './support/api-client.ts';
-import { useChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
-import { writeScript } from './tool-scripts.ts';
+import { call, changeOver, finalChange } from './support/http-client.ts';
+import { useChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
+import { writeScript } from './support/tool-scripts.ts';
 
 /**
  * `pdtools node reboot` and `pdtools node shutdown` over HTTP: POST /api/v1/changes/ with ParaDrop's

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from './temp-dir.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /** The README is where a reader starts; the reference lives in docs/. Do not loosen this here. */
 const README_LIMIT = 12 * 1024;

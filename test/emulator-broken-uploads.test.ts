@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useChutebox, type Started } from './spawn.ts';
-import { callApi as call } from './support/api-client.ts';
+import { useChutebox, type Started } from './support/spawn.ts';
+import { callApi as call } from './support/http-client.ts';
 import { brokenTars } from './support/broken-tars.ts';
 import { dockerSaveArchive, tarArchive } from './support/tar.ts';
 

@@ -1,9 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { callApi, getJson, problemOf } from './support/http-client.ts';
 import { parse } from 'yaml';
-import { useChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
+import { useChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /**
  * The chute read endpoints of issue 4 (list, read, configuration, cache), over HTTP, on
@@ -18,33 +19,6 @@ const temp = useTempDir('chutebox-emulator-chutes-');
 const start = useChutebox();
 const emulate = (scenario = 'default') => start(['emulate', '--port', '0', '--no-auth', '--scenario', scenario]);
 
-interface Answer {
-  status: number;
-  type: string | null;
-  vary: string | null;
-  text: string;
-}
-
-async function call(server: Started, endpoint: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(`${server.url}/api/v1/chutes${endpoint}`, { headers });
-  return { status: res.status, type: res.headers.get('content-type'), vary: res.headers.get('vary'), text: await res.text() };
-}
-
-/** A 200 JSON answer's body. */
-async function get<T = unknown>(server: Started, endpoint: string): Promise<T> {
-  const answer = await call(server, endpoint);
-  expect(answer, endpoint).toMatchObject({ status: 200, type: 'application/json' });
-  return JSON.parse(answer.text) as T;
-}
-
-/** A problem answer of the given status. */
-async function problem(server: Started, endpoint: string, status: number): Promise<{ detail: string; errors?: { path: string }[] }> {
-  const answer = await call(server, endpoint);
-  expect(answer.status, endpoint).toBe(status);
-  expect(answer.type).toBe('application/problem+json');
-  return JSON.parse(answer.text);
-}
-
 type ChuteRecord = { name: string; state: string } & Record<string, unknown>;
 
 describe('chutebox emulate: the chutes of the default scenario', () => {
@@ -56,7 +30,7 @@ describe('chutebox emulate: the chutes of the default scenario', () => {
 
   describe('GET /api/v1/chutes/', () => {
     it("responds with 200 and both chutes' records, sorted by name, running as their containers are", async () => {
-      const chutes = await get<ChuteRecord[]>(server, '/');
+      const chutes = await getJson<ChuteRecord[]>(server, '/chutes/');
       expect(chutes).toEqual([
         {
           name: 'hello-world',
@@ -78,21 +52,21 @@ describe('chutebox emulate: the chutes of the default scenario', () => {
     });
 
     it('answers the same without the trailing slash', async () => {
-      expect(await get(server, '')).toEqual(await get(server, '/'));
+      expect(await getJson(server, '/chutes')).toEqual(await getJson(server, '/chutes/'));
     });
   });
 
   describe('GET /api/v1/chutes/:chute', () => {
     it("responds with 200 and the chute's record, as the list has it", async () => {
-      const list = await get<ChuteRecord[]>(server, '/');
-      expect(await get(server, '/hotspot')).toEqual(list.find((chute) => chute.name === 'hotspot'));
-      expect(await get(server, '/hello-world/')).toEqual(list.find((chute) => chute.name === 'hello-world'));
+      const list = await getJson<ChuteRecord[]>(server, '/chutes/');
+      expect(await getJson(server, '/chutes/hotspot')).toEqual(list.find((chute) => chute.name === 'hotspot'));
+      expect(await getJson(server, '/chutes/hello-world/')).toEqual(list.find((chute) => chute.name === 'hello-world'));
     });
 
     it('responds with 404 for a chute that is not installed, and 400 naming params.chute for a bad name', async () => {
-      expect((await problem(server, '/nosuch', 404)).detail).toContain('nosuch');
-      expect((await problem(server, '/-bad', 400)).errors).toEqual([expect.objectContaining({ path: 'params.chute' })]);
-      expect((await problem(server, '/..%2Fetc', 400)).errors).toEqual([expect.objectContaining({ path: 'params.chute' })]);
+      expect((await problemOf(server, 'GET', '/chutes/nosuch', 404)).detail).toContain('nosuch');
+      expect((await problemOf(server, 'GET', '/chutes/-bad', 400)).errors).toEqual([expect.objectContaining({ path: 'params.chute' })]);
+      expect((await problemOf(server, 'GET', '/chutes/..%2Fetc', 400)).errors).toEqual([expect.objectContaining({ path: 'params.chute' })]);
     });
   });
 
@@ -105,39 +79,40 @@ describe('chutebox emulate: the chutes of the default scenario', () => {
     }
 
     it("responds with 200 and service.yaml's configuration in JSON by default, the Wi-Fi key hidden", async () => {
-      expect(await get(server, '/hotspot/config')).toEqual(await answered('hotspot'));
-      const helloWorld = (await get(server, '/hello-world/config')) as { net: { wifi: { key: string } } };
+      expect(await getJson(server, '/chutes/hotspot/config')).toEqual(await answered('hotspot'));
+      const helloWorld = (await getJson(server, '/chutes/hello-world/config')) as { net: { wifi: { key: string } } };
       expect(helloWorld).toEqual(await answered('hello-world'));
       expect(helloWorld.net.wifi.key).toBe('[redacted]');
     });
 
     it('responds in YAML when Accept asks for it, and says it varies with Accept', async () => {
-      const answer = await call(server, '/hello-world/config', { accept: 'application/yaml' });
-      expect(answer).toMatchObject({ status: 200, type: 'application/yaml', vary: 'accept' });
+      const answer = await callApi(server, 'GET', '/chutes/hello-world/config', undefined, undefined, { accept: 'application/yaml' });
+      expect(answer).toMatchObject({ status: 200, type: 'application/yaml' });
+      expect(answer.headers.get('vary')).toBe('accept');
       expect(parse(answer.text)).toEqual(await answered('hello-world'));
       expect(answer.text).toContain('net:\n  wifi:\n    type: wifi\n');
-      expect((await call(server, '/hello-world/config', { accept: 'text/yaml' })).type).toBe('text/yaml; charset=utf-8');
-      expect((await call(server, '/hello-world/config', { accept: 'application/x-yaml;q=0.9, application/json;q=0.8' })).type).toBe('application/x-yaml');
+      expect((await callApi(server, 'GET', '/chutes/hello-world/config', undefined, undefined, { accept: 'text/yaml' })).type).toBe('text/yaml; charset=utf-8');
+      expect((await callApi(server, 'GET', '/chutes/hello-world/config', undefined, undefined, { accept: 'application/x-yaml;q=0.9, application/json;q=0.8' })).type).toBe('application/x-yaml');
     });
 
     it('responds in JSON when the client prefers JSON to YAML', async () => {
-      const answer = await call(server, '/hello-world/config', { accept: 'application/yaml;q=0.5, application/json' });
+      const answer = await callApi(server, 'GET', '/chutes/hello-world/config', undefined, undefined, { accept: 'application/yaml;q=0.5, application/json' });
       expect(answer).toMatchObject({ status: 200, type: 'application/json' });
       expect(JSON.parse(answer.text)).toEqual(await answered('hello-world'));
     });
 
     it('responds with 404 for a chute that is not installed', async () => {
-      await problem(server, '/nosuch/config', 404);
+      await problemOf(server, 'GET', '/chutes/nosuch/config', 404);
     });
   });
 
   describe('GET /api/v1/chutes/:chute/cache', () => {
     it("responds with 200 and cache.yaml's contents as a JSON object", async () => {
-      expect(await get(server, '/hotspot/cache')).toEqual(await scenarioYaml('chutes/hotspot/cache.yaml'));
+      expect(await getJson(server, '/chutes/hotspot/cache')).toEqual(await scenarioYaml('chutes/hotspot/cache.yaml'));
     });
 
     it('responds with 404 for a chute that is not installed', async () => {
-      await problem(server, '/nosuch/cache', 404);
+      await problemOf(server, 'GET', '/chutes/nosuch/cache', 404);
     });
   });
 });
@@ -185,7 +160,7 @@ describe('chutebox emulate: chute states from engine recordings, and a cache wit
   });
 
   it('GET /api/v1/chutes/ shows each chute in the state its container is in; no container: missing', async () => {
-    const chutes = await get<ChuteRecord[]>(server, '/');
+    const chutes = await getJson<ChuteRecord[]>(server, '/chutes/');
     expect(chutes.map(({ name, state }) => [name, state])).toEqual([
       ['crashed', 'failed'],
       ['dead', 'failed'],
@@ -194,11 +169,11 @@ describe('chutebox emulate: chute states from engine recordings, and a cache wit
       ['paused', 'stopped'],
       ['portal', 'restarting'],
     ]);
-    expect(await get(server, '/crashed')).toMatchObject({ name: 'crashed', state: 'failed' });
+    expect(await getJson(server, '/chutes/crashed')).toMatchObject({ name: 'crashed', state: 'failed' });
   });
 
   it('GET /api/v1/chutes/:chute/cache never shows a secret', async () => {
-    const answer = await call(server, '/portal/cache');
+    const answer = await callApi(server, 'GET', '/chutes/portal/cache');
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toEqual({
       containerId: '0a1b2c',
@@ -209,6 +184,6 @@ describe('chutebox emulate: chute states from engine recordings, and a cache wit
   });
 
   it('GET /api/v1/chutes/:chute/config answers {} for a chute without service.yaml', async () => {
-    expect(await get(server, '/gone/config')).toEqual({});
+    expect(await getJson(server, '/chutes/gone/config')).toEqual({});
   });
 });

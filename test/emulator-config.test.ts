@@ -5,11 +5,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { loadScenario } from '../emulator/scenario-device.ts';
-import { CLEAN_ENV, CLI, useChutebox, type Started } from './spawn.ts';
-import { callApi as call, changeOver as change, type Answer } from './support/api-client.ts';
-import { keyLine, sshKey, wireFields } from './ssh-keys.ts';
+import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
+import { callApi as call, changeOver as change, type HttpAnswer, getJson } from './support/http-client.ts';
+import { keyLine, sshKey, wireFields } from './support/ssh-keys.ts';
 import { useHttpController } from './support/http-controller.ts';
-import { useTempDir } from './temp-dir.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /**
  * The device configuration of issue 5 over HTTP, on `chutebox emulate --no-auth --change-delay 0`
@@ -28,32 +28,25 @@ const emulate = (args: string[] = [], env: NodeJS.ProcessEnv = CLEAN_ENV) =>
 
 
 
-/** A GET that must answer 200 with JSON: its decoded body. */
-async function get<T = any>(server: Started, endpoint: string): Promise<T> {
-  const answer = await call(server, 'GET', endpoint);
-  expect(answer, `GET ${endpoint}`).toMatchObject({ status: 200, type: expect.stringContaining('application/json') });
-  return answer.body as T;
-}
-
 
 
 
 /** What the device shows of its configuration: a bad request must leave all of it as it was. */
 async function snapshot(server: Started): Promise<Record<string, unknown>> {
   const endpoints = ['/config/hostconfig', '/config/provision', '/config/pdid', '/config/sshKeys/paradrop', '/changes', '/chutes'];
-  const answers = await Promise.all(endpoints.map((endpoint) => get(server, endpoint)));
+  const answers = await Promise.all(endpoints.map((endpoint) => getJson(server, endpoint)));
   return Object.fromEntries(endpoints.map((endpoint, i) => [endpoint, answers[i]]));
 }
 
 /** The 422 problem's paths. */
-function paths(answer: Answer): string[] {
+function paths(answer: HttpAnswer): string[] {
   expect(answer, answer.text).toMatchObject({ status: 422, type: 'application/problem+json' });
   return (answer.body.errors as { path: string }[]).map((error) => error.path);
 }
 
 /** The scenario's radios, by the ids GET /api/v1/info/hardware gives them. */
 async function radioIds(server: Started): Promise<string[]> {
-  return (await get<{ wifi: { id: string }[] }>(server, '/info/hardware')).wifi.map((radio) => radio.id);
+  return (await getJson<{ wifi: { id: string }[] }>(server, '/info/hardware')).wifi.map((radio) => radio.id);
 }
 
 /** A valid host configuration that differs from the generated one everywhere a user would look. */
@@ -97,7 +90,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
   });
 
   it('GET responds with 200 and the configuration generated from the hardware: WAN eth0, LAN eth1 and eth2, one wifi entry per radio', async () => {
-    generated = await get(server, '/config/hostconfig');
+    generated = await getJson(server, '/config/hostconfig');
     expect(generated).toMatchObject({
       firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } },
       wan: { interface: 'eth0', proto: 'dhcp' },
@@ -120,8 +113,8 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
 
   it('GET /api/v1/config/new-config and /api/v1/config/new_config respond with the same configuration, and change nothing', async () => {
     const before = await snapshot(server);
-    expect(await get(server, '/config/new-config')).toEqual(generated);
-    expect(await get(server, '/config/new_config')).toEqual(generated);
+    expect(await getJson(server, '/config/new-config')).toEqual(generated);
+    expect(await getJson(server, '/config/new_config')).toEqual(generated);
     expect(await snapshot(server)).toEqual(before);
   });
 
@@ -162,7 +155,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
     expect(answer.body).toEqual({ ...EDITED, 'wifi-interfaces': [{ ...EDITED['wifi-interfaces'][0], key: '[redacted]' }] });
     expect(answer.text).not.toContain('a-secret-passphrase');
     // The generated configuration is still the hardware's.
-    expect(await get(server, '/config/new-config')).toEqual(generated);
+    expect(await getJson(server, '/config/new-config')).toEqual(generated);
   });
 
   it("PUT with ParaDrop's {config} wrapper in YAML applies that configuration", async () => {
@@ -177,7 +170,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       '',
     ].join('\n');
     expect((await change(server, 'PUT', '/config/hostconfig', yaml, 'application/yaml')).state).toBe('succeeded');
-    expect(await get(server, '/config/hostconfig')).toEqual({
+    expect(await getJson(server, '/config/hostconfig')).toEqual({
       firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'DROP' } },
       lan: { interfaces: ['eth2'], proto: 'static', ipaddr: '172.16.5.1', netmask: '255.255.0.0' },
       wifi: [{ id: 'pci-wifi-1', channel: 6 }],
@@ -187,10 +180,10 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
 
   it('a GET, edit and PUT back keeps the redacted key in effect', async () => {
     expect((await change(server, 'PUT', '/config/hostconfig', EDITED)).state).toBe('succeeded');
-    const edited = await get(server, '/config/hostconfig');
+    const edited = await getJson(server, '/config/hostconfig');
     edited.system.hostname = 'renamed';
     expect((await change(server, 'PUT', '/config/hostconfig', edited)).state).toBe('succeeded');
-    expect(await get(server, '/config/hostconfig')).toMatchObject({ system: { hostname: 'renamed' }, 'wifi-interfaces': [{ key: '[redacted]' }] });
+    expect(await getJson(server, '/config/hostconfig')).toMatchObject({ system: { hostname: 'renamed' }, 'wifi-interfaces': [{ key: '[redacted]' }] });
     // A placeholder with no secret behind it is refused.
     const before = await snapshot(server);
     const orphan = { ...edited, 'wifi-interfaces': [...edited['wifi-interfaces'], { device: 'pci-wifi-1', ssid: 'new', encryption: 'psk2', key: '[redacted]' }] };
@@ -200,13 +193,13 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
 
   it("a change of telemetry shows in GET /api/v1/config/provision", async () => {
     expect((await change(server, 'PUT', '/config/hostconfig', { ...EDITED, telemetry: { enabled: true, interval: 900 } })).state).toBe('succeeded');
-    expect((await get(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 900 });
+    expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 900 });
     expect((await change(server, 'PUT', '/config/hostconfig', { config: { ...EDITED, telemetry: { enabled: false, interval: 120 } } })).state).toBe('succeeded');
-    expect((await get(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 120 });
+    expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 120 });
   });
 
   it('GET /api/v1/changes lists every host configuration change, with no chute', async () => {
-    const changes = await get<ChangeRecord[]>(server, '/changes');
+    const changes = await getJson<ChangeRecord[]>(server, '/changes');
     expect(changes.length).toBeGreaterThanOrEqual(5);
     expect(changes.every((c) => c.action === 'update-hostconfig' && c.chute === null && c.state === 'succeeded')).toBe(true);
   });
@@ -223,7 +216,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/pdconf', () => {
   const names = (sections: Section[]) => sections.map((section) => `${section.type} ${section.name}`);
 
   it('GET responds with the sections rendered from the generated configuration and the chute networks, applied at start', async () => {
-    const sections = await get<Section[]>(server, '/config/pdconf');
+    const sections = await getJson<Section[]>(server, '/config/pdconf');
     expect(names(sections)).toEqual(
       expect.arrayContaining([
         'interface loopback',
@@ -246,23 +239,23 @@ describe('chutebox emulate: GET and PUT /api/v1/config/pdconf', () => {
     expect(new Set(sections.map((section) => section.comment.split(':')[0]))).toEqual(new Set(['network', 'wireless', 'dhcp', 'firewall']));
     // As on a device's first start, the emulator rendered and applied them (emulated), without a change.
     for (const section of sections) expect(section, section.name).toMatchObject({ success: true, age: expect.any(Number), comment: expect.stringMatching(/: applied \(emulated\)$/) });
-    expect(await get(server, '/changes')).toEqual([]);
+    expect(await getJson(server, '/changes')).toEqual([]);
   });
 
   it('PUT renders and applies every file, and responds with the same sections, applied', async () => {
-    const before = await get<Section[]>(server, '/config/pdconf');
+    const before = await getJson<Section[]>(server, '/config/pdconf');
     const answer = await call(server, 'PUT', '/config/pdconf');
     expect(answer).toMatchObject({ status: 200, type: 'application/json' });
     const sections = answer.body as Section[];
     expect(names(sections)).toEqual(names(before));
     expect(sections.every((section) => section.success && section.age === 0 && /^(network|wireless|dhcp|firewall): /.test(section.comment))).toBe(true);
-    expect(await get(server, '/config/pdconf')).toMatchObject(sections.map((section) => ({ type: section.type, name: section.name, success: true })));
+    expect(await getJson(server, '/config/pdconf')).toMatchObject(sections.map((section) => ({ type: section.type, name: section.name, success: true })));
   });
 
   it('follows the host configuration: a host Wi-Fi network is a wifi-iface, a removed WAN is gone', async () => {
     const { wan: _wan, ...noWan } = EDITED;
     expect((await change(server, 'PUT', '/config/hostconfig', noWan)).state).toBe('succeeded');
-    const sections = names(await get<Section[]>(server, '/config/pdconf'));
+    const sections = names(await getJson<Section[]>(server, '/config/pdconf'));
     expect(sections).toEqual(expect.arrayContaining(['wifi-iface wifinet0', 'wifi-iface hotspot_guest']));
     expect(sections).not.toContain('interface wan');
   });
@@ -276,8 +269,8 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
   });
 
   it('GET responds with not provisioned, and GET /api/v1/config/pdid with null', async () => {
-    expect(await get(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null, pdserver: null, wampRouter: null, httpConnected: false });
-    expect(await get(server, '/config/pdid')).toEqual({ pdid: '' });
+    expect(await getJson(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null, pdserver: null, wampRouter: null, httpConnected: false });
+    expect(await getJson(server, '/config/pdid')).toEqual({ pdid: '' });
   });
 
   it('POST responds with 422 naming body.apitoken when the controller refuses the token, and stores nothing', async () => {
@@ -287,7 +280,7 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
     expect(refused.body.detail).toContain('refused');
     expect(paths(await call(server, 'POST', '/config/provision', { ...PROVISION, routerId: 'unknown-router' }))).toEqual(['body.routerId']);
     expect(await snapshot(server)).toEqual(before);
-    expect((await get(server, '/config/provision')).provisioned).toBe(false);
+    expect((await getJson(server, '/config/provision')).provisioned).toBe(false);
   });
 
   it('POST responds with 422 naming every bad or missing field, and stores nothing', async () => {
@@ -316,8 +309,8 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
     };
     expect(answer.body).toMatchObject(expected);
     expect(answer.text).not.toContain(PROVISION.apitoken);
-    expect(await get(server, '/config/provision')).toMatchObject(expected);
-    expect(await get(server, '/config/pdid')).toEqual({ pdid: PROVISION.routerId });
+    expect(await getJson(server, '/config/provision')).toMatchObject(expected);
+    expect(await getJson(server, '/config/pdid')).toEqual({ pdid: PROVISION.routerId });
   });
 
   it('no GET answers the apitoken: every config endpoint, the changes and the info endpoints, as JSON and YAML', async () => {
@@ -341,7 +334,7 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
     const before = await snapshot(server);
     expect(paths(await call(server, 'POST', '/config/provision', { ...PROVISION, routerId: 'another', apitoken: 'refuse' }))).toEqual(['body.apitoken']);
     expect(await snapshot(server)).toEqual(before);
-    expect(await get(server, '/config/pdid')).toEqual({ pdid: PROVISION.routerId });
+    expect(await getJson(server, '/config/pdid')).toEqual({ pdid: PROVISION.routerId });
   });
 });
 
@@ -356,7 +349,7 @@ describe('chutebox emulate --controller URL', () => {
     const answer = await call(server, 'POST', '/config/provision', PROVISION);
     expect(answer.body).toMatchObject({ provisioned: true, routerId: PROVISION.routerId, pdserver: PROVISION.pdserver, httpConnected: true });
     expect(controller().requests[0]).toMatchObject({ method: 'GET', path: `/api/routers/${PROVISION.routerId}`, authorization: `Bearer ${PROVISION.apitoken}` });
-    expect((await get(server, '/config/settings')).controller).toBe(controller().url);
+    expect((await getJson(server, '/config/settings')).controller).toBe(controller().url);
   });
 
   it('exits with code 2 and a message naming --controller for a URL that is not http(s)', () => {
@@ -380,13 +373,13 @@ describe('chutebox emulate: GET and POST /api/v1/config/sshKeys/:user', () => {
 
   it("GET responds with the scenario's one key of paradrop", async () => {
     expect(recorded).toHaveLength(1);
-    expect(await get(server, '/config/sshKeys/paradrop')).toEqual(recorded);
+    expect(await getJson(server, '/config/sshKeys/paradrop')).toEqual(recorded);
   });
 
   it('POST of a new ed25519 key responds with both keys, and GET lists both', async () => {
     const answer = await call(server, 'POST', '/config/sshKeys/paradrop', { key: sshKey('ed25519') });
     expect(answer).toMatchObject({ status: 200, body: [...recorded, sshKey('ed25519')] });
-    expect(await get(server, '/config/sshKeys/paradrop')).toEqual([...recorded, sshKey('ed25519')]);
+    expect(await getJson(server, '/config/sshKeys/paradrop')).toEqual([...recorded, sshKey('ed25519')]);
   });
 
   it('POST of the same key again responds with 409 and leaves the list unchanged', async () => {
@@ -419,7 +412,7 @@ describe('chutebox emulate: GET and POST /api/v1/config/sshKeys/:user', () => {
   });
 
   it("GET responds with [] for a user of the passwd database without keys", async () => {
-    expect(await get(server, '/config/sshKeys/root')).toEqual([]);
+    expect(await getJson(server, '/config/sshKeys/root')).toEqual([]);
   });
 });
 
@@ -431,7 +424,7 @@ describe('chutebox emulate --scenario gl-ar150: the configuration of a router wi
   });
 
   it('GET /api/v1/config/new-config responds with WAN eth0, LAN eth1 and the built-in radio at 2.4 GHz', async () => {
-    expect(await get(server, '/config/new-config')).toMatchObject({
+    expect(await getJson(server, '/config/new-config')).toMatchObject({
       wan: { interface: 'eth0', proto: 'dhcp' },
       lan: { interfaces: ['eth1'] },
       wifi: [{ id: 'platform-wifi-0', channel: 1, hwmode: '11g', htmode: 'HT20' }],
@@ -439,8 +432,8 @@ describe('chutebox emulate --scenario gl-ar150: the configuration of a router wi
   });
 
   it('GET /api/v1/config/sshKeys/paradrop responds with no key, and ftp is a user too', async () => {
-    expect(await get(server, '/config/sshKeys/paradrop')).toEqual([]);
-    expect(await get(server, '/config/sshKeys/ftp')).toEqual([]);
+    expect(await getJson(server, '/config/sshKeys/paradrop')).toEqual([]);
+    expect(await getJson(server, '/config/sshKeys/ftp')).toEqual([]);
     expect(await call(server, 'GET', '/config/sshKeys/dnsmasq')).toMatchObject({ status: 404 });
   });
 });
@@ -451,7 +444,7 @@ describe('chutebox emulate: GET /api/v1/config/settings', () => {
     const file = path.join(dir, 'chutebox.settings');
     await writeFile(file, '# emulator settings\nportal_server_port=1\ncors_origin="https://portal.example"\nupload_limit=64\nchange_delay=250\n');
     const server = await emulate(['--settings', file], { ...CLEAN_ENV, CHUTEBOX_UPLOAD_LIMIT: '128' });
-    const settings = await get(server, '/config/settings');
+    const settings = await getJson(server, '/config/settings');
     expect(settings).toMatchObject({
       portal_server_port: Number(new URL(server.url).port),
       cors_origin: 'https://portal.example',
@@ -480,7 +473,7 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
 
   beforeAll(async () => {
     server = await emulate();
-    generated = await get(server, '/config/new-config');
+    generated = await getJson(server, '/config/new-config');
     // A device in use: a chute installed, one deleted, one stopped, the host configured, provisioned, a key added.
     expect((await change(server, 'POST', '/chutes', { name: 'newcomer', image: 'chutebox/newcomer:1', config: { web: { port: 8080 } } })).state).toBe('succeeded');
     expect((await change(server, 'DELETE', '/chutes/hello-world')).state).toBe('succeeded');
@@ -496,26 +489,26 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
       expect(paths(await call(server, 'POST', '/config/factoryReset', body)), JSON.stringify(body)).toEqual(['body']);
     }
     expect(await snapshot(server)).toEqual(before);
-    expect(await get(server, '/config/provision')).toMatchObject({ provisioned: true });
+    expect(await getJson(server, '/config/provision')).toMatchObject({ provisioned: true });
   });
 
   it('responds with {success, message} when done: every chute gone, provisioning cleared, the generated configuration back, no changes', async () => {
     const answer = await call(server, 'POST', '/config/factoryReset', {});
     expect(answer).toMatchObject({ status: 200, type: 'application/json', body: { success: true, message: expect.any(String) } });
     expect(Object.keys(answer.body).sort()).toEqual(['message', 'success']);
-    expect(await get(server, '/chutes')).toEqual([]);
-    expect(await get(server, '/changes')).toEqual([]);
-    expect(await get(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null, pdserver: null, httpConnected: false, telemetry: { enabled: false } });
-    expect(await get(server, '/config/pdid')).toEqual({ pdid: '' });
-    expect(await get(server, '/config/hostconfig')).toEqual(generated);
-    expect((await get(server, '/info/telemetry')).chutes).toEqual([]);
+    expect(await getJson(server, '/chutes')).toEqual([]);
+    expect(await getJson(server, '/changes')).toEqual([]);
+    expect(await getJson(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null, pdserver: null, httpConnected: false, telemetry: { enabled: false } });
+    expect(await getJson(server, '/config/pdid')).toEqual({ pdid: '' });
+    expect(await getJson(server, '/config/hostconfig')).toEqual(generated);
+    expect((await getJson(server, '/info/telemetry')).chutes).toEqual([]);
   });
 
   it('responds with 200 without a body too, and the device works as a fresh one afterwards', async () => {
     const res = await fetch(`${server.url}/api/v1/config/factoryReset`, { method: 'POST' });
     expect(res.status).toBe(200);
     expect((await change(server, 'POST', '/chutes', { name: 'after-reset', image: 'busybox:latest' })).state).toBe('succeeded');
-    expect((await get<{ name: string }[]>(server, '/chutes')).map((chute) => chute.name)).toEqual(['after-reset']);
-    expect((await get<ChangeRecord[]>(server, '/changes')).map((c) => c.id)).toHaveLength(1);
+    expect((await getJson<{ name: string }[]>(server, '/chutes')).map((chute) => chute.name)).toEqual(['after-reset']);
+    expect((await getJson<ChangeRecord[]>(server, '/changes')).map((c) => c.id)).toHaveLength(1);
   });
 });

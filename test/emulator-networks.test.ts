@@ -1,8 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
+import { callApi, getJson, problemOf } from './support/http-client.ts';
+import { useChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /**
  * The chute network endpoints of issue 3, over HTTP, on `chutebox emulate --no-auth` serving the
@@ -16,36 +17,6 @@ const recording = (chute: string, network: string, file: string) => raw(`chutes/
 const temp = useTempDir('chutebox-emulator-networks-');
 const start = useChutebox();
 const emulate = (scenario = 'default') => start(['emulate', '--port', '0', '--no-auth', '--scenario', scenario]);
-
-interface Answer<T = unknown> {
-  status: number;
-  type: string | null;
-  body: T;
-}
-
-async function call<T = unknown>(server: Started, method: string, endpoint: string, body?: unknown): Promise<Answer<T>> {
-  const res = await fetch(`${server.url}/api/v1/chutes/${endpoint}`, {
-    method,
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  });
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as T };
-}
-
-/** A 200 answer's body. */
-async function get<T = unknown>(server: Started, endpoint: string): Promise<T> {
-  const answer = await call<T>(server, 'GET', endpoint);
-  expect(answer, endpoint).toMatchObject({ status: 200, type: 'application/json' });
-  return answer.body;
-}
-
-/** A problem answer of the given status. */
-async function problem(server: Started, method: string, endpoint: string, status: number, body?: unknown) {
-  const answer = await call<{ status: number; title: string; detail: string; errors?: { path: string; message: string }[] }>(server, method, endpoint, body);
-  expect(answer.status, `${method} ${endpoint}`).toBe(status);
-  expect(answer.type).toBe('application/problem+json');
-  expect(answer.body.status).toBe(status);
-  return answer.body;
-}
 
 /** A hostapd reply as hostapd_cli shows it: `key=value` lines, split at the first `=`. */
 function hostapdFields(text: string): Record<string, string> {
@@ -80,8 +51,8 @@ describe('chutebox emulate: the networks of the default scenario', () => {
 
   describe('GET /api/v1/chutes/:chute/networks', () => {
     it('responds with 200 and one summary per entry of the chute configuration net', async () => {
-      expect(await get(server, 'hello-world/networks')).toEqual([{ name: 'wifi', type: 'wifi', interface: 'wlan0' }]);
-      expect(await get(server, 'hotspot/networks')).toEqual([
+      expect(await getJson(server, '/chutes/hello-world/networks')).toEqual([{ name: 'wifi', type: 'wifi', interface: 'wlan0' }]);
+      expect(await getJson(server, '/chutes/hotspot/networks')).toEqual([
         { name: 'guest', type: 'wifi', interface: 'wlan0' },
         { name: 'staff', type: 'vlan', interface: 'eth1' },
         { name: 'survey', type: 'wifi', interface: 'mon0' },
@@ -89,59 +60,59 @@ describe('chutebox emulate: the networks of the default scenario', () => {
     });
 
     it('responds with 404 for a chute that is not installed', async () => {
-      await problem(server, 'GET', 'nosuch/networks', 404);
+      await problemOf(server, 'GET', '/chutes/nosuch/networks', 404);
     });
   });
 
   describe('GET /api/v1/chutes/:chute/networks/:network', () => {
     it('responds with 200 and the summary of that network', async () => {
-      expect(await get(server, 'hotspot/networks/staff')).toEqual({ name: 'staff', type: 'vlan', interface: 'eth1' });
-      expect(await get(server, 'hotspot/networks/survey')).toEqual({ name: 'survey', type: 'wifi', interface: 'mon0' });
+      expect(await getJson(server, '/chutes/hotspot/networks/staff')).toEqual({ name: 'staff', type: 'vlan', interface: 'eth1' });
+      expect(await getJson(server, '/chutes/hotspot/networks/survey')).toEqual({ name: 'survey', type: 'wifi', interface: 'mon0' });
     });
 
     it('responds with 404 for a network the chute does not have', async () => {
-      await problem(server, 'GET', 'hello-world/networks/guest', 404);
-      await problem(server, 'GET', 'nosuch/networks/wifi', 404);
+      await problemOf(server, 'GET', '/chutes/hello-world/networks/guest', 404);
+      await problemOf(server, 'GET', '/chutes/nosuch/networks/wifi', 404);
     });
   });
 
   describe('GET /api/v1/chutes/:chute/networks/:network/ssid', () => {
     it("responds with 200 and the access point's SSID and BSSID, the SSID decoded from hostapd's escapes", async () => {
       expect(await recording('hotspot', 'guest', 'hostapd-get-config.txt')).toContain('ssid=Caf\\xc3\\xa9 Guest\n');
-      expect(await get(server, 'hotspot/networks/guest/ssid')).toEqual({ ssid: 'Café Guest', bssid: '04:f0:21:34:5a:9e' });
-      expect(await get(server, 'hello-world/networks/wifi/ssid')).toEqual({ ssid: 'hello-world', bssid: '06:f0:21:1c:27:b3' });
+      expect(await getJson(server, '/chutes/hotspot/networks/guest/ssid')).toEqual({ ssid: 'Café Guest', bssid: '04:f0:21:34:5a:9e' });
+      expect(await getJson(server, '/chutes/hello-world/networks/wifi/ssid')).toEqual({ ssid: 'hello-world', bssid: '06:f0:21:1c:27:b3' });
     });
 
     it('responds with 409 for a network that is no access point', async () => {
-      await problem(server, 'GET', 'hotspot/networks/staff/ssid', 409);
-      await problem(server, 'GET', 'hotspot/networks/survey/ssid', 409);
+      await problemOf(server, 'GET', '/chutes/hotspot/networks/staff/ssid', 409);
+      await problemOf(server, 'GET', '/chutes/hotspot/networks/survey/ssid', 409);
     });
   });
 
   describe('GET /api/v1/chutes/:chute/networks/:network/hostapd_status', () => {
     it("responds with 200 and hostapd's STATUS fields as strings", async () => {
-      const status = await get<Record<string, string>>(server, 'hotspot/networks/guest/hostapd_status');
+      const status = await getJson<Record<string, string>>(server, '/chutes/hotspot/networks/guest/hostapd_status');
       expect(status).toEqual(hostapdFields(await recording('hotspot', 'guest', 'hostapd-status.txt')));
       expect(status).toMatchObject({ state: 'ENABLED', phy: 'phy0', channel: '36', ieee80211ac: '1', 'bss[0]': 'phy0-ap0', 'num_sta[0]': '3' });
     });
 
     it('lists every BSS of the radio, the chute network among them', async () => {
-      const status = await get<Record<string, string>>(server, 'hello-world/networks/wifi/hostapd_status');
+      const status = await getJson<Record<string, string>>(server, '/chutes/hello-world/networks/wifi/hostapd_status');
       expect(status).toMatchObject({ 'bss[0]': 'phy1-ap0', 'ssid[0]': 'OpenWrt', 'bss[1]': 'phy1-ap1', 'ssid[1]': 'hello-world', 'num_sta[1]': '4' });
     });
 
     it('responds with 409 for a VLAN network', async () => {
-      await problem(server, 'GET', 'hotspot/networks/staff/hostapd_status', 409);
+      await problemOf(server, 'GET', '/chutes/hotspot/networks/staff/hostapd_status', 409);
     });
   });
 
   describe('GET /api/v1/chutes/:chute/networks/:network/stations', () => {
     it('responds with 200 and one record per station of the dump, in its order', async () => {
-      const stations = await get<Station[]>(server, 'hello-world/networks/wifi/stations');
+      const stations = await getJson<Station[]>(server, '/chutes/hello-world/networks/wifi/stations');
       const macs = [...(await recording('hello-world', 'wifi', 'iw-station-dump.txt')).matchAll(/^Station (\S+) \(on phy1-ap1\)$/gm)].map((m) => m[1]);
       expect(stations.map((station) => station.mac_addr)).toEqual(macs);
       expect(macs).toHaveLength(4);
-      expect((await get<Station[]>(server, 'hotspot/networks/guest/stations')).map((station) => station.mac_addr)).toEqual([
+      expect((await getJson<Station[]>(server, '/chutes/hotspot/networks/guest/stations')).map((station) => station.mac_addr)).toEqual([
         'c8:5e:a9:3d:71:0b',
         'd2:19:7f:a4:e5:38',
         '5a:0e:c3:92:4b:d6',
@@ -149,7 +120,7 @@ describe('chutebox emulate: the networks of the default scenario', () => {
     });
 
     it("keeps iw's values verbatim under the keys of the seed's station record", async () => {
-      const stations = await get<Station[]>(server, 'hotspot/networks/guest/stations');
+      const stations = await getJson<Station[]>(server, '/chutes/hotspot/networks/guest/stations');
       expect(stations[0]).toMatchObject({
         mac_addr: 'c8:5e:a9:3d:71:0b',
         rx_packets: '171022',
@@ -176,26 +147,26 @@ describe('chutebox emulate: the networks of the default scenario', () => {
     });
 
     it('responds with 409 for a VLAN network and a monitor interface', async () => {
-      await problem(server, 'GET', 'hotspot/networks/staff/stations', 409);
-      await problem(server, 'GET', 'hotspot/networks/survey/stations', 409);
+      await problemOf(server, 'GET', '/chutes/hotspot/networks/staff/stations', 409);
+      await problemOf(server, 'GET', '/chutes/hotspot/networks/survey/stations', 409);
     });
   });
 
   describe('GET /api/v1/chutes/:chute/networks/:network/stations/:mac', () => {
     it('responds with 200 and the record of that station, for a MAC in any case', async () => {
-      const all = await get<Station[]>(server, 'hello-world/networks/wifi/stations');
-      const one = await get<Station>(server, 'hello-world/networks/wifi/stations/24:0A:C4:11:8B:3E');
+      const all = await getJson<Station[]>(server, '/chutes/hello-world/networks/wifi/stations');
+      const one = await getJson<Station>(server, '/chutes/hello-world/networks/wifi/stations/24:0A:C4:11:8B:3E');
       expect(one).toEqual(all.find((station) => station.mac_addr === '24:0a:c4:11:8b:3e'));
       expect(one).toMatchObject({ tx_bitrate: '65.0 MBit/s MCS 7', expected_throughput: '35.625Mbps', last_ack_signal: '-72 dBm' });
     });
 
     it('responds with 404 for a station that is not connected', async () => {
-      await problem(server, 'GET', 'hello-world/networks/wifi/stations/3a:b1:5c:0e:77:9a', 404);
+      await problemOf(server, 'GET', '/chutes/hello-world/networks/wifi/stations/3a:b1:5c:0e:77:9a', 404);
     });
 
     it('responds with 400 naming params.mac for a malformed MAC', async () => {
       for (const mac of ['24-0a-c4-11-8b-3e', '24:0a:c4:11:8b', 'zz:0a:c4:11:8b:3e']) {
-        const body = await problem(server, 'GET', `hello-world/networks/wifi/stations/${mac}`, 400);
+        const body = await problemOf(server, 'GET', `/chutes/hello-world/networks/wifi/stations/${mac}`, 400);
         expect(body.errors?.map((error) => error.path)).toEqual(['params.mac']);
       }
     });
@@ -203,7 +174,7 @@ describe('chutebox emulate: the networks of the default scenario', () => {
 
   describe('GET /api/v1/chutes/:chute/networks/:network/leases', () => {
     it('responds with 200 and the leases of the lease file, expiries moved to the start: an infinite one, one without client id', async () => {
-      const leases = await get<Lease[]>(server, 'hello-world/networks/wifi/leases');
+      const leases = await getJson<Lease[]>(server, '/chutes/hello-world/networks/wifi/leases');
       expect(leases).toHaveLength((await recording('hello-world', 'wifi', 'dnsmasq.leases')).trim().split('\n').length);
       const iphone = leases.find((lease) => lease.hostname === 'iPhone')!;
       expect(iphone).toEqual({ expires: expect.stringMatching(/^\d+$/), mac_addr: '6e:8d:3a:5f:21:c4', ip_addr: '192.168.128.117', hostname: 'iPhone', client_id: '01:6e:8d:3a:5f:21:c4' });
@@ -212,24 +183,24 @@ describe('chutebox emulate: the networks of the default scenario', () => {
     });
 
     it('returns IPv6 leases with their address and no MAC, and never the duid line', async () => {
-      const leases = await get<Lease[]>(server, 'hotspot/networks/guest/leases');
+      const leases = await getJson<Lease[]>(server, '/chutes/hotspot/networks/guest/leases');
       expect(leases.map((lease) => lease.ip_addr)).toEqual(['192.168.129.118', '192.168.129.142', 'fd5c:7a1e:92b0:1::76']);
       expect(leases[2]).toEqual({ expires: expect.stringMatching(/^\d+$/), ip_addr: 'fd5c:7a1e:92b0:1::76', hostname: 'MacBook-Air', client_id: '00:01:00:01:2c:9e:13:f4:c8:5e:a9:3d:71:0b' });
       await expectMoved(leases[2]!.expires, 1763722310);
     });
 
     it('responds with 200 for a VLAN network, which has a DHCP server', async () => {
-      expect((await get<Lease[]>(server, 'hotspot/networks/staff/leases')).map((lease) => lease.hostname)).toEqual(['SIP-T46U', 'ws-frontdesk']);
+      expect((await getJson<Lease[]>(server, '/chutes/hotspot/networks/staff/leases')).map((lease) => lease.hostname)).toEqual(['SIP-T46U', 'ws-frontdesk']);
     });
 
     it('responds with 409 for a monitor interface', async () => {
-      await problem(server, 'GET', 'hotspot/networks/survey/leases', 409);
+      await problemOf(server, 'GET', '/chutes/hotspot/networks/survey/leases', 409);
     });
   });
 
   describe('GET /api/v1/chutes/:chute/networks/:network/clients', () => {
     it('responds with 200 and each station joined with its lease by MAC; no lease, no address', async () => {
-      const clients = await get<Record<string, unknown>[]>(server, 'hello-world/networks/wifi/clients');
+      const clients = await getJson<Record<string, unknown>[]>(server, '/chutes/hello-world/networks/wifi/clients');
       expect(clients.map((client) => client.mac_addr)).toEqual(['6e:8d:3a:5f:21:c4', 'a4:c3:f0:7e:19:d2', '24:0a:c4:11:8b:3e', 'f4:39:09:2d:5e:71']);
       expect(clients.find((client) => client.mac_addr === '6e:8d:3a:5f:21:c4')).toEqual({
         mac_addr: '6e:8d:3a:5f:21:c4',
@@ -246,7 +217,7 @@ describe('chutebox emulate: the networks of the default scenario', () => {
     });
 
     it('responds with 409 for a VLAN network', async () => {
-      await problem(server, 'GET', 'hotspot/networks/staff/clients', 409);
+      await problemOf(server, 'GET', '/chutes/hotspot/networks/staff/clients', 409);
     });
   });
 });
@@ -259,51 +230,51 @@ describe('chutebox emulate: changing a network', () => {
   });
 
   it('PUT …/ssid responds with 200 and a message; ssid and hostapd_status then show the new SSID', async () => {
-    const put = await call<{ message: string }>(server, 'PUT', 'hello-world/networks/wifi/ssid', { ssid: 'Lab ☕ 2' });
+    const put = await callApi(server, 'PUT', '/chutes/hello-world/networks/wifi/ssid', { ssid: 'Lab ☕ 2' });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ message: 'OK' });
-    expect(await get(server, 'hello-world/networks/wifi/ssid')).toEqual({ ssid: 'Lab ☕ 2', bssid: '06:f0:21:1c:27:b3' });
-    const status = await get<Record<string, string>>(server, 'hello-world/networks/wifi/hostapd_status');
+    expect(await getJson(server, '/chutes/hello-world/networks/wifi/ssid')).toEqual({ ssid: 'Lab ☕ 2', bssid: '06:f0:21:1c:27:b3' });
+    const status = await getJson<Record<string, string>>(server, '/chutes/hello-world/networks/wifi/hostapd_status');
     expect(status).toMatchObject({ 'ssid[0]': 'OpenWrt', 'ssid[1]': 'Lab \\xe2\\x98\\x95 2' });
     // The other access point is untouched.
-    expect(await get(server, 'hotspot/networks/guest/ssid')).toEqual({ ssid: 'Café Guest', bssid: '04:f0:21:34:5a:9e' });
+    expect(await getJson(server, '/chutes/hotspot/networks/guest/ssid')).toEqual({ ssid: 'Café Guest', bssid: '04:f0:21:34:5a:9e' });
   });
 
   it('PUT …/ssid with a 33-byte SSID responds with 422 naming body.ssid, and changes nothing', async () => {
-    const before = await get(server, 'hotspot/networks/guest/ssid');
-    const body = await problem(server, 'PUT', 'hotspot/networks/guest/ssid', 422, { ssid: 'x'.repeat(33) });
+    const before = await getJson(server, '/chutes/hotspot/networks/guest/ssid');
+    const body = await problemOf(server, 'PUT', '/chutes/hotspot/networks/guest/ssid', 422, { ssid: 'x'.repeat(33) });
     expect(body.errors?.map((error) => error.path)).toEqual(['body.ssid']);
-    expect(await get(server, 'hotspot/networks/guest/ssid')).toEqual(before);
-    expect(await get<Record<string, string>>(server, 'hotspot/networks/guest/hostapd_status')).toMatchObject({ 'ssid[0]': 'Caf\\xc3\\xa9 Guest' });
+    expect(await getJson(server, '/chutes/hotspot/networks/guest/ssid')).toEqual(before);
+    expect(await getJson<Record<string, string>>(server, '/chutes/hotspot/networks/guest/hostapd_status')).toMatchObject({ 'ssid[0]': 'Caf\\xc3\\xa9 Guest' });
   });
 
   it('PUT …/ssid responds with 409 for a VLAN network', async () => {
-    await problem(server, 'PUT', 'hotspot/networks/staff/ssid', 409, { ssid: 'staff' });
+    await problemOf(server, 'PUT', '/chutes/hotspot/networks/staff/ssid', 409, { ssid: 'staff' });
   });
 
   it('DELETE …/stations/:mac responds with 200 and a message; the station is then gone', async () => {
-    const del = await call<{ message: string }>(server, 'DELETE', 'hotspot/networks/guest/stations/D2:19:7F:A4:E5:38');
+    const del = await callApi(server, 'DELETE', '/chutes/hotspot/networks/guest/stations/D2:19:7F:A4:E5:38');
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ message: expect.any(String) });
-    await problem(server, 'GET', 'hotspot/networks/guest/stations/d2:19:7f:a4:e5:38', 404);
-    expect((await get<Station[]>(server, 'hotspot/networks/guest/stations')).map((station) => station.mac_addr)).toEqual(['c8:5e:a9:3d:71:0b', '5a:0e:c3:92:4b:d6']);
-    expect((await get<{ mac_addr: string }[]>(server, 'hotspot/networks/guest/clients')).map((client) => client.mac_addr)).toEqual([
+    await problemOf(server, 'GET', '/chutes/hotspot/networks/guest/stations/d2:19:7f:a4:e5:38', 404);
+    expect((await getJson<Station[]>(server, '/chutes/hotspot/networks/guest/stations')).map((station) => station.mac_addr)).toEqual(['c8:5e:a9:3d:71:0b', '5a:0e:c3:92:4b:d6']);
+    expect((await getJson<{ mac_addr: string }[]>(server, '/chutes/hotspot/networks/guest/clients')).map((client) => client.mac_addr)).toEqual([
       'c8:5e:a9:3d:71:0b',
       '5a:0e:c3:92:4b:d6',
     ]);
     // Its lease stays: dnsmasq keeps a lease until it expires.
-    expect((await get<Lease[]>(server, 'hotspot/networks/guest/leases')).map((lease) => lease.mac_addr)).toContain('d2:19:7f:a4:e5:38');
+    expect((await getJson<Lease[]>(server, '/chutes/hotspot/networks/guest/leases')).map((lease) => lease.mac_addr)).toContain('d2:19:7f:a4:e5:38');
   });
 
   it('DELETE …/stations/:mac responds with 404 for a station that is not connected', async () => {
-    await problem(server, 'DELETE', 'hotspot/networks/guest/stations/d2:19:7f:a4:e5:38', 404);
-    await problem(server, 'DELETE', 'hotspot/networks/guest/stations/02:00:00:00:00:01', 404);
+    await problemOf(server, 'DELETE', '/chutes/hotspot/networks/guest/stations/d2:19:7f:a4:e5:38', 404);
+    await problemOf(server, 'DELETE', '/chutes/hotspot/networks/guest/stations/02:00:00:00:00:01', 404);
   });
 
   it('a restarted emulator serves the recordings again: the original SSID and every station', async () => {
     const again = await emulate();
-    expect(await get(again, 'hello-world/networks/wifi/ssid')).toEqual({ ssid: 'hello-world', bssid: '06:f0:21:1c:27:b3' });
-    expect(await get(again, 'hotspot/networks/guest/stations/d2:19:7f:a4:e5:38')).toMatchObject({ mac_addr: 'd2:19:7f:a4:e5:38' });
+    expect(await getJson(again, '/chutes/hello-world/networks/wifi/ssid')).toEqual({ ssid: 'hello-world', bssid: '06:f0:21:1c:27:b3' });
+    expect(await getJson(again, '/chutes/hotspot/networks/guest/stations/d2:19:7f:a4:e5:38')).toMatchObject({ mac_addr: 'd2:19:7f:a4:e5:38' });
   });
 });
 
@@ -322,9 +293,9 @@ describe('chutebox emulate: a network without hostapd recordings', () => {
     }
     const server = await emulate(dir);
     for (const endpoint of ['lab/networks/wifi/hostapd_status', 'lab/networks/wifi/ssid']) {
-      expect((await problem(server, 'GET', endpoint, 503)).detail).toContain("hostapd's control interface is not recorded for lab/wifi");
+      expect((await problemOf(server, 'GET', `/chutes/${endpoint}`, 503)).detail).toContain("hostapd's control interface is not recorded for lab/wifi");
     }
-    expect(await get(server, 'lab/networks/wifi/stations')).toEqual([]);
-    expect(await get(server, 'lab/networks/wifi/leases')).toEqual([]);
+    expect(await getJson(server, '/chutes/lab/networks/wifi/stations')).toEqual([]);
+    expect(await getJson(server, '/chutes/lab/networks/wifi/leases')).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useChutebox, type Started } from './spawn.ts';
-import { callApi as call, finalChange } from './support/api-client.ts';
+import { useChutebox, type Started } from './support/spawn.ts';
+import { callApi as call, finalChange } from './support/http-client.ts';
 import { tarArchive } from './support/tar.ts';
 
 /**

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../emulator/scenario-device.ts';
 import type { Environment, Telemetry } from '../functions/info/schemas.ts';
-import { CLEAN_ENV, useChutebox, type Started } from './spawn.ts';
+import { CLEAN_ENV, useChutebox, type Started } from './support/spawn.ts';
 
 /** The default scenario's raw files: what the answers are checked against. */
 const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);

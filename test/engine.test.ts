@@ -4,7 +4,7 @@ import path from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUTE_LABEL } from '../functions/core/device.ts';
-import { startChutebox, type Started } from './spawn.ts';
+import { startChutebox, type Started } from './support/spawn.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
 
 /**

@@ -2,8 +2,8 @@ import { rm } from 'node:fs/promises';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../runtime/http/app.ts';
-import { functionsFolder } from '../runtime/http/testing.ts';
-import { memoryDevice } from './memory-device.ts';
+import { functionsFolder } from './support/test-bundles.ts';
+import { memoryDevice } from './support/memory-device.ts';
 
 const LIMIT = 64;
 let dir: string;

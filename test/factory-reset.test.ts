@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, finalChange } from './support/api-client.ts';
+import { call, finalChange } from './support/http-client.ts';
 import { useHttpController } from './support/http-controller.ts';
-import { sshKey } from './ssh-keys.ts';
-import { CLI, useChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
+import { sshKey } from './support/ssh-keys.ts';
+import { CLI, useChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /**
  * POST /api/v1/config/factoryReset on `chutebox serve` (no container engine): afterwards the state dir

@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from './support/api-client.ts';
+import { call } from './support/http-client.ts';
 import { writeChute } from './support/chute-state.ts';
 import { findOnPath } from './support/dockerd.ts';
 import { createNamespacePair, networkUnavailableReason, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
 import { openWebSocket, opened, refused } from './support/websocket-client.ts';
-import { startChutebox, useChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
+import { startChutebox, useChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /**
  * The hostapd control websocket (`GET …/hostapd_control/ws`, the `hostapd-control` feature) over

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CLEAN_ENV, startChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
+import { CLEAN_ENV, startChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /** The `chutebox` command as npm installs it (package.json `bin`): the launcher that bounds the heap. */
 const LAUNCHER = fileURLToPath(new URL('../dist/chutebox', import.meta.url));

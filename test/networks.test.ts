@@ -2,12 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi, getJson } from './support/http-client.ts';
 import { writeChute } from './support/chute-state.ts';
 import { findOnPath } from './support/dockerd.ts';
 import { STATION_DUMP, STATION_MACS, writeFakeIw, writeSilentIw, type FakeIw } from './support/fake-iw.ts';
 import { createNamespacePair, networkUnavailableReason, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
-import { CLI, startChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
+import { CLI, startChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /**
  * The chute network endpoints of `chutebox serve` against real host resources: a dnsmasq lease file,
@@ -25,23 +26,7 @@ const NET = {
   wifi: { type: 'wifi', mode: 'ap', intfName: 'wlan0', ssid: 'chutebox-test' },
   guest: { type: 'wifi', intfName: 'wlan1', ssid: 'chutebox-guest' },
 };
-const WIFI = `/api/v1/chutes/${CHUTE}/networks/wifi`;
-
-interface Answer {
-  status: number;
-  /** The decoded JSON body (`any`: the tests reach into answers of many shapes). */
-  body: any;
-}
-
-async function call(server: Started, method: string, endpoint: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(`${server.url}${endpoint}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
-}
+const WIFI = `/chutes/${CHUTE}/networks/wifi`;
 
 describe('chute networks on chutebox serve, stations from an iw stand-in', () => {
   const servers: Started[] = [];
@@ -70,17 +55,17 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
   });
 
   it('GET …/networks lists the networks of the chute configuration in the state dir', async () => {
-    const answer = await call(server, 'GET', `/api/v1/chutes/${CHUTE}/networks`);
+    const answer = await callApi(server, 'GET', `/chutes/${CHUTE}/networks`);
     expect(answer.status).toBe(200);
     expect([...answer.body].sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name))).toEqual([
       { name: 'guest', type: 'wifi', interface: 'wlan1' },
       { name: 'wifi', type: 'wifi', interface: 'wlan0' },
     ]);
-    expect((await call(server, 'GET', `/api/v1/chutes/${CHUTE}/networks/wifi`)).body).toEqual({ name: 'wifi', type: 'wifi', interface: 'wlan0' });
+    expect((await callApi(server, 'GET', `/chutes/${CHUTE}/networks/wifi`)).body).toEqual({ name: 'wifi', type: 'wifi', interface: 'wlan0' });
   });
 
   it('GET …/stations responds with 200 and one record per station of `iw dev <host interface> station dump`', async () => {
-    const answer = await call(server, 'GET', `${WIFI}/stations`);
+    const answer = await callApi(server, 'GET', `${WIFI}/stations`);
     expect(answer.status).toBe(200);
     expect(answer.body.map((station: { mac_addr: string }) => station.mac_addr)).toEqual(STATION_MACS);
     expect(answer.body[0]).toMatchObject({ signal: '-48 [-50, -52] dBm', tx_bitrate: '866.7 MBit/s VHT-MCS 9 80MHz short GI VHT-NSS 2', beacon_interval: '100', wmm_wme: 'yes' });
@@ -88,29 +73,29 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
   });
 
   it('GET …/stations/<MAC> responds with 200 and the station from `iw … station get`, for a MAC in any case', async () => {
-    const answer = await call(server, 'GET', `${WIFI}/stations/${STATION_MACS[1]!.toUpperCase()}`);
+    const answer = await callApi(server, 'GET', `${WIFI}/stations/${STATION_MACS[1]!.toUpperCase()}`);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ mac_addr: STATION_MACS[1], signal: '-71 [-73, -74] dBm', expected_throughput: '101.318Mbps' });
     expect(await iw.calls()).toContain(`dev vwlan0 station get ${STATION_MACS[1]}`);
   });
 
   it('GET …/stations/<MAC> responds with 404 for a station iw does not know, and 400 for a malformed MAC', async () => {
-    expect((await call(server, 'GET', `${WIFI}/stations/02:00:00:00:00:99`)).status).toBe(404);
-    const malformed = await call(server, 'GET', `${WIFI}/stations/02-00-00-00-00-99`);
+    expect((await callApi(server, 'GET', `${WIFI}/stations/02:00:00:00:00:99`)).status).toBe(404);
+    const malformed = await callApi(server, 'GET', `${WIFI}/stations/02-00-00-00-00-99`);
     expect(malformed.status).toBe(400);
     expect(JSON.stringify(malformed.body)).toContain('params.mac');
   });
 
   it('DELETE …/stations/<MAC> runs `iw … station del <mac>` and responds with a message; 404 for an unknown station', async () => {
-    const answer = await call(server, 'DELETE', `${WIFI}/stations/${STATION_MACS[0]}`);
+    const answer = await callApi(server, 'DELETE', `${WIFI}/stations/${STATION_MACS[0]}`);
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ message: expect.any(String) });
     expect(await iw.calls()).toContain(`dev vwlan0 station del ${STATION_MACS[0]}`);
-    expect((await call(server, 'DELETE', `${WIFI}/stations/02:00:00:00:00:99`)).status).toBe(404);
+    expect((await callApi(server, 'DELETE', `${WIFI}/stations/02:00:00:00:00:99`)).status).toBe(404);
   });
 
   it('GET …/clients joins the stations with the lease file: an IP and hostname only for the station with a lease', async () => {
-    const answer = await call(server, 'GET', `${WIFI}/clients`);
+    const answer = await callApi(server, 'GET', `${WIFI}/clients`);
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual([
       expect.objectContaining({ mac_addr: STATION_MACS[0], ip_addr: '192.168.33.20', hostname: 'laptop', signal: '-48 [-50, -52] dBm' }),
@@ -119,7 +104,7 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
   });
 
   it('responds with 503 naming hostInterface for a network whose host interface is not recorded', async () => {
-    const answer = await call(server, 'GET', `/api/v1/chutes/${CHUTE}/networks/guest/stations`);
+    const answer = await callApi(server, 'GET', `/chutes/${CHUTE}/networks/guest/stations`);
     expect(answer.status).toBe(503);
     expect(answer.body.detail).toContain('hostInterface');
   });
@@ -128,14 +113,14 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
   const noHostapdCli = findOnPath('hostapd_cli') === null && !process.env.CHUTEBOX_REQUIRE_NETWORK;
   if (noHostapdCli) console.warn('test/networks.test.ts: the hostapd_status test is skipped: hostapd_cli is not on PATH (apt-get install -y hostapd); set CHUTEBOX_REQUIRE_NETWORK=1 to make this a failure');
   it.skipIf(noHostapdCli)('GET …/hostapd_status responds with 503 naming the control socket when no hostapd runs for the network', async () => {
-    const answer = await call(server, 'GET', `${WIFI}/hostapd_status`);
+    const answer = await callApi(server, 'GET', `${WIFI}/hostapd_status`);
     expect(answer.status).toBe(503);
     expect(answer.body.detail).toMatch(/hostapd control socket \S+\/no-hostapd\/vwlan0 does not exist/);
   });
 
   it('responds with 503 naming iw and --iw when the iw path does not exist', async () => {
     const missing = path.join(temp.path(), 'no-such-dir', 'iw');
-    const answer = await call(await serve('missing-iw', ['--iw', missing]), 'GET', `${WIFI}/stations`);
+    const answer = await callApi(await serve('missing-iw', ['--iw', missing]), 'GET', `${WIFI}/stations`);
     expect(answer.status).toBe(503);
     expect(answer.body.detail).toContain(missing);
     expect(answer.body.detail).toContain('--iw');
@@ -143,7 +128,7 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
 
   it('responds with 504 naming iw when iw runs past --tool-timeout', async () => {
     const silent = await writeSilentIw(await temp.folder('silent-iw'));
-    const answer = await call(await serve('silent-iw', ['--iw', silent, '--tool-timeout', '1']), 'GET', `${WIFI}/stations`);
+    const answer = await callApi(await serve('silent-iw', ['--iw', silent, '--tool-timeout', '1']), 'GET', `${WIFI}/stations`);
     expect(answer.status).toBe(504);
     expect(answer.body.detail).toMatch(/\biw\b.*1 s/);
   });
@@ -247,30 +232,31 @@ describe.skipIf(skipped)(`chute networks on chutebox serve with dnsmasq, hostapd
     await writeFile(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     namespaces!.exec(namespaces!.b, 'busybox', ['udhcpc', '-i', dhcp.b, '-f', '-n', '-q', '-s', script, '-x', 'hostname:probeclient']);
     await expect
-      .poll(async () => (await call(server!, 'GET', `${WIFI}/leases`)).body, { timeout: 15_000, interval: 200 })
+      .poll(async () => (await callApi(server!, 'GET', `${WIFI}/leases`)).body, { timeout: 15_000, interval: 200 })
       .toEqual([expect.objectContaining({ mac_addr: DHCP_CLIENT_MAC, ip_addr: expect.stringMatching(/^10\.99\.0\.1\d\d$/), hostname: 'probeclient' })]);
   });
 
   it('GET …/hostapd_status responds with hostapd STATUS: state ENABLED, the BSS and no station', async () => {
-    const answer = await call(server!, 'GET', `${WIFI}/hostapd_status`);
+    const answer = await callApi(server!, 'GET', `${WIFI}/hostapd_status`);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ state: 'ENABLED', 'bss[0]': eap.a, 'bssid[0]': AP_MAC, 'ssid[0]': 'chutebox-test', 'num_sta[0]': '0' });
   });
 
   it('GET …/ssid responds with the SSID and BSSID of hostapd GET_CONFIG', async () => {
-    expect(await call(server!, 'GET', `${WIFI}/ssid`)).toEqual({ status: 200, body: { ssid: 'chutebox-test', bssid: AP_MAC } });
+    expect(await getJson(server!, `${WIFI}/ssid`)).toEqual({ ssid: 'chutebox-test', bssid: AP_MAC });
   });
 
   it('PUT …/ssid responds with a message, and then GET …/ssid and hostapd_cli get_config show the new SSID', async () => {
-    const answer = await call(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'café lab' });
-    expect(answer).toEqual({ status: 200, body: { message: 'OK' } });
-    expect(await call(server!, 'GET', `${WIFI}/ssid`)).toEqual({ status: 200, body: { ssid: 'café lab', bssid: AP_MAC } });
+    const answer = await callApi(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'café lab' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body).toEqual({ message: 'OK' });
+    expect(await getJson(server!, `${WIFI}/ssid`)).toEqual({ ssid: 'café lab', bssid: AP_MAC });
     // hostapd prints bytes outside printable ASCII as \xNN.
     expect(operatorCli('get_config').stdout).toContain('ssid=caf\\xc3\\xa9 lab\n');
   });
 
   it('PUT …/ssid with an SSID over 32 bytes responds with 422 and leaves hostapd as it was', async () => {
-    const answer = await call(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'x'.repeat(33) });
+    const answer = await callApi(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'x'.repeat(33) });
     expect(answer.status).toBe(422);
     expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.ssid' })]);
     expect(operatorCli('get_config').stdout).toContain('ssid=caf\\xc3\\xa9 lab\n');
@@ -284,14 +270,14 @@ describe.skipIf(skipped)(`chute networks on chutebox serve with dnsmasq, hostapd
     const supplicant = daemon('wpa_supplicant', namespaces!.b, 'wpa_supplicant', ['-D', 'wired', '-i', eap.b, '-c', path.join(dir, 'wpa_supplicant.conf')]);
     await waitUntil('wpa_supplicant authenticated', async () => (await supplicant.output()).includes('CTRL-EVENT-EAP-SUCCESS'), 30_000, supplicant.output);
     await expect
-      .poll(async () => (await call(server!, 'GET', `${WIFI}/hostapd_status`)).body['num_sta[0]'], { timeout: 15_000, interval: 200 })
+      .poll(async () => (await callApi(server!, 'GET', `${WIFI}/hostapd_status`)).body['num_sta[0]'], { timeout: 15_000, interval: 200 })
       .toBe('1');
     expect(operatorCli('all_sta').stdout).toContain(STATION_MAC);
   });
 
   it('responds with 503 naming the control socket once hostapd has stopped', async () => {
     await hostapd.stop();
-    const answer = await call(server!, 'GET', `${WIFI}/hostapd_status`);
+    const answer = await callApi(server!, 'GET', `${WIFI}/hostapd_status`);
     expect(answer.status).toBe(503);
     expect(answer.body.detail).toContain(path.join(controlDir, eap.a));
   });

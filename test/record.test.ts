@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Environment, Software, Telemetry } from '../functions/info/schemas.ts';
-import { CLEAN_ENV, CLI, useChutebox, type Started } from './spawn.ts';
+import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
 import { writeChute } from './support/chute-state.ts';
 import { STATION_DUMP, STATION_MACS, writeFakeIw } from './support/fake-iw.ts';
 

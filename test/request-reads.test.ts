@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { skipWithoutStrace, traceFiles } from './support/strace.ts';
-import { CLEAN_ENV, CLI, useChutebox } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
+import { CLEAN_ENV, CLI, useChutebox } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 
 /*
  * What a request reads, seen from outside the process: strace, attached to the running server, lists

@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { call, finalChange, type Answer } from './support/api-client.ts';
+import { call, finalChange, type HttpAnswer, getJson } from './support/http-client.ts';
 import { useHttpController } from './support/http-controller.ts';
-import { sshKey } from './ssh-keys.ts';
-import { CLEAN_ENV, CLI, useChutebox, type Started } from './spawn.ts';
-import { useTempDir } from './temp-dir.ts';
-import { writeScript } from './tool-scripts.ts';
+import { sshKey } from './support/ssh-keys.ts';
+import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
+import { writeScript } from './support/tool-scripts.ts';
 
 /**
  * The device configuration of `chutebox serve` as a user sees it over HTTP: settings in their three
@@ -28,13 +28,6 @@ const IS_ROOT = process.getuid?.() === 0;
 function serveArgs(stateDir: string, passwdFile: string, extra: string[] = []): string[] {
   const root = temp.path();
   return ['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', path.join(root, 'none.sock'), '--passwd-file', passwdFile, ...extra];
-}
-
-/** GET that must answer 200; answers the decoded body. */
-async function get(server: Started, endpoint: string): Promise<any> {
-  const answer = await call(server.url, 'GET', endpoint);
-  expect(answer.status, `GET ${endpoint}: ${answer.text}`).toBe(200);
-  return answer.body;
 }
 
 /** PUT /api/v1/config/hostconfig, then waits for its change to become final. */
@@ -74,7 +67,7 @@ describe('GET /api/v1/config/settings', () => {
     const env = { ...CLEAN_ENV, CHUTEBOX_IW: '/from/env/iw', CHUTEBOX_HOSTAPD_CLI: '/from/env/hostapd_cli', CHUTEBOX_CONTROLLER_TIMEOUT: '3' };
     const server = await start(['serve', '--settings', relative(settingsFile), '--state-dir', relative(stateDir), '--hostapd-cli', '/from/flag/hostapd_cli'], env);
 
-    const settings = await get(server, '/api/v1/config/settings');
+    const settings = await getJson(server, '/config/settings');
     expect(settings).toMatchObject({
       host: '127.0.0.1',
       portal_server_port: Number(new URL(server.url).port),
@@ -136,7 +129,7 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     const commands = PDCONF_FILES.flatMap((file) => [`--pdconf-apply-${file}`, `${apply} ${file} {file}`]);
     args = serveArgs(stateDir, path.join(dir, 'passwd'), commands);
     server = await start(args);
-    generated = await get(server, '/api/v1/config/hostconfig');
+    generated = await getJson(server, '/config/hostconfig');
   });
 
   it('applies every rendered file once at the first start', async () => {
@@ -155,7 +148,7 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     expect(await mode(stored)).toBe(0o600);
     expect(parseYaml(await readFile(stored, 'utf8'), { version: '1.1' })).toEqual(first);
     expect(await readFile(pdconfFile('network'), 'utf8')).toContain("option ipaddr '10.42.0.1'");
-    expect(await get(server, '/api/v1/config/hostconfig')).toEqual(first);
+    expect(await getJson(server, '/config/hostconfig')).toEqual(first);
   });
 
   it('a second PUT changing only the firewall runs only the firewall command', async () => {
@@ -173,11 +166,11 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     expect(change.state).toBe('failed');
     expect(change.messages.at(-1)!.text).toMatch(/exited with code 1: cannot apply network/);
 
-    expect(await get(server, '/api/v1/config/hostconfig')).toEqual(second);
+    expect(await getJson(server, '/config/hostconfig')).toEqual(second);
     expect(parseYaml(await readFile(path.join(stateDir, 'hostconfig.yaml'), 'utf8'), { version: '1.1' })).toEqual(second);
     expect(await readFile(pdconfFile('network'), 'utf8')).toContain("option ipaddr '10.42.0.1'");
 
-    const sections: any[] = await get(server, '/api/v1/config/pdconf');
+    const sections: any[] = await getJson(server, '/config/pdconf');
     const network = sections.filter((section) => section.comment.startsWith('network: '));
     expect(network.length).toBeGreaterThan(0);
     for (const section of network) {
@@ -188,25 +181,25 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
 
   it('PUT /api/v1/config/pdconf applies every file again, in order, and answers each section applied', async () => {
     await rm(path.join(dir, 'fail-network'));
-    let answer: Answer;
+    let answer: HttpAnswer;
     const ran = await appliedDuring(async () => (answer = await call(server.url, 'PUT', '/api/v1/config/pdconf')));
     expect(answer!.status, answer!.text).toBe(200);
     expect(ran).toEqual(PDCONF_FILES.map((file) => `${file} ${pdconfFile(file)}`));
     expect(answer!.body.length).toBeGreaterThan(0);
     for (const section of answer!.body) expect(section).toMatchObject({ success: true, age: 0, comment: expect.stringMatching(/^(\w+): applied with \S+ \1 /) });
-    expect(await get(server, '/api/v1/config/pdconf')).toEqual(answer!.body);
+    expect(await getJson(server, '/config/pdconf')).toEqual(answer!.body);
   });
 
   it('after a restart on the same state dir, GET hostconfig and GET pdconf answer as before, and nothing is applied again', async () => {
-    const pdconfBefore: any[] = await get(server, '/api/v1/config/pdconf');
+    const pdconfBefore: any[] = await getJson(server, '/config/pdconf');
     const withoutAge = (sections: any[]) => sections.map(({ age: _age, ...section }) => section);
     const ran = await appliedDuring(async () => {
       await server.stop();
       server = await start(args);
     });
     expect(ran).toEqual([]);
-    expect(await get(server, '/api/v1/config/hostconfig')).toEqual(second);
-    expect(withoutAge(await get(server, '/api/v1/config/pdconf'))).toEqual(withoutAge(pdconfBefore));
+    expect(await getJson(server, '/config/hostconfig')).toEqual(second);
+    expect(withoutAge(await getJson(server, '/config/pdconf'))).toEqual(withoutAge(pdconfBefore));
   });
 });
 
@@ -241,7 +234,7 @@ describe.skipIf(!IS_ROOT)('POST /api/v1/config/sshKeys/:user on chutebox serve (
     const fingerprints = async (file: string) => (await promisify(execFile)('ssh-keygen', ['-l', '-f', file], { encoding: 'utf8' })).stdout.trim().split('\n');
     const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/ssh-keys/${name}.pub`, import.meta.url));
     expect(await fingerprints(keys)).toEqual([...(await fingerprints(fixture('ed25519'))), ...(await fingerprints(fixture('rsa-2048')))]);
-    expect(await get(server, '/api/v1/config/sshKeys/tester')).toEqual([sshKey('ed25519'), sshKey('rsa-2048')]);
+    expect(await getJson(server, '/config/sshKeys/tester')).toEqual([sshKey('ed25519'), sshKey('rsa-2048')]);
   });
 });
 
@@ -269,8 +262,8 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
     expect(answer.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.apitoken']);
     expect(controller().requests.at(-1)).toMatchObject({ method: 'GET', path: '/api/routers/r-lab-1', authorization: 'Bearer not-the-token' });
     await expect(stat(provisionFile())).rejects.toThrow(/ENOENT/);
-    expect(await get(server, '/api/v1/config/provision')).toMatchObject({ provisioned: false, routerId: null });
-    expect(await get(server, '/api/v1/config/pdid')).toEqual({ pdid: '' });
+    expect(await getJson(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null });
+    expect(await getJson(server, '/config/pdid')).toEqual({ pdid: '' });
   });
 
   it('responds with 504 when the controller does not answer within --controller-timeout 1, and stores nothing', async () => {
@@ -278,7 +271,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
     expect(answer.status, answer.text).toBe(504);
     expect(answer.type).toBe('application/problem+json');
     await expect(stat(provisionFile())).rejects.toThrow(/ENOENT/);
-    expect(await get(server, '/api/v1/config/provision')).toMatchObject({ provisioned: false, routerId: null });
+    expect(await getJson(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null });
   });
 
   it('responds with 200 when the controller accepts; provision.json (mode 600) holds the token, and no GET answer contains it', async () => {
@@ -288,7 +281,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
     expect(answer.text).not.toContain(APITOKEN);
     expect(await mode(provisionFile())).toBe(0o600);
     expect(JSON.parse(await readFile(provisionFile(), 'utf8'))).toMatchObject({ routerId: 'r-lab-1', apitoken: APITOKEN });
-    expect(await get(server, '/api/v1/config/pdid')).toEqual({ pdid: 'r-lab-1' });
+    expect(await getJson(server, '/config/pdid')).toEqual({ pdid: 'r-lab-1' });
 
     const endpoints = ['provision', 'pdid', 'settings', 'hostconfig', 'new-config', 'new_config', 'pdconf'].map((name) => `/api/v1/config/${name}`);
     endpoints.push('/api/v1/changes/', '/api/v1/info/telemetry', '/api/v1/info/environment');
@@ -301,7 +294,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
 
   it('with telemetry enabled every 10 s, the controller receives a telemetry report, and GET provision shows its delivery', async () => {
     const from = controller().requests.length;
-    const change = await putHostConfig(server, { ...(await get(server, '/api/v1/config/hostconfig')), telemetry: { enabled: true, interval: 10 } });
+    const change = await putHostConfig(server, { ...(await getJson(server, '/config/hostconfig')), telemetry: { enabled: true, interval: 10 } });
     expect(change.state, JSON.stringify(change.messages)).toBe('succeeded');
 
     const report = await controller().next((r) => r.method === 'POST' && r.path === '/api/routers/r-lab-1/telemetry', from);
@@ -311,10 +304,10 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
     expect(body.chutes).toEqual([]);
 
     // The controller has the report before the runtime has the answer: wait for the runtime to note it.
-    let status = await get(server, '/api/v1/config/provision');
+    let status = await getJson(server, '/config/provision');
     while (status.telemetry.lastSuccess === null && status.telemetry.lastError === null) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      status = await get(server, '/api/v1/config/provision');
+      status = await getJson(server, '/config/provision');
     }
     expect(status).toMatchObject({ provisioned: true, httpConnected: true, telemetry: { enabled: true, interval: 10, lastError: null, queued: 0 } });
     expect(Date.parse(status.telemetry.lastSuccess)).not.toBeNaN();
@@ -322,22 +315,22 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
 
   // That nothing is sent afterwards is shown with fake timers in runtime/controller/telemetry.test.ts.
   it('with telemetry disabled in the host configuration, GET provision shows it off with nothing queued', async () => {
-    const change = await putHostConfig(server, { ...(await get(server, '/api/v1/config/hostconfig')), telemetry: { enabled: false, interval: 10 } });
+    const change = await putHostConfig(server, { ...(await getJson(server, '/config/hostconfig')), telemetry: { enabled: false, interval: 10 } });
     expect(change.state, JSON.stringify(change.messages)).toBe('succeeded');
-    expect((await get(server, '/api/v1/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 10, queued: 0 });
+    expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 10, queued: 0 });
   });
 
   it('after a restart on the same state dir, the device is still provisioned with the same controller, telemetry still off', async () => {
-    const before = await get(server, '/api/v1/config/provision');
+    const before = await getJson(server, '/config/provision');
     await server.stop();
     server = await start(args);
-    expect(await get(server, '/api/v1/config/provision')).toMatchObject({
+    expect(await getJson(server, '/config/provision')).toMatchObject({
       provisioned: true,
       routerId: 'r-lab-1',
       pdserver: controller().url,
       provisionedAt: before.provisionedAt,
       telemetry: { enabled: false, interval: 10 },
     });
-    expect(await get(server, '/api/v1/config/pdid')).toEqual({ pdid: 'r-lab-1' });
+    expect(await getJson(server, '/config/pdid')).toEqual({ pdid: 'r-lab-1' });
   });
 });

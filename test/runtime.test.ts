@@ -3,7 +3,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/p
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLEAN_ENV, CLI, useChutebox, type Started } from './spawn.ts';
+import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
 
 const DIST_FUNCTIONS = new URL('../dist/functions/', import.meta.url);
 const SECRET_NAME = /PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|CREDENTIAL/i;

@@ -1,24 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { CHANGES } from '../../test/change-log.ts';
-import { callChute } from '../../test/chute-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { CHANGES } from '../../test/support/change-log.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import * as change from './change.get.ts';
 
 describe('GET /api/v1/changes/:id', () => {
   it('responds with 200 and the change with that id', async () => {
     const device = memoryDevice({ changes: CHANGES });
-    expect(await callChute(change, device, { id: '1' })).toEqual({ status: 200, body: CHANGES[0] });
-    expect(await callChute(change, device, { id: '2' })).toEqual({ status: 200, body: CHANGES[1] });
+    expect(await callFunction(change, device, { id: '1' })).toEqual({ status: 200, body: CHANGES[0] });
+    expect(await callFunction(change, device, { id: '2' })).toEqual({ status: 200, body: CHANGES[1] });
   });
 
   it('responds with 200 and a change of the device itself, with a null chute', async () => {
-    expect(await callChute(change, memoryDevice({ changes: CHANGES }), { id: '4' })).toEqual({ status: 200, body: CHANGES[3] });
+    expect(await callFunction(change, memoryDevice({ changes: CHANGES }), { id: '4' })).toEqual({ status: 200, body: CHANGES[3] });
   });
 
   it('responds with 404 for an id no change has', async () => {
     const device = memoryDevice({ changes: CHANGES });
     for (const id of ['5', '0', '999999999999999']) {
-      const { status, body } = await callChute<{ detail: string }>(change, device, { id });
+      const { status, body } = await callFunction<{ detail: string }>(change, device, { id });
       expect(status).toBe(404);
       expect(body.detail).toContain(id);
     }
@@ -26,7 +26,7 @@ describe('GET /api/v1/changes/:id', () => {
 
   it('responds with 400 naming params.id for an id that is not a whole number', async () => {
     for (const id of ['abc', '-1', '1.5', '1e3', '', '9999999999999999']) {
-      expect(await callChute(change, memoryDevice({ changes: CHANGES }), { id }), id).toMatchObject({
+      expect(await callFunction(change, memoryDevice({ changes: CHANGES }), { id }), id).toMatchObject({
         status: 400,
         body: { errors: [{ path: 'params.id', message: 'must be a change id: a whole number such as 12' }] },
       });

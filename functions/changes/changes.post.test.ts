@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { invoke } from '../core/invoke.ts';
 import * as create from './changes.post.ts';
 

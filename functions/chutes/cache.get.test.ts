@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { callChute, chuteDevice } from '../../test/chute-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { chuteDevice } from '../../test/support/chute-devices.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import * as cache from './cache.get.ts';
 
 describe('GET /api/v1/chutes/:chute/cache', () => {
   it('responds with 200 and the chute cache as a JSON object', async () => {
-    const { status, body } = await callChute(cache, chuteDevice(), { chute: 'hello' });
+    const { status, body } = await callFunction(cache, chuteDevice(), { chute: 'hello' });
     expect(status).toBe(200);
     expect(body).toEqual({
       networks: {
@@ -28,7 +29,7 @@ describe('GET /api/v1/chutes/:chute/cache', () => {
         },
       },
     });
-    const { status, body } = await callChute(cache, device, { chute: 'portal' });
+    const { status, body } = await callFunction(cache, device, { chute: 'portal' });
     expect(status).toBe(200);
     expect(body).toEqual({
       containerId: 'cbafb046',
@@ -40,12 +41,12 @@ describe('GET /api/v1/chutes/:chute/cache', () => {
   });
 
   it('responds with 200 and {} for a chute without a cache', async () => {
-    expect(await callChute(cache, chuteDevice(), { chute: 'bare' })).toEqual({ status: 200, body: {} });
+    expect(await callFunction(cache, chuteDevice(), { chute: 'bare' })).toEqual({ status: 200, body: {} });
   });
 
   it('responds with 404 for an unknown chute and 400 naming params.chute for a bad name', async () => {
-    expect((await callChute(cache, chuteDevice(), { chute: 'nope' })).status).toBe(404);
-    const bad = await callChute(cache, chuteDevice(), { chute: '../etc' });
+    expect((await callFunction(cache, chuteDevice(), { chute: 'nope' })).status).toBe(404);
+    const bad = await callFunction(cache, chuteDevice(), { chute: '../etc' });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ errors: [{ path: 'params.chute' }] });
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callChute } from '../../test/chute-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { CHUTE_LABEL } from '../core/device.ts';
 import * as chute from './chute.get.ts';
 
@@ -21,7 +21,7 @@ const running = { Id: 'abc', Labels: { [CHUTE_LABEL]: 'hotspot' }, State: 'runni
 
 describe('GET /api/v1/chutes/:chute', () => {
   it('responds with 200 and the chute record: allocation fields kept, environment values as strings', async () => {
-    const { status, body } = await callChute(chute, device(RECORD, [running]), { chute: 'hotspot' });
+    const { status, body } = await callFunction(chute, device(RECORD, [running]), { chute: 'hotspot' });
     expect(status).toBe(200);
     expect(body).toEqual({
       name: 'hotspot',
@@ -35,17 +35,17 @@ describe('GET /api/v1/chutes/:chute', () => {
 
   it("takes the state from the chute's container, not from the stored record", async () => {
     const failed = { ...running, State: 'exited', Status: 'Exited (2) 1 minute ago' };
-    expect((await callChute(chute, device(RECORD, [failed]), { chute: 'hotspot' })).body).toMatchObject({ state: 'failed' });
-    expect((await callChute(chute, device(RECORD, []), { chute: 'hotspot' })).body).toMatchObject({ state: 'missing' });
+    expect((await callFunction(chute, device(RECORD, [failed]), { chute: 'hotspot' })).body).toMatchObject({ state: 'failed' });
+    expect((await callFunction(chute, device(RECORD, []), { chute: 'hotspot' })).body).toMatchObject({ state: 'missing' });
   });
 
   it('responds with the stored state when no engine is reachable', async () => {
     const stopped = { ...RECORD, state: 'stopped' };
-    expect((await callChute(chute, device(stopped, null), { chute: 'hotspot' })).body).toMatchObject({ state: 'stopped' });
+    expect((await callFunction(chute, device(stopped, null), { chute: 'hotspot' })).body).toMatchObject({ state: 'stopped' });
   });
 
   it('fills what a sparse record lacks: version null, no environment, default allocation, resources null', async () => {
-    const { status, body } = await callChute(chute, device({ allocation: { cpu_shares: 'lots', prioritize_traffic: 'yes' }, resources: 'none' }, null), { chute: 'hotspot' });
+    const { status, body } = await callFunction(chute, device({ allocation: { cpu_shares: 'lots', prioritize_traffic: 'yes' }, resources: 'none' }, null), { chute: 'hotspot' });
     expect(status).toBe(200);
     expect(body).toEqual({
       name: 'hotspot',
@@ -58,19 +58,19 @@ describe('GET /api/v1/chutes/:chute', () => {
   });
 
   it('names the chute by its name on the device, and writes a numeric version as a string', async () => {
-    const { body } = await callChute(chute, device({ name: 'other', version: 3 }, null), { chute: 'hotspot' });
+    const { body } = await callFunction(chute, device({ name: 'other', version: 3 }, null), { chute: 'hotspot' });
     expect(body).toMatchObject({ name: 'hotspot', version: '3' });
   });
 
   it('responds with 404 for an unknown chute', async () => {
-    const { status, body } = await callChute<{ detail: string }>(chute, device(RECORD), { chute: 'nope' });
+    const { status, body } = await callFunction<{ detail: string }>(chute, device(RECORD), { chute: 'nope' });
     expect(status).toBe(404);
     expect(body.detail).toContain('nope');
   });
 
   it('responds with 400 naming params.chute for a name that cannot be a chute', async () => {
     for (const name of ['../etc', '.hidden', 'a'.repeat(65), '']) {
-      const { status, body } = await callChute(chute, device(RECORD), { chute: name });
+      const { status, body } = await callFunction(chute, device(RECORD), { chute: name });
       expect(status, name).toBe(400);
       expect(body).toMatchObject({ errors: [{ path: 'params.chute' }] });
     }

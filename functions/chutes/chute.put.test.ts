@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import * as update from './chute.put.ts';

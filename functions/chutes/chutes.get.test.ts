@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callChute } from '../../test/chute-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { CHUTE_LABEL } from '../core/device.ts';
 import * as list from './chutes.get.ts';
 
@@ -21,7 +21,7 @@ function device(containers: Record<string, unknown>[] | null) {
 describe('GET /api/v1/chutes/', () => {
   it('responds with 200 and the record of every chute, sorted by name, states from the engine', async () => {
     const containers = [container('web', 'running', 'Up 2 hours'), container('batch', 'exited', 'Exited (0) 3 minutes ago')];
-    const { status, body } = await callChute(list, device(containers), {});
+    const { status, body } = await callFunction(list, device(containers), {});
     expect(status).toBe(200);
     expect(body).toEqual([
       { name: 'batch', version: '7', state: 'stopped', environment: {}, allocation: { cpu_shares: 1024, prioritize_traffic: false }, resources: null },
@@ -31,7 +31,7 @@ describe('GET /api/v1/chutes/', () => {
   });
 
   it('responds with the stored states when no engine is reachable', async () => {
-    const { body } = await callChute<{ name: string; state: string }[]>(list, device(null), {});
+    const { body } = await callFunction<{ name: string; state: string }[]>(list, device(null), {});
     expect(body.map(({ name, state }) => [name, state])).toEqual([
       ['batch', 'running'],
       ['lost', 'stopped'],
@@ -42,11 +42,11 @@ describe('GET /api/v1/chutes/', () => {
   it('sorts by name whatever order the device lists them in, and leaves out a name without a chute', async () => {
     const base = device([]);
     const unsorted = { ...base, chuteNames: async () => ['web', 'ghost', 'batch'] };
-    const { body } = await callChute<{ name: string }[]>(list, unsorted, {});
+    const { body } = await callFunction<{ name: string }[]>(list, unsorted, {});
     expect(body.map((chute) => chute.name)).toEqual(['batch', 'web']);
   });
 
   it('responds with 200 and an empty list on a device without chutes', async () => {
-    expect(await callChute(list, memoryDevice({ containers: [] }), {})).toEqual({ status: 200, body: [] });
+    expect(await callFunction(list, memoryDevice({ containers: [] }), {})).toEqual({ status: 200, body: [] });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import { isImageReference } from './bodies.ts';

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { accessPoint, callChute, chuteDevice, STATIONS } from '../../test/chute-devices.ts';
-import { rawFixture } from '../../test/info-devices.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { accessPoint, chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
+import { rawFixture } from '../../test/support/info-devices.ts';
 import * as clients from './clients.get.ts';
 
 const WLAN = { chute: 'hello', network: 'wlan' };
 
 describe('GET /api/v1/chutes/:chute/networks/:network/clients', () => {
   it('responds with 200 and each station joined with its lease by MAC address', async () => {
-    const { status, body } = await callChute(clients, chuteDevice(), WLAN);
+    const { status, body } = await callFunction(clients, chuteDevice(), WLAN);
     expect(status).toBe(200);
     expect(body).toEqual([
       {
@@ -32,7 +33,7 @@ describe('GET /api/v1/chutes/:chute/networks/:network/clients', () => {
     const device = chuteDevice({
       networks: { 'hello/wlan': accessPoint({ stationDump: rawFixture('station_dump/yocto_hotspot_two_stations_tabs.txt'), leases: null }) },
     });
-    const { body } = await callChute<Record<string, unknown>[]>(clients, device, WLAN);
+    const { body } = await callFunction<Record<string, unknown>[]>(clients, device, WLAN);
     expect(body[0]).toEqual({
       mac_addr: '1e:19:6f:3a:c8:bb',
       ip_addr: null,
@@ -49,13 +50,13 @@ describe('GET /api/v1/chutes/:chute/networks/:network/clients', () => {
   it('takes the lease that ends last when a lease file holds several for one MAC', async () => {
     const leases = `1700000000 ${STATIONS[0]} 10.0.0.5 old *\n1700009999 ${STATIONS[0]} 10.0.1.5 new *\n1700005000 ${STATIONS[0]} 10.0.2.5 mid *\n`;
     const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ leases }) } });
-    const { body } = await callChute<{ ip_addr: string }[]>(clients, device, WLAN);
+    const { body } = await callFunction<{ ip_addr: string }[]>(clients, device, WLAN);
     expect(body[0]!.ip_addr).toBe('10.0.1.5');
   });
 
   it('responds with 409 for a VLAN network, 404 for an unknown network or chute', async () => {
-    expect((await callChute(clients, chuteDevice(), { chute: 'hello', network: 'guest' })).status).toBe(409);
-    expect((await callChute(clients, chuteDevice(), { chute: 'hello', network: 'nope' })).status).toBe(404);
-    expect((await callChute(clients, chuteDevice(), { chute: 'nope', network: 'wlan' })).status).toBe(404);
+    expect((await callFunction(clients, chuteDevice(), { chute: 'hello', network: 'guest' })).status).toBe(409);
+    expect((await callFunction(clients, chuteDevice(), { chute: 'hello', network: 'nope' })).status).toBe(404);
+    expect((await callFunction(clients, chuteDevice(), { chute: 'nope', network: 'wlan' })).status).toBe(404);
   });
 });

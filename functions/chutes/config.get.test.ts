@@ -1,7 +1,8 @@
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { callChute, chuteDevice } from '../../test/chute-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { chuteDevice } from '../../test/support/chute-devices.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { invoke } from '../core/invoke.ts';
 import * as configRead from './config.get.ts';
 
@@ -25,7 +26,7 @@ function get(accept?: string, params = { chute: 'hello' }) {
 
 describe('GET /api/v1/chutes/:chute/config', () => {
   it('responds with 200 and the configuration as stored, unknown fields kept, in JSON by default', async () => {
-    const { status, body } = await callChute(configRead, device(), { chute: 'hello' });
+    const { status, body } = await callFunction(configRead, device(), { chute: 'hello' });
     expect(status).toBe(200);
     expect(body).toEqual(ANSWERED);
     const out = await get();
@@ -73,14 +74,14 @@ describe('GET /api/v1/chutes/:chute/config', () => {
   });
 
   it('responds with 200 and {} for a chute without a configuration', async () => {
-    expect(await callChute(configRead, chuteDevice(), { chute: 'bare' })).toEqual({ status: 200, body: {} });
+    expect(await callFunction(configRead, chuteDevice(), { chute: 'bare' })).toEqual({ status: 200, body: {} });
   });
 
   it('responds with 404 for an unknown chute, and 400 naming params.chute for a bad name, as problem documents', async () => {
     const missing = await get('application/yaml', { chute: 'nope' });
     expect(missing.status).toBe(404);
     expect(missing.headers['content-type']).toBe('application/problem+json');
-    const bad = await callChute(configRead, device(), { chute: '../etc' });
+    const bad = await callFunction(configRead, device(), { chute: '../etc' });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ errors: [{ path: 'params.chute' }] });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
 import type { Device } from '../core/device.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { accessPoint, callChute, chuteDevice, STATIONS } from '../../test/chute-devices.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { accessPoint, chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
 import { HttpProblem } from '../core/problem.ts';
 import * as leases from './leases.get.ts';
 
 describe('GET /api/v1/chutes/:chute/networks/:network/leases', () => {
   it("responds with 200 and the access point's leases, IPv6 ones without a MAC", async () => {
-    const { status, body } = await callChute(leases, chuteDevice(), { chute: 'hello', network: 'wlan' });
+    const { status, body } = await callFunction(leases, chuteDevice(), { chute: 'hello', network: 'wlan' });
     expect(status).toBe(200);
     expect(body).toEqual([
       { expires: '1645660000', mac_addr: STATIONS[0], ip_addr: '192.168.128.23', hostname: 'phone', client_id: `01:${STATIONS[0]}` },
@@ -16,11 +17,11 @@ describe('GET /api/v1/chutes/:chute/networks/:network/leases', () => {
   });
 
   it('responds with 200 and an empty list for a VLAN network whose lease file does not exist yet', async () => {
-    expect(await callChute(leases, chuteDevice(), { chute: 'hello', network: 'guest' })).toEqual({ status: 200, body: [] });
+    expect(await callFunction(leases, chuteDevice(), { chute: 'hello', network: 'guest' })).toEqual({ status: 200, body: [] });
   });
 
   it('responds with 409 for a monitor interface', async () => {
-    const { status, body } = await callChute(leases, chuteDevice(), { chute: 'hello', network: 'mon' });
+    const { status, body } = await callFunction(leases, chuteDevice(), { chute: 'hello', network: 'mon' });
     expect(status).toBe(409);
     expect(body).toMatchObject({
       detail: 'cannot read DHCP leases: network mon of chute hello is a Wi-Fi monitor interface, not a Wi-Fi access point or a VLAN network',
@@ -28,13 +29,13 @@ describe('GET /api/v1/chutes/:chute/networks/:network/leases', () => {
   });
 
   it('responds with 404 for an unknown chute or network', async () => {
-    expect((await callChute(leases, chuteDevice(), { chute: 'nope', network: 'wlan' })).status).toBe(404);
-    expect((await callChute(leases, chuteDevice(), { chute: 'bare', network: 'wlan' })).status).toBe(404);
+    expect((await callFunction(leases, chuteDevice(), { chute: 'nope', network: 'wlan' })).status).toBe(404);
+    expect((await callFunction(leases, chuteDevice(), { chute: 'bare', network: 'wlan' })).status).toBe(404);
   });
 
   it('responds with the 503 the host side throws when the lease file is not recorded', async () => {
     const problem = new HttpProblem(503, 'network wlan of chute hello has no lease file recorded');
     const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ fails: { leases: problem } }) } });
-    expect(await callChute(leases, device, { chute: 'hello', network: 'wlan' })).toMatchObject({ status: 503, body: { detail: problem.message } });
+    expect(await callFunction(leases, device, { chute: 'hello', network: 'wlan' })).toMatchObject({ status: 503, body: { detail: problem.message } });
   });
 });

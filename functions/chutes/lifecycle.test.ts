@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callChute, chuteDevice } from '../../test/chute-devices.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { chuteDevice } from '../../test/support/chute-devices.ts';
 import * as remove from './chute.delete.ts';
 import * as restart from './restart.post.ts';
 import * as start from './start.post.ts';
@@ -21,8 +22,8 @@ for (const [name, module, action] of ENDPOINTS) {
   describe(name, () => {
     it(`responds with 200 and the change_id of a queued ${action} change`, async () => {
       const device = chuteDevice();
-      expect(await callChute(module, device, { chute: 'hello' })).toEqual({ status: 200, body: { change_id: 1 } });
-      expect(await callChute(module, device, { chute: 'bare' })).toEqual({ status: 200, body: { change_id: 2 } });
+      expect(await callFunction(module, device, { chute: 'hello' })).toEqual({ status: 200, body: { change_id: 1 } });
+      expect(await callFunction(module, device, { chute: 'bare' })).toEqual({ status: 200, body: { change_id: 2 } });
       expect(device.submitted).toEqual([
         { action, chute: 'hello' },
         { action, chute: 'bare' },
@@ -32,7 +33,7 @@ for (const [name, module, action] of ENDPOINTS) {
 
     it('responds with 404 for a chute that is not installed, and submits nothing', async () => {
       const device = chuteDevice();
-      const { status, body } = await callChute<{ detail: string }>(module, device, { chute: 'nosuch' });
+      const { status, body } = await callFunction<{ detail: string }>(module, device, { chute: 'nosuch' });
       expect(status).toBe(404);
       expect(body.detail).toContain('nosuch');
       expect(device.submitted).toEqual([]);
@@ -41,7 +42,7 @@ for (const [name, module, action] of ENDPOINTS) {
     it('responds with 400 naming params.chute for a bad chute name, and submits nothing', async () => {
       const device = chuteDevice();
       for (const chute of ['../etc', '-x', 'a'.repeat(65)]) {
-        expect(await callChute(module, device, { chute })).toMatchObject({ status: 400, body: { errors: [{ path: 'params.chute' }] } });
+        expect(await callFunction(module, device, { chute })).toMatchObject({ status: 400, body: { errors: [{ path: 'params.chute' }] } });
       }
       expect(device.submitted).toEqual([]);
     });
@@ -53,8 +54,8 @@ for (const [name, module, action] of [ENDPOINTS[0], ENDPOINTS[2]] as const) {
     it('passes the environment of the body with the change', async () => {
       const device = chuteDevice();
       const environment = { MODE: 'demo', EMPTY: '' };
-      expect(await callChute(module, device, { chute: 'hello' }, { environment })).toEqual({ status: 200, body: { change_id: 1 } });
-      expect(await callChute(module, device, { chute: 'hello' }, {})).toEqual({ status: 200, body: { change_id: 2 } });
+      expect(await callFunction(module, device, { chute: 'hello' }, { environment })).toEqual({ status: 200, body: { change_id: 1 } });
+      expect(await callFunction(module, device, { chute: 'hello' }, {})).toEqual({ status: 200, body: { change_id: 2 } });
       expect(device.submitted).toEqual([
         { action, chute: 'hello', environment },
         { action, chute: 'hello' },
@@ -73,7 +74,7 @@ for (const [name, module, action] of [ENDPOINTS[0], ENDPOINTS[2]] as const) {
     for (const [what, body, errors] of invalid) {
       it(`responds with 422 listing every violation for ${what}, and submits nothing`, async () => {
         const device = chuteDevice();
-        expect(await callChute(module, device, { chute: 'hello' }, body)).toMatchObject({ status: 422, body: { errors } });
+        expect(await callFunction(module, device, { chute: 'hello' }, body)).toMatchObject({ status: 422, body: { errors } });
         expect(device.submitted).toEqual([]);
       });
     }

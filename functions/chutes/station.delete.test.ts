@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callChute, chuteDevice, STATIONS } from '../../test/chute-devices.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
 import * as stationDelete from './station.delete.ts';
 import * as stations from './stations.get.ts';
 
@@ -8,28 +9,28 @@ const params = (mac: string, network = 'wlan') => ({ chute: 'hello', network, ma
 describe('DELETE /api/v1/chutes/:chute/networks/:network/stations/:mac', () => {
   it('responds with 200 and a message, and the station is gone from the station list', async () => {
     const device = chuteDevice();
-    const { status, body } = await callChute(stationDelete, device, params(STATIONS[0].toUpperCase()));
+    const { status, body } = await callFunction(stationDelete, device, params(STATIONS[0].toUpperCase()));
     expect(status).toBe(200);
     expect(body).toEqual({ message: `station ${STATIONS[0]} was disconnected from network wlan of chute hello` });
-    const after = await callChute<{ mac_addr: string }[]>(stations, device, { chute: 'hello', network: 'wlan' });
+    const after = await callFunction<{ mac_addr: string }[]>(stations, device, { chute: 'hello', network: 'wlan' });
     expect(after.body.map((s) => s.mac_addr)).toEqual([STATIONS[1], STATIONS[2]]);
   });
 
   it('responds with 404 for a station that is not connected', async () => {
-    const { status, body } = await callChute(stationDelete, chuteDevice(), params('02:00:00:00:00:99'));
+    const { status, body } = await callFunction(stationDelete, chuteDevice(), params('02:00:00:00:00:99'));
     expect(status).toBe(404);
     expect(body).toMatchObject({ detail: 'no station 02:00:00:00:00:99 is connected to network wlan' });
   });
 
   it('responds with 400 for a malformed MAC address, without running iw', async () => {
     const device = chuteDevice();
-    expect((await callChute(stationDelete, device, params('not-a-mac'))).status).toBe(400);
+    expect((await callFunction(stationDelete, device, params('not-a-mac'))).status).toBe(400);
     expect(device.calls).toEqual([]);
   });
 
   it('responds with 409 on a monitor interface and 404 for an unknown network or chute', async () => {
-    expect((await callChute(stationDelete, chuteDevice(), params(STATIONS[0], 'mon'))).status).toBe(409);
-    expect((await callChute(stationDelete, chuteDevice(), params(STATIONS[0], 'nope'))).status).toBe(404);
-    expect((await callChute(stationDelete, chuteDevice(), { ...params(STATIONS[0]), chute: 'nope' })).status).toBe(404);
+    expect((await callFunction(stationDelete, chuteDevice(), params(STATIONS[0], 'mon'))).status).toBe(409);
+    expect((await callFunction(stationDelete, chuteDevice(), params(STATIONS[0], 'nope'))).status).toBe(404);
+    expect((await callFunction(stationDelete, chuteDevice(), { ...params(STATIONS[0]), chute: 'nope' })).status).toBe(404);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { combine, radios } from '../../test/info-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
-import { drivers, netInterfaces, routerHardware } from '../../test/config-devices.ts';
+import { combine, radios } from '../../test/support/info-devices.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
+import { drivers, netInterfaces, routerHardware } from '../../test/support/config-devices.ts';
 import {
   compareNatural,
   generateHostConfig,

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { describe, expect, it, vi } from 'vitest';
-import { configDevice, routerHardware } from '../../test/config-devices.ts';
+import { configDevice, routerHardware } from '../../test/support/config-devices.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import * as hostconfig from './hostconfig.get.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { configDevice, routerHardware, type ConfigDevice } from '../../test/config-devices.ts';
+import { configDevice, routerHardware, type ConfigDevice } from '../../test/support/config-devices.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
 import type { Device } from '../core/device.ts';
 import { invoke, type FunctionOutput } from '../core/invoke.ts';

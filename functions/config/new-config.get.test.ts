@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { configDevice, routerHardware } from '../../test/config-devices.ts';
+import { configDevice, routerHardware } from '../../test/support/config-devices.ts';
 import { invoke } from '../core/invoke.ts';
 import * as newConfig from './new-config.get.ts';
 

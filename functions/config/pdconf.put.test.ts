@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configDevice, routerHardware } from '../../test/config-devices.ts';
+import { configDevice, routerHardware } from '../../test/support/config-devices.ts';
 import { invoke } from '../core/invoke.ts';
 import * as pdconf from './pdconf.get.ts';
 import * as reload from './pdconf.put.ts';

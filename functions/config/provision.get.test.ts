@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { callChute } from '../../test/chute-devices.ts';
-import { CREDENTIALS, provisioningDevice } from '../../test/provisioning-devices.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { CREDENTIALS, provisioningDevice } from '../../test/support/provisioning-devices.ts';
 import type { ProvisionStatus } from '../core/device.ts';
 import { NOT_PROVISIONED } from '../../test/support/controller.ts';
 import * as provisionStatus from './provision.get.ts';
 
 describe('GET /api/v1/config/provision', () => {
   it('responds with 200 and a status of nulls and false before provisioning', async () => {
-    expect(await callChute(provisionStatus, provisioningDevice().device, {})).toEqual({
+    expect(await callFunction(provisionStatus, provisioningDevice().device, {})).toEqual({
       status: 200,
       body: NOT_PROVISIONED,
     });
@@ -16,7 +16,7 @@ describe('GET /api/v1/config/provision', () => {
   it('responds with the stored credentials but the apitoken, and telemetry as configured', async () => {
     const initial = { ...CREDENTIALS, provisionedAt: '2026-11-20T08:30:00.000Z' };
     const { device } = provisioningDevice({ initial, telemetry: { enabled: false, interval: 300 } });
-    const { status, body } = await callChute<ProvisionStatus>(provisionStatus, device, {});
+    const { status, body } = await callFunction<ProvisionStatus>(provisionStatus, device, {});
     expect(status).toBe(200);
     expect(body).toEqual({
       provisioned: true,

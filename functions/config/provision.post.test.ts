@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callChute } from '../../test/chute-devices.ts';
-import { callHandler, CREDENTIALS, provisioningDevice } from '../../test/provisioning-devices.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { CREDENTIALS, provisioningDevice } from '../../test/support/provisioning-devices.ts';
 import { REFUSED_APITOKEN, UNKNOWN_ROUTER_ID } from '../../emulator/fake-controller.ts';
 import type { ProvisionStatus } from '../core/device.ts';
 import { NOT_PROVISIONED } from '../../test/support/controller.ts';
@@ -12,7 +12,7 @@ import * as pdid from './pdid.get.ts';
 describe('POST /api/v1/config/provision', () => {
   it('responds with 200 and the provision status once the controller accepted the credentials, and GET shows them', async () => {
     const { device, provisioning } = provisioningDevice({ now: () => Date.UTC(2026, 10, 21, 12) });
-    const answer = await callChute<ProvisionStatus>(provision, device, {}, CREDENTIALS);
+    const answer = await callFunction<ProvisionStatus>(provision, device, {}, CREDENTIALS);
     const expected: ProvisionStatus = {
       provisioned: true,
       routerId: CREDENTIALS.routerId,
@@ -25,19 +25,19 @@ describe('POST /api/v1/config/provision', () => {
     };
     expect(answer).toEqual({ status: 200, body: expected });
     expect(provisioning.fake!.log().checks).toBe(1);
-    expect((await callChute(provisionStatus, device, {})).body).toEqual(expected);
-    expect((await callChute(pdid, device, {})).body).toEqual({ pdid: CREDENTIALS.routerId });
+    expect((await callFunction(provisionStatus, device, {})).body).toEqual(expected);
+    expect((await callFunction(pdid, device, {})).body).toEqual({ pdid: CREDENTIALS.routerId });
   });
 
   it('never answers the apitoken, in the POST answer or any GET', async () => {
     const { device } = provisioningDevice();
-    const answers = [await callChute(provision, device, {}, CREDENTIALS), await callChute(provisionStatus, device, {}), await callChute(pdid, device, {})];
+    const answers = [await callFunction(provision, device, {}, CREDENTIALS), await callFunction(provisionStatus, device, {}), await callFunction(pdid, device, {})];
     for (const answer of answers) expect(JSON.stringify(answer.body)).not.toContain(CREDENTIALS.apitoken);
   });
 
   it('ignores fields it does not know, such as a provision status sent back', async () => {
     const { device } = provisioningDevice();
-    const answer = await callChute<ProvisionStatus>(provision, device, {}, { ...NOT_PROVISIONED, ...CREDENTIALS, extra: 1 });
+    const answer = await callFunction<ProvisionStatus>(provision, device, {}, { ...NOT_PROVISIONED, ...CREDENTIALS, extra: 1 });
     expect(answer.status).toBe(200);
     expect(answer.body).not.toHaveProperty('extra');
   });
@@ -45,15 +45,15 @@ describe('POST /api/v1/config/provision', () => {
   it('accepts https and wss URLs with a port and a path, and ws/http ones', async () => {
     const { device } = provisioningDevice();
     const body = { ...CREDENTIALS, pdserver: 'http://192.168.1.10:8000/paradrop', wampRouter: 'wss://paradrop.org/ws' };
-    expect((await callChute<ProvisionStatus>(provision, device, {}, body)).body).toMatchObject({ pdserver: body.pdserver, wampRouter: body.wampRouter });
+    expect((await callFunction<ProvisionStatus>(provision, device, {}, body)).body).toMatchObject({ pdserver: body.pdserver, wampRouter: body.wampRouter });
   });
 
   it('replaces the credentials when posted again, once the controller accepts the new ones', async () => {
     const { device } = provisioningDevice();
-    await callChute(provision, device, {}, CREDENTIALS);
+    await callFunction(provision, device, {}, CREDENTIALS);
     const next = { ...CREDENTIALS, routerId: 'lab-router.2', pdserver: 'https://controller.example' };
-    expect((await callChute(provision, device, {}, next)).body).toMatchObject({ routerId: 'lab-router.2', pdserver: 'https://controller.example' });
-    expect((await callChute(pdid, device, {})).body).toEqual({ pdid: 'lab-router.2' });
+    expect((await callFunction(provision, device, {}, next)).body).toMatchObject({ routerId: 'lab-router.2', pdserver: 'https://controller.example' });
+    expect((await callFunction(pdid, device, {})).body).toEqual({ pdid: 'lab-router.2' });
   });
 
   const invalid: [string, Record<string, unknown>, string, string][] = [
@@ -78,7 +78,7 @@ describe('POST /api/v1/config/provision', () => {
   for (const [what, change, path, message] of invalid) {
     it(`responds with 422 naming ${path} for ${what}, asks the controller nothing and stores nothing`, async () => {
       const { device, provisioning } = provisioningDevice();
-      const answer = await callChute(provision, device, {}, { ...CREDENTIALS, ...change });
+      const answer = await callFunction(provision, device, {}, { ...CREDENTIALS, ...change });
       expect(answer).toMatchObject({ status: 422, body: { errors: [{ path, message }] } });
       expect(provisioning.fake!.log().checks).toBe(0);
       expect(await provisioning.status()).toEqual(NOT_PROVISIONED);
@@ -87,7 +87,7 @@ describe('POST /api/v1/config/provision', () => {
 
   it('responds with 422 naming every missing field of an empty mapping', async () => {
     const { device, provisioning } = provisioningDevice();
-    const answer = await callChute<{ errors: unknown[] }>(provision, device, {}, {});
+    const answer = await callFunction<{ errors: unknown[] }>(provision, device, {}, {});
     expect(answer.status).toBe(422);
     expect(answer.body.errors).toEqual(['routerId', 'apitoken', 'pdserver', 'wampRouter'].map((field) => ({ path: `body.${field}`, message: 'is required' })));
     expect(await provisioning.status()).toEqual(NOT_PROVISIONED);
@@ -96,16 +96,16 @@ describe('POST /api/v1/config/provision', () => {
   it('responds with 422 naming the body when there is none, or it is not a mapping', async () => {
     for (const body of [undefined, [CREDENTIALS], 'routerId=1']) {
       const { device, provisioning } = provisioningDevice();
-      expect(await callChute(provision, device, {}, body)).toMatchObject({ status: 422, body: { errors: [{ path: 'body' }] } });
+      expect(await callFunction(provision, device, {}, body)).toMatchObject({ status: 422, body: { errors: [{ path: 'body' }] } });
       expect(await provisioning.status()).toEqual(NOT_PROVISIONED);
     }
   });
 
   it('responds with 422 naming body.apitoken when the controller refuses the credentials, and keeps what was stored', async () => {
     const { device, provisioning } = provisioningDevice();
-    await callChute(provision, device, {}, CREDENTIALS);
+    await callFunction(provision, device, {}, CREDENTIALS);
     const before = await provisioning.status();
-    const answer = await callHandler(provision.handle, device, { ...CREDENTIALS, routerId: 'another', apitoken: REFUSED_APITOKEN });
+    const answer = await callFunction(provision, device, {}, { ...CREDENTIALS, routerId: 'another', apitoken: REFUSED_APITOKEN }, { refusedByDevice: true });
     expect(answer).toMatchObject({
       status: 422,
       body: { detail: 'the controller at https://paradrop.org refused the credentials (401)', errors: [{ path: 'body.apitoken', message: 'was refused by the controller (401)' }] },
@@ -115,7 +115,7 @@ describe('POST /api/v1/config/provision', () => {
 
   it('responds with 422 naming body.routerId when the controller knows no such router, and stores nothing', async () => {
     const { device, provisioning } = provisioningDevice();
-    const answer = await callHandler(provision.handle, device, { ...CREDENTIALS, routerId: UNKNOWN_ROUTER_ID });
+    const answer = await callFunction(provision, device, {}, { ...CREDENTIALS, routerId: UNKNOWN_ROUTER_ID }, { refusedByDevice: true });
     expect(answer).toMatchObject({ status: 422, body: { errors: [{ path: 'body.routerId', message: 'is not a router the controller knows (404)' }] } });
     expect(await provisioning.status()).toEqual(NOT_PROVISIONED);
   });

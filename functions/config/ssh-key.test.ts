@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyLine, sshKey, wireFields, type KeyName } from '../../test/ssh-keys.ts';
+import { keyLine, sshKey, wireFields, type KeyName } from '../../test/support/ssh-keys.ts';
 import { publicKeyProblem } from './ssh-key.ts';
 
 const ED25519 = sshKey('ed25519');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { accountsDevice } from '../../test/account-devices.ts';
-import { callChute } from '../../test/chute-devices.ts';
-import { sshKey } from '../../test/ssh-keys.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { accountsDevice } from '../../test/support/account-devices.ts';
+import { sshKey } from '../../test/support/ssh-keys.ts';
 import type { Device } from '../core/device.ts';
 import * as sshKeys from './ssh-keys.get.ts';
 import * as sshKeysAdd from './ssh-keys.post.ts';
@@ -17,32 +17,32 @@ async function paradropFile(device: Device): Promise<string | null> {
 describe('POST /api/v1/config/sshKeys/:user', () => {
   it('responds with 200 and the new list, and appends the key as one line, every existing byte kept', async () => {
     const device = accountsDevice({ paradrop: EXISTING });
-    expect(await callChute(sshKeysAdd, device, PARADROP, { key: sshKey('rsa-2048') })).toEqual({
+    expect(await callFunction(sshKeysAdd, device, PARADROP, { key: sshKey('rsa-2048') })).toEqual({
       status: 200,
       body: [sshKey('ed25519'), `no-pty ${sshKey('ecdsa-256')}`, sshKey('rsa-2048')],
     });
     expect(await paradropFile(device)).toBe(`${EXISTING}\n${sshKey('rsa-2048')}\n`);
-    expect((await callChute(sshKeys, device, PARADROP)).body).toEqual([sshKey('ed25519'), `no-pty ${sshKey('ecdsa-256')}`, sshKey('rsa-2048')]);
+    expect((await callFunction(sshKeys, device, PARADROP)).body).toEqual([sshKey('ed25519'), `no-pty ${sshKey('ecdsa-256')}`, sshKey('rsa-2048')]);
   });
 
   it('creates the file for a user who has none, and stores the key without the white space around it', async () => {
     const device = accountsDevice();
-    expect(await callChute(sshKeysAdd, device, { user: 'root' }, { key: `${sshKey('sk-ed25519')}\n` })).toEqual({ status: 200, body: [sshKey('sk-ed25519')] });
+    expect(await callFunction(sshKeysAdd, device, { user: 'root' }, { key: `${sshKey('sk-ed25519')}\n` })).toEqual({ status: 200, body: [sshKey('sk-ed25519')] });
     expect(await device.accounts.authorizedKeys({ name: 'root', uid: 0, gid: 0, home: '/root' })).toBe(`${sshKey('sk-ed25519')}\n`);
   });
 
   it('keeps every key when several are added at once', async () => {
     const device = accountsDevice();
     const names = ['ed25519', 'rsa-2048', 'ecdsa-256', 'ecdsa-384', 'ecdsa-521', 'sk-ecdsa-256'] as const;
-    const answers = await Promise.all(names.map((name) => callChute(sshKeysAdd, device, PARADROP, { key: sshKey(name) })));
+    const answers = await Promise.all(names.map((name) => callFunction(sshKeysAdd, device, PARADROP, { key: sshKey(name) })));
     expect(answers.map((answer) => answer.status)).toEqual(names.map(() => 200));
-    expect(((await callChute<string[]>(sshKeys, device, PARADROP)).body).sort()).toEqual(names.map((name) => sshKey(name)).sort());
+    expect(((await callFunction<string[]>(sshKeys, device, PARADROP)).body).sort()).toEqual(names.map((name) => sshKey(name)).sort());
   });
 
   it('responds with 409 for a key the user already has under another comment and options, and changes nothing', async () => {
     const device = accountsDevice({ paradrop: EXISTING });
     const [type, data] = sshKey('ecdsa-256').split(' ');
-    expect(await callChute(sshKeysAdd, device, PARADROP, { key: `${type} ${data} carol@new-phone` })).toMatchObject({
+    expect(await callFunction(sshKeysAdd, device, PARADROP, { key: `${type} ${data} carol@new-phone` })).toMatchObject({
       status: 409,
       body: { detail: 'user paradrop already has this ecdsa-sha2-nistp256 key (commented "carol@phone")' },
     });
@@ -60,21 +60,21 @@ describe('POST /api/v1/config/sshKeys/:user', () => {
   for (const [what, body, message] of invalid) {
     it(`responds with 422 naming body.key for ${what}, and changes nothing`, async () => {
       const device = accountsDevice({ paradrop: EXISTING });
-      expect(await callChute(sshKeysAdd, device, PARADROP, body)).toMatchObject({ status: 422, body: { errors: [{ path: 'body.key', message }] } });
+      expect(await callFunction(sshKeysAdd, device, PARADROP, body)).toMatchObject({ status: 422, body: { errors: [{ path: 'body.key', message }] } });
       expect(await paradropFile(device)).toBe(EXISTING);
     });
   }
 
   it('responds with 422 naming the body when there is none, and changes nothing', async () => {
     const device = accountsDevice({ paradrop: EXISTING });
-    expect(await callChute(sshKeysAdd, device, PARADROP)).toMatchObject({ status: 422, body: { errors: [{ path: 'body' }] } });
+    expect(await callFunction(sshKeysAdd, device, PARADROP)).toMatchObject({ status: 422, body: { errors: [{ path: 'body' }] } });
     expect(await paradropFile(device)).toBe(EXISTING);
   });
 
   it('responds with 400 for a bad user name and 404 for an unknown user before looking at the body', async () => {
     const device = accountsDevice({ paradrop: EXISTING });
-    expect(await callChute(sshKeysAdd, device, { user: '../paradrop' }, { key: 'nonsense' })).toMatchObject({ status: 400, body: { errors: [{ path: 'params.user' }] } });
-    expect(await callChute(sshKeysAdd, device, { user: 'mallory' }, { key: 'nonsense' })).toMatchObject({ status: 404 });
+    expect(await callFunction(sshKeysAdd, device, { user: '../paradrop' }, { key: 'nonsense' })).toMatchObject({ status: 400, body: { errors: [{ path: 'params.user' }] } });
+    expect(await callFunction(sshKeysAdd, device, { user: 'mallory' }, { key: 'nonsense' })).toMatchObject({ status: 404 });
     expect(await paradropFile(device)).toBe(EXISTING);
   });
 });

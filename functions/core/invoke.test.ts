@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { invoke, reply } from './invoke.ts';
 import { HttpProblem } from './problem.ts';
 

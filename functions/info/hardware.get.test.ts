@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { armOpenwrt, bareMachine, combine, dmiFilesFromDump, getInfo, mipsRouter, pciRouter, rawFixture } from '../../test/info-devices.ts';
+import { armOpenwrt, bareMachine, combine, dmiFilesFromDump, infoOf, mipsRouter, pciRouter, rawFixture } from '../../test/support/info-devices.ts';
 import * as hardware from './hardware.get.ts';
 
 describe('GET /api/v1/info/hardware', () => {
   it('responds with 200 and the base board, CPU, memory and two PCI radios of a PC router whose DMI system fields are placeholders', async () => {
-    expect(await getInfo(hardware, pciRouter)).toEqual({
+    expect(await infoOf(hardware, pciRouter)).toEqual({
       vendor: 'ASUSTeK COMPUTER INC.',
       board: 'PRIME B450M-A Rev X.0x',
       cpu: 'x86_64',
@@ -18,11 +18,11 @@ describe('GET /api/v1/info/hardware', () => {
 
   it('responds with vendor and product name plus version from DMI when they are real (a Chromebook)', async () => {
     const chromebook = combine(bareMachine, { files: dmiFilesFromDump(rawFixture('dmi/nixos_hw49_sysfs_dmi_loop_dump_chromebook.txt')) });
-    expect(await getInfo(hardware, chromebook)).toMatchObject({ vendor: 'GOOGLE', board: 'Peppy 1.0' });
+    expect(await infoOf(hardware, chromebook)).toMatchObject({ vendor: 'GOOGLE', board: 'Peppy 1.0' });
   });
 
   it('responds with the board from cpuinfo’s machine line, a platform radio and a USB radio on a MIPS router without DMI', async () => {
-    expect(await getInfo(hardware, mipsRouter)).toEqual({
+    expect(await infoOf(hardware, mipsRouter)).toEqual({
       vendor: 'GL.iNet',
       board: 'GL.iNet GL-USB150',
       cpu: 'mips',
@@ -35,11 +35,11 @@ describe('GET /api/v1/info/hardware', () => {
   });
 
   it('responds with null vendor and board and no radios on a machine without DMI, device tree or radios', async () => {
-    expect(await getInfo(hardware, bareMachine)).toEqual({ vendor: null, board: null, cpu: 'x86_64', memory: 2014256 * 1024, wifi: [] });
+    expect(await infoOf(hardware, bareMachine)).toEqual({ vendor: null, board: null, cpu: 'x86_64', memory: 2014256 * 1024, wifi: [] });
   });
 
   it('responds with the device-tree model, not cpuinfo’s generic Hardware line, on an ARM OpenWrt box', async () => {
-    expect(await getInfo(hardware, armOpenwrt)).toEqual({
+    expect(await infoOf(hardware, armOpenwrt)).toEqual({
       vendor: 'GL.iNet',
       board: 'GL.iNet GL-B1300',
       cpu: 'armv7l',
@@ -52,10 +52,10 @@ describe('GET /api/v1/info/hardware', () => {
   });
 
   it('responds with the architecture from cpuinfo when uname names no machine', async () => {
-    expect(await getInfo(hardware, combine(armOpenwrt, { uname: { machine: '' } }))).toMatchObject({ cpu: 'armv7l' });
+    expect(await infoOf(hardware, combine(armOpenwrt, { uname: { machine: '' } }))).toMatchObject({ cpu: 'armv7l' });
   });
 
   it('responds with nulls and no radios on a device that has none of the sources', async () => {
-    expect(await getInfo(hardware, { uname: { machine: '' } })).toEqual({ vendor: null, board: null, cpu: null, memory: null, wifi: [] });
+    expect(await infoOf(hardware, { uname: { machine: '' } })).toEqual({ vendor: null, board: null, cpu: null, memory: null, wifi: [] });
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { armOpenwrt, chuteEngine, combine, fsStats, getInfo, pciRouter } from '../../test/info-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { armOpenwrt, chuteEngine, combine, fsStats, infoOf, pciRouter } from '../../test/support/info-devices.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import * as telemetry from './telemetry.get.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0, 250);
 
 describe('GET /api/v1/info/telemetry', () => {
   it('responds with 200 and the system totals of an OpenWrt router without a container engine', async () => {
-    const report = await getInfo(telemetry, combine(armOpenwrt, { now: NOW }));
+    const report = await infoOf(telemetry, combine(armOpenwrt, { now: NOW }));
     expect(report.time).toBe(NOW / 1000);
     expect(report.chutes).toEqual([]);
     expect(report.system).toMatchObject({
@@ -31,7 +31,7 @@ describe('GET /api/v1/info/telemetry', () => {
   });
 
   it('responds with space on storage mounts only: the overlay root, its parts and /tmp, not /proc, /sys or /dev', async () => {
-    const report = await getInfo(telemetry, armOpenwrt);
+    const report = await infoOf(telemetry, armOpenwrt);
     expect(report.system.disk_usage).toEqual([
       { mountpoint: '/rom', device: '/dev/root', fstype: 'squashfs', total: 1344 * 4096, used: 1344 * 4096, free: 0, percent: 100 },
       { mountpoint: '/tmp', device: 'tmpfs', fstype: 'tmpfs', total: 30634 * 4096, used: 334 * 4096, free: 30300 * 4096, percent: 1.1 },
@@ -41,7 +41,7 @@ describe('GET /api/v1/info/telemetry', () => {
   });
 
   it('responds with counters per interface and their sum', async () => {
-    const report = await getInfo(telemetry, armOpenwrt);
+    const report = await infoOf(telemetry, armOpenwrt);
     expect(report.network.map((i) => i.name)).toEqual(['lo', 'eth0', 'br-lan', 'phy0-ap0']);
     expect(report.network[3]).toEqual({
       name: 'phy0-ap0',
@@ -67,7 +67,7 @@ describe('GET /api/v1/info/telemetry', () => {
   });
 
   it('responds with one entry per chute container: usage of a running one, zeros and null CPU percent for an exited one', async () => {
-    const report = await getInfo(telemetry, combine(pciRouter, chuteEngine));
+    const report = await infoOf(telemetry, combine(pciRouter, chuteEngine));
     expect(report.chutes).toEqual([
       {
         name: 'hello-world',
@@ -112,7 +112,7 @@ describe('GET /api/v1/info/telemetry', () => {
 
   it('lists a file system once when a folder of it is bind-mounted onto itself, as dockerd does with /var/lib/docker', async () => {
     const root = fsStats(60_000_000, 40_000_000, 37_000_000);
-    const report = await getInfo(telemetry, {
+    const report = await infoOf(telemetry, {
       files: { '/proc/mounts': '/dev/sda2 / ext4 rw,relatime 0 0\n/dev/sda2 /var/lib/docker ext4 rw,relatime 0 0\n' },
       statfs: { '/': root, '/var/lib/docker': { ...root } },
     });
@@ -120,7 +120,7 @@ describe('GET /api/v1/info/telemetry', () => {
   });
 
   it('lists two tmpfs mounts apart when their statfs differ', async () => {
-    const report = await getInfo(telemetry, {
+    const report = await infoOf(telemetry, {
       files: { '/proc/mounts': 'tmpfs /run tmpfs rw,nosuid,size=407864k 0 0\ntmpfs /tmp tmpfs rw,nosuid 0 0\n' },
       statfs: { '/run': fsStats(101_966, 101_700, 101_700), '/tmp': fsStats(2_039_320, 2_039_000, 2_039_000) },
     });
@@ -128,7 +128,7 @@ describe('GET /api/v1/info/telemetry', () => {
   });
 
   it('responds with swap and a mount point with a space in its name, without the container layers, on a Debian host', async () => {
-    const report = await getInfo(telemetry, pciRouter);
+    const report = await infoOf(telemetry, pciRouter);
     expect(report.system.swap_memory).toEqual({ total: 1000444 * 1024, used: 250112 * 1024, free: 750332 * 1024, percent: 25 });
     expect(report.system.disk_usage.map((d) => `${d.fstype} ${d.mountpoint}`)).toEqual([
       'tmpfs /run',
@@ -148,12 +148,12 @@ describe('GET /api/v1/info/telemetry', () => {
   });
 
   it('leaves out a mount whose statfs cannot be read', async () => {
-    const report = await getInfo(telemetry, combine(armOpenwrt, { statfs: { '/': armOpenwrt.statfs!['/']! } }));
+    const report = await infoOf(telemetry, combine(armOpenwrt, { statfs: { '/': armOpenwrt.statfs!['/']! } }));
     expect(report.system.disk_usage.map((d) => d.mountpoint)).toEqual(['/']);
   });
 
   it('responds with zeros and empty lists on a device without any of the sources', async () => {
-    expect(await getInfo(telemetry, { now: NOW })).toEqual({
+    expect(await infoOf(telemetry, { now: NOW })).toEqual({
       time: NOW / 1000,
       system: {
         boot_time: null,

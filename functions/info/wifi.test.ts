@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { radios } from '../../test/info-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { radios } from '../../test/support/info-devices.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { compareDeviceNames, readRadios } from './wifi.ts';
 
 describe('radios of /sys/class/ieee80211', () => {

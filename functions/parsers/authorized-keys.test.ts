@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sshKey } from '../../test/ssh-keys.ts';
+import { sshKey } from '../../test/support/ssh-keys.ts';
 import { appendLine, keyLines, parseAuthorizedKeys, parseKeyLine, sameKey } from './authorized-keys.ts';
 
 const ED25519 = sshKey('ed25519');

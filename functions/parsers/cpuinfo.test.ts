@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rawFixture } from '../../test/info-devices.ts';
+import { rawFixture } from '../../test/support/info-devices.ts';
 import { cpuArchitecture, cpuinfoField, cpuinfoModel, parseCpuinfo } from './cpuinfo.ts';
 
 describe('/proc/cpuinfo of a MIPS router', () => {

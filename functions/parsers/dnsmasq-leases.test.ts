@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rawFixture } from '../../test/info-devices.ts';
+import { rawFixture } from '../../test/support/info-devices.ts';
 import { parseLeases } from './dnsmasq-leases.ts';
 
 describe('dnsmasq lease file', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chuteEngine } from '../../test/info-devices.ts';
+import { chuteEngine } from '../../test/support/info-devices.ts';
 import { containerUsage } from './docker-stats.ts';
 
 describe('Docker container stats', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rawFixture } from '../../test/info-devices.ts';
+import { rawFixture } from '../../test/support/info-devices.ts';
 import { decodeSsid, encodeSsid, hostapdAnswer, parseHostapdReply } from './hostapd.ts';
 
 describe('hostapd STATUS', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rawFixture } from '../../test/info-devices.ts';
+import { rawFixture } from '../../test/support/info-devices.ts';
 import { parseStationDump, stationBlocks, stationKey } from './iw-station.ts';
 
 /** The fields ParaDrop's station record names, in its key spelling. */

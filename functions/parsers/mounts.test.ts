@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fsStats } from '../../test/info-devices.ts';
+import { fsStats } from '../../test/support/info-devices.ts';
 import { distinctFileSystems, parseMounts, storageMounts, unescapeOctal } from './mounts.ts';
 
 const OPENWRT = `/dev/root /rom squashfs ro,relatime,errors=continue 0 0

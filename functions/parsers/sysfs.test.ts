@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dmiFilesFromDmidecode, dmiFilesFromDump, rawFixture } from '../../test/info-devices.ts';
+import { dmiFilesFromDmidecode, dmiFilesFromDump, rawFixture } from '../../test/support/info-devices.ts';
 import { deviceTreeString, dmiValue, hexId, sysfsLine } from './sysfs.ts';
 
 describe('DMI values', () => {

@@ -2,7 +2,7 @@ import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../../functions/core/device.ts';
-import { useTempDir } from '../../test/temp-dir.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 import { markNextId, NEXT_ID_FILE, openChangeLog, POWER_NOTES } from './log.ts';
 
 const temp = useTempDir('chutebox-change-log-');

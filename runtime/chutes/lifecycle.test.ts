@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { installChute } from '../../test/support/chute-state.ts';
 import { fakeEngine } from '../../test/support/fake-engine.ts';
-import { useTempDir } from '../../test/temp-dir.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 import { changeRunner } from '../changes/runner.ts';
 import { everyAction } from '../../test/support/change-effects.ts';
 import { openChangeLog } from '../changes/log.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../../functions/core/device.ts';
 import { fakeEngine, type FakeContainer } from '../../test/support/fake-engine.ts';
 import { installChute } from '../../test/support/chute-state.ts';
-import { useTempDir } from '../../test/temp-dir.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 import { chuteEffects, type Rollback } from './lifecycle.ts';
 import { recoverChutes } from './recover.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT } from './store.ts';

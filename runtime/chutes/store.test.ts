@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/temp-dir.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT } from './store.ts';
 
 const temp = useTempDir('chutebox-store-');

@@ -3,14 +3,14 @@ import { lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { callFunction } from '../../test/support/call-function.ts';
 import type { Device } from '../../functions/core/device.ts';
 import * as sshKeys from '../../functions/config/ssh-keys.get.ts';
 import * as sshKeysAdd from '../../functions/config/ssh-keys.post.ts';
-import { callChute } from '../../test/chute-devices.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
-import { sshKey, type KeyName } from '../../test/ssh-keys.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
+import { sshKey, type KeyName } from '../../test/support/ssh-keys.ts';
 import { findOnPath } from '../../test/support/dockerd.ts';
-import { useTempDir } from '../../test/temp-dir.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 import { hostAccounts } from './accounts.ts';
 
 const temp = useTempDir('chutebox-accounts-');
@@ -52,7 +52,7 @@ const ALICE = { user: 'alice' };
 describe('POST /api/v1/config/sshKeys/:user on the host', () => {
   it('creates ~/.ssh (700) and authorized_keys (600), both owned by the user, holding the key', async () => {
     const { device, ssh, keys } = await host('create');
-    expect(await callChute(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toEqual({ status: 200, body: [sshKey('ed25519')] });
+    expect(await callFunction(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toEqual({ status: 200, body: [sshKey('ed25519')] });
     expect(await readFile(keys, 'utf8')).toBe(`${sshKey('ed25519')}\n`);
     expect(await modeOf(ssh)).toBe(0o700);
     expect(await modeOf(keys)).toBe(0o600);
@@ -64,7 +64,7 @@ describe('POST /api/v1/config/sshKeys/:user on the host', () => {
   it.skipIf(SSH_KEYGEN === null)(`writes a file that ssh-keygen -l reads every key of${SSH_KEYGEN === null ? ' (skipped: ssh-keygen is not on PATH)' : ''}`, async () => {
     const { device, keys } = await host('keygen');
     const names: KeyName[] = ['ed25519', 'rsa-2048', 'ecdsa-256', 'ecdsa-384', 'ecdsa-521', 'sk-ed25519', 'sk-ecdsa-256'];
-    for (const name of names) expect((await callChute(sshKeysAdd, device, ALICE, { key: sshKey(name) })).status).toBe(200);
+    for (const name of names) expect((await callFunction(sshKeysAdd, device, ALICE, { key: sshKey(name) })).status).toBe(200);
     const { stdout } = await promisify(execFile)(SSH_KEYGEN!, ['-l', '-f', keys]);
     const listed = stdout.trim().split('\n');
     expect(listed).toHaveLength(names.length);
@@ -76,7 +76,7 @@ describe('POST /api/v1/config/sshKeys/:user on the host', () => {
     await mkdir(ssh, { mode: 0o755 });
     const before = `# ops\r\ncommand="uptime",no-pty ${sshKey('rsa-2048')}\n\n${sshKey('ecdsa-256')}`;
     await writeFile(keys, before, { mode: 0o644 });
-    expect((await callChute(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).body).toEqual([
+    expect((await callFunction(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).body).toEqual([
       `command="uptime",no-pty ${sshKey('rsa-2048')}`,
       sshKey('ecdsa-256'),
       sshKey('ed25519'),
@@ -89,23 +89,23 @@ describe('POST /api/v1/config/sshKeys/:user on the host', () => {
   it('keeps every key when several are added at once', async () => {
     const { device, keys } = await host('concurrent');
     const names: KeyName[] = ['ed25519', 'rsa-2048', 'ecdsa-256', 'ecdsa-384', 'ecdsa-521'];
-    const answers = await Promise.all(names.map((name) => callChute(sshKeysAdd, device, ALICE, { key: sshKey(name) })));
+    const answers = await Promise.all(names.map((name) => callFunction(sshKeysAdd, device, ALICE, { key: sshKey(name) })));
     expect(answers.map((answer) => answer.status)).toEqual(names.map(() => 200));
     expect((await readFile(keys, 'utf8')).trim().split('\n').sort()).toEqual(names.map((name) => sshKey(name)).sort());
   });
 
   it('responds with 409 for a duplicate key, and changes nothing', async () => {
     const { device, home } = await host('duplicate');
-    await callChute(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') });
+    await callFunction(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') });
     const before = await snapshot(home);
     const [type, data] = sshKey('ed25519').split(' ');
-    expect(await callChute(sshKeysAdd, device, ALICE, { key: `${type} ${data} alice@other-laptop` })).toMatchObject({ status: 409 });
+    expect(await callFunction(sshKeysAdd, device, ALICE, { key: `${type} ${data} alice@other-laptop` })).toMatchObject({ status: 409 });
     expect(await snapshot(home)).toEqual(before);
   });
 
   it('responds with 422 for an invalid key, and creates nothing', async () => {
     const { device, home } = await host('invalid');
-    expect(await callChute(sshKeysAdd, device, ALICE, { key: sshKey('rsa-1024') })).toMatchObject({
+    expect(await callFunction(sshKeysAdd, device, ALICE, { key: sshKey('rsa-1024') })).toMatchObject({
       status: 422,
       body: { errors: [{ path: 'body.key', message: 'RSA keys need at least 2048 bits; this one has 1024' }] },
     });
@@ -115,13 +115,13 @@ describe('POST /api/v1/config/sshKeys/:user on the host', () => {
   it('responds with 404 for a user the passwd file lacks, and creates nothing', async () => {
     const { device, root } = await host('unknown');
     const before = await snapshot(root);
-    expect(await callChute(sshKeysAdd, device, { user: 'mallory' }, { key: sshKey('ed25519') })).toMatchObject({ status: 404 });
+    expect(await callFunction(sshKeysAdd, device, { user: 'mallory' }, { key: sshKey('ed25519') })).toMatchObject({ status: 404 });
     expect(await snapshot(root)).toEqual(before);
   });
 
   it('responds with 409 when the home folder does not exist, and makes none', async () => {
     const { device, root } = await host('ghost');
-    expect(await callChute(sshKeysAdd, device, { user: 'ghost' }, { key: sshKey('ed25519') })).toMatchObject({
+    expect(await callFunction(sshKeysAdd, device, { user: 'ghost' }, { key: sshKey('ed25519') })).toMatchObject({
       status: 409,
       body: { detail: `the home folder of user ghost, ${path.join(root, 'home', 'ghost')}, does not exist` },
     });
@@ -134,11 +134,11 @@ describe('POST /api/v1/config/sshKeys/:user on the host', () => {
     await writeFile(path.join(elsewhere, 'authorized_keys'), `${sshKey('rsa-2048')}\n`);
     await symlink(elsewhere, ssh);
     const before = { home: await snapshot(home), elsewhere: await snapshot(elsewhere) };
-    expect(await callChute(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toMatchObject({
+    expect(await callFunction(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toMatchObject({
       status: 409,
       body: { detail: `${ssh} of user alice is a symbolic link; chutebox does not follow links in a home folder: replace it with a folder` },
     });
-    expect(await callChute(sshKeys, device, ALICE)).toMatchObject({ status: 409 });
+    expect(await callFunction(sshKeys, device, ALICE)).toMatchObject({ status: 409 });
     expect({ home: await snapshot(home), elsewhere: await snapshot(elsewhere) }).toEqual(before);
     expect(root).not.toBe(elsewhere);
   });
@@ -149,11 +149,11 @@ describe('POST /api/v1/config/sshKeys/:user on the host', () => {
     await writeFile(target, 'root:$6$secret:19000:0:99999:7:::\n', { mode: 0o640 });
     await mkdir(ssh, { mode: 0o700 });
     await symlink(target, keys);
-    expect(await callChute(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toMatchObject({
+    expect(await callFunction(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toMatchObject({
       status: 409,
       body: { detail: `${keys} of user alice is a symbolic link; chutebox does not follow links in a home folder: replace it with a file` },
     });
-    expect(await callChute(sshKeys, device, ALICE)).toMatchObject({ status: 409 });
+    expect(await callFunction(sshKeys, device, ALICE)).toMatchObject({ status: 409 });
     expect(await readFile(target, 'utf8')).toBe('root:$6$secret:19000:0:99999:7:::\n');
     expect(await modeOf(target)).toBe(0o640);
     expect((await lstat(keys)).isSymbolicLink()).toBe(true);
@@ -163,8 +163,8 @@ describe('POST /api/v1/config/sshKeys/:user on the host', () => {
     const { device, ssh, keys } = await host('fifo');
     await mkdir(ssh, { mode: 0o700 });
     execFileSync('mkfifo', [keys]);
-    expect(await callChute(sshKeys, device, ALICE)).toMatchObject({ status: 409, body: { detail: `${keys} of user alice is not a file` } });
-    expect(await callChute(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toMatchObject({ status: 409 });
+    expect(await callFunction(sshKeys, device, ALICE)).toMatchObject({ status: 409, body: { detail: `${keys} of user alice is not a file` } });
+    expect(await callFunction(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toMatchObject({ status: 409 });
     expect((await lstat(keys)).isFIFO()).toBe(true);
   });
 });
@@ -206,7 +206,7 @@ describe('SSH keys after a crash of the runtime', () => {
     const { device, ssh, keys } = await host('interrupted-write');
     await mkdir(ssh);
     await writeFile(path.join(ssh, `.authorized_keys.${HEX}.tmp`), `${sshKey('rsa-2048')}\n`);
-    expect(await callChute(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toEqual({ status: 200, body: [sshKey('ed25519')] });
+    expect(await callFunction(sshKeysAdd, device, ALICE, { key: sshKey('ed25519') })).toEqual({ status: 200, body: [sshKey('ed25519')] });
     expect(await readdir(ssh)).toEqual(['authorized_keys']);
     expect(await readFile(keys, 'utf8')).toBe(`${sshKey('ed25519')}\n`);
   });
@@ -215,15 +215,15 @@ describe('SSH keys after a crash of the runtime', () => {
 describe('GET /api/v1/config/sshKeys/:user on the host', () => {
   it('responds with the key lines of the file, and [] without ~/.ssh or without a home folder', async () => {
     const { device, ssh, keys } = await host('read');
-    expect(await callChute(sshKeys, device, ALICE)).toEqual({ status: 200, body: [] });
-    expect(await callChute(sshKeys, device, { user: 'ghost' })).toEqual({ status: 200, body: [] });
+    expect(await callFunction(sshKeys, device, ALICE)).toEqual({ status: 200, body: [] });
+    expect(await callFunction(sshKeys, device, { user: 'ghost' })).toEqual({ status: 200, body: [] });
     await mkdir(ssh);
     await writeFile(keys, `# mine\n${sshKey('ed25519')}\nno-pty ${sshKey('rsa-2048')}\n`);
-    expect(await callChute(sshKeys, device, ALICE)).toEqual({ status: 200, body: [sshKey('ed25519'), `no-pty ${sshKey('rsa-2048')}`] });
+    expect(await callFunction(sshKeys, device, ALICE)).toEqual({ status: 200, body: [sshKey('ed25519'), `no-pty ${sshKey('rsa-2048')}`] });
   });
 
   it('responds with 404 for every user when the passwd file does not exist', async () => {
     const device = { ...memoryDevice(), accounts: hostAccounts({ passwdFile: path.join(await temp.folder('no-passwd'), 'passwd') }) };
-    expect(await callChute(sshKeys, device, { user: 'root' })).toMatchObject({ status: 404 });
+    expect(await callFunction(sshKeys, device, { user: 'root' })).toMatchObject({ status: 404 });
   });
 });

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { hostConfigFor, type HostConfig } from '../../functions/config/host-config.ts';
 import { renderPdconf } from '../../functions/config/uci.ts';
 import type { StoredChute } from '../../functions/core/device.ts';
-import { useTempDir } from '../../test/temp-dir.ts';
-import { writeScript } from '../../test/tool-scripts.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { writeScript } from '../../test/support/tool-scripts.ts';
 import { commandApplier, directoryStore, pdconfEngine, type ApplyCommands } from './pdconf.ts';
 
 const temp = useTempDir('chutebox-pdconf-');

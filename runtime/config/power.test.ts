@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { useTempDir } from '../../test/temp-dir.ts';
-import { writeScript } from '../../test/tool-scripts.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { writeScript } from '../../test/support/tool-scripts.ts';
 import { powerChanges } from './power.ts';
 
 const temp = useTempDir('chutebox-power-');

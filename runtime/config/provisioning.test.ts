@@ -3,7 +3,7 @@ import path from 'node:path';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { useTempDir } from '../../test/temp-dir.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 import { CONTROLLER, CONTROLLER_CREDENTIALS, NOT_PROVISIONED, useMockController } from '../../test/support/controller.ts';
 import { controllerClient } from '../controller/client.ts';
 import { fileProvisionStore, PROVISION_FILE, provisioning, type ProvisioningOptions, type ProvisioningService } from './provisioning.ts';

@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryDevice } from '../../test/memory-device.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
 import { fixedAuth } from '../auth/index.ts';
 import { createApp } from './app.ts';
-import { functionsFolder } from './testing.ts';
+import { functionsFolder } from '../../test/support/test-bundles.ts';
 
 let dir: string;
 

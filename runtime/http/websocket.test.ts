@@ -1,12 +1,12 @@
 import { connect } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chuteDevice, STATIONS } from '../../test/chute-devices.ts';
+import { chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
 import { openWebSocket, opened, refused } from '../../test/support/websocket-client.ts';
 import { fixedAuth } from '../auth/index.ts';
 import { createApp } from './app.ts';
 import { listen, type Listening } from './listen.ts';
-import { functionsFolder } from './testing.ts';
+import { functionsFolder } from '../../test/support/test-bundles.ts';
 
 /**
  * The upgrade path of the HTTP layer in this process: `createApp` + `listen` over an in-memory

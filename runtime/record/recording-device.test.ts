@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryAccounts, scenarioAccounts } from '../../emulator/scenario-accounts.ts';
-import { memoryDevice } from '../../test/memory-device.ts';
-import { useTempDir } from '../../test/temp-dir.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 import { rootedFiles } from '../device/files.ts';
 import { PASSWD_FILE } from '../scenario/format.ts';
 import { recordingDevice } from './recording-device.ts';

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/temp-dir.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 import { removeInterruptedWrites, writeFileAtomic } from './atomic-write.ts';
 
 const { folder } = useTempDir('chutebox-atomic-');

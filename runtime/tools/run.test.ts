@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/temp-dir.ts';
-import { problemOf, writeScript } from '../../test/tool-scripts.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { problemOf, writeScript } from '../../test/support/tool-scripts.ts';
 import { runTool, type Tool } from './run.ts';
 
 const temp = useTempDir('chutebox-run-tool-');

@@ -1,7 +1,7 @@
 import type { ChangeRecord, Device } from '../../functions/core/device.ts';
 import { hostConfigApplier } from '../../emulator/scenario-host-config.ts';
 import { emulatedChanges } from '../../emulator/scenario-changes.ts';
-import type { MemoryDevice } from '../memory-device.ts';
+import type { MemoryDevice } from './memory-device.ts';
 
 /**
  * A memory device whose changes run as the emulator runs them (`emulatedChanges`, without delay): a

@@ -1,16 +1,16 @@
-import { memoryAccounts, type MemoryAccountsSpec } from '../emulator/scenario-accounts.ts';
-import { memoryHostConfig, type MemoryHostConfigOptions } from '../emulator/scenario-host-config.ts';
-import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../emulator/scenario-provisioning.ts';
-import { generateHostConfig } from '../functions/config/host-config.ts';
-import { type ChangeRecord, type ChangeRequest, type Device, type FsStats, type NetworkHost, type NetworkTarget, type Settings, type StoredChute, type Uname } from '../functions/core/device.ts';
-import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
-import { changeRunner } from '../runtime/changes/runner.ts';
-import { telemetryReport } from '../runtime/controller/telemetry.ts';
-import { everyAction } from './support/change-effects.ts';
-import { HttpProblem } from '../functions/core/problem.ts';
-import { encodeSsid } from '../functions/parsers/hostapd.ts';
-import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
-import { stationBlocks } from '../functions/parsers/iw-station.ts';
+import { memoryAccounts, type MemoryAccountsSpec } from '../../emulator/scenario-accounts.ts';
+import { memoryHostConfig, type MemoryHostConfigOptions } from '../../emulator/scenario-host-config.ts';
+import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../../emulator/scenario-provisioning.ts';
+import { generateHostConfig } from '../../functions/config/host-config.ts';
+import { type ChangeRecord, type ChangeRequest, type Device, type FsStats, type NetworkHost, type NetworkTarget, type Settings, type StoredChute, type Uname } from '../../functions/core/device.ts';
+import { memoryChangeLog } from '../../runtime/changes/memory-log.ts';
+import { changeRunner } from '../../runtime/changes/runner.ts';
+import { telemetryReport } from '../../runtime/controller/telemetry.ts';
+import { everyAction } from './change-effects.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import { encodeSsid } from '../../functions/parsers/hostapd.ts';
+import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
+import { stationBlocks } from '../../functions/parsers/iw-station.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
 export interface MemoryDeviceSpec {

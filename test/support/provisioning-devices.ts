@@ -1,6 +1,5 @@
-import type { Device, ProvisionCredentials } from '../functions/core/device.ts';
-import { invoke, type Handler } from '../functions/core/invoke.ts';
-import type { ScenarioProvisioning, ScenarioProvisioningOptions } from '../emulator/scenario-provisioning.ts';
+import type { Device, ProvisionCredentials } from '../../functions/core/device.ts';
+import type { ScenarioProvisioning, ScenarioProvisioningOptions } from '../../emulator/scenario-provisioning.ts';
 import { memoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 
 /*
@@ -30,14 +29,4 @@ export function provisioningDevice(
 ): { device: Device; provisioning: ScenarioProvisioning } {
   const device = memoryDevice({ ...spec, provisioning: options });
   return { device, provisioning: device.provisioning };
-}
-
-/**
- * Calls a handler as a transport does, a body as JSON, and answers the status and decoded body
- * (no schema checks: see `callChute` for those).
- */
-export async function callHandler<T = unknown>(handle: Handler, device: Device, body?: unknown): Promise<{ status: number; body: T }> {
-  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
-  const out = await invoke(handle, { params: {}, query: {}, headers, body, text: body === undefined ? '' : JSON.stringify(body) }, device);
-  return { status: out.status, body: JSON.parse(out.body) as T };
 }

@@ -1,7 +1,3 @@
-import { expect, vi } from 'vitest';
-import type { Device } from '../functions/core/device.ts';
-import { invoke, type Handler } from '../functions/core/invoke.ts';
-import { PROBLEM_CONTENT_TYPE, type Problem } from '../functions/core/problem.ts';
 import { rawFixture } from './info-devices.ts';
 import { memoryDevice, type MemoryDevice, type MemoryDeviceSpec, type MemoryNetwork } from './memory-device.ts';
 
@@ -71,56 +67,6 @@ export function chuteDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
     networks: { 'hello/wlan': accessPoint(), 'hello/guest': { leases: null } },
     ...spec,
   });
-}
-
-/** What an endpoint module of functions/chutes exports that these tests use. */
-export interface ChuteModule {
-  handle: Handler<unknown>;
-  request: SafeParse;
-  response: SafeParse;
-}
-
-interface SafeParse {
-  safeParse(value: unknown): { success: boolean; error?: { issues: unknown[] } };
-}
-
-/** An answer: status and decoded body. */
-export interface Answer<T = unknown> {
-  status: number;
-  body: T;
-}
-
-/**
- * Calls a chute endpoint the way a transport does and checks the answer's form: a 200 is JSON that
- * the module's response schema accepts, for a request its request schema accepts; anything else is a
- * problem document with the same status. A 400 or 422 is a request the request schema rejects too.
- * A body is sent as JSON (`content-type: application/json`). The error log that a 5xx writes is
- * kept out of the test output.
- *
- * @example
- * const { status, body } = await callChute(stations, chuteDevice(), { chute: 'hello', network: 'wlan' });
- */
-export async function callChute<T = unknown>(
-  module: ChuteModule,
-  device: Device,
-  params: Record<string, string>,
-  body?: unknown,
-): Promise<Answer<T>> {
-  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
-  const out = await invoke(module.handle, { params, query: {}, headers, body, text: body === undefined ? '' : JSON.stringify(body) }, device).finally(() => log.mockRestore());
-  const decoded: unknown = JSON.parse(out.body);
-  const requestOk = module.request.safeParse({ params, body }).success;
-  if (out.status === 200) {
-    expect(out.headers['content-type']).toBe('application/json');
-    expect(module.response.safeParse(decoded).error?.issues ?? []).toEqual([]);
-    expect(requestOk, 'the request schema accepts a request that succeeded').toBe(true);
-  } else {
-    expect(out.headers['content-type']).toBe(PROBLEM_CONTENT_TYPE);
-    expect((decoded as Problem).status).toBe(out.status);
-    if (out.status === 400 || out.status === 422) expect(requestOk, 'the request schema rejects a request answered 400/422').toBe(false);
-  }
-  return { status: out.status, body: decoded as T };
 }
 
 /** The hostapd commands a handler sent. */

@@ -15,7 +15,7 @@ export type KeyName = 'ed25519' | 'rsa-2048' | 'rsa-1024' | 'ecdsa-256' | 'ecdsa
  * sshKey('ed25519') // 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIErzfrvK75/Fl4oVaLVr/hQEZpVW34aj+zMgWqsbmHY+ alice@laptop'
  */
 export function sshKey(name: KeyName): string {
-  return readFileSync(new URL(`../fixtures/ssh-keys/${name}.pub`, import.meta.url), 'utf8').trimEnd();
+  return readFileSync(new URL(`../../fixtures/ssh-keys/${name}.pub`, import.meta.url), 'utf8').trimEnd();
 }
 
 /** The fields of a key line's payload (each an SSH `string`), decoded. */

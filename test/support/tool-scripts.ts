@@ -1,7 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { isHttpProblem } from '../functions/core/problem.ts';
+import { isHttpProblem } from '../../functions/core/problem.ts';
 
 /**
  * Writes an executable `/bin/sh` script, to stand in for a tool such as iw or hostapd_cli.

@@ -1,18 +1,23 @@
 import { expect } from 'vitest';
 import type { ChangeRecord } from '../../functions/core/device.ts';
+import { PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/core/problem.ts';
+import type { Answer } from './call-function.ts';
 
 /*
- * A small client of a running chutebox, for the HTTP tests of the built CLI: calls that answer the
- * status, the raw text and the decoded body, and a wait for a change to become final.
+ * The one HTTP client of the tests that talk to a running chutebox (the built CLI, the emulator):
+ * calls that answer the status, the raw text and the decoded body, checks for a 200 JSON body or a
+ * problem, and a wait for a change to become final. The WebSocket client is websocket-client.ts.
  */
 
-/** An answer: its status, its content type, its raw text (to check what it must not contain) and its body. */
-export interface Answer {
-  status: number;
+/**
+ * An answer over HTTP: `Answer` (status, body: the decoded JSON, or the text when the answer is not
+ * JSON; `any`, as the tests reach into answers of many shapes) plus its content type, its raw text
+ * (to check what it must not contain) and its headers.
+ */
+export interface HttpAnswer extends Answer<any> {
   type: string | null;
   text: string;
-  /** The decoded JSON body, or the text when the answer is not JSON (`any`: the tests reach into answers of many shapes). */
-  body: any;
+  headers: Headers;
 }
 
 export interface CallOptions {
@@ -32,7 +37,7 @@ const CHANGE_DEADLINE_MS = 20_000;
  * @example
  * const { status, body } = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config });
  */
-export async function call(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<Answer> {
+export async function call(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<HttpAnswer> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
   if (options.json !== undefined) {
@@ -45,7 +50,7 @@ export async function call(url: string, method: string, endpoint: string, option
   const res = await fetch(`${url}${endpoint}`, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await res.text();
   const type = res.headers.get('content-type');
-  return { status: res.status, type, text, body: /json/.test(type ?? '') && text !== '' ? JSON.parse(text) : text };
+  return { status: res.status, type, text, body: /json/.test(type ?? '') && text !== '' ? JSON.parse(text) : text, headers: res.headers };
 }
 
 /**
@@ -55,7 +60,7 @@ export async function call(url: string, method: string, endpoint: string, option
  * @example
  * await callApi(server, 'PUT', '/config/hostconfig', yamlText, 'application/yaml');
  */
-export function callApi(server: { url: string }, method: string, endpoint: string, body?: unknown, type = 'application/json', headers: Record<string, string> = {}): Promise<Answer> {
+export function callApi(server: { url: string }, method: string, endpoint: string, body?: unknown, type = 'application/json', headers: Record<string, string> = {}): Promise<HttpAnswer> {
   const document = body === undefined ? undefined : { type, text: typeof body === 'string' ? body : JSON.stringify(body) };
   return call(server.url, method, `/api/v1${endpoint}`, { headers, ...(document === undefined ? {} : { document }) });
 }
@@ -87,4 +92,31 @@ export async function finalChange(url: string, id: number, headers: Record<strin
     if (Date.now() > deadline) throw new Error(`change ${id} is still ${change.state} after ${CHANGE_DEADLINE_MS / 1000} s: ${answer.text}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * The body of a 200 JSON answer to `GET /api/v1<endpoint>` (`callApi`), checked to be one.
+ *
+ * @example
+ * const chutes = await getJson<ChuteRecord[]>(server, '/chutes/');
+ */
+export async function getJson<T = any>(server: { url: string }, endpoint: string, headers: Record<string, string> = {}): Promise<T> {
+  const answer = await callApi(server, 'GET', endpoint, undefined, undefined, headers);
+  expect(answer, `GET ${endpoint}`).toMatchObject({ status: 200, type: 'application/json' });
+  return answer.body as T;
+}
+
+/**
+ * The problem document of an answer to `method /api/v1<endpoint>` (`callApi`), checked to have
+ * `status` in its status line and its body and the problem content type.
+ *
+ * @example
+ * expect((await problemOf(server, 'GET', '/chutes/nope', 404)).detail).toContain('nope');
+ */
+export async function problemOf(server: { url: string }, method: string, endpoint: string, status: number, body?: unknown): Promise<Problem> {
+  const answer = await callApi(server, method, endpoint, body);
+  expect(answer.status, `${method} ${endpoint}: ${answer.text}`).toBe(status);
+  expect(answer.type).toBe(PROBLEM_CONTENT_TYPE);
+  expect(answer.body.status).toBe(status);
+  return answer.body as Problem;
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 
 /** The built CLI; `npm test` builds it before vitest runs. */
-export const CLI = fileURLToPath(new URL('../dist/chutebox.mjs', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/chutebox.mjs', import.meta.url));
 
 /** Only PATH from the test runner: no CHUTEBOX_* setting of the developer's shell changes what is served. */
 export const CLEAN_ENV = Object.freeze({ PATH: process.env.PATH ?? '/usr/bin:/bin' });

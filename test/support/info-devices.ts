@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { expect } from 'vitest';
-import type { FsStats } from '../functions/core/device.ts';
-import { invoke, type Handler } from '../functions/core/invoke.ts';
+import type { FsStats } from '../../functions/core/device.ts';
+import { okBody, type EndpointModule } from './call-function.ts';
 import { memoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 
 /*
@@ -17,7 +16,7 @@ import { memoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
  * rawFixture('cpuinfo/mips_ar9330_gl_usb150_tabs.txt')
  */
 export function rawFixture(name: string): string {
-  return readFileSync(new URL(`../fixtures/raw/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../fixtures/raw/${name}`, import.meta.url), 'utf8');
 }
 
 /**
@@ -324,24 +323,12 @@ export const chuteEngine: MemoryDeviceSpec = {
   },
 };
 
-/** What an info endpoint module exports that these tests use. */
-interface InfoModule<T> {
-  handle: Handler<T>;
-  response: { safeParse(value: unknown): { success: boolean; error?: { issues: unknown[] } } };
-}
-
 /**
- * Calls an info endpoint on a memory device as a transport would, checks that it answers 200 with a
- * body that its response schema accepts, and gives the body.
+ * The body of an info endpoint's 200 answer on a memory device of `spec` (`okBody`: schemas checked).
  *
  * @example
- * const hardware = await getInfo(await import('../functions/info/hardware.get.ts'), mipsRouter);
+ * const hardware = await infoOf(await import('../../functions/info/hardware.get.ts'), mipsRouter);
  */
-export async function getInfo<T>(module: InfoModule<T>, spec: MemoryDeviceSpec): Promise<T> {
-  const out = await invoke(module.handle as Handler, { params: {}, query: {}, headers: {}, body: undefined, text: '' }, memoryDevice(spec));
-  expect(out.status, out.body).toBe(200);
-  expect(out.headers['content-type']).toBe('application/json');
-  const body: unknown = JSON.parse(out.body);
-  expect(module.response.safeParse(body).error?.issues ?? []).toEqual([]);
-  return body as T;
+export function infoOf<T = any>(module: EndpointModule<T>, spec: MemoryDeviceSpec): Promise<T> {
+  return okBody<T>(module, memoryDevice(spec));
 }
