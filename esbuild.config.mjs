@@ -75,11 +75,11 @@ function stubUnused() {
     // debug's optional colour support, required inside a try; a stub keeps the bundle free of packages.
     'supports-color': 'terminal colours of debug output are not bundled',
   };
-  const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const escapeRegExp = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   return {
     name: 'stub-unused',
     setup(build) {
-      const filter = new RegExp(`^(${Object.keys(stubs).map(escape).join('|')})$|\\.node$`);
+      const filter = new RegExp(`^(${Object.keys(stubs).map(escapeRegExp).join('|')})$|\\.node$`);
       build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'stub' }));
       build.onLoad({ filter: /.*/, namespace: 'stub' }, (args) => {
         const message = stubs[args.path] ?? `the native module ${path.basename(args.path)} is not bundled`;

@@ -138,7 +138,7 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
 
   it('a PUT changing the LAN address succeeds: hostconfig.yaml (mode 600) holds it, pdconf/network the address, and only the network command ran, once', async () => {
     first = withLan(generated, '10.42.0.1');
-    let change;
+    let change: Awaited<ReturnType<typeof putHostConfig>> | undefined;
     const ran = await appliedDuring(async () => (change = await putHostConfig(server, first)));
     expect(change!.state, JSON.stringify(change!.messages)).toBe('succeeded');
     expect(change!).toMatchObject({ action: 'update-hostconfig', chute: null });
@@ -153,7 +153,7 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
 
   it('a second PUT changing only the firewall runs only the firewall command', async () => {
     second = { ...first, firewall: { ...first.firewall, defaults: { ...first.firewall.defaults, forward: 'DROP' } } };
-    let change;
+    let change: Awaited<ReturnType<typeof putHostConfig>> | undefined;
     const ran = await appliedDuring(async () => (change = await putHostConfig(server, second)));
     expect(change!.state, JSON.stringify(change!.messages)).toBe('succeeded');
     expect(ran).toEqual([`firewall ${pdconfFile('firewall')}`]);

@@ -67,19 +67,19 @@ export function decodeSsid(text: string): string {
       i += point > 0xffff ? 2 : 1;
       continue;
     }
-    const escape = text[i + 1];
+    const escaped = text[i + 1];
     i += 2;
-    if (escape === undefined) break;
-    if (Object.hasOwn(SIMPLE_ESCAPES, escape)) {
-      bytes.push(SIMPLE_ESCAPES[escape]!);
-    } else if (escape === 'x') {
+    if (escaped === undefined) break;
+    if (Object.hasOwn(SIMPLE_ESCAPES, escaped)) {
+      bytes.push(SIMPLE_ESCAPES[escaped]!);
+    } else if (escaped === 'x') {
       const hex = /^[0-9a-fA-F]{1,2}/.exec(text.slice(i, i + 2))?.[0];
       if (hex !== undefined) {
         bytes.push(parseInt(hex, 16));
         i += hex.length;
       }
-    } else if (escape >= '0' && escape <= '7') {
-      const octal = escape + (/^[0-7]{1,2}/.exec(text.slice(i, i + 2))?.[0] ?? '');
+    } else if (escaped >= '0' && escaped <= '7') {
+      const octal = escaped + (/^[0-7]{1,2}/.exec(text.slice(i, i + 2))?.[0] ?? '');
       bytes.push(parseInt(octal, 8) & 0xff);
       i += octal.length - 1;
     } else {

@@ -351,7 +351,7 @@ describe('iw station dump: each station read by the same rules, whatever the sta
   it('reads a dump whose every station prints keys of its own', () => {
     const stations = parseStationDump(dump(...Array.from({ length: 40 }, (_, n) => [`rx bytes:\t${n}`, `key ${n}:\tv${n}`])));
     expect(stations).toHaveLength(40);
-    stations.forEach((station, n) => expect(Object.entries(station).slice(1)).toEqual([['rx_bytes', `${n}`], [`key_${n}`, `v${n}`]]));
+    for (const [n, station] of stations.entries()) expect(Object.entries(station).slice(1)).toEqual([['rx_bytes', `${n}`], [`key_${n}`, `v${n}`]]);
   });
 
   it('keeps keys that are array indices or repeated, as reading line by line does', () => {

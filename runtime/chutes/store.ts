@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
 import { removeInterruptedWrites, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
@@ -39,7 +40,7 @@ export function chuteStore(dir: string, format: ChuteFormat): Pick<Device, 'chut
 
   return {
     async chuteNames() {
-      let entries;
+      let entries: Dirent[];
       try {
         entries = await readdir(dir, { withFileTypes: true });
       } catch {

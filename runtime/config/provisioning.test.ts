@@ -136,7 +136,7 @@ describe('provisioning the device (POST /api/v1/config/provision on the runtime)
 
   it('loads the stored credentials at start and sends telemetry with them at the interval', async () => {
     await service().provision(CREDENTIALS);
-    started.splice(0).forEach((s) => s.stop());
+    for (const s of started.splice(0)) s.stop();
     const restarted = service({ telemetry: { enabled: true, interval: 120 } });
     await restarted.ready();
     expect(await restarted.status()).toMatchObject({ provisioned: true, routerId: CREDENTIALS.routerId, httpConnected: false, provisionedAt: '2026-11-21T12:00:00.000Z' });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, rm } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 
 /** More about the file `writeFileAtomic` writes. */
@@ -61,7 +62,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
  */
 export async function removeInterruptedWrites(dir: string, owns: readonly string[] | ((name: string) => boolean)): Promise<string[]> {
   const ours = typeof owns === 'function' ? owns : (name: string) => owns.includes(name);
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {

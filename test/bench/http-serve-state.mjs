@@ -128,7 +128,7 @@ export async function countRuns(iwRuns) {
 /** A dnsmasq lease file: a lease for each station and some for clients that left. */
 function leaseFile() {
   let text = '';
-  STATIONS.forEach(([mac], n) => (text += `1700040000 ${mac} 192.168.33.${20 + n} host-${n} 01:${mac}\n`));
+  for (const [n, [mac]] of STATIONS.entries()) text += `1700040000 ${mac} 192.168.33.${20 + n} host-${n} 01:${mac}\n`;
   for (let n = 0; n < 8; n++) text += `${n === 0 ? 0 : 1700030000 + n} 02:5e:00:00:00:${n.toString(16).padStart(2, '0')} 192.168.33.${100 + n} ${n % 3 === 0 ? '*' : `gone-${n}`} *\n`;
   return text;
 }

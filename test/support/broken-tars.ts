@@ -26,7 +26,7 @@ export function brokenTars(good: Uint8Array): BrokenTar[] {
   // Cut short: every 64th byte, both sides of every block boundary, and where each file's data ends.
   const cuts = new Set<number>();
   for (let at = 0; at < good.length; at += 64) cuts.add(at);
-  for (let block = BLOCK; block < good.length; block += BLOCK) [block - 1, block, block + 1].forEach((at) => cuts.add(at));
+  for (let block = BLOCK; block < good.length; block += BLOCK) for (const at of [block - 1, block, block + 1]) cuts.add(at);
   for (const { at, size } of headers) cuts.add(at + BLOCK + size);
   for (const at of [...cuts].filter((cut) => cut < good.length).sort((a, b) => a - b)) {
     broken.push({ what: `cut short to ${at} of ${good.length} bytes`, bytes: good.slice(0, at) });
