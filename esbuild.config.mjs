@@ -46,9 +46,7 @@ const shared = {
 
 /** A dynamic import of another entry's source becomes an import of that entry's bundle. */
 function linkEntries(self) {
-  const targets = new Map(
-    Object.entries(ENTRIES).map(([name, source]) => [path.join(root, source), `./${name}.mjs`]),
-  );
+  const targets = new Map(Object.entries(ENTRIES).map(([name, source]) => [path.join(root, source), `./${name}.mjs`]));
   return {
     name: 'link-entries',
     setup(build) {

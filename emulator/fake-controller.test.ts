@@ -4,7 +4,7 @@ import { fakeController, REFUSED_APITOKEN, UNKNOWN_ROUTER_ID } from './fake-cont
 const BASE = 'https://paradrop.org';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-describe('the emulator\'s built-in controller', () => {
+describe("the emulator's built-in controller", () => {
   it('accepts any router and any non-empty token, answering the router record', async () => {
     const controller = fakeController();
     const answer = await controller.fetch(`${BASE}/api/routers/lab-1`, { headers: bearer('t0k3n') });

@@ -14,7 +14,13 @@ import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.
 export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
 
 const OPTIONS = [
-  { flag: 'scenario', env: SCENARIO_ENV, default: 'default', value: 'NAME|DIR', description: 'a built-in scenario, or a scenario folder (any path with a slash)' },
+  {
+    flag: 'scenario',
+    env: SCENARIO_ENV,
+    default: 'default',
+    value: 'NAME|DIR',
+    description: 'a built-in scenario, or a scenario folder (any path with a slash)',
+  },
   ...listenOptions('127.0.0.1', 'functions/ beside the emulator bundle'),
   {
     flag: 'change-delay',
@@ -35,7 +41,9 @@ const OPTIONS = [
   SETTINGS_OPTION,
 ] as const satisfies readonly OptionSpec[];
 
-const SWITCHES = [{ flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' }] as const satisfies readonly SwitchSpec[];
+const SWITCHES = [
+  { flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' },
+] as const satisfies readonly SwitchSpec[];
 
 const HELP = optionsHelp(
   'chutebox emulate [options]',
@@ -69,7 +77,11 @@ export async function main(argv: string[]): Promise<void> {
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const controller = values.controller === undefined ? undefined : parseControllerUrl(values.controller);
   let settings: Settings = {};
-  const scenario = await loadScenario(values.scenario!, undefined, { changeDelayMs, settings: () => settings, ...(controller === undefined ? {} : { controller }) });
+  const scenario = await loadScenario(values.scenario!, undefined, {
+    changeDelayMs,
+    settings: () => settings,
+    ...(controller === undefined ? {} : { controller }),
+  });
   const app = await createApp({
     functionsDir,
     device: scenario.device,
@@ -78,7 +90,12 @@ export async function main(argv: string[]): Promise<void> {
     uploadLimit,
   });
   const server = await listen(app, { host: values.host!, port });
-  settings = settingsRecord(OPTIONS, values, { portal_server_port: Number(new URL(server.url).port), functions: functionsDir, scenario_dir: scenario.dir, ...heapLimit() });
+  settings = settingsRecord(OPTIONS, values, {
+    portal_server_port: Number(new URL(server.url).port),
+    functions: functionsDir,
+    scenario_dir: scenario.dir,
+    ...heapLimit(),
+  });
   // One write, so a reader that sees the listening line sees the rest with it.
   process.stdout.write(
     `listening on ${server.url}\n` +
@@ -86,11 +103,14 @@ export async function main(argv: string[]): Promise<void> {
       (auth ? loginHint(server.url) : 'authentication is off: every request is served without credentials\n'),
   );
 
-  const stop = () => void server.close().then(() => process.exit(0), () => process.exit(1));
+  const stop = () =>
+    void server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
-
 
 function loginHint(url: string): string {
   return (

@@ -8,10 +8,17 @@ import { emulatedChanges } from './scenario-changes.ts';
 const LABEL = 'io.chutebox.chute';
 
 /** A scenario with two chutes: `web`, whose recorded container runs, and `fresh`, without one. */
-function scenario(containers: Record<string, unknown>[] | null = [{ Id: 'aa01', Names: ['/web'], Labels: { [LABEL]: 'web' }, State: 'running', Status: 'Up 2 days', Created: 1 }]) {
+function scenario(
+  containers: Record<string, unknown>[] | null = [
+    { Id: 'aa01', Names: ['/web'], Labels: { [LABEL]: 'web' }, State: 'running', Status: 'Up 2 days', Created: 1 },
+  ],
+) {
   return emulatedChanges(
     memoryDevice({
-      chutes: { web: { record: { name: 'web', version: '1', state: 'running' }, config: { web: { port: 80 } } }, fresh: { record: { name: 'fresh', image: 'busybox:1' } } },
+      chutes: {
+        web: { record: { name: 'web', version: '1', state: 'running' }, config: { web: { port: 80 } } },
+        fresh: { record: { name: 'fresh', image: 'busybox:1' } },
+      },
       containers,
       stats: { aa01: { read: 'recorded' } },
     }),
@@ -69,7 +76,10 @@ describe('emulatedChanges', () => {
     const done = await settled(device, (await device.submitChange({ action: 'start', chute: 'fresh' })).id);
     expect(done.messages.map((m) => m.text)).toContainEqual(expect.stringMatching(/^created container [0-9a-f]{12} from image busybox:1$/));
     expect(await state(device, 'fresh')).toBe('running');
-    expect((await device.containers())!.find((c) => (c.Labels as Record<string, string>)[LABEL] === 'fresh')).toMatchObject({ Image: 'busybox:1', Names: ['/chute-fresh'] });
+    expect((await device.containers())!.find((c) => (c.Labels as Record<string, string>)[LABEL] === 'fresh')).toMatchObject({
+      Image: 'busybox:1',
+      Names: ['/chute-fresh'],
+    });
   });
 
   it('runs the changes to one chute in order: a start queued after a delete fails, the chute is gone', async () => {
@@ -104,7 +114,15 @@ describe('emulatedChanges', () => {
     const device = emulatedChanges(memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [] }), options(5));
     // The clock stands still until the install has been seen queued.
     vi.useFakeTimers({ toFake: ['setTimeout'] });
-    const install = { action: 'install', chute: 'new', image: 'busybox:1', version: '1', config: { web: { port: 80 } }, environment: { MODE: 'x' }, allocation: { cpu_shares: 512 } } as const;
+    const install = {
+      action: 'install',
+      chute: 'new',
+      image: 'busybox:1',
+      version: '1',
+      config: { web: { port: 80 } },
+      environment: { MODE: 'x' },
+      allocation: { cpu_shares: 512 },
+    } as const;
     const queued = await device.submitChange(install);
     expect(queued).toMatchObject({ action: 'install', chute: 'new', state: 'queued', messages: [{ text: 'queued' }] });
     expect(await device.chuteNames()).toEqual(['new', 'web']);
@@ -120,7 +138,9 @@ describe('emulatedChanges', () => {
       config: { web: { port: 80 } },
       cache: {},
     });
-    expect((await device.containers())!).toEqual([expect.objectContaining({ Image: 'busybox:1', Names: ['/chute-new'], Labels: { [LABEL]: 'new' }, State: 'running' })]);
+    expect((await device.containers())!).toEqual([
+      expect.objectContaining({ Image: 'busybox:1', Names: ['/chute-new'], Labels: { [LABEL]: 'new' }, State: 'running' }),
+    ]);
     const failed = await settled(device, taken.id);
     expect(failed.messages.at(-1)!.text).toBe('failed: a chute named new is already installed');
     expect((await device.chute('new'))!.record.image).toBe('busybox:1');
@@ -175,7 +195,10 @@ describe('emulatedChanges', () => {
   it('a factory reset waits for queued changes, then removes every chute and its containers, forgets the changes and resets the device', async () => {
     const done: string[] = [];
     const device = emulatedChanges(
-      memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [{ Id: 'aa01', Names: ['/web'], Labels: { [LABEL]: 'web' }, State: 'running' }] }),
+      memoryDevice({
+        chutes: { web: { record: { name: 'web' } } },
+        containers: [{ Id: 'aa01', Names: ['/web'], Labels: { [LABEL]: 'web' }, State: 'running' }],
+      }),
       options(0, done),
     );
     const stop = await device.submitChange({ action: 'stop', chute: 'web' });

@@ -4,13 +4,21 @@ import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
-import { CHUTE_LABEL, chuteContainerName, type ChangeRequest, type ChuteAction, type ChuteInstall, type Device, type DevicePowerAction, type StoredChute } from '../functions/core/device.ts';
+import {
+  CHUTE_LABEL,
+  chuteContainerName,
+  type ChangeRequest,
+  type ChuteAction,
+  type ChuteInstall,
+  type Device,
+  type DevicePowerAction,
+  type StoredChute,
+} from '../functions/core/device.ts';
 import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeRequestOf } from '../runtime/changes/runner.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
-
 
 /** How emulated changes run. */
 export interface EmulatedChangeOptions {
@@ -85,26 +93,33 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
   }
 
   /** What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits a copy of the chute and keeps it. */
-  const onChute = <A extends ChuteAction>(action: A): ChangeEffect<A> => async (request, note, id) => {
-    await sleep(options.delayMs);
-    if (conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
-    const found = await current(request.chute);
-    if (found === null) throw new Error(`chute ${request.chute} is not installed`);
-    const chute = structuredClone(found);
-    const list = await containers();
-    const asked: ChangeRequestOf<ChuteAction> = request;
-    if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image)) await note(`image ${asked.image} was loaded from an uploaded archive`);
-    if ((asked.action === 'install' && asked.image === null) || asked.action === 'update') {
-      // The emulator builds nothing: it names the image as a device would tag it, and remembers it.
-      const image = chuteImageTag(asked.chute, asked.version, id, asked.action === 'update' && typeof chute.record.image === 'string' ? chute.record.image : undefined);
-      loaded.add(image);
-      chute.record.image = image;
-      await note(`built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
-    }
-    for (const text of (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: base.now() })) await note(text);
-    answer = undefined;
-    touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
-  };
+  const onChute =
+    <A extends ChuteAction>(action: A): ChangeEffect<A> =>
+    async (request, note, id) => {
+      await sleep(options.delayMs);
+      if (conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
+      const found = await current(request.chute);
+      if (found === null) throw new Error(`chute ${request.chute} is not installed`);
+      const chute = structuredClone(found);
+      const list = await containers();
+      const asked: ChangeRequestOf<ChuteAction> = request;
+      if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image)) await note(`image ${asked.image} was loaded from an uploaded archive`);
+      if ((asked.action === 'install' && asked.image === null) || asked.action === 'update') {
+        // The emulator builds nothing: it names the image as a device would tag it, and remembers it.
+        const image = chuteImageTag(
+          asked.chute,
+          asked.version,
+          id,
+          asked.action === 'update' && typeof chute.record.image === 'string' ? chute.record.image : undefined,
+        );
+        loaded.add(image);
+        chute.record.image = image;
+        await note(`built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
+      }
+      for (const text of (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: base.now() })) await note(text);
+      answer = undefined;
+      touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
+    };
   /** A reboot or shutdown of the emulated device: it says so, and nothing else happens. */
   const power: ChangeEffect<'reboot' | 'shutdown'> = async (request, note) => {
     await sleep(options.delayMs);
@@ -226,7 +241,8 @@ function startChute(chute: StoredChute, engine: EmulatedEngine, environment?: Re
   }
   Object.assign(container, { State: 'running', Status: 'Up Less than a second' });
   // A device makes the container anew for a new environment; the emulator keeps the recorded one (and its stats).
-  const extra = environment === undefined ? '' : ` with the new environment (${Object.keys(environment).join(', ') || 'none'}; emulated: the recorded container is kept)`;
+  const extra =
+    environment === undefined ? '' : ` with the new environment (${Object.keys(environment).join(', ') || 'none'}; emulated: the recorded container is kept)`;
   return [...messages, `started container ${short(container.Id)}${extra}`];
 }
 
@@ -236,7 +252,8 @@ function stopChute(chute: StoredChute, engine: EmulatedEngine): string[] {
   if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as stopped (emulated)`];
   const container = owned(chute, engine)[0];
   if (container === undefined) return ['no container to stop'];
-  if (container.State === 'running' || container.State === 'restarting' || container.State === 'paused') Object.assign(container, { State: 'exited', Status: 'Exited (0) Less than a second ago' });
+  if (container.State === 'running' || container.State === 'restarting' || container.State === 'paused')
+    Object.assign(container, { State: 'exited', Status: 'Exited (0) Less than a second ago' });
   return [`stopped container ${short(container.Id)}`];
 }
 
@@ -260,7 +277,11 @@ const CHUTE_EDITS: { [A in ChuteAction]: ChuteEdit<A> } = {
   update(chute, request, engine) {
     Object.assign(chute.record, { version: request.version, environment: { ...request.environment } });
     chute.config = structuredClone(request.config);
-    return [`stored the new record (image ${String(chute.record.image)}, version ${String(request.version)}) and configuration`, ...stopChute(chute, engine), ...startChute(chute, engine)];
+    return [
+      `stored the new record (image ${String(chute.record.image)}, version ${String(request.version)}) and configuration`,
+      ...stopChute(chute, engine),
+      ...startChute(chute, engine),
+    ];
   },
 };
 

@@ -40,7 +40,10 @@ describe('the chutes of a scenario', () => {
     expect(hotspot).toMatchObject({
       name: 'hotspot',
       record: { name: 'hotspot', version: '2.1', state: 'running', allocation: { cpu_shares: 512, prioritize_traffic: true }, resources: null },
-      config: { web: { port: 8080 }, net: { guest: { type: 'wifi', ssid: 'Café Guest' }, staff: { type: 'vlan', vlan_id: 20 }, survey: { type: 'wifi', mode: 'monitor' } } },
+      config: {
+        web: { port: 8080 },
+        net: { guest: { type: 'wifi', ssid: 'Café Guest' }, staff: { type: 'vlan', vlan_id: 20 }, survey: { type: 'wifi', mode: 'monitor' } },
+      },
       cache: { networks: { guest: { hostInterface: 'phy0-ap0', hostapdControl: '/var/run/hostapd/phy0-ap0' }, staff: { hostInterface: 'br-lan.20' } } },
     });
     expect(await device.chute('nosuch')).toBeNull();
@@ -111,12 +114,22 @@ describe('a scenario with bad chutes fails to load, naming the file', () => {
   });
 
   it('recordings of a network that net does not have', async () => {
-    const dir = await scenario('stray-network', { 'chutes/lab/chute.yaml': CHUTE, 'chutes/lab/service.yaml': SERVICE, 'chutes/lab/networks/wlan/dnsmasq.leases': '' });
-    expect(await loadError(dir)).toContain(`${path.join(dir, 'chutes/lab/networks/wlan')} records a network that service.yaml's net does not have (it has: wifi, uplink)`);
+    const dir = await scenario('stray-network', {
+      'chutes/lab/chute.yaml': CHUTE,
+      'chutes/lab/service.yaml': SERVICE,
+      'chutes/lab/networks/wlan/dnsmasq.leases': '',
+    });
+    expect(await loadError(dir)).toContain(
+      `${path.join(dir, 'chutes/lab/networks/wlan')} records a network that service.yaml's net does not have (it has: wifi, uplink)`,
+    );
   });
 
   it('a recording by a name the emulator does not read', async () => {
-    const dir = await scenario('stray-file', { 'chutes/lab/chute.yaml': CHUTE, 'chutes/lab/service.yaml': SERVICE, 'chutes/lab/networks/wifi/station-dump.txt': '' });
+    const dir = await scenario('stray-file', {
+      'chutes/lab/chute.yaml': CHUTE,
+      'chutes/lab/service.yaml': SERVICE,
+      'chutes/lab/networks/wifi/station-dump.txt': '',
+    });
     expect(await loadError(dir)).toContain(
       `${path.join(dir, 'chutes/lab/networks/wifi/station-dump.txt')} is not a network recording; their names are iw-station-dump.txt, dnsmasq.leases, hostapd-status.txt, hostapd-get-config.txt`,
     );

@@ -21,7 +21,8 @@ const RECORDED_AT = BOOT + UPTIME;
 /** When the emulator starts, in milliseconds: long after the recording. */
 const START = 2_000_000_000_000;
 
-const STAT = 'cpu  1000 0 500 300000 20 0 10 0 0 0\ncpu0 500 0 250 150000 10 0 5 0 0 0\ncpu1 500 0 250 150000 10 0 5 0 0 0\nctxt 12345\nbtime 1700000000\nprocesses 321\n';
+const STAT =
+  'cpu  1000 0 500 300000 20 0 10 0 0 0\ncpu0 500 0 250 150000 10 0 5 0 0 0\ncpu1 500 0 250 150000 10 0 5 0 0 0\nctxt 12345\nbtime 1700000000\nprocesses 321\n';
 const LEASES =
   `${RECORDED_AT + 3600} 02:00:00:00:00:01 10.0.0.2 laptop 01:02:00:00:00:00:01\n` +
   '0 02:00:00:00:00:02 10.0.0.3 printer *\n' +
@@ -34,7 +35,8 @@ const FILES = {
   'device.yaml': 'uname: { sysname: Linux, release: 6.1.0, version: "#1 SMP", machine: x86_64 }\n',
   'proc/uptime': '1000.00 1500.00\n',
   'proc/stat': STAT,
-  'chutes/lab/chute.yaml': 'name: lab\nversion: "1"\nstate: running\nenvironment: {}\nallocation: { cpu_shares: 1024, prioritize_traffic: false }\nresources: null\n',
+  'chutes/lab/chute.yaml':
+    'name: lab\nversion: "1"\nstate: running\nenvironment: {}\nallocation: { cpu_shares: 1024, prioritize_traffic: false }\nresources: null\n',
   'chutes/lab/service.yaml': 'net:\n  wifi: { type: wifi, intfName: wlan0, ssid: lab }\n',
   'chutes/lab/cache.yaml': 'networks:\n  wifi: { hostInterface: wlan0-1, leaseFile: /var/run/lab-wifi.leases }\n',
   'chutes/lab/networks/wifi/dnsmasq.leases': LEASES,
@@ -121,7 +123,9 @@ describe('the emulator replays a recording as if it had been taken when it start
     expect(await device.readFile('/proc/stat')).toBe(STAT.replace('btime 1700000000', `btime ${START / 1000 - UPTIME}`));
     const shift = START / 1000 - RECORDED_AT;
     const lease = await device.network({ chute: 'lab', network: 'wifi', hostInterface: null, hostapdControl: null, leaseFile: null }).leases();
-    expect(lease).toBe(LEASES.replace(`${RECORDED_AT + 3600} `, `${RECORDED_AT + 3600 + shift} `).replace(`${RECORDED_AT + 60} `, `${RECORDED_AT + 60 + shift} `));
+    expect(lease).toBe(
+      LEASES.replace(`${RECORDED_AT + 3600} `, `${RECORDED_AT + 3600 + shift} `).replace(`${RECORDED_AT + 60} `, `${RECORDED_AT + 60 + shift} `),
+    );
     expect(await device.readFile('/chutes/lab/chute.yaml')).toBe(FILES['chutes/lab/chute.yaml']);
   });
 

@@ -71,7 +71,9 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
       if (file === null) return files.readFile(devicePath);
       const clock = await recorded();
       if (clock === null) return files.readFile(devicePath);
-      return file === CLOCK_FILES.uptime ? movedUptime(clock.uptime, clock.at, elapsedCs()) : movedBootTime(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
+      return file === CLOCK_FILES.uptime
+        ? movedUptime(clock.uptime, clock.at, elapsedCs())
+        : movedBootTime(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
     },
     async leases(text) {
       const clock = await recorded();
@@ -127,7 +129,9 @@ function movedBootTime(text: string, bootTime: number): string {
  * anything that is not a lease.
  */
 function shiftedLeases(text: string, shift: number, bootTime: number): string {
-  return text.replace(/^([ \t]*)(\d+)(?=[ \t])/gm, (match, lead: string, expiry: string) => (Number(expiry) < bootTime ? match : `${lead}${Number(expiry) + shift}`));
+  return text.replace(/^([ \t]*)(\d+)(?=[ \t])/gm, (match, lead: string, expiry: string) =>
+    Number(expiry) < bootTime ? match : `${lead}${Number(expiry) + shift}`,
+  );
 }
 
 /** Seconds with up to two decimals as whole centiseconds. */

@@ -54,7 +54,9 @@ describe('the compiled built-in scenarios', () => {
 
 describe('compiling the built-in scenarios (the build)', () => {
   it('writes each as <name>.json, which compiledScenario reads back', async () => {
-    const builtIn = await builtIns('good', { lab: { 'device.yaml': `description: a lab box\n${UNAME}`, 'chutes/web/chute.yaml': 'name: web\nstate: running\n' } });
+    const builtIn = await builtIns('good', {
+      lab: { 'device.yaml': `description: a lab box\n${UNAME}`, 'chutes/web/chute.yaml': 'name: web\nstate: running\n' },
+    });
     const out = path.join(await temp.folder('good-out'), 'scenarios');
     expect(await compileScenarios(out, builtIn)).toEqual(['lab']);
     expect(await compiledScenario('lab', pathToFileURL(`${out}/`))).toStrictEqual({
@@ -75,6 +77,8 @@ describe('compiling the built-in scenarios (the build)', () => {
 
   it('fails for a value that JSON cannot hold, rather than changing it', async () => {
     const builtIn = await builtIns('nan', { lab: { 'device.yaml': UNAME, 'chutes/web/chute.yaml': 'name: web\nweight: .nan\n' } });
-    await expect(compileScenarios(path.join(await temp.folder('nan-out'), 'scenarios'), builtIn)).rejects.toThrow('the built-in scenario lab holds a value that JSON cannot hold');
+    await expect(compileScenarios(path.join(await temp.folder('nan-out'), 'scenarios'), builtIn)).rejects.toThrow(
+      'the built-in scenario lab holds a value that JSON cannot hold',
+    );
   });
 });

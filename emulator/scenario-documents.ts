@@ -2,7 +2,18 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CHUTE_LABEL, CONTAINER_REF } from '../functions/core/device.ts';
 import { readChutes, type ChuteDocuments } from './scenario-chutes.ts';
-import { check, ContainerList, CONTAINERS_FILE, DEVICE_FILE, parseDeviceYaml, ScenarioError, StatsBody, STATS_DIR, statsFile, type DeviceYaml } from '../runtime/scenario/format.ts';
+import {
+  check,
+  ContainerList,
+  CONTAINERS_FILE,
+  DEVICE_FILE,
+  parseDeviceYaml,
+  ScenarioError,
+  StatsBody,
+  STATS_DIR,
+  statsFile,
+  type DeviceYaml,
+} from '../runtime/scenario/format.ts';
 import { readScenarioHostConfig } from './scenario-host-config.ts';
 
 /**

@@ -43,7 +43,7 @@ describe('memoize', () => {
 
   it('keeps at most `max` answers: past it, a new key is computed on every call', async () => {
     let calls = 0;
-    const count = memoize(async (key) => (calls += 1, key), 2);
+    const count = memoize(async (key) => ((calls += 1), key), 2);
     for (const key of ['a', 'b', 'c', 'c', 'a']) await count(key);
     expect(calls).toBe(4);
   });
@@ -55,8 +55,21 @@ describe('the files of a scenario', () => {
     const dir = await folder('answers', { 'proc/uptime': '12.50 40.00\n', 'etc/hostname': 'lab\n', 'usr/lib/os-release': 'NAME=lab\n' });
     await symlink('../usr/lib/os-release', path.join(dir, 'etc', 'os-release'));
     await symlink(path.relative(path.join(dir, 'etc'), path.join(outside, 'secret')), path.join(dir, 'etc', 'escape'));
-    const paths = ['/proc/uptime', '/proc/loadavg', '/etc', '/etc/os-release', '/etc/escape', '/../outside/secret', '/proc/../etc/hostname', 'etc/hostname', '/nope/'];
-    for (const [root, sample] of [[dir, paths], [DEFAULT, ['/sys/class/ieee80211', '/sys/class/ieee80211/phy0/device', '/sys/class/dmi/id/sys_vendor', '/sys/class/net/eth0/device/subsystem']]] as const) {
+    const paths = [
+      '/proc/uptime',
+      '/proc/loadavg',
+      '/etc',
+      '/etc/os-release',
+      '/etc/escape',
+      '/../outside/secret',
+      '/proc/../etc/hostname',
+      'etc/hostname',
+      '/nope/',
+    ];
+    for (const [root, sample] of [
+      [dir, paths],
+      [DEFAULT, ['/sys/class/ieee80211', '/sys/class/ieee80211/phy0/device', '/sys/class/dmi/id/sys_vendor', '/sys/class/net/eth0/device/subsystem']],
+    ] as const) {
       const [memory, disk] = [scenarioFiles(root), rootedFiles(root)];
       for (const file of sample) {
         expect(await memory.readFile(file), file).toBe(await disk.readFile(file));
@@ -67,10 +80,20 @@ describe('the files of a scenario', () => {
   });
 
   it('reads each path once: a file, listing or link changed after its first read answers as before (restart to see an edit)', async () => {
-    const dir = await folder('once', { 'proc/cpuinfo': 'model name\t: recorded\n', 'etc/hostname': 'lab\n', 'usr/lib/os-release': 'NAME=lab\n', 'usr/lib/other': 'NAME=other\n' });
+    const dir = await folder('once', {
+      'proc/cpuinfo': 'model name\t: recorded\n',
+      'etc/hostname': 'lab\n',
+      'usr/lib/os-release': 'NAME=lab\n',
+      'usr/lib/other': 'NAME=other\n',
+    });
     await symlink('../usr/lib/os-release', path.join(dir, 'etc', 'os-release'));
     const files = scenarioFiles(dir);
-    const first = [await files.readFile('/proc/cpuinfo'), await files.readDir('/etc'), await files.realPath('/etc/os-release'), await files.readFile('/proc/loadavg')];
+    const first = [
+      await files.readFile('/proc/cpuinfo'),
+      await files.readDir('/etc'),
+      await files.realPath('/etc/os-release'),
+      await files.readFile('/proc/loadavg'),
+    ];
 
     await writeFile(path.join(dir, 'proc/cpuinfo'), 'model name\t: edited\n');
     await unlink(path.join(dir, 'etc/hostname'));
@@ -78,7 +101,12 @@ describe('the files of a scenario', () => {
     await symlink('../usr/lib/other', path.join(dir, 'etc', 'os-release'));
     await writeFile(path.join(dir, 'proc/loadavg'), '0.00 0.00 0.00 1/1 1\n');
 
-    expect([await files.readFile('/proc/cpuinfo'), await files.readDir('/etc'), await files.realPath('/etc/os-release'), await files.readFile('/proc/loadavg')]).toEqual(first);
+    expect([
+      await files.readFile('/proc/cpuinfo'),
+      await files.readDir('/etc'),
+      await files.realPath('/etc/os-release'),
+      await files.readFile('/proc/loadavg'),
+    ]).toEqual(first);
     expect(first).toEqual(['model name\t: recorded\n', ['hostname', 'os-release'], '/usr/lib/os-release', null]);
     // A new start reads the folder as it is now.
     expect(await scenarioFiles(dir).readFile('/proc/cpuinfo')).toBe('model name\t: edited\n');

@@ -57,7 +57,9 @@ describe('scenarioHostConfig', () => {
 
   it('fails with a ScenarioError for a file that is not YAML', async () => {
     const dir = await scenario('lan: [1\n');
-    await expect(scenarioHostConfig(dir, options)).rejects.toThrow(new RegExp(`^${path.join(dir, 'config', 'hostconfig.yaml').replaceAll('.', '\\.')} is not valid YAML`));
+    await expect(scenarioHostConfig(dir, options)).rejects.toThrow(
+      new RegExp(`^${path.join(dir, 'config', 'hostconfig.yaml').replaceAll('.', '\\.')} is not valid YAML`),
+    );
   });
 
   it('keeps what a change does in memory and never writes the scenario', async () => {
@@ -75,7 +77,10 @@ describe('scenarioHostConfig', () => {
 describe('memoryHostConfig', () => {
   it('rolls back in memory when an apply fails, as the runtime does, and says when applying the previous one fails too', async () => {
     let failing = false;
-    const hostConfig = memoryHostConfig({ stored: VALID, apply: async () => (failing ? { success: false, comment: 'apply failed: emulated' } : { success: true, comment: 'applied' }) });
+    const hostConfig = memoryHostConfig({
+      stored: VALID,
+      apply: async () => (failing ? { success: false, comment: 'apply failed: emulated' } : { success: true, comment: 'applied' }),
+    });
     await hostConfig.reloadPdconf();
     failing = true;
     const config: HostConfig = { ...structuredClone(GENERATED), lan: { ...GENERATED.lan, ipaddr: '10.0.0.1' } };

@@ -57,9 +57,15 @@ export async function builtInScenarios(builtIn: URL = BUILT_IN_SCENARIOS): Promi
 }
 
 async function isDirectory(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isDirectory(), () => false);
+  return stat(file).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 async function isFile(file: string): Promise<boolean> {
-  return stat(file).then((s) => s.isFile(), () => false);
+  return stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }

@@ -21,7 +21,11 @@ const WIFI = target('hello-world', 'wifi', 'phy1-ap1');
 const GUEST = target('hotspot', 'guest', 'phy0-ap0');
 
 /** The value of `key=` in a hostapd reply. */
-const field = (reply: string, key: string) => reply.split('\n').find((line) => line.startsWith(`${key}=`))?.slice(key.length + 1);
+const field = (reply: string, key: string) =>
+  reply
+    .split('\n')
+    .find((line) => line.startsWith(`${key}=`))
+    ?.slice(key.length + 1);
 
 async function problemOf(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
   const error = await promise.then(
@@ -134,8 +138,14 @@ describe('a recorded network: hostapd events', () => {
     const networks = scenarioNetworks(DEFAULT);
     const wifi: string[] = [];
     const guest: string[] = [];
-    const subscription = await networks(WIFI).hostapdEvents((text) => wifi.push(text), () => expect.unreachable('no end'));
-    await networks(GUEST).hostapdEvents((text) => guest.push(text), () => expect.unreachable('no end'));
+    const subscription = await networks(WIFI).hostapdEvents(
+      (text) => wifi.push(text),
+      () => expect.unreachable('no end'),
+    );
+    await networks(GUEST).hostapdEvents(
+      (text) => guest.push(text),
+      () => expect.unreachable('no end'),
+    );
     expect(await networks(WIFI).stationDel('24:0A:C4:11:8B:3E')).toBe(true);
     // Not connected (any more): no event.
     expect(await networks(WIFI).stationDel('24:0a:c4:11:8b:3e')).toBe(false);
@@ -147,7 +157,12 @@ describe('a recorded network: hostapd events', () => {
   });
 
   it('answers a 503 problem for a network without hostapd recordings', async () => {
-    const problem = await problemOf(scenarioNetworks(DEFAULT)(target('hotspot', 'staff', 'br-lan.20')).hostapdEvents(() => undefined, () => undefined));
+    const problem = await problemOf(
+      scenarioNetworks(DEFAULT)(target('hotspot', 'staff', 'br-lan.20')).hostapdEvents(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     expect(problem).toMatchObject({ status: 503, message: expect.stringContaining("hostapd's control interface is not recorded for hotspot/staff") });
   });
 });

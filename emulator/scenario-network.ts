@@ -81,7 +81,10 @@ export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'lease
     async function hostapdRecordings(): Promise<[string | null, string | null]> {
       const [status, config] = await Promise.all([recording(NETWORK_FILES.hostapdStatus), recording(NETWORK_FILES.hostapdConfig)]);
       if (status === null && config === null) {
-        throw new HttpProblem(503, `hostapd's control interface is not recorded for ${where} (its scenario folder has no ${NETWORK_FILES.hostapdStatus} or ${NETWORK_FILES.hostapdConfig})`);
+        throw new HttpProblem(
+          503,
+          `hostapd's control interface is not recorded for ${where} (its scenario folder has no ${NETWORK_FILES.hostapdStatus} or ${NETWORK_FILES.hostapdConfig})`,
+        );
       }
       return [status, config];
     }

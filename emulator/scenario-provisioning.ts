@@ -1,11 +1,5 @@
 import { controllerClient } from '../runtime/controller/client.ts';
-import {
-  memoryProvisionStore,
-  provisioning,
-  type ProvisioningService,
-  type StoredProvision,
-  type TelemetrySettings,
-} from '../runtime/config/provisioning.ts';
+import { memoryProvisionStore, provisioning, type ProvisioningService, type StoredProvision, type TelemetrySettings } from '../runtime/config/provisioning.ts';
 import { fakeController, type FakeController } from './fake-controller.ts';
 
 export interface ScenarioProvisioningOptions {

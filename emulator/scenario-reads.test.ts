@@ -21,7 +21,6 @@ const skipped = skipWithoutStrace('emulator/scenario-reads.test.ts');
 /** A value of the default scenario for each path parameter of a GET route; `id` has none (no change yet). */
 const PARAMS: Record<string, string | null> = { chute: 'hello-world', network: 'wifi', mac: '6e:8d:3a:5f:21:c4', user: 'paradrop', id: null };
 
-
 /** Every GET route of the build with its parameters filled in, but those with a parameter that has no value. */
 async function getPaths(): Promise<string[]> {
   const { functions } = JSON.parse(await readFile(MANIFEST, 'utf8')) as { functions: { method: string; path: string }[] };

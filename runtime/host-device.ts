@@ -1,7 +1,15 @@
 import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CHUTE_LABEL, type ChuteAction, type Device, type DeviceAction, type DeviceServices, type DeviceSources, type Settings } from '../functions/core/device.ts';
+import {
+  CHUTE_LABEL,
+  type ChuteAction,
+  type Device,
+  type DeviceAction,
+  type DeviceServices,
+  type DeviceSources,
+  type Settings,
+} from '../functions/core/device.ts';
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
@@ -21,7 +29,13 @@ export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
 export const DEFAULT_CONTAINER_NETWORK = 'bridge';
 
 /** `--state-dir DIR`, of `chutebox serve` and `chutebox passwd`. */
-export const STATE_DIR_OPTION = { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: 'where the runtime keeps its state (created 0700)' } as const;
+export const STATE_DIR_OPTION = {
+  flag: 'state-dir',
+  env: 'CHUTEBOX_STATE_DIR',
+  default: DEFAULT_STATE_DIR,
+  value: 'DIR',
+  description: 'where the runtime keeps its state (created 0700)',
+} as const;
 
 export interface HostDeviceOptions {
   /** Docker Engine API socket; default `/var/run/docker.sock`. */
@@ -46,7 +60,13 @@ export interface HostDeviceOptions {
 export const HOST_DEVICE_FLAGS = [
   { flag: 'docker-socket', env: 'CHUTEBOX_DOCKER_SOCKET', default: DEFAULT_DOCKER_SOCKET, value: 'PATH', description: 'Docker Engine API socket' },
   { flag: 'iw', env: 'CHUTEBOX_IW', default: DEFAULT_NETWORK_TOOLS.iw, value: 'PATH', description: 'iw executable, for the stations of chute networks' },
-  { flag: 'hostapd-cli', env: 'CHUTEBOX_HOSTAPD_CLI', default: DEFAULT_NETWORK_TOOLS.hostapdCli, value: 'PATH', description: "hostapd_cli executable, for hostapd's control sockets" },
+  {
+    flag: 'hostapd-cli',
+    env: 'CHUTEBOX_HOSTAPD_CLI',
+    default: DEFAULT_NETWORK_TOOLS.hostapdCli,
+    value: 'PATH',
+    description: "hostapd_cli executable, for hostapd's control sockets",
+  },
   {
     flag: 'hostapd-event-program',
     env: 'CHUTEBOX_HOSTAPD_EVENT_PROGRAM',
@@ -54,7 +74,14 @@ export const HOST_DEVICE_FLAGS = [
     value: 'PATH',
     description: "the program hostapd_cli -a runs for each of hostapd's events: it must print its arguments as echo does",
   },
-  { flag: 'tool-timeout', env: 'CHUTEBOX_TOOL_TIMEOUT', default: String(DEFAULT_NETWORK_TOOLS.timeoutMs / 1000), value: 'SECONDS', description: 'how long iw or hostapd_cli may run', kind: 'number' },
+  {
+    flag: 'tool-timeout',
+    env: 'CHUTEBOX_TOOL_TIMEOUT',
+    default: String(DEFAULT_NETWORK_TOOLS.timeoutMs / 1000),
+    value: 'SECONDS',
+    description: 'how long iw or hostapd_cli may run',
+    kind: 'number',
+  },
 ] as const satisfies readonly OptionSpec[];
 
 /**
@@ -127,7 +154,9 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   let configLoading: Promise<ConfigFacets> | undefined;
   /** The device configuration (dist/device-config.mjs), loaded once on first use. */
   const config = () =>
-    (configLoading ??= import('./config/index.ts').then((bundle) => bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device })));
+    (configLoading ??= import('./config/index.ts').then((bundle) =>
+      bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device }),
+    ));
   let configStarting: Promise<ConfigFacets> | undefined;
   /**
    * The device configuration once started (`ConfigFacets.start`: an update cut short undone, pdconf
@@ -230,7 +259,12 @@ type EngineClient = () => Promise<typeof import('./engine/engine.entry.ts') | nu
  * (concurrent lists share one request; no socket, no engine, and the client is not even loaded), the
  * chutes of the state dir, the settings loaded at start.
  */
-function hostSources(options: { socketPath: string; chutes: Pick<DeviceSources, 'chuteNames' | 'chute'>; engine: EngineClient; settings: (() => Settings) | undefined }): DeviceSources {
+function hostSources(options: {
+  socketPath: string;
+  chutes: Pick<DeviceSources, 'chuteNames' | 'chute'>;
+  engine: EngineClient;
+  settings: (() => Settings) | undefined;
+}): DeviceSources {
   const { socketPath, engine } = options;
   /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
   const containerLists = sharedRuns<Record<string, unknown>[] | null>();

@@ -10,29 +10,67 @@ import { PDCONF_FILES, type PdconfFile } from '../functions/config/uci.ts';
 import { listenOptions, optionsHelp, parseCount, parseMegabytes, parsePort, parseSeconds, UPLOAD_LIMIT_OPTION, type OptionSpec } from './options.ts';
 import { heapLimit, parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
 
-
 const SERVE_OPTIONS = [
   ...listenOptions('0.0.0.0', 'functions/ beside the runtime bundle'),
   STATE_DIR_OPTION,
   ...HOST_DEVICE_FLAGS,
-  { flag: 'container-network', env: 'CHUTEBOX_CONTAINER_NETWORK', default: DEFAULT_CONTAINER_NETWORK, value: 'MODE', description: 'network mode of the chute containers: bridge, host, none or a network name' },
+  {
+    flag: 'container-network',
+    env: 'CHUTEBOX_CONTAINER_NETWORK',
+    default: DEFAULT_CONTAINER_NETWORK,
+    value: 'MODE',
+    description: 'network mode of the chute containers: bridge, host, none or a network name',
+  },
   UPLOAD_LIMIT_OPTION,
   SETTINGS_OPTION,
-  { flag: 'passwd-file', env: 'CHUTEBOX_PASSWD_FILE', default: '/etc/passwd', value: 'FILE', description: 'the passwd database: the accounts whose SSH keys the API manages' },
+  {
+    flag: 'passwd-file',
+    env: 'CHUTEBOX_PASSWD_FILE',
+    default: '/etc/passwd',
+    value: 'FILE',
+    description: 'the passwd database: the accounts whose SSH keys the API manages',
+  },
   pdconfApplyOption('network'),
   pdconfApplyOption('wireless'),
   pdconfApplyOption('dhcp'),
   pdconfApplyOption('firewall'),
-  { flag: 'pdconf-apply-timeout', env: 'CHUTEBOX_PDCONF_APPLY_TIMEOUT', default: '60', value: 'SECONDS', description: 'how long an apply command may run', kind: 'number' },
-  { flag: 'controller-timeout', env: 'CHUTEBOX_CONTROLLER_TIMEOUT', default: '10', value: 'SECONDS', description: 'how long the cloud controller has to answer', kind: 'number' },
-  { flag: 'telemetry-queue-size', env: 'CHUTEBOX_TELEMETRY_QUEUE_SIZE', default: '100', value: 'REPORTS', description: 'telemetry reports kept while the controller cannot be reached', kind: 'number' },
+  {
+    flag: 'pdconf-apply-timeout',
+    env: 'CHUTEBOX_PDCONF_APPLY_TIMEOUT',
+    default: '60',
+    value: 'SECONDS',
+    description: 'how long an apply command may run',
+    kind: 'number',
+  },
+  {
+    flag: 'controller-timeout',
+    env: 'CHUTEBOX_CONTROLLER_TIMEOUT',
+    default: '10',
+    value: 'SECONDS',
+    description: 'how long the cloud controller has to answer',
+    kind: 'number',
+  },
+  {
+    flag: 'telemetry-queue-size',
+    env: 'CHUTEBOX_TELEMETRY_QUEUE_SIZE',
+    default: '100',
+    value: 'REPORTS',
+    description: 'telemetry reports kept while the controller cannot be reached',
+    kind: 'number',
+  },
   powerOption('reboot'),
   powerOption('shutdown'),
 ] as const satisfies readonly OptionSpec[];
 
 /** `--reboot-command COMMAND`, `--shutdown-command COMMAND`: what a reboot or shutdown change runs; none by default. */
 function powerOption<const A extends DevicePowerAction>(action: A) {
-  return { flag: `${action}-command`, env: `CHUTEBOX_${action.toUpperCase()}_COMMAND`, value: 'COMMAND', description: `command that a ${action} change runs (split at blanks, no shell)`, kind: 'command' } as const satisfies OptionSpec;
+  return {
+    flag: `${action}-command`,
+    env: `CHUTEBOX_${action.toUpperCase()}_COMMAND`,
+    value: 'COMMAND',
+    description: `command that a ${action} change runs (split at blanks, no shell)`,
+    kind: 'command',
+  } as const satisfies OptionSpec;
 }
 
 /** `--pdconf-apply-<file> COMMAND`: how the system takes a rendered pdconf file; none by default. */
@@ -45,7 +83,6 @@ function pdconfApplyOption<const F extends PdconfFile>(file: F) {
     kind: 'command',
   } as const satisfies OptionSpec;
 }
-
 
 const SERVE_HELP = optionsHelp(
   'chutebox serve [options]',

@@ -124,7 +124,15 @@ export function parseSeconds(text: string, flag: string): number {
 export function listenOptions<const H extends string>(defaultHost: H, bundlesHelp: string) {
   return [
     { flag: 'host', env: 'CHUTEBOX_HOST', default: defaultHost, value: 'HOST', description: 'address to listen on' },
-    { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port to listen on, 0 for any free port', setting: 'portal_server_port', kind: 'number' },
+    {
+      flag: 'port',
+      env: 'CHUTEBOX_PORT',
+      default: '8080',
+      value: 'PORT',
+      description: 'TCP port to listen on, 0 for any free port',
+      setting: 'portal_server_port',
+      kind: 'number',
+    },
     { flag: 'functions', env: 'CHUTEBOX_FUNCTIONS', defaultHelp: bundlesHelp, value: 'DIR', description: 'folder of function bundles to mount' },
     { flag: 'cors-origin', env: 'CHUTEBOX_CORS_ORIGIN', default: '*', value: 'ORIGINS', description: 'origin(s) allowed by CORS, comma-separated' },
   ] as const satisfies readonly OptionSpec[];

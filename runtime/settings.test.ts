@@ -63,7 +63,10 @@ describe('settingsRecord', () => {
       pdconf_apply_network: null,
       state_dir: '/var/lib/chutebox',
     });
-    expect(settingsRecord(SPECS, { ...values, 'pdconf-apply-network': '/etc/init.d/network  reload' }).pdconf_apply_network).toEqual(['/etc/init.d/network', 'reload']);
+    expect(settingsRecord(SPECS, { ...values, 'pdconf-apply-network': '/etc/init.d/network  reload' }).pdconf_apply_network).toEqual([
+      '/etc/init.d/network',
+      'reload',
+    ]);
   });
 
   it('parses a command at blanks, never through a shell', () => {

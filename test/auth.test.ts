@@ -111,7 +111,10 @@ describe('chutebox serve with a password set', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { username: string; success: boolean; token: string };
     expect(body).toEqual({ username: 'paradrop', success: true, token: expect.any(String) });
-    const [header, claims] = body.token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+    const [header, claims] = body.token
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
     expect(header.alg).toBe('HS256');
     expect(claims.sub).toBe('paradrop');
     expect(claims.exp - claims.iat).toBe(3600);
@@ -139,9 +142,12 @@ describe('chutebox serve with a password set', () => {
     expect((await features(`Bearer ${token}`)).status).toBe(401);
   });
 
-  it.each(['Bearer', 'Bearer not-a-token', 'Bearer a.b.c', 'Token abc', 'Basic !!!', basic('', PASSWORD)])('responds with 401 to the malformed header %j', async (authorization) => {
-    expect((await features(authorization)).status).toBe(401);
-  });
+  it.each(['Bearer', 'Bearer not-a-token', 'Bearer a.b.c', 'Token abc', 'Basic !!!', basic('', PASSWORD)])(
+    'responds with 401 to the malformed header %j',
+    async (authorization) => {
+      expect((await features(authorization)).status).toBe(401);
+    },
+  );
 
   it('accepts Basic credentials, and refuses a wrong Basic password with 401', async () => {
     expect((await features(basic('paradrop', PASSWORD))).status).toBe(200);
@@ -184,15 +190,18 @@ const lanAddress = Object.values(os.networkInterfaces())
   .find((info) => info !== undefined && info.family === 'IPv4' && !info.internal)?.address;
 
 describe('chutebox serve before any password is set', () => {
-  it.skipIf(lanAddress === undefined)('serves a loopback client and refuses a client from another address with 403 telling to run chutebox passwd', async () => {
-    const server = await serve(path.join(tmp, 'open-state'), '0.0.0.0');
-    const port = new URL(server.url).port;
-    expect((await fetch(`http://127.0.0.1:${port}${FEATURES}`)).status).toBe(200);
+  it.skipIf(lanAddress === undefined)(
+    'serves a loopback client and refuses a client from another address with 403 telling to run chutebox passwd',
+    async () => {
+      const server = await serve(path.join(tmp, 'open-state'), '0.0.0.0');
+      const port = new URL(server.url).port;
+      expect((await fetch(`http://127.0.0.1:${port}${FEATURES}`)).status).toBe(200);
 
-    const refused = await fetch(`http://${lanAddress}:${port}${FEATURES}`);
-    expect(refused.status).toBe(403);
-    expect(refused.headers.get('content-type')).toBe('application/problem+json');
-    expect(((await refused.json()) as { detail: string }).detail).toContain('chutebox passwd');
-    expect((await login(server, 'paradrop', '')).status).toBe(401);
-  });
+      const refused = await fetch(`http://${lanAddress}:${port}${FEATURES}`);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('content-type')).toBe('application/problem+json');
+      expect(((await refused.json()) as { detail: string }).detail).toContain('chutebox passwd');
+      expect((await login(server, 'paradrop', '')).status).toBe(401);
+    },
+  );
 });

@@ -61,9 +61,12 @@ describe('dist/manifest.json', () => {
   });
 
   it('has the five info endpoints', () => {
-    expect(manifest.functions.filter((fn) => fn.name.startsWith('info-')).map((fn) => fn.path).sort()).toEqual(
-      ['environment', 'features', 'hardware', 'software', 'telemetry'].map((name) => `/api/v1/info/${name}`),
-    );
+    expect(
+      manifest.functions
+        .filter((fn) => fn.name.startsWith('info-'))
+        .map((fn) => fn.path)
+        .sort(),
+    ).toEqual(['environment', 'features', 'hardware', 'software', 'telemetry'].map((name) => `/api/v1/info/${name}`));
   });
 
   it(`keeps every info-* bundle within ${INFO_FUNCTION_LIMIT} bytes`, () => {
@@ -118,10 +121,7 @@ describe('bundle imports', () => {
     specifier.startsWith('node:') || specifier.startsWith('./') || specifier.startsWith('../') || builtinModules.includes(specifier);
 
   it('imports no package: only Node built-ins and files of dist/', async () => {
-    const files = [
-      ...manifest.functions.map((fn) => path.join(DIST, fn.file)),
-      ...manifest.entries.map((entry) => path.join(DIST, entry.file)),
-    ];
+    const files = [...manifest.functions.map((fn) => path.join(DIST, fn.file)), ...manifest.entries.map((entry) => path.join(DIST, entry.file))];
     const offending: string[] = [];
     for (const file of files) {
       for (const specifier of await importsOf(file)) if (!allowed(specifier)) offending.push(`${path.relative(DIST, file)} imports ${specifier}`);
@@ -165,7 +165,11 @@ describe('a copy of dist/ outside the repository, without node_modules', () => {
   });
 
   it('serves: chutebox emulate from the copy answers GET /api/v1/info/hardware', async () => {
-    server = await startChutebox(['emulate', '--port', '0', '--no-auth'], { PATH: process.env.PATH ?? '/usr/bin:/bin' }, path.join(copy, 'dist', 'chutebox.mjs'));
+    server = await startChutebox(
+      ['emulate', '--port', '0', '--no-auth'],
+      { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      path.join(copy, 'dist', 'chutebox.mjs'),
+    );
     const res = await fetch(`${server.url}/api/v1/info/hardware`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ vendor: 'PC Engines', board: 'apu2 1.0', cpu: 'x86_64' });

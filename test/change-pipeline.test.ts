@@ -86,7 +86,14 @@ describe('the one change pipeline, on the runtime and in the emulator', () => {
       { id: 2, action: 'stop', chute: 'cross', state: 'succeeded', messages: ['queued', 'running', 'succeeded'], notes: true },
       { id: 3, action: 'start', chute: 'cross', state: 'succeeded', messages: ['queued', 'running', 'succeeded'], notes: true },
       { id: 4, action: 'update-config', chute: 'cross', state: 'succeeded', messages: ['queued', 'running', 'succeeded'], notes: true },
-      { id: 5, action: 'update-config', chute: 'cross', state: 'failed', messages: ['queued', 'running', expect.stringMatching(/^failed: .*OTHER_TOKEN/)], notes: expect.any(Boolean) },
+      {
+        id: 5,
+        action: 'update-config',
+        chute: 'cross',
+        state: 'failed',
+        messages: ['queued', 'running', expect.stringMatching(/^failed: .*OTHER_TOKEN/)],
+        notes: expect.any(Boolean),
+      },
       { id: 6, action: 'delete', chute: 'cross', state: 'succeeded', messages: ['queued', 'running', 'succeeded'], notes: true },
       { id: 7, action: 'update-hostconfig', chute: null, state: 'succeeded', messages: ['queued', 'running', 'succeeded'], notes: true },
     ]);

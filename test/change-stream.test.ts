@@ -89,7 +89,11 @@ describe('GET /ws/changes/:id/stream on chutebox emulate', () => {
     expect(unknown).toMatchObject({ status: 404, type: 'application/problem+json', body: { status: 404, detail: 'there is no change with id 9999' } });
     expect(unknown.headers.connection).toBe('close');
     for (const id of ['abc', '-1', '1.5']) {
-      expect(refused(await openWebSocket(stream(server, id)))).toMatchObject({ status: 400, type: 'application/problem+json', body: { errors: [{ path: 'params.id' }] } });
+      expect(refused(await openWebSocket(stream(server, id)))).toMatchObject({
+        status: 400,
+        type: 'application/problem+json',
+        body: { errors: [{ path: 'params.id' }] },
+      });
     }
   });
 
@@ -152,7 +156,11 @@ describe('GET /ws/changes/:id/stream behind the emulator login', () => {
   it('streams a change to its end with the credentials of the emulator account', async () => {
     const id = await submit(server, 'POST', '/chutes/hotspot/restart', { authorization: BASIC });
     const streamed = await streamToEnd(stream(server, id), { authorization: BASIC });
-    expect(streamed).toEqual({ messages: asStreamed(await finalChange(server.url, id, { authorization: BASIC })), code: 1000, reason: `change ${id} succeeded` });
+    expect(streamed).toEqual({
+      messages: asStreamed(await finalChange(server.url, id, { authorization: BASIC })),
+      code: 1000,
+      reason: `change ${id} succeeded`,
+    });
   });
 });
 
@@ -164,7 +172,20 @@ describe('GET /ws/changes/:id/stream on chutebox serve', () => {
     // Applies at once, but while <dir>/hold exists, waits for <dir>/go first: the change stays running until the test lets it go on.
     const apply = await writeScript(dir, 'apply', `if [ -e '${hold}' ]; then while [ ! -e '${go}' ]; do sleep 0.02; done; fi\nexit 0`);
     const commands = ['network', 'wireless', 'dhcp', 'firewall'].flatMap((file) => [`--pdconf-apply-${file}`, `${apply} ${file} {file}`]);
-    const server = await start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', path.join(dir, 'state'), '--docker-socket', path.join(dir, 'none.sock'), '--passwd-file', path.join(dir, 'passwd'), ...commands]);
+    const server = await start([
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--state-dir',
+      path.join(dir, 'state'),
+      '--docker-socket',
+      path.join(dir, 'none.sock'),
+      '--passwd-file',
+      path.join(dir, 'passwd'),
+      ...commands,
+    ]);
     const config = (await call(server.url, 'GET', '/api/v1/config/hostconfig')).body;
 
     await writeFile(hold, '');

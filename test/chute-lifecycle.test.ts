@@ -90,7 +90,8 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
   }
 
   const stateOf = async (chute: string) => (await get<{ state: string }>(`/chutes/${chute}`)).state;
-  const storedRecord = async (chute: string) => JSON.parse(await readFile(path.join(stateDir, 'chutes', chute, 'chute.json'), 'utf8')) as Record<string, unknown>;
+  const storedRecord = async (chute: string) =>
+    JSON.parse(await readFile(path.join(stateDir, 'chutes', chute, 'chute.json'), 'utf8')) as Record<string, unknown>;
 
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(os.tmpdir(), 'chutebox-lifecycle-test-'));
@@ -192,7 +193,9 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     const before = await onlyContainerOf('beta');
     await engine!.docker.getImage('chutebox-test:doomed').remove();
 
-    const change = await final(await submit('PUT', '/chutes/beta/config', { type: 'application/json', text: JSON.stringify({ environment: { MODE: 'two' } }) }));
+    const change = await final(
+      await submit('PUT', '/chutes/beta/config', { type: 'application/json', text: JSON.stringify({ environment: { MODE: 'two' } }) }),
+    );
     expect(change.state).toBe('failed');
     expect(change.messages.at(-1)!.text).toMatch(/^failed: .*No such image: chutebox-test:doomed.*the previous configuration is restored/);
 
@@ -345,7 +348,9 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     });
 
     it('fails an install naming an image the engine does not have, and leaves no chute and no container', async () => {
-      const change = await final(await submit('POST', '/chutes/', { type: 'application/json', text: JSON.stringify({ name: 'ghost', image: 'chutebox-test:nosuch' }) }));
+      const change = await final(
+        await submit('POST', '/chutes/', { type: 'application/json', text: JSON.stringify({ name: 'ghost', image: 'chutebox-test:nosuch' }) }),
+      );
       expect(change.state).toBe('failed');
       expect(change.messages.at(-1)!.text).toMatch(/^failed: .*No such image: chutebox-test:nosuch.*chute ghost is not installed/);
       expect((await call('GET', '/chutes/ghost')).status).toBe(404);
@@ -355,7 +360,9 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
     });
 
     it('takes a new chute by that name once the failed install is over', async () => {
-      const change = await succeeded(await submit('POST', '/chutes/', { type: 'application/json', text: JSON.stringify({ name: 'ghost', image: 'chutebox-test:sleeper' }) }));
+      const change = await succeeded(
+        await submit('POST', '/chutes/', { type: 'application/json', text: JSON.stringify({ name: 'ghost', image: 'chutebox-test:sleeper' }) }),
+      );
       expect(change.chute).toBe('ghost');
       expect(await stateOf('ghost')).toBe('running');
       await succeeded(await submit('DELETE', '/chutes/ghost'));
@@ -364,7 +371,8 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
   });
 
   describe('POST /api/v1/chutes/ (install from an uploaded image tar)', () => {
-    const upload = (query: string, body: Uint8Array) => fetch(`${server!.url}/api/v1/chutes/?${query}`, { method: 'POST', headers: { 'content-type': 'application/x-tar' }, body });
+    const upload = (query: string, body: Uint8Array) =>
+      fetch(`${server!.url}/api/v1/chutes/?${query}`, { method: 'POST', headers: { 'content-type': 'application/x-tar' }, body });
 
     it('loads a docker-save archive of an image the engine no longer has and installs a running chute from it', async () => {
       await engine!.docker.getImage('chutebox-test:sleeper').tag({ repo: 'chutebox-test', tag: 'uploaded' });
@@ -451,7 +459,12 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
         expect(config).toEqual(ZETA_OLD);
         expect(zeta.Id).toBe(before.Id);
         expect(zeta.Config.Env).toContain('VERSION=one');
-        expect(change.messages.map((m) => m.text)).toEqual(expect.arrayContaining(['failed: the runtime stopped while the change was running', 'repaired at the next start: restored the previous configuration']));
+        expect(change.messages.map((m) => m.text)).toEqual(
+          expect.arrayContaining([
+            'failed: the runtime stopped while the change was running',
+            'repaired at the next start: restored the previous configuration',
+          ]),
+        );
         expect(server!.output()).toContain('chute zeta: restored the previous configuration');
       } else {
         expect(config).toEqual(ZETA_NEW);

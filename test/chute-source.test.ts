@@ -42,7 +42,19 @@ describe.skipIf(skipped)(`chutes from their source on chutebox serve with a cont
     stateDir = path.join(tmp, 'state');
     engine = await startDockerd();
     await engine.importBusybox('chutebox-test', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'] });
-    server = await start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', engine.socket, '--container-network', 'none']);
+    server = await start([
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--state-dir',
+      stateDir,
+      '--docker-socket',
+      engine.socket,
+      '--container-network',
+      'none',
+    ]);
   });
 
   /** Sends a source tar and answers the change once final. */

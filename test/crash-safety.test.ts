@@ -30,7 +30,19 @@ async function device(name: string) {
   const passwdFile = path.join(dir, 'passwd');
   await writeFile(passwdFile, `root:x:0:0:root:${path.join(dir, 'home', 'root')}:/bin/sh\ntester:x:${UID}:${GID}:Test User:${home}:/bin/sh\n`);
   const stateDir = path.join(dir, 'state');
-  const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', path.join(dir, 'none.sock'), '--passwd-file', passwdFile];
+  const args = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--state-dir',
+    stateDir,
+    '--docker-socket',
+    path.join(dir, 'none.sock'),
+    '--passwd-file',
+    passwdFile,
+  ];
   return { dir, home, stateDir, args };
 }
 
@@ -153,7 +165,13 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
       `chutes/hello/.service.json.${hex}.tmp`,
     ];
     // Not of a write of chutebox's own files: kept.
-    const kept = [`.notes.txt.${hex}.tmp`, '.hostconfig.yaml.tmp', `changes/.3.json.${hex}.tmp.bak`, `pdconf/.wireless.${hex.toUpperCase()}.tmp`, 'auth/jwt-secret.tmp'];
+    const kept = [
+      `.notes.txt.${hex}.tmp`,
+      '.hostconfig.yaml.tmp',
+      `changes/.3.json.${hex}.tmp.bak`,
+      `pdconf/.wireless.${hex.toUpperCase()}.tmp`,
+      'auth/jwt-secret.tmp',
+    ];
     for (const name of [...left, ...kept]) await writeFile(path.join(stateDir, name), 'psk: a copy of a secret\n');
     await writeFile(path.join(ssh, `.authorized_keys.${hex}.tmp`), 'ssh-ed25519 AAAA… half a copy\n');
     await writeFile(path.join(ssh, `.known_hosts.${hex}.tmp`), 'not ours\n');

@@ -67,7 +67,10 @@ describe('chutebox serve: POST /api/v1/changes/ with a reboot or shutdown', () =
     const server = await serve(path.join(dir, 'state'), '--shutdown-command', script);
     const change = await finalChange(server.url, await postChange(server, { ...REBOOT, updateType: 'shutdown' }));
     expect(change).toMatchObject({ action: 'shutdown', state: 'failed' });
-    expect(change.messages.slice(-2).map((m) => m.text)).toEqual([`shutting down: ${script}`, `failed: ${script} exited with code 1: poweroff: Operation not permitted`]);
+    expect(change.messages.slice(-2).map((m) => m.text)).toEqual([
+      `shutting down: ${script}`,
+      `failed: ${script} exited with code 1: poweroff: Operation not permitted`,
+    ]);
   });
 
   it('marks the change succeeded at the next start when the command stopped the runtime, as a real reboot does', async () => {
@@ -77,10 +80,16 @@ describe('chutebox serve: POST /api/v1/changes/ with a reboot or shutdown', () =
     const go = path.join(dir, 'go');
     // The runtime is this script's parent: a reboot ends it before the command has finished. The
     // script waits (15 s at most) for the test to have its answer first.
-    const script = await writeScript(dir, 'fake-reboot', `echo "$@" > '${marker}'\ni=0; while [ ! -e '${go}' ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done\nkill -KILL $PPID`);
+    const script = await writeScript(
+      dir,
+      'fake-reboot',
+      `echo "$@" > '${marker}'\ni=0; while [ ! -e '${go}' ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done\nkill -KILL $PPID`,
+    );
     const first = await serve(stateDir, '--reboot-command', script);
     const exited = new Promise((resolve) => first.child.once('exit', resolve));
-    const answer = await call(first.url, 'POST', '/api/v1/changes/', { document: { type: 'application/yaml', text: 'updateClass: ROUTER\nupdateType: reboot\n' } });
+    const answer = await call(first.url, 'POST', '/api/v1/changes/', {
+      document: { type: 'application/yaml', text: 'updateClass: ROUTER\nupdateType: reboot\n' },
+    });
     expect(answer.status).toBe(200);
     await writeFile(go, '');
     expect(await exited).toBeNull();

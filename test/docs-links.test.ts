@@ -58,7 +58,11 @@ function slug(heading: string): string {
             .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1'),
     )
     .join('');
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** The anchors of a Markdown text: one per heading, a repeated one numbered `-1`, `-2`, …, as GitHub does. */
@@ -177,7 +181,7 @@ describe('the link check', () => {
       path.join(root, 'README.md'),
       [
         'Good: [info](docs/api/info.md), [ws](docs/api/info.md#the-hostapd-control-websocket-hostapd-control),',
-        "[clock](docs/api/info.md#the-emulators-clock), [again](docs/api/info.md#notes-1), [docs](docs/api/),",
+        '[clock](docs/api/info.md#the-emulators-clock), [again](docs/api/info.md#notes-1), [docs](docs/api/),',
         '[here](#top-of-readme), [web](https://example.org/x.md), `[code](gone.md)`.',
         '# Top of README',
         'Bad: [gone](docs/gone.md), [anchor](docs/api/info.md#not-a-heading), [out](../outside.md).',

@@ -11,7 +11,11 @@ import { dockerSaveArchive, tarArchive } from './support/tar.ts';
  */
 const start = useChutebox();
 
-const SOURCE = tarArchive({ 'paradrop.yaml': 'name: hotspot\nversion: 9\n', Dockerfile: 'FROM busybox\nCOPY app.sh /app.sh\n', 'app.sh': 'echo hi\n'.repeat(100) });
+const SOURCE = tarArchive({
+  'paradrop.yaml': 'name: hotspot\nversion: 9\n',
+  Dockerfile: 'FROM busybox\nCOPY app.sh /app.sh\n',
+  'app.sh': 'echo hi\n'.repeat(100),
+});
 const IMAGE_ARCHIVE = dockerSaveArchive(['busybox:latest']);
 
 describe('chutebox emulate: broken tars sent to POST /api/v1/chutes/ and PUT /api/v1/chutes/<chute>', () => {
@@ -30,17 +34,26 @@ describe('chutebox emulate: broken tars sent to POST /api/v1/chutes/ and PUT /ap
     return { chutes: chutes.body, hotspot: hotspot.body, config: config.body, changes: changes.body };
   }
 
-  for (const [kind, good] of [["a chute's source", SOURCE], ['an image archive', IMAGE_ARCHIVE]] as const) {
+  for (const [kind, good] of [
+    ["a chute's source", SOURCE],
+    ['an image archive', IMAGE_ARCHIVE],
+  ] as const) {
     it(`responds with 422 naming body to every broken copy of ${kind} (cut short, damaged header, lying size field), on install and update, and changes nothing`, async () => {
       const before = await state();
       const broken = brokenTars(good);
       expect(broken.length).toBeGreaterThan(100);
       const wrong: string[] = [];
       for (const { what, bytes } of broken) {
-        for (const [method, endpoint] of [['POST', '/chutes/?name=uploaded'], ['PUT', '/chutes/hotspot']] as const) {
+        for (const [method, endpoint] of [
+          ['POST', '/chutes/?name=uploaded'],
+          ['PUT', '/chutes/hotspot'],
+        ] as const) {
           const res = await fetch(`${server.url}/api/v1${endpoint}`, { method, headers: { 'content-type': 'application/x-tar' }, body: bytes });
           const text = await res.text();
-          const paths = res.headers.get('content-type') === 'application/problem+json' ? (JSON.parse(text) as { errors?: { path: string }[] }).errors?.map((error) => error.path) : undefined;
+          const paths =
+            res.headers.get('content-type') === 'application/problem+json'
+              ? (JSON.parse(text) as { errors?: { path: string }[] }).errors?.map((error) => error.path)
+              : undefined;
           if (res.status !== 422 || paths?.join() !== 'body') wrong.push(`${method} ${endpoint}, ${what}: ${res.status} ${text}`);
         }
       }
@@ -50,7 +63,11 @@ describe('chutebox emulate: broken tars sent to POST /api/v1/chutes/ and PUT /ap
   }
 
   it('still installs from the good image archive and updates from the good source (the copies above were broken, not the originals)', async () => {
-    const installed = await fetch(`${server.url}/api/v1/chutes/?name=uploaded`, { method: 'POST', headers: { 'content-type': 'application/x-tar' }, body: IMAGE_ARCHIVE });
+    const installed = await fetch(`${server.url}/api/v1/chutes/?name=uploaded`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-tar' },
+      body: IMAGE_ARCHIVE,
+    });
     expect(installed.status, await installed.text()).toBe(200);
     const updated = await fetch(`${server.url}/api/v1/chutes/hotspot`, { method: 'PUT', headers: { 'content-type': 'application/x-tar' }, body: SOURCE });
     expect(updated.status, await updated.text()).toBe(200);

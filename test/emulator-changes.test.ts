@@ -18,11 +18,6 @@ const scenarioYaml = async (file: string) => parse(await readFile(new URL(file, 
 const start = useChutebox();
 const emulate = (...args: string[]) => start(['emulate', '--port', '0', '--no-auth', '--change-delay', '5', ...args]);
 
-
-
-
-
-
 async function chuteState(server: Started, chute: string): Promise<string> {
   const answer = await call(server, 'GET', `/chutes/${chute}`);
   expect(answer.status).toBe(200);
@@ -67,7 +62,11 @@ describe('chutebox emulate: POST /api/v1/chutes/:chute/stop, start and restart',
   it('responds with 422 for a start body whose environment is not strings, and queues nothing', async () => {
     const before = (await call(server, 'GET', '/changes/')).body.length;
     const answer = await call(server, 'POST', '/chutes/hotspot/start', { environment: { PORT: 8080 } });
-    expect(answer).toMatchObject({ status: 422, type: 'application/problem+json', body: { errors: [{ path: 'body.environment.PORT', message: 'must be a string' }] } });
+    expect(answer).toMatchObject({
+      status: 422,
+      type: 'application/problem+json',
+      body: { errors: [{ path: 'body.environment.PORT', message: 'must be a string' }] },
+    });
     expect((await call(server, 'GET', '/changes/')).body).toHaveLength(before);
   });
 
@@ -162,7 +161,10 @@ net:
     const bad = {
       ...(await scenarioYaml('chutes/hotspot/service.yaml')),
       web: { port: 0 },
-      net: { guest: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short', dhcp: { limit: 0 } }, staff: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 } },
+      net: {
+        guest: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short', dhcp: { limit: 0 } },
+        staff: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 },
+      },
     };
     const paths = ['net.guest.dhcp.limit', 'net.guest.key', 'net.guest.ssid', 'net.staff.vlan_id', 'web.port'];
     const json = await call(server, 'PUT', '/chutes/hotspot/config', bad);
@@ -221,10 +223,21 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
     server = await emulate();
   });
 
-  const CONFIG = { environment: { GREETING: 'hi' }, web: { port: 8080 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'new-lab', key: 'a-passphrase' } } };
+  const CONFIG = {
+    environment: { GREETING: 'hi' },
+    web: { port: 8080 },
+    net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'new-lab', key: 'a-passphrase' } },
+  };
 
   it('installs a chute: the change succeeds, the chute lists as running and its configuration reads back', async () => {
-    const body = { name: 'newcomer', image: 'chutebox/newcomer:1', version: '1', config: CONFIG, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512 } };
+    const body = {
+      name: 'newcomer',
+      image: 'chutebox/newcomer:1',
+      version: '1',
+      config: CONFIG,
+      environment: { MODE: 'demo' },
+      allocation: { cpu_shares: 512 },
+    };
     const installed = await change(server, 'POST', '/chutes/', body);
     expect(installed).toMatchObject({ action: 'install', chute: 'newcomer', state: 'succeeded' });
     expect(installed.messages.map((m) => m.text)).toContainEqual(expect.stringMatching(/^created container [0-9a-f]{12} from image chutebox\/newcomer:1$/));
@@ -257,7 +270,11 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
   it('responds with 409 for a name that is taken and 422 listing every violation, and queues nothing', async () => {
     const changes = (await call(server, 'GET', '/changes/')).body.length;
     expect(await call(server, 'POST', '/chutes/', { name: 'hotspot', image: 'busybox' })).toMatchObject({ status: 409, type: 'application/problem+json' });
-    const bad = await call(server, 'POST', '/chutes/', { name: '-bad', image: 'Busybox', config: { web: { port: 0 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33) } } } });
+    const bad = await call(server, 'POST', '/chutes/', {
+      name: '-bad',
+      image: 'Busybox',
+      config: { web: { port: 0 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33) } } },
+    });
     expect(bad).toMatchObject({ status: 422, type: 'application/problem+json' });
     expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['config.net.wlan.ssid', 'config.web.port', 'image', 'name']);
     expect((await call(server, 'GET', '/chutes/-bad')).status).toBe(400);
@@ -272,7 +289,8 @@ describe('chutebox emulate: POST /api/v1/chutes/ with an image tar', () => {
     server = await emulate('--upload-limit', '1');
   });
 
-  const upload = (query: string, body: Uint8Array, type = 'application/x-tar') => fetch(`${server.url}/api/v1/chutes/?${query}`, { method: 'POST', headers: { 'content-type': type }, body });
+  const upload = (query: string, body: Uint8Array, type = 'application/x-tar') =>
+    fetch(`${server.url}/api/v1/chutes/?${query}`, { method: 'POST', headers: { 'content-type': type }, body });
 
   it('installs a chute from the first tag of an uploaded docker-save archive, with an empty configuration', async () => {
     const res = await upload('name=uploaded&version=3', dockerSaveArchive(['uploaded/web:3', 'uploaded/web:latest']));

@@ -92,7 +92,9 @@ describe('chutebox emulate: the chutes of the default scenario', () => {
       expect(parse(answer.text)).toEqual(await answered('hello-world'));
       expect(answer.text).toContain('net:\n  wifi:\n    type: wifi\n');
       expect((await callApi(server, 'GET', '/chutes/hello-world/config', undefined, undefined, { accept: 'text/yaml' })).type).toBe('text/yaml; charset=utf-8');
-      expect((await callApi(server, 'GET', '/chutes/hello-world/config', undefined, undefined, { accept: 'application/x-yaml;q=0.9, application/json;q=0.8' })).type).toBe('application/x-yaml');
+      expect(
+        (await callApi(server, 'GET', '/chutes/hello-world/config', undefined, undefined, { accept: 'application/x-yaml;q=0.9, application/json;q=0.8' })).type,
+      ).toBe('application/x-yaml');
     });
 
     it('responds in JSON when the client prefers JSON to YAML', async () => {
@@ -121,7 +123,14 @@ describe('chutebox emulate: chute states from engine recordings, and a cache wit
   let server: Started;
 
   /** A recorded container of a chute, in an engine state. */
-  const container = (chute: string, State: string, Status: string, Id: string) => ({ Id, Names: [`/${chute}`], Labels: { 'io.chutebox.chute': chute }, State, Status, Created: 1763536210 });
+  const container = (chute: string, State: string, Status: string, Id: string) => ({
+    Id,
+    Names: [`/${chute}`],
+    Labels: { 'io.chutebox.chute': chute },
+    State,
+    Status,
+    Created: 1763536210,
+  });
 
   beforeAll(async () => {
     const dir = await temp.folder('states');

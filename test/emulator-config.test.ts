@@ -26,11 +26,6 @@ const start = useChutebox();
 const emulate = (args: string[] = [], env: NodeJS.ProcessEnv = CLEAN_ENV) =>
   start(['emulate', '--port', '0', '--no-auth', '--change-delay', '0', ...args], env);
 
-
-
-
-
-
 /** What the device shows of its configuration: a bad request must leave all of it as it was. */
 async function snapshot(server: Started): Promise<Record<string, unknown>> {
   const endpoints = ['/config/hostconfig', '/config/provision', '/config/pdid', '/config/sshKeys/paradrop', '/changes', '/chutes'];
@@ -69,7 +64,11 @@ describe("the default scenario's network interfaces", () => {
   it('are the interfaces of proc/net/dev, the Ethernet ports linked to the i210 NICs', async () => {
     const { device } = await loadScenario('default');
     const dev = await readFile(new URL('proc/net/dev', SCENARIO), 'utf8');
-    const counted = dev.split('\n').slice(2).map((line) => line.split(':')[0]!.trim()).filter((name) => name !== '');
+    const counted = dev
+      .split('\n')
+      .slice(2)
+      .map((line) => line.split(':')[0]!.trim())
+      .filter((name) => name !== '');
     expect(await device.readDir('/sys/class/net')).toEqual([...counted].sort());
     expect(await Promise.all(['eth0', 'eth1', 'eth2'].map((name) => device.realPath(`/sys/class/net/${name}/device`)))).toEqual([
       '/sys/devices/pci0000:00/0000:00:02.1/0000:01:00.0',
@@ -128,13 +127,20 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       telemetry: { enabled: 'yes', interval: 1 },
     };
     expect(paths(await call(server, 'PUT', '/config/hostconfig', bad))).toEqual(
-      expect.arrayContaining(['firewall.defaults.input', 'firewall.defaults.forward', 'lan.ipaddr', 'wifi[0].channel', 'telemetry.enabled', 'telemetry.interval']),
+      expect.arrayContaining([
+        'firewall.defaults.input',
+        'firewall.defaults.forward',
+        'lan.ipaddr',
+        'wifi[0].channel',
+        'telemetry.enabled',
+        'telemetry.interval',
+      ]),
     );
     // The same in ParaDrop's wrapper, and in YAML.
     expect(paths(await call(server, 'PUT', '/config/hostconfig', { config: bad }))).toContain('firewall.defaults.input');
-    expect(paths(await call(server, 'PUT', '/config/hostconfig', 'firewall:\n  defaults: {input: ALLOW, output: ACCEPT, forward: DROP}\n', 'application/yaml'))).toEqual(
-      expect.arrayContaining(['firewall.defaults.input', 'lan']),
-    );
+    expect(
+      paths(await call(server, 'PUT', '/config/hostconfig', 'firewall:\n  defaults: {input: ALLOW, output: ACCEPT, forward: DROP}\n', 'application/yaml')),
+    ).toEqual(expect.arrayContaining(['firewall.defaults.input', 'lan']));
     // A Wi-Fi network on a radio the configuration does not set up.
     expect(paths(await call(server, 'PUT', '/config/hostconfig', { ...EDITED, wifi: [] }))).toEqual(['wifi-interfaces[0].device']);
     expect(await snapshot(server)).toEqual(before);
@@ -142,7 +148,10 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
 
   it('PUT of a body that is not JSON or YAML responds with 400 or 415, and changes nothing', async () => {
     const before = await snapshot(server);
-    expect(await call(server, 'PUT', '/config/hostconfig', '{"firewall":', 'application/json')).toMatchObject({ status: 400, type: 'application/problem+json' });
+    expect(await call(server, 'PUT', '/config/hostconfig', '{"firewall":', 'application/json')).toMatchObject({
+      status: 400,
+      type: 'application/problem+json',
+    });
     expect(await call(server, 'PUT', '/config/hostconfig', 'firewall: [', 'application/yaml')).toMatchObject({ status: 400, type: 'application/problem+json' });
     expect(await call(server, 'PUT', '/config/hostconfig', 'firewall=DROP', 'text/plain')).toMatchObject({ status: 415, type: 'application/problem+json' });
     expect(await snapshot(server)).toEqual(before);
@@ -186,15 +195,20 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
     expect(await getJson(server, '/config/hostconfig')).toMatchObject({ system: { hostname: 'renamed' }, 'wifi-interfaces': [{ key: '[redacted]' }] });
     // A placeholder with no secret behind it is refused.
     const before = await snapshot(server);
-    const orphan = { ...edited, 'wifi-interfaces': [...edited['wifi-interfaces'], { device: 'pci-wifi-1', ssid: 'new', encryption: 'psk2', key: '[redacted]' }] };
+    const orphan = {
+      ...edited,
+      'wifi-interfaces': [...edited['wifi-interfaces'], { device: 'pci-wifi-1', ssid: 'new', encryption: 'psk2', key: '[redacted]' }],
+    };
     expect(paths(await call(server, 'PUT', '/config/hostconfig', orphan))).toEqual(['wifi-interfaces[1].key']);
     expect(await snapshot(server)).toEqual(before);
   });
 
-  it("a change of telemetry shows in GET /api/v1/config/provision", async () => {
+  it('a change of telemetry shows in GET /api/v1/config/provision', async () => {
     expect((await change(server, 'PUT', '/config/hostconfig', { ...EDITED, telemetry: { enabled: true, interval: 900 } })).state).toBe('succeeded');
     expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 900 });
-    expect((await change(server, 'PUT', '/config/hostconfig', { config: { ...EDITED, telemetry: { enabled: false, interval: 120 } } })).state).toBe('succeeded');
+    expect((await change(server, 'PUT', '/config/hostconfig', { config: { ...EDITED, telemetry: { enabled: false, interval: 120 } } })).state).toBe(
+      'succeeded',
+    );
     expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 120 });
   });
 
@@ -238,7 +252,8 @@ describe('chutebox emulate: GET and PUT /api/v1/config/pdconf', () => {
     );
     expect(new Set(sections.map((section) => section.comment.split(':')[0]))).toEqual(new Set(['network', 'wireless', 'dhcp', 'firewall']));
     // As on a device's first start, the emulator rendered and applied them (emulated), without a change.
-    for (const section of sections) expect(section, section.name).toMatchObject({ success: true, age: expect.any(Number), comment: expect.stringMatching(/: applied \(emulated\)$/) });
+    for (const section of sections)
+      expect(section, section.name).toMatchObject({ success: true, age: expect.any(Number), comment: expect.stringMatching(/: applied \(emulated\)$/) });
     expect(await getJson(server, '/changes')).toEqual([]);
   });
 
@@ -269,7 +284,13 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
   });
 
   it('GET responds with not provisioned, and GET /api/v1/config/pdid with null', async () => {
-    expect(await getJson(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null, pdserver: null, wampRouter: null, httpConnected: false });
+    expect(await getJson(server, '/config/provision')).toMatchObject({
+      provisioned: false,
+      routerId: null,
+      pdserver: null,
+      wampRouter: null,
+      httpConnected: false,
+    });
     expect(await getJson(server, '/config/pdid')).toEqual({ pdid: '' });
   });
 
@@ -320,7 +341,18 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
       .flatMap((fn) => [fn.path, ...(fn.aliases ?? [])])
       .filter((path) => /^\/api\/v1\/(config|changes|info)\b/.test(path))
       .map((path) => path.replace(':user', 'paradrop').replace(':id', '1').slice('/api/v1'.length));
-    expect(endpoints).toEqual(expect.arrayContaining(['/config/hostconfig', '/config/new-config', '/config/new_config', '/config/provision', '/config/pdid', '/config/settings', '/config/pdconf', '/config/sshKeys/paradrop']));
+    expect(endpoints).toEqual(
+      expect.arrayContaining([
+        '/config/hostconfig',
+        '/config/new-config',
+        '/config/new_config',
+        '/config/provision',
+        '/config/pdid',
+        '/config/settings',
+        '/config/pdconf',
+        '/config/sshKeys/paradrop',
+      ]),
+    );
     for (const endpoint of endpoints) {
       for (const accept of ['application/json', 'application/yaml']) {
         const answer = await call(server, 'GET', endpoint, undefined, undefined, { accept });
@@ -344,17 +376,25 @@ describe('chutebox emulate --controller URL', () => {
   // Registered after the controller's clean-up: the emulators stop before the controller does.
   const startHere = useChutebox();
 
-  it("POST /api/v1/config/provision checks the credentials with that controller, whatever pdserver says, with the token as a bearer", async () => {
+  it('POST /api/v1/config/provision checks the credentials with that controller, whatever pdserver says, with the token as a bearer', async () => {
     const server = await startHere(['emulate', '--port', '0', '--no-auth', '--change-delay', '0', '--controller', controller().url]);
     const answer = await call(server, 'POST', '/config/provision', PROVISION);
     expect(answer.body).toMatchObject({ provisioned: true, routerId: PROVISION.routerId, pdserver: PROVISION.pdserver, httpConnected: true });
-    expect(controller().requests[0]).toMatchObject({ method: 'GET', path: `/api/routers/${PROVISION.routerId}`, authorization: `Bearer ${PROVISION.apitoken}` });
+    expect(controller().requests[0]).toMatchObject({
+      method: 'GET',
+      path: `/api/routers/${PROVISION.routerId}`,
+      authorization: `Bearer ${PROVISION.apitoken}`,
+    });
     expect((await getJson(server, '/config/settings')).controller).toBe(controller().url);
   });
 
   it('exits with code 2 and a message naming --controller for a URL that is not http(s)', () => {
     for (const url of ['ftp://controller.example', 'http://user:pw@controller.example', 'not a url']) {
-      const result = spawnSync(process.execPath, [CLI, 'emulate', '--port', '0', '--no-auth', '--controller', url], { env: CLEAN_ENV, encoding: 'utf8', timeout: 30_000 });
+      const result = spawnSync(process.execPath, [CLI, 'emulate', '--port', '0', '--no-auth', '--controller', url], {
+        env: CLEAN_ENV,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(result.status, url).toBe(2);
       expect(result.stderr).toContain('--controller');
       expect(result.stdout).not.toContain('listening on');
@@ -386,7 +426,9 @@ describe('chutebox emulate: GET and POST /api/v1/config/sshKeys/:user', () => {
     const before = await snapshot(server);
     expect(await call(server, 'POST', '/config/sshKeys/paradrop', { key: sshKey('ed25519') })).toMatchObject({ status: 409, type: 'application/problem+json' });
     // The same key with another comment is the same key.
-    expect(await call(server, 'POST', '/config/sshKeys/paradrop', { key: sshKey('ed25519').replace(/ \S+$/, ' alice@desktop') })).toMatchObject({ status: 409 });
+    expect(await call(server, 'POST', '/config/sshKeys/paradrop', { key: sshKey('ed25519').replace(/ \S+$/, ' alice@desktop') })).toMatchObject({
+      status: 409,
+    });
     expect(await snapshot(server)).toEqual(before);
   });
 
@@ -411,7 +453,7 @@ describe('chutebox emulate: GET and POST /api/v1/config/sshKeys/:user', () => {
     expect(await snapshot(server)).toEqual(before);
   });
 
-  it("GET responds with [] for a user of the passwd database without keys", async () => {
+  it('GET responds with [] for a user of the passwd database without keys', async () => {
     expect(await getJson(server, '/config/sshKeys/root')).toEqual([]);
   });
 });
@@ -475,7 +517,9 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
     server = await emulate();
     generated = await getJson(server, '/config/new-config');
     // A device in use: a chute installed, one deleted, one stopped, the host configured, provisioned, a key added.
-    expect((await change(server, 'POST', '/chutes', { name: 'newcomer', image: 'chutebox/newcomer:1', config: { web: { port: 8080 } } })).state).toBe('succeeded');
+    expect((await change(server, 'POST', '/chutes', { name: 'newcomer', image: 'chutebox/newcomer:1', config: { web: { port: 8080 } } })).state).toBe(
+      'succeeded',
+    );
     expect((await change(server, 'DELETE', '/chutes/hello-world')).state).toBe('succeeded');
     expect((await change(server, 'POST', '/chutes/hotspot/stop')).state).toBe('succeeded');
     expect((await change(server, 'PUT', '/config/hostconfig', EDITED)).state).toBe('succeeded');
@@ -498,7 +542,13 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
     expect(Object.keys(answer.body).sort()).toEqual(['message', 'success']);
     expect(await getJson(server, '/chutes')).toEqual([]);
     expect(await getJson(server, '/changes')).toEqual([]);
-    expect(await getJson(server, '/config/provision')).toMatchObject({ provisioned: false, routerId: null, pdserver: null, httpConnected: false, telemetry: { enabled: false } });
+    expect(await getJson(server, '/config/provision')).toMatchObject({
+      provisioned: false,
+      routerId: null,
+      pdserver: null,
+      httpConnected: false,
+      telemetry: { enabled: false },
+    });
     expect(await getJson(server, '/config/pdid')).toEqual({ pdid: '' });
     expect(await getJson(server, '/config/hostconfig')).toEqual(generated);
     expect((await getJson(server, '/info/telemetry')).chutes).toEqual([]);

@@ -177,7 +177,13 @@ describe('chutebox emulate: the networks of the default scenario', () => {
       const leases = await getJson<Lease[]>(server, '/chutes/hello-world/networks/wifi/leases');
       expect(leases).toHaveLength((await recording('hello-world', 'wifi', 'dnsmasq.leases')).trim().split('\n').length);
       const iphone = leases.find((lease) => lease.hostname === 'iPhone')!;
-      expect(iphone).toEqual({ expires: expect.stringMatching(/^\d+$/), mac_addr: '6e:8d:3a:5f:21:c4', ip_addr: '192.168.128.117', hostname: 'iPhone', client_id: '01:6e:8d:3a:5f:21:c4' });
+      expect(iphone).toEqual({
+        expires: expect.stringMatching(/^\d+$/),
+        mac_addr: '6e:8d:3a:5f:21:c4',
+        ip_addr: '192.168.128.117',
+        hostname: 'iPhone',
+        client_id: '01:6e:8d:3a:5f:21:c4',
+      });
       await expectMoved(iphone.expires, 1763757432);
       expect(leases).toContainEqual({ expires: '0', mac_addr: 'f4:39:09:2d:5e:71', ip_addr: '192.168.128.20', hostname: 'HP2D5E71' });
     });
@@ -185,7 +191,12 @@ describe('chutebox emulate: the networks of the default scenario', () => {
     it('returns IPv6 leases with their address and no MAC, and never the duid line', async () => {
       const leases = await getJson<Lease[]>(server, '/chutes/hotspot/networks/guest/leases');
       expect(leases.map((lease) => lease.ip_addr)).toEqual(['192.168.129.118', '192.168.129.142', 'fd5c:7a1e:92b0:1::76']);
-      expect(leases[2]).toEqual({ expires: expect.stringMatching(/^\d+$/), ip_addr: 'fd5c:7a1e:92b0:1::76', hostname: 'MacBook-Air', client_id: '00:01:00:01:2c:9e:13:f4:c8:5e:a9:3d:71:0b' });
+      expect(leases[2]).toEqual({
+        expires: expect.stringMatching(/^\d+$/),
+        ip_addr: 'fd5c:7a1e:92b0:1::76',
+        hostname: 'MacBook-Air',
+        client_id: '00:01:00:01:2c:9e:13:f4:c8:5e:a9:3d:71:0b',
+      });
       await expectMoved(leases[2]!.expires, 1763722310);
     });
 
@@ -213,7 +224,11 @@ describe('chutebox emulate: the networks of the default scenario', () => {
         inactive_time: '1380 ms',
         connected_time: '5231 seconds',
       });
-      expect(clients.find((client) => client.mac_addr === '24:0a:c4:11:8b:3e')).toMatchObject({ ip_addr: null, hostname: null, signal: '-71 [-74, -76, -79] dBm' });
+      expect(clients.find((client) => client.mac_addr === '24:0a:c4:11:8b:3e')).toMatchObject({
+        ip_addr: null,
+        hostname: null,
+        signal: '-71 [-74, -76, -79] dBm',
+      });
     });
 
     it('responds with 409 for a VLAN network', async () => {
@@ -257,7 +272,10 @@ describe('chutebox emulate: changing a network', () => {
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ message: expect.any(String) });
     await problemOf(server, 'GET', '/chutes/hotspot/networks/guest/stations/d2:19:7f:a4:e5:38', 404);
-    expect((await getJson<Station[]>(server, '/chutes/hotspot/networks/guest/stations')).map((station) => station.mac_addr)).toEqual(['c8:5e:a9:3d:71:0b', '5a:0e:c3:92:4b:d6']);
+    expect((await getJson<Station[]>(server, '/chutes/hotspot/networks/guest/stations')).map((station) => station.mac_addr)).toEqual([
+      'c8:5e:a9:3d:71:0b',
+      '5a:0e:c3:92:4b:d6',
+    ]);
     expect((await getJson<{ mac_addr: string }[]>(server, '/chutes/hotspot/networks/guest/clients')).map((client) => client.mac_addr)).toEqual([
       'c8:5e:a9:3d:71:0b',
       '5a:0e:c3:92:4b:d6',
@@ -283,7 +301,8 @@ describe('chutebox emulate: a network without hostapd recordings', () => {
     const dir = await temp.folder('no-hostapd');
     const files: Record<string, string> = {
       'device.yaml': 'uname: { sysname: Linux, release: 6.6.73, version: "#0 SMP", machine: aarch64 }\n',
-      'chutes/lab/chute.yaml': 'name: lab\nversion: "1"\nstate: running\nenvironment: {}\nallocation: { cpu_shares: 1024, prioritize_traffic: false }\nresources: null\n',
+      'chutes/lab/chute.yaml':
+        'name: lab\nversion: "1"\nstate: running\nenvironment: {}\nallocation: { cpu_shares: 1024, prioritize_traffic: false }\nresources: null\n',
       'chutes/lab/service.yaml': 'net:\n  wifi: { type: wifi, intfName: wlan0, ssid: lab }\n',
       'chutes/lab/cache.yaml': 'networks:\n  wifi: { hostInterface: phy0-ap0, hostapdControl: /var/run/hostapd/phy0-ap0 }\n',
     };

@@ -13,7 +13,7 @@ const start = useChutebox();
 const DOCKERFILE = 'FROM busybox\nCOPY app.sh /app.sh\n';
 const source = (yaml: string) => tarArchive({ 'paradrop.yaml': yaml, Dockerfile: DOCKERFILE, 'app.sh': 'echo hi\n' });
 
-describe("chutebox emulate: install and update a chute from its source", () => {
+describe('chutebox emulate: install and update a chute from its source', () => {
   let server: Started;
 
   beforeAll(async () => {
@@ -30,11 +30,19 @@ describe("chutebox emulate: install and update a chute from its source", () => {
   }
 
   it('POST /api/v1/chutes/ installs the chute named in paradrop.yaml, its version, environment and configuration from it', async () => {
-    const yaml = 'name: sourced\nversion: 1\nenvironment: { STAGE: one }\nservices:\n  main:\n    type: normal\n    source: .\n    environment: { MODE: demo }\nweb: { service: main, port: 8080 }\n';
+    const yaml =
+      'name: sourced\nversion: 1\nenvironment: { STAGE: one }\nservices:\n  main:\n    type: normal\n    source: .\n    environment: { MODE: demo }\nweb: { service: main, port: 8080 }\n';
     const installed = await changeOf(await send('POST', '/chutes/', source(yaml)));
     expect(installed).toMatchObject({ action: 'install', chute: 'sourced', state: 'succeeded' });
-    expect(installed.messages.map((m) => m.text)).toContain('built image chute-sourced:1 from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)');
-    expect((await call(server, 'GET', '/chutes/sourced')).body).toMatchObject({ name: 'sourced', version: '1', state: 'running', environment: { STAGE: 'one' } });
+    expect(installed.messages.map((m) => m.text)).toContain(
+      'built image chute-sourced:1 from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)',
+    );
+    expect((await call(server, 'GET', '/chutes/sourced')).body).toMatchObject({
+      name: 'sourced',
+      version: '1',
+      state: 'running',
+      environment: { STAGE: 'one' },
+    });
     expect((await call(server, 'GET', '/chutes/sourced/config')).body).toEqual({ environment: { MODE: 'demo' }, web: { service: 'main', port: 8080 } });
   });
 
@@ -42,8 +50,15 @@ describe("chutebox emulate: install and update a chute from its source", () => {
     const yaml = 'name: sourced\nversion: 2\nenvironment: { STAGE: two }\nconfig:\n  web: { port: 9090 }\n';
     const updated = await changeOf(await send('PUT', '/chutes/sourced', source(yaml)));
     expect(updated).toMatchObject({ action: 'update', chute: 'sourced', state: 'succeeded' });
-    expect(updated.messages.map((m) => m.text)).toContain('built image chute-sourced:2 from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)');
-    expect((await call(server, 'GET', '/chutes/sourced')).body).toMatchObject({ name: 'sourced', version: '2', state: 'running', environment: { STAGE: 'two' } });
+    expect(updated.messages.map((m) => m.text)).toContain(
+      'built image chute-sourced:2 from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)',
+    );
+    expect((await call(server, 'GET', '/chutes/sourced')).body).toMatchObject({
+      name: 'sourced',
+      version: '2',
+      state: 'running',
+      environment: { STAGE: 'two' },
+    });
     expect((await call(server, 'GET', '/chutes/sourced/config')).body).toEqual({ web: { port: 9090 } });
   });
 
@@ -65,7 +80,10 @@ describe("chutebox emulate: install and update a chute from its source", () => {
     const truncated = good.slice(0, 1024 + 512 + 100);
     const imageArchive = tarArchive({ 'manifest.json': '[{"RepoTags":["busybox:latest"]}]', 'layer.tar': 'x'.repeat(600) });
     const brokenArchive = imageArchive.slice(0, 1024 + 300);
-    for (const [method, endpoint] of [['POST', '/chutes/'], ['PUT', '/chutes/sourced']] as const) {
+    for (const [method, endpoint] of [
+      ['POST', '/chutes/'],
+      ['PUT', '/chutes/sourced'],
+    ] as const) {
       for (const body of [corrupted, truncated, brokenArchive]) {
         const res = await send(method, endpoint, body);
         const text = await res.text();

@@ -152,9 +152,13 @@ describe('chutebox emulate (default scenario)', () => {
 });
 
 describe('the default scenario is one device', () => {
-  it("its interfaces include the host interface of every chute network, and its containers are the chutes", async () => {
+  it('its interfaces include the host interface of every chute network, and its containers are the chutes', async () => {
     const { device } = await loadScenario('default');
-    const interfaces = (await raw('proc/net/dev')).split('\n').slice(2).map((line) => line.split(':')[0]!.trim()).filter((name) => name !== '');
+    const interfaces = (await raw('proc/net/dev'))
+      .split('\n')
+      .slice(2)
+      .map((line) => line.split(':')[0]!.trim())
+      .filter((name) => name !== '');
     const chutes = await Promise.all((await device.chuteNames()).map((name) => device.chute(name)));
     const hostInterfaces = chutes.flatMap((chute) =>
       Object.values((chute!.cache.networks ?? {}) as Record<string, { hostInterface?: string }>).map((network) => network.hostInterface),

@@ -19,7 +19,14 @@ if (skipped) console.warn(`test/engine.test.ts skipped: ${unavailable}; set CHUT
 /** Exactly the environment the server gets: no CHUTEBOX_* setting leaks in from the test runner. */
 const SERVER_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
-type Chute = { name: string; state: string; cpu: { total_usage_ns: number; percent: number | null }; memory: { usage: number; limit: number }; network: { rx_bytes: number; tx_bytes: number }; pids: number };
+type Chute = {
+  name: string;
+  state: string;
+  cpu: { total_usage_ns: number; percent: number | null };
+  memory: { usage: number; limit: number };
+  network: { rx_bytes: number; tx_bytes: number };
+  pids: number;
+};
 
 describe.skipIf(skipped)(`GET /api/v1/info/telemetry on a device with a container engine${skipped ? ` (skipped: ${unavailable})` : ''}`, () => {
   let tmp: string | undefined;
@@ -103,7 +110,14 @@ describe.skipIf(skipped)(`GET /api/v1/info/telemetry on a device with a containe
 
       it('still lists chute "hello", with state "exited" and no usage', async () => {
         expect(await chutesOf(server)).toEqual([
-          { name: 'hello', state: 'exited', cpu: { total_usage_ns: 0, percent: null }, memory: { usage: 0, limit: 0 }, network: { rx_bytes: 0, tx_bytes: 0 }, pids: 0 },
+          {
+            name: 'hello',
+            state: 'exited',
+            cpu: { total_usage_ns: 0, percent: null },
+            memory: { usage: 0, limit: 0 },
+            network: { rx_bytes: 0, tx_bytes: 0 },
+            pids: 0,
+          },
         ]);
       });
     });

@@ -97,7 +97,8 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
     // The account is this process's own user: the runtime may then write its keys without being root.
     const passwdFile = path.join(dir, 'passwd');
     await writeFile(passwdFile, `tester:x:${process.getuid!()}:${process.getgid!()}:Test User:${home}:/bin/sh\n`);
-    serve = (state: string) => start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', state, '--docker-socket', path.join(dir, 'none.sock'), '--passwd-file', passwdFile]);
+    serve = (state: string) =>
+      start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', state, '--docker-socket', path.join(dir, 'none.sock'), '--passwd-file', passwdFile]);
 
     // A: a fresh install, after its first start.
     const fresh = await serve(path.join(dir, 'fresh'));
@@ -149,7 +150,14 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
   it('answers a loopback client without credentials again, unprovisioned, with the generated host configuration', async () => {
     const provision = await call(server.url, 'GET', '/api/v1/config/provision');
     expect(provision.status).toBe(200);
-    expect(provision.body).toMatchObject({ provisioned: false, routerId: null, pdserver: null, httpConnected: false, provisionedAt: null, telemetry: { enabled: false } });
+    expect(provision.body).toMatchObject({
+      provisioned: false,
+      routerId: null,
+      pdserver: null,
+      httpConnected: false,
+      provisionedAt: null,
+      telemetry: { enabled: false },
+    });
     expect((await call(server.url, 'GET', '/api/v1/config/pdid')).body).toEqual({ pdid: '' });
     expect((await call(server.url, 'GET', '/api/v1/config/hostconfig')).body).toEqual(generated);
     expect((await call(server.url, 'GET', '/api/v1/changes/')).body).toEqual([]);

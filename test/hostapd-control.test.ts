@@ -80,7 +80,11 @@ describe('GET /api/v1/chutes/:chute/networks/:network/hostapd_control/ws on chut
   });
 
   it('responds with 404 (problem+json) and no upgrade for an unknown network or chute, 400 for a bad name', async () => {
-    for (const [chute, network, status] of [['hotspot', 'nosuch', 404], ['nosuch', 'wifi', 404], ['hotspot', '-bad', 400]] as const) {
+    for (const [chute, network, status] of [
+      ['hotspot', 'nosuch', 404],
+      ['nosuch', 'wifi', 404],
+      ['hotspot', '-bad', 400],
+    ] as const) {
       const answer = refused(await openWebSocket(control(server, chute, network)));
       expect(answer).toMatchObject({ status, type: 'application/problem+json', body: { status } });
       expect(answer.headers.connection).toBe('close');
@@ -89,7 +93,11 @@ describe('GET /api/v1/chutes/:chute/networks/:network/hostapd_control/ws on chut
 
   it('responds with 409 for a VLAN network and a monitor interface', async () => {
     for (const network of ['staff', 'survey']) {
-      expect(refused(await openWebSocket(control(server, 'hotspot', network)))).toMatchObject({ status: 409, type: 'application/problem+json', body: { detail: expect.stringContaining('not a Wi-Fi access point') } });
+      expect(refused(await openWebSocket(control(server, 'hotspot', network)))).toMatchObject({
+        status: 409,
+        type: 'application/problem+json',
+        body: { detail: expect.stringContaining('not a Wi-Fi access point') },
+      });
     }
   });
 
@@ -151,96 +159,120 @@ const unavailable = networkUnavailableReason();
 const skipped = unavailable !== null && !process.env.CHUTEBOX_REQUIRE_NETWORK;
 if (skipped) console.warn(`test/hostapd-control.test.ts (real hostapd) skipped: ${unavailable}; set CHUTEBOX_REQUIRE_NETWORK=1 to make this a failure`);
 
-describe.skipIf(skipped)(`the hostapd control websocket on chutebox serve with hostapd in a network namespace${skipped ? ` (skipped: ${unavailable})` : ''}`, () => {
-  let dir: string;
-  let namespaces: NamespacePair | undefined;
-  let hostapd: Daemon | undefined;
-  let server: Started | undefined;
-  let controlDir: string;
-  let link: { a: string; b: string };
-  const hostapdCli = () => findOnPath('hostapd_cli')!;
-  /** hostapd_cli as an operator would run it, on the test's control socket. */
-  const operatorCli = (...command: string[]) => spawnSync(hostapdCli(), ['-p', controlDir, '-i', link.a, ...command], { encoding: 'utf8', timeout: 15_000 });
+describe.skipIf(skipped)(
+  `the hostapd control websocket on chutebox serve with hostapd in a network namespace${skipped ? ` (skipped: ${unavailable})` : ''}`,
+  () => {
+    let dir: string;
+    let namespaces: NamespacePair | undefined;
+    let hostapd: Daemon | undefined;
+    let server: Started | undefined;
+    let controlDir: string;
+    let link: { a: string; b: string };
+    const hostapdCli = () => findOnPath('hostapd_cli')!;
+    /** hostapd_cli as an operator would run it, on the test's control socket. */
+    const operatorCli = (...command: string[]) => spawnSync(hostapdCli(), ['-p', controlDir, '-i', link.a, ...command], { encoding: 'utf8', timeout: 15_000 });
 
-  beforeAll(async () => {
-    if (unavailable !== null) throw new Error(`no network namespaces here: ${unavailable}`);
-    dir = await temp.folder('real');
-    controlDir = path.join(dir, 'hostapd');
-    namespaces = createNamespacePair('chutebox-hapdws');
-    link = namespaces.link(`cw${process.pid.toString(36)}`);
-    await writeFile(path.join(dir, 'eap_users'), '"probe" MD5 "probe-secret"\n');
-    await writeFile(
-      path.join(dir, 'hostapd.conf'),
-      [`interface=${link.a}`, 'driver=wired', 'ieee8021x=1', 'eap_server=1', `eap_user_file=${path.join(dir, 'eap_users')}`, `ctrl_interface=${controlDir}`, 'ssid=chutebox-ws', ''].join('\n'),
-    );
-    const started = startDaemon(namespaces.a, 'hostapd', [path.join(dir, 'hostapd.conf')], path.join(dir, 'hostapd.log'));
-    hostapd = started;
-    await waitUntil('hostapd answering PING on its control socket', () => started.exited() === null && operatorCli('ping').stdout.trim() === 'PONG', 20_000, started.output);
+    beforeAll(async () => {
+      if (unavailable !== null) throw new Error(`no network namespaces here: ${unavailable}`);
+      dir = await temp.folder('real');
+      controlDir = path.join(dir, 'hostapd');
+      namespaces = createNamespacePair('chutebox-hapdws');
+      link = namespaces.link(`cw${process.pid.toString(36)}`);
+      await writeFile(path.join(dir, 'eap_users'), '"probe" MD5 "probe-secret"\n');
+      await writeFile(
+        path.join(dir, 'hostapd.conf'),
+        [
+          `interface=${link.a}`,
+          'driver=wired',
+          'ieee8021x=1',
+          'eap_server=1',
+          `eap_user_file=${path.join(dir, 'eap_users')}`,
+          `ctrl_interface=${controlDir}`,
+          'ssid=chutebox-ws',
+          '',
+        ].join('\n'),
+      );
+      const started = startDaemon(namespaces.a, 'hostapd', [path.join(dir, 'hostapd.conf')], path.join(dir, 'hostapd.log'));
+      hostapd = started;
+      await waitUntil(
+        'hostapd answering PING on its control socket',
+        () => started.exited() === null && operatorCli('ping').stdout.trim() === 'PONG',
+        20_000,
+        started.output,
+      );
 
-    const stateDir = path.join(dir, 'state');
-    await writeChute(stateDir, 'probe', { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'chutebox-ws' } }, { wifi: { hostInterface: link.a, hostapdControl: path.join(controlDir, link.a) } });
-    server = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--hostapd-cli', hostapdCli()], { PATH: process.env.PATH ?? '/usr/bin:/bin' });
-  });
+      const stateDir = path.join(dir, 'state');
+      await writeChute(
+        stateDir,
+        'probe',
+        { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'chutebox-ws' } },
+        { wifi: { hostInterface: link.a, hostapdControl: path.join(controlDir, link.a) } },
+      );
+      server = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--hostapd-cli', hostapdCli()], {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+      });
+    });
 
-  afterAll(async () => {
-    await server?.stop();
-    await hostapd?.stop();
-    namespaces?.remove();
-  });
+    afterAll(async () => {
+      await server?.stop();
+      await hostapd?.stop();
+      namespaces?.remove();
+    });
 
-  /** The pids of the server's hostapd_cli children that are still there (zombies count as gone). */
-  async function hostapdCliChildren(): Promise<number[]> {
-    const found: number[] = [];
-    for (const entry of await readdir('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
-      const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(status)?.[1];
-      if (field('PPid') === String(server!.child.pid) && field('Name') === 'hostapd_cli' && field('State') !== 'Z') found.push(Number(entry));
-    }
-    return found;
-  }
-
-  it('answers STATUS with state=ENABLED and the BSS of the network', async () => {
-    const ws = opened(await openWebSocket(`${server!.url}/api/v1/chutes/probe/networks/wifi/hostapd_control/ws`));
-    ws.send('STATUS');
-    const status = await ws.next();
-    expect(status).toMatch(/^state=ENABLED$/m);
-    expect(status).toContain(`bss[0]=${link.a}\n`);
-    ws.close();
-  });
-
-  it('after ATTACH, sends <3>AP-DISABLED when hostapd is disabled by an operator; closing leaves no hostapd_cli behind', async () => {
-    const ws = opened(await openWebSocket(`${server!.url}/api/v1/chutes/probe/networks/wifi/hostapd_control/ws`));
-    ws.send('ATTACH');
-    expect(await ws.next()).toBe('OK\n');
-    const children = await hostapdCliChildren();
-    expect(children).toHaveLength(1);
-    expect(operatorCli('raw', 'DISABLE').stdout).toBe('OK\n');
-    expect(await ws.next()).toBe('<3>AP-DISABLED');
-    expect(operatorCli('raw', 'ENABLE').stdout).toBe('OK\n');
-    expect(await ws.next()).toMatch(/^<3>AP-ENABLED/);
-    ws.close();
-    await ws.closed;
-    await expect.poll(hostapdCliChildren, { timeout: 10_000, interval: 100 }).toEqual([]);
-    expect(() => process.kill(children[0]!, 0)).toThrow();
-  });
-
-  it('stopping chutebox serve while attached leaves no hostapd_cli behind', async () => {
-    const ws = opened(await openWebSocket(`${server!.url}/api/v1/chutes/probe/networks/wifi/hostapd_control/ws`));
-    ws.send('ATTACH');
-    expect(await ws.next()).toBe('OK\n');
-    const [child] = await hostapdCliChildren();
-    expect(child).toBeDefined();
-    await server!.stop();
-    expect((await ws.closed).code).toBe(1001);
-    const running = () => {
-      try {
-        process.kill(child!, 0);
-        return true;
-      } catch {
-        return false;
+    /** The pids of the server's hostapd_cli children that are still there (zombies count as gone). */
+    async function hostapdCliChildren(): Promise<number[]> {
+      const found: number[] = [];
+      for (const entry of await readdir('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+        const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(status)?.[1];
+        if (field('PPid') === String(server!.child.pid) && field('Name') === 'hostapd_cli' && field('State') !== 'Z') found.push(Number(entry));
       }
-    };
-    await expect.poll(running, { timeout: 10_000, interval: 100 }).toBe(false);
-  });
-});
+      return found;
+    }
+
+    it('answers STATUS with state=ENABLED and the BSS of the network', async () => {
+      const ws = opened(await openWebSocket(`${server!.url}/api/v1/chutes/probe/networks/wifi/hostapd_control/ws`));
+      ws.send('STATUS');
+      const status = await ws.next();
+      expect(status).toMatch(/^state=ENABLED$/m);
+      expect(status).toContain(`bss[0]=${link.a}\n`);
+      ws.close();
+    });
+
+    it('after ATTACH, sends <3>AP-DISABLED when hostapd is disabled by an operator; closing leaves no hostapd_cli behind', async () => {
+      const ws = opened(await openWebSocket(`${server!.url}/api/v1/chutes/probe/networks/wifi/hostapd_control/ws`));
+      ws.send('ATTACH');
+      expect(await ws.next()).toBe('OK\n');
+      const children = await hostapdCliChildren();
+      expect(children).toHaveLength(1);
+      expect(operatorCli('raw', 'DISABLE').stdout).toBe('OK\n');
+      expect(await ws.next()).toBe('<3>AP-DISABLED');
+      expect(operatorCli('raw', 'ENABLE').stdout).toBe('OK\n');
+      expect(await ws.next()).toMatch(/^<3>AP-ENABLED/);
+      ws.close();
+      await ws.closed;
+      await expect.poll(hostapdCliChildren, { timeout: 10_000, interval: 100 }).toEqual([]);
+      expect(() => process.kill(children[0]!, 0)).toThrow();
+    });
+
+    it('stopping chutebox serve while attached leaves no hostapd_cli behind', async () => {
+      const ws = opened(await openWebSocket(`${server!.url}/api/v1/chutes/probe/networks/wifi/hostapd_control/ws`));
+      ws.send('ATTACH');
+      expect(await ws.next()).toBe('OK\n');
+      const [child] = await hostapdCliChildren();
+      expect(child).toBeDefined();
+      await server!.stop();
+      expect((await ws.closed).code).toBe(1001);
+      const running = () => {
+        try {
+          process.kill(child!, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      await expect.poll(running, { timeout: 10_000, interval: 100 }).toBe(false);
+    });
+  },
+);

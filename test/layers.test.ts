@@ -117,7 +117,9 @@ const isEntry = (file: string) => file.endsWith('.entry.ts');
 /** The statements of a module that are not `export … from`. */
 function ownStatements(text: string): string[] {
   const source = ts.createSourceFile('module.ts', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  return source.statements.filter((statement) => !(ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined)).map((statement) => statement.getText(source));
+  return source.statements
+    .filter((statement) => !(ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined))
+    .map((statement) => statement.getText(source));
 }
 
 const graph = importGraph();

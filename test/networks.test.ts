@@ -68,7 +68,12 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
     const answer = await callApi(server, 'GET', `${WIFI}/stations`);
     expect(answer.status).toBe(200);
     expect(answer.body.map((station: { mac_addr: string }) => station.mac_addr)).toEqual(STATION_MACS);
-    expect(answer.body[0]).toMatchObject({ signal: '-48 [-50, -52] dBm', tx_bitrate: '866.7 MBit/s VHT-MCS 9 80MHz short GI VHT-NSS 2', beacon_interval: '100', wmm_wme: 'yes' });
+    expect(answer.body[0]).toMatchObject({
+      signal: '-48 [-50, -52] dBm',
+      tx_bitrate: '866.7 MBit/s VHT-MCS 9 80MHz short GI VHT-NSS 2',
+      beacon_interval: '100',
+      wmm_wme: 'yes',
+    });
     expect(await iw.calls()).toContain('dev vwlan0 station dump');
   });
 
@@ -111,7 +116,10 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
 
   // The control socket is only reached through hostapd_cli: without it the answer names the missing tool instead.
   const noHostapdCli = findOnPath('hostapd_cli') === null && !process.env.CHUTEBOX_REQUIRE_NETWORK;
-  if (noHostapdCli) console.warn('test/networks.test.ts: the hostapd_status test is skipped: hostapd_cli is not on PATH (apt-get install -y hostapd); set CHUTEBOX_REQUIRE_NETWORK=1 to make this a failure');
+  if (noHostapdCli)
+    console.warn(
+      'test/networks.test.ts: the hostapd_status test is skipped: hostapd_cli is not on PATH (apt-get install -y hostapd); set CHUTEBOX_REQUIRE_NETWORK=1 to make this a failure',
+    );
   it.skipIf(noHostapdCli)('GET …/hostapd_status responds with 503 naming the control socket when no hostapd runs for the network', async () => {
     const answer = await callApi(server, 'GET', `${WIFI}/hostapd_status`);
     expect(answer.status).toBe(503);
@@ -144,7 +152,10 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
 
   it('chutebox serve exits 2 naming --tool-timeout for a timeout that is not a positive number of seconds', async () => {
     const stateDir = path.join(temp.path(), 'never-used');
-    const result = spawnSync(process.execPath, [CLI, 'serve', '--state-dir', stateDir, '--port', '0'], { encoding: 'utf8', env: { ...SERVER_ENV, CHUTEBOX_TOOL_TIMEOUT: '0' } });
+    const result = spawnSync(process.execPath, [CLI, 'serve', '--state-dir', stateDir, '--port', '0'], {
+      encoding: 'utf8',
+      env: { ...SERVER_ENV, CHUTEBOX_TOOL_TIMEOUT: '0' },
+    });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('--tool-timeout');
   });
@@ -164,121 +175,145 @@ const AP_MAC = '02:cb:00:00:01:01';
 const STATION_MAC = '02:cb:00:00:01:02';
 const DHCP_CLIENT_MAC = '02:cb:00:00:02:02';
 
-describe.skipIf(skipped)(`chute networks on chutebox serve with dnsmasq, hostapd and wpa_supplicant in network namespaces${skipped ? ` (skipped: ${unavailable})` : ''}`, () => {
-  let dir: string;
-  let namespaces: NamespacePair | undefined;
-  const daemons: Daemon[] = [];
-  let server: Started | undefined;
-  let eap: { a: string; b: string };
-  let dhcp: { a: string; b: string };
-  let hostapd: Daemon;
-  let controlDir: string;
-  let leaseFile: string;
-  const hostapdCli = () => findOnPath('hostapd_cli')!;
+describe.skipIf(skipped)(
+  `chute networks on chutebox serve with dnsmasq, hostapd and wpa_supplicant in network namespaces${skipped ? ` (skipped: ${unavailable})` : ''}`,
+  () => {
+    let dir: string;
+    let namespaces: NamespacePair | undefined;
+    const daemons: Daemon[] = [];
+    let server: Started | undefined;
+    let eap: { a: string; b: string };
+    let dhcp: { a: string; b: string };
+    let hostapd: Daemon;
+    let controlDir: string;
+    let leaseFile: string;
+    const hostapdCli = () => findOnPath('hostapd_cli')!;
 
-  /** hostapd_cli as an operator would run it, on the test's control socket. */
-  const operatorCli = (...command: string[]) => spawnSync(hostapdCli(), ['-p', controlDir, '-i', eap.a, ...command], { encoding: 'utf8', timeout: 15_000 });
+    /** hostapd_cli as an operator would run it, on the test's control socket. */
+    const operatorCli = (...command: string[]) => spawnSync(hostapdCli(), ['-p', controlDir, '-i', eap.a, ...command], { encoding: 'utf8', timeout: 15_000 });
 
-  function daemon(name: string, ns: string, command: string, args: string[]): Daemon {
-    const started = startDaemon(ns, command, args, path.join(dir, `${name}.log`));
-    daemons.push(started);
-    return started;
-  }
+    function daemon(name: string, ns: string, command: string, args: string[]): Daemon {
+      const started = startDaemon(ns, command, args, path.join(dir, `${name}.log`));
+      daemons.push(started);
+      return started;
+    }
 
-  beforeAll(async () => {
-    if (unavailable !== null) throw new Error(`no network namespaces here: ${unavailable}`);
-    dir = await temp.folder('real');
-    controlDir = path.join(dir, 'hostapd');
-    leaseFile = path.join(dir, 'dnsmasq.leases');
-    namespaces = createNamespacePair('chutebox-test');
-    const stem = `cb${process.pid.toString(36)}`;
-    // Two links: hostapd's wired driver counts any frame as a station, so DHCP gets a link of its own.
-    eap = namespaces.link(`${stem}e`);
-    dhcp = namespaces.link(`${stem}d`);
-    namespaces.exec(namespaces.a, 'ip', ['link', 'set', eap.a, 'address', AP_MAC]);
-    namespaces.exec(namespaces.b, 'ip', ['link', 'set', eap.b, 'address', STATION_MAC]);
-    namespaces.exec(namespaces.b, 'ip', ['link', 'set', dhcp.b, 'address', DHCP_CLIENT_MAC]);
-    namespaces.exec(namespaces.a, 'ip', ['addr', 'add', '10.99.0.1/24', 'dev', dhcp.a]);
+    beforeAll(async () => {
+      if (unavailable !== null) throw new Error(`no network namespaces here: ${unavailable}`);
+      dir = await temp.folder('real');
+      controlDir = path.join(dir, 'hostapd');
+      leaseFile = path.join(dir, 'dnsmasq.leases');
+      namespaces = createNamespacePair('chutebox-test');
+      const stem = `cb${process.pid.toString(36)}`;
+      // Two links: hostapd's wired driver counts any frame as a station, so DHCP gets a link of its own.
+      eap = namespaces.link(`${stem}e`);
+      dhcp = namespaces.link(`${stem}d`);
+      namespaces.exec(namespaces.a, 'ip', ['link', 'set', eap.a, 'address', AP_MAC]);
+      namespaces.exec(namespaces.b, 'ip', ['link', 'set', eap.b, 'address', STATION_MAC]);
+      namespaces.exec(namespaces.b, 'ip', ['link', 'set', dhcp.b, 'address', DHCP_CLIENT_MAC]);
+      namespaces.exec(namespaces.a, 'ip', ['addr', 'add', '10.99.0.1/24', 'dev', dhcp.a]);
 
-    const dnsmasq = daemon('dnsmasq', namespaces.a, 'dnsmasq', [
-      '--no-daemon', '--conf-file=/dev/null', '--no-resolv', '--no-hosts', '--log-facility=-', '--port=0',
-      `--interface=${dhcp.a}`, '--bind-interfaces', '--dhcp-range=10.99.0.100,10.99.0.150,255.255.255.0,12h',
-      `--dhcp-leasefile=${leaseFile}`, `--pid-file=${path.join(dir, 'dnsmasq.pid')}`, '--user=root',
-    ]);
+      const dnsmasq = daemon('dnsmasq', namespaces.a, 'dnsmasq', [
+        '--no-daemon',
+        '--conf-file=/dev/null',
+        '--no-resolv',
+        '--no-hosts',
+        '--log-facility=-',
+        '--port=0',
+        `--interface=${dhcp.a}`,
+        '--bind-interfaces',
+        '--dhcp-range=10.99.0.100,10.99.0.150,255.255.255.0,12h',
+        `--dhcp-leasefile=${leaseFile}`,
+        `--pid-file=${path.join(dir, 'dnsmasq.pid')}`,
+        '--user=root',
+      ]);
 
-    await writeFile(path.join(dir, 'eap_users'), '"probe" MD5 "probe-secret"\n');
-    await writeFile(
-      path.join(dir, 'hostapd.conf'),
-      [`interface=${eap.a}`, 'driver=wired', 'ieee8021x=1', 'eap_server=1', `eap_user_file=${path.join(dir, 'eap_users')}`, `ctrl_interface=${controlDir}`, 'ssid=chutebox-test', ''].join('\n'),
-    );
-    hostapd = daemon('hostapd', namespaces.a, 'hostapd', [path.join(dir, 'hostapd.conf')]);
+      await writeFile(path.join(dir, 'eap_users'), '"probe" MD5 "probe-secret"\n');
+      await writeFile(
+        path.join(dir, 'hostapd.conf'),
+        [
+          `interface=${eap.a}`,
+          'driver=wired',
+          'ieee8021x=1',
+          'eap_server=1',
+          `eap_user_file=${path.join(dir, 'eap_users')}`,
+          `ctrl_interface=${controlDir}`,
+          'ssid=chutebox-test',
+          '',
+        ].join('\n'),
+      );
+      hostapd = daemon('hostapd', namespaces.a, 'hostapd', [path.join(dir, 'hostapd.conf')]);
 
-    await waitUntil('dnsmasq listening', async () => (await dnsmasq.output()).includes('DHCP, sockets bound'), 20_000, dnsmasq.output);
-    await waitUntil('hostapd answering PING on its control socket', () => hostapd.exited() === null && operatorCli('ping').stdout.trim() === 'PONG', 20_000, hostapd.output);
+      await waitUntil('dnsmasq listening', async () => (await dnsmasq.output()).includes('DHCP, sockets bound'), 20_000, dnsmasq.output);
+      await waitUntil(
+        'hostapd answering PING on its control socket',
+        () => hostapd.exited() === null && operatorCli('ping').stdout.trim() === 'PONG',
+        20_000,
+        hostapd.output,
+      );
 
-    const stateDir = path.join(dir, 'state');
-    await writeChute(stateDir, CHUTE, NET, { wifi: { hostInterface: eap.a, hostapdControl: path.join(controlDir, eap.a), leaseFile } });
-    server = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--hostapd-cli', hostapdCli()], SERVER_ENV);
-  });
+      const stateDir = path.join(dir, 'state');
+      await writeChute(stateDir, CHUTE, NET, { wifi: { hostInterface: eap.a, hostapdControl: path.join(controlDir, eap.a), leaseFile } });
+      server = await startChutebox(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--hostapd-cli', hostapdCli()], SERVER_ENV);
+    });
 
-  afterAll(async () => {
-    await server?.stop();
-    await Promise.all(daemons.map((started) => started.stop()));
-    namespaces?.remove();
-  });
+    afterAll(async () => {
+      await server?.stop();
+      await Promise.all(daemons.map((started) => started.stop()));
+      namespaces?.remove();
+    });
 
-  it('GET …/leases responds with the lease dnsmasq gave to busybox udhcpc in the other namespace', async () => {
-    const script = path.join(dir, 'udhcpc.script');
-    await writeFile(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-    namespaces!.exec(namespaces!.b, 'busybox', ['udhcpc', '-i', dhcp.b, '-f', '-n', '-q', '-s', script, '-x', 'hostname:probeclient']);
-    await expect
-      .poll(async () => (await callApi(server!, 'GET', `${WIFI}/leases`)).body, { timeout: 15_000, interval: 200 })
-      .toEqual([expect.objectContaining({ mac_addr: DHCP_CLIENT_MAC, ip_addr: expect.stringMatching(/^10\.99\.0\.1\d\d$/), hostname: 'probeclient' })]);
-  });
+    it('GET …/leases responds with the lease dnsmasq gave to busybox udhcpc in the other namespace', async () => {
+      const script = path.join(dir, 'udhcpc.script');
+      await writeFile(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      namespaces!.exec(namespaces!.b, 'busybox', ['udhcpc', '-i', dhcp.b, '-f', '-n', '-q', '-s', script, '-x', 'hostname:probeclient']);
+      await expect
+        .poll(async () => (await callApi(server!, 'GET', `${WIFI}/leases`)).body, { timeout: 15_000, interval: 200 })
+        .toEqual([expect.objectContaining({ mac_addr: DHCP_CLIENT_MAC, ip_addr: expect.stringMatching(/^10\.99\.0\.1\d\d$/), hostname: 'probeclient' })]);
+    });
 
-  it('GET …/hostapd_status responds with hostapd STATUS: state ENABLED, the BSS and no station', async () => {
-    const answer = await callApi(server!, 'GET', `${WIFI}/hostapd_status`);
-    expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ state: 'ENABLED', 'bss[0]': eap.a, 'bssid[0]': AP_MAC, 'ssid[0]': 'chutebox-test', 'num_sta[0]': '0' });
-  });
+    it('GET …/hostapd_status responds with hostapd STATUS: state ENABLED, the BSS and no station', async () => {
+      const answer = await callApi(server!, 'GET', `${WIFI}/hostapd_status`);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ state: 'ENABLED', 'bss[0]': eap.a, 'bssid[0]': AP_MAC, 'ssid[0]': 'chutebox-test', 'num_sta[0]': '0' });
+    });
 
-  it('GET …/ssid responds with the SSID and BSSID of hostapd GET_CONFIG', async () => {
-    expect(await getJson(server!, `${WIFI}/ssid`)).toEqual({ ssid: 'chutebox-test', bssid: AP_MAC });
-  });
+    it('GET …/ssid responds with the SSID and BSSID of hostapd GET_CONFIG', async () => {
+      expect(await getJson(server!, `${WIFI}/ssid`)).toEqual({ ssid: 'chutebox-test', bssid: AP_MAC });
+    });
 
-  it('PUT …/ssid responds with a message, and then GET …/ssid and hostapd_cli get_config show the new SSID', async () => {
-    const answer = await callApi(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'café lab' });
-    expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toEqual({ message: 'OK' });
-    expect(await getJson(server!, `${WIFI}/ssid`)).toEqual({ ssid: 'café lab', bssid: AP_MAC });
-    // hostapd prints bytes outside printable ASCII as \xNN.
-    expect(operatorCli('get_config').stdout).toContain('ssid=caf\\xc3\\xa9 lab\n');
-  });
+    it('PUT …/ssid responds with a message, and then GET …/ssid and hostapd_cli get_config show the new SSID', async () => {
+      const answer = await callApi(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'café lab' });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body).toEqual({ message: 'OK' });
+      expect(await getJson(server!, `${WIFI}/ssid`)).toEqual({ ssid: 'café lab', bssid: AP_MAC });
+      // hostapd prints bytes outside printable ASCII as \xNN.
+      expect(operatorCli('get_config').stdout).toContain('ssid=caf\\xc3\\xa9 lab\n');
+    });
 
-  it('PUT …/ssid with an SSID over 32 bytes responds with 422 and leaves hostapd as it was', async () => {
-    const answer = await callApi(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'x'.repeat(33) });
-    expect(answer.status).toBe(422);
-    expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.ssid' })]);
-    expect(operatorCli('get_config').stdout).toContain('ssid=caf\\xc3\\xa9 lab\n');
-  });
+    it('PUT …/ssid with an SSID over 32 bytes responds with 422 and leaves hostapd as it was', async () => {
+      const answer = await callApi(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'x'.repeat(33) });
+      expect(answer.status).toBe(422);
+      expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.ssid' })]);
+      expect(operatorCli('get_config').stdout).toContain('ssid=caf\\xc3\\xa9 lab\n');
+    });
 
-  it('GET …/hostapd_status counts the station once wpa_supplicant (wired, EAP-MD5) has authenticated', async () => {
-    await writeFile(
-      path.join(dir, 'wpa_supplicant.conf'),
-      'ap_scan=0\nnetwork={\n\tkey_mgmt=IEEE8021X\n\teap=MD5\n\tidentity="probe"\n\tpassword="probe-secret"\n\teapol_flags=0\n}\n',
-    );
-    const supplicant = daemon('wpa_supplicant', namespaces!.b, 'wpa_supplicant', ['-D', 'wired', '-i', eap.b, '-c', path.join(dir, 'wpa_supplicant.conf')]);
-    await waitUntil('wpa_supplicant authenticated', async () => (await supplicant.output()).includes('CTRL-EVENT-EAP-SUCCESS'), 30_000, supplicant.output);
-    await expect
-      .poll(async () => (await callApi(server!, 'GET', `${WIFI}/hostapd_status`)).body['num_sta[0]'], { timeout: 15_000, interval: 200 })
-      .toBe('1');
-    expect(operatorCli('all_sta').stdout).toContain(STATION_MAC);
-  });
+    it('GET …/hostapd_status counts the station once wpa_supplicant (wired, EAP-MD5) has authenticated', async () => {
+      await writeFile(
+        path.join(dir, 'wpa_supplicant.conf'),
+        'ap_scan=0\nnetwork={\n\tkey_mgmt=IEEE8021X\n\teap=MD5\n\tidentity="probe"\n\tpassword="probe-secret"\n\teapol_flags=0\n}\n',
+      );
+      const supplicant = daemon('wpa_supplicant', namespaces!.b, 'wpa_supplicant', ['-D', 'wired', '-i', eap.b, '-c', path.join(dir, 'wpa_supplicant.conf')]);
+      await waitUntil('wpa_supplicant authenticated', async () => (await supplicant.output()).includes('CTRL-EVENT-EAP-SUCCESS'), 30_000, supplicant.output);
+      await expect.poll(async () => (await callApi(server!, 'GET', `${WIFI}/hostapd_status`)).body['num_sta[0]'], { timeout: 15_000, interval: 200 }).toBe('1');
+      expect(operatorCli('all_sta').stdout).toContain(STATION_MAC);
+    });
 
-  it('responds with 503 naming the control socket once hostapd has stopped', async () => {
-    await hostapd.stop();
-    const answer = await callApi(server!, 'GET', `${WIFI}/hostapd_status`);
-    expect(answer.status).toBe(503);
-    expect(answer.body.detail).toContain(path.join(controlDir, eap.a));
-  });
-});
+    it('responds with 503 naming the control socket once hostapd has stopped', async () => {
+      await hostapd.stop();
+      const answer = await callApi(server!, 'GET', `${WIFI}/hostapd_status`);
+      expect(answer.status).toBe(503);
+      expect(answer.body.detail).toContain(path.join(controlDir, eap.a));
+    });
+  },
+);

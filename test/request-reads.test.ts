@@ -17,7 +17,6 @@ const start = useChutebox();
 const PASSWORD = 'correct horse battery';
 const skipped = skipWithoutStrace('test/request-reads.test.ts');
 
-
 describe.skipIf(skipped)('chutebox serve: what a request reads', () => {
   it('opens no file of the state dir for requests with a token, Basic credentials or a wrong password, until chutebox passwd changes one', async () => {
     const dir = await temp.folder('serve');
@@ -25,7 +24,11 @@ describe.skipIf(skipped)('chutebox serve: what a request reads', () => {
     const passwd = (password: string) => spawnSync(process.execPath, [CLI, 'passwd', '--state-dir', stateDir], { input: `${password}\n`, env: CLEAN_ENV });
     expect(passwd(PASSWORD).status).toBe(0);
     const server = await start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', path.join(dir, 'no-engine.sock')]);
-    const login = await fetch(`${server.url}/api/v1/auth/local`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'paradrop', password: PASSWORD }) });
+    const login = await fetch(`${server.url}/api/v1/auth/local`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'paradrop', password: PASSWORD }),
+    });
     const { token } = (await login.json()) as { token: string };
     const get = (authorization: string) => fetch(`${server.url}/api/v1/info/features`, { headers: { authorization } });
     const basic = (password: string) => `Basic ${Buffer.from(`paradrop:${password}`).toString('base64')}`;

@@ -30,7 +30,14 @@ describe('chutes on chutebox serve without a container engine', () => {
     const archive = path.join(stateDir, 'chutes', 'archive');
     await writeFile(
       path.join(archive, 'chute.json'),
-      JSON.stringify({ name: 'archive', version: '0.9', state: 'stopped', environment: { TZ: 'UTC' }, allocation: { cpu_shares: 256, prioritize_traffic: true }, resources: null }),
+      JSON.stringify({
+        name: 'archive',
+        version: '0.9',
+        state: 'stopped',
+        environment: { TZ: 'UTC' },
+        allocation: { cpu_shares: 256, prioritize_traffic: true },
+        resources: null,
+      }),
     );
     await writeFile(path.join(archive, 'cache.json'), JSON.stringify({ containerId: '5f1c', uploadToken: 'tok-999', networks: {} }));
     const noSocket = path.join(stateDir, 'no-docker.sock');
@@ -43,7 +50,14 @@ describe('chutes on chutebox serve without a container engine', () => {
 
   it('GET /api/v1/chutes/ lists the chutes of the state dir, sorted by name, in their stored states', async () => {
     expect(await getJson(server, '/chutes/')).toEqual([
-      { name: 'archive', version: '0.9', state: 'stopped', environment: { TZ: 'UTC' }, allocation: { cpu_shares: 256, prioritize_traffic: true }, resources: null },
+      {
+        name: 'archive',
+        version: '0.9',
+        state: 'stopped',
+        environment: { TZ: 'UTC' },
+        allocation: { cpu_shares: 256, prioritize_traffic: true },
+        resources: null,
+      },
       { name: 'netprobe', version: '1', state: 'running', environment: {}, allocation: { cpu_shares: 1024, prioritize_traffic: false }, resources: {} },
     ]);
     expect(await getJson(server, '/chutes')).toEqual(await getJson(server, '/chutes/'));
@@ -71,11 +85,14 @@ describe('chutes on chutebox serve without a container engine', () => {
 
   it('GET /api/v1/chutes/:chute/cache answers the cache with its secrets redacted', async () => {
     expect(await getJson(server, '/chutes/archive/cache')).toEqual({ containerId: '5f1c', uploadToken: '[redacted]', networks: {} });
-    expect(await getJson(server, '/chutes/netprobe/cache')).toEqual({ networks: { wifi: { hostInterface: 'vwlan0', leaseFile: '/run/chutebox/netprobe-wifi.leases' } } });
+    expect(await getJson(server, '/chutes/netprobe/cache')).toEqual({
+      networks: { wifi: { hostInterface: 'vwlan0', leaseFile: '/run/chutebox/netprobe-wifi.leases' } },
+    });
   });
 
   it('responds with 404 for an unknown chute and 400 naming params.chute for a bad name', async () => {
-    for (const endpoint of ['/nosuch', '/nosuch/config', '/nosuch/cache']) expect((await callApi(server, 'GET', `/chutes${endpoint}`)).status, endpoint).toBe(404);
+    for (const endpoint of ['/nosuch', '/nosuch/config', '/nosuch/cache'])
+      expect((await callApi(server, 'GET', `/chutes${endpoint}`)).status, endpoint).toBe(404);
     const bad = await callApi(server, 'GET', '/chutes/..%2Fchutes');
     expect(bad).toMatchObject({ status: 400, type: 'application/problem+json' });
     expect(bad.body.errors).toEqual([expect.objectContaining({ path: 'params.chute' })]);

@@ -27,7 +27,20 @@ const IS_ROOT = process.getuid?.() === 0;
 /** `chutebox serve` on loopback, a free port, no engine, the passwd file given. */
 function serveArgs(stateDir: string, passwdFile: string, extra: string[] = []): string[] {
   const root = temp.path();
-  return ['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', path.join(root, 'none.sock'), '--passwd-file', passwdFile, ...extra];
+  return [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+    '--state-dir',
+    stateDir,
+    '--docker-socket',
+    path.join(root, 'none.sock'),
+    '--passwd-file',
+    passwdFile,
+    ...extra,
+  ];
 }
 
 /** PUT /api/v1/config/hostconfig, then waits for its change to become final. */
@@ -65,7 +78,10 @@ describe('GET /api/v1/config/settings', () => {
       ].join('\n'),
     );
     const env = { ...CLEAN_ENV, CHUTEBOX_IW: '/from/env/iw', CHUTEBOX_HOSTAPD_CLI: '/from/env/hostapd_cli', CHUTEBOX_CONTROLLER_TIMEOUT: '3' };
-    const server = await start(['serve', '--settings', relative(settingsFile), '--state-dir', relative(stateDir), '--hostapd-cli', '/from/flag/hostapd_cli'], env);
+    const server = await start(
+      ['serve', '--settings', relative(settingsFile), '--state-dir', relative(stateDir), '--hostapd-cli', '/from/flag/hostapd_cli'],
+      env,
+    );
 
     const settings = await getJson(server, '/config/settings');
     expect(settings).toMatchObject({
@@ -92,7 +108,11 @@ describe('GET /api/v1/config/settings', () => {
     const settingsFile = path.join(dir, 'settings');
     await writeFile(settingsFile, 'portal_server_port=0\npdconf_aply_network=/bin/true\n');
     const stateDir = path.join(dir, 'state');
-    const result = spawnSync(process.execPath, [CLI, 'serve', '--settings', settingsFile, '--state-dir', stateDir], { env: CLEAN_ENV, encoding: 'utf8', timeout: 15_000 });
+    const result = spawnSync(process.execPath, [CLI, 'serve', '--settings', settingsFile, '--state-dir', stateDir], {
+      env: CLEAN_ENV,
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('"pdconf_aply_network" is not a setting');
     expect(result.stdout).not.toContain('listening on');
@@ -186,7 +206,8 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     expect(answer!.status, answer!.text).toBe(200);
     expect(ran).toEqual(PDCONF_FILES.map((file) => `${file} ${pdconfFile(file)}`));
     expect(answer!.body.length).toBeGreaterThan(0);
-    for (const section of answer!.body) expect(section).toMatchObject({ success: true, age: 0, comment: expect.stringMatching(/^(\w+): applied with \S+ \1 /) });
+    for (const section of answer!.body)
+      expect(section).toMatchObject({ success: true, age: 0, comment: expect.stringMatching(/^(\w+): applied with \S+ \1 /) });
     expect(await getJson(server, '/config/pdconf')).toEqual(answer!.body);
   });
 
@@ -218,7 +239,10 @@ describe.skipIf(!IS_ROOT)('POST /api/v1/config/sshKeys/:user on chutebox serve (
   });
 
   it("writes the keys into the user's ~/.ssh/authorized_keys (600 in a 700 .ssh, owned by the user), as ssh-keygen reads them", async () => {
-    for (const [name, expected] of [['ed25519', [sshKey('ed25519')]], ['rsa-2048', [sshKey('ed25519'), sshKey('rsa-2048')]]] as const) {
+    for (const [name, expected] of [
+      ['ed25519', [sshKey('ed25519')]],
+      ['rsa-2048', [sshKey('ed25519'), sshKey('rsa-2048')]],
+    ] as const) {
       const answer = await call(server.url, 'POST', '/api/v1/config/sshKeys/tester', { json: { key: sshKey(name) } });
       expect(answer.status, answer.text).toBe(200);
       expect(answer.body).toEqual(expected);
@@ -245,7 +269,13 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
   let stateDir: string;
   let args: string[];
   let server: Started;
-  const credentials = (overrides: Record<string, string> = {}) => ({ routerId: 'r-lab-1', apitoken: APITOKEN, pdserver: controller().url, wampRouter: 'ws://127.0.0.1:9086/ws', ...overrides });
+  const credentials = (overrides: Record<string, string> = {}) => ({
+    routerId: 'r-lab-1',
+    apitoken: APITOKEN,
+    pdserver: controller().url,
+    wampRouter: 'ws://127.0.0.1:9086/ws',
+    ...overrides,
+  });
   const provisionFile = () => path.join(stateDir, 'provision.json');
   const provision = (body: unknown) => call(server.url, 'POST', '/api/v1/config/provision', { json: body });
 

@@ -58,7 +58,12 @@ describe('chutebox serve on this machine, fresh state, loopback client', () => {
 
   it('prints exactly one "listening on http://127.0.0.1:PORT" line with the real port', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
-    expect(server.output().split('\n').filter((line) => line.startsWith('listening on'))).toEqual([`listening on ${server.url}`]);
+    expect(
+      server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('listening on')),
+    ).toEqual([`listening on ${server.url}`]);
   });
 
   it('creates its state folder 0700 and a 32-byte token secret 0600', async () => {
@@ -159,7 +164,10 @@ describe('chutebox serve --cors-origin', () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get('access-control-allow-origin')).toBe('https://router.example');
 
-    const foreign = await fetch(`${server.url}/api/v1/info/features`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const foreign = await fetch(`${server.url}/api/v1/info/features`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

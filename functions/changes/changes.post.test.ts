@@ -9,7 +9,9 @@ const REBOOT = { name: '__PARADROP__', updateClass: 'ROUTER', updateType: 'reboo
 async function post(text: string, contentType = 'application/json') {
   const device = memoryDevice();
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(create.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, device).finally(() => log.mockRestore());
+  const out = await invoke(create.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, device).finally(() =>
+    log.mockRestore(),
+  );
   const body = JSON.parse(out.body);
   if (out.status === 200) expect(create.response.safeParse(body).success).toBe(true);
   if (out.status === 422) expect(create.request.safeParse({ params: {}, body: JSON.parse(text) }).success).toBe(false);
@@ -34,7 +36,11 @@ describe('POST /api/v1/changes/', () => {
 
   it('records the change as one of the device itself: chute null', async () => {
     const device = memoryDevice();
-    await invoke(create.handle, { params: {}, query: {}, headers: { 'content-type': 'application/json' }, body: undefined, text: JSON.stringify(REBOOT) }, device);
+    await invoke(
+      create.handle,
+      { params: {}, query: {}, headers: { 'content-type': 'application/json' }, body: undefined, text: JSON.stringify(REBOOT) },
+      device,
+    );
     expect(await device.changes()).toMatchObject([{ id: 1, action: 'reboot', chute: null, state: 'queued' }]);
   });
 
@@ -52,7 +58,10 @@ describe('POST /api/v1/changes/', () => {
 
   it('responds with 422 naming updateType for a ROUTER update other than reboot or shutdown, and naming the field that is missing', async () => {
     const other = await json({ ...REBOOT, updateType: 'sethostconfig' });
-    expect(other).toMatchObject({ status: 422, body: { errors: [{ path: 'updateType', message: expect.stringMatching(/^must be reboot or shutdown: .*PUT \/api\/v1\/config\/hostconfig/) }] } });
+    expect(other).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'updateType', message: expect.stringMatching(/^must be reboot or shutdown: .*PUT \/api\/v1\/config\/hostconfig/) }] },
+    });
     const missing = await json({ updateType: 'reboot' });
     expect(missing).toMatchObject({ status: 422, body: { errors: [{ path: 'updateClass', message: expect.stringMatching(/^is required: /) }] } });
     expect(missing.body.detail).toMatch(/^the change request is not valid: updateClass is required/);
@@ -61,7 +70,10 @@ describe('POST /api/v1/changes/', () => {
 
   it('responds with 422 naming name when it is not __PARADROP__', async () => {
     const answer = await json({ ...REBOOT, name: 'hello' });
-    expect(answer).toMatchObject({ status: 422, body: { errors: [{ path: 'name', message: expect.stringMatching(/^must be __PARADROP__ \(the device itself\) when given: /) }] } });
+    expect(answer).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'name', message: expect.stringMatching(/^must be __PARADROP__ \(the device itself\) when given: /) }] },
+    });
     expect(answer.submitted).toEqual([]);
   });
 

@@ -14,7 +14,18 @@ export { DeviceChangeBodySchema, type DeviceChangeBody } from './bodies.ts';
  */
 
 /** What a change does (see `ChangeRequest` in functions/core/device.ts): every action, as the type below checks. */
-export const CHANGE_ACTIONS = ['install', 'update', 'start', 'stop', 'restart', 'delete', 'update-config', 'update-hostconfig', 'reboot', 'shutdown'] as const satisfies readonly ChangeAction[];
+export const CHANGE_ACTIONS = [
+  'install',
+  'update',
+  'start',
+  'stop',
+  'restart',
+  'delete',
+  'update-config',
+  'update-hostconfig',
+  'reboot',
+  'shutdown',
+] as const satisfies readonly ChangeAction[];
 /** A compile error when `ChangeRequest` gains an action that CHANGE_ACTIONS leaves out. */
 const everyAction: [Exclude<ChangeAction, (typeof CHANGE_ACTIONS)[number]>] extends [never] ? true : never = true;
 void everyAction;

@@ -91,24 +91,22 @@ export const MIN_CPU_SHARES = 2;
  */
 export const ChuteInstallBodySchema = z.object(
   {
-    name: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a chute name') }).check(
-      z.regex(CHUTE_NAME, { error: CHUTE_NAME_MESSAGE }),
-    ),
-    image: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be an image reference') }).check(
-      z.refine(isImageReference, { error: 'must be an image reference: repo[:tag] or repo@sha256:<digest>, such as hello-world:1' }),
-    ),
-    version: z.optional(
-      z.union([z.string(), z.number().check(z.refine(Number.isFinite))], { error: 'must be a version label (a string)' }),
-    ),
+    name: z
+      .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a chute name') })
+      .check(z.regex(CHUTE_NAME, { error: CHUTE_NAME_MESSAGE })),
+    image: z
+      .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be an image reference') })
+      .check(z.refine(isImageReference, { error: 'must be an image reference: repo[:tag] or repo@sha256:<digest>, such as hello-world:1' })),
+    version: z.optional(z.union([z.string(), z.number().check(z.refine(Number.isFinite))], { error: 'must be a version label (a string)' })),
     config: z.optional(z.unknown()),
     environment: z.optional(EnvironmentStringsSchema),
     allocation: z.optional(
       z.looseObject(
         {
           cpu_shares: z.optional(
-            z.number({ error: `must be an integer of at least ${MIN_CPU_SHARES}` }).check(
-              z.refine((n: number) => Number.isInteger(n) && n >= MIN_CPU_SHARES, { error: `must be an integer of at least ${MIN_CPU_SHARES}` }),
-            ),
+            z
+              .number({ error: `must be an integer of at least ${MIN_CPU_SHARES}` })
+              .check(z.refine((n: number) => Number.isInteger(n) && n >= MIN_CPU_SHARES, { error: `must be an integer of at least ${MIN_CPU_SHARES}` })),
           ),
           prioritize_traffic: z.optional(z.boolean({ error: 'must be true or false' })),
         },

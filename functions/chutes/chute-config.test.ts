@@ -342,7 +342,21 @@ describe('chute configuration: whole documents', () => {
       packages: ['iptables'],
       as_root: true,
     });
-    expect(Object.keys(config)).toEqual(['name', 'version', 'description', 'type', 'use', 'command', 'environment', 'host_config', 'net', 'web', 'source', 'packages', 'as_root']);
+    expect(Object.keys(config)).toEqual([
+      'name',
+      'version',
+      'description',
+      'type',
+      'use',
+      'command',
+      'environment',
+      'host_config',
+      'net',
+      'web',
+      'source',
+      'packages',
+      'as_root',
+    ]);
     for (const [, type] of FORMATS) {
       const { body, contentType } = encodeDocument(config, type);
       expect(decodeDocumentBody(contentType, body)).toEqual(config);
@@ -358,7 +372,11 @@ describe('chute configuration: whole documents', () => {
 
   it.each(FORMATS)('lists every violation of one %s request at once, each with its path', (_, type) => {
     const config = withField(
-      withField(withField(withField(withField(baseConfig(), 'net.wlan.ssid', 'x'.repeat(33)), 'host_config.dns[1]', 'not-an-address'), 'web.port', 70000), 'net.wlan.dhcp.limit', 0),
+      withField(
+        withField(withField(withField(baseConfig(), 'net.wlan.ssid', 'x'.repeat(33)), 'host_config.dns[1]', 'not-an-address'), 'web.port', 70000),
+        'net.wlan.dhcp.limit',
+        0,
+      ),
       'net.lan.vlan_id',
       4095,
     );
@@ -390,7 +408,17 @@ describe('chute configuration: whole documents', () => {
 
   it.each(FORMATS)('keeps unknown fields at every level, in %s', (_, type) => {
     let config = baseConfig();
-    for (const path of ['x_top', 'host_config.x_host', 'net.wlan.x_net', 'net.wlan.dhcp.x_dhcp', 'net.wlan.options.x_options', 'net.wlan.requests.x_requests', 'net.mon.x_mon', 'net.lan.x_vlan', 'web.x_web']) {
+    for (const path of [
+      'x_top',
+      'host_config.x_host',
+      'net.wlan.x_net',
+      'net.wlan.dhcp.x_dhcp',
+      'net.wlan.options.x_options',
+      'net.wlan.requests.x_requests',
+      'net.mon.x_mon',
+      'net.lan.x_vlan',
+      'web.x_web',
+    ]) {
       config = withField(config, path, { kept: [1, 'two', null] });
     }
     config = withField(config, 'net.lan.ssid', 12); // an access point's field on a VLAN means nothing: kept as it is

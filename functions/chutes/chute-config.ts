@@ -57,9 +57,9 @@ function flag() {
  */
 function integer(min: number, max?: number) {
   const what = max === undefined ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
-  return z.number({ error: required(what) }).check(
-    z.refine((n: number) => Number.isInteger(n) && n >= min && (max === undefined || n <= max), { error: `must be ${what}` }),
-  );
+  return z
+    .number({ error: required(what) })
+    .check(z.refine((n: number) => Number.isInteger(n) && n >= min && (max === undefined || n <= max), { error: `must be ${what}` }));
 }
 
 /** A TCP/UDP port number as text: 1 to 65535, no sign, no leading zero. */
@@ -81,7 +81,10 @@ export type EnvironmentValue = string | number | boolean | null;
 
 const EnvironmentValueSchema = z.custom<EnvironmentValue>(
   (value) =>
-    value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && !value.includes('\0')),
+    value === null ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value)) ||
+    (typeof value === 'string' && !value.includes('\0')),
   { error: 'must be a string, a number, true, false or null' },
 );
 
@@ -90,10 +93,13 @@ export const EnvironmentSchema = z.record(EnvironmentNameSchema, EnvironmentValu
 export type Environment = z.infer<typeof EnvironmentSchema>;
 
 const ContainerPortSchema = z.string().check(
-  z.refine((key: string) => {
-    const [port = '', protocol, extra] = key.split('/');
-    return isPortText(port) && (protocol === undefined || ['tcp', 'udp', 'sctp'].includes(protocol)) && extra === undefined;
-  }, { error: 'must be a container port from 1 to 65535, alone or with /tcp, /udp or /sctp (80, 80/tcp, 53/udp)' }),
+  z.refine(
+    (key: string) => {
+      const [port = '', protocol, extra] = key.split('/');
+      return isPortText(port) && (protocol === undefined || ['tcp', 'udp', 'sctp'].includes(protocol)) && extra === undefined;
+    },
+    { error: 'must be a container port from 1 to 65535, alone or with /tcp, /udp or /sctp (80, 80/tcp, 53/udp)' },
+  ),
 );
 const HostPortSchema = z.custom<number | string>(
   (value) => (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535) || (typeof value === 'string' && isPortText(value)),
@@ -177,14 +183,16 @@ export const DhcpConfigSchema = z
   .check(z.superRefine(sameLease, { when: () => true }));
 export type DhcpConfig = z.infer<typeof DhcpConfigSchema>;
 
-const IntfNameSchema = z.string({ error: required('an interface name') }).check(
-  z.regex(/^[a-z][a-z0-9]*$/, { error: 'must match [a-z][a-z0-9]*: a lower-case letter, then lower-case letters or digits' }),
-  z.maxLength(15, { error: 'must be at most 15 characters, the Linux limit for interface names' }),
-);
+const IntfNameSchema = z
+  .string({ error: required('an interface name') })
+  .check(
+    z.regex(/^[a-z][a-z0-9]*$/, { error: 'must match [a-z][a-z0-9]*: a lower-case letter, then lower-case letters or digits' }),
+    z.maxLength(15, { error: 'must be at most 15 characters, the Linux limit for interface names' }),
+  );
 
-const Ipv4NetworkSchema = z.string({ error: 'must be an IPv4 network in slash notation, such as 10.0.0.0/24' }).check(
-  z.regex(z.regexes.cidrv4, { error: 'must be an IPv4 network in slash notation, such as 10.0.0.0/24' }),
-);
+const Ipv4NetworkSchema = z
+  .string({ error: 'must be an IPv4 network in slash notation, such as 10.0.0.0/24' })
+  .check(z.regex(z.regexes.cidrv4, { error: 'must be an IPv4 network in slash notation, such as 10.0.0.0/24' }));
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const RAW_WPA_KEY = /^[0-9a-fA-F]{64}$/;
@@ -218,10 +226,7 @@ export const AccessPointOptionsSchema = z.looseObject(
 );
 
 /** What the physical interface behind an access point must offer. */
-export const HardwareRequestsSchema = z.looseObject(
-  { hwmode: z.optional(z.enum(['11b', '11g', '11a'], { error: 'must be one of 11b, 11g, 11a' })) },
-  MAPPING,
-);
+export const HardwareRequestsSchema = z.looseObject({ hwmode: z.optional(z.enum(['11b', '11g', '11a'], { error: 'must be one of 11b, 11g, 11a' })) }, MAPPING);
 
 /** A WiFi access point: `type: wifi`, `mode: ap` or no mode. */
 export const AccessPointEntrySchema = z.looseObject({
@@ -280,9 +285,7 @@ export const NetEntrySchema = z.discriminatedUnion(
 );
 export type NetEntry = z.infer<typeof NetEntrySchema>;
 
-const NetworkNameSchema = z.string().check(
-  z.regex(NETWORK_NAME, { error: NETWORK_NAME_MESSAGE }),
-);
+const NetworkNameSchema = z.string().check(z.regex(NETWORK_NAME, { error: NETWORK_NAME_MESSAGE }));
 
 /** Each `intfName` names one interface of the chute, and `eth0` is the chute's own. */
 function distinctInterfaces(net: unknown, context: z.core.$RefinementCtx<unknown>): void {

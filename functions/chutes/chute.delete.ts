@@ -3,7 +3,11 @@ import type { Handler } from '../core/invoke.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteRequestSchema } from './schemas.ts';
 import { installedChute, submit } from './submit.ts';
 
-export const route = defineRoute({ method: 'DELETE', path: '/api/v1/chutes/:chute', summary: 'Remove a chute: its container and its stored documents (a change)' });
+export const route = defineRoute({
+  method: 'DELETE',
+  path: '/api/v1/chutes/:chute',
+  summary: 'Remove a chute: its container and its stored documents (a change)',
+});
 export const request = ChuteRequestSchema;
 export const response = ChangeAcceptedSchema;
 

@@ -45,7 +45,9 @@ describe('GET /api/v1/chutes/:chute', () => {
   });
 
   it('fills what a sparse record lacks: version null, no environment, default allocation, resources null', async () => {
-    const { status, body } = await callFunction(chute, device({ allocation: { cpu_shares: 'lots', prioritize_traffic: 'yes' }, resources: 'none' }, null), { chute: 'hotspot' });
+    const { status, body } = await callFunction(chute, device({ allocation: { cpu_shares: 'lots', prioritize_traffic: 'yes' }, resources: 'none' }, null), {
+      chute: 'hotspot',
+    });
     expect(status).toBe(200);
     expect(body).toEqual({
       name: 'hotspot',

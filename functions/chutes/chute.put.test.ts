@@ -10,20 +10,34 @@ const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello', 
 const DOCKERFILE = 'FROM chutebox-test:sleeper\nENV STAGE=two\n';
 
 /** PUT /api/v1/chutes/<chute> as a transport hands it over: the raw bytes of an upload, else the text. */
-async function put(target: ReturnType<typeof device>, chute: string, body: Uint8Array | string, contentType = 'application/x-tar'): Promise<FunctionOutput & { json: any }> {
+async function put(
+  target: ReturnType<typeof device>,
+  chute: string,
+  body: Uint8Array | string,
+  contentType = 'application/x-tar',
+): Promise<FunctionOutput & { json: any }> {
   const bytes = typeof body === 'string' ? {} : { bytes: body };
-  const out = await invoke(update.handle, { params: { chute }, query: {}, headers: { 'content-type': contentType }, body: undefined, text: typeof body === 'string' ? body : '', ...bytes }, target);
+  const out = await invoke(
+    update.handle,
+    { params: { chute }, query: {}, headers: { 'content-type': contentType }, body: undefined, text: typeof body === 'string' ? body : '', ...bytes },
+    target,
+  );
   return { ...out, json: JSON.parse(out.body) };
 }
 
 describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdtools update-chute sends it)', () => {
   it('responds with 200 and queues an update with the version, environment and configuration of paradrop.yaml and the tar as its source', async () => {
     const target = device();
-    const source = tarArchive({ 'paradrop.yaml': 'name: hello\nversion: 2\nenvironment: { STAGE: two }\nconfig:\n  web: { port: 8000 }\n', Dockerfile: DOCKERFILE });
+    const source = tarArchive({
+      'paradrop.yaml': 'name: hello\nversion: 2\nenvironment: { STAGE: two }\nconfig:\n  web: { port: 8000 }\n',
+      Dockerfile: DOCKERFILE,
+    });
     const out = await put(target, 'hello', source);
     expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
     expect(update.response.safeParse(out.json).success).toBe(true);
-    expect(target.submitted).toEqual([{ action: 'update', chute: 'hello', version: '2', environment: { STAGE: 'two' }, config: { web: { port: 8000 } }, source }]);
+    expect(target.submitted).toEqual([
+      { action: 'update', chute: 'hello', version: '2', environment: { STAGE: 'two' }, config: { web: { port: 8000 } }, source },
+    ]);
     expect(await target.change(1)).toMatchObject({ action: 'update', chute: 'hello', state: 'queued' });
   });
 

@@ -11,7 +11,7 @@ import { submit } from './submit.ts';
 export const route = defineRoute({
   method: 'PUT',
   path: '/api/v1/chutes/:chute',
-  summary: "Update an installed chute from its source (a tar with paradrop.yaml and a Dockerfile): a new image, version and configuration (a change)",
+  summary: 'Update an installed chute from its source (a tar with paradrop.yaml and a Dockerfile): a new image, version and configuration (a change)',
   body: 'document',
   upload: ['application/x-tar'],
 });
@@ -38,14 +38,24 @@ const SOURCE_TYPE = 'application/x-tar';
 export const handle: Handler<ChangeAccepted> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   if (input.bytes === undefined) {
-    throw new HttpProblem(415, `the request body must be ${SOURCE_TYPE}: the chute's source, with paradrop.yaml at its root, as pdtools update-chute sends it`, {
-      extensions: { accepted: [SOURCE_TYPE] },
-    });
+    throw new HttpProblem(
+      415,
+      `the request body must be ${SOURCE_TYPE}: the chute's source, with paradrop.yaml at its root, as pdtools update-chute sends it`,
+      {
+        extensions: { accepted: [SOURCE_TYPE] },
+      },
+    );
   }
   await loadChute(device, chute);
   const upload = await readUpload(input.bytes);
-  if (upload.kind !== 'source') throw invalidInput("the chute's source", [{ path: 'body', message: "is an image archive, not a chute's source: a chute is updated from a tar with paradrop.yaml at its root" }]);
+  if (upload.kind !== 'source')
+    throw invalidInput("the chute's source", [
+      { path: 'body', message: "is an image archive, not a chute's source: a chute is updated from a tar with paradrop.yaml at its root" },
+    ]);
   const source = readChuteSource(upload);
-  if (source.name !== chute) throw invalidInput("the chute's source", [{ path: 'paradrop.yaml.name', message: `names chute ${source.name}, not ${chute}: a chute is updated from its own source` }]);
+  if (source.name !== chute)
+    throw invalidInput("the chute's source", [
+      { path: 'paradrop.yaml.name', message: `names chute ${source.name}, not ${chute}: a chute is updated from its own source` },
+    ]);
   return submit(device, { action: 'update', chute, version: source.version, config: source.config, environment: source.environment, source: input.bytes });
 };

@@ -10,7 +10,16 @@ const container = (chute: string, State: string, Status: string) => ({ Id: `${ch
 function device(containers: Record<string, unknown>[] | null) {
   return memoryDevice({
     chutes: {
-      web: { record: { name: 'web', version: '3', state: 'running', environment: { PORT: '80' }, allocation: { cpu_shares: 256, prioritize_traffic: true }, resources: null } },
+      web: {
+        record: {
+          name: 'web',
+          version: '3',
+          state: 'running',
+          environment: { PORT: '80' },
+          allocation: { cpu_shares: 256, prioritize_traffic: true },
+          resources: null,
+        },
+      },
       batch: { record: { name: 'batch', version: 7, state: 'running' } },
       lost: { record: { name: 'lost', version: '1', state: 'stopped' } },
     },

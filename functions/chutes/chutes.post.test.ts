@@ -11,7 +11,9 @@ const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello', 
 /** POST /api/v1/chutes/ as a transport hands it over: the raw text and its content type. */
 async function post(target: ReturnType<typeof device>, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(install.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
+  const out = await invoke(install.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() =>
+    log.mockRestore(),
+  );
   return { ...out, json: JSON.parse(out.body) };
 }
 
@@ -26,13 +28,28 @@ const CONFIG = {
 describe('POST /api/v1/chutes/', () => {
   it('responds with 200 and the change_id of an install change carrying every field as given', async () => {
     const target = device();
-    const body = { name: 'web', image: 'registry.local:5000/team/web:1.2', version: '1.2', config: CONFIG, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' } };
+    const body = {
+      name: 'web',
+      image: 'registry.local:5000/team/web:1.2',
+      version: '1.2',
+      config: CONFIG,
+      environment: { MODE: 'demo' },
+      allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' },
+    };
     const out = await postJson(target, body);
     expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
     expect(install.response.safeParse(out.json).success).toBe(true);
     expect(install.request.safeParse({ body }).success).toBe(true);
     expect(target.submitted).toEqual([
-      { action: 'install', chute: 'web', image: body.image, version: '1.2', config: CONFIG, environment: { MODE: 'demo' }, allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' } },
+      {
+        action: 'install',
+        chute: 'web',
+        image: body.image,
+        version: '1.2',
+        config: CONFIG,
+        environment: { MODE: 'demo' },
+        allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' },
+      },
     ]);
     expect(await target.change(1)).toMatchObject({ id: 1, action: 'install', chute: 'web', state: 'queued' });
   });
@@ -87,7 +104,10 @@ describe('POST /api/v1/chutes/', () => {
       version: ['1'],
       environment: { PORT: 8080, 'A=B': 'x' },
       allocation: { cpu_shares: 1, prioritize_traffic: 'yes' },
-      config: { web: { port: 0 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short' }, guest: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 } } },
+      config: {
+        web: { port: 0 },
+        net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short' }, guest: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 } },
+      },
     };
     const out = await postJson(target, body);
     expect(out.status).toBe(422);
@@ -147,13 +167,35 @@ describe('POST /api/v1/chutes/', () => {
 
 describe('isImageReference', () => {
   it('accepts repo, repo:tag, a registry with a port, nested paths and a sha256 digest', () => {
-    for (const image of ['busybox', 'busybox:1.36', 'library/busybox:latest', 'localhost:5000/a/b_c__d-e.f:v1.0-rc_1', 'ghcr.io/owner/img', `img@sha256:${'0f'.repeat(32)}`, 'a---b']) {
+    for (const image of [
+      'busybox',
+      'busybox:1.36',
+      'library/busybox:latest',
+      'localhost:5000/a/b_c__d-e.f:v1.0-rc_1',
+      'ghcr.io/owner/img',
+      `img@sha256:${'0f'.repeat(32)}`,
+      'a---b',
+    ]) {
       expect(isImageReference(image), image).toBe(true);
     }
   });
 
   it('refuses upper case repositories, empty or bad tags, other digests, spaces and a name over 255 characters', () => {
-    for (const image of ['', 'Busybox', 'busybox:', 'busybox:-x', `busybox:${'t'.repeat(129)}`, 'img@sha256:abc', `img@md5:${'0f'.repeat(16)}`, 'a b', '/busybox', 'busybox/', 'a..b', 'a:1@sha256:' + '0f'.repeat(32), 'x'.repeat(256)]) {
+    for (const image of [
+      '',
+      'Busybox',
+      'busybox:',
+      'busybox:-x',
+      `busybox:${'t'.repeat(129)}`,
+      'img@sha256:abc',
+      `img@md5:${'0f'.repeat(16)}`,
+      'a b',
+      '/busybox',
+      'busybox/',
+      'a..b',
+      'a:1@sha256:' + '0f'.repeat(32),
+      'x'.repeat(256),
+    ]) {
       expect(isImageReference(image), image).toBe(false);
     }
     expect(isImageReference('x'.repeat(255))).toBe(true);
@@ -198,7 +240,11 @@ describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () =>
 
 describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with paradrop.yaml, as pdtools install-chute sends it)", () => {
   async function upload(target: ReturnType<typeof device>, bytes: Uint8Array): Promise<FunctionOutput & { json: any }> {
-    const out = await invoke(install.handle, { params: {}, query: {}, headers: { 'content-type': 'application/x-tar' }, body: undefined, text: '', bytes }, target);
+    const out = await invoke(
+      install.handle,
+      { params: {}, query: {}, headers: { 'content-type': 'application/x-tar' }, body: undefined, text: '', bytes },
+      target,
+    );
     return { ...out, json: JSON.parse(out.body) };
   }
 
@@ -241,7 +287,16 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
         allocation: {},
         config: {
           environment: { MODE: 'demo' },
-          net: { wlan0: { dhcp: { leasetime: '12h', limit: 250, start: 4 }, intfName: 'wlan0', type: 'wifi', ssid: 'lab', key: 'a-passphrase', options: { isolate: true } } },
+          net: {
+            wlan0: {
+              dhcp: { leasetime: '12h', limit: 250, start: 4 },
+              intfName: 'wlan0',
+              type: 'wifi',
+              ssid: 'lab',
+              key: 'a-passphrase',
+              options: { isolate: true },
+            },
+          },
           host_config: { port_bindings: { 80: 8080 } },
           web: { service: 'main', port: 80 },
         },
@@ -255,7 +310,14 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     const out = await upload(target, tarArchive({ './paradrop.yml': yaml, './Dockerfile': DOCKERFILE }));
     expect(out.status).toBe(200);
     expect(target.submitted).toMatchObject([
-      { action: 'install', chute: 'old', image: null, version: null, environment: {}, config: { web: { port: 5000 }, net: { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'seccam' } }, x_custom: 'kept' } },
+      {
+        action: 'install',
+        chute: 'old',
+        image: null,
+        version: null,
+        environment: {},
+        config: { web: { port: 5000 }, net: { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'seccam' } }, x_custom: 'kept' },
+      },
     ]);
   });
 
@@ -286,7 +348,10 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
       'paradrop.yaml.version',
       'paradrop.yaml.web.port',
     ]);
-    expect(out.json.errors).toContainEqual({ path: 'paradrop.yaml.services.main.type', message: expect.stringMatching(/light is not supported.*add a Dockerfile/) });
+    expect(out.json.errors).toContainEqual({
+      path: 'paradrop.yaml.services.main.type',
+      message: expect.stringMatching(/light is not supported.*add a Dockerfile/),
+    });
     expect(out.json.errors).toContainEqual({ path: 'paradrop.yaml.services.main.source', message: expect.stringMatching(/has no Dockerfile/) });
     expect(target.submitted).toEqual([]);
   });
@@ -295,7 +360,10 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     const target = device();
     const twoServices = 'name: pair\nservices:\n  main: { type: normal }\n  db: { type: image, image: mongo:3.0 }\n';
     const out = await upload(target, tarArchive({ 'paradrop.yaml': twoServices, Dockerfile: DOCKERFILE }));
-    expect(out.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.services', message: expect.stringMatching(/one container per chute.*main, db/) }] });
+    expect(out.json).toMatchObject({
+      status: 422,
+      errors: [{ path: 'paradrop.yaml.services', message: expect.stringMatching(/one container per chute.*main, db/) }],
+    });
     const nameless = await upload(target, tarArchive({ 'paradrop.yaml': 'version: 1\n', Dockerfile: DOCKERFILE }));
     expect(nameless.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/is required/) }] });
     const notYaml = await upload(target, tarArchive({ 'paradrop.yaml': 'name: [x\n', Dockerfile: DOCKERFILE }));
@@ -306,7 +374,10 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
   it('responds with 422 naming body for a tar with neither paradrop.yaml nor manifest.json, saying what was expected', async () => {
     const target = device();
     const out = await upload(target, tarArchive({ Dockerfile: DOCKERFILE, 'sub/paradrop.yaml': 'name: deep\n' }));
-    expect(out.json).toMatchObject({ status: 422, errors: [{ path: 'body', message: expect.stringMatching(/paradrop\.yaml at its root.*manifest\.json at its root/) }] });
+    expect(out.json).toMatchObject({
+      status: 422,
+      errors: [{ path: 'body', message: expect.stringMatching(/paradrop\.yaml at its root.*manifest\.json at its root/) }],
+    });
     expect(target.submitted).toEqual([]);
   });
 

@@ -16,7 +16,8 @@ import { submit } from './submit.ts';
 export const route = defineRoute({
   method: 'POST',
   path: '/api/v1/chutes',
-  summary: "Install a chute from an image already in the container engine, from an uploaded image tar, or from a chute's source (a tar with paradrop.yaml and a Dockerfile) (a change)",
+  summary:
+    "Install a chute from an image already in the container engine, from an uploaded image tar, or from a chute's source (a tar with paradrop.yaml and a Dockerfile) (a change)",
   body: 'document',
   upload: ['application/x-tar'],
 });

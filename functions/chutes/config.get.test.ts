@@ -52,7 +52,11 @@ describe('GET /api/v1/chutes/:chute/config', () => {
       environment: { API_TOKEN: 'abc123', TZ: 'UTC' },
       net: { wifi: { type: 'wifi', intfName: 'wlan0', key: 'hunter2hunter2', options: { acct_server: '10.0.0.2', acct_secret: 's3cret' } } },
     };
-    const out = await invoke(configRead.handle, { params: { chute: 'hello' }, query: {}, headers: {}, body: undefined, text: '' }, memoryDevice({ chutes: { hello: { config: secrets } } }));
+    const out = await invoke(
+      configRead.handle,
+      { params: { chute: 'hello' }, query: {}, headers: {}, body: undefined, text: '' },
+      memoryDevice({ chutes: { hello: { config: secrets } } }),
+    );
     expect(JSON.parse(out.body)).toEqual({
       environment: { API_TOKEN: '[redacted]', TZ: 'UTC' },
       net: { wifi: { type: 'wifi', intfName: 'wlan0', key: '[redacted]', options: { acct_server: '10.0.0.2', acct_secret: '[redacted]' } } },
@@ -62,7 +66,11 @@ describe('GET /api/v1/chutes/:chute/config', () => {
 
   it("writes YAML that a YAML 1.1 reader (PyYAML, ParaDrop's) reads back unchanged: `yes` and `0755` stay strings", async () => {
     const tricky = { net: { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'yes', dns: ['0755'] } }, environment: { DEBUG: 'off' } };
-    const out = await invoke(configRead.handle, { params: { chute: 'hello' }, query: {}, headers: { accept: 'application/yaml' }, body: undefined, text: '' }, memoryDevice({ chutes: { hello: { config: tricky } } }));
+    const out = await invoke(
+      configRead.handle,
+      { params: { chute: 'hello' }, query: {}, headers: { accept: 'application/yaml' }, body: undefined, text: '' },
+      memoryDevice({ chutes: { hello: { config: tricky } } }),
+    );
     expect(parse(out.body, { version: '1.1' })).toEqual(tricky);
   });
 

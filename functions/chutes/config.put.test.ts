@@ -17,7 +17,11 @@ const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello' }
 /** PUT …/config as a transport hands it over: the raw text and its content type. */
 async function put(target: Device, contentType: string, text: string, chute = 'hello'): Promise<FunctionOutput & { json: any }> {
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(configUpdate.handle, { params: { chute }, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
+  const out = await invoke(
+    configUpdate.handle,
+    { params: { chute }, query: {}, headers: { 'content-type': contentType }, body: undefined, text },
+    target,
+  ).finally(() => log.mockRestore());
   return { ...out, json: JSON.parse(out.body) };
 }
 
@@ -126,7 +130,10 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
 describe('PUT /api/v1/chutes/:chute/config with [redacted] while an earlier change to the chute is still to run', () => {
   /** PUT A sets a new Wi-Fi key; PUT B, a GET/edit/PUT round trip made before A ran, renames the network and keeps the key with a placeholder. */
   const A = () => ({ ...structuredClone(STORED), net: { wlan: { ...STORED.net.wlan, key: 'second-key-K2' } } });
-  const B = () => ({ ...structuredClone(STORED), net: { wlan: { ...STORED.net.wlan, ssid: 'renamed', key: '[redacted]', options: { acct_server: '10.0.0.2', acct_secret: '[redacted]' } } } });
+  const B = () => ({
+    ...structuredClone(STORED),
+    net: { wlan: { ...STORED.net.wlan, ssid: 'renamed', key: '[redacted]', options: { acct_server: '10.0.0.2', acct_secret: '[redacted]' } } },
+  });
 
   it('keeps the key in effect when B runs: the one A set', async () => {
     const { device: target, release } = heldChanges(device());

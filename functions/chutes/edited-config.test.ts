@@ -42,6 +42,15 @@ describe('checkEditedConfig', () => {
 
   it('throws an error of the check that is no 422 as it is', () => {
     const broken = new TypeError('bug');
-    expect(() => checkEditedConfig({}, {}, () => { throw broken; }, 'the Wi-Fi settings')).toThrow(broken);
+    expect(() =>
+      checkEditedConfig(
+        {},
+        {},
+        () => {
+          throw broken;
+        },
+        'the Wi-Fi settings',
+      ),
+    ).toThrow(broken);
   });
 });

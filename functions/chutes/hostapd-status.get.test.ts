@@ -17,7 +17,9 @@ describe('GET /api/v1/chutes/:chute/networks/:network/hostapd_status', () => {
   });
 
   it("responds with 200 without hostapd_cli's Selected interface line", async () => {
-    const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ hostapdStatus: rawFixture('hostapd_status/tiiuae_selected_interface_partial.txt') }) } });
+    const device = chuteDevice({
+      networks: { 'hello/wlan': accessPoint({ hostapdStatus: rawFixture('hostapd_status/tiiuae_selected_interface_partial.txt') }) },
+    });
     const { body } = await callFunction<Record<string, string>>(hostapdStatus, device, WLAN);
     expect(body.state).toBe('ENABLED');
     expect(Object.keys(body).filter((key) => key.includes('Selected'))).toEqual([]);

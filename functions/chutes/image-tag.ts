@@ -17,7 +17,11 @@ const REPOSITORY_SAFE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  */
 export function chuteImageRepository(chute: string): string {
   if (REPOSITORY_SAFE.test(chute)) return `chute-${chute}`;
-  const readable = chute.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'chute';
+  const readable =
+    chute
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'chute';
   const hex = Array.from(new TextEncoder().encode(chute), (byte) => byte.toString(16).padStart(2, '0')).join('');
   return `chute-${readable}_${hex}`;
 }

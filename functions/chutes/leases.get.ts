@@ -6,7 +6,11 @@ import { servingNetwork } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { LeaseListSchema, type LeaseList, NetworkRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network/leases', summary: "The DHCP leases of a chute network's dnsmasq" });
+export const route = defineRoute({
+  method: 'GET',
+  path: '/api/v1/chutes/:chute/networks/:network/leases',
+  summary: "The DHCP leases of a chute network's dnsmasq",
+});
 export const request = NetworkRequestSchema;
 export const response = LeaseListSchema;
 

@@ -63,12 +63,20 @@ for (const [name, module, action] of [ENDPOINTS[0], ENDPOINTS[2]] as const) {
     });
 
     const invalid: [string, unknown, { path: string; message: string }[]][] = [
-      ['an environment value that is not a string', { environment: { PORT: 8080, DEBUG: true } }, [
-        { path: 'body.environment.PORT', message: 'must be a string' },
-        { path: 'body.environment.DEBUG', message: 'must be a string' },
-      ]],
+      [
+        'an environment value that is not a string',
+        { environment: { PORT: 8080, DEBUG: true } },
+        [
+          { path: 'body.environment.PORT', message: 'must be a string' },
+          { path: 'body.environment.DEBUG', message: 'must be a string' },
+        ],
+      ],
       ['an environment that is a list', { environment: ['A=1'] }, [{ path: 'body.environment', message: 'must be a mapping of names to strings' }]],
-      ['a variable name with =', { environment: { 'A=B': 'x' } }, [{ path: 'body.environment.A=B', message: 'must be a variable name: not empty, without = or NUL' }]],
+      [
+        'a variable name with =',
+        { environment: { 'A=B': 'x' } },
+        [{ path: 'body.environment.A=B', message: 'must be a variable name: not empty, without = or NUL' }],
+      ],
       ['a body that is not a mapping', ['start'], [{ path: 'body', message: 'must be a mapping, such as {"environment": {"NAME": "value"}}' }]],
     ];
     for (const [what, body, errors] of invalid) {

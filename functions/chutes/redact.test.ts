@@ -71,7 +71,10 @@ describe('resolvePlaceholders', () => {
   it('answers the document with each placeholder holding the secret in effect', () => {
     const queued = { net: { wlan: { ssid: 'renamed', key: '[redacted]' } }, env: ['API_TOKEN=[redacted]'] };
     const inEffect = { net: { wlan: { ssid: 'lab', key: 'set-since-the-put' } }, env: ['API_TOKEN=new'] };
-    expect(resolvePlaceholders(queued, inEffect, 'the configuration of chute hello')).toEqual({ net: { wlan: { ssid: 'renamed', key: 'set-since-the-put' } }, env: ['API_TOKEN=new'] });
+    expect(resolvePlaceholders(queued, inEffect, 'the configuration of chute hello')).toEqual({
+      net: { wlan: { ssid: 'renamed', key: 'set-since-the-put' } },
+      env: ['API_TOKEN=new'],
+    });
     expect(queued.net.wlan.key).toBe('[redacted]');
   });
 
@@ -79,8 +82,12 @@ describe('resolvePlaceholders', () => {
     const queued = { net: { wlan: { key: '[redacted]' }, lan: { key: '[redacted]' } } };
     // An Error given to toThrow must match the whole message.
     expect(() => resolvePlaceholders(queued, { net: { lan: { key: 'hunter22' } } }, 'the host configuration')).toThrow(
-      new Error('net.wlan.key is [redacted], the placeholder of a secret, but the host configuration in effect now has no secret there to keep (a change since the PUT removed it): nothing was applied'),
+      new Error(
+        'net.wlan.key is [redacted], the placeholder of a secret, but the host configuration in effect now has no secret there to keep (a change since the PUT removed it): nothing was applied',
+      ),
     );
-    expect(() => resolvePlaceholders(queued, {}, 'the host configuration')).toThrow(/^net\.wlan\.key, net\.lan\.key are \[redacted\], placeholders of secrets, but /);
+    expect(() => resolvePlaceholders(queued, {}, 'the host configuration')).toThrow(
+      /^net\.wlan\.key, net\.lan\.key are \[redacted\], placeholders of secrets, but /,
+    );
   });
 });

@@ -56,10 +56,7 @@ function redactAssignment(text: string): string {
  * restoreRedacted({ net: { mesh: { key: '[redacted]' } } }, {})
  * // { document: …, errors: [{ path: 'net.mesh.key', message: 'is [redacted], the placeholder of a secret, but …' }] }
  */
-export function restoreRedacted(
-  edited: Record<string, unknown>,
-  stored: Record<string, unknown>,
-): { document: Record<string, unknown>; errors: InputError[] } {
+export function restoreRedacted(edited: Record<string, unknown>, stored: Record<string, unknown>): { document: Record<string, unknown>; errors: InputError[] } {
   const errors: InputError[] = [];
   const document = restore(edited, stored, [], errors) as Record<string, unknown>;
   return { document, errors };
@@ -114,6 +111,7 @@ export function resolvePlaceholders(edited: Record<string, unknown>, inEffect: R
   const { document, errors } = restoreRedacted(edited, inEffect);
   if (errors.length === 0) return document;
   const paths = errors.map((error) => error.path).join(', ');
-  const placeholders = errors.length === 1 ? `${paths} is ${REDACTED}, the placeholder of a secret, but` : `${paths} are ${REDACTED}, placeholders of secrets, but`;
+  const placeholders =
+    errors.length === 1 ? `${paths} is ${REDACTED}, the placeholder of a secret, but` : `${paths} are ${REDACTED}, placeholders of secrets, but`;
   throw new Error(`${placeholders} ${subject} in effect now has no secret there to keep (a change since the PUT removed it): nothing was applied`);
 }

@@ -111,10 +111,7 @@ export const StationLinkSchema = z.record(z.string(), z.string());
  * `tdls_peer`, `connected_time`, …), values verbatim with units (`-42 [-44, -45] dBm`). A Wi-Fi 7
  * multi-link station also has `links`, one record per `Link N:` block with its `link_id`.
  */
-export const StationRecordSchema = z.catchall(
-  z.object({ mac_addr: z.string(), links: z.optional(z.array(StationLinkSchema)) }),
-  z.string(),
-);
+export const StationRecordSchema = z.catchall(z.object({ mac_addr: z.string(), links: z.optional(z.array(StationLinkSchema)) }), z.string());
 /** The parser's type: every key a string, but `links`. */
 export type StationRecord = ParsedStation;
 

@@ -74,7 +74,8 @@ export async function readUpload(archive: Uint8Array): Promise<Upload> {
   }
   if (CHUTE_FILES.some((name) => files.has(name))) return { kind: 'source', files };
   if (files.has('manifest.json')) return { kind: 'image-archive', files };
-  const expected = "the tar is neither a chute's source (paradrop.yaml at its root, as pdtools sends it) nor an image archive (manifest.json at its root, as docker save writes it)";
+  const expected =
+    "the tar is neither a chute's source (paradrop.yaml at its root, as pdtools sends it) nor an image archive (manifest.json at its root, as docker save writes it)";
   throw invalidInput('the uploaded tar', [{ path: 'body', message: expected }]);
 }
 
@@ -115,12 +116,19 @@ export function readChuteSource(upload: Upload): ChuteSource {
   }
 
   const given = spec.environment;
-  const environment = given === undefined || given === null ? {} : (collectViolations(violations, () => environmentStrings(validate(EnvironmentSchema, given, `${at}.environment`))) ?? {});
+  const environment =
+    given === undefined || given === null
+      ? {}
+      : (collectViolations(violations, () => environmentStrings(validate(EnvironmentSchema, given, `${at}.environment`))) ?? {});
 
   const form = 'services' in spec ? fromServices(spec, fail) : fromOlderForm(spec, fail);
   if (form !== null) {
     if (!upload.files.has('Dockerfile')) fail(form.source, "has no Dockerfile: chutebox builds the chute's image from a Dockerfile at the root of its source");
-    collectViolations(violations, () => checkChuteConfig(form.config), (path) => where(form.pathOf(path)));
+    collectViolations(
+      violations,
+      () => checkChuteConfig(form.config),
+      (path) => where(form.pathOf(path)),
+    );
   }
   if (violations.length > 0 || form === null) throw invalidInput(subject, violations);
   return {
@@ -145,8 +153,10 @@ type Fail = (path: string, message: string) => void;
 /** The types of a service chutebox cannot build, and what to do instead. */
 function refusedType(type: unknown): string | null {
   if (type === undefined || type === null || type === 'normal') return null;
-  if (type === 'light') return 'light is not supported: ParaDrop generates a Dockerfile from a base image for it; add a Dockerfile to the source and set type: normal';
-  if (type === 'image') return 'image is not supported in a source upload: install a chute from an image already in the engine with a JSON body ({"name", "image"})';
+  if (type === 'light')
+    return 'light is not supported: ParaDrop generates a Dockerfile from a base image for it; add a Dockerfile to the source and set type: normal';
+  if (type === 'image')
+    return 'image is not supported in a source upload: install a chute from an image already in the engine with a JSON body ({"name", "image"})';
   return 'must be normal (a Dockerfile at the root of the source)';
 }
 
@@ -171,7 +181,10 @@ function fromServices(spec: Record<string, unknown>, fail: Fail): Form | null {
   }
   const names = Object.keys(services);
   if (names.length !== 1) {
-    fail('services', `must hold exactly one service: chutebox runs one container per chute (found ${names.length}${names.length > 0 ? `: ${names.join(', ')}` : ''})`);
+    fail(
+      'services',
+      `must hold exactly one service: chutebox runs one container per chute (found ${names.length}${names.length > 0 ? `: ${names.join(', ')}` : ''})`,
+    );
     return null;
   }
   const serviceName = names[0]!;

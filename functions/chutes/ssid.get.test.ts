@@ -24,7 +24,9 @@ describe('GET /api/v1/chutes/:chute/networks/:network/ssid', () => {
   });
 
   it('responds with the 504 the host side throws when hostapd does not answer in time', async () => {
-    const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ fails: { hostapd: new HttpProblem(504, 'hostapd did not answer GET_CONFIG within 5 s') } }) } });
+    const device = chuteDevice({
+      networks: { 'hello/wlan': accessPoint({ fails: { hostapd: new HttpProblem(504, 'hostapd did not answer GET_CONFIG within 5 s') } }) },
+    });
     expect((await callFunction(ssid, device, WLAN)).status).toBe(504);
   });
 

@@ -7,7 +7,11 @@ import { servingNetwork } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { NetworkRequestSchema, SsidRecordSchema, type SsidRecord } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network/ssid', summary: 'The SSID and BSSID an access point broadcasts' });
+export const route = defineRoute({
+  method: 'GET',
+  path: '/api/v1/chutes/:chute/networks/:network/ssid',
+  summary: 'The SSID and BSSID an access point broadcasts',
+});
 export const request = NetworkRequestSchema;
 export const response = SsidRecordSchema;
 

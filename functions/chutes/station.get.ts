@@ -6,7 +6,11 @@ import { servingNetwork } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { StationRecordSchema, type StationRecord, StationRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network/stations/:mac', summary: 'One station connected to an access point' });
+export const route = defineRoute({
+  method: 'GET',
+  path: '/api/v1/chutes/:chute/networks/:network/stations/:mac',
+  summary: 'One station connected to an access point',
+});
 export const request = StationRequestSchema;
 export const response = StationRecordSchema;
 

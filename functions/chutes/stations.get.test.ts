@@ -21,7 +21,13 @@ describe('GET /api/v1/chutes/:chute/networks/:network/stations', () => {
     expect(device.calls.map((c) => [c.operation, c.target])).toEqual([
       [
         'stationDump',
-        { chute: 'hello', network: 'wlan', hostInterface: 'vwlan3f2a', hostapdControl: '/var/run/hostapd/vwlan3f2a', leaseFile: '/var/lib/chutebox/dnsmasq/hello-wlan.leases' },
+        {
+          chute: 'hello',
+          network: 'wlan',
+          hostInterface: 'vwlan3f2a',
+          hostapdControl: '/var/run/hostapd/vwlan3f2a',
+          leaseFile: '/var/lib/chutebox/dnsmasq/hello-wlan.leases',
+        },
       ],
     ]);
   });

@@ -6,7 +6,11 @@ import { servingNetwork } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { NetworkRequestSchema, StationListSchema, type StationList } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network/stations', summary: 'The stations connected to an access point' });
+export const route = defineRoute({
+  method: 'GET',
+  path: '/api/v1/chutes/:chute/networks/:network/stations',
+  summary: 'The stations connected to an access point',
+});
 export const request = NetworkRequestSchema;
 export const response = StationListSchema;
 

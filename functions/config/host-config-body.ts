@@ -68,9 +68,9 @@ function text(what = 'a string') {
 
 function integer(min: number, max?: number) {
   const what = max === undefined ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
-  return z.number({ error: required(what) }).check(
-    z.refine((n: number) => Number.isInteger(n) && n >= min && (max === undefined || n <= max), { error: `must be ${what}` }),
-  );
+  return z
+    .number({ error: required(what) })
+    .check(z.refine((n: number) => Number.isInteger(n) && n >= min && (max === undefined || n <= max), { error: `must be ${what}` }));
 }
 
 function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
@@ -83,10 +83,13 @@ const Ipv4Schema = text('an IPv4 address such as 192.168.1.1').check(
 
 const NETMASK = 'a netmask from 255.0.0.0 (/8) to 255.255.255.252 (/30)';
 const NetmaskSchema = text(NETMASK).check(
-  z.refine((value: string) => {
-    const prefix = netmaskPrefix(value);
-    return prefix !== undefined && prefix >= 8 && prefix <= 30;
-  }, { error: `must be ${NETMASK}` }),
+  z.refine(
+    (value: string) => {
+      const prefix = netmaskPrefix(value);
+      return prefix !== undefined && prefix >= 8 && prefix <= 30;
+    },
+    { error: `must be ${NETMASK}` },
+  ),
 );
 
 const INTERFACE_NAME = 'an interface name: a letter or digit, then letters, digits, _ . or -, 15 characters at most';
@@ -98,10 +101,7 @@ const LeaseTimeSchema = z.custom<string | number>((value) => durationSeconds(val
 
 const FirewallSchema = z.looseObject(
   {
-    defaults: z.looseObject(
-      { input: oneOf(FIREWALL_POLICIES), output: oneOf(FIREWALL_POLICIES), forward: oneOf(FIREWALL_POLICIES) },
-      MAPPING,
-    ),
+    defaults: z.looseObject({ input: oneOf(FIREWALL_POLICIES), output: oneOf(FIREWALL_POLICIES), forward: oneOf(FIREWALL_POLICIES) }, MAPPING),
   },
   MAPPING,
 );
@@ -283,7 +283,8 @@ function checkWan(wan: Record<string, unknown>, present: boolean, lan: Subnet | 
   if (subnet === undefined) return;
   const gateway = typeof wan.gateway === 'string' ? ipv4Number(wan.gateway) : undefined;
   if (gateway !== undefined) {
-    if (gateway <= subnet.network || gateway >= subnet.broadcast) issue(context, ['wan', 'gateway'], wan.gateway, `must be a host address of the WAN's subnet ${cidr(subnet)}`);
+    if (gateway <= subnet.network || gateway >= subnet.broadcast)
+      issue(context, ['wan', 'gateway'], wan.gateway, `must be a host address of the WAN's subnet ${cidr(subnet)}`);
     else if (gateway === ipv4Number(wan.ipaddr as string)) issue(context, ['wan', 'gateway'], wan.gateway, 'must differ from wan.ipaddr');
   }
   if (lan !== undefined && subnet.network <= lan.broadcast && lan.network <= subnet.broadcast) {
@@ -316,10 +317,16 @@ function checkRadios(wifi: unknown[], context: Issues): Set<string> {
     if (!(HT_MODES as readonly unknown[]).includes(htmode)) return;
     const band = radioBand({ channel: channel as number | 'auto', hwmode: validMode });
     if (validMode === '11b' && htmode !== 'NOHT') issue(context, ['wifi', i, 'htmode'], htmode, 'must be NOHT with hwmode 11b, which has no HT');
-    else if (band === '2g' && /^(?:VHT|HE80|HE160)/.test(htmode as string)) issue(context, ['wifi', i, 'htmode'], htmode, `is a 5 GHz mode, but the radio is on 2.4 GHz`);
+    else if (band === '2g' && /^(?:VHT|HE80|HE160)/.test(htmode as string))
+      issue(context, ['wifi', i, 'htmode'], htmode, `is a 5 GHz mode, but the radio is on 2.4 GHz`);
     else if ((htmode === 'HT40+' || htmode === 'HT40-') && typeof channel === 'number' && !secondaryChannelFits(channel, htmode)) {
       const side = htmode === 'HT40+' ? 'above' : 'below';
-      issue(context, ['wifi', i, 'htmode'], htmode, `puts the secondary channel ${side} channel ${channel}, outside its band: use ${htmode === 'HT40+' ? 'HT40-' : 'HT40+'} or HT40`);
+      issue(
+        context,
+        ['wifi', i, 'htmode'],
+        htmode,
+        `puts the secondary channel ${side} channel ${channel}, outside its band: use ${htmode === 'HT40+' ? 'HT40-' : 'HT40+'} or HT40`,
+      );
     }
   });
   return new Set([...first.keys()].filter((id): id is string => typeof id === 'string'));
@@ -351,7 +358,8 @@ function checkWifiInterfaces(interfaces: unknown[], radios: Set<string>, hasWan:
     const encryption = iface.encryption;
     const keyed = (KEYED_ENCRYPTIONS as readonly unknown[]).includes(encryption);
     if (keyed && iface.key === undefined) issue(context, at('key'), undefined, `is required with encryption ${String(encryption)}`);
-    if (iface.key !== undefined && encryption === undefined) issue(context, at('encryption'), undefined, `is required with a key: ${KEYED_ENCRYPTIONS.join(', ')}`);
+    if (iface.key !== undefined && encryption === undefined)
+      issue(context, at('encryption'), undefined, `is required with a key: ${KEYED_ENCRYPTIONS.join(', ')}`);
     if (iface.key !== undefined && (encryption === 'none' || encryption === 'owe')) {
       issue(context, at('key'), iface.key, `must not be given with encryption ${encryption}, which takes no key`);
     }
@@ -385,6 +393,7 @@ export function checkHostConfig(value: unknown): HostConfig {
 export function unwrapHostConfig(body: Record<string, unknown>): Record<string, unknown> {
   const keys = Object.keys(body);
   const inner = body.config;
-  if (keys.length === 1 && keys[0] === 'config' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) return inner as Record<string, unknown>;
+  if (keys.length === 1 && keys[0] === 'config' && typeof inner === 'object' && inner !== null && !Array.isArray(inner))
+    return inner as Record<string, unknown>;
   return body;
 }

@@ -21,7 +21,13 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
     const config = await generateHostConfig(memoryDevice(routerHardware));
     expect(config).toEqual({
       firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } },
-      lan: { interfaces: ['eth1', 'eth2', 'eth10'], proto: 'static', ipaddr: '192.168.1.1', netmask: '255.255.255.0', dhcp: { start: 100, limit: 150, leasetime: '12h' } },
+      lan: {
+        interfaces: ['eth1', 'eth2', 'eth10'],
+        proto: 'static',
+        ipaddr: '192.168.1.1',
+        netmask: '255.255.255.0',
+        dhcp: { start: 100, limit: 150, leasetime: '12h' },
+      },
       wan: { interface: 'eth0', proto: 'dhcp' },
       wifi: [
         { id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
@@ -37,7 +43,15 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
   it('gives 2.4 GHz to radios whose driver has no 5 GHz band, channels 1, 6 and 11 in turn', async () => {
     const devicePath = (n: number) => `/sys/devices/pci0000:00/0000:00:1${n}.0/0000:0${n}:00.0`;
     const spec = combine(
-      radios(...[1, 2, 3, 4].map((n) => ({ phy: `phy${n}`, macAddr: `02:00:00:00:00:0${n}`, devicePath: devicePath(n), bus: 'pci', ids: { vendor: '0x1814', device: '0x0781' } }))),
+      radios(
+        ...[1, 2, 3, 4].map((n) => ({
+          phy: `phy${n}`,
+          macAddr: `02:00:00:00:00:0${n}`,
+          devicePath: devicePath(n),
+          bus: 'pci',
+          ids: { vendor: '0x1814', device: '0x0781' },
+        })),
+      ),
       drivers({ 'pci/0000:01:00.0': 'rt2800pci', 'pci/0000:02:00.0': 'rt2800pci', 'pci/0000:03:00.0': 'rt2800pci', 'pci/0000:04:00.0': 'rt2800pci' }),
     );
     const { wifi } = await generateHostConfig(memoryDevice(spec));
@@ -52,7 +66,15 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
   it('alternates dual-band radios between 5 GHz (36, then 149) and 2.4 GHz, and uses HE modes for 802.11ax drivers', async () => {
     const devicePath = (n: number) => `/sys/devices/pci0000:00/0000:00:1${n}.0/0000:0${n}:00.0`;
     const spec = combine(
-      radios(...[1, 2, 3].map((n) => ({ phy: `phy${n}`, macAddr: `02:00:00:00:00:0${n}`, devicePath: devicePath(n), bus: 'pci', ids: { vendor: '0x14c3', device: '0x7915' } }))),
+      radios(
+        ...[1, 2, 3].map((n) => ({
+          phy: `phy${n}`,
+          macAddr: `02:00:00:00:00:0${n}`,
+          devicePath: devicePath(n),
+          bus: 'pci',
+          ids: { vendor: '0x14c3', device: '0x7915' },
+        })),
+      ),
       drivers({ 'pci/0000:01:00.0': 'mt7915e', 'pci/0000:02:00.0': 'mt7915e', 'pci/0000:03:00.0': 'mt7915e' }),
     );
     const { wifi } = await generateHostConfig(memoryDevice(spec));
@@ -67,7 +89,13 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
     const spec = combine(
       radios(
         { phy: 'phy0', macAddr: 'e4:95:6e:00:00:01', devicePath: '/sys/devices/platform/ahb/18100000.wmac', bus: 'platform' },
-        { phy: 'phy1', macAddr: '02:00:00:00:00:02', devicePath: '/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.0', bus: 'pci', ids: { vendor: '0x168c', device: '0x002a' } },
+        {
+          phy: 'phy1',
+          macAddr: '02:00:00:00:00:02',
+          devicePath: '/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.0',
+          bus: 'pci',
+          ids: { vendor: '0x168c', device: '0x002a' },
+        },
       ),
       drivers({ 'platform/18100000.wmac': 'ath9k', 'pci/0000:01:00.0': 'ath9k' }),
     );
@@ -95,7 +123,10 @@ describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
 
 describe('parseStoredHostConfig', () => {
   it('reads the stored YAML as YAML 1.1, as it was written', () => {
-    expect(parseStoredHostConfig('# stored\nlan:\n  interfaces: [eth1]\nwifi-interfaces:\n  - ssid: "yes"\n')).toEqual({ lan: { interfaces: ['eth1'] }, 'wifi-interfaces': [{ ssid: 'yes' }] });
+    expect(parseStoredHostConfig('# stored\nlan:\n  interfaces: [eth1]\nwifi-interfaces:\n  - ssid: "yes"\n')).toEqual({
+      lan: { interfaces: ['eth1'] },
+      'wifi-interfaces': [{ ssid: 'yes' }],
+    });
   });
 
   it('throws, naming the stored host configuration, for a file that is not YAML or not a mapping', () => {

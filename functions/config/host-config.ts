@@ -151,7 +151,7 @@ export function netmaskPrefix(netmask: string): number | undefined {
 
 /** The netmask of a prefix length as a number: 24 → 0xffffff00. */
 export function prefixMask(prefix: number): number {
-  return prefix === 0 ? 0 : (2 ** 32 - 2 ** (32 - prefix));
+  return prefix === 0 ? 0 : 2 ** 32 - 2 ** (32 - prefix);
 }
 
 /**
@@ -392,4 +392,3 @@ export async function currentHostConfig(device: Device): Promise<HostConfig> {
 
 /** The stored configuration, parsed again only when the file changed. */
 const storedConfigOf = reusingLast(parseStoredHostConfig);
-

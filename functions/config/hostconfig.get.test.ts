@@ -59,7 +59,10 @@ describe('GET /api/v1/config/hostconfig', () => {
     expect(json).toMatchObject({
       lan: { interfaces: ['eth1', 'eth2', 'eth10'], ipaddr: '192.168.1.1' },
       wan: { interface: 'eth0', proto: 'dhcp' },
-      wifi: [{ id: 'pci-wifi-0', channel: 36 }, { id: 'pci-wifi-1', channel: 1 }],
+      wifi: [
+        { id: 'pci-wifi-0', channel: 36 },
+        { id: 'pci-wifi-1', channel: 1 },
+      ],
     });
     expect(hostconfig.response.safeParse(json).success).toBe(true);
     expect(await device.hostConfig.read()).toBeNull();

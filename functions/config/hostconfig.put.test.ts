@@ -31,7 +31,9 @@ const device = (stored: string | null = STORED) => configDevice(routerHardware, 
 
 async function put(target: Device, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(update.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() => log.mockRestore());
+  const out = await invoke(update.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() =>
+    log.mockRestore(),
+  );
   return { ...out, json: JSON.parse(out.body) };
 }
 
@@ -50,7 +52,10 @@ async function rejects(body: unknown, stored: string | null = STORED): Promise<{
   expect(out.headers['content-type']).toBe('application/problem+json');
   expect(target.submitted).toEqual([]);
   expect(await target.hostConfig.read()).toBe(stored);
-  return { paths: paths(out), messages: Object.fromEntries((out.json.errors as { path: string; message: string }[]).map((error) => [error.path, error.message])) };
+  return {
+    paths: paths(out),
+    messages: Object.fromEntries((out.json.errors as { path: string; message: string }[]).map((error) => [error.path, error.message])),
+  };
 }
 
 describe('PUT /api/v1/config/hostconfig', () => {
@@ -104,7 +109,7 @@ describe('PUT /api/v1/config/hostconfig', () => {
   it('responds with 422 for a [redacted] placeholder with no stored secret behind it, and a configuration generated (none stored) has none', async () => {
     const body = { ...valid(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: '[redacted]' }] };
     const { paths, messages } = await rejects(body, null);
-    expect(paths).toEqual(["wifi-interfaces[0].key"]);
+    expect(paths).toEqual(['wifi-interfaces[0].key']);
     expect(messages['wifi-interfaces[0].key']).toContain('the placeholder of a secret');
   });
 
@@ -115,7 +120,7 @@ describe('PUT /api/v1/config/hostconfig', () => {
     body.lan.netmask = '255.0.255.0';
     body.lan.dhcp.leasetime = 'forever';
     body.wan.proto = 'dhcpv6';
-    body.wifi.push({ id: 'pci-wifi-1', channel: 15 }, { id: 'PCI wifi' , channel: 'auto' });
+    body.wifi.push({ id: 'pci-wifi-1', channel: 15 }, { id: 'PCI wifi', channel: 'auto' });
     body['wifi-interfaces'][0].ssid = 'x'.repeat(33);
     body['wifi-interfaces'][0].key = 'short';
     body['wifi-interfaces'][0].mode = 'mesh';
@@ -159,7 +164,9 @@ describe('PUT /api/v1/config/hostconfig', () => {
     const { paths, messages } = await rejects(body);
     expect(paths).toEqual(['lan.dhcp.limit', 'lan.ipaddr', 'wan.gateway', 'wan.netmask']);
     expect(messages['lan.ipaddr']).toBe('is the network address of 192.168.1.0/24: it must be a host address of its subnet');
-    expect(messages['lan.dhcp.limit']).toBe("leaves the LAN's subnet 192.168.1.0/24: start + limit - 1 (299) must be at most 254, the offset of its last host address");
+    expect(messages['lan.dhcp.limit']).toBe(
+      "leaves the LAN's subnet 192.168.1.0/24: start + limit - 1 (299) must be at most 254, the offset of its last host address",
+    );
     expect(messages['wan.gateway']).toBe("must be a host address of the WAN's subnet 192.168.0.0/16");
     expect(messages['wan.netmask']).toBe("makes the WAN's subnet 192.168.0.0/16 overlap the LAN's 192.168.1.0/24");
   });
@@ -269,7 +276,9 @@ describe('PUT /api/v1/config/hostconfig with [redacted] while an earlier change 
     const after = await base.hostConfig.read();
     const failed = await settledChange(target, b);
     expect(failed.state).toBe('failed');
-    expect(failed.messages.at(-1)!.text).toMatch(/^failed: wifi-interfaces\[0\]\.key is \[redacted\], the placeholder of a secret, but the host configuration in effect now has no secret there/);
+    expect(failed.messages.at(-1)!.text).toMatch(
+      /^failed: wifi-interfaces\[0\]\.key is \[redacted\], the placeholder of a secret, but the host configuration in effect now has no secret there/,
+    );
     expect(failed.messages.map((message) => message.text).join('\n')).not.toContain('stored the host configuration');
     expect(await base.hostConfig.read()).toBe(after);
     expect((await stored(base))['wifi-interfaces']).toEqual([]);

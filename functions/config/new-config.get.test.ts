@@ -4,7 +4,8 @@ import { configDevice, routerHardware } from '../../test/support/config-devices.
 import { invoke } from '../core/invoke.ts';
 import * as newConfig from './new-config.get.ts';
 
-const STORED = 'firewall: { defaults: { input: DROP, output: ACCEPT, forward: DROP } }\nlan: { interfaces: [], proto: static, ipaddr: 10.0.0.1, netmask: 255.255.255.0 }\n';
+const STORED =
+  'firewall: { defaults: { input: DROP, output: ACCEPT, forward: DROP } }\nlan: { interfaces: [], proto: static, ipaddr: 10.0.0.1, netmask: 255.255.255.0 }\n';
 
 const input = (headers: Record<string, string> = {}) => ({ params: {}, query: {}, headers, body: undefined, text: '' });
 

@@ -15,7 +15,13 @@ describe('PUT /api/v1/config/pdconf', () => {
     expect(reload.response.safeParse(sections).success).toBe(true);
     expect(new Set(sections.map((section: { comment: string }) => section.comment.replace(/^\w+: /, '')))).toEqual(new Set(['applied (emulated)']));
     expect(sections.every((section: { success: boolean; age: number }) => section.success && section.age === 0)).toBe(true);
-    expect(JSON.parse((await invoke(pdconf.handle, input, device)).body)[0]).toEqual({ type: 'interface', name: 'loopback', comment: 'network: applied (emulated)', success: true, age: 0 });
+    expect(JSON.parse((await invoke(pdconf.handle, input, device)).body)[0]).toEqual({
+      type: 'interface',
+      name: 'loopback',
+      comment: 'network: applied (emulated)',
+      success: true,
+      age: 0,
+    });
     await device.hostConfig.refresh();
     const later = JSON.parse((await invoke(pdconf.handle, input, device)).body);
     expect(later[0]).toEqual({ type: 'interface', name: 'loopback', comment: 'network: applied (emulated)', success: true, age: 1 });
@@ -26,7 +32,13 @@ describe('PUT /api/v1/config/pdconf', () => {
       apply: async (file) => (file === 'wireless' ? { success: false, comment: 'apply failed: wifi reload exited with code 1: radio busy' } : null),
     });
     const sections = JSON.parse((await invoke(reload.handle, input, device)).body) as { type: string; comment: string; success: boolean }[];
-    expect(sections.find((section) => section.type === 'wifi-device')).toMatchObject({ comment: 'wireless: apply failed: wifi reload exited with code 1: radio busy', success: false });
-    expect(sections.find((section) => section.type === 'zone')).toMatchObject({ comment: 'firewall: rendered; no apply command is configured', success: false });
+    expect(sections.find((section) => section.type === 'wifi-device')).toMatchObject({
+      comment: 'wireless: apply failed: wifi reload exited with code 1: radio busy',
+      success: false,
+    });
+    expect(sections.find((section) => section.type === 'zone')).toMatchObject({
+      comment: 'firewall: rendered; no apply command is configured',
+      success: false,
+    });
   });
 });

@@ -65,14 +65,16 @@ function serviceUrl(protocols: readonly string[], example: string) {
  */
 export const ProvisionBodySchema = z.object(
   {
-    routerId: z.string({ error: required('a router id') }).check(
-      z.regex(ROUTER_ID, { error: 'must be 1 to 128 letters, digits, ".", "_" or "-" (and not "." or "..")' }),
-    ),
-    apitoken: z.string({ error: required('a string') }).check(
-      z.minLength(1, { error: 'must not be empty' }),
-      z.maxLength(MAX_APITOKEN_LENGTH, { error: `must be at most ${MAX_APITOKEN_LENGTH} characters` }),
-      z.regex(/^[\x21-\x7e]*$/, { error: 'must be printable ASCII without spaces (it is sent as a bearer token)' }),
-    ),
+    routerId: z
+      .string({ error: required('a router id') })
+      .check(z.regex(ROUTER_ID, { error: 'must be 1 to 128 letters, digits, ".", "_" or "-" (and not "." or "..")' })),
+    apitoken: z
+      .string({ error: required('a string') })
+      .check(
+        z.minLength(1, { error: 'must not be empty' }),
+        z.maxLength(MAX_APITOKEN_LENGTH, { error: `must be at most ${MAX_APITOKEN_LENGTH} characters` }),
+        z.regex(/^[\x21-\x7e]*$/, { error: 'must be printable ASCII without spaces (it is sent as a bearer token)' }),
+      ),
     pdserver: serviceUrl(['http:', 'https:'], 'https://paradrop.org'),
     wampRouter: serviceUrl(['ws:', 'wss:'], 'ws://paradrop.org:9086/ws'),
   },

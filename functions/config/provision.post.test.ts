@@ -8,7 +8,6 @@ import * as provision from './provision.post.ts';
 import * as provisionStatus from './provision.get.ts';
 import * as pdid from './pdid.get.ts';
 
-
 describe('POST /api/v1/config/provision', () => {
   it('responds with 200 and the provision status once the controller accepted the credentials, and GET shows them', async () => {
     const { device, provisioning } = provisioningDevice({ now: () => Date.UTC(2026, 10, 21, 12) });
@@ -31,7 +30,11 @@ describe('POST /api/v1/config/provision', () => {
 
   it('never answers the apitoken, in the POST answer or any GET', async () => {
     const { device } = provisioningDevice();
-    const answers = [await callFunction(provision, device, {}, CREDENTIALS), await callFunction(provisionStatus, device, {}), await callFunction(pdid, device, {})];
+    const answers = [
+      await callFunction(provision, device, {}, CREDENTIALS),
+      await callFunction(provisionStatus, device, {}),
+      await callFunction(pdid, device, {}),
+    ];
     for (const answer of answers) expect(JSON.stringify(answer.body)).not.toContain(CREDENTIALS.apitoken);
   });
 
@@ -108,7 +111,10 @@ describe('POST /api/v1/config/provision', () => {
     const answer = await callFunction(provision, device, {}, { ...CREDENTIALS, routerId: 'another', apitoken: REFUSED_APITOKEN }, { refusedByDevice: true });
     expect(answer).toMatchObject({
       status: 422,
-      body: { detail: 'the controller at https://paradrop.org refused the credentials (401)', errors: [{ path: 'body.apitoken', message: 'was refused by the controller (401)' }] },
+      body: {
+        detail: 'the controller at https://paradrop.org refused the credentials (401)',
+        errors: [{ path: 'body.apitoken', message: 'was refused by the controller (401)' }],
+      },
     });
     expect(await provisioning.status()).toEqual(before);
   });

@@ -31,7 +31,10 @@ export const HostConfigurationSchema = HostConfigBodySchema;
 export type HostConfiguration = HostConfig;
 
 /** PUT /api/v1/config/hostconfig: the configuration itself, or ParaDrop's wrapper `{"config": {...}}`, JSON or YAML. */
-export const HostConfigUpdateRequestSchema = z.object({ params: z.object({}), body: z.union([HostConfigBodySchema, z.strictObject({ config: HostConfigBodySchema })]) });
+export const HostConfigUpdateRequestSchema = z.object({
+  params: z.object({}),
+  body: z.union([HostConfigBodySchema, z.strictObject({ config: HostConfigBodySchema })]),
+});
 
 /** One UCI section pdconf rendered and how applying its file went (see `PdconfSection` in functions/core/device.ts). */
 export const PdconfSectionStatusSchema = z.strictObject({

@@ -5,7 +5,7 @@ import { sshKey } from '../../test/support/ssh-keys.ts';
 import * as sshKeys from './ssh-keys.get.ts';
 
 describe('GET /api/v1/config/sshKeys/:user', () => {
-  it("responds with 200 and the key lines as written, options kept, comments and blank lines left out", async () => {
+  it('responds with 200 and the key lines as written, options kept, comments and blank lines left out', async () => {
     const file = `# paradrop's keys\n${sshKey('ed25519')}\n\nfrom="10.0.0.0/8",no-pty ${sshKey('rsa-2048')}\n`;
     expect(await callFunction(sshKeys, accountsDevice({ paradrop: file }), { user: 'paradrop' })).toEqual({
       status: 200,
@@ -18,7 +18,10 @@ describe('GET /api/v1/config/sshKeys/:user', () => {
   });
 
   it('takes a user name that ends in $, as useradd does', async () => {
-    expect(await callFunction(sshKeys, accountsDevice({ machine$: `${sshKey('ed25519')}\n` }), { user: 'machine$' })).toEqual({ status: 200, body: [sshKey('ed25519')] });
+    expect(await callFunction(sshKeys, accountsDevice({ machine$: `${sshKey('ed25519')}\n` }), { user: 'machine$' })).toEqual({
+      status: 200,
+      body: [sshKey('ed25519')],
+    });
   });
 
   it('responds with 404 for a valid name the passwd database lacks', async () => {

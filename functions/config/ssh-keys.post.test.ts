@@ -27,7 +27,10 @@ describe('POST /api/v1/config/sshKeys/:user', () => {
 
   it('creates the file for a user who has none, and stores the key without the white space around it', async () => {
     const device = accountsDevice();
-    expect(await callFunction(sshKeysAdd, device, { user: 'root' }, { key: `${sshKey('sk-ed25519')}\n` })).toEqual({ status: 200, body: [sshKey('sk-ed25519')] });
+    expect(await callFunction(sshKeysAdd, device, { user: 'root' }, { key: `${sshKey('sk-ed25519')}\n` })).toEqual({
+      status: 200,
+      body: [sshKey('sk-ed25519')],
+    });
     expect(await device.accounts.authorizedKeys({ name: 'root', uid: 0, gid: 0, home: '/root' })).toBe(`${sshKey('sk-ed25519')}\n`);
   });
 
@@ -36,7 +39,7 @@ describe('POST /api/v1/config/sshKeys/:user', () => {
     const names = ['ed25519', 'rsa-2048', 'ecdsa-256', 'ecdsa-384', 'ecdsa-521', 'sk-ecdsa-256'] as const;
     const answers = await Promise.all(names.map((name) => callFunction(sshKeysAdd, device, PARADROP, { key: sshKey(name) })));
     expect(answers.map((answer) => answer.status)).toEqual(names.map(() => 200));
-    expect(((await callFunction<string[]>(sshKeys, device, PARADROP)).body).sort()).toEqual(names.map((name) => sshKey(name)).sort());
+    expect((await callFunction<string[]>(sshKeys, device, PARADROP)).body.sort()).toEqual(names.map((name) => sshKey(name)).sort());
   });
 
   it('responds with 409 for a key the user already has under another comment and options, and changes nothing', async () => {
@@ -52,7 +55,11 @@ describe('POST /api/v1/config/sshKeys/:user', () => {
   const invalid: [string, unknown, string][] = [
     ['an RSA key of 1024 bits', { key: sshKey('rsa-1024') }, 'RSA keys need at least 2048 bits; this one has 1024'],
     ['a DSA key', { key: sshKey('dsa') }, 'DSA keys (ssh-dss) are not accepted: they are weak, and OpenSSH no longer takes them; use ssh-ed25519'],
-    ['a key with options', { key: `no-pty ${sshKey('ed25519')}` }, 'must be the public key alone (type, base64 key and an optional comment), without authorized_keys options such as command="…"'],
+    [
+      'a key with options',
+      { key: `no-pty ${sshKey('ed25519')}` },
+      'must be the public key alone (type, base64 key and an optional comment), without authorized_keys options such as command="…"',
+    ],
     ['a mismatched payload', { key: `ssh-ed25519 ${sshKey('rsa-2048').split(' ')[1]}` }, 'the key is of type "ssh-rsa", not ssh-ed25519 as the line says'],
     ['a missing key', {}, 'is required'],
     ['a key that is not a string', { key: ['ssh-ed25519', 'AAAA'] }, 'must be a string: one public key line'],
@@ -73,7 +80,10 @@ describe('POST /api/v1/config/sshKeys/:user', () => {
 
   it('responds with 400 for a bad user name and 404 for an unknown user before looking at the body', async () => {
     const device = accountsDevice({ paradrop: EXISTING });
-    expect(await callFunction(sshKeysAdd, device, { user: '../paradrop' }, { key: 'nonsense' })).toMatchObject({ status: 400, body: { errors: [{ path: 'params.user' }] } });
+    expect(await callFunction(sshKeysAdd, device, { user: '../paradrop' }, { key: 'nonsense' })).toMatchObject({
+      status: 400,
+      body: { errors: [{ path: 'params.user' }] },
+    });
     expect(await callFunction(sshKeysAdd, device, { user: 'mallory' }, { key: 'nonsense' })).toMatchObject({ status: 404 });
     expect(await paradropFile(device)).toBe(EXISTING);
   });

@@ -29,7 +29,9 @@ const CHUTES: StoredChute[] = [
         staff: { type: 'vlan', intfName: 'eth1', vlan_id: 20, dhcp: { start: 100, limit: 50, lease: '12h' }, dns: ['9.9.9.9', '149.112.112.112'] },
       },
     },
-    cache: { networks: { staff: { hostInterface: 'br-lan.20', ipv4Network: '192.168.130.0/24', gateway: '192.168.130.1' }, survey: { hostInterface: 'phy0-mon0' } } },
+    cache: {
+      networks: { staff: { hostInterface: 'br-lan.20', ipv4Network: '192.168.130.0/24', gateway: '192.168.130.1' }, survey: { hostInterface: 'phy0-mon0' } },
+    },
   },
   {
     name: 'hello-world',
@@ -253,7 +255,7 @@ config rule 'chutes_dns'
     );
   });
 
-  it('lists each file\'s sections in file order, as pdconf reports them', () => {
+  it("lists each file's sections in file order, as pdconf reports them", () => {
     const files = renderPdconf(CONFIG, CHUTES);
     expect(files.network.sections).toEqual([
       { type: 'interface', name: 'loopback' },
@@ -278,7 +280,10 @@ config rule 'chutes_dns'
 
   it('renders no WAN sections without a wan, ignores DHCP on a LAN without dhcp, and has no chutes zone without chute networks', () => {
     const { wan: _, ...rest } = CONFIG;
-    const files = renderPdconf({ ...rest, lan: { interfaces: [], proto: 'static', ipaddr: '10.0.0.1', netmask: '255.255.0.0' }, wifi: [], 'wifi-interfaces': [] }, []);
+    const files = renderPdconf(
+      { ...rest, lan: { interfaces: [], proto: 'static', ipaddr: '10.0.0.1', netmask: '255.255.0.0' }, wifi: [], 'wifi-interfaces': [] },
+      [],
+    );
     expect(files.network.text).not.toContain("'wan'");
     expect(files.network.text).not.toContain('list ports');
     expect(files.dhcp.text).toBe(`${HEADER}config dhcp 'lan'\n\toption interface 'lan'\n\toption ignore '1'\n`);
@@ -287,7 +292,11 @@ config rule 'chutes_dns'
   });
 
   it('renders a static WAN with its gateway and DNS, and a PPPoE WAN with its credentials', () => {
-    const wan = (config: HostConfig['wan']) => renderPdconf({ ...CONFIG, wan: config }, []).network.text.split('\n\n').find((block) => block.startsWith("config interface 'wan'"))?.trimEnd();
+    const wan = (config: HostConfig['wan']) =>
+      renderPdconf({ ...CONFIG, wan: config }, [])
+        .network.text.split('\n\n')
+        .find((block) => block.startsWith("config interface 'wan'"))
+        ?.trimEnd();
     expect(wan({ interface: 'eth0', proto: 'static', ipaddr: '203.0.113.2', netmask: '255.255.255.0', gateway: '203.0.113.1', dns: ['9.9.9.9'] })).toBe(
       "config interface 'wan'\n\toption device 'eth0'\n\toption proto 'static'\n\toption ipaddr '203.0.113.2'\n\toption netmask '255.255.255.0'\n\toption gateway '203.0.113.1'\n\tlist dns '9.9.9.9'",
     );
@@ -304,13 +313,22 @@ config rule 'chutes_dns'
       cache: {},
     };
     const files = renderPdconf(CONFIG, [chute]);
-    expect(files.network.text).toContain("config interface 'lab_v'\n\toption device 'br-lan.7'\n\toption proto 'static'\n\toption ipaddr '10.7.0.1'\n\toption netmask '255.255.255.0'\n");
+    expect(files.network.text).toContain(
+      "config interface 'lab_v'\n\toption device 'br-lan.7'\n\toption proto 'static'\n\toption ipaddr '10.7.0.1'\n\toption netmask '255.255.255.0'\n",
+    );
     expect(files.network.text).toContain("config interface 'lab_ap'\n\toption proto 'none'\n");
-    expect(files.wireless.text).toContain("config wifi-iface 'lab_ap'\n\toption device 'pci_wifi_0'\n\toption mode 'ap'\n\toption network 'lab_ap'\n\toption encryption 'none'\n");
+    expect(files.wireless.text).toContain(
+      "config wifi-iface 'lab_ap'\n\toption device 'pci_wifi_0'\n\toption mode 'ap'\n\toption network 'lab_ap'\n\toption encryption 'none'\n",
+    );
   });
 
   it('gives section names that UCI cannot tell apart a suffix, and never reuses a name of the host sections', () => {
-    const chute = (name: string, net: string): StoredChute => ({ name, record: {}, config: { net: { [net]: { type: 'vlan', intfName: 'eth1', vlan_id: 5 } } }, cache: {} });
+    const chute = (name: string, net: string): StoredChute => ({
+      name,
+      record: {},
+      config: { net: { [net]: { type: 'vlan', intfName: 'eth1', vlan_id: 5 } } },
+      cache: {},
+    });
     const names = renderPdconf(CONFIG, [chute('a-b', 'c'), chute('a_b', 'c'), chute('br', 'lan')]).network.sections.map((section) => section.name);
     expect(names.slice(4)).toEqual(['a_b_c', 'a_b_c_2', 'br_lan_2']);
   });

@@ -31,7 +31,7 @@ interface UciSection extends UciSectionId {
   values: [string, Scalar | Scalar[]][];
 }
 
-const HEADER = '# Rendered by chutebox (pdconf) from the host configuration and the chutes\' networks; edits here are overwritten.\n';
+const HEADER = "# Rendered by chutebox (pdconf) from the host configuration and the chutes' networks; edits here are overwritten.\n";
 
 /** The LAN bridge every LAN port and LAN Wi-Fi network joins. */
 export const LAN_BRIDGE = 'br-lan';
@@ -220,7 +220,16 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
   const routed = networks.filter((network) => network.kind !== 'monitor');
 
   const network: UciSection[] = [
-    { type: 'interface', name: 'loopback', values: [['device', 'lo'], ['proto', 'static'], ['ipaddr', '127.0.0.1'], ['netmask', '255.0.0.0']] },
+    {
+      type: 'interface',
+      name: 'loopback',
+      values: [
+        ['device', 'lo'],
+        ['proto', 'static'],
+        ['ipaddr', '127.0.0.1'],
+        ['netmask', '255.0.0.0'],
+      ],
+    },
     { type: 'device', name: 'br_lan', values: [['name', LAN_BRIDGE], ['type', 'bridge'], ...optional('ports', lan.interfaces)] },
     {
       type: 'interface',
@@ -258,7 +267,12 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
       values: [
         ...optional('device', device),
         ['proto', address === null ? 'none' : 'static'],
-        ...(address === null ? [] : ([['ipaddr', address.ipaddr], ['netmask', address.netmask]] as [string, Scalar][])),
+        ...(address === null
+          ? []
+          : ([
+              ['ipaddr', address.ipaddr],
+              ['netmask', address.netmask],
+            ] as [string, Scalar][])),
       ],
     });
   }
@@ -325,7 +339,10 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
       name: 'lan',
       values:
         lanDhcp === null
-          ? [['interface', 'lan'], ['ignore', true]]
+          ? [
+              ['interface', 'lan'],
+              ['ignore', true],
+            ]
           : [
               ['interface', 'lan'],
               ...optional('start', lanDhcp.start),
@@ -335,7 +352,15 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
             ],
     },
   ];
-  if (wan !== null) dhcp.push({ type: 'dhcp', name: 'wan', values: [['interface', 'wan'], ['ignore', true]] });
+  if (wan !== null)
+    dhcp.push({
+      type: 'dhcp',
+      name: 'wan',
+      values: [
+        ['interface', 'wan'],
+        ['ignore', true],
+      ],
+    });
   for (const chute of routed) {
     if (chute.entry.dhcp === undefined) continue;
     const settings = mapping(chute.entry.dhcp);
@@ -365,24 +390,87 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
         ...extraValues(defaults, ['input', 'output', 'forward']),
       ],
     },
-    { type: 'zone', name: 'lan', values: [['name', 'lan'], ['network', ['lan']], ['input', 'ACCEPT'], ['output', 'ACCEPT'], ['forward', 'ACCEPT']] },
+    {
+      type: 'zone',
+      name: 'lan',
+      values: [
+        ['name', 'lan'],
+        ['network', ['lan']],
+        ['input', 'ACCEPT'],
+        ['output', 'ACCEPT'],
+        ['forward', 'ACCEPT'],
+      ],
+    },
   ];
   if (wan !== null) {
     firewall.push(
-      { type: 'zone', name: 'wan', values: [['name', 'wan'], ['network', ['wan']], ['input', 'REJECT'], ['output', 'ACCEPT'], ['forward', 'REJECT'], ['masq', true], ['mtu_fix', true]] },
-      { type: 'forwarding', name: 'lan_wan', values: [['src', 'lan'], ['dest', 'wan']] },
+      {
+        type: 'zone',
+        name: 'wan',
+        values: [
+          ['name', 'wan'],
+          ['network', ['wan']],
+          ['input', 'REJECT'],
+          ['output', 'ACCEPT'],
+          ['forward', 'REJECT'],
+          ['masq', true],
+          ['mtu_fix', true],
+        ],
+      },
+      {
+        type: 'forwarding',
+        name: 'lan_wan',
+        values: [
+          ['src', 'lan'],
+          ['dest', 'wan'],
+        ],
+      },
     );
   }
   if (routed.length > 0) {
     firewall.push({
       type: 'zone',
       name: 'chutes',
-      values: [['name', 'chutes'], ['network', routed.map((chute) => chute.section)], ['input', 'REJECT'], ['output', 'ACCEPT'], ['forward', 'REJECT']],
+      values: [
+        ['name', 'chutes'],
+        ['network', routed.map((chute) => chute.section)],
+        ['input', 'REJECT'],
+        ['output', 'ACCEPT'],
+        ['forward', 'REJECT'],
+      ],
     });
-    if (wan !== null) firewall.push({ type: 'forwarding', name: 'chutes_wan', values: [['src', 'chutes'], ['dest', 'wan']] });
+    if (wan !== null)
+      firewall.push({
+        type: 'forwarding',
+        name: 'chutes_wan',
+        values: [
+          ['src', 'chutes'],
+          ['dest', 'wan'],
+        ],
+      });
     firewall.push(
-      { type: 'rule', name: 'chutes_dhcp', values: [['name', 'Allow-DHCP-chutes'], ['src', 'chutes'], ['proto', 'udp'], ['dest_port', '67-68'], ['target', 'ACCEPT']] },
-      { type: 'rule', name: 'chutes_dns', values: [['name', 'Allow-DNS-chutes'], ['src', 'chutes'], ['proto', 'tcp udp'], ['dest_port', '53'], ['target', 'ACCEPT']] },
+      {
+        type: 'rule',
+        name: 'chutes_dhcp',
+        values: [
+          ['name', 'Allow-DHCP-chutes'],
+          ['src', 'chutes'],
+          ['proto', 'udp'],
+          ['dest_port', '67-68'],
+          ['target', 'ACCEPT'],
+        ],
+      },
+      {
+        type: 'rule',
+        name: 'chutes_dns',
+        values: [
+          ['name', 'Allow-DNS-chutes'],
+          ['src', 'chutes'],
+          ['proto', 'tcp udp'],
+          ['dest_port', '53'],
+          ['target', 'ACCEPT'],
+        ],
+      },
     );
   }
 

@@ -41,7 +41,8 @@ describe('a document body (chute configuration) in JSON or YAML', () => {
   });
 
   it('expands anchors, aliases and merge keys in moderation', () => {
-    const text = 'ap: &ap\n  type: wifi\n  dns: &dns [8.8.8.8]\nnet:\n  wlan:\n    <<: *ap\n    intfName: wlan0\n  lan: {type: vlan, intfName: vlan0, vlan_id: 5, dns: *dns}\n';
+    const text =
+      'ap: &ap\n  type: wifi\n  dns: &dns [8.8.8.8]\nnet:\n  wlan:\n    <<: *ap\n    intfName: wlan0\n  lan: {type: vlan, intfName: vlan0, vlan_id: 5, dns: *dns}\n';
     expect(decodeDocumentBody('application/yaml', text)).toMatchObject({
       net: { wlan: { type: 'wifi', dns: ['8.8.8.8'], intfName: 'wlan0' }, lan: { dns: ['8.8.8.8'] } },
     });
@@ -49,7 +50,14 @@ describe('a document body (chute configuration) in JSON or YAML', () => {
 
   it('answers 400 for a YAML alias bomb (billion laughs) instead of expanding it', () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (const [name, previous] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e'], ['g', 'f']]) {
+    for (const [name, previous] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+      ['e', 'd'],
+      ['f', 'e'],
+      ['g', 'f'],
+    ]) {
       lines.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`);
     }
     const problem = rejection('application/yaml', lines.join('\n'));
@@ -146,7 +154,10 @@ describe('answering a document as JSON or YAML', () => {
   });
 
   it('writes YAML that reads back as the same value, quoting strings a YAML 1.1 reader would take for something else', () => {
-    const value = { environment: { DEBUG: 'yes', MODE: '0755', AT: '12:30', DAY: '2015-07-30', N: 'no', PORT: 8080, ON: true, EMPTY: null }, net: { wlan: { ssid: 'lab: 1', dns: ['::1'] } } };
+    const value = {
+      environment: { DEBUG: 'yes', MODE: '0755', AT: '12:30', DAY: '2015-07-30', N: 'no', PORT: 8080, ON: true, EMPTY: null },
+      net: { wlan: { ssid: 'lab: 1', dns: ['::1'] } },
+    };
     const yaml = encodeDocument(value, 'application/yaml');
     expect(yaml.contentType).toBe('application/yaml');
     expect(yaml.body).toContain('DEBUG: "yes"');

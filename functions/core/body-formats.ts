@@ -40,7 +40,6 @@ const YAML_READ: ParseOptions & DocumentOptions & SchemaOptions = {
  */
 const YAML_WRITE = { version: '1.1', lineWidth: 0 } as const;
 
-
 /** The format of a request body from its media type; null for any other type. */
 function bodyKind(type: string): 'json' | 'yaml' | null {
   if (isJsonMediaType(type)) return 'json';

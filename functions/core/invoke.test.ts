@@ -29,9 +29,13 @@ describe('invoke', () => {
 
   it('answers a thrown HttpProblem as a problem document', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const out = await invoke(async () => {
-      throw new HttpProblem(404, 'there is no chute named nope');
-    }, input, memoryDevice()).finally(() => log.mockRestore());
+    const out = await invoke(
+      async () => {
+        throw new HttpProblem(404, 'there is no chute named nope');
+      },
+      input,
+      memoryDevice(),
+    ).finally(() => log.mockRestore());
     expect(out.status).toBe(404);
     expect(out.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(out.body)).toMatchObject({ status: 404, detail: 'there is no chute named nope' });

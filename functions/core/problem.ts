@@ -51,11 +51,7 @@ export class HttpProblem extends Error {
   readonly errors: InputError[] | undefined;
   readonly extensions: Record<string, unknown>;
 
-  constructor(
-    status: number,
-    detail: string,
-    options: { errors?: InputError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
-  ) {
+  constructor(status: number, detail: string, options: { errors?: InputError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {}) {
     super(detail);
     this.name = 'HttpProblem';
     this.status = status;

@@ -33,8 +33,16 @@ describe('collectViolations', () => {
   it('throws any other error on, a problem of another status among them, and adds nothing', () => {
     const violations: InputError[] = [];
     const conflict = new HttpProblem(409, 'a chute named hello is already installed');
-    expect(() => collectViolations(violations, () => { throw conflict; })).toThrow(conflict);
-    expect(() => collectViolations(violations, () => { throw new TypeError('bug'); })).toThrow(TypeError);
+    expect(() =>
+      collectViolations(violations, () => {
+        throw conflict;
+      }),
+    ).toThrow(conflict);
+    expect(() =>
+      collectViolations(violations, () => {
+        throw new TypeError('bug');
+      }),
+    ).toThrow(TypeError);
     expect(violations).toEqual([]);
   });
 });

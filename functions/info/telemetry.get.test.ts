@@ -130,12 +130,7 @@ describe('GET /api/v1/info/telemetry', () => {
   it('responds with swap and a mount point with a space in its name, without the container layers, on a Debian host', async () => {
     const report = await infoOf(telemetry, pciRouter);
     expect(report.system.swap_memory).toEqual({ total: 1000444 * 1024, used: 250112 * 1024, free: 750332 * 1024, percent: 25 });
-    expect(report.system.disk_usage.map((d) => `${d.fstype} ${d.mountpoint}`)).toEqual([
-      'tmpfs /run',
-      'ext4 /',
-      'vfat /boot/efi',
-      'vfat /media/usb stick',
-    ]);
+    expect(report.system.disk_usage.map((d) => `${d.fstype} ${d.mountpoint}`)).toEqual(['tmpfs /run', 'ext4 /', 'vfat /boot/efi', 'vfat /media/usb stick']);
     expect(report.system.disk_usage[1]).toEqual({
       mountpoint: '/',
       device: '/dev/nvme0n1p2',

@@ -59,9 +59,7 @@ async function readRadio(device: Device, phy: string): Promise<Radio | null> {
 
 async function readIds(device: Device, subsystem: string, devicePath: string): Promise<Pick<Radio, 'vendorId' | 'deviceId'>> {
   const [vendor, product] =
-    subsystem === 'usb'
-      ? [`${parent(devicePath)}/idVendor`, `${parent(devicePath)}/idProduct`]
-      : [`${devicePath}/vendor`, `${devicePath}/device`];
+    subsystem === 'usb' ? [`${parent(devicePath)}/idVendor`, `${parent(devicePath)}/idProduct`] : [`${devicePath}/vendor`, `${devicePath}/device`];
   const [vendorId, deviceId] = await Promise.all([device.readFile(vendor), device.readFile(product)]);
   return { vendorId: hexId(vendorId), deviceId: hexId(deviceId) };
 }

@@ -57,7 +57,8 @@ describe('/proc/cpuinfo of an ARM router', () => {
 describe('CPU architecture from /proc/cpuinfo', () => {
   it('tells 64-bit ARM from 32-bit ARMv8 by the feature names', () => {
     const arm64 = 'processor\t: 0\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\nCPU implementer\t: 0x41\nCPU architecture: 8\n';
-    const armv8l = 'processor\t: 0\nmodel name\t: ARMv8 Processor rev 4 (v8l)\nFeatures\t: half thumb fastmult vfp edsp neon vfpv3 tls vfpv4 idiva idivt lpae evtstrm crc32\nCPU architecture: 8\n';
+    const armv8l =
+      'processor\t: 0\nmodel name\t: ARMv8 Processor rev 4 (v8l)\nFeatures\t: half thumb fastmult vfp edsp neon vfpv3 tls vfpv4 idiva idivt lpae evtstrm crc32\nCPU architecture: 8\n';
     expect(cpuArchitecture(parseCpuinfo(arm64))).toBe('aarch64');
     expect(cpuArchitecture(parseCpuinfo(armv8l))).toBe('armv8l');
     expect(cpuArchitecture(parseCpuinfo('processor\t: 0\nCPU architecture: 5TEJ\n'))).toBe('armv5tejl');
@@ -69,7 +70,9 @@ describe('CPU architecture from /proc/cpuinfo', () => {
   });
 
   it('gives mips64 and riscv64 from the isa line, and null when it cannot tell', () => {
-    expect(cpuArchitecture(parseCpuinfo('processor\t\t: 0\ncpu model\t\t: Cavium Octeon III V0.2\nisa\t\t\t: mips1 mips2 mips3 mips4 mips5 mips64r2\n'))).toBe('mips64');
+    expect(cpuArchitecture(parseCpuinfo('processor\t\t: 0\ncpu model\t\t: Cavium Octeon III V0.2\nisa\t\t\t: mips1 mips2 mips3 mips4 mips5 mips64r2\n'))).toBe(
+      'mips64',
+    );
     expect(cpuArchitecture(parseCpuinfo('processor\t: 0\nhart\t\t: 0\nisa\t\t: rv64imafdc\nmmu\t\t: sv39\n'))).toBe('riscv64');
     expect(cpuArchitecture(parseCpuinfo(''))).toBeNull();
   });

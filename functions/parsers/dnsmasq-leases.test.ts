@@ -102,7 +102,8 @@ describe('dnsmasq lease file', () => {
   });
 
   it('reads the leases around lines with fewer than four fields or an expiry that is not a number', () => {
-    const text = '1700000000 aa:bb\n1700000001 aa:bb:cc:dd:ee:01 10.0.0.1 laptop *\n17000x0002 aa:bb:cc:dd:ee:02 10.0.0.2 tv *\n1700000003\n1700000004 aa:bb:cc:dd:ee:04 10.0.0.4 *\n';
+    const text =
+      '1700000000 aa:bb\n1700000001 aa:bb:cc:dd:ee:01 10.0.0.1 laptop *\n17000x0002 aa:bb:cc:dd:ee:02 10.0.0.2 tv *\n1700000003\n1700000004 aa:bb:cc:dd:ee:04 10.0.0.4 *\n';
     expect(parseLeases(text)).toEqual([
       { expires: '1700000001', mac_addr: 'aa:bb:cc:dd:ee:01', ip_addr: '10.0.0.1', hostname: 'laptop' },
       { expires: '1700000004', mac_addr: 'aa:bb:cc:dd:ee:04', ip_addr: '10.0.0.4', hostname: '*' },

@@ -28,7 +28,17 @@ describe('/proc/self/environ', () => {
 
 describe('redactSecrets', () => {
   it('replaces the values of secret-looking names, in any case, and keeps the others and the order', () => {
-    const names = ['ADMIN_PASSWORD', 'PASSWD_FILE', 'aws_secret_access_key', 'GITHUB_TOKEN', 'OPENAI_APIKEY', 'X_API_KEY', 'SSH_PRIVATE_KEY', 'PRIVATEKEY', 'DB_CREDENTIALS'];
+    const names = [
+      'ADMIN_PASSWORD',
+      'PASSWD_FILE',
+      'aws_secret_access_key',
+      'GITHUB_TOKEN',
+      'OPENAI_APIKEY',
+      'X_API_KEY',
+      'SSH_PRIVATE_KEY',
+      'PRIVATEKEY',
+      'DB_CREDENTIALS',
+    ];
     const entries: [string, string][] = [['PATH', '/bin'], ...names.map((name): [string, string] => [name, 'hunter2']), ['KEYBOARD', 'us']];
     expect(redactSecrets(entries)).toEqual([['PATH', '/bin'], ...names.map((name) => [name, REDACTED]), ['KEYBOARD', 'us']]);
     expect(REDACTED).toBe('[redacted]');
@@ -43,12 +53,21 @@ describe('redactSecrets', () => {
 
 describe('formatEnviron', () => {
   it('writes each entry as NAME=value ended by a NUL byte', () => {
-    expect(formatEnviron([['HOME', '/root'], ['EMPTY', '']])).toBe('HOME=/root\0EMPTY=\0');
+    expect(
+      formatEnviron([
+        ['HOME', '/root'],
+        ['EMPTY', ''],
+      ]),
+    ).toBe('HOME=/root\0EMPTY=\0');
     expect(formatEnviron([])).toBe('');
   });
 
   it('writes what parseEnviron reads back unchanged, newlines and equals signs in values included', () => {
-    const entries: [string, string][] = [['MOTD', 'line one\nline two'], ['OPTS', 'a=b'], ['TZ', 'UTC']];
+    const entries: [string, string][] = [
+      ['MOTD', 'line one\nline two'],
+      ['OPTS', 'a=b'],
+      ['TZ', 'UTC'],
+    ];
     expect(parseEnviron(formatEnviron(entries))).toEqual(entries);
   });
 
@@ -59,7 +78,8 @@ describe('formatEnviron', () => {
 
 describe('isSecretName', () => {
   it('tells the names of secrets, in any case, from the others', () => {
-    for (const name of ['DB_PASSWORD', 'passwd', 'acct_secret', 'GITHUB_TOKEN', 'apiKey', 'API_KEY', 'PRIVATE_KEY', 'AWS_CREDENTIALS']) expect(isSecretName(name), name).toBe(true);
+    for (const name of ['DB_PASSWORD', 'passwd', 'acct_secret', 'GITHUB_TOKEN', 'apiKey', 'API_KEY', 'PRIVATE_KEY', 'AWS_CREDENTIALS'])
+      expect(isSecretName(name), name).toBe(true);
     for (const name of ['PATH', 'HOME', 'KEYMAP', 'ssid']) expect(isSecretName(name), name).toBe(false);
   });
 });

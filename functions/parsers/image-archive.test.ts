@@ -93,7 +93,10 @@ describe('tarFiles', () => {
     expect(await file(good, 'paradrop.yaml')).toBe('name: hello\n');
     const accepted: string[] = [];
     for (const { what, bytes } of brokenTars(good)) {
-      const error = await tarFiles(bytes, ['paradrop.yaml']).then(() => null, (thrown: Error) => thrown);
+      const error = await tarFiles(bytes, ['paradrop.yaml']).then(
+        () => null,
+        (thrown: Error) => thrown,
+      );
       if (error === null || !/^the archive is (cut short|not a tar|damaged)/.test(error.message)) accepted.push(`${what}: ${error?.message ?? 'read'}`);
     }
     expect(accepted).toEqual([]);

@@ -275,7 +275,13 @@ describe('iw station dump: each station read by the same rules, whatever the sta
 
   it('reads a station that prints a line more, a line less or its lines in another order', () => {
     const stations = parseStationDump(
-      dump(['signal:  \t-50 dBm', 'rx bytes:\t10'], ['signal:  \t-51 dBm', 'rx bytes:\t11'], ['signal:  \t-52 dBm', 'tx bytes:\t5', 'rx bytes:\t12'], ['rx bytes:\t13'], ['rx bytes:\t14', 'signal:  \t-54 dBm']),
+      dump(
+        ['signal:  \t-50 dBm', 'rx bytes:\t10'],
+        ['signal:  \t-51 dBm', 'rx bytes:\t11'],
+        ['signal:  \t-52 dBm', 'tx bytes:\t5', 'rx bytes:\t12'],
+        ['rx bytes:\t13'],
+        ['rx bytes:\t14', 'signal:  \t-54 dBm'],
+      ),
     );
     expect(stations).toEqual([
       { mac_addr: '02:00:00:00:00:01', signal: '-50 dBm', rx_bytes: '10' },
@@ -289,7 +295,13 @@ describe('iw station dump: each station read by the same rules, whatever the sta
 
   it('tells apart keys that start alike, and reads a separator with more or fewer blanks', () => {
     const stations = parseStationDump(
-      dump(['signal:\t-50 dBm', 'rx bytes:\t1'], ['signal:\t-51 dBm', 'rx bytes:\t2'], ['signal:\t\t-52 dBm', 'rx bytes:\t3'], ['signal:\t-53 dBm', 'rx bytes:4'], ['signal avg:\t-54 dBm', 'rx bytes:4']),
+      dump(
+        ['signal:\t-50 dBm', 'rx bytes:\t1'],
+        ['signal:\t-51 dBm', 'rx bytes:\t2'],
+        ['signal:\t\t-52 dBm', 'rx bytes:\t3'],
+        ['signal:\t-53 dBm', 'rx bytes:4'],
+        ['signal avg:\t-54 dBm', 'rx bytes:4'],
+      ),
     );
     expect(stations).toEqual([
       { mac_addr: '02:00:00:00:00:01', signal: '-50 dBm', rx_bytes: '1' },
@@ -301,7 +313,15 @@ describe('iw station dump: each station read by the same rules, whatever the sta
   });
 
   it('reads a flag that changes after several stations printed it alike', () => {
-    const stations = parseStationDump(dump(['rx bytes:\t1', ...FLAGS], ['rx bytes:\t2', ...FLAGS], ['rx bytes:\t3', ...FLAGS], ['rx bytes:\t4', 'authorized:\tno', ...FLAGS.slice(1)], ['rx bytes:\t5', ...FLAGS]));
+    const stations = parseStationDump(
+      dump(
+        ['rx bytes:\t1', ...FLAGS],
+        ['rx bytes:\t2', ...FLAGS],
+        ['rx bytes:\t3', ...FLAGS],
+        ['rx bytes:\t4', 'authorized:\tno', ...FLAGS.slice(1)],
+        ['rx bytes:\t5', ...FLAGS],
+      ),
+    );
     expect(stations.map((s) => [s.rx_bytes, s.authorized, s.authenticated, s.mfp])).toEqual([
       ['1', 'yes', 'yes', 'no'],
       ['2', 'yes', 'yes', 'no'],
@@ -336,11 +356,18 @@ describe('iw station dump: each station read by the same rules, whatever the sta
 
   it('starts a new station at a Station line where the station before had a field named like one', () => {
     const text = 'Station 02:00:00:00:00:01 (on wlan0)\n\tStation 02:x\nStation 02:00:00:00:00:02 (on wlan0)\n\tStation 02:00:00:00:00:03 (on wlan0)\n';
-    expect(parseStationDump(text)).toEqual([{ mac_addr: '02:00:00:00:00:01', station_02: 'x' }, { mac_addr: '02:00:00:00:00:02' }, { mac_addr: '02:00:00:00:00:03' }]);
+    expect(parseStationDump(text)).toEqual([
+      { mac_addr: '02:00:00:00:00:01', station_02: 'x' },
+      { mac_addr: '02:00:00:00:00:02' },
+      { mac_addr: '02:00:00:00:00:03' },
+    ]);
   });
 
   it('reads repeated stations with Windows line ends', () => {
-    const text = dump(['rx bytes:\t1\r', 'authorized:\tyes\r'], ['rx bytes:\t2\r', 'authorized:\tyes\r'], ['rx bytes:\t3\r', 'authorized:\tno\r']).replaceAll('(on wlan0)\n', '(on wlan0)\r\n');
+    const text = dump(['rx bytes:\t1\r', 'authorized:\tyes\r'], ['rx bytes:\t2\r', 'authorized:\tyes\r'], ['rx bytes:\t3\r', 'authorized:\tno\r']).replaceAll(
+      '(on wlan0)\n',
+      '(on wlan0)\r\n',
+    );
     expect(parseStationDump(text).map((s) => [s.rx_bytes, s.authorized])).toEqual([
       ['1', 'yes'],
       ['2', 'yes'],
@@ -351,11 +378,17 @@ describe('iw station dump: each station read by the same rules, whatever the sta
   it('reads a dump whose every station prints keys of its own', () => {
     const stations = parseStationDump(dump(...Array.from({ length: 40 }, (_, n) => [`rx bytes:\t${n}`, `key ${n}:\tv${n}`])));
     expect(stations).toHaveLength(40);
-    for (const [n, station] of stations.entries()) expect(Object.entries(station).slice(1)).toEqual([['rx_bytes', `${n}`], [`key_${n}`, `v${n}`]]);
+    for (const [n, station] of stations.entries())
+      expect(Object.entries(station).slice(1)).toEqual([
+        ['rx_bytes', `${n}`],
+        [`key_${n}`, `v${n}`],
+      ]);
   });
 
   it('keeps keys that are array indices or repeated, as reading line by line does', () => {
-    const stations = parseStationDump(dump(['1:\tone', 'rx bytes:\t1'], ['1:\tuno', 'rx bytes:\t2'], ['signal:\t-1', 'signal:\t-2'], ['signal:\t-3', 'signal:\t-4']));
+    const stations = parseStationDump(
+      dump(['1:\tone', 'rx bytes:\t1'], ['1:\tuno', 'rx bytes:\t2'], ['signal:\t-1', 'signal:\t-2'], ['signal:\t-3', 'signal:\t-4']),
+    );
     expect(stations).toEqual([
       { mac_addr: '02:00:00:00:00:01', 1: 'one', rx_bytes: '1' },
       { mac_addr: '02:00:00:00:00:02', 1: 'uno', rx_bytes: '2' },

@@ -314,55 +314,152 @@ function foundAt(text: string, expected: string, at: number, search: SearchBudge
  */
 function storeField(station: StationRecord, position: number, key: string, value: string): void {
   switch (position) {
-    case 0: station[key] = value; return;
-    case 1: station[key] = value; return;
-    case 2: station[key] = value; return;
-    case 3: station[key] = value; return;
-    case 4: station[key] = value; return;
-    case 5: station[key] = value; return;
-    case 6: station[key] = value; return;
-    case 7: station[key] = value; return;
-    case 8: station[key] = value; return;
-    case 9: station[key] = value; return;
-    case 10: station[key] = value; return;
-    case 11: station[key] = value; return;
-    case 12: station[key] = value; return;
-    case 13: station[key] = value; return;
-    case 14: station[key] = value; return;
-    case 15: station[key] = value; return;
-    case 16: station[key] = value; return;
-    case 17: station[key] = value; return;
-    case 18: station[key] = value; return;
-    case 19: station[key] = value; return;
-    case 20: station[key] = value; return;
-    case 21: station[key] = value; return;
-    case 22: station[key] = value; return;
-    case 23: station[key] = value; return;
-    case 24: station[key] = value; return;
-    case 25: station[key] = value; return;
-    case 26: station[key] = value; return;
-    case 27: station[key] = value; return;
-    case 28: station[key] = value; return;
-    case 29: station[key] = value; return;
-    case 30: station[key] = value; return;
-    case 31: station[key] = value; return;
-    case 32: station[key] = value; return;
-    case 33: station[key] = value; return;
-    case 34: station[key] = value; return;
-    case 35: station[key] = value; return;
-    case 36: station[key] = value; return;
-    case 37: station[key] = value; return;
-    case 38: station[key] = value; return;
-    case 39: station[key] = value; return;
-    case 40: station[key] = value; return;
-    case 41: station[key] = value; return;
-    case 42: station[key] = value; return;
-    case 43: station[key] = value; return;
-    case 44: station[key] = value; return;
-    case 45: station[key] = value; return;
-    case 46: station[key] = value; return;
-    case 47: station[key] = value; return;
-    default: station[key] = value;
+    case 0:
+      station[key] = value;
+      return;
+    case 1:
+      station[key] = value;
+      return;
+    case 2:
+      station[key] = value;
+      return;
+    case 3:
+      station[key] = value;
+      return;
+    case 4:
+      station[key] = value;
+      return;
+    case 5:
+      station[key] = value;
+      return;
+    case 6:
+      station[key] = value;
+      return;
+    case 7:
+      station[key] = value;
+      return;
+    case 8:
+      station[key] = value;
+      return;
+    case 9:
+      station[key] = value;
+      return;
+    case 10:
+      station[key] = value;
+      return;
+    case 11:
+      station[key] = value;
+      return;
+    case 12:
+      station[key] = value;
+      return;
+    case 13:
+      station[key] = value;
+      return;
+    case 14:
+      station[key] = value;
+      return;
+    case 15:
+      station[key] = value;
+      return;
+    case 16:
+      station[key] = value;
+      return;
+    case 17:
+      station[key] = value;
+      return;
+    case 18:
+      station[key] = value;
+      return;
+    case 19:
+      station[key] = value;
+      return;
+    case 20:
+      station[key] = value;
+      return;
+    case 21:
+      station[key] = value;
+      return;
+    case 22:
+      station[key] = value;
+      return;
+    case 23:
+      station[key] = value;
+      return;
+    case 24:
+      station[key] = value;
+      return;
+    case 25:
+      station[key] = value;
+      return;
+    case 26:
+      station[key] = value;
+      return;
+    case 27:
+      station[key] = value;
+      return;
+    case 28:
+      station[key] = value;
+      return;
+    case 29:
+      station[key] = value;
+      return;
+    case 30:
+      station[key] = value;
+      return;
+    case 31:
+      station[key] = value;
+      return;
+    case 32:
+      station[key] = value;
+      return;
+    case 33:
+      station[key] = value;
+      return;
+    case 34:
+      station[key] = value;
+      return;
+    case 35:
+      station[key] = value;
+      return;
+    case 36:
+      station[key] = value;
+      return;
+    case 37:
+      station[key] = value;
+      return;
+    case 38:
+      station[key] = value;
+      return;
+    case 39:
+      station[key] = value;
+      return;
+    case 40:
+      station[key] = value;
+      return;
+    case 41:
+      station[key] = value;
+      return;
+    case 42:
+      station[key] = value;
+      return;
+    case 43:
+      station[key] = value;
+      return;
+    case 44:
+      station[key] = value;
+      return;
+    case 45:
+      station[key] = value;
+      return;
+    case 46:
+      station[key] = value;
+      return;
+    case 47:
+      station[key] = value;
+      return;
+    default:
+      station[key] = value;
   }
 }
 

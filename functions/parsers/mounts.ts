@@ -48,9 +48,29 @@ export function unescapeOctal(text: string): string {
  * storage.
  */
 const PSEUDO_FILESYSTEMS: ReadonlySet<string> = new Set([
-  'autofs', 'binfmt_misc', 'bpf', 'cgroup', 'cgroup2', 'configfs', 'cpuset', 'debugfs', 'devpts', 'devtmpfs',
-  'efivarfs', 'fusectl', 'hugetlbfs', 'mqueue', 'nsfs', 'proc', 'pstore', 'ramfs', 'rpc_pipefs', 'securityfs',
-  'selinuxfs', 'sysfs', 'tracefs',
+  'autofs',
+  'binfmt_misc',
+  'bpf',
+  'cgroup',
+  'cgroup2',
+  'configfs',
+  'cpuset',
+  'debugfs',
+  'devpts',
+  'devtmpfs',
+  'efivarfs',
+  'fusectl',
+  'hugetlbfs',
+  'mqueue',
+  'nsfs',
+  'proc',
+  'pstore',
+  'ramfs',
+  'rpc_pipefs',
+  'securityfs',
+  'selinuxfs',
+  'sysfs',
+  'tracefs',
 ]);
 
 /**
@@ -111,8 +131,7 @@ export function distinctFileSystems<T extends MeasuredMount>(measured: T[]): T[]
   const kept: T[] = [];
   for (const entry of measured) {
     const repeats = kept.some(
-      (earlier) =>
-        earlier.mount.device === entry.mount.device && earlier.mount.fstype === entry.mount.fstype && sameStats(earlier.stats, entry.stats),
+      (earlier) => earlier.mount.device === entry.mount.device && earlier.mount.fstype === entry.mount.fstype && sameStats(earlier.stats, entry.stats),
     );
     if (!repeats) kept.push(entry);
   }

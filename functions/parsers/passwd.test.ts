@@ -44,7 +44,8 @@ describe('findAccount', () => {
 
 describe('redactPasswd', () => {
   it('replaces password hashes by x and keeps every other byte, locks and comments included', () => {
-    const text = '# hashes: kept out\nroot:$1$salt$hash:0:0:root:/root:/bin/ash\nold:ab01FAX.bQRSU:5:5::/home/old:/bin/sh\ndaemon:*:1:1:daemon:/var:/bin/false\nnopw::6:6::/:/bin/sh\nx:x:7:7::/:/bin/sh\n';
+    const text =
+      '# hashes: kept out\nroot:$1$salt$hash:0:0:root:/root:/bin/ash\nold:ab01FAX.bQRSU:5:5::/home/old:/bin/sh\ndaemon:*:1:1:daemon:/var:/bin/false\nnopw::6:6::/:/bin/sh\nx:x:7:7::/:/bin/sh\n';
     expect(redactPasswd(text)).toBe(
       '# hashes: kept out\nroot:x:0:0:root:/root:/bin/ash\nold:x:5:5::/home/old:/bin/sh\ndaemon:*:1:1:daemon:/var:/bin/false\nnopw::6:6::/:/bin/sh\nx:x:7:7::/:/bin/sh\n',
     );

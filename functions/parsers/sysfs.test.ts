@@ -18,7 +18,15 @@ describe('DMI values', () => {
     expect(files['/sys/class/dmi/id/sys_vendor']).toBe('System manufacturer\n');
     expect(dmiValue(files['/sys/class/dmi/id/sys_vendor']!)).toBeNull();
     expect(dmiValue(files['/sys/class/dmi/id/product_name']!)).toBeNull();
-    for (const placeholder of ['To Be Filled By O.E.M.', 'To be filled by O.E.M.', 'Default string', 'Defaultstring', 'Not Specified', 'System Version', 'O.E.M.']) {
+    for (const placeholder of [
+      'To Be Filled By O.E.M.',
+      'To be filled by O.E.M.',
+      'Default string',
+      'Defaultstring',
+      'Not Specified',
+      'System Version',
+      'O.E.M.',
+    ]) {
       expect(dmiValue(`${placeholder}\n`)).toBeNull();
     }
     expect(dmiValue('ASUSTeK COMPUTER INC.\n')).toBe('ASUSTeK COMPUTER INC.');

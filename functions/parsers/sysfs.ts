@@ -9,10 +9,27 @@
  */
 const DMI_PLACEHOLDERS: ReadonlySet<string> = new Set(
   [
-    'To Be Filled By O.E.M.', 'Default string', 'System manufacturer', 'System Product Name', 'System Version',
-    'System Name', 'Base Board Manufacturer', 'Base Board Product Name', 'Base Board Version', 'O.E.M.', 'OEM',
-    'N/A', 'NA', 'None', 'Not Applicable', 'Not Specified', 'Not Available', 'Unknown', 'Type1ProductConfigId',
-    'x.x', '0123456789',
+    'To Be Filled By O.E.M.',
+    'Default string',
+    'System manufacturer',
+    'System Product Name',
+    'System Version',
+    'System Name',
+    'Base Board Manufacturer',
+    'Base Board Product Name',
+    'Base Board Version',
+    'O.E.M.',
+    'OEM',
+    'N/A',
+    'NA',
+    'None',
+    'Not Applicable',
+    'Not Specified',
+    'Not Available',
+    'Unknown',
+    'Type1ProductConfigId',
+    'x.x',
+    '0123456789',
   ].map(placeholderKey),
 );
 

@@ -90,7 +90,10 @@ describe('opening the change log after the runtime stopped', () => {
     const dir = await temp.folder('power-not-ran');
     await writeFile(path.join(dir, '1.json'), JSON.stringify(left(1, 'reboot', 'queued', 'queued')));
     await writeFile(path.join(dir, '2.json'), JSON.stringify(left(2, 'reboot', 'running', 'queued', 'running')));
-    await writeFile(path.join(dir, '3.json'), JSON.stringify({ ...left(3, 'stop', 'running', 'queued', 'running', `${POWER_NOTES.reboot}/sbin/reboot`), chute: 'hello' }));
+    await writeFile(
+      path.join(dir, '3.json'),
+      JSON.stringify({ ...left(3, 'stop', 'running', 'queued', 'running', `${POWER_NOTES.reboot}/sbin/reboot`), chute: 'hello' }),
+    );
     const log = await openChangeLog(dir, now);
     expect(log.interrupted).toEqual([1, 2, 3]);
     for (const id of [1, 2, 3]) expect(log.records.get(id)!.state).toBe('failed');

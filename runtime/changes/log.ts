@@ -66,7 +66,12 @@ export async function openChangeLog(dir: string, now: () => number): Promise<Cha
       const time = new Date(now()).toISOString();
       const power = POWER_NOTES[record.action as DevicePowerAction];
       const stopped = record.state === 'running' && power !== undefined && record.messages.at(-1)?.text.startsWith(power);
-      record.messages.push({ time, text: stopped ? `succeeded: the runtime stopped while the ${record.action} command ran, as the ${record.action} stops it` : `failed: the runtime stopped while the change was ${record.state}` });
+      record.messages.push({
+        time,
+        text: stopped
+          ? `succeeded: the runtime stopped while the ${record.action} command ran, as the ${record.action} stops it`
+          : `failed: the runtime stopped while the change was ${record.state}`,
+      });
       record.state = stopped ? 'succeeded' : 'failed';
       record.updated = time;
       await save(record);

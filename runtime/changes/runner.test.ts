@@ -15,7 +15,7 @@ function gatedPerform() {
   const events: string[] = [];
   const gates = new Map<string, () => void>();
   const perform: ChangeEffect = async (request, note) => {
-    const key = `${request.action} ${changeSubject(request) ?? "device"}`;
+    const key = `${request.action} ${changeSubject(request) ?? 'device'}`;
     events.push(`begin ${key}`);
     await new Promise<void>((resolve) => gates.set(key, resolve));
     await note(`did ${key}`);
@@ -128,7 +128,12 @@ describe('the runtime change log', () => {
     await release('update-hostconfig device');
     await runner.idle();
 
-    expect(events).toEqual(['begin update-hostconfig device', 'end update-hostconfig device', 'begin update-hostconfig device', 'end update-hostconfig device']);
+    expect(events).toEqual([
+      'begin update-hostconfig device',
+      'end update-hostconfig device',
+      'begin update-hostconfig device',
+      'end update-hostconfig device',
+    ]);
     expect((await runner.changes()).map((c) => [c.chute, c.state])).toEqual([
       [null, 'succeeded'],
       [null, 'succeeded'],
@@ -216,7 +221,10 @@ describe('the runtime change log', () => {
       [7, 'failed'],
       [8, 'failed'],
     ]);
-    expect((await runner.change(7))!.messages.at(-1)).toEqual({ time: '2026-02-01T00:00:00.000Z', text: 'failed: the runtime stopped while the change was running' });
+    expect((await runner.change(7))!.messages.at(-1)).toEqual({
+      time: '2026-02-01T00:00:00.000Z',
+      text: 'failed: the runtime stopped while the change was running',
+    });
     expect(JSON.parse(await readFile(path.join(dir, '8.json'), 'utf8')).state).toBe('failed');
 
     expect((await runner.submitChange(stop('hello'))).id).toBe(10);
@@ -282,7 +290,11 @@ describe('GET /api/v1/changes/<id> of the runtime: only what is saved', () => {
     queued.release();
     expect((await submitted).state).toBe('queued');
 
-    for (const [text, served] of [['running', 'queued'], ['stopped container abc', 'running'], ['succeeded', 'running']] as const) {
+    for (const [text, served] of [
+      ['running', 'queued'],
+      ['stopped container abc', 'running'],
+      ['succeeded', 'running'],
+    ] as const) {
       const save = await saves.next();
       expect(save.text).toBe(text);
       expect((await runner.change(1))!.state).toBe(served);

@@ -1,4 +1,12 @@
-import { changeQueue, changeSubject, type ChangeAction, type ChangeRecord, type ChangeRequest, type ChuteAction, type Device } from '../../functions/core/device.ts';
+import {
+  changeQueue,
+  changeSubject,
+  type ChangeAction,
+  type ChangeRecord,
+  type ChangeRequest,
+  type ChuteAction,
+  type Device,
+} from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ChangeLog } from './log.ts';
 
@@ -87,7 +95,6 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
   exclusive<T>(work: () => Promise<T>, reopen?: boolean): Promise<T>;
 };
 
-
 /**
  * The one change pipeline, of the device, the emulator and the test devices alike: each record saved
  * in the log on every transition and message (on the device, as `<dir>/<id>.json`),
@@ -143,7 +150,8 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   }
 
   /** Runs the effect of the request's action. */
-  const perform = <A extends ChangeAction>(request: ChangeRequestOf<A>, note: Note, id: number) => (options.effects[request.action] as ChangeEffect<A>)(request, note, id);
+  const perform = <A extends ChangeAction>(request: ChangeRequestOf<A>, note: Note, id: number) =>
+    (options.effects[request.action] as ChangeEffect<A>)(request, note, id);
 
   async function run(changes: ChangeLog, id: number, request: ChangeRequest): Promise<void> {
     let after: void | AfterSucceeded;

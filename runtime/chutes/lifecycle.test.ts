@@ -82,11 +82,22 @@ describe('chuteLifecycle install and update from a source', () => {
 
   it('install: builds the image, notes the build output, and runs a container from it', async () => {
     const { engine, runner } = await setUp('source-install');
-    const { id } = await runner.submitChange({ action: 'install', chute: 'web', image: null, source: SOURCE, version: '1', config: {}, environment: {}, allocation: {} });
+    const { id } = await runner.submitChange({
+      action: 'install',
+      chute: 'web',
+      image: null,
+      source: SOURCE,
+      version: '1',
+      config: {},
+      environment: {},
+      allocation: {},
+    });
     await runner.idle();
     const change = (await runner.change(id))!;
     expect(change.state).toBe('succeeded');
-    expect(change.messages.map((m) => m.text)).toEqual(expect.arrayContaining(['building image chute-web:1 from the source of chute web', 'Successfully tagged chute-web:1', 'built image chute-web:1']));
+    expect(change.messages.map((m) => m.text)).toEqual(
+      expect.arrayContaining(['building image chute-web:1 from the source of chute web', 'Successfully tagged chute-web:1', 'built image chute-web:1']),
+    );
     expect(engine.all.find((c) => c.chute === 'web')).toMatchObject({ name: 'chute-web', State: 'running', spec: { image: 'chute-web:1' } });
   });
 
@@ -99,7 +110,12 @@ describe('chuteLifecycle install and update from a source', () => {
     expect((await runner.change(id))!.messages.map((m) => m.text)).toContain('removed image chute-web:1');
     expect(engine.images.has('chute-web:1')).toBe(false);
     expect((await runner.changes()).map((change) => change.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-    expect((await runner.changes()).at(-1)!.messages.map((m) => m.text).join('\n')).not.toContain('removed image');
+    expect(
+      (await runner.changes())
+        .at(-1)!
+        .messages.map((m) => m.text)
+        .join('\n'),
+    ).not.toContain('removed image');
   });
 
   it('install: a failed build fails the change with its reason, and stores nothing', async () => {
@@ -107,11 +123,22 @@ describe('chuteLifecycle install and update from a source', () => {
     engine.before = (call) => {
       if (call === 'build') throw new Error("The command '/bin/sh -c false' returned a non-zero code: 1");
     };
-    const { id } = await runner.submitChange({ action: 'install', chute: 'web', image: null, source: SOURCE, version: null, config: {}, environment: {}, allocation: {} });
+    const { id } = await runner.submitChange({
+      action: 'install',
+      chute: 'web',
+      image: null,
+      source: SOURCE,
+      version: null,
+      config: {},
+      environment: {},
+      allocation: {},
+    });
     await runner.idle();
     const change = (await runner.change(id))!;
     expect(change.state).toBe('failed');
-    expect(change.messages.at(-1)!.text).toBe(`failed: building image chute-web:${id} failed: The command '/bin/sh -c false' returned a non-zero code: 1; chute web is not installed`);
+    expect(change.messages.at(-1)!.text).toBe(
+      `failed: building image chute-web:${id} failed: The command '/bin/sh -c false' returned a non-zero code: 1; chute web is not installed`,
+    );
     expect(engine.all.filter((c) => c.chute === 'web')).toEqual([]);
     expect(await runner.changes()).toHaveLength(1);
   });
@@ -122,7 +149,14 @@ describe('chuteLifecycle install and update from a source', () => {
     engine.before = (call) => {
       if (call === 'start' && engine.all.some((c) => c.State === 'created')) throw new Error('exec: "/no/such/command": not found');
     };
-    const { id } = await runner.submitChange({ action: 'update', chute: 'hello', version: '2', config: NEW_CONFIG, environment: { STAGE: 'two' }, source: SOURCE });
+    const { id } = await runner.submitChange({
+      action: 'update',
+      chute: 'hello',
+      version: '2',
+      config: NEW_CONFIG,
+      environment: { STAGE: 'two' },
+      source: SOURCE,
+    });
     await runner.idle();
     const change = (await runner.change(id))!;
     expect(change.state).toBe('failed');

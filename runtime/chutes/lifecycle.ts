@@ -52,7 +52,9 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
   const { writer } = options;
   /** The effect of an action on a chute that must be installed, with a reachable engine; it records the chute's state after. */
   const onChute =
-    <A extends ChuteAction>(work: (chute: ChuteAtWork, request: ChangeRequestOf<A>, note: Note, id: number) => Promise<{ deleted?: boolean } | void>): ChangeEffect<A> =>
+    <A extends ChuteAction>(
+      work: (chute: ChuteAtWork, request: ChangeRequestOf<A>, note: Note, id: number) => Promise<{ deleted?: boolean } | void>,
+    ): ChangeEffect<A> =>
     async (request, note, id) => {
       const name = request.chute;
       const chute = await options.chutes.chute(name);
@@ -296,7 +298,15 @@ export interface Rollback {
  * `update-config` and `update`: the chute as `next` (its configuration and, for an update, its record)
  * and a new container, or the previous ones back. `image` is the image an update built.
  */
-async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChute, next: StoredChute, note: Note, change: number, image?: string): Promise<void> {
+async function updateConfig(
+  steps: Steps,
+  writer: ChuteWriter,
+  chute: StoredChute,
+  next: StoredChute,
+  note: Note,
+  change: number,
+  image?: string,
+): Promise<void> {
   const name = chute.name;
   const config = next.config;
   const replacesRecord = next.record !== chute.record;
@@ -313,7 +323,11 @@ async function updateConfig(steps: Steps, writer: ChuteWriter, chute: StoredChut
   await writer.write(name, 'rollback', { ...rollback });
   await writer.write(name, 'service', config);
   if (replacesRecord) await writer.write(name, 'chute', next.record);
-  await note(replacesRecord ? `stored the new record (image ${String(next.record.image)}, version ${String(next.record.version)}) and configuration` : 'stored the new configuration');
+  await note(
+    replacesRecord
+      ? `stored the new record (image ${String(next.record.image)}, version ${String(next.record.version)}) and configuration`
+      : 'stored the new configuration',
+  );
   let created: string | undefined;
   let setAside = false;
   try {

@@ -17,7 +17,15 @@ const NEW = { environment: { VERSION: 'two' } };
 /** A change that the change log found `running` at start and marked failed. */
 function interrupted(id: number, action: ChangeRecord['action'], chute: string): ChangeRecord {
   const time = '2026-01-02T03:04:05.000Z';
-  return { id, action, chute, state: 'failed', created: time, updated: time, messages: [{ time, text: 'failed: the runtime stopped while the change was running' }] };
+  return {
+    id,
+    action,
+    chute,
+    state: 'failed',
+    created: time,
+    updated: time,
+    messages: [{ time, text: 'failed: the runtime stopped while the change was running' }],
+  };
 }
 
 /** A state dir holding chute `hello` (image `hello:1`, configuration OLD, state running), and what recovery reports. */
@@ -29,7 +37,13 @@ async function setUp(name: string) {
   const notes: { id: number; text: string }[] = [];
   const logged: string[] = [];
   const recover = (changes: ChangeRecord[], withEngine = true) =>
-    recoverChutes({ dir, engine: withEngine ? engine : null, interrupted: changes, annotate: async (id, text) => void notes.push({ id, text }), log: (text) => logged.push(text) });
+    recoverChutes({
+      dir,
+      engine: withEngine ? engine : null,
+      interrupted: changes,
+      annotate: async (id, text) => void notes.push({ id, text }),
+      log: (text) => logged.push(text),
+    });
   const file = async (chute: string, base: string) => JSON.parse(await readFile(path.join(dir, chute, `${base}.json`), 'utf8')) as Record<string, unknown>;
   const files = (chute: string) => readdir(path.join(dir, chute)).then((names) => names.sort());
   const writeRollback = (rollback: Rollback) => writeFile(path.join(dir, 'hello', 'rollback.json'), JSON.stringify(rollback));
@@ -79,7 +93,10 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
     expect(await file('hello', 'chute')).toMatchObject({ image: 'hello:1', version: previousRecord.version ?? null });
     expect(engine.images.has('chute-hello:2')).toBe(false);
     expect(notes.map((n) => n.text)).toEqual(
-      expect.arrayContaining(['repaired at the next start: restored the previous record and configuration', 'repaired at the next start: removed image chute-hello:2, built by the update']),
+      expect.arrayContaining([
+        'repaired at the next start: restored the previous record and configuration',
+        'repaired at the next start: removed image chute-hello:2, built by the update',
+      ]),
     );
     expect(await files('hello')).toEqual(['chute.json', 'service.json']);
   });
@@ -141,29 +158,32 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
    * The whole path: the real update (chuteEffects) on the fake engine, "killed" by an engine call that
    * never returns, then recovery over what it left on disk and in the engine.
    */
-  it.each(['stop', 'rename', 'create', 'start', 'remove'])('cut short at the engine call %s: the chute runs its previous configuration in one container named chute-hello', async (call) => {
-    const { dir, engine, notes, recover, file, files } = await setUp(`killed-at-${call}`);
-    const old = engine.add('hello', { State: 'running' });
-    const lifecycle = chuteEffects({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' });
-    let killed = false;
-    engine.before = (name) => {
-      if (name !== call) return;
-      killed = true;
-      return new Promise<void>(() => {}); // the runtime is gone: this call never returns
-    };
-    void lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: NEW }, async () => {}, 9);
-    while (!killed) await new Promise((resolve) => setTimeout(resolve, 1));
-    engine.before = undefined;
-    expect(await files('hello')).toContain('rollback.json');
+  it.each(['stop', 'rename', 'create', 'start', 'remove'])(
+    'cut short at the engine call %s: the chute runs its previous configuration in one container named chute-hello',
+    async (call) => {
+      const { dir, engine, notes, recover, file, files } = await setUp(`killed-at-${call}`);
+      const old = engine.add('hello', { State: 'running' });
+      const lifecycle = chuteEffects({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' });
+      let killed = false;
+      engine.before = (name) => {
+        if (name !== call) return;
+        killed = true;
+        return new Promise<void>(() => {}); // the runtime is gone: this call never returns
+      };
+      void lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: NEW }, async () => {}, 9);
+      while (!killed) await new Promise((resolve) => setTimeout(resolve, 1));
+      engine.before = undefined;
+      expect(await files('hello')).toContain('rollback.json');
 
-    await recover([interrupted(9, 'update-config', 'hello')]);
+      await recover([interrupted(9, 'update-config', 'hello')]);
 
-    expect(engine.all).toEqual([expect.objectContaining({ Id: old.Id, name: 'chute-hello', State: 'running' })]);
-    expect(await file('hello', 'service')).toEqual(OLD);
-    expect(await files('hello')).toEqual(['chute.json', 'service.json']);
-    expect(notes.length).toBeGreaterThan(0);
-    expect(notes.every((n) => n.id === 9)).toBe(true);
-  });
+      expect(engine.all).toEqual([expect.objectContaining({ Id: old.Id, name: 'chute-hello', State: 'running' })]);
+      expect(await file('hello', 'service')).toEqual(OLD);
+      expect(await files('hello')).toEqual(['chute.json', 'service.json']);
+      expect(notes.length).toBeGreaterThan(0);
+      expect(notes.every((n) => n.id === 9)).toBe(true);
+    },
+  );
 });
 
 describe('chuteEffects update-config and its rollback.json', () => {
@@ -183,7 +203,9 @@ describe('chuteEffects update-config and its rollback.json', () => {
     engine.before = (call) => {
       if (call === 'create') throw new Error('No such image: hello:1');
     };
-    await expect(lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: OLD }, async () => {}, 12)).rejects.toThrow('the previous configuration is restored');
+    await expect(lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: OLD }, async () => {}, 12)).rejects.toThrow(
+      'the previous configuration is restored',
+    );
     expect(await files('hello')).toEqual(['chute.json', 'service.json']);
   });
 });

@@ -65,7 +65,9 @@ export async function recoverChutes(options: RecoverOptions): Promise<void> {
 
   const names = await store.chuteNames();
   for (const name of names) {
-    await writer.removeInterruptedWrites(name).catch((error: unknown) => log(`chute ${name}: cannot remove the temporary files of interrupted writes: ${(error as Error).message}`));
+    await writer
+      .removeInterruptedWrites(name)
+      .catch((error: unknown) => log(`chute ${name}: cannot remove the temporary files of interrupted writes: ${(error as Error).message}`));
   }
   if (engine === null) {
     if (names.length > 0) log('no container engine is reachable: chute states are not checked, and unfinished changes are repaired on a later start');
@@ -103,7 +105,13 @@ export async function recoverChutes(options: RecoverOptions): Promise<void> {
 }
 
 /** Undoes a configuration update that a crash cut short (see `recoverChutes`). */
-async function undoUpdate(engine: ChuteEngine, writer: ChuteWriter, name: string, rollback: Rollback, repaired: (text: string) => Promise<void>): Promise<void> {
+async function undoUpdate(
+  engine: ChuteEngine,
+  writer: ChuteWriter,
+  name: string,
+  rollback: Rollback,
+  repaired: (text: string) => Promise<void>,
+): Promise<void> {
   const short = (id: string) => id.slice(0, 12);
   const containers = await engine.containers(name);
   const previous = containers.find((c) => c.Id === rollback.container);

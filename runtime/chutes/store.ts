@@ -46,7 +46,10 @@ export function chuteStore(dir: string, format: ChuteFormat): Pick<Device, 'chut
       } catch {
         return [];
       }
-      return entries.filter((entry) => entry.isDirectory() && CHUTE_NAME.test(entry.name)).map((entry) => entry.name).sort();
+      return entries
+        .filter((entry) => entry.isDirectory() && CHUTE_NAME.test(entry.name))
+        .map((entry) => entry.name)
+        .sort();
     },
     async chute(name) {
       if (!CHUTE_NAME.test(name)) return null;

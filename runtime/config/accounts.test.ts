@@ -61,15 +61,18 @@ describe('POST /api/v1/config/sshKeys/:user on the host', () => {
     for (const file of [ssh, keys]) expect(await stat(file)).toMatchObject({ uid: 4242, gid: 4343 });
   });
 
-  it.skipIf(SSH_KEYGEN === null)(`writes a file that ssh-keygen -l reads every key of${SSH_KEYGEN === null ? ' (skipped: ssh-keygen is not on PATH)' : ''}`, async () => {
-    const { device, keys } = await host('keygen');
-    const names: KeyName[] = ['ed25519', 'rsa-2048', 'ecdsa-256', 'ecdsa-384', 'ecdsa-521', 'sk-ed25519', 'sk-ecdsa-256'];
-    for (const name of names) expect((await callFunction(sshKeysAdd, device, ALICE, { key: sshKey(name) })).status).toBe(200);
-    const { stdout } = await promisify(execFile)(SSH_KEYGEN!, ['-l', '-f', keys]);
-    const listed = stdout.trim().split('\n');
-    expect(listed).toHaveLength(names.length);
-    expect(listed.map((line) => line.split(' ').slice(2, -1).join(' '))).toEqual(names.map((name) => sshKey(name).split(' ').slice(2).join(' ')));
-  });
+  it.skipIf(SSH_KEYGEN === null)(
+    `writes a file that ssh-keygen -l reads every key of${SSH_KEYGEN === null ? ' (skipped: ssh-keygen is not on PATH)' : ''}`,
+    async () => {
+      const { device, keys } = await host('keygen');
+      const names: KeyName[] = ['ed25519', 'rsa-2048', 'ecdsa-256', 'ecdsa-384', 'ecdsa-521', 'sk-ed25519', 'sk-ecdsa-256'];
+      for (const name of names) expect((await callFunction(sshKeysAdd, device, ALICE, { key: sshKey(name) })).status).toBe(200);
+      const { stdout } = await promisify(execFile)(SSH_KEYGEN!, ['-l', '-f', keys]);
+      const listed = stdout.trim().split('\n');
+      expect(listed).toHaveLength(names.length);
+      expect(listed.map((line) => line.split(' ').slice(2, -1).join(' '))).toEqual(names.map((name) => sshKey(name).split(' ').slice(2).join(' ')));
+    },
+  );
 
   it('keeps every existing byte (options, comments, no final newline) and an existing ~/.ssh as it is', async () => {
     const { device, ssh, keys } = await host('existing');
@@ -192,13 +195,15 @@ describe('SSH keys after a crash of the runtime', () => {
     await mkdir(path.join(homes.bob, '.ssh'));
     await symlink(elsewhere, path.join(homes.mallory, '.ssh'));
     for (const dir of [path.join(homes.alice, '.ssh'), path.join(homes.bob, '.ssh'), elsewhere]) {
-      for (const name of [`.authorized_keys.${HEX}.tmp`, `.known_hosts.${HEX}.tmp`, '.authorized_keys.tmp', 'authorized_keys']) await writeFile(path.join(dir, name), 'kept unless a copy cut short\n');
+      for (const name of [`.authorized_keys.${HEX}.tmp`, `.known_hosts.${HEX}.tmp`, '.authorized_keys.tmp', 'authorized_keys'])
+        await writeFile(path.join(dir, name), 'kept unless a copy cut short\n');
     }
     const passwd = Object.entries(homes).map(([name, home], n) => `${name}:x:${4300 + n}:${4300 + n}::${home}:/bin/sh`);
     await writeFile(path.join(root, 'passwd'), `${passwd.join('\n')}\n`);
 
     await hostAccounts({ passwdFile: path.join(root, 'passwd') }).removeInterruptedWrites();
-    for (const home of [homes.alice, homes.bob]) expect((await readdir(path.join(home, '.ssh'))).sort()).toEqual(['.authorized_keys.tmp', `.known_hosts.${HEX}.tmp`, 'authorized_keys']);
+    for (const home of [homes.alice, homes.bob])
+      expect((await readdir(path.join(home, '.ssh'))).sort()).toEqual(['.authorized_keys.tmp', `.known_hosts.${HEX}.tmp`, 'authorized_keys']);
     expect(await readdir(elsewhere)).toContain(`.authorized_keys.${HEX}.tmp`);
   });
 

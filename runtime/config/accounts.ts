@@ -78,13 +78,15 @@ export function hostAccounts(options: HostAccountsOptions = {}): HostAccounts {
         }
       } catch (error) {
         // A refused ~/.ssh (a link, a home that is not a folder) is no place chutebox writes keys to.
-        if (!(error instanceof HttpProblem)) console.error(`cannot remove what interrupted writes of SSH keys left in ${path.join(account.home, '.ssh')}:`, error);
+        if (!(error instanceof HttpProblem))
+          console.error(`cannot remove what interrupted writes of SSH keys left in ${path.join(account.home, '.ssh')}:`, error);
       }
     }
   }
 
   /** `removeInterruptedWrites`: once. */
-  const cleared = () => (clearing ??= clearInterruptedWrites().catch((error: unknown) => console.error('cannot remove what interrupted writes of SSH keys left:', error)));
+  const cleared = () =>
+    (clearing ??= clearInterruptedWrites().catch((error: unknown) => console.error('cannot remove what interrupted writes of SSH keys left:', error)));
 
   return {
     passwd,
@@ -231,7 +233,10 @@ function denied(error: unknown, account: Account): HttpProblem | null {
   const code = errorCode(error);
   if (code !== 'EPERM' && code !== 'EACCES') return null;
   const uid = process.getuid?.() ?? 'unknown';
-  return new HttpProblem(500, `cannot write the SSH keys of user ${account.name}: permission denied (chutebox runs as uid ${uid}; it needs root to manage other users' keys)`);
+  return new HttpProblem(
+    500,
+    `cannot write the SSH keys of user ${account.name}: permission denied (chutebox runs as uid ${uid}; it needs root to manage other users' keys)`,
+  );
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -31,7 +31,11 @@ function edited(ipaddr = '10.10.0.1'): HostConfig {
 async function setup() {
   const stateDir = await temp.folder(`state-${Math.random().toString(16).slice(2)}`);
   const log = path.join(stateDir, '..', `${path.basename(stateDir)}.log`);
-  const apply = await writeScript(path.dirname(stateDir), `${path.basename(stateDir)}-apply`, `echo "$1" >> ${log}; if grep -q "'10.99.0.1'" "$2"; then echo "network did not come up" >&2; exit 1; fi`);
+  const apply = await writeScript(
+    path.dirname(stateDir),
+    `${path.basename(stateDir)}-apply`,
+    `echo "$1" >> ${log}; if grep -q "'10.99.0.1'" "$2"; then echo "network did not come up" >&2; exit 1; fi`,
+  );
   const chutes: StoredChute[] = [];
   const applied: HostConfig[] = [];
   /** The store over this state dir, as the runtime makes it at start (with the change records given). */
@@ -52,7 +56,6 @@ async function setup() {
   return { stateDir, store, open, chutes, applied, notes, note, file, runs };
 }
 
-
 /** Change effects where only a host configuration does anything: the store's own `perform`. */
 function hostConfigEffects(store: Pick<HostConfigService, 'perform'>): ChangeEffects {
   const others = everyAction(async () => {
@@ -67,7 +70,7 @@ describe('hostConfigStore: the update-hostconfig change', () => {
     await store.perform({ action: 'update-hostconfig', config: edited() }, note);
     const text = await file('hostconfig.yaml');
     expect(parseStoredHostConfig(text!)).toEqual(edited());
-    expect(text).toContain("ssid: \"yes\"");
+    expect(text).toContain('ssid: "yes"');
     expect((await stat(path.join(stateDir, 'hostconfig.yaml'))).mode & 0o777).toBe(0o600);
     expect(await file('hostconfig.previous.yaml')).toBeNull();
     expect(await store.read()).toBe(text);
@@ -113,7 +116,7 @@ describe('hostConfigStore: the update-hostconfig change', () => {
     expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '192.168.1.1'");
   });
 
-  it('keeps hostconfig.rollback.json until the change\'s succeeded is saved, then removes it', async () => {
+  it("keeps hostconfig.rollback.json until the change's succeeded is saved, then removes it", async () => {
     const context = await setup();
     const saves = heldSaves();
     const runner = changeRunner({
@@ -192,10 +195,15 @@ describe('hostConfigStore.recover', () => {
 });
 
 describe('hostConfigStore: pdconf, refresh and reset', () => {
-  it('renders the chutes\' networks on refresh, applying only the files they change', async () => {
+  it("renders the chutes' networks on refresh, applying only the files they change", async () => {
     const { store, chutes, runs } = await setup();
     await store.reloadPdconf();
-    chutes.push({ name: 'lab', record: {}, config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7, dhcp: { start: 10, limit: 20, lease: '1h' } } } }, cache: {} });
+    chutes.push({
+      name: 'lab',
+      record: {},
+      config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7, dhcp: { start: 10, limit: 20, lease: '1h' } } } },
+      cache: {},
+    });
     const report = await store.refresh();
     expect(report.applied.map((entry) => entry.file)).toEqual(['network', 'dhcp', 'firewall']);
     expect((await runs()).slice(4)).toEqual(['network', 'dhcp', 'firewall']);
@@ -261,7 +269,9 @@ describe('hostConfigStore: an update-hostconfig change with [redacted] placehold
     await runner.idle();
     const failed = (await runner.change(last.id))!;
     expect(failed.state).toBe('failed');
-    expect(failed.messages.at(-1)!.text).toMatch(/^failed: wifi-interfaces\[0\]\.key is \[redacted\], the placeholder of a secret, but the host configuration in effect now has no secret there/);
+    expect(failed.messages.at(-1)!.text).toMatch(
+      /^failed: wifi-interfaces\[0\]\.key is \[redacted\], the placeholder of a secret, but the host configuration in effect now has no secret there/,
+    );
     expect(failed.messages.map((message) => message.text)).toEqual(['queued', 'running', expect.stringMatching(/^failed: /)]);
     expect((await store.current())['wifi-interfaces']).toEqual([]);
     expect(await file('hostconfig.previous.yaml')).toBe(previous);

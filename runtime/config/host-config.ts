@@ -4,7 +4,17 @@ import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device.ts';
 import type { AfterSucceeded, Note } from '../changes/runner.ts';
-import { commandApplier, directoryStore, PDCONF_STORE_FILES, pdconfEngine, type ApplyCommands, type PdconfEngine, type PdconfReport, type PdconfSource, type TextStore } from './pdconf.ts';
+import {
+  commandApplier,
+  directoryStore,
+  PDCONF_STORE_FILES,
+  pdconfEngine,
+  type ApplyCommands,
+  type PdconfEngine,
+  type PdconfReport,
+  type PdconfSource,
+  type TextStore,
+} from './pdconf.ts';
 
 /** The stored host configuration, in the state dir. */
 export const HOST_CONFIG_FILE = 'hostconfig.yaml';
@@ -162,7 +172,11 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
         await documents.write(HOST_CONFIG_ROLLBACK_FILE, rollbackText);
         await put(PREVIOUS_HOST_CONFIG_FILE, before);
         await documents.write(HOST_CONFIG_FILE, formatHostConfig(config));
-        await note(before === null ? 'stored the host configuration (none was stored: the generated one applied)' : 'stored the host configuration; the previous one is kept');
+        await note(
+          before === null
+            ? 'stored the host configuration (none was stored: the generated one applied)'
+            : 'stored the host configuration; the previous one is kept',
+        );
         const report = await pdconf.update().catch(async (error: unknown) => {
           await restore(rollback);
           throw error;
@@ -179,7 +193,10 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
         await note('restoring the previous host configuration');
         const again = await restore(rollback);
         await noteApplied(again, note);
-        const restored = again.failures.length === 0 ? 'the previous configuration was restored and applied' : 'the previous configuration was restored, but applying it failed too';
+        const restored =
+          again.failures.length === 0
+            ? 'the previous configuration was restored and applied'
+            : 'the previous configuration was restored, but applying it failed too';
         throw new Error(`applying the host configuration failed (${report.failures.join('; ')}); ${restored}`);
       }),
     recover: () =>
@@ -239,7 +256,11 @@ export interface HostConfigStoreOptions {
  */
 export function hostConfigStore(options: HostConfigStoreOptions): HostConfigService {
   const dir = path.join(options.stateDir, PDCONF_DIR);
-  const apply = commandApplier({ dir, applyCommands: options.pdconf.applyCommands, ...(options.pdconf.timeoutMs === undefined ? {} : { timeoutMs: options.pdconf.timeoutMs }) });
+  const apply = commandApplier({
+    dir,
+    applyCommands: options.pdconf.applyCommands,
+    ...(options.pdconf.timeoutMs === undefined ? {} : { timeoutMs: options.pdconf.timeoutMs }),
+  });
   return hostConfigService({
     documents: directoryStore(options.stateDir, [HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, HOST_CONFIG_ROLLBACK_FILE]),
     pdconf: (source) => pdconfEngine({ store: directoryStore(dir, PDCONF_STORE_FILES), apply, now: options.now ?? Date.now, source }),

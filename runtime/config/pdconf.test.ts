@@ -24,7 +24,12 @@ async function setup(options: { commands?: (script: string) => ApplyCommands; ti
   const pdconfDir = path.join(dir, 'pdconf');
   const log = path.join(dir, 'applied.log');
   const script = await writeScript(dir, 'apply', `echo "$1 $2" >> ${log}`);
-  const commands = options.commands?.(script) ?? { network: [script, 'network', '{file}'], wireless: [script, 'wireless', '{file}'], dhcp: [script, 'dhcp', '{file}'], firewall: [script, 'firewall', '{file}'] };
+  const commands = options.commands?.(script) ?? {
+    network: [script, 'network', '{file}'],
+    wireless: [script, 'wireless', '{file}'],
+    dhcp: [script, 'dhcp', '{file}'],
+    firewall: [script, 'firewall', '{file}'],
+  };
   const state = { config: config(), chutes: [] as StoredChute[], time: Date.UTC(2026, 10, 21, 12) };
   const make = () =>
     pdconfEngine({
@@ -33,12 +38,17 @@ async function setup(options: { commands?: (script: string) => ApplyCommands; ti
       now: () => state.time,
       source: async () => ({ config: structuredClone(state.config), chutes: state.chutes }),
     });
-  const applied = async () => (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((line) => line.split(' ')[0]);
+  const applied = async () =>
+    (await readFile(log, 'utf8').catch(() => ''))
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ')[0]);
   return { dir, pdconfDir, state, engine: make(), make, applied, script };
 }
 
 describe('pdconf engine with apply commands', () => {
-  it('renders the four files into <state>/pdconf with mode 600 and runs each file\'s command with its path', async () => {
+  it("renders the four files into <state>/pdconf with mode 600 and runs each file's command with its path", async () => {
     const { pdconfDir, engine, dir, state } = await setup();
     const report = await engine.update();
     expect(report.failures).toEqual([]);
@@ -50,7 +60,13 @@ describe('pdconf engine with apply commands', () => {
     }
     expect((await stat(pdconfDir)).mode & 0o777).toBe(0o700);
     expect(await readFile(path.join(dir, 'applied.log'), 'utf8')).toContain(`network ${path.join(pdconfDir, 'network')}\n`);
-    expect(report.sections[0]).toEqual({ type: 'interface', name: 'loopback', comment: `network: applied with ${path.join(dir, 'apply')} network ${path.join(pdconfDir, 'network')}`, success: true, age: 0 });
+    expect(report.sections[0]).toEqual({
+      type: 'interface',
+      name: 'loopback',
+      comment: `network: applied with ${path.join(dir, 'apply')} network ${path.join(pdconfDir, 'network')}`,
+      success: true,
+      age: 0,
+    });
   });
 
   it('runs the apply commands of the files that changed only', async () => {
@@ -76,7 +92,12 @@ describe('pdconf engine with apply commands', () => {
     const { engine, applied } = await setup({ commands: (script) => ({ network: [script, 'network'] }) });
     const report = await engine.reload();
     expect(report.failures).toEqual([]);
-    expect(report.applied.map((entry) => [entry.file, entry.success])).toEqual([['network', true], ['wireless', false], ['dhcp', false], ['firewall', false]]);
+    expect(report.applied.map((entry) => [entry.file, entry.success])).toEqual([
+      ['network', true],
+      ['wireless', false],
+      ['dhcp', false],
+      ['firewall', false],
+    ]);
     expect(report.sections.find((section) => section.type === 'wifi-device')).toEqual({
       type: 'wifi-device',
       name: 'pci_wifi_0',
@@ -112,7 +133,7 @@ describe('pdconf engine with apply commands', () => {
     ]);
   });
 
-  it('keeps the status across a restart, with each section\'s age in runs since its file was applied, as ParaDrop counts it', async () => {
+  it("keeps the status across a restart, with each section's age in runs since its file was applied, as ParaDrop counts it", async () => {
     const { make, state, applied } = await setup();
     await make().update();
     expect((await make().status())[0]).toMatchObject({ type: 'interface', name: 'loopback', success: true, age: 0 });

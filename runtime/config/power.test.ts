@@ -34,7 +34,9 @@ describe('powerChanges (the runtime side of a reboot or shutdown change)', () =>
   it('fails without running anything when no command is configured, naming the setting', async () => {
     const result = await perform(powerChanges({ commands: { reboot: ['/bin/true'] } }), 'shutdown');
     expect(result.notes).toEqual([]);
-    expect(result.error).toBe('no shutdown command is configured, so nothing was run: set --shutdown-command (CHUTEBOX_SHUTDOWN_COMMAND, or shutdown_command in the settings file)');
+    expect(result.error).toBe(
+      'no shutdown command is configured, so nothing was run: set --shutdown-command (CHUTEBOX_SHUTDOWN_COMMAND, or shutdown_command in the settings file)',
+    );
   });
 
   it('fails with how the command ended and its last line when it exits non-zero, and logs it', async () => {

@@ -31,7 +31,9 @@ export function powerChanges(options: { commands: PowerCommands; timeoutMs?: num
   return async ({ action }, note) => {
     const command = options.commands[action] ?? [];
     if (command.length === 0) {
-      throw new Error(`no ${action} command is configured, so nothing was run: set --${action}-command (CHUTEBOX_${action.toUpperCase()}_COMMAND, or ${action}_command in the settings file)`);
+      throw new Error(
+        `no ${action} command is configured, so nothing was run: set --${action}-command (CHUTEBOX_${action.toUpperCase()}_COMMAND, or ${action}_command in the settings file)`,
+      );
     }
     const [program, ...args] = command;
     const shown = command.join(' ');

@@ -129,7 +129,11 @@ describe('provisioning the device (POST /api/v1/config/provision on the runtime)
     await provision.provision(CREDENTIALS);
     await seconds(30);
     await provision.provision({ ...CREDENTIALS, routerId: 'router-2', apitoken: 'second-token' });
-    expect(JSON.parse(await readFile(file(), 'utf8'))).toMatchObject({ routerId: 'router-2', apitoken: 'second-token', provisionedAt: '2026-11-21T12:00:30.000Z' });
+    expect(JSON.parse(await readFile(file(), 'utf8'))).toMatchObject({
+      routerId: 'router-2',
+      apitoken: 'second-token',
+      provisionedAt: '2026-11-21T12:00:30.000Z',
+    });
     await seconds(30);
     expect(reports).toEqual([{ routerId: 'router-2', authorization: 'Bearer second-token' }]);
   });
@@ -139,12 +143,20 @@ describe('provisioning the device (POST /api/v1/config/provision on the runtime)
     for (const s of started.splice(0)) s.stop();
     const restarted = service({ telemetry: { enabled: true, interval: 120 } });
     await restarted.ready();
-    expect(await restarted.status()).toMatchObject({ provisioned: true, routerId: CREDENTIALS.routerId, httpConnected: false, provisionedAt: '2026-11-21T12:00:00.000Z' });
+    expect(await restarted.status()).toMatchObject({
+      provisioned: true,
+      routerId: CREDENTIALS.routerId,
+      httpConnected: false,
+      provisionedAt: '2026-11-21T12:00:00.000Z',
+    });
     await seconds(119);
     expect(reports).toEqual([]);
     await seconds(1);
     expect(reports).toEqual([{ routerId: CREDENTIALS.routerId, authorization: `Bearer ${CREDENTIALS.apitoken}` }]);
-    expect(await restarted.status()).toMatchObject({ httpConnected: true, telemetry: { enabled: true, interval: 120, lastSuccess: '2026-11-21T12:02:00.000Z' } });
+    expect(await restarted.status()).toMatchObject({
+      httpConnected: true,
+      telemetry: { enabled: true, interval: 120, lastSuccess: '2026-11-21T12:02:00.000Z' },
+    });
   });
 
   it('fails to start, naming the file, when provision.json is not a provisioning record', async () => {

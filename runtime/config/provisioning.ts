@@ -167,7 +167,8 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
 
   const sender = telemetrySender({
     report: options.report,
-    deliver: (report, signal) => (stored === null ? Promise.reject(new Error('the device is not provisioned')) : options.client.sendReport(stored, report, signal)),
+    deliver: (report, signal) =>
+      stored === null ? Promise.reject(new Error('the device is not provisioned')) : options.client.sendReport(stored, report, signal),
     queueSize: options.queueSize,
     now,
     onAttempt: (delivered) => {
@@ -219,8 +220,7 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
     };
   }
 
-  const cleared = () =>
-    new HttpProblem(409, 'provisioning was cleared (a factory reset) while the controller checked the credentials; nothing was stored');
+  const cleared = () => new HttpProblem(409, 'provisioning was cleared (a factory reset) while the controller checked the credentials; nothing was stored');
 
   return {
     ready: whenLoaded,

@@ -76,7 +76,11 @@ describe('checking credentials with the controller (POST /api/v1/config/provisio
 
   const nonsense: [string, () => Response, string][] = [
     ['a 500', () => HttpResponse.json({}, { status: 500 }), `with 500 Internal Server Error`],
-    ['a redirect', () => new HttpResponse(null, { status: 302, headers: { location: 'https://elsewhere.test/login' } }), 'with a redirect to https://elsewhere.test/login'],
+    [
+      'a redirect',
+      () => new HttpResponse(null, { status: 302, headers: { location: 'https://elsewhere.test/login' } }),
+      'with a redirect to https://elsewhere.test/login',
+    ],
     ['an answer that is not JSON', () => HttpResponse.text('<html>welcome</html>'), 'with something that is not JSON'],
     ['the record of another router', () => HttpResponse.json({ _id: 'someone-else' }), `with a record that is not router ${CREDENTIALS.routerId}`],
     ['a JSON list', () => HttpResponse.json([CREDENTIALS.routerId]), `with a record that is not router ${CREDENTIALS.routerId}`],

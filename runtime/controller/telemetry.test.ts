@@ -92,7 +92,10 @@ describe('telemetry to the controller', () => {
     await seconds(60);
     expect(sender.status()).toEqual({
       lastSuccess: null,
-      lastError: { time: '2026-11-21T12:01:00.000Z', message: `the controller at ${CONTROLLER} answered POST /api/routers/r1/telemetry with 503 Service Unavailable` },
+      lastError: {
+        time: '2026-11-21T12:01:00.000Z',
+        message: `the controller at ${CONTROLLER} answered POST /api/routers/r1/telemetry with 503 Service Unavailable`,
+      },
       queued: 1,
       dropped: 0,
     });
@@ -118,7 +121,11 @@ describe('telemetry to the controller', () => {
     mode = 'network-error';
     await seconds(180); // reports at 60, 120 and 180 s; retries at 65, 75, 95 and 135 s (waits capped at the interval)
     expect(delivered).toEqual([]);
-    expect(sender.status()).toMatchObject({ queued: 3, dropped: 0, lastError: { message: `the controller at ${CONTROLLER} could not be reached: Failed to fetch` } });
+    expect(sender.status()).toMatchObject({
+      queued: 3,
+      dropped: 0,
+      lastError: { message: `the controller at ${CONTROLLER} could not be reached: Failed to fetch` },
+    });
     mode = 'up';
     await seconds(15); // the retry after 60 s, at 195 s
     expect(delivered).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);

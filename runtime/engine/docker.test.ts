@@ -12,7 +12,12 @@ type Engine = typeof import('./docker.ts');
 
 const RUNNING = { Id: 'aaa111', Names: ['/hello'], State: 'running', Labels: { 'io.chutebox.chute': 'hello' } };
 const EXITED = { Id: 'bbb222', Names: ['/sleepy'], State: 'exited', Labels: { 'io.chutebox.chute': 'sleepy' } };
-const STATS = { read: '2026-11-21T12:00:00Z', cpu_stats: { cpu_usage: { total_usage: 1234 } }, memory_stats: { usage: 4096, limit: 8192 }, pids_stats: { current: 3 } };
+const STATS = {
+  read: '2026-11-21T12:00:00Z',
+  cpu_stats: { cpu_usage: { total_usage: 1234 } },
+  memory_stats: { usage: 4096, limit: 8192 },
+  pids_stats: { current: 3 },
+};
 
 let dir: string;
 let engine: Engine;
@@ -172,7 +177,12 @@ describe('chuteEngine (dist/engine.mjs)', () => {
       Env: ['GREETING=hi', 'EMPTY='],
       Labels: { 'io.chutebox.chute': 'hello' },
       ExposedPorts: { '80/tcp': {}, '53/udp': {} },
-      HostConfig: { NetworkMode: 'none', PortBindings: { '80/tcp': [{ HostPort: '8080' }], '53/udp': [{ HostPort: '5353' }] }, Dns: ['192.0.2.53'], CpuShares: 512 },
+      HostConfig: {
+        NetworkMode: 'none',
+        PortBindings: { '80/tcp': [{ HostPort: '8080' }], '53/udp': [{ HostPort: '5353' }] },
+        Dns: ['192.0.2.53'],
+        CpuShares: 512,
+      },
     });
   });
 

@@ -63,7 +63,11 @@ describe('createApp: a route that takes uploads (route.upload)', () => {
   it('hands an application/x-tar body over as its bytes, undecoded, and still decodes JSON on the same route', async () => {
     const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: null });
     const bytes = [0, 255, 0xc3, 0x28, 10];
-    const res = await app.request('/api/v1/test/upload?name=web', { method: 'POST', headers: { 'Content-Type': 'application/x-tar' }, body: new Uint8Array(bytes) });
+    const res = await app.request('/api/v1/test/upload?name=web', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-tar' },
+      body: new Uint8Array(bytes),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ bytes, text: '', query: { name: 'web' } });
     const json = await app.request('/api/v1/test/upload', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' });
@@ -72,7 +76,8 @@ describe('createApp: a route that takes uploads (route.upload)', () => {
 
   it('takes an upload above the body limit up to the upload limit, and answers 413 above it', async () => {
     const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: null, bodyLimit: 100, uploadLimit: 1000 });
-    const send = (type: string, size: number) => app.request('/api/v1/test/upload', { method: 'POST', headers: { 'Content-Type': type }, body: new Uint8Array(size) });
+    const send = (type: string, size: number) =>
+      app.request('/api/v1/test/upload', { method: 'POST', headers: { 'Content-Type': type }, body: new Uint8Array(size) });
     expect((await send('application/x-tar', 1000)).status).toBe(200);
     expect((await send('application/x-tar', 1001)).status).toBe(413);
     expect((await send('application/json', 101)).status).toBe(413);
@@ -109,7 +114,12 @@ describe('createApp with fixedAuth (the emulator)', () => {
         if (chunksSent === 1000) controller.close();
       },
     });
-    const res = await app.request('/api/v1/auth/local', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    const res = await app.request('/api/v1/auth/local', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect(chunksSent).toBeLessThan(10);
     const get = await app.request('/api/v1/auth/local');

@@ -90,7 +90,11 @@ describe('the change stream of /ws/changes/:id/stream', () => {
       { time: 1795262401.5, message: 'running: stop chute hello' },
     ]);
 
-    device.current = record('succeeded', [...device.current!.messages, { time: T1, text: 'stopped its container' }, { time: T1, text: 'succeeded: stop chute hello' }]);
+    device.current = record('succeeded', [
+      ...device.current!.messages,
+      { time: T1, text: 'stopped its container' },
+      { time: T1, text: 'succeeded: stop chute hello' },
+    ]);
     steps.resume();
     expect(await sink.closed).toEqual({ code: 1000, reason: 'change 7 succeeded' });
     expect(sink.sent.map((message) => (message as { message: string }).message)).toEqual([
@@ -102,7 +106,12 @@ describe('the change stream of /ws/changes/:id/stream', () => {
   });
 
   it('replays a change that already failed and closes with 1000 without waiting', async () => {
-    const device = changeDevice(record('failed', [{ time: T0, text: 'queued' }, { time: T1, text: 'failed: image hello:2 is missing' }]));
+    const device = changeDevice(
+      record('failed', [
+        { time: T0, text: 'queued' },
+        { time: T1, text: 'failed: image hello:2 is missing' },
+      ]),
+    );
     const sink = recordingSink();
     const pause = vi.fn(async () => {});
     followChange(device, 7, sink, { pause });
@@ -157,7 +166,10 @@ describe('the change stream of /ws/changes/:id/stream', () => {
     await steps.paused();
     const reads = device.reads;
     await stream.stop();
-    device.current = record('succeeded', [{ time: T0, text: 'queued' }, { time: T1, text: 'succeeded' }]);
+    device.current = record('succeeded', [
+      { time: T0, text: 'queued' },
+      { time: T1, text: 'succeeded' },
+    ]);
     expect(device.reads).toBe(reads);
     expect(sink.sent).toHaveLength(1);
     expect(close).not.toHaveBeenCalled();

@@ -28,7 +28,10 @@ export interface CorsPolicy {
  * cors.headers('https://evil.example') // { 'access-control-expose-headers': '…', vary: 'Origin' }
  */
 export function corsPolicy(setting: string | undefined): CorsPolicy {
-  const origins = (setting ?? '*').split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const origins = (setting ?? '*')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   const any = origins.length === 0 || origins.includes('*');
   const refused: Readonly<Record<string, string>> = Object.freeze({ 'access-control-expose-headers': EXPOSE_HEADERS, vary: 'Origin' });
   const allowed = new Map(origins.map((origin) => [origin, Object.freeze({ 'access-control-allow-origin': origin, ...refused })]));

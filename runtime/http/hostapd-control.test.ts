@@ -237,7 +237,9 @@ describe('the hostapd control channel: ATTACH and DETACH', () => {
     session.receive('ATTACH');
     await messages(1);
     fake.subscriptions[0]!.onEnd('hostapd_cli stopped: hostapd did not reply to PING command - exiting');
-    expect(closes).toEqual([{ code: CLOSE.internalError, reason: "hostapd's events stopped: hostapd_cli stopped: hostapd did not reply to PING command - exiting" }]);
+    expect(closes).toEqual([
+      { code: CLOSE.internalError, reason: "hostapd's events stopped: hostapd_cli stopped: hostapd did not reply to PING command - exiting" },
+    ]);
     await fake.subscriptions[0]!.stop;
   });
 });

@@ -61,8 +61,14 @@ describe('GET …/hostapd_control/ws through createApp and listen', () => {
 
   it('responds with 409 to an upgrade on a VLAN network and 404 on an unknown one, with problem+json', async () => {
     const server = await serve();
-    expect(refused(await openWebSocket(`${server.url}/api/v1/chutes/hello/networks/guest/hostapd_control/ws`))).toMatchObject({ status: 409, type: 'application/problem+json' });
-    expect(refused(await openWebSocket(`${server.url}/api/v1/chutes/hello/networks/nope/hostapd_control/ws`))).toMatchObject({ status: 404, type: 'application/problem+json' });
+    expect(refused(await openWebSocket(`${server.url}/api/v1/chutes/hello/networks/guest/hostapd_control/ws`))).toMatchObject({
+      status: 409,
+      type: 'application/problem+json',
+    });
+    expect(refused(await openWebSocket(`${server.url}/api/v1/chutes/hello/networks/nope/hostapd_control/ws`))).toMatchObject({
+      status: 404,
+      type: 'application/problem+json',
+    });
   });
 
   it('responds to a plain GET with 426, and to a POST with 405 allowing GET', async () => {
@@ -85,7 +91,10 @@ describe('GET …/hostapd_control/ws through createApp and listen', () => {
 
   it('answers an upgrade to another protocol (h2c) as an ordinary request, and closes the connection', async () => {
     const server = await serve();
-    const answer = await rawRequest(server, 'GET /api/v1/info/features HTTP/1.1\r\nHost: device\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n');
+    const answer = await rawRequest(
+      server,
+      'GET /api/v1/info/features HTTP/1.1\r\nHost: device\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n',
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(answer).toMatch(/\r\nconnection: close\r\n/);
     expect(answer.endsWith('\r\n\r\n["hostapd-control"]')).toBe(true);
@@ -93,7 +102,10 @@ describe('GET …/hostapd_control/ws through createApp and listen', () => {
 
   it('answers 400 to an upgrade request that carries a body, which it cannot read', async () => {
     const server = await serve();
-    const answer = await rawRequest(server, 'POST /api/v1/chutes/hello/networks/wlan/stations HTTP/1.1\r\nHost: device\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Length: 2\r\n\r\n{}');
+    const answer = await rawRequest(
+      server,
+      'POST /api/v1/chutes/hello/networks/wlan/stations HTTP/1.1\r\nHost: device\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Length: 2\r\n\r\n{}',
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(answer).toContain('application/problem+json');
   });

@@ -52,12 +52,20 @@ const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES,
  * @example
  * server.on('upgrade', (incoming, socket, head) => void upgrade(app, server, incoming, socket, head));
  */
-export async function upgrade(app: { fetch(request: Request, env: UpgradeBindings): Response | Promise<Response> }, server: Server, incoming: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+export async function upgrade(
+  app: { fetch(request: Request, env: UpgradeBindings): Response | Promise<Response> },
+  server: Server,
+  incoming: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<void> {
   socket.on('error', () => socket.destroy());
   try {
     let open: ((ws: WebSocket) => Promise<void>) | undefined;
     const env: UpgradeBindings = { incoming, outgoing: undefined, [ACCEPT]: (start) => (open = start) };
-    const request = hasBody(incoming) ? new HttpProblem(400, 'an upgrade request cannot carry a body here: send it without the Upgrade header') : upgradeRequest(incoming);
+    const request = hasBody(incoming)
+      ? new HttpProblem(400, 'an upgrade request cannot carry a body here: send it without the Upgrade header')
+      : upgradeRequest(incoming);
     const response = request instanceof HttpProblem ? problemResponse(request) : await app.fetch(request, env);
     if (open === undefined || !response.ok || socket.destroyed) return await writeResponse(socket, response, incoming.method === 'HEAD');
     const start = open;

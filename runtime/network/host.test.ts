@@ -20,7 +20,13 @@ const TARGET: NetworkTarget = { chute: 'hello', network: 'wifi', hostInterface: 
 const script = (name: string, body: string) => writeScript(temp.path(), name, body);
 
 /** Tools whose iw and hostapd_cli are the given scripts. */
-const tools = (scripts: Partial<NetworkTools>): NetworkTools => ({ ...DEFAULT_NETWORK_TOOLS, iw: '/nonexistent/iw', hostapdCli: '/nonexistent/hostapd_cli', timeoutMs: 5000, ...scripts });
+const tools = (scripts: Partial<NetworkTools>): NetworkTools => ({
+  ...DEFAULT_NETWORK_TOOLS,
+  iw: '/nonexistent/iw',
+  hostapdCli: '/nonexistent/hostapd_cli',
+  timeoutMs: 5000,
+  ...scripts,
+});
 
 /** A fake iw that knows station 02:00:00:00:00:01 on vwlan0, and prints its arguments for a dump. */
 const FAKE_IW = `
@@ -66,11 +72,17 @@ describe('hostNetwork stations (iw)', () => {
 
   it('answers 503 when the kernel has no nl80211 (iw: "nl80211 not found.")', async () => {
     const iw = await script('iw-no-wifi', 'echo "nl80211 not found." >&2; exit 1');
-    expect(await problemOf(hostNetwork(TARGET, tools({ iw })).stationDump())).toMatchObject({ status: 503, message: expect.stringContaining('nl80211 not found') });
+    expect(await problemOf(hostNetwork(TARGET, tools({ iw })).stationDump())).toMatchObject({
+      status: 503,
+      message: expect.stringContaining('nl80211 not found'),
+    });
   });
 
   it('answers 503 naming iw and --iw when iw is missing, and naming hostInterface when none is recorded', async () => {
-    expect(await problemOf(hostNetwork(TARGET, tools({})).stationDump())).toMatchObject({ status: 503, message: expect.stringMatching(/iw is not installed at \/nonexistent\/iw.*--iw/) });
+    expect(await problemOf(hostNetwork(TARGET, tools({})).stationDump())).toMatchObject({
+      status: 503,
+      message: expect.stringMatching(/iw is not installed at \/nonexistent\/iw.*--iw/),
+    });
     expect(await problemOf(hostNetwork({ ...TARGET, hostInterface: null }, tools({})).stationDump())).toMatchObject({
       status: 503,
       message: 'network wifi of chute hello has no hostInterface recorded (chute cache networks.wifi.hostInterface)',
@@ -88,7 +100,10 @@ describe('hostNetwork leases', () => {
   });
 
   it('answers 503 when the lease file cannot be read', async () => {
-    expect(await problemOf(hostNetwork({ ...TARGET, leaseFile: temp.path() }).leases())).toMatchObject({ status: 503, message: expect.stringContaining('EISDIR') });
+    expect(await problemOf(hostNetwork({ ...TARGET, leaseFile: temp.path() }).leases())).toMatchObject({
+      status: 503,
+      message: expect.stringContaining('EISDIR'),
+    });
   });
 });
 
@@ -127,7 +142,10 @@ describe('hostNetwork hostapd (hostapd_cli)', () => {
   });
 
   it('answers 503 naming hostapd_cli and --hostapd-cli when it is missing, and naming hostapdControl when none is recorded', async () => {
-    expect(await problemOf(hostNetwork(TARGET, tools({})).hostapd(['STATUS']))).toMatchObject({ status: 503, message: expect.stringMatching(/hostapd_cli is not installed.*--hostapd-cli/) });
+    expect(await problemOf(hostNetwork(TARGET, tools({})).hostapd(['STATUS']))).toMatchObject({
+      status: 503,
+      message: expect.stringMatching(/hostapd_cli is not installed.*--hostapd-cli/),
+    });
     expect(await problemOf(hostNetwork({ ...TARGET, hostapdControl: null }, tools({})).hostapd(['STATUS']))).toMatchObject({
       status: 503,
       message: expect.stringContaining('no hostapdControl recorded'),
@@ -174,10 +192,7 @@ describe('hostNetwork shared reads', () => {
   it('runs iw station get once for concurrent requests of one station, once per station', async () => {
     const iw = await countingTool('iw-get', 'Station');
     const network = perRequest({ iw: iw.path });
-    await Promise.all([
-      concurrently(5, () => network().stationGet('02:00:00:00:00:01')),
-      concurrently(5, () => network().stationGet('02:00:00:00:00:02')),
-    ]);
+    await Promise.all([concurrently(5, () => network().stationGet('02:00:00:00:00:01')), concurrently(5, () => network().stationGet('02:00:00:00:00:02'))]);
     expect((await iw.runs()).sort()).toEqual(['dev vwlan0 station get 02:00:00:00:00:01', 'dev vwlan0 station get 02:00:00:00:00:02']);
   });
 
@@ -194,14 +209,22 @@ describe('hostNetwork shared reads', () => {
     const iw = await writeScript(dir, 'iw', `echo run >> "${dir}/calls"; sleep 0.2; echo "command failed: No such device (-19)" >&2; exit 237`);
     const network = perRequest({ iw });
     const answers = await Promise.allSettled(Array.from({ length: 5 }, () => network().stationDump()));
-    expect(answers).toEqual(Array(5).fill({ status: 'rejected', reason: expect.objectContaining({ status: 503, message: expect.stringContaining('host interface vwlan0 does not exist') }) }));
+    expect(answers).toEqual(
+      Array(5).fill({
+        status: 'rejected',
+        reason: expect.objectContaining({ status: 503, message: expect.stringContaining('host interface vwlan0 does not exist') }),
+      }),
+    );
     expect(await readFile(path.join(dir, 'calls'), 'utf8')).toBe('run\n');
   });
 
   it('runs hostapd_cli STATUS and GET_CONFIG once each for concurrent requests, and again after', async () => {
     const hostapdCli = await countingTool('hostapd_cli-status', 'state=ENABLED');
     const network = perRequest({ hostapdCli: hostapdCli.path });
-    const [status, config] = await Promise.all([concurrently(10, () => network().hostapd(['STATUS'])), concurrently(10, () => network().hostapd(['GET_CONFIG']))]);
+    const [status, config] = await Promise.all([
+      concurrently(10, () => network().hostapd(['STATUS'])),
+      concurrently(10, () => network().hostapd(['GET_CONFIG'])),
+    ]);
     expect([...status, ...config]).toEqual(Array(20).fill('state=ENABLED\n'));
     expect((await hostapdCli.runs()).sort()).toEqual(['-p /run/hostapd-test -i vwlan0 -- raw GET_CONFIG', '-p /run/hostapd-test -i vwlan0 -- raw STATUS']);
     await network().hostapd(['STATUS']);
@@ -241,14 +264,18 @@ describe('hostNetwork hostapdEvents (hostapd_cli -a)', () => {
   async function fakeCli(name: string, then: (fifo: string) => string = () => '', connect = true) {
     const dir = await temp.folder(name);
     const fifo = path.join(dir, 'fifo');
-    const path_ = await writeScript(dir, 'hostapd_cli', `
+    const path_ = await writeScript(
+      dir,
+      'hostapd_cli',
+      `
 case "$*" in *" raw PING") echo PONG; exit 0 ;; esac
 printf '%s\\n' "$@" > "${dir}/args"
 while [ $# -gt 0 ]; do case "$1" in -i) name=$2; shift 2 ;; -s) dir=$2; shift 2 ;; -a) prog=$2; shift 2 ;; *) shift ;; esac; done
 echo $$ > "${dir}/pid"
 ${connect ? ': > "$dir/wpa_ctrl_$$-1"' : ''}
 ${then(fifo)}
-exec sleep 60`);
+exec sleep 60`,
+    );
     return {
       path: path_,
       args: async () => (await readFile(path.join(dir, 'args'), 'utf8')).trim().split('\n'),
@@ -316,26 +343,48 @@ exec sleep 60`);
 
   it('answers the 503 of a command when the control socket is missing, without starting hostapd_cli -a', async () => {
     const dir = await temp.folder('no-socket');
-    const hostapdCli = await writeScript(dir, 'hostapd_cli', `echo "$*" >> "${dir}/calls"; echo "Failed to connect to hostapd - wpa_ctrl_open: No such file or directory" >&2; exit 255`);
-    const attempt = hostNetwork(TARGET, tools({ hostapdCli })).hostapdEvents(() => undefined, () => undefined);
-    expect(await problemOf(attempt)).toMatchObject({ status: 503, message: expect.stringContaining('hostapd control socket /run/hostapd-test/vwlan0 does not exist') });
+    const hostapdCli = await writeScript(
+      dir,
+      'hostapd_cli',
+      `echo "$*" >> "${dir}/calls"; echo "Failed to connect to hostapd - wpa_ctrl_open: No such file or directory" >&2; exit 255`,
+    );
+    const attempt = hostNetwork(TARGET, tools({ hostapdCli })).hostapdEvents(
+      () => undefined,
+      () => undefined,
+    );
+    expect(await problemOf(attempt)).toMatchObject({
+      status: 503,
+      message: expect.stringContaining('hostapd control socket /run/hostapd-test/vwlan0 does not exist'),
+    });
     expect((await readFile(path.join(dir, 'calls'), 'utf8')).trim().split('\n')).toEqual(['-p /run/hostapd-test -i vwlan0 -- raw PING']);
   });
 
   it('answers 503 naming the socket when hostapd_cli -a cannot connect', async () => {
     const cli = await fakeCli('cannot-connect', () => 'echo "Failed to connect to hostapd - wpa_ctrl_open: Connection refused" >&2; exit 255', false);
-    const attempt = hostNetwork(TARGET, tools({ hostapdCli: cli.path })).hostapdEvents(() => undefined, () => undefined);
-    expect(await problemOf(attempt)).toMatchObject({ status: 503, message: 'hostapd control socket /run/hostapd-test/vwlan0 does not answer: no hostapd is listening on it' });
+    const attempt = hostNetwork(TARGET, tools({ hostapdCli: cli.path })).hostapdEvents(
+      () => undefined,
+      () => undefined,
+    );
+    expect(await problemOf(attempt)).toMatchObject({
+      status: 503,
+      message: 'hostapd control socket /run/hostapd-test/vwlan0 does not answer: no hostapd is listening on it',
+    });
   });
 
   it('answers 504 when hostapd_cli -a does not connect within the tool timeout', async () => {
     const cli = await fakeCli('never-connects', () => '', false);
-    const attempt = hostNetwork(TARGET, tools({ hostapdCli: cli.path, timeoutMs: 300 })).hostapdEvents(() => undefined, () => undefined);
+    const attempt = hostNetwork(TARGET, tools({ hostapdCli: cli.path, timeoutMs: 300 })).hostapdEvents(
+      () => undefined,
+      () => undefined,
+    );
     expect(await problemOf(attempt)).toMatchObject({ status: 504, message: expect.stringContaining('/run/hostapd-test/vwlan0 within 0.3 s') });
   });
 
   it('answers 503 naming hostapdControl when none is recorded', async () => {
-    const attempt = hostNetwork({ ...TARGET, hostapdControl: null }, tools({})).hostapdEvents(() => undefined, () => undefined);
+    const attempt = hostNetwork({ ...TARGET, hostapdControl: null }, tools({})).hostapdEvents(
+      () => undefined,
+      () => undefined,
+    );
     expect(await problemOf(attempt)).toMatchObject({ status: 503, message: expect.stringContaining('no hostapdControl recorded') });
   });
 });

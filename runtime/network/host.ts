@@ -119,7 +119,8 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
       const cannotConnect = connectProblem(output, socket);
       if (cannotConnect !== null) throw cannotConnect;
       if (HOSTAPD_TIMED_OUT.test(result.stdout)) throw new HttpProblem(504, `hostapd did not answer on its control socket ${socket} in time`);
-      if (result.code !== 0) throw new HttpProblem(502, `hostapd_cli ${command[0]} on ${socket} failed: ${output.trim() || `exit ${result.code ?? result.signal}`}`);
+      if (result.code !== 0)
+        throw new HttpProblem(502, `hostapd_cli ${command[0]} on ${socket} failed: ${output.trim() || `exit ${result.code ?? result.signal}`}`);
       return result.stdout;
     },
     async hostapdEvents(onEvent, onEnd) {

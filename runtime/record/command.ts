@@ -39,7 +39,13 @@ const NO_INPUT: FunctionInput = { params: {}, query: {}, headers: {}, body: unde
 const OPTIONS = [
   { flag: 'out', value: 'DIR', description: 'the scenario folder to create (required)' },
   // As `chutebox serve` takes them, so that the recording sees what the daemon serves.
-  { flag: 'state-dir', env: 'CHUTEBOX_STATE_DIR', default: DEFAULT_STATE_DIR, value: 'DIR', description: "the runtime's state, whose installed chutes are recorded" },
+  {
+    flag: 'state-dir',
+    env: 'CHUTEBOX_STATE_DIR',
+    default: DEFAULT_STATE_DIR,
+    value: 'DIR',
+    description: "the runtime's state, whose installed chutes are recorded",
+  },
   ...HOST_DEVICE_FLAGS,
 ] as const satisfies readonly OptionSpec[];
 
@@ -102,7 +108,11 @@ export async function record(argv: string[], openScenario: OpenScenario): Promis
   try {
     const uname = recording.uname!;
     const when = new Date(device.now()).toISOString();
-    await writeScenario(recording, temp, `Recorded by chutebox record ${PACKAGE_VERSION} at ${when} from a ${uname.sysname} ${uname.release} ${uname.machine} device.`);
+    await writeScenario(
+      recording,
+      temp,
+      `Recorded by chutebox record ${PACKAGE_VERSION} at ${when} from a ${uname.sysname} ${uname.release} ${uname.machine} device.`,
+    );
     await verify(await openScenario(temp), answers, recording);
     await moveIntoPlace(temp, out, replacing);
   } catch (error) {

@@ -91,24 +91,73 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
 
   const device: Device = {
     readFile: (path) =>
-      once(`file:${path}`, () => inner.readFile(path), (text) => {
-        if (text !== null) recording.files.set(path, text);
-      }),
-    readDir: (path) => once(`dir:${path}`, () => inner.readDir(path), (names) => recording.dirs.set(path, [...names])),
-    realPath: (path) => once(`link:${path}`, () => inner.realPath(path), (target) => recording.links.set(path, target)),
-    statfs: (path) => once(`statfs:${path}`, () => inner.statfs(path), (stats) => recording.statfs.set(path, stats === null ? null : { ...stats })),
-    uname: () => once('uname', () => inner.uname(), (uname) => (recording.uname = { ...uname })),
+      once(
+        `file:${path}`,
+        () => inner.readFile(path),
+        (text) => {
+          if (text !== null) recording.files.set(path, text);
+        },
+      ),
+    readDir: (path) =>
+      once(
+        `dir:${path}`,
+        () => inner.readDir(path),
+        (names) => recording.dirs.set(path, [...names]),
+      ),
+    realPath: (path) =>
+      once(
+        `link:${path}`,
+        () => inner.realPath(path),
+        (target) => recording.links.set(path, target),
+      ),
+    statfs: (path) =>
+      once(
+        `statfs:${path}`,
+        () => inner.statfs(path),
+        (stats) => recording.statfs.set(path, stats === null ? null : { ...stats }),
+      ),
+    uname: () =>
+      once(
+        'uname',
+        () => inner.uname(),
+        (uname) => (recording.uname = { ...uname }),
+      ),
     now: () => inner.now(),
-    containers: () => once('containers', () => inner.containers(), (list) => (recording.containers = copy(list))),
-    containerStats: (id) => once(`stats:${id}`, () => inner.containerStats(id), (stats) => recording.stats.set(id, copy(stats))),
-    chuteNames: () => once('chutes', () => inner.chuteNames(), () => {}),
-    chute: (name) => once(`chute:${name}`, () => inner.chute(name), (chute) => recording.chutes.set(name, copy(chute))),
+    containers: () =>
+      once(
+        'containers',
+        () => inner.containers(),
+        (list) => (recording.containers = copy(list)),
+      ),
+    containerStats: (id) =>
+      once(
+        `stats:${id}`,
+        () => inner.containerStats(id),
+        (stats) => recording.stats.set(id, copy(stats)),
+      ),
+    chuteNames: () =>
+      once(
+        'chutes',
+        () => inner.chuteNames(),
+        () => {},
+      ),
+    chute: (name) =>
+      once(
+        `chute:${name}`,
+        () => inner.chute(name),
+        (chute) => recording.chutes.set(name, copy(chute)),
+      ),
     submitChange: (request) => inner.submitChange(request),
     change: (id) => inner.change(id),
     changes: () => inner.changes(),
     loadImage: (archive) => inner.loadImage(archive),
     accounts: {
-      passwd: () => once('passwd', () => inner.accounts.passwd(), (text) => recording.files.set(PASSWD_FILE, text)),
+      passwd: () =>
+        once(
+          'passwd',
+          () => inner.accounts.passwd(),
+          (text) => recording.files.set(PASSWD_FILE, text),
+        ),
       authorizedKeys: (account) => inner.accounts.authorizedKeys(account),
       updateAuthorizedKeys: (account, update) => inner.accounts.updateAuthorizedKeys(account, update),
     },
@@ -164,7 +213,10 @@ export function trimNetInterfaces(recording: Recording): void {
   for (const [dir, names] of recording.dirs) {
     if (dir.slice(0, dir.lastIndexOf('/')) !== NET_CLASS) continue;
     const linked = (name: string) => name === 'device' && (recording.links.get(`${dir}/${name}`) ?? null) !== null;
-    recording.dirs.set(dir, names.filter((name) => WIFI_ENTRIES.has(name) || linked(name)));
+    recording.dirs.set(
+      dir,
+      names.filter((name) => WIFI_ENTRIES.has(name) || linked(name)),
+    );
   }
 }
 

@@ -60,7 +60,10 @@ describe('recordingDevice', () => {
     expect(await device.containerStats('abc123')).toEqual({ pids_stats: { current: 2 } });
     expect(await device.containerStats('gone')).toBeNull();
     expect(log.containers).toEqual([web]);
-    expect([...log.stats]).toEqual([['abc123', { pids_stats: { current: 2 } }], ['gone', null]]);
+    expect([...log.stats]).toEqual([
+      ['abc123', { pids_stats: { current: 2 } }],
+      ['gone', null],
+    ]);
   });
 });
 
@@ -85,7 +88,9 @@ describe('writeScenario', () => {
       dir,
       'a test recording',
     );
-    expect(await readlink(path.join(dir, 'sys/class/ieee80211/phy0'))).toBe(`../../devices/platform/soc/1b500000.pci/pci0000:00/0000:00:00.0/0000:01:00.0/ieee80211/phy0`);
+    expect(await readlink(path.join(dir, 'sys/class/ieee80211/phy0'))).toBe(
+      `../../devices/platform/soc/1b500000.pci/pci0000:00/0000:00:00.0/0000:01:00.0/ieee80211/phy0`,
+    );
     expect(await readlink(path.join(dir, `${pci}/ieee80211/phy0/device`))).toBe('../..');
     expect(await readlink(path.join(dir, `${pci}/subsystem`))).toBe('../../../../../../../bus/pci');
     expect(await readFile(path.join(dir, `${pci}/ieee80211/phy0/macaddress`), 'utf8')).toBe('04:f0:21:aa:bb:01\n');
@@ -119,9 +124,15 @@ describe('writeScenario', () => {
     const container = { Id: 'abc123', Labels: { 'io.chutebox.chute': 'web' }, State: 'running' };
     await writeScenario(
       recording({
-        statfs: new Map([['/', stats], ['/proc', null]]),
+        statfs: new Map([
+          ['/', stats],
+          ['/proc', null],
+        ]),
         containers: [container],
-        stats: new Map([['abc123', { memory_stats: { usage: 1 } }], ['def456', null]]),
+        stats: new Map([
+          ['abc123', { memory_stats: { usage: 1 } }],
+          ['def456', null],
+        ]),
       }),
       dir,
       'a test recording',
@@ -172,7 +183,9 @@ describe('writeScenario', () => {
   });
 
   it('records the network interfaces so that GET /api/v1/config/new-config answers the same on the copy', async () => {
-    const { device, recording: log } = recordingDevice(memoryDevice({ ...routerHardware, files: { ...routerHardware.files, '/sys/class/net/eth0/mtu': '1500\n' } }));
+    const { device, recording: log } = recordingDevice(
+      memoryDevice({ ...routerHardware, files: { ...routerHardware.files, '/sys/class/net/eth0/mtu': '1500\n' } }),
+    );
     const answer = await newConfig(INPUT, device);
     trimNetInterfaces(log);
     const dir = await folder('net-interfaces');
@@ -217,7 +230,10 @@ describe('writeScenario', () => {
     const networks = path.join(dir, 'chutes/hotspot/networks');
     expect(await readdir(networks)).toEqual(['guest', 'staff']);
     expect(await readdir(path.join(networks, 'staff'))).toEqual([NETWORK_FILES.leases]);
-    for (const [chute, network] of [['hello-world', 'wifi'], ['hotspot', 'guest']] as const) {
+    for (const [chute, network] of [
+      ['hello-world', 'wifi'],
+      ['hotspot', 'guest'],
+    ] as const) {
       for (const file of Object.values(NETWORK_FILES)) {
         const at = `chutes/${chute}/networks/${network}/${file}`;
         expect(await readFile(path.join(dir, at), 'utf8'), at).toBe(await readFile(path.join(original.dir, at), 'utf8'));
@@ -271,7 +287,10 @@ describe('recordingDevice: chutes and their networks', () => {
     expect(await device.network({ ...TARGET, chute: 'hotspot', network: 'survey' }).leases()).toBeNull();
     expect(asked).toEqual(['stationDump', 'hostapd STATUS', 'hostapd SET ssid changed', 'hostapd GET_CONFIG', 'stationGet 24:0a:c4:11:8b:3e', 'leases']);
     expect([...log.networks].map(([chute, networks]) => [chute, Object.fromEntries(networks)])).toEqual([
-      ['hello-world', { wifi: { stationDump: first, hostapdStatus: expect.stringContaining('ssid[1]=hello-world'), hostapdConfig: expect.stringContaining('ssid=changed') } }],
+      [
+        'hello-world',
+        { wifi: { stationDump: first, hostapdStatus: expect.stringContaining('ssid[1]=hello-world'), hostapdConfig: expect.stringContaining('ssid=changed') } },
+      ],
       ['hotspot', { survey: { leases: null } }],
     ]);
   });
@@ -330,7 +349,14 @@ describe('writeScenario: chutes', () => {
     const { device } = await loadScenario(dir);
     expect(await device.chute('lab')).toEqual({
       name: 'lab',
-      record: { name: 'lab', version: 1, state: 'running', environment: { API_TOKEN: '[redacted]', MODE: 'demo' }, allocation: { cpu_shares: 1024 }, resources: null },
+      record: {
+        name: 'lab',
+        version: 1,
+        state: 'running',
+        environment: { API_TOKEN: '[redacted]', MODE: 'demo' },
+        allocation: { cpu_shares: 1024 },
+        resources: null,
+      },
       config: {
         environment: { DB_PASSWORD: '[redacted]', LEVEL: 3 },
         net: { wifi: { type: 'wifi', intfName: 'wlan0', key: '[redacted]', options: { acct_secret: '[redacted]', hidden: true } } },

@@ -82,11 +82,12 @@ export async function writeScenario(recording: Recording, root: string, descript
   }
 
   const deviceYaml: DeviceYaml = { description, uname: recording.uname };
-  const statfs = [...recording.statfs]
-    .filter((entry): entry is [string, FsStats] => entry[1] !== null)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const statfs = [...recording.statfs].filter((entry): entry is [string, FsStats] => entry[1] !== null).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (statfs.length > 0) deviceYaml.statfs = Object.fromEntries(statfs);
-  await writeFile(path.join(base, DEVICE_FILE), formatDeviceYaml(deviceYaml, 'Recorded by `chutebox record`: uname(2) and statfs(2) of the device, which have no raw file.'));
+  await writeFile(
+    path.join(base, DEVICE_FILE),
+    formatDeviceYaml(deviceYaml, 'Recorded by `chutebox record`: uname(2) and statfs(2) of the device, which have no raw file.'),
+  );
 
   if (recording.containers) {
     check(ContainerList, recording.containers, 'the container engine listed a container whose Id cannot name a stats file');
@@ -116,8 +117,14 @@ async function writeChutes(recording: Recording, base: string): Promise<void> {
     if (chute === null) continue;
     const folder = path.join(base, CHUTES_DIR, named('chute', name));
     await mkdir(folder, { recursive: true });
-    await writeFile(path.join(folder, yaml('chute')), formatChuteYaml(chute.record, 'The installed chute, as the runtime stores it. Recorded by `chutebox record`.'));
-    await writeFile(path.join(folder, yaml('service')), formatChuteYaml(chute.config, 'The chute configuration, as the runtime stores it. Recorded by `chutebox record`.'));
+    await writeFile(
+      path.join(folder, yaml('chute')),
+      formatChuteYaml(chute.record, 'The installed chute, as the runtime stores it. Recorded by `chutebox record`.'),
+    );
+    await writeFile(
+      path.join(folder, yaml('service')),
+      formatChuteYaml(chute.config, 'The chute configuration, as the runtime stores it. Recorded by `chutebox record`.'),
+    );
     if (Object.keys(chute.cache).length > 0) {
       await writeFile(path.join(folder, yaml('cache')), formatChuteYaml(chute.cache, "The runtime's cache of the chute. Recorded by `chutebox record`."));
     }
@@ -164,8 +171,15 @@ async function physical(base: string, devicePath: string): Promise<string> {
 }
 
 async function exists(file: string, orLink = false): Promise<boolean> {
-  if (orLink) return lstat(file).then(() => true, () => false);
-  return realpath(file).then(() => true, () => false);
+  if (orLink)
+    return lstat(file).then(
+      () => true,
+      () => false,
+    );
+  return realpath(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 function depth(devicePath: string): number {

@@ -46,7 +46,15 @@ describe('removeInterruptedWrites', () => {
   it('removes the temporary files that writes of the given files left when cut short, and nothing else', async () => {
     const dir = await folder('interrupted');
     const hex = '0123456789ab';
-    for (const name of ['a.json', `.a.json.${hex}.tmp`, `.a.json.${'f'.repeat(12)}.tmp`, `.b.json.${hex}.tmp`, '.a.json.tmp', `.a.json.${hex}.tmp.bak`, `.a.json.${hex.toUpperCase()}.tmp`]) {
+    for (const name of [
+      'a.json',
+      `.a.json.${hex}.tmp`,
+      `.a.json.${'f'.repeat(12)}.tmp`,
+      `.b.json.${hex}.tmp`,
+      '.a.json.tmp',
+      `.a.json.${hex}.tmp.bak`,
+      `.a.json.${hex.toUpperCase()}.tmp`,
+    ]) {
       await writeFile(path.join(dir, name), 'psk: a copy of a secret\n');
     }
     await mkdir(path.join(dir, `.a.json.${'1'.repeat(12)}.tmp`));
@@ -54,7 +62,15 @@ describe('removeInterruptedWrites', () => {
 
     expect((await removeInterruptedWrites(dir, ['a.json'])).sort()).toEqual([`.a.json.${hex}.tmp`, `.a.json.${'f'.repeat(12)}.tmp`]);
     expect((await readdir(dir)).sort()).toEqual(
-      [`.a.json.${'1'.repeat(12)}.tmp`, `.a.json.${'2'.repeat(12)}.tmp`, '.a.json.tmp', `.a.json.${hex.toUpperCase()}.tmp`, `.a.json.${hex}.tmp.bak`, `.b.json.${hex}.tmp`, 'a.json'].sort(),
+      [
+        `.a.json.${'1'.repeat(12)}.tmp`,
+        `.a.json.${'2'.repeat(12)}.tmp`,
+        '.a.json.tmp',
+        `.a.json.${hex.toUpperCase()}.tmp`,
+        `.a.json.${hex}.tmp.bak`,
+        `.b.json.${hex}.tmp`,
+        'a.json',
+      ].sort(),
     );
     expect(await removeInterruptedWrites(dir, (name) => name.startsWith('b.'))).toEqual([`.b.json.${hex}.tmp`]);
     expect(await removeInterruptedWrites(path.join(dir, 'missing'), ['a.json'])).toEqual([]);

@@ -6,7 +6,10 @@ import http from 'node:http';
 
 /** `{ "<path>": { status, contentType, body (base64) } }`, as test/bench/http-capture.mjs writes it. */
 const answers = new Map(
-  Object.entries(JSON.parse(readFileSync(process.argv[2], 'utf8'))).map(([path, a]) => [path, { status: a.status, contentType: a.contentType, body: Buffer.from(a.body, 'base64') }]),
+  Object.entries(JSON.parse(readFileSync(process.argv[2], 'utf8'))).map(([path, a]) => [
+    path,
+    { status: a.status, contentType: a.contentType, body: Buffer.from(a.body, 'base64') },
+  ]),
 );
 const notFound = Buffer.from('not found\n');
 

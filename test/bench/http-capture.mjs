@@ -88,7 +88,9 @@ export async function checkAnswers(base, file, headers = {}) {
   for (const [endpoint, want] of Object.entries(answers)) {
     const got = await get(`${base}${endpoint}`, headers);
     if (got.status !== want.status || got.contentType !== want.contentType || got.body.toString('base64') !== want.body) {
-      throw new Error(`${base}${endpoint} answered ${got.status} ${got.contentType} ${got.body.length} bytes, not the captured ${want.status} ${want.contentType} ${want.bytes} bytes`);
+      throw new Error(
+        `${base}${endpoint} answered ${got.status} ${got.contentType} ${got.body.length} bytes, not the captured ${want.status} ${want.contentType} ${want.bytes} bytes`,
+      );
     }
   }
 }

@@ -42,7 +42,9 @@ const rpsOf = (runs, key) => runs[key].map((r) => r.rps);
  * (empty state dir), hono one-route and bare node:http. Answers the group's figures.
  */
 export async function throughputGroup({ m, opts, previous }) {
-  console.log(`\n1. Throughput: GET ${FEATURES}, wrk -t1 -c${CONNECTIONS} -d${opts.seconds}s, ${opts.rounds} interleaved rounds (ratio = req/s ÷ req/s of the baseline in the same round)`);
+  console.log(
+    `\n1. Throughput: GET ${FEATURES}, wrk -t1 -c${CONNECTIONS} -d${opts.seconds}s, ${opts.rounds} interleaved rounds (ratio = req/s ÷ req/s of the baseline in the same round)`,
+  );
   return withServers(async (start) => {
     const noAuth = await start(startEmulate(m));
     const auth = await start(startEmulate(m, { auth: true }));
@@ -58,7 +60,12 @@ export async function throughputGroup({ m, opts, previous }) {
     const bare = await start(startBare(emulateAnswers));
     const hono = await start(startHono(emulateAnswers));
     const bareServe = await start(startBare(serveAnswers));
-    for (const [server, file] of [[bare, emulateAnswers], [hono, emulateAnswers], [bareServe, serveAnswers]]) await checkAnswers(server.url, file);
+    for (const [server, file] of [
+      [bare, emulateAnswers],
+      [hono, emulateAnswers],
+      [bareServe, serveAnswers],
+    ])
+      await checkAnswers(server.url, file);
     const plain = await writeLoad(m.dir, 'features', [FEATURES]);
     // The requests with credentials go to bare node:http too: it ignores them, but wrk sends them and the kernel carries them.
     const withBearer = await writeLoad(m.dir, 'features-bearer', [FEATURES], bearer);
@@ -105,19 +112,32 @@ export async function mixGroup({ m, opts, previous }) {
     const emulate = await start(startEmulate(m));
     const serve = await start(startServe(m, { withChute: true }));
     const mix = {};
-    for (const [key, server] of [['emulate', emulate], ['serve', serve]]) {
+    for (const [key, server] of [
+      ['emulate', emulate],
+      ['serve', serve],
+    ]) {
       const { paths, skipped } = await mixPaths(server.url);
       const answers = path.join(m.dir, `mix-${key}.json`);
       const captured = await capture(server.url, paths, {}, answers);
-      mix[key] = { paths, skipped, answers, load: await writeLoad(m.dir, `mix-${key}`, paths), bytes: Object.fromEntries(Object.entries(captured).map(([p, a]) => [p, a.bytes])) };
+      mix[key] = {
+        paths,
+        skipped,
+        answers,
+        load: await writeLoad(m.dir, `mix-${key}`, paths),
+        bytes: Object.fromEntries(Object.entries(captured).map(([p, a]) => [p, a.bytes])),
+      };
       mix[key].singleMs = await timeEach(server.url, paths);
     }
     console.log(`\n2. Read mix: ${mix.emulate.paths.length} GET paths in turn, wrk -t1 -c${CONNECTIONS} -d${opts.seconds}s, ${opts.rounds} interleaved rounds`);
     console.log(wrap(`paths (emulate, under /api/v1): ${mix.emulate.paths.map((p) => p.replace('/api/v1', '')).join(' ')}`));
     if (mix.emulate.skipped.length > 0) console.log(`   left out (no value for a parameter on this device): ${mix.emulate.skipped.join(', ')}`);
     for (const key of ['emulate', 'serve']) {
-      const slowest = Object.entries(mix[key].singleMs).sort((a, b) => b[1] - a[1]).slice(0, 4);
-      console.log(`   slowest single GETs on ${key} (median of 20, one at a time): ${slowest.map(([p, t]) => `${p.replace(/.*\/api\/v1/, '')} ${t.toFixed(1)} ms`).join(', ')}`);
+      const slowest = Object.entries(mix[key].singleMs)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4);
+      console.log(
+        `   slowest single GETs on ${key} (median of 20, one at a time): ${slowest.map(([p, t]) => `${p.replace(/.*\/api\/v1/, '')} ${t.toFixed(1)} ms`).join(', ')}`,
+      );
     }
     const bare = await start(startBare(mix.emulate.answers));
     const bareServe = await start(startBare(mix.serve.answers));
@@ -139,7 +159,15 @@ export async function mixGroup({ m, opts, previous }) {
     printRatios(ratios, previous?.ratios);
     const latency = contenders.map((c) => `${c.label} ${ms(median(runs[c.key].map((r) => r.p99ms)))}`).join(', ');
     console.log(`(p99 latency, median of the rounds: ${latency})`);
-    const figures = { paths: mix.emulate.paths, skipped: mix.emulate.skipped, servePaths: mix.serve.paths, singleMs: { emulate: mix.emulate.singleMs, serve: mix.serve.singleMs } };
-    return { figures: { ...figures, contenders: Object.fromEntries(contenders.map((c) => [c.key, { label: c.label, runs: stored(runs[c.key]) }])), ratios }, mix };
+    const figures = {
+      paths: mix.emulate.paths,
+      skipped: mix.emulate.skipped,
+      servePaths: mix.serve.paths,
+      singleMs: { emulate: mix.emulate.singleMs, serve: mix.serve.singleMs },
+    };
+    return {
+      figures: { ...figures, contenders: Object.fromEntries(contenders.map((c) => [c.key, { label: c.label, runs: stored(runs[c.key]) }])), ratios },
+      mix,
+    };
   });
 }

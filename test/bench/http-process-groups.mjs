@@ -76,12 +76,17 @@ export async function memoryGroup({ m, opts, previous, mix }) {
     }),
   );
   for (const c of contenders.filter((c) => c.cap !== undefined && figures[c.key].requests < perRound * MEMORY_ROUNDS)) {
-    console.log(`NOTE: ${c.label} answered ${figures[c.key].requests.toLocaleString('en')} requests, fewer than ${(perRound * MEMORY_ROUNDS).toLocaleString('en')}: it reached its cap of ${c.cap} s a round`);
+    console.log(
+      `NOTE: ${c.label} answered ${figures[c.key].requests.toLocaleString('en')} requests, fewer than ${(perRound * MEMORY_ROUNDS).toLocaleString('en')}: it reached its cap of ${c.cap} s a round`,
+    );
   }
   const last = (key) => figures[key].rounds.at(-1);
   const one = (label, of, to, g) => ({ label, rounds: [of / to], median: of / to, goal: g?.text ?? null, verdict: verdict(of / to, g) });
   const ratios = {};
-  for (const [key, base] of [['emulate', 'bare'], ['serve', 'bareServe']]) {
+  for (const [key, base] of [
+    ['emulate', 'bare'],
+    ['serve', 'bareServe'],
+  ]) {
     ratios[`${key} start`] = one(`${key}: start ÷ bare node's start`, figures[key].start, figures[base].start, goal('≤', 1.3));
     ratios[`${key} after`] = one(`${key}: after ${MEMORY_ROUNDS} rounds ÷ bare node's`, last(key), last(base), goal('≤', 1.5));
   }
@@ -168,7 +173,25 @@ export async function toolRunsGroup({ m, opts, previous, mix }) {
   const prev = previous?.ratios?.perRequest?.median;
   printTable(
     ['tool runs', 'requests', 'req/s', 'errors', 'iw runs', 'runs per request', 'goal', 'verdict', 'previous'],
-    [['serve, GET …/stations', run.requests.toLocaleString('en'), Math.round(run.rps), String(run.errors + run.httpErrors), runs.toLocaleString('en'), perRequest.toFixed(3), '≤ 0.1', verdict(perRequest, g), prev === undefined ? '–' : prev.toFixed(3)]],
+    [
+      [
+        'serve, GET …/stations',
+        run.requests.toLocaleString('en'),
+        Math.round(run.rps),
+        String(run.errors + run.httpErrors),
+        runs.toLocaleString('en'),
+        perRequest.toFixed(3),
+        '≤ 0.1',
+        verdict(perRequest, g),
+        prev === undefined ? '–' : prev.toFixed(3),
+      ],
+    ],
   );
-  return { requests: run.requests, rps: run.rps, errors: run.errors + run.httpErrors, iwRuns: runs, ratios: { perRequest: { label: 'iw runs per request', rounds: [perRequest], median: perRequest, goal: g.text, verdict: verdict(perRequest, g) } } };
+  return {
+    requests: run.requests,
+    rps: run.rps,
+    errors: run.errors + run.httpErrors,
+    iwRuns: runs,
+    ratios: { perRequest: { label: 'iw runs per request', rounds: [perRequest], median: perRequest, goal: g.text, verdict: verdict(perRequest, g) } },
+  };
 }

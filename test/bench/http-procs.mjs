@@ -120,7 +120,10 @@ export let interrupted = false;
 
 /** Cleans up on Ctrl-C or SIGTERM, then exits with 130 / 143. */
 export function cleanUpOnSignals() {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ]) {
     process.once(signal, () => {
       interrupted = true;
       console.error(`\n${signal}: stopping the servers and removing the temp dirs`);

@@ -32,7 +32,11 @@ export const verdict = (ratio, g) => (g === undefined ? 'info' : g.met(ratio) ? 
 export function printTable(header, rows) {
   const all = [header, ...rows].map((row) => row.map(String));
   const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
-  const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  const line = (row) =>
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   console.log(line(all[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of all.slice(1)) console.log(line(row));

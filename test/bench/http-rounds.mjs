@@ -61,4 +61,5 @@ export function printRates(contenders, runs) {
 }
 
 /** The figures of a contender's runs as stored in the results file. */
-export const stored = (runs) => runs.map(({ rps, requests, errors, httpErrors, p50ms, p99ms }) => ({ rps: Math.round(rps), requests, errors, httpErrors, p50ms, p99ms }));
+export const stored = (runs) =>
+  runs.map(({ rps, requests, errors, httpErrors, p50ms, p99ms }) => ({ rps: Math.round(rps), requests, errors, httpErrors, p50ms, p99ms }));

@@ -129,7 +129,8 @@ export async function countRuns(iwRuns) {
 function leaseFile() {
   let text = '';
   for (const [n, [mac]] of STATIONS.entries()) text += `1700040000 ${mac} 192.168.33.${20 + n} host-${n} 01:${mac}\n`;
-  for (let n = 0; n < 8; n++) text += `${n === 0 ? 0 : 1700030000 + n} 02:5e:00:00:00:${n.toString(16).padStart(2, '0')} 192.168.33.${100 + n} ${n % 3 === 0 ? '*' : `gone-${n}`} *\n`;
+  for (let n = 0; n < 8; n++)
+    text += `${n === 0 ? 0 : 1700030000 + n} 02:5e:00:00:00:${n.toString(16).padStart(2, '0')} 192.168.33.${100 + n} ${n % 3 === 0 ? '*' : `gone-${n}`} *\n`;
   return text;
 }
 
@@ -140,7 +141,11 @@ function leaseFile() {
 export async function writeMachine(dir) {
   const home = path.join(dir, 'home-paradrop');
   await mkdir(path.join(home, '.ssh'), { recursive: true, mode: 0o700 });
-  await writeFile(path.join(home, '.ssh', 'authorized_keys'), 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOYQCR79wTkopZEI7TPCCdvUca3ytIz21Oxrd1q+Rwur paradrop@bench\n', { mode: 0o600 });
+  await writeFile(
+    path.join(home, '.ssh', 'authorized_keys'),
+    'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOYQCR79wTkopZEI7TPCCdvUca3ytIz21Oxrd1q+Rwur paradrop@bench\n',
+    { mode: 0o600 },
+  );
   const passwd = path.join(dir, 'passwd');
   await writeFile(passwd, `paradrop:x:${process.getuid()}:${process.getgid()}:ParaDrop:${home}:/bin/sh\n`);
   const settings = path.join(dir, 'settings');

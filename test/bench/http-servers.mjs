@@ -35,9 +35,23 @@ export function emulateArgs(m, { auth = false, port = 0 } = {}) {
  */
 export function serveArgs(m, stateDir, { port = 0 } = {}) {
   return [
-    'serve', '--host', '127.0.0.1', '--port', String(port), '--state-dir', stateDir,
-    '--docker-socket', path.join(m.dir, 'no-docker.sock'), '--iw', m.tools.iw, '--hostapd-cli', m.tools.hostapdCli,
-    '--passwd-file', m.machine.passwd, '--settings', m.machine.settings,
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--state-dir',
+    stateDir,
+    '--docker-socket',
+    path.join(m.dir, 'no-docker.sock'),
+    '--iw',
+    m.tools.iw,
+    '--hostapd-cli',
+    m.tools.hostapdCli,
+    '--passwd-file',
+    m.machine.passwd,
+    '--settings',
+    m.machine.settings,
   ];
 }
 

@@ -68,7 +68,9 @@ async function main() {
   const prev = await previousResults();
   const m = results.machine;
   console.log(`HTTP bench: node ${m.node}, ${m.nproc} CPUs (${m.cpu}), load average ${m.loadavg.map((l) => l.toFixed(2)).join(' ')}, ${m.wrk}`);
-  console.log(`${opts.rounds} rounds of ${opts.seconds} s${opts.quick ? ' (--quick)' : ''}; previous: ${prev ? `${prev.file} (${prev.options?.rounds} rounds of ${prev.options?.seconds} s)` : 'none'}`);
+  console.log(
+    `${opts.rounds} rounds of ${opts.seconds} s${opts.quick ? ' (--quick)' : ''}; previous: ${prev ? `${prev.file} (${prev.options?.rounds} rounds of ${prev.options?.seconds} s)` : 'none'}`,
+  );
   const build = await builtAt();
   const bench = await benchMachine();
   const ctx = (key) => ({ m: bench, opts, previous: prev?.groups?.[key] });
@@ -82,7 +84,9 @@ async function main() {
   results.machine.loadavgAtEnd = os.loadavg();
   if ((await builtAt()) !== build) {
     results.distRebuilt = true;
-    console.log('\nWARNING: dist/ was rebuilt while the bench ran: some figures may be of the old build, some of the new (and a server may have failed while its files were rewritten)');
+    console.log(
+      '\nWARNING: dist/ was rebuilt while the bench ran: some figures may be of the old build, some of the new (and a server may have failed while its files were rewritten)',
+    );
   }
   const verdicts = Object.values(results.groups).flatMap((g) => Object.values(g.ratios).map((r) => r.verdict));
   const met = verdicts.filter((v) => v === 'met').length;

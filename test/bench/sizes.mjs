@@ -9,15 +9,23 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const BASELINES = {
-  'hono, one route': "import { Hono } from 'hono'; const app = new Hono(); app.get('/api/v1/info/features', (c) => c.json(['hostapd-control'])); export default app;",
-  'hono/tiny, one route': "import { Hono } from 'hono/tiny'; const app = new Hono(); app.get('/api/v1/info/features', (c) => c.json(['hostapd-control'])); export default app;",
-  'zod/mini, one object schema': "import * as z from 'zod/mini'; export const s = z.object({ a: z.string() }); export const check = (x) => s.safeParse(x).success;",
+  'hono, one route':
+    "import { Hono } from 'hono'; const app = new Hono(); app.get('/api/v1/info/features', (c) => c.json(['hostapd-control'])); export default app;",
+  'hono/tiny, one route':
+    "import { Hono } from 'hono/tiny'; const app = new Hono(); app.get('/api/v1/info/features', (c) => c.json(['hostapd-control'])); export default app;",
+  'zod/mini, one object schema':
+    "import * as z from 'zod/mini'; export const s = z.object({ a: z.string() }); export const check = (x) => s.safeParse(x).success;",
 };
 
 async function baseline(contents) {
   const result = await esbuild.build({
     stdin: { contents, resolveDir: root, loader: 'js' },
-    bundle: true, minify: true, format: 'esm', platform: 'node', write: false, legalComments: 'none',
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'node',
+    write: false,
+    legalComments: 'none',
   });
   return result.outputFiles[0].contents;
 }

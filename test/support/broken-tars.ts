@@ -35,7 +35,12 @@ export function brokenTars(good: Uint8Array): BrokenTar[] {
   headers.forEach(({ at }, index) => {
     const entry = `header ${index + 1} (byte ${at})`;
     // A damaged header: one byte of its name, its checksum, its type flag or its magic changed.
-    for (const [field, offset] of [['name', 5], ['checksum', 148], ['type flag', 156], ['magic', 257]] as const) {
+    for (const [field, offset] of [
+      ['name', 5],
+      ['checksum', 148],
+      ['type flag', 156],
+      ['magic', 257],
+    ] as const) {
       broken.push({ what: `${entry}: its ${field} changed, its checksum no longer adds up`, bytes: changed(good, at + offset) });
     }
     // A size field that lies, its checksum made to agree: not a number, larger than the archive, far too large.
@@ -50,7 +55,11 @@ export function brokenTars(good: Uint8Array): BrokenTar[] {
     if (index > 0) {
       // After a good first entry: the header replaced by text, by noise, or by zeros (a lone end block before more entries).
       const noise = Uint8Array.from({ length: BLOCK }, (_, i) => (i * 151 + 7) % 256);
-      for (const [what, block] of [['text', text('not a header '.repeat(40).slice(0, BLOCK))], ['noise', noise], ['zeros', new Uint8Array(BLOCK)]] as const) {
+      for (const [what, block] of [
+        ['text', text('not a header '.repeat(40).slice(0, BLOCK))],
+        ['noise', noise],
+        ['zeros', new Uint8Array(BLOCK)],
+      ] as const) {
         broken.push({ what: `${entry} replaced by ${what}`, bytes: replaced(good, at, block) });
       }
     }

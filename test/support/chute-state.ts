@@ -15,7 +15,12 @@ export interface NetworkResources {
  * @example
  * await writeChute(stateDir, 'hello', { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab' } }, { wifi: { hostInterface: 'vwlan0' } });
  */
-export async function writeChute(stateDir: string, name: string, net: Record<string, Record<string, unknown>>, networks: Record<string, NetworkResources>): Promise<void> {
+export async function writeChute(
+  stateDir: string,
+  name: string,
+  net: Record<string, Record<string, unknown>>,
+  networks: Record<string, NetworkResources>,
+): Promise<void> {
   const dir = path.join(stateDir, 'chutes', name);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const write = (file: string, value: unknown) => writeFile(path.join(dir, file), `${JSON.stringify(value, null, 2)}\n`);
@@ -31,7 +36,13 @@ export async function writeChute(stateDir: string, name: string, net: Record<str
  * @example
  * await installChute(stateDir, 'hello', 'chutebox-test:sleeper', { environment: { GREETING: 'hi' } });
  */
-export async function installChute(stateDir: string, name: string, image: string, config: Record<string, unknown>, record: Record<string, unknown> = {}): Promise<void> {
+export async function installChute(
+  stateDir: string,
+  name: string,
+  image: string,
+  config: Record<string, unknown>,
+  record: Record<string, unknown> = {},
+): Promise<void> {
   const dir = path.join(stateDir, 'chutes', name);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const write = (file: string, value: unknown) => writeFile(path.join(dir, file), `${JSON.stringify(value, null, 2)}\n`);

@@ -47,8 +47,20 @@ export function drivers(bySlot: Record<string, string>): MemoryDeviceSpec {
 export const routerHardware: MemoryDeviceSpec = combine(
   netInterfaces(['eth0', 'eth10', 'eth1', 'eth2'], { loopback: true, bridge: 'br-lan', wifi: 'wlan0' }),
   radios(
-    { phy: 'phy0', macAddr: '04:f0:21:aa:bb:01', devicePath: '/sys/devices/pci0000:00/0000:00:02.4/0000:04:00.0', bus: 'pci', ids: { vendor: '0x168c', device: '0x003c' } },
-    { phy: 'phy1', macAddr: '04:f0:21:aa:bb:02', devicePath: '/sys/devices/pci0000:00/0000:00:02.5/0000:05:00.0', bus: 'pci', ids: { vendor: '0x168c', device: '0x0033' } },
+    {
+      phy: 'phy0',
+      macAddr: '04:f0:21:aa:bb:01',
+      devicePath: '/sys/devices/pci0000:00/0000:00:02.4/0000:04:00.0',
+      bus: 'pci',
+      ids: { vendor: '0x168c', device: '0x003c' },
+    },
+    {
+      phy: 'phy1',
+      macAddr: '04:f0:21:aa:bb:02',
+      devicePath: '/sys/devices/pci0000:00/0000:00:02.5/0000:05:00.0',
+      bus: 'pci',
+      ids: { vendor: '0x168c', device: '0x0033' },
+    },
   ),
   drivers({ 'pci/0000:04:00.0': 'ath10k_pci', 'pci/0000:05:00.0': 'ath9k' }),
 );

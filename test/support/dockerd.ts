@@ -106,11 +106,16 @@ export async function startDockerd(): Promise<Dockerd> {
   const configFile = path.join(dir, 'daemon.json');
   await writeFile(configFile, JSON.stringify({ 'deprecated-key-path': path.join(dir, 'key.json') }));
   const args = [
-    '--config-file', configFile,
-    '-H', `unix://${socket}`,
-    '--data-root', path.join(dir, 'data'),
-    '--exec-root', path.join(dir, 'exec'),
-    '--pidfile', path.join(dir, 'pid'),
+    '--config-file',
+    configFile,
+    '-H',
+    `unix://${socket}`,
+    '--data-root',
+    path.join(dir, 'data'),
+    '--exec-root',
+    path.join(dir, 'exec'),
+    '--pidfile',
+    path.join(dir, 'pid'),
     '--iptables=false',
     '--bridge=none',
     '--ip-forward=false',
@@ -201,7 +206,14 @@ async function untilPingAnswers(docker: Docker, exitReason: () => string | null)
 /** The engine is this helper's own: whatever a test left in it goes. */
 async function removeAllContainers(docker: Docker): Promise<void> {
   const containers = await docker.listContainers({ all: true }).catch(() => []);
-  await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+  await Promise.all(
+    containers.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined),
+    ),
+  );
 }
 
 /** After a SIGKILL of dockerd, the containerd it started (its pid file is in the exec root) goes too. */

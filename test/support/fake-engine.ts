@@ -62,7 +62,14 @@ export function fakeEngine(): ChuteEngine & {
     },
     async listAll() {
       await engine.before?.('listAll');
-      return containers.map((c) => ({ Id: c.Id, Names: [`/${c.name}`], State: c.State, Status: c.State === 'exited' ? 'Exited (0) 1 second ago' : '', Created: c.created, Labels: { [CHUTE_LABEL]: c.chute } }));
+      return containers.map((c) => ({
+        Id: c.Id,
+        Names: [`/${c.name}`],
+        State: c.State,
+        Status: c.State === 'exited' ? 'Exited (0) 1 second ago' : '',
+        Created: c.created,
+        Labels: { [CHUTE_LABEL]: c.chute },
+      }));
     },
     async create(chute: string, spec: ChuteContainerSpec) {
       await engine.before?.('create');

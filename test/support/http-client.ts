@@ -60,7 +60,14 @@ export async function call(url: string, method: string, endpoint: string, option
  * @example
  * await callApi(server, 'PUT', '/config/hostconfig', yamlText, 'application/yaml');
  */
-export function callApi(server: { url: string }, method: string, endpoint: string, body?: unknown, type = 'application/json', headers: Record<string, string> = {}): Promise<HttpAnswer> {
+export function callApi(
+  server: { url: string },
+  method: string,
+  endpoint: string,
+  body?: unknown,
+  type = 'application/json',
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
   const document = body === undefined ? undefined : { type, text: typeof body === 'string' ? body : JSON.stringify(body) };
   return call(server.url, method, `/api/v1${endpoint}`, { headers, ...(document === undefined ? {} : { document }) });
 }

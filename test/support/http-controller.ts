@@ -74,7 +74,12 @@ async function startHttpController(options: HttpControllerOptions): Promise<{ co
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request: ControllerRequest = { method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization ?? null, body: Buffer.concat(chunks).toString('utf8') };
+    const request: ControllerRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      authorization: req.headers.authorization ?? null,
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
     requests.push(request);
     for (const waiter of waiters) {
       if (requests.length - 1 >= waiter.from && waiter.match(request)) {

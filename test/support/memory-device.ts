@@ -2,7 +2,17 @@ import { memoryAccounts, type MemoryAccountsSpec } from '../../emulator/scenario
 import { memoryHostConfig, type MemoryHostConfigOptions } from '../../emulator/scenario-host-config.ts';
 import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../../emulator/scenario-provisioning.ts';
 import { generateHostConfig } from '../../functions/config/host-config.ts';
-import { type ChangeRecord, type ChangeRequest, type Device, type FsStats, type NetworkHost, type NetworkTarget, type Settings, type StoredChute, type Uname } from '../../functions/core/device.ts';
+import {
+  type ChangeRecord,
+  type ChangeRequest,
+  type Device,
+  type FsStats,
+  type NetworkHost,
+  type NetworkTarget,
+  type Settings,
+  type StoredChute,
+  type Uname,
+} from '../../functions/core/device.ts';
 import { memoryChangeLog } from '../../runtime/changes/memory-log.ts';
 import { changeRunner } from '../../runtime/changes/runner.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';
@@ -110,7 +120,11 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   });
   const networks = new Map(Object.entries(spec.networks ?? {}).map(([key, network]) => [key, { ...network }]));
   const provisioning = scenarioProvisioning({ report: () => telemetryReport(device), ...spec.provisioning });
-  const hostConfig = memoryHostConfig({ chutes: { chuteNames: () => device.chuteNames(), chute: (name) => device.chute(name) }, generate: () => generateHostConfig(device), ...spec.hostConfig });
+  const hostConfig = memoryHostConfig({
+    chutes: { chuteNames: () => device.chuteNames(), chute: (name) => device.chute(name) },
+    generate: () => generateHostConfig(device),
+    ...spec.hostConfig,
+  });
   const device: MemoryDevice = {
     calls,
     loaded,

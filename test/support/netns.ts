@@ -151,7 +151,12 @@ export function startDaemon(ns: string, command: string, args: string[], logFile
  * Waits until `check` answers true, trying every 100 ms; throws naming `what` (and `details()`) after
  * `deadlineMs`. For readiness, not for assertions.
  */
-export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 20_000, details: () => Promise<string> = async () => ''): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  deadlineMs = 20_000,
+  details: () => Promise<string> = async () => '',
+): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what} did not happen within ${deadlineMs / 1000} s\n${await details()}`);
