@@ -177,9 +177,10 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
       const effects = client.chuteEffects({ chutes, writer: client.chuteWriter(chutesDir), engine: () => client.chuteEngine(socketPath), networkMode });
-      await (effects[action] as ChangeEffect<A>)(request, note, id);
+      const after = await (effects[action] as ChangeEffect<A>)(request, note, id);
       // The chutes' networks are part of the system configuration.
       if (action !== 'start' && action !== 'stop' && action !== 'restart') await (await startedConfig()).hostConfig.refresh();
+      return after;
     };
   /** The effect of a change of the device itself, from the configuration bundle. */
   const onDevice =
@@ -239,7 +240,13 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       const interrupted = await runner.open();
       if ((await readdir(chutesDir).catch(() => [])).length > 0) {
         const client = await engine();
-        const repair = client?.recoverChutes({ dir: chutesDir, engine: await client.reachableChuteEngine(socketPath), interrupted, annotate: runner.annotate });
+        const repair = client?.recoverChutes({
+          dir: chutesDir,
+          engine: await client.reachableChuteEngine(socketPath),
+          interrupted,
+          annotate: runner.annotate,
+          change: runner.change,
+        });
         await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
       }
       startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));

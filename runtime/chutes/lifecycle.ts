@@ -4,7 +4,7 @@ import { mapping } from '../../functions/chutes/chute-record.ts';
 import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { chuteImageTag, isBuiltImage } from '../../functions/chutes/image-tag.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
-import type { ChangeEffect, ChangeEffects, ChangeRequestOf, Note } from '../changes/runner.ts';
+import type { AfterSucceeded, ChangeEffect, ChangeEffects, ChangeRequestOf, Note } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteContainerSpec, ChuteEngine } from '../engine/docker.ts';
 import type { ChuteWriter } from './store.ts';
 
@@ -53,7 +53,7 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
   /** The effect of an action on a chute that must be installed, with a reachable engine; it records the chute's state after. */
   const onChute =
     <A extends ChuteAction>(
-      work: (chute: ChuteAtWork, request: ChangeRequestOf<A>, note: Note, id: number) => Promise<{ deleted?: boolean } | void>,
+      work: (chute: ChuteAtWork, request: ChangeRequestOf<A>, note: Note, id: number) => Promise<{ deleted?: boolean; after?: AfterSucceeded } | void>,
     ): ChangeEffect<A> =>
     async (request, note, id) => {
       const name = request.chute;
@@ -62,12 +62,13 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
       const engine = await options.engine();
       if (engine === null) throw new Error('no container engine is reachable');
       const steps = lifecycleSteps(engine, name, note, options.networkMode);
-      let deleted = false;
+      let done: { deleted?: boolean; after?: AfterSucceeded } | void = undefined;
       try {
-        deleted = (await work({ chute, engine, steps }, request, note, id))?.deleted === true;
+        done = await work({ chute, engine, steps }, request, note, id);
       } finally {
-        if (!deleted) await recordState(engine, options.chutes, writer, name, note, request.action === 'stop' ? 'stopped' : 'running');
+        if (done?.deleted !== true) await recordState(engine, options.chutes, writer, name, note, request.action === 'stop' ? 'stopped' : 'running');
       }
+      return done?.after;
     };
 
   return {
@@ -90,20 +91,22 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
     'update-config': onChute(async ({ chute, steps }, request, note, id) => {
       // Placeholders keep the secrets stored now, which a change queued before this one may have set.
       const config = resolvePlaceholders(request.config, chute.config, `the configuration of chute ${chute.name}`);
-      await updateConfig(steps, writer, chute, { ...chute, config }, note, id);
+      return { after: await updateConfig(steps, writer, chute, { ...chute, config }, note, id) };
     }),
     update: onChute(async ({ chute, engine, steps }, request, note, id) => {
       const name = chute.name;
       const current = typeof chute.record.image === 'string' ? chute.record.image : undefined;
       const image = await buildImage(engine, name, request.source, chuteImageTag(name, request.version, id, current), options.networkMode, note);
       const record = { ...chute.record, image, version: request.version, environment: request.environment };
+      let after: AfterSucceeded;
       try {
-        await updateConfig(steps, writer, chute, { ...chute, record, config: request.config }, note, id, image);
+        after = await updateConfig(steps, writer, chute, { ...chute, record, config: request.config }, note, id, image);
       } catch (error) {
         await removeBuiltImage(engine, image, note);
         throw error;
       }
       if (current !== undefined && current !== image && isBuiltImage(name, current)) await removeBuiltImage(engine, current, note);
+      return { after };
     }),
   };
 }
@@ -306,7 +309,7 @@ async function updateConfig(
   note: Note,
   change: number,
   image?: string,
-): Promise<void> {
+): Promise<AfterSucceeded> {
   const name = chute.name;
   const config = next.config;
   const replacesRecord = next.record !== chute.record;
@@ -339,7 +342,6 @@ async function updateConfig(
     created = await steps.create(next);
     await steps.startContainer(created);
     if (previous !== undefined) await steps.remove(previous.Id);
-    await writer.discard(name, 'rollback');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     await note(`the new configuration failed: ${reason}; restoring the previous one`);
@@ -361,6 +363,8 @@ async function updateConfig(
     }
     throw new Error(`${reason}; the previous configuration is restored`);
   }
+  // rollback.json goes only once the change's `succeeded` is saved: a crash before that undoes the update (recoverChutes).
+  return () => writer.discard(name, 'rollback');
 }
 
 /**

@@ -36,12 +36,13 @@ async function setUp(name: string) {
   const engine = fakeEngine();
   const notes: { id: number; text: string }[] = [];
   const logged: string[] = [];
-  const recover = (changes: ChangeRecord[], withEngine = true) =>
+  const recover = (changes: ChangeRecord[], withEngine = true, finished: ChangeRecord[] = []) =>
     recoverChutes({
       dir,
       engine: withEngine ? engine : null,
       interrupted: changes,
       annotate: async (id, text) => void notes.push({ id, text }),
+      change: async (id) => [...changes, ...finished].find((change) => change.id === id) ?? null,
       log: (text) => logged.push(text),
     });
   const file = async (chute: string, base: string) => JSON.parse(await readFile(path.join(dir, chute, `${base}.json`), 'utf8')) as Record<string, unknown>;
@@ -141,6 +142,21 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
     expect((await file('hello', 'chute')).state).toBe('missing');
   });
 
+  it('whose change had saved succeeded (only the removal of rollback.json was left): keeps the new configuration and container, and removes rollback.json', async () => {
+    const { engine, notes, logged, recover, file, files, writeRollback, dir } = await setUp('succeeded');
+    const made = engine.add('hello', { State: 'running' });
+    await writeRollback({ change: 8, config: OLD, container: 'c'.repeat(64), running: true });
+    await writeFile(path.join(dir, 'hello', 'service.json'), JSON.stringify(NEW));
+
+    await recover([], true, [{ ...interrupted(8, 'update-config', 'hello'), state: 'succeeded', messages: [] }]);
+
+    expect(engine.all).toEqual([expect.objectContaining({ Id: made.Id, name: 'chute-hello', State: 'running' })]);
+    expect(await file('hello', 'service')).toEqual(NEW);
+    expect(await files('hello')).toEqual(['chute.json', 'service.json']);
+    expect(notes).toEqual([]);
+    expect(logged).toContain('chute hello: removed the rollback of change 8, which had succeeded');
+  });
+
   it('without a reachable engine: leaves the chute, its rollback and its containers for a later start', async () => {
     const { engine, notes, logged, recover, files, writeRollback } = await setUp('no-engine');
     const old = engine.add('hello', { name: 'chute-hello-previous-cccccccccccc', State: 'exited' });
@@ -187,7 +203,7 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
 });
 
 describe('chuteEffects update-config and its rollback.json', () => {
-  it('holds the previous configuration and container before the first engine call, and is gone once the update succeeded or was undone', async () => {
+  it("holds the previous configuration and container before the first engine call, and is gone once the update's succeeded is saved or it was undone", async () => {
     const { dir, engine, files } = await setUp('rollback-file');
     const old = engine.add('hello', { State: 'running' });
     const writer = chuteWriter(dir);
@@ -196,8 +212,11 @@ describe('chuteEffects update-config and its rollback.json', () => {
     engine.before = async (call) => {
       if (call === 'stop') seen.push(await writer.read('hello', 'rollback'));
     };
-    await lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: NEW }, async () => {}, 11);
+    const afterSucceeded = await lifecycle['update-config']({ action: 'update-config', chute: 'hello', config: NEW }, async () => {}, 11);
     expect(seen).toEqual([{ change: 11, config: OLD, container: old.Id, running: true }]);
+    // Until the runner has saved `succeeded`, a crash must still be able to undo the update.
+    expect(await files('hello')).toEqual(['chute.json', 'rollback.json', 'service.json']);
+    await afterSucceeded?.();
     expect(await files('hello')).toEqual(['chute.json', 'service.json']);
 
     engine.before = (call) => {

@@ -15,6 +15,11 @@ export interface RecoverOptions {
   interrupted: readonly ChangeRecord[];
   /** Adds a message to a change's record (`ChangeRunner.annotate`). */
   annotate(id: number, text: string): Promise<void>;
+  /**
+   * Reads a change's record (`ChangeRunner.change`): an update whose change reads `succeeded` had done
+   * all its work, and only its `rollback.json` was left to remove. Without it, every rollback is undone.
+   */
+  change?: (id: number) => Promise<ChangeRecord | null>;
   /** Where each repair and corrected state is reported; default stderr. */
   log?: (text: string) => void;
 }
@@ -29,7 +34,8 @@ export interface RecoverOptions {
  *   `installing` and whose install change was interrupted loses its container and folder.
  * - A removal cut short: its hidden folder is removed.
  * - A write of a chute's file cut short: its temporary file is removed (`ChuteWriter.removeInterruptedWrites`).
- * - A configuration update or an update from source cut short (`rollback.json` is there): the
+ * - A configuration update or an update from source cut short (`rollback.json` is there, and its
+ *   change does not read `succeeded`; one that does only lost the removal of `rollback.json`): the
  *   containers the update made are removed, the previous configuration (and record, for an update
  *   from source) is written back, the image it built is removed, the previous container gets its name back and,
  *   when it ran before, is started again (stopped first, so that a stop the crash left pending in the
@@ -76,7 +82,12 @@ export async function recoverChutes(options: RecoverOptions): Promise<void> {
   for (const name of names) {
     try {
       const rollback = (await writer.read(name, 'rollback')) as Rollback | null;
-      if (rollback !== null) await undoUpdate(engine, writer, name, rollback, (text) => repaired(name, rollback.change, text));
+      if (rollback !== null && (await options.change?.(rollback.change))?.state === 'succeeded') {
+        await writer.discard(name, 'rollback');
+        log(`chute ${name}: removed the rollback of change ${rollback.change}, which had succeeded`);
+      } else if (rollback !== null) {
+        await undoUpdate(engine, writer, name, rollback, (text) => repaired(name, rollback.change, text));
+      }
       const chute = await store.chute(name);
       const install = interruptedChange(name, 'install');
       if (chute?.record.state === 'installing' && install !== undefined) {
