@@ -66,7 +66,8 @@ describe('GET /api/v1/chutes/:chute/networks/:network/stations', () => {
   });
 
   it('responds with 503 for a network whose host side has no resources', async () => {
-    const device = chuteDevice({ networks: {} });
-    expect((await callFunction(stations, device, WLAN)).status).toBe(503);
+    const problem = new HttpProblem(503, 'network wlan of chute hello has no hostInterface recorded (chute cache networks.wlan.hostInterface)');
+    const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ fails: { stationDump: problem } }) } });
+    expect(await callFunction(stations, device, WLAN)).toMatchObject({ status: 503, body: { detail: problem.message } });
   });
 });

@@ -2,25 +2,27 @@ import { memoryAccounts, type MemoryAccountsSpec } from '../../emulator/scenario
 import { memoryHostConfig, type MemoryHostConfigOptions } from '../../emulator/scenario-host-config.ts';
 import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../../emulator/scenario-provisioning.ts';
 import { generateHostConfig } from '../../functions/config/host-config.ts';
-import {
-  type ChangeRecord,
-  type ChangeRequest,
-  type Device,
-  type FsStats,
-  type NetworkHost,
-  type NetworkTarget,
-  type Settings,
-  type StoredChute,
-  type Uname,
+import type {
+  ChangeRecord,
+  ChangeRequest,
+  Device,
+  DeviceChanges,
+  DeviceNetworks,
+  DeviceServices,
+  DeviceSources,
+  FsStats,
+  NetworkHost,
+  NetworkTarget,
+  Settings,
+  StoredChute,
+  Uname,
 } from '../../functions/core/device.ts';
 import { memoryChangeLog } from '../../runtime/changes/memory-log.ts';
 import { changeRunner } from '../../runtime/changes/runner.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';
 import { everyAction } from './change-effects.ts';
-import { HttpProblem } from '../../functions/core/problem.ts';
-import { encodeSsid } from '../../functions/parsers/hostapd.ts';
 import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
-import { stationBlocks } from '../../functions/parsers/iw-station.ts';
+import { recordedNetworks } from '../../emulator/recorded-networks.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
 export interface MemoryDeviceSpec {
@@ -37,7 +39,7 @@ export interface MemoryDeviceSpec {
   stats?: Record<string, Record<string, unknown>>;
   /** Installed chutes by name: their documents, each `{}` when not given. */
   chutes?: Record<string, Partial<Omit<StoredChute, 'name'>>>;
-  /** `<chute>/<network>` → the host side of that chute network; a network not listed has none (503). */
+  /** `<chute>/<network>` → the recordings of that chute network; a network not listed has none (no stations, no leases, hostapd a 503). */
   networks?: Record<string, MemoryNetwork>;
   /** Changes the device already knows, oldest first; new ones get ids after the largest. */
   changes?: ChangeRecord[];
@@ -51,17 +53,23 @@ export interface MemoryDeviceSpec {
   settings?: Settings;
 }
 
-/** The raw outputs of one chute network's host resources, as a device's tools would print them. */
+/**
+ * The raw outputs of one chute network's host resources, as a device's tools would print them: the
+ * recordings of `recordedNetworks` (emulator/recorded-networks.ts), which answers from them.
+ */
 export interface MemoryNetwork {
   /** What `iw … station dump` prints ('' when not given); `station get` answers one block of it. */
   stationDump?: string;
   /** The dnsmasq lease file; absent or null: dnsmasq has written none yet. */
   leases?: string | null;
-  /** hostapd's reply to `STATUS`. */
+  /** hostapd's reply to `STATUS`; without it and `hostapdConfig`, every hostapd command is a 503. */
   hostapdStatus?: string;
   /** hostapd's reply to `GET_CONFIG`. */
   hostapdConfig?: string;
-  /** hostapd's reply to other commands by their first word (`SET`, `RELOAD`); `OK` when not given. */
+  /**
+   * hostapd's reply to commands by their first word (`SET`, `RELOAD`), instead of what the recordings
+   * answer; such a command changes nothing (a `SET ssid` answered here sets no SSID).
+   */
   hostapdReplies?: Record<string, string>;
   /** What an operation throws instead of answering, e.g. `{ hostapd: new HttpProblem(504, '…') }`. */
   fails?: Partial<Record<NetworkOperation, Error>>;
@@ -92,55 +100,39 @@ export type MemoryDevice = Device & {
 };
 
 /**
- * A Device held in memory, for handler tests on hand-written raw sources. Directory listings are
- * derived from the file and link paths, as a file system would show them. Chute networks behave as
- * the tools do: `station get` and `station del` find a MAC's block of the dump (any case), a
- * `SET ssid` answered OK changes what `GET_CONFIG` and `STATUS` print (escaped as hostapd does).
- * State lives as long as the device.
+ * A Device held in memory, for handler tests on hand-written raw sources, composed of its four
+ * facets: `memorySources`, `memoryNetworks`, `memoryChanges` and `memoryServices`. State lives as long
+ * as the device.
  *
  * @example
  * const device = memoryDevice({ files: { '/proc/uptime': '12.5 30.1\n' } });
  * const ap = memoryDevice({ chutes: { hello: { config: { net: { wlan: { type: 'wifi', intfName: 'wlan0' } } } } }, networks: { 'hello/wlan': { stationDump: '' } } });
  */
 export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
+  const sources = memorySources(spec);
+  const changes = memoryChanges(spec.changes, sources.now);
+  const services = memoryServices(spec, () => device, {
+    removeChutes: sources.removeChutes,
+    clearChanges: changes.clear,
+  });
+  const { removeChutes: _sources, ...sourceFacet } = sources;
+  const { clear: _changes, ...changeFacet } = changes;
+  const device: MemoryDevice = { ...sourceFacet, ...memoryNetworks(spec.networks), ...changeFacet, ...services };
+  return device;
+}
+
+/**
+ * The raw sources of a memory device. Directory listings are derived from the file and link paths,
+ * as a file system would show them; `removeChutes` uninstalls every chute (the factory reset's part).
+ */
+export function memorySources(spec: MemoryDeviceSpec): DeviceSources & { removeChutes(): void } {
   const files = spec.files ?? {};
   const links = spec.links ?? {};
   const paths = [...Object.keys(files), ...Object.keys(links)];
-  const calls: NetworkCall[] = [];
-  const submitted: ChangeRequest[] = [];
-  const loaded: Uint8Array[] = [];
-  const now = () => spec.now ?? Date.UTC(2026, 10, 21, 12, 0, 0);
-  const changeLog = memoryChangeLog(spec.changes);
-  /** The device's changes: the one pipeline, on a log in memory; they stay queued, as nothing here lets them run. */
-  const changes = changeRunner({
-    openLog: async () => changeLog,
-    now,
-    effects: everyAction(async () => {}),
-    turn: () => new Promise<void>(() => {}),
-  });
-  const networks = new Map(Object.entries(spec.networks ?? {}).map(([key, network]) => [key, { ...network }]));
-  const provisioning = scenarioProvisioning({ report: () => telemetryReport(device), ...spec.provisioning });
-  const hostConfig = memoryHostConfig({
-    chutes: { chuteNames: () => device.chuteNames(), chute: (name) => device.chute(name) },
-    generate: () => generateHostConfig(device),
-    ...spec.hostConfig,
-  });
-  const device: MemoryDevice = {
-    calls,
-    loaded,
-    submitted,
-    hostConfig,
-    provisioning,
-    accounts: memoryAccounts(spec.accounts),
+  let chutes = spec.chutes ?? {};
+  return {
     async settings() {
       return structuredClone(spec.settings ?? {});
-    },
-    async factoryReset() {
-      spec.chutes = {};
-      changeLog.clear();
-      await provisioning.clear();
-      await hostConfig.reset();
-      return { success: true, message: 'memory device: reset' };
     },
     async readFile(path) {
       return files[path] ?? null;
@@ -161,7 +153,7 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
     async uname() {
       return { sysname: 'Linux', release: '6.1.0', version: '#1 SMP', machine: 'x86_64', ...spec.uname };
     },
-    now,
+    now: () => spec.now ?? Date.UTC(2026, 10, 21, 12, 0, 0),
     async containers() {
       return spec.containers ?? null;
     },
@@ -170,88 +162,129 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
       return spec.containers != null && Object.hasOwn(stats, id) ? stats[id]! : null;
     },
     async chuteNames() {
-      return Object.keys(spec.chutes ?? {}).sort();
+      return Object.keys(chutes).sort();
     },
     async chute(name) {
-      const chute = spec.chutes?.[name];
+      const chute = chutes[name];
       return chute === undefined ? null : { name, record: chute.record ?? {}, config: chute.config ?? {}, cache: chute.cache ?? {} };
     },
-    network(target) {
-      return memoryNetwork(target, networks.get(`${target.chute}/${target.network}`), calls);
+    removeChutes() {
+      chutes = {};
     },
+  };
+}
+
+/**
+ * The chute networks of a memory device: the emulator's `recordedNetworks` over the recordings given
+ * by `<chute>/<network>` (a network not listed has none), so `station get` and `station del` find a
+ * MAC's block of the dump (any case) and a `SET ssid` shows in what `GET_CONFIG` and `STATUS` print,
+ * as in the emulator. On top of it, `calls` lists every call in order (before it answers), and each
+ * network's `fails` and `hostapdReplies` answer instead of the recordings.
+ */
+export function memoryNetworks(networks: Record<string, MemoryNetwork> = {}): DeviceNetworks & { readonly calls: NetworkCall[] } {
+  const calls: NetworkCall[] = [];
+  const recorded = recordedNetworks(async ({ chute, network }, recording) => networks[`${chute}/${network}`]?.[recording] ?? null);
+  return {
+    calls,
+    network(target) {
+      const host = recorded(target);
+      const spec = networks[`${target.chute}/${target.network}`];
+      /** Records the call, then throws the failure given for the operation, if any. */
+      const call = (operation: NetworkOperation, args: string[] = []) => {
+        calls.push({ target, operation, args });
+        const failure = spec?.fails?.[operation];
+        if (failure !== undefined) throw failure;
+      };
+      return {
+        async stationDump() {
+          call('stationDump');
+          return host.stationDump();
+        },
+        async stationGet(mac) {
+          call('stationGet', [mac]);
+          return host.stationGet(mac);
+        },
+        async stationDel(mac) {
+          call('stationDel', [mac]);
+          return host.stationDel(mac);
+        },
+        async leases() {
+          call('leases');
+          return host.leases();
+        },
+        async hostapdEvents(onEvent, onEnd) {
+          call('hostapdEvents');
+          return host.hostapdEvents(onEvent, onEnd);
+        },
+        async hostapd(command) {
+          call('hostapd', command);
+          return spec?.hostapdReplies?.[command[0] ?? ''] ?? host.hostapd(command);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The changes of a memory device: the one pipeline, on a log in memory; they stay queued, as nothing
+ * here lets them run. `submitted` lists the requests in order; `clear` empties the log (the factory
+ * reset's part).
+ */
+export function memoryChanges(known: ChangeRecord[] | undefined, now: () => number): DeviceChanges & { readonly submitted: ChangeRequest[]; clear(): void } {
+  const submitted: ChangeRequest[] = [];
+  const changeLog = memoryChangeLog(known);
+  const changes = changeRunner({
+    openLog: async () => changeLog,
+    now,
+    effects: everyAction(async () => {}),
+    turn: () => new Promise<void>(() => {}),
+  });
+  return {
+    submitted,
     async submitChange(request) {
       submitted.push(structuredClone(request));
       return changes.submitChange(request);
     },
     change: changes.change,
     changes: changes.changes,
+    clear: () => changeLog.clear(),
+  };
+}
+
+/**
+ * The services of a memory device: the emulator's in-memory accounts, host configuration (generated
+ * from the `device`'s hardware by default) and provisioning (reporting the `device`'s telemetry);
+ * `loadImage` answers the archive's tags and lists it in `loaded`; the factory reset removes the chutes
+ * and changes (through `reset`), provisioning and the stored host configuration.
+ */
+export function memoryServices(
+  spec: MemoryDeviceSpec,
+  device: () => Device,
+  reset: { removeChutes(): void; clearChanges(): void },
+): DeviceServices & Pick<MemoryDevice, 'hostConfig' | 'provisioning' | 'loaded'> {
+  const loaded: Uint8Array[] = [];
+  const provisioning = scenarioProvisioning({ report: () => telemetryReport(device()), ...spec.provisioning });
+  const hostConfig = memoryHostConfig({
+    chutes: { chuteNames: () => device().chuteNames(), chute: (name) => device().chute(name) },
+    generate: () => generateHostConfig(device()),
+    ...spec.hostConfig,
+  });
+  return {
+    loaded,
+    hostConfig,
+    provisioning,
+    accounts: memoryAccounts(spec.accounts),
+    async factoryReset() {
+      reset.removeChutes();
+      reset.clearChanges();
+      await provisioning.clear();
+      await hostConfig.reset();
+      return { success: true, message: 'memory device: reset' };
+    },
     async loadImage(archive) {
       const tags = await uploadedImageTags(archive);
       loaded.push(archive);
       return tags;
-    },
-  };
-  return device;
-}
-
-/** Who subscribed to the hostapd events of a network (`hostapdEvents`), by network. */
-const eventListeners = new WeakMap<MemoryNetwork, Set<(text: string) => void>>();
-
-/**
- * The host side of one chute network over its recorded outputs (changed in place by del and SET).
- * Subscribers to hostapd's events get `AP-STA-DISCONNECTED <mac>` when `stationDel` removes a station.
- */
-function memoryNetwork(target: NetworkTarget, network: MemoryNetwork | undefined, calls: NetworkCall[]): NetworkHost {
-  const call = (operation: NetworkOperation, args: string[] = []): MemoryNetwork => {
-    calls.push({ target, operation, args });
-    if (network === undefined) throw new HttpProblem(503, `memory device: chute ${target.chute} network ${target.network} has no host resources`);
-    const failure = network.fails?.[operation];
-    if (failure !== undefined) throw failure;
-    return network;
-  };
-  return {
-    async stationDump() {
-      return call('stationDump').stationDump ?? '';
-    },
-    async stationGet(mac) {
-      const blocks = stationBlocks(call('stationGet', [mac]).stationDump ?? '');
-      return blocks.find((block) => block.mac.toLowerCase() === mac.toLowerCase())?.text ?? null;
-    },
-    async stationDel(mac) {
-      const net = call('stationDel', [mac]);
-      const blocks = stationBlocks(net.stationDump ?? '');
-      const kept = blocks.filter((block) => block.mac.toLowerCase() !== mac.toLowerCase());
-      net.stationDump = kept.map((block) => block.text).join('');
-      if (kept.length < blocks.length) for (const listener of eventListeners.get(net) ?? []) listener(`AP-STA-DISCONNECTED ${mac.toLowerCase()}`);
-      return kept.length < blocks.length;
-    },
-    async hostapdEvents(onEvent) {
-      const net = call('hostapdEvents');
-      let listeners = eventListeners.get(net);
-      if (listeners === undefined) eventListeners.set(net, (listeners = new Set()));
-      const listener = (text: string) => onEvent(text);
-      listeners.add(listener);
-      return {
-        async stop() {
-          listeners.delete(listener);
-        },
-      };
-    },
-    async leases() {
-      return call('leases').leases ?? null;
-    },
-    async hostapd(command) {
-      const net = call('hostapd', command);
-      const [word = '', name, ...value] = command;
-      if (word === 'STATUS') return net.hostapdStatus ?? 'FAIL\n';
-      if (word === 'GET_CONFIG') return net.hostapdConfig ?? 'FAIL\n';
-      const reply = net.hostapdReplies?.[word] ?? 'OK\n';
-      if (word === 'SET' && name === 'ssid' && reply.trim() === 'OK') {
-        const ssid = encodeSsid(value.join(' '));
-        net.hostapdConfig = (net.hostapdConfig ?? '').replace(/^ssid=.*$/m, () => `ssid=${ssid}`);
-        net.hostapdStatus = (net.hostapdStatus ?? '').replace(/^ssid\[0\]=.*$/m, () => `ssid[0]=${ssid}`);
-      }
-      return reply;
     },
   };
 }

@@ -1,0 +1,172 @@
+import { SSID_MAX_BYTES } from '../functions/chutes/bodies.ts';
+import type { NetworkHost, NetworkTarget } from '../functions/core/device.ts';
+import { HttpProblem } from '../functions/core/problem.ts';
+import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
+import { stationBlocks } from '../functions/parsers/iw-station.ts';
+import { NETWORK_FILES } from '../runtime/scenario/format.ts';
+import type { ScenarioClock } from './scenario-clock.ts';
+import { memoize } from './scenario-files.ts';
+
+/** One raw recording of a chute network (`NETWORK_FILES` names the file of each in a scenario). */
+export type NetworkRecording = keyof typeof NETWORK_FILES;
+
+/** A chute network's recording, verbatim; null when it is not recorded. Recordings never change. */
+export type ReadRecording = (network: Pick<NetworkTarget, 'chute' | 'network'>, recording: NetworkRecording) => Promise<string | null>;
+
+/** What a recorded network has been told since its networks were created. */
+interface NetworkState {
+  /** Stations disconnected with `stationDel` (lower-case MACs). */
+  removed: Set<string>;
+  /** The SSID set with hostapd's `SET ssid`, if any. */
+  ssid: string | undefined;
+  /** Who subscribed to hostapd's events (`hostapdEvents`) and has not stopped. */
+  listeners: Set<(text: string) => void>;
+}
+
+/**
+ * Chute networks answered from their raw recordings (`read`), like the tools on a device would:
+ * - `stationDump` is the `stationDump` recording verbatim ('' without it), less the stations removed
+ *   with `stationDel`; `stationGet(mac)` is that station's block of it (what `iw … station get`
+ *   prints), or null; `stationDel(mac)` removes a station that is there (true) and answers false otherwise;
+ * - `leases` is the `leases` recording verbatim, or null without it; given a `clock`, its expiries are
+ *   moved to that clock (`ScenarioClock.leases`);
+ * - `hostapd` answers `STATUS` with the `hostapdStatus` recording and `GET_CONFIG` with
+ *   `hostapdConfig`, `SET ssid <value>` with `OK` (or `FAIL` for an empty SSID or one over 32 bytes,
+ *   as hostapd does), `RELOAD` with `OK`, `PING` with `PONG`, a `SET` of any other field with `FAIL`
+ *   and anything else with `UNKNOWN COMMAND`; replies end in a newline, as hostapd's do. An SSID set
+ *   shows in both replies the way hostapd prints it (`printf_encode`, e.g. `caf\xc3\xa9`): in
+ *   `GET_CONFIG`'s `ssid`, and in `STATUS`'s `ssid[i]` of this network's BSS (the `bssid[i]` equal to
+ *   `GET_CONFIG`'s `bssid`, else the `bss[i]` equal to the host interface, else the first). Without
+ *   either hostapd recording, every command is a 503 problem, as a device without the control socket.
+ * - `hostapdEvents` gives the events that these networks themselves cause, as hostapd would send
+ *   them: `AP-STA-DISCONNECTED <mac>` (lower case) when `stationDel` disconnects a station of this
+ *   network; nothing else happens on a recorded radio. Without hostapd recordings it is a 503, as `hostapd`.
+ *
+ * A network with no recordings at all has no stations, no lease file and no hostapd. What stations
+ * are removed and which SSID is set lives as long as the answer of this function. The emulator reads
+ * the recordings from a scenario folder (`scenarioNetworks`), the tests hand them in (test/support/memory-device.ts).
+ *
+ * @example
+ * const recordings = { stationDump: '', hostapdStatus: 'state=ENABLED\nssid[0]=lab\n', hostapdConfig: 'ssid=lab\n' };
+ * const networks = recordedNetworks(async (_target, recording) => recordings[recording] ?? null);
+ * await networks(target).hostapd(['SET', 'ssid', 'café']); // 'OK\n'; STATUS now has ssid[0]=caf\xc3\xa9
+ */
+export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock, 'leases'>): (target: NetworkTarget) => NetworkHost {
+  const states = new Map<string, NetworkState>();
+  /** The stations of a network's recorded station dump, by `[chute, network]` in JSON, parsed once. */
+  const recordedStations = memoize(async (key) => {
+    const [chute = '', network = ''] = JSON.parse(key) as string[];
+    return stationBlocks((await read({ chute, network }, 'stationDump')) ?? '');
+  });
+
+  return (target) => {
+    const where = `${target.chute}/${target.network}`;
+    const key = JSON.stringify([target.chute, target.network]);
+    const state = () => {
+      let found = states.get(key);
+      if (found === undefined) states.set(key, (found = { removed: new Set(), ssid: undefined, listeners: new Set() }));
+      return found;
+    };
+
+    async function stations() {
+      const blocks = await recordedStations(key);
+      const removed = states.get(key)?.removed;
+      return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
+    }
+
+    /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when neither is recorded. */
+    async function hostapdRecordings(): Promise<[string | null, string | null]> {
+      const [status, config] = await Promise.all([read(target, 'hostapdStatus'), read(target, 'hostapdConfig')]);
+      if (status === null && config === null) {
+        throw new HttpProblem(
+          503,
+          `hostapd's control interface is not recorded for ${where} (neither ${NETWORK_FILES.hostapdStatus} nor ${NETWORK_FILES.hostapdConfig} is)`,
+        );
+      }
+      return [status, config];
+    }
+
+    /** A recorded hostapd reply, with the SSID set since the start in its `ssidKey` line. */
+    function hostapdReply(reply: string | null, recording: NetworkRecording, what: string, ssidKey: (reply: string) => string): string {
+      if (reply === null) throw new HttpProblem(503, `hostapd's ${what} is not recorded for ${where} (no ${NETWORK_FILES[recording]})`);
+      const ssid = states.get(key)?.ssid;
+      return ssid === undefined ? reply : replaceValue(reply, ssidKey(reply), encodeSsid(ssid));
+    }
+
+    return {
+      async stationDump() {
+        return (await stations()).map((block) => block.text).join('');
+      },
+      async stationGet(mac) {
+        return (await stations()).find((block) => block.mac.toLowerCase() === mac.toLowerCase())?.text ?? null;
+      },
+      async stationDel(mac) {
+        const lower = mac.toLowerCase();
+        if (!(await stations()).some((block) => block.mac.toLowerCase() === lower)) return false;
+        state().removed.add(lower);
+        for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
+        return true;
+      },
+      async leases() {
+        const text = await read(target, 'leases');
+        return text === null || clock === undefined ? text : clock.leases(text);
+      },
+      async hostapdEvents(onEvent) {
+        await hostapdRecordings();
+        const listeners = state().listeners;
+        const listener = (text: string) => onEvent(text);
+        listeners.add(listener);
+        return {
+          async stop() {
+            listeners.delete(listener);
+          },
+        };
+      },
+      async hostapd(command) {
+        const [status, config] = await hostapdRecordings();
+        const line = command.join(' ');
+        if (line === 'STATUS') {
+          return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndex(reply, config, target.hostInterface)}]`);
+        }
+        if (line === 'GET_CONFIG') return hostapdReply(config, 'hostapdConfig', 'GET_CONFIG', () => 'ssid');
+        if (line === 'RELOAD') return 'OK\n';
+        if (line === 'PING') return 'PONG\n';
+        if (line.startsWith('SET ')) {
+          // hostapd splits `SET <field> <value>` at the first space after the field: the value may hold spaces.
+          const rest = line.slice('SET '.length);
+          const space = rest.indexOf(' ');
+          if (space < 0 || rest.slice(0, space) !== 'ssid') return 'FAIL\n';
+          const ssid = rest.slice(space + 1);
+          const bytes = new TextEncoder().encode(ssid).length;
+          if (bytes < 1 || bytes > SSID_MAX_BYTES) return 'FAIL\n';
+          state().ssid = ssid;
+          return 'OK\n';
+        }
+        return 'UNKNOWN COMMAND\n';
+      },
+    };
+  };
+}
+
+/**
+ * The index of this network's BSS in a `STATUS` reply, which lists every BSS of the radio: the one
+ * whose `bssid[i]` is `GET_CONFIG`'s `bssid`, else whose `bss[i]` is the host interface, else 0.
+ */
+function bssIndex(status: string, config: string | null, hostInterface: string | null): number {
+  const fields = Object.entries(parseHostapdReply(status));
+  const indexOf = (name: string, value: string | null | undefined) => {
+    if (value == null) return undefined;
+    const found = fields.find(([key, v]) => v === value && key.startsWith(`${name}[`) && /^\w+\[\d+\]$/.test(key));
+    return found === undefined ? undefined : Number(found[0].slice(name.length + 1, -1));
+  };
+  const bssid = config === null ? undefined : parseHostapdReply(config).bssid;
+  return indexOf('bssid', bssid) ?? indexOf('bss', hostInterface) ?? 0;
+}
+
+/** The reply with the value of its `key=` line replaced. */
+function replaceValue(reply: string, key: string, value: string): string {
+  return reply
+    .split('\n')
+    .map((line) => (line.startsWith(`${key}=`) ? `${key}=${value}` : line))
+    .join('\n');
+}
