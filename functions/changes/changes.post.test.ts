@@ -1,21 +1,14 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { callFunctionRaw } from '../../test/support/call-function.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
-import { invoke } from '../core/invoke.ts';
 import * as create from './changes.post.ts';
 
 const REBOOT = { name: '__PARADROP__', updateClass: 'ROUTER', updateType: 'reboot' };
 
-/** POST /api/v1/changes/ with a body of `contentType`; answers the status and decoded body, and checks the request schema agrees. */
-async function post(text: string, contentType = 'application/json') {
-  const device = memoryDevice();
-  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(create.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, device).finally(() =>
-    log.mockRestore(),
-  );
-  const body = JSON.parse(out.body);
-  if (out.status === 200) expect(create.response.safeParse(body).success).toBe(true);
-  if (out.status === 422) expect(create.request.safeParse({ params: {}, body: JSON.parse(text) }).success).toBe(false);
-  return { status: out.status, body, submitted: device.submitted };
+/** POST /api/v1/changes/ on a fresh device with a body of `contentType`; answers the status, the decoded body and what the device was asked to do. */
+async function post(text: string, contentType = 'application/json', device = memoryDevice()) {
+  const { status, body } = await callFunctionRaw(create, device, { body: { contentType, text } });
+  return { status, body, submitted: device.submitted };
 }
 
 const json = (body: unknown) => post(JSON.stringify(body));
@@ -36,11 +29,7 @@ describe('POST /api/v1/changes/', () => {
 
   it('records the change as one of the device itself: chute null', async () => {
     const device = memoryDevice();
-    await invoke(
-      create.handle,
-      { params: {}, query: {}, headers: { 'content-type': 'application/json' }, body: undefined, text: JSON.stringify(REBOOT) },
-      device,
-    );
+    await post(JSON.stringify(REBOOT), 'application/json', device);
     expect(await device.changes()).toMatchObject([{ id: 1, action: 'reboot', chute: null, state: 'queued' }]);
   });
 
@@ -85,10 +74,9 @@ describe('POST /api/v1/changes/', () => {
       ['', 'application/json', 422],
       ['["reboot"]', 'application/json', 422],
     ] as const) {
-      const device = memoryDevice();
-      const out = await invoke(create.handle, { params: {}, query: {}, headers: { 'content-type': type }, body: undefined, text }, device);
+      const out = await post(text, type);
       expect(out.status, text).toBe(status);
-      expect(device.submitted).toEqual([]);
+      expect(out.submitted).toEqual([]);
     }
   });
 });

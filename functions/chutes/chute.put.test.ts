@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
-import { invoke, type FunctionOutput } from '../core/invoke.ts';
+import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
 import * as update from './chute.put.ts';
 
 /** A device with one chute installed, `hello`. */
@@ -9,20 +9,9 @@ const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello', 
 
 const DOCKERFILE = 'FROM chutebox-test:sleeper\nENV STAGE=two\n';
 
-/** PUT /api/v1/chutes/<chute> as a transport hands it over: the raw bytes of an upload, else the text. */
-async function put(
-  target: ReturnType<typeof device>,
-  chute: string,
-  body: Uint8Array | string,
-  contentType = 'application/x-tar',
-): Promise<FunctionOutput & { json: any }> {
-  const bytes = typeof body === 'string' ? {} : { bytes: body };
-  const out = await invoke(
-    update.handle,
-    { params: { chute }, query: {}, headers: { 'content-type': contentType }, body: undefined, text: typeof body === 'string' ? body : '', ...bytes },
-    target,
-  );
-  return { ...out, json: JSON.parse(out.body) };
+/** PUT /api/v1/chutes/<chute> with a body of `contentType`: bytes (an upload) or text. */
+function put(target: ReturnType<typeof device>, chute: string, body: Uint8Array | string, contentType = 'application/x-tar'): Promise<RawAnswer> {
+  return callFunctionRaw(update, target, { params: { chute }, body: typeof body === 'string' ? { contentType, text: body } : { contentType, bytes: body } });
 }
 
 describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdtools update-chute sends it)', () => {
@@ -33,8 +22,7 @@ describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdto
       Dockerfile: DOCKERFILE,
     });
     const out = await put(target, 'hello', source);
-    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
-    expect(update.response.safeParse(out.json).success).toBe(true);
+    expect(out).toMatchObject({ status: 200, body: { change_id: 1 } });
     expect(target.submitted).toEqual([
       { action: 'update', chute: 'hello', version: '2', environment: { STAGE: 'two' }, config: { web: { port: 8000 } }, source },
     ]);
@@ -51,18 +39,18 @@ describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdto
   it('responds with 422 when paradrop.yaml names another chute, for an image archive, and for a bad paradrop.yaml', async () => {
     const target = device();
     const other = await put(target, 'hello', tarArchive({ 'paradrop.yaml': 'name: other\n', Dockerfile: DOCKERFILE }));
-    expect(other.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/names chute other, not hello/) }] });
+    expect(other.body).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/names chute other, not hello/) }] });
     const archive = await put(target, 'hello', dockerSaveArchive(['hello:2']));
-    expect(archive.json).toMatchObject({ status: 422, errors: [{ path: 'body', message: expect.stringMatching(/image archive/) }] });
+    expect(archive.body).toMatchObject({ status: 422, errors: [{ path: 'body', message: expect.stringMatching(/image archive/) }] });
     const light = await put(target, 'hello', tarArchive({ 'paradrop.yaml': 'name: hello\nservices:\n  main: { type: light, image: python2 }\n' }));
     expect(light.status).toBe(422);
-    expect(light.json.errors.map((error: { path: string }) => error.path)).toEqual(['paradrop.yaml.services.main.type', 'paradrop.yaml.services.main.source']);
+    expect(light.body.errors.map((error: { path: string }) => error.path)).toEqual(['paradrop.yaml.services.main.type', 'paradrop.yaml.services.main.source']);
     expect(target.submitted).toEqual([]);
   });
 
   it('responds with 415 for a body that is not a tar, and 400 for a bad chute name', async () => {
     const target = device();
-    expect(await put(target, 'hello', '{"config": {}}', 'application/json')).toMatchObject({ status: 415, json: { accepted: ['application/x-tar'] } });
+    expect(await put(target, 'hello', '{"config": {}}', 'application/json')).toMatchObject({ status: 415, body: { accepted: ['application/x-tar'] } });
     expect((await put(target, '../x', tarArchive({ 'paradrop.yaml': 'name: x\n' }))).status).toBe(400);
     expect(target.submitted).toEqual([]);
   });

@@ -1,20 +1,16 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
-import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import { isImageReference } from './bodies.ts';
 import * as install from './chutes.post.ts';
 
 /** A device with one chute installed, `hello`. */
 const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello', image: 'hello-world:1' }, config: {} } } });
 
-/** POST /api/v1/chutes/ as a transport hands it over: the raw text and its content type. */
-async function post(target: ReturnType<typeof device>, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
-  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(install.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() =>
-    log.mockRestore(),
-  );
-  return { ...out, json: JSON.parse(out.body) };
+/** POST /api/v1/chutes/ with a body of `contentType`. */
+function post(target: ReturnType<typeof device>, contentType: string, text: string): Promise<RawAnswer> {
+  return callFunctionRaw(install, target, { body: { contentType, text } });
 }
 
 const postJson = (target: ReturnType<typeof device>, body: unknown) => post(target, 'application/json', JSON.stringify(body));
@@ -37,9 +33,7 @@ describe('POST /api/v1/chutes/', () => {
       allocation: { cpu_shares: 512, prioritize_traffic: true, memory: '64m' },
     };
     const out = await postJson(target, body);
-    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
-    expect(install.response.safeParse(out.json).success).toBe(true);
-    expect(install.request.safeParse({ body }).success).toBe(true);
+    expect(out).toMatchObject({ status: 200, body: { change_id: 1 } });
     expect(target.submitted).toEqual([
       {
         action: 'install',
@@ -91,7 +85,7 @@ describe('POST /api/v1/chutes/', () => {
   it('responds with 409 when a chute by that name is installed, and submits nothing', async () => {
     const target = device();
     const out = await postJson(target, { name: 'hello', image: 'hello-world:2' });
-    expect(out).toMatchObject({ status: 409, json: { status: 409, detail: 'a chute named hello is already installed' } });
+    expect(out).toMatchObject({ status: 409, body: { status: 409, detail: 'a chute named hello is already installed' } });
     expect(out.headers['content-type']).toBe('application/problem+json');
     expect(target.submitted).toEqual([]);
   });
@@ -112,7 +106,7 @@ describe('POST /api/v1/chutes/', () => {
     const out = await postJson(target, body);
     expect(out.status).toBe(422);
     expect(out.headers['content-type']).toBe('application/problem+json');
-    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
+    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
       'allocation.cpu_shares',
       'allocation.prioritize_traffic',
       'config.net.guest.vlan_id',
@@ -125,24 +119,23 @@ describe('POST /api/v1/chutes/', () => {
       'name',
       'version',
     ]);
-    expect(out.json.errors).toContainEqual({ path: 'allocation.cpu_shares', message: 'must be an integer of at least 2' });
-    expect(out.json.errors).toContainEqual({ path: 'image', message: expect.stringContaining('must be an image reference') });
-    expect(out.json.detail).toMatch(/^the install request is not valid: .* \(and 10 more\)$/);
-    expect(install.request.safeParse({ body }).success).toBe(false);
+    expect(out.body.errors).toContainEqual({ path: 'allocation.cpu_shares', message: 'must be an integer of at least 2' });
+    expect(out.body.errors).toContainEqual({ path: 'image', message: expect.stringContaining('must be an image reference') });
+    expect(out.body.detail).toMatch(/^the install request is not valid: .* \(and 10 more\)$/);
     expect(target.submitted).toEqual([]);
   });
 
   it('responds with 422 for a missing name and image, and for a configuration that is not a mapping', async () => {
     const target = device();
     const out = await postJson(target, { config: ['web'] });
-    expect(out.json.errors).toEqual(
+    expect(out.body.errors).toEqual(
       expect.arrayContaining([
         { path: 'name', message: 'is required' },
         { path: 'image', message: 'is required' },
         { path: 'config', message: expect.any(String) },
       ]),
     );
-    expect(out.json.errors).toHaveLength(3);
+    expect(out.body.errors).toHaveLength(3);
     expect(target.submitted).toEqual([]);
   });
 
@@ -150,7 +143,7 @@ describe('POST /api/v1/chutes/', () => {
     const target = device();
     const out = await post(target, 'text/yaml', 'name: web\nimage: web:1\nconfig:\n  net:\n    wlan: { type: wifi, intfName: Wlan0, dhcp: { limit: 0 } }\n');
     expect(out.status).toBe(422);
-    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['config.net.wlan.dhcp.limit', 'config.net.wlan.intfName']);
+    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['config.net.wlan.dhcp.limit', 'config.net.wlan.intfName']);
     expect(target.submitted).toEqual([]);
   });
 
@@ -203,17 +196,16 @@ describe('isImageReference', () => {
 });
 
 describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () => {
-  /** The upload as a transport hands it over: the query and the raw bytes. */
-  async function upload(target: ReturnType<typeof device>, query: Record<string, string>, bytes: Uint8Array): Promise<FunctionOutput & { json: any }> {
-    const out = await invoke(install.handle, { params: {}, query, headers: { 'content-type': 'application/x-tar' }, body: undefined, text: '', bytes }, target);
-    return { ...out, json: JSON.parse(out.body) };
+  /** The upload: the query and the bytes of the archive. */
+  function upload(target: ReturnType<typeof device>, query: Record<string, string>, bytes: Uint8Array): Promise<RawAnswer> {
+    return callFunctionRaw(install, target, { query, body: { contentType: 'application/x-tar', bytes } });
   }
 
   it('responds with 200 and loads the archive, then queues an install from its first tag with an empty configuration', async () => {
     const target = device();
     const archive = dockerSaveArchive(['uploaded/web:2', 'uploaded/web:latest']);
     const out = await upload(target, { name: 'web', version: '2' }, archive);
-    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(out).toMatchObject({ status: 200, body: { change_id: 1 } });
     expect(target.loaded).toEqual([archive]);
     expect(target.submitted).toEqual([{ action: 'install', chute: 'web', image: 'uploaded/web:2', version: '2', config: {}, environment: {}, allocation: {} }]);
   });
@@ -222,11 +214,11 @@ describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () =>
     const target = device();
     const untagged = await upload(target, { name: '-bad' }, dockerSaveArchive([]));
     expect(untagged).toMatchObject({ status: 422 });
-    expect(untagged.json.errors.map((error: { path: string }) => error.path).sort()).toEqual(['body', 'name']);
+    expect(untagged.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['body', 'name']);
     const notTar = await upload(target, { name: 'web' }, new TextEncoder().encode('{"name":"web"}'));
-    expect(notTar).toMatchObject({ status: 422, json: { errors: [{ path: 'body' }] } });
-    expect(notTar.json.errors[0].message).toMatch(/not a tar/);
-    expect((await upload(target, {}, dockerSaveArchive(['a:1']))).json.errors).toEqual([{ path: 'name', message: expect.stringMatching(/required/) }]);
+    expect(notTar).toMatchObject({ status: 422, body: { errors: [{ path: 'body' }] } });
+    expect(notTar.body.errors[0].message).toMatch(/not a tar/);
+    expect((await upload(target, {}, dockerSaveArchive(['a:1']))).body.errors).toEqual([{ path: 'name', message: expect.stringMatching(/required/) }]);
     expect(target.loaded).toEqual([]);
     expect(target.submitted).toEqual([]);
   });
@@ -239,13 +231,9 @@ describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () =>
 });
 
 describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with paradrop.yaml, as pdtools install-chute sends it)", () => {
-  async function upload(target: ReturnType<typeof device>, bytes: Uint8Array): Promise<FunctionOutput & { json: any }> {
-    const out = await invoke(
-      install.handle,
-      { params: {}, query: {}, headers: { 'content-type': 'application/x-tar' }, body: undefined, text: '', bytes },
-      target,
-    );
-    return { ...out, json: JSON.parse(out.body) };
+  /** The upload: the bytes of the chute's source. */
+  function upload(target: ReturnType<typeof device>, bytes: Uint8Array): Promise<RawAnswer> {
+    return callFunctionRaw(install, target, { body: { contentType: 'application/x-tar', bytes } });
   }
 
   const DOCKERFILE = 'FROM chutebox-test:sleeper\nCOPY greeting.txt /greeting.txt\n';
@@ -274,7 +262,7 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     ].join('\n');
     const source = tarArchive({ 'paradrop.yaml': yaml, Dockerfile: DOCKERFILE, 'greeting.txt': 'hi\n' });
     const out = await upload(target, source);
-    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
+    expect(out).toMatchObject({ status: 200, body: { change_id: 1 } });
     expect(target.loaded).toEqual([]);
     expect(target.submitted).toEqual([
       {
@@ -338,7 +326,7 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     ].join('\n');
     const out = await upload(target, tarArchive({ 'paradrop.yaml': yaml }));
     expect(out.status).toBe(422);
-    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
+    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
       'paradrop.yaml.environment.PORT',
       'paradrop.yaml.name',
       'paradrop.yaml.services.main.interfaces.wlan0.wireless.key',
@@ -348,11 +336,11 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
       'paradrop.yaml.version',
       'paradrop.yaml.web.port',
     ]);
-    expect(out.json.errors).toContainEqual({
+    expect(out.body.errors).toContainEqual({
       path: 'paradrop.yaml.services.main.type',
       message: expect.stringMatching(/light is not supported.*add a Dockerfile/),
     });
-    expect(out.json.errors).toContainEqual({ path: 'paradrop.yaml.services.main.source', message: expect.stringMatching(/has no Dockerfile/) });
+    expect(out.body.errors).toContainEqual({ path: 'paradrop.yaml.services.main.source', message: expect.stringMatching(/has no Dockerfile/) });
     expect(target.submitted).toEqual([]);
   });
 
@@ -360,21 +348,21 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     const target = device();
     const twoServices = 'name: pair\nservices:\n  main: { type: normal }\n  db: { type: image, image: mongo:3.0 }\n';
     const out = await upload(target, tarArchive({ 'paradrop.yaml': twoServices, Dockerfile: DOCKERFILE }));
-    expect(out.json).toMatchObject({
+    expect(out.body).toMatchObject({
       status: 422,
       errors: [{ path: 'paradrop.yaml.services', message: expect.stringMatching(/one container per chute.*main, db/) }],
     });
     const nameless = await upload(target, tarArchive({ 'paradrop.yaml': 'version: 1\n', Dockerfile: DOCKERFILE }));
-    expect(nameless.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/is required/) }] });
+    expect(nameless.body).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/is required/) }] });
     const notYaml = await upload(target, tarArchive({ 'paradrop.yaml': 'name: [x\n', Dockerfile: DOCKERFILE }));
-    expect(notYaml.json).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml' }] });
+    expect(notYaml.body).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml' }] });
     expect(target.submitted).toEqual([]);
   });
 
   it('responds with 422 naming body for a tar with neither paradrop.yaml nor manifest.json, saying what was expected', async () => {
     const target = device();
     const out = await upload(target, tarArchive({ Dockerfile: DOCKERFILE, 'sub/paradrop.yaml': 'name: deep\n' }));
-    expect(out.json).toMatchObject({
+    expect(out.body).toMatchObject({
       status: 422,
       errors: [{ path: 'body', message: expect.stringMatching(/paradrop\.yaml at its root.*manifest\.json at its root/) }],
     });
@@ -384,7 +372,7 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
   it('responds with 409 for the name of an installed chute, and submits nothing', async () => {
     const target = device();
     const out = await upload(target, tarArchive({ 'paradrop.yaml': 'name: hello\n', Dockerfile: DOCKERFILE }));
-    expect(out).toMatchObject({ status: 409, json: { detail: 'a chute named hello is already installed' } });
+    expect(out).toMatchObject({ status: 409, body: { detail: 'a chute named hello is already installed' } });
     expect(target.submitted).toEqual([]);
   });
 });

@@ -1,9 +1,8 @@
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { callFunction } from '../../test/support/call-function.ts';
+import { callFunction, callFunctionRaw } from '../../test/support/call-function.ts';
 import { chuteDevice } from '../../test/support/chute-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
-import { invoke } from '../core/invoke.ts';
 import * as configRead from './config.get.ts';
 
 /** A configuration as a developer wrote it: the seed's `lease` spelling and fields chutebox does not know. */
@@ -21,7 +20,7 @@ const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello' }
 
 /** GET …/config with the given Accept header. */
 function get(accept?: string, params = { chute: 'hello' }) {
-  return invoke(configRead.handle, { params, query: {}, headers: accept === undefined ? {} : { accept }, body: undefined, text: '' }, device());
+  return callFunctionRaw(configRead, device(), { params, headers: accept === undefined ? {} : { accept } });
 }
 
 describe('GET /api/v1/chutes/:chute/config', () => {
@@ -42,8 +41,9 @@ describe('GET /api/v1/chutes/:chute/config', () => {
       const out = await get(accept);
       expect(out.status).toBe(200);
       expect(out.headers).toEqual({ 'content-type': type, vary: 'accept' });
-      expect(parse(out.body)).toEqual(ANSWERED);
-      expect(out.body).toContain('\nweb:\n  port: 8000\n');
+      expect(out.body).toEqual(ANSWERED);
+      expect(parse(out.text)).toEqual(ANSWERED);
+      expect(out.text).toContain('\nweb:\n  port: 8000\n');
     }
   });
 
@@ -52,26 +52,21 @@ describe('GET /api/v1/chutes/:chute/config', () => {
       environment: { API_TOKEN: 'abc123', TZ: 'UTC' },
       net: { wifi: { type: 'wifi', intfName: 'wlan0', key: 'hunter2hunter2', options: { acct_server: '10.0.0.2', acct_secret: 's3cret' } } },
     };
-    const out = await invoke(
-      configRead.handle,
-      { params: { chute: 'hello' }, query: {}, headers: {}, body: undefined, text: '' },
-      memoryDevice({ chutes: { hello: { config: secrets } } }),
-    );
-    expect(JSON.parse(out.body)).toEqual({
+    const out = await callFunctionRaw(configRead, memoryDevice({ chutes: { hello: { config: secrets } } }), { params: { chute: 'hello' } });
+    expect(out.body).toEqual({
       environment: { API_TOKEN: '[redacted]', TZ: 'UTC' },
       net: { wifi: { type: 'wifi', intfName: 'wlan0', key: '[redacted]', options: { acct_server: '10.0.0.2', acct_secret: '[redacted]' } } },
     });
-    expect(out.body).not.toMatch(/hunter2|s3cret|abc123/);
+    expect(out.text).not.toMatch(/hunter2|s3cret|abc123/);
   });
 
   it("writes YAML that a YAML 1.1 reader (PyYAML, ParaDrop's) reads back unchanged: `yes` and `0755` stay strings", async () => {
     const tricky = { net: { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'yes', dns: ['0755'] } }, environment: { DEBUG: 'off' } };
-    const out = await invoke(
-      configRead.handle,
-      { params: { chute: 'hello' }, query: {}, headers: { accept: 'application/yaml' }, body: undefined, text: '' },
-      memoryDevice({ chutes: { hello: { config: tricky } } }),
-    );
-    expect(parse(out.body, { version: '1.1' })).toEqual(tricky);
+    const out = await callFunctionRaw(configRead, memoryDevice({ chutes: { hello: { config: tricky } } }), {
+      params: { chute: 'hello' },
+      headers: { accept: 'application/yaml' },
+    });
+    expect(parse(out.text, { version: '1.1' })).toEqual(tricky);
   });
 
   it('respects q-values: JSON when the client prefers it to YAML', async () => {

@@ -1,8 +1,8 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
 import type { Device } from '../core/device.ts';
-import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import * as configUpdate from './config.put.ts';
 
 /** The stored configuration of chute `hello`: a Wi-Fi access point with a passphrase, a RADIUS secret. */
@@ -15,14 +15,8 @@ const STORED = {
 const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello' }, config: structuredClone(STORED) } } });
 
 /** PUT …/config as a transport hands it over: the raw text and its content type. */
-async function put(target: Device, contentType: string, text: string, chute = 'hello'): Promise<FunctionOutput & { json: any }> {
-  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(
-    configUpdate.handle,
-    { params: { chute }, query: {}, headers: { 'content-type': contentType }, body: undefined, text },
-    target,
-  ).finally(() => log.mockRestore());
-  return { ...out, json: JSON.parse(out.body) };
+function put(target: Device, contentType: string, text: string, chute = 'hello'): Promise<RawAnswer> {
+  return callFunctionRaw(configUpdate, target, { params: { chute }, body: { contentType, text } });
 }
 
 /** A service.yaml as a chute developer writes it: YAML 1.1 booleans, the seed's `lease`, an unknown field. */
@@ -46,8 +40,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
   it('responds with 200 and the change_id of an update-config change carrying the YAML configuration as written', async () => {
     const target = device();
     const out = await put(target, 'application/yaml', SERVICE_YAML);
-    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
-    expect(configUpdate.response.safeParse(out.json).success).toBe(true);
+    expect(out).toMatchObject({ status: 200, body: { change_id: 1 } });
     expect(target.submitted).toEqual([
       {
         action: 'update-config',
@@ -93,10 +86,10 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     const out = await put(target, 'application/json', JSON.stringify(body));
     expect(out.status).toBe(422);
     expect(out.headers['content-type']).toBe('application/problem+json');
-    const paths = (out.json.errors as { path: string }[]).map((error) => error.path).sort();
+    const paths = (out.body.errors as { path: string }[]).map((error) => error.path).sort();
     expect(paths).toEqual(['environment.NEW_SECRET', 'net.mesh.key', 'net.wlan.key', 'net.wlan.ssid', 'web.port']);
-    expect(out.json.errors).toContainEqual({ path: 'net.mesh.key', message: expect.stringContaining('[redacted], the placeholder of a secret') });
-    expect(out.json.detail).toMatch(/^the chute configuration is not valid: .* \(and 4 more\)$/);
+    expect(out.body.errors).toContainEqual({ path: 'net.mesh.key', message: expect.stringContaining('[redacted], the placeholder of a secret') });
+    expect(out.body.detail).toMatch(/^the chute configuration is not valid: .* \(and 4 more\)$/);
     expect(target.submitted).toEqual([]);
   });
 
@@ -104,7 +97,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     const target = device();
     const out = await put(target, 'text/yaml', 'web:\n  port: 0\nnet:\n  wlan:\n    type: wifi\n    intfName: Wlan0\n');
     expect(out.status).toBe(422);
-    expect((out.json.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['net.wlan.intfName', 'web.port']);
+    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['net.wlan.intfName', 'web.port']);
     expect(target.submitted).toEqual([]);
   });
 
@@ -122,7 +115,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     const target = device();
     expect((await put(target, 'text/plain', 'x', 'nosuch')).status).toBe(404);
     const bad = await put(target, 'application/json', '{}', '../hello');
-    expect(bad).toMatchObject({ status: 400, json: { errors: [{ path: 'params.chute' }] } });
+    expect(bad).toMatchObject({ status: 400, body: { errors: [{ path: 'params.chute' }] } });
     expect(target.submitted).toEqual([]);
   });
 });
@@ -137,21 +130,21 @@ describe('PUT /api/v1/chutes/:chute/config with [redacted] while an earlier chan
 
   it('keeps the key in effect when B runs: the one A set', async () => {
     const { device: target, release } = heldChanges(device());
-    const a = (await put(target, 'application/json', JSON.stringify(A()))).json.change_id;
+    const a = (await put(target, 'application/json', JSON.stringify(A()))).body.change_id;
     const b = await put(target, 'application/json', JSON.stringify(B()));
     expect(b.status).toBe(200);
     expect((await target.change(a))!.state).not.toMatch(/succeeded|failed/);
     release();
     expect((await settledChange(target, a)).state).toBe('succeeded');
-    expect((await settledChange(target, b.json.change_id)).state).toBe('succeeded');
+    expect((await settledChange(target, b.body.change_id)).state).toBe('succeeded');
     expect((await target.chute('hello'))!.config.net).toEqual({ wlan: { ...STORED.net.wlan, ssid: 'renamed', key: 'second-key-K2' } });
   });
 
   it('fails B naming the path when A removed the network behind its placeholder, and changes nothing of the configuration', async () => {
     const { device: target, release } = heldChanges(device());
     const withoutWifi = { environment: STORED.environment, web: STORED.web };
-    const a = (await put(target, 'application/json', JSON.stringify(withoutWifi))).json.change_id;
-    const b = (await put(target, 'application/json', JSON.stringify(B()))).json.change_id;
+    const a = (await put(target, 'application/json', JSON.stringify(withoutWifi))).body.change_id;
+    const b = (await put(target, 'application/json', JSON.stringify(B()))).body.change_id;
     release();
     expect((await settledChange(target, a)).state).toBe('succeeded');
     const failed = await settledChange(target, b);

@@ -1,8 +1,8 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { callFunctionRaw, type CallOptions, type RawAnswer } from '../../test/support/call-function.ts';
 import { configDevice, routerHardware, type ConfigDevice } from '../../test/support/config-devices.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
 import type { Device } from '../core/device.ts';
-import { invoke, type FunctionOutput } from '../core/invoke.ts';
 import { parseStoredHostConfig } from './host-config.ts';
 import * as update from './hostconfig.put.ts';
 
@@ -29,32 +29,36 @@ wifi-interfaces: [{ device: pci-wifi-0, ssid: home, encryption: psk2, key: hunte
 
 const device = (stored: string | null = STORED) => configDevice(routerHardware, { stored });
 
-async function put(target: Device, contentType: string, text: string): Promise<FunctionOutput & { json: any }> {
-  const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-  const out = await invoke(update.handle, { params: {}, query: {}, headers: { 'content-type': contentType }, body: undefined, text }, target).finally(() =>
-    log.mockRestore(),
-  );
-  return { ...out, json: JSON.parse(out.body) };
+/** PUT /api/v1/config/hostconfig with a body of `contentType`. */
+function put(target: Device, contentType: string, text: string, options: CallOptions = {}): Promise<RawAnswer> {
+  return callFunctionRaw(update, target, { ...options, body: { contentType, text } });
 }
 
-const json = (target: Device, body: unknown) => put(target, 'application/json', JSON.stringify(body));
+const json = (target: Device, body: unknown, options: CallOptions = {}) => put(target, 'application/json', JSON.stringify(body), options);
 
 /** The paths of a 422's errors, sorted. */
-function paths(out: { json: any }): string[] {
-  return (out.json.errors as { path: string }[]).map((error) => error.path).sort();
+function paths(out: RawAnswer): string[] {
+  return (out.body.errors as { path: string }[]).map((error) => error.path).sort();
 }
 
-/** Sends a bad body and checks the 422 and that nothing was submitted or stored. */
-async function rejects(body: unknown, stored: string | null = STORED): Promise<{ paths: string[]; messages: Record<string, string> }> {
+/**
+ * Sends a bad body and checks the 422 and that nothing was submitted or stored; `refusedByDevice` when
+ * only what is stored makes it bad (see `callFunction`).
+ */
+async function rejects(
+  body: unknown,
+  stored: string | null = STORED,
+  options: CallOptions = {},
+): Promise<{ paths: string[]; messages: Record<string, string> }> {
   const target = device(stored);
-  const out = await json(target, body);
-  expect(out.status, JSON.stringify(out.json)).toBe(422);
+  const out = await json(target, body, options);
+  expect(out.status, JSON.stringify(out.body)).toBe(422);
   expect(out.headers['content-type']).toBe('application/problem+json');
   expect(target.submitted).toEqual([]);
   expect(await target.hostConfig.read()).toBe(stored);
   return {
     paths: paths(out),
-    messages: Object.fromEntries((out.json.errors as { path: string; message: string }[]).map((error) => [error.path, error.message])),
+    messages: Object.fromEntries((out.body.errors as { path: string; message: string }[]).map((error) => [error.path, error.message])),
   };
 }
 
@@ -63,8 +67,7 @@ describe('PUT /api/v1/config/hostconfig', () => {
     const target = device();
     const body = { ...valid(), x_vendor: { kept: true }, lan: { ...valid().lan, mtu: 1500 } };
     const out = await json(target, body);
-    expect(out).toMatchObject({ status: 200, json: { change_id: 1 } });
-    expect(update.response.safeParse(out.json).success).toBe(true);
+    expect(out).toMatchObject({ status: 200, body: { change_id: 1 } });
     expect(target.submitted).toEqual([{ action: 'update-hostconfig', config: body }]);
     expect(await target.hostConfig.read()).toBe(STORED);
   });
@@ -108,7 +111,7 @@ describe('PUT /api/v1/config/hostconfig', () => {
 
   it('responds with 422 for a [redacted] placeholder with no stored secret behind it, and a configuration generated (none stored) has none', async () => {
     const body = { ...valid(), 'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: '[redacted]' }] };
-    const { paths, messages } = await rejects(body, null);
+    const { paths, messages } = await rejects(body, null, { refusedByDevice: true });
     expect(paths).toEqual(['wifi-interfaces[0].key']);
     expect(messages['wifi-interfaces[0].key']).toContain('the placeholder of a secret');
   });
@@ -255,13 +258,13 @@ describe('PUT /api/v1/config/hostconfig with [redacted] while an earlier change 
   it('keeps the key in effect when B runs: the one A set', async () => {
     const base = device();
     const { device: target, release } = heldChanges(base);
-    const a = (await json(target, A())).json.change_id;
+    const a = (await json(target, A())).body.change_id;
     const b = await json(target, B());
     expect(b.status).toBe(200);
     expect((await target.change(a))!.state).not.toMatch(/succeeded|failed/);
     release();
     expect((await settledChange(target, a)).state).toBe('succeeded');
-    expect((await settledChange(target, b.json.change_id)).state).toBe('succeeded');
+    expect((await settledChange(target, b.body.change_id)).state).toBe('succeeded');
     expect((await stored(base))['wifi-interfaces']).toEqual([{ device: 'pci-wifi-0', ssid: 'renamed', encryption: 'psk2', key: 'second-key-K2' }]);
   });
 
@@ -269,8 +272,8 @@ describe('PUT /api/v1/config/hostconfig with [redacted] while an earlier change 
     const base = device();
     const { device: target, release } = heldChanges(base);
     const withoutWifi = { ...valid(), 'wifi-interfaces': [] };
-    const a = (await json(target, withoutWifi)).json.change_id;
-    const b = (await json(target, B())).json.change_id;
+    const a = (await json(target, withoutWifi)).body.change_id;
+    const b = (await json(target, B())).body.change_id;
     release();
     expect((await settledChange(target, a)).state).toBe('succeeded');
     const after = await base.hostConfig.read();

@@ -1,17 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { configDevice, routerHardware } from '../../test/support/config-devices.ts';
-import { invoke } from '../core/invoke.ts';
+import { callFunction } from '../../test/support/call-function.ts';
 import * as pdconf from './pdconf.get.ts';
-
-const input = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
 
 describe('GET /api/v1/config/pdconf', () => {
   it('responds with 200 and every section of network, wireless, dhcp and firewall, rendered but not yet applied on a fresh device', async () => {
     const device = configDevice(routerHardware);
-    const out = await invoke(pdconf.handle, input, device);
-    expect(out.status).toBe(200);
-    const sections = JSON.parse(out.body);
-    expect(pdconf.response.safeParse(sections).success).toBe(true);
+    const { status, body: sections } = await callFunction(pdconf, device);
+    expect(status).toBe(200);
     expect(sections.slice(0, 3)).toEqual([
       { type: 'interface', name: 'loopback', comment: 'network: rendered; not applied yet (PUT /api/v1/config/pdconf applies it)', success: false, age: 0 },
       { type: 'device', name: 'br_lan', comment: 'network: rendered; not applied yet (PUT /api/v1/config/pdconf applies it)', success: false, age: 0 },
