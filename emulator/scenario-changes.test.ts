@@ -30,9 +30,9 @@ function scenario(
 function options(delayMs: number, record: string[] = []) {
   return {
     delayMs,
-    async applyHostConfig(config: Record<string, unknown>) {
-      record.push(`apply ${JSON.stringify(config)}`);
-      return ['stored the host configuration'];
+    async applyHostConfig(request: { config: Record<string, unknown> }, note: (text: string) => Promise<void>) {
+      record.push(`apply ${JSON.stringify(request.config)}`);
+      await note('stored the host configuration');
     },
     async resetDevice() {
       record.push('reset');

@@ -25,10 +25,11 @@ export interface EmulatedChangeOptions {
   /** How long each step takes, in milliseconds. */
   delayMs: number;
   /**
-   * Stores and applies a host configuration (`update-hostconfig`, its `[redacted]` placeholders still
-   * in it: `HostConfigService.perform` resolves them), answering what it did; throws to fail.
+   * What an `update-hostconfig` change does: the host configuration service's `perform` (the runtime's
+   * code, over the emulator's memory), which resolves the `[redacted]` placeholders, notes each step and
+   * throws to fail; what it answers runs once the change's `succeeded` is saved.
    */
-  applyHostConfig(config: Record<string, unknown>): Promise<string[]>;
+  applyHostConfig: ChangeEffect<'update-hostconfig'>;
   /** What a factory reset does besides removing the chutes and the changes: host configuration, provisioning. */
   resetDevice(): Promise<void>;
   /** The device's guard of factory resets, when other parts of it refuse work during one too; default one of its own. */
@@ -132,9 +133,9 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
     turn: () => sleep(options.delayMs),
     effects: {
       ...chuteEffectsBy(onChute),
-      async 'update-hostconfig'(request, note) {
+      async 'update-hostconfig'(request, note, id) {
         await sleep(options.delayMs);
-        for (const text of await options.applyHostConfig(request.config)) await note(text);
+        return options.applyHostConfig(request, note, id);
       },
       reboot: power,
       shutdown: power,

@@ -5,7 +5,7 @@ import type { Device, DeviceSources, FsStats, Settings } from '../functions/core
 import { resetGuard } from '../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './scenario-accounts.ts';
-import { hostConfigApplier, memoryHostConfig } from './scenario-host-config.ts';
+import { memoryHostConfig } from './scenario-host-config.ts';
 import { scenarioProvisioning } from './scenario-provisioning.ts';
 import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges } from './scenario-changes.ts';
 import { storedChutes } from './scenario-chutes.ts';
@@ -130,7 +130,7 @@ export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SC
     },
     {
       delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
-      applyHostConfig: hostConfigApplier({ perform: afterStart((request, note) => hostConfig.perform(request, note)) }),
+      applyHostConfig: afterStart((request, note, id) => hostConfig.perform(request, note, id)),
       resetDevice: afterStart(async () => {
         await provisioning.clear();
         await hostConfig.reset();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor, type HostConfig } from '../functions/config/host-config.ts';
 import { useTempDir } from '../test/support/temp-dir.ts';
-import { hostConfigApplier, memoryHostConfig, readScenarioHostConfig } from './scenario-host-config.ts';
+import { memoryHostConfig, readScenarioHostConfig } from './scenario-host-config.ts';
 import { ScenarioError } from '../runtime/scenario/format.ts';
 
 const temp = useTempDir('chutebox-scenario-hostconfig-');
@@ -99,11 +99,13 @@ describe('memoryHostConfig', () => {
   });
 });
 
-describe('hostConfigApplier', () => {
-  it('applies a configuration and answers what was done, for the change record', async () => {
+describe('memoryHostConfig perform, as an emulated update-hostconfig change runs it', () => {
+  it('applies a configuration and notes what was done, for the change record', async () => {
     const hostConfig = memoryHostConfig({ stored: VALID });
     const config = { ...structuredClone(GENERATED), lan: { ...GENERATED.lan, ipaddr: '10.0.0.1' } };
-    expect(await hostConfigApplier(hostConfig)(config)).toEqual([
+    const notes: string[] = [];
+    await hostConfig.perform({ action: 'update-hostconfig', config }, async (text) => void notes.push(text));
+    expect(notes).toEqual([
       'stored the host configuration; the previous one is kept',
       'network: applied (emulated)',
       'wireless: applied (emulated)',

@@ -74,21 +74,3 @@ export async function readScenarioHostConfig(dir: string): Promise<string | null
   check(HostConfigBodySchema, value ?? {}, `${file} is not a valid host configuration`);
   return text;
 }
-
-/**
- * What the emulator's change runner does for an `update-hostconfig` change (its `applyHostConfig`):
- * the service's `perform`, the runtime's code, answering its notes: it resolves the `[redacted]`
- * placeholders against the configuration in effect when the change runs. It throws, with the reason,
- * when a placeholder has no secret behind it any more (nothing applied), and when applying failed and
- * the previous configuration was put back.
- *
- * @example
- * emulatedChanges(base, { delayMs, applyHostConfig: hostConfigApplier(hostConfig), resetDevice })
- */
-export function hostConfigApplier(service: Pick<HostConfigService, 'perform'>): (config: Record<string, unknown>) => Promise<string[]> {
-  return async (config) => {
-    const notes: string[] = [];
-    await service.perform({ action: 'update-hostconfig', config }, async (text) => void notes.push(text));
-    return notes;
-  };
-}

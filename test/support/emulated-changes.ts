@@ -1,5 +1,4 @@
 import type { ChangeRecord, Device } from '../../functions/core/device.ts';
-import { hostConfigApplier } from '../../emulator/scenario-host-config.ts';
 import { emulatedChanges } from '../../emulator/scenario-changes.ts';
 import type { MemoryDevice } from './memory-device.ts';
 
@@ -18,7 +17,6 @@ import type { MemoryDevice } from './memory-device.ts';
 export function heldChanges(base: MemoryDevice): { device: Device; release: () => void } {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const apply = hostConfigApplier(base.hostConfig);
   const device = emulatedChanges(
     {
       ...base,
@@ -30,9 +28,9 @@ export function heldChanges(base: MemoryDevice): { device: Device; release: () =
     },
     {
       delayMs: 0,
-      async applyHostConfig(config) {
+      async applyHostConfig(request, note, id) {
         await held;
-        return apply(config);
+        return base.hostConfig.perform(request, note, id);
       },
       resetDevice: async () => {},
     },
