@@ -1,15 +1,8 @@
 import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  CHUTE_LABEL,
-  type ChuteAction,
-  type Device,
-  type DeviceAction,
-  type DeviceServices,
-  type DeviceSources,
-  type Settings,
-} from '../functions/core/device.ts';
+import { CHUTE_LABEL } from '../functions/core/device.ts';
+import type { ChuteAction, Device, DeviceAction, DeviceServices, DeviceSources, Settings } from '../functions/core/device.ts';
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';

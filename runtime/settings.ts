@@ -5,14 +5,14 @@ import type { Settings } from '../functions/core/device.ts';
 import { parseShellVars } from '../functions/parsers/shell-vars.ts';
 import { readOptions, UsageError, type CommandLine, type OptionSpec, type SwitchSpec } from './options.ts';
 
-/** Where `chutebox serve` and `chutebox emulate` look for settings when `--settings` is not given. */
-export const DEFAULT_SETTINGS_FILE = '/etc/chutebox/settings';
-
-/** `--settings FILE`: the settings file, the lowest layer under flags and environment variables. */
+/**
+ * `--settings FILE`: the settings file, the lowest layer under flags and environment variables. Its
+ * `default` is where `chutebox serve` and `chutebox emulate` look when `--settings` is not given.
+ */
 export const SETTINGS_OPTION = {
   flag: 'settings',
   env: 'CHUTEBOX_SETTINGS',
-  default: DEFAULT_SETTINGS_FILE,
+  default: '/etc/chutebox/settings',
   value: 'FILE',
   description: 'settings file of `name=value` lines; missing is fine at the default path',
   setting: 'settings_file',
@@ -50,7 +50,7 @@ export async function readSettings<const S extends readonly OptionSpec[], const 
     text = await readFile(file, 'utf8');
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
-    if (code === 'ENOENT' && file === DEFAULT_SETTINGS_FILE) return first;
+    if (code === 'ENOENT' && file === SETTINGS_OPTION.default) return first;
     throw new UsageError(`cannot read the settings file ${file}: ${message}`);
   }
   const byName = new Map(specs.filter((spec) => spec.flag !== SETTINGS_OPTION.flag).map((spec) => [settingName(spec), spec.flag]));

@@ -4,7 +4,7 @@ import { HttpProblem } from '../core/problem.ts';
 import { pathParams } from '../chutes/params.ts';
 import { ChangeRecordSchema, type ChangeRecord, ChangeRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/changes/:id', summary: 'One change to a chute, to follow it' });
+export const route = defineRoute('GET /api/v1/changes/:id', 'One change to a chute, to follow it');
 export const request = ChangeRequestSchema;
 export const response = ChangeRecordSchema;
 

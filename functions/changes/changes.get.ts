@@ -2,7 +2,7 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { ChangeListSchema, type ChangeList, ChangeListRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/changes', summary: 'Every change to a chute, oldest first' });
+export const route = defineRoute('GET /api/v1/changes', 'Every change to a chute, oldest first');
 export const request = ChangeListRequestSchema;
 export const response = ChangeListSchema;
 

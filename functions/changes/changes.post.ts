@@ -7,10 +7,7 @@ import { validate } from '../core/validate.ts';
 import { DeviceChangeBodySchema } from './bodies.ts';
 import { DeviceChangeRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'POST',
-  path: '/api/v1/changes',
-  summary: 'Reboot or shut down the device, as `pdtools node reboot` and `shutdown` ask it (a change)',
+export const route = defineRoute('POST /api/v1/changes', 'Reboot or shut down the device, as `pdtools node reboot` and `shutdown` ask it (a change)', {
   body: 'document',
 });
 export const request = DeviceChangeRequestSchema;

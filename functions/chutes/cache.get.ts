@@ -5,7 +5,7 @@ import { pathParams } from './params.ts';
 import { redactDocument } from './redact.ts';
 import { ChuteCacheSchema, type ChuteCache, ChuteRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/cache', summary: "The chute's cache, secrets redacted" });
+export const route = defineRoute('GET /api/v1/chutes/:chute/cache', "The chute's cache, secrets redacted");
 export const request = ChuteRequestSchema;
 export const response = ChuteCacheSchema;
 

@@ -3,11 +3,7 @@ import type { Handler } from '../core/invoke.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteRequestSchema } from './schemas.ts';
 import { installedChute, submit } from './submit.ts';
 
-export const route = defineRoute({
-  method: 'DELETE',
-  path: '/api/v1/chutes/:chute',
-  summary: 'Remove a chute: its container and its stored documents (a change)',
-});
+export const route = defineRoute('DELETE /api/v1/chutes/:chute', 'Remove a chute: its container and its stored documents (a change)');
 export const request = ChuteRequestSchema;
 export const response = ChangeAcceptedSchema;
 

@@ -5,7 +5,7 @@ import { pathParams } from './params.ts';
 import { chuteRecord } from './chute-record.ts';
 import { ChuteRecordSchema, type ChuteRecord, ChuteRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute', summary: 'One installed chute' });
+export const route = defineRoute('GET /api/v1/chutes/:chute', 'One installed chute');
 export const request = ChuteRequestSchema;
 export const response = ChuteRecordSchema;
 

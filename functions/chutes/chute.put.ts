@@ -5,21 +5,12 @@ import { invalidInput } from '../core/validate.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteSourceUpdateRequestSchema } from './schemas.ts';
-import { readChuteSource, readUpload } from './source.ts';
+import { DOCUMENT_OR_TAR, readChuteSource, readUpload, TAR_TYPE } from './source.ts';
 import { submit } from './submit.ts';
 
-export const route = defineRoute({
-  method: 'PUT',
-  path: '/api/v1/chutes/:chute',
-  summary: 'Update an installed chute from its source (a tar with paradrop.yaml and a Dockerfile): a new image, version and configuration (a change)',
-  body: 'document',
-  upload: ['application/x-tar'],
-});
+export const route = defineRoute('PUT /api/v1/chutes/:chute', "Update an installed chute from its source's tar (a change)", DOCUMENT_OR_TAR);
 export const request = ChuteSourceUpdateRequestSchema;
 export const response = ChangeAcceptedSchema;
-
-/** The only body this route takes. */
-const SOURCE_TYPE = 'application/x-tar';
 
 /**
  * Queues an `update` change of an installed chute from its source, as `pdtools node update-chute`
@@ -38,13 +29,9 @@ const SOURCE_TYPE = 'application/x-tar';
 export const handle: Handler<ChangeAccepted> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   if (input.bytes === undefined) {
-    throw new HttpProblem(
-      415,
-      `the request body must be ${SOURCE_TYPE}: the chute's source, with paradrop.yaml at its root, as pdtools update-chute sends it`,
-      {
-        extensions: { accepted: [SOURCE_TYPE] },
-      },
-    );
+    throw new HttpProblem(415, `the request body must be ${TAR_TYPE}: the chute's source, with paradrop.yaml at its root, as pdtools update-chute sends it`, {
+      extensions: { accepted: [TAR_TYPE] },
+    });
   }
   await loadChute(device, chute);
   const upload = await readUpload(input.bytes);

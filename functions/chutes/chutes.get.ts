@@ -3,7 +3,7 @@ import type { Handler } from '../core/invoke.ts';
 import { chuteRecord } from './chute-record.ts';
 import { ChuteListSchema, type ChuteList, ChuteListRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes', summary: 'The installed chutes' });
+export const route = defineRoute('GET /api/v1/chutes', 'The installed chutes');
 export const request = ChuteListRequestSchema;
 export const response = ChuteListSchema;
 

@@ -10,17 +10,10 @@ import { ChuteInstallBodySchema } from './bodies.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { checkChuteConfig } from './chute-config.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteInstallRequestSchema } from './schemas.ts';
-import { readChuteSource, readUpload, type Upload } from './source.ts';
+import { DOCUMENT_OR_TAR, readChuteSource, readUpload, type Upload } from './source.ts';
 import { submit } from './submit.ts';
 
-export const route = defineRoute({
-  method: 'POST',
-  path: '/api/v1/chutes',
-  summary:
-    "Install a chute from an image already in the container engine, from an uploaded image tar, or from a chute's source (a tar with paradrop.yaml and a Dockerfile) (a change)",
-  body: 'document',
-  upload: ['application/x-tar'],
-});
+export const route = defineRoute('POST /api/v1/chutes', "Install a chute from an engine image, an image tar or its source's tar (a change)", DOCUMENT_OR_TAR);
 export const request = ChuteInstallRequestSchema;
 export const response = ChangeAcceptedSchema;
 

@@ -3,21 +3,12 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { parseLeases, type LeaseRecord } from '../parsers/dnsmasq-leases.ts';
 import { parseStationDump, type StationRecord } from '../parsers/iw-station.ts';
-import { servingNetwork } from './lookup.ts';
-import { pathParams } from './params.ts';
+import { requestedNetwork } from './lookup.ts';
 import { ClientListSchema, type ClientList, NetworkRequestSchema, type Client } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/chutes/:chute/networks/:network/clients',
-  summary: 'The stations of an access point with their DHCP lease (IP address, host name)',
-});
+export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/clients', 'Stations of an access point with their DHCP lease (IP, host name)');
 export const request = NetworkRequestSchema;
 export const response = ClientListSchema;
-
-/** The station dump's records, and the leases by MAC address, parsed again only when their text changed. */
-const stationsOf = reusingLast(parseStationDump);
-const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
 
 /**
  * The stations of the access point (`iw … station dump`) joined by MAC address with the network's
@@ -31,12 +22,16 @@ const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
  * //    tx_bitrate: '702.0 MBit/s VHT-MCS 8 80MHz VHT-NSS 2', rx_bitrate: '24.0 MBit/s', inactive_time: '6530 ms', connected_time: '4238 seconds' }]
  */
 export const handle: Handler<ClientList> = async (input, device) => {
-  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'list clients');
+  const network = await requestedNetwork(input, device, ['access-point'], 'list clients');
   const host = device.network(network.target);
   const [dump, leaseFile] = await Promise.all([host.stationDump(), host.leases()]);
   const leases = leasesOf(leaseFile ?? '');
   return stationsOf(dump).map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
 };
+
+/** The station dump's records, and the leases by MAC address, parsed again only when their text changed. */
+const stationsOf = reusingLast(parseStationDump);
+const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
 
 /**
  * The IPv4 lease of each MAC address (lower case). When a file holds several for one MAC (one per

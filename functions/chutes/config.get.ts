@@ -6,7 +6,7 @@ import { pathParams } from './params.ts';
 import { redactDocument } from './redact.ts';
 import { ChuteRequestSchema, StoredChuteConfigSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/config', summary: 'The chute configuration, as JSON or YAML' });
+export const route = defineRoute('GET /api/v1/chutes/:chute/config', 'The chute configuration, as JSON or YAML');
 export const request = ChuteRequestSchema;
 export const response = StoredChuteConfigSchema;
 

@@ -8,12 +8,11 @@ import { pathParams } from './params.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteConfigUpdateRequestSchema } from './schemas.ts';
 import { submit } from './submit.ts';
 
-export const route = defineRoute({
-  method: 'PUT',
-  path: '/api/v1/chutes/:chute/config',
-  summary: 'Replace the chute configuration, as JSON or YAML, and recreate its container (a change)',
-  body: 'document',
-});
+export const route = defineRoute(
+  'PUT /api/v1/chutes/:chute/config',
+  'Replace the chute configuration, as JSON or YAML, and recreate its container (a change)',
+  { body: 'document' },
+);
 export const request = ChuteConfigUpdateRequestSchema;
 export const response = ChangeAcceptedSchema;
 

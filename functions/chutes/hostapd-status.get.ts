@@ -3,20 +3,12 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { hostapdAnswer, parseHostapdReply } from '../parsers/hostapd.ts';
-import { servingNetwork } from './lookup.ts';
-import { pathParams } from './params.ts';
+import { requestedNetwork } from './lookup.ts';
 import { HostapdStatusSchema, type HostapdStatus, NetworkRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/chutes/:chute/networks/:network/hostapd_status',
-  summary: "The access point's low-level status (hostapd STATUS)",
-});
+export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/hostapd_status', "The access point's low-level status (hostapd STATUS)");
 export const request = NetworkRequestSchema;
 export const response = HostapdStatusSchema;
-
-/** hostapd's STATUS reply as fields, parsed again only when the reply changed. */
-const statusOf = reusingLast(parseHostapdReply);
 
 /**
  * hostapd's `STATUS` of the access point, every `key=value` as strings (SSIDs as hostapd escapes them).
@@ -26,7 +18,7 @@ const statusOf = reusingLast(parseHostapdReply);
  * await handle(input, device) // { state: 'ENABLED', channel: '36', 'bss[0]': 'wlan0', 'ssid[0]': 'lab', 'num_sta[0]': '3', … }
  */
 export const handle: Handler<HostapdStatus> = async (input, device) => {
-  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'read the access point status');
+  const network = await requestedNetwork(input, device, ['access-point'], 'read the access point status');
   const reply = await device.network(network.target).hostapd(['STATUS']);
   const status = statusOf(reply);
   if (Object.keys(status).length === 0) {
@@ -34,3 +26,6 @@ export const handle: Handler<HostapdStatus> = async (input, device) => {
   }
   return status;
 };
+
+/** hostapd's STATUS reply as fields, parsed again only when the reply changed. */
+const statusOf = reusingLast(parseHostapdReply);

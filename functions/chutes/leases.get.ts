@@ -2,20 +2,12 @@ import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { parseLeases } from '../parsers/dnsmasq-leases.ts';
-import { servingNetwork } from './lookup.ts';
-import { pathParams } from './params.ts';
+import { requestedNetwork } from './lookup.ts';
 import { LeaseListSchema, type LeaseList, NetworkRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/chutes/:chute/networks/:network/leases',
-  summary: "The DHCP leases of a chute network's dnsmasq",
-});
+export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/leases', "The DHCP leases of a chute network's dnsmasq");
 export const request = NetworkRequestSchema;
 export const response = LeaseListSchema;
-
-/** The lease file's records, parsed again only when the file changed. */
-const leasesOf = reusingLast(parseLeases);
 
 /**
  * The network's dnsmasq lease file, one record per lease; an empty list while dnsmasq has written
@@ -25,6 +17,9 @@ const leasesOf = reusingLast(parseLeases);
  * await handle(input, device) // [{ expires: '1700003600', mac_addr: '5c:f7:e6:1c:36:f7', ip_addr: '192.168.128.23', hostname: 'phone', client_id: '01:5c:f7:e6:1c:36:f7' }]
  */
 export const handle: Handler<LeaseList> = async (input, device) => {
-  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point', 'vlan'], 'read DHCP leases');
+  const network = await requestedNetwork(input, device, ['access-point', 'vlan'], 'read DHCP leases');
   return leasesOf((await device.network(network.target).leases()) ?? '');
 };
+
+/** The lease file's records, parsed again only when the file changed. */
+const leasesOf = reusingLast(parseLeases);

@@ -1,6 +1,8 @@
 import type { Device, NetworkTarget, StoredChute } from '../core/device.ts';
+import type { FunctionInput } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { mapping } from './chute-record.ts';
+import { pathParams } from './params.ts';
 
 /**
  * What a network can serve, from its `type` and `mode` in the chute configuration:
@@ -107,6 +109,30 @@ export async function servingNetwork(
     throw new HttpProblem(409, `cannot ${operation}: network ${network.name} of chute ${network.chute} is ${describe(network)}, not ${wanted}`);
   }
   return network;
+}
+
+/**
+ * The network a request's path names (`:chute`, `:network`), when it can serve the operation: how
+ * every endpoint under `/api/v1/chutes/:chute/networks/:network/` begins.
+ *
+ * @throws HttpProblem 400 naming the parameter that is malformed, then as `servingNetwork`.
+ * @example
+ * await requestedNetwork(input, device, ['access-point'], 'list stations') // { chute: 'hello', name: 'wlan', kind: 'access-point', … }
+ */
+export async function requestedNetwork(input: FunctionInput, device: Device, kinds: readonly NetworkKind[], operation: string): Promise<ChuteNetwork> {
+  return servingNetwork(device, pathParams(input, ['chute', 'network']), kinds, operation);
+}
+
+/**
+ * The access point and the station MAC address a `…/networks/:network/stations/:mac` path names.
+ *
+ * @throws HttpProblem 400 naming the parameter that is malformed (the MAC address before any lookup), then as `servingNetwork`.
+ * @example
+ * await requestedStation(input, device, 'read a station') // { network: { name: 'wlan', … }, mac: '5c:f7:e6:1c:36:f7' }
+ */
+export async function requestedStation(input: FunctionInput, device: Device, operation: string): Promise<{ network: ChuteNetwork; mac: string }> {
+  const { mac, ...params } = pathParams(input, ['chute', 'network', 'mac']);
+  return { network: await servingNetwork(device, params, ['access-point'], operation), mac };
 }
 
 /** The summary of a network (ParaDrop's shape). */

@@ -4,7 +4,7 @@ import { findNetwork, networkSummary } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { NetworkRequestSchema, NetworkSummarySchema, type NetworkSummary } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network', summary: 'One network of a chute' });
+export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network', 'One network of a chute');
 export const request = NetworkRequestSchema;
 export const response = NetworkSummarySchema;
 

@@ -4,7 +4,7 @@ import { chuteNetworks, loadChute, networkSummary } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { ChuteRequestSchema, NetworkListSchema, type NetworkList } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks', summary: "The networks of a chute's configuration" });
+export const route = defineRoute('GET /api/v1/chutes/:chute/networks', "The networks of a chute's configuration");
 export const request = ChuteRequestSchema;
 export const response = NetworkListSchema;
 

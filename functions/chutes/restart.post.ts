@@ -3,7 +3,7 @@ import type { Handler } from '../core/invoke.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteStartRequestSchema } from './schemas.ts';
 import { startChange } from './start-restart.ts';
 
-export const route = defineRoute({ method: 'POST', path: '/api/v1/chutes/:chute/restart', summary: "Restart a chute's container (a change)" });
+export const route = defineRoute('POST /api/v1/chutes/:chute/restart', "Restart a chute's container (a change)");
 export const request = ChuteStartRequestSchema;
 export const response = ChangeAcceptedSchema;
 

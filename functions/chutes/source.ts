@@ -1,6 +1,7 @@
 import { decodeDocumentBody } from '../core/body-formats.ts';
 import { CHUTE_NAME } from '../core/device.ts';
 import { isHttpProblem, type InputError } from '../core/problem.ts';
+import type { RouteOptions } from '../core/route.ts';
 import { invalidInput, validate } from '../core/validate.ts';
 import { collectViolations } from '../core/violations.ts';
 import { tarFiles } from '../parsers/image-archive.ts';
@@ -30,6 +31,15 @@ import { mapping } from './chute-record.ts';
  * Other fields (`description`, a service's `image` and `command`, `requests` other than port
  * bindings) are not kept: a normal service's image and command are its Dockerfile's.
  */
+
+/** The media type of an uploaded tar: a chute's source or an image archive. */
+export const TAR_TYPE = 'application/x-tar';
+
+/**
+ * The bodies of the routes that install or update a chute: a JSON or YAML document, or a tar as raw
+ * bytes (`readUpload`).
+ */
+export const DOCUMENT_OR_TAR = { body: 'document', upload: [TAR_TYPE] } as const satisfies RouteOptions;
 
 /** The files pdtools puts at the root of a chute's source, the first found is read. */
 const CHUTE_FILES = ['paradrop.yaml', 'paradrop.yml'] as const;

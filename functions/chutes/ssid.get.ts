@@ -3,20 +3,12 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { decodeSsid, parseHostapdReply } from '../parsers/hostapd.ts';
-import { servingNetwork } from './lookup.ts';
-import { pathParams } from './params.ts';
+import { requestedNetwork } from './lookup.ts';
 import { NetworkRequestSchema, SsidRecordSchema, type SsidRecord } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/chutes/:chute/networks/:network/ssid',
-  summary: 'The SSID and BSSID an access point broadcasts',
-});
+export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/ssid', 'The SSID and BSSID an access point broadcasts');
 export const request = NetworkRequestSchema;
 export const response = SsidRecordSchema;
-
-/** hostapd's GET_CONFIG reply as fields, parsed again only when the reply changed. */
-const configOf = reusingLast(parseHostapdReply);
 
 /**
  * hostapd's `GET_CONFIG` of the access point: its `ssid` (decoded from hostapd's escapes) and `bssid`.
@@ -25,10 +17,13 @@ const configOf = reusingLast(parseHostapdReply);
  * await handle(input, device) // { ssid: 'lab', bssid: '02:00:00:00:03:00' }
  */
 export const handle: Handler<SsidRecord> = async (input, device) => {
-  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'read the SSID');
+  const network = await requestedNetwork(input, device, ['access-point'], 'read the SSID');
   const config = configOf(await device.network(network.target).hostapd(['GET_CONFIG']));
   if (config.ssid === undefined || config.bssid === undefined) {
     throw new HttpProblem(502, `hostapd's GET_CONFIG reply for network ${network.name} has no ${config.ssid === undefined ? 'ssid' : 'bssid'}`);
   }
   return { ssid: decodeSsid(config.ssid), bssid: config.bssid };
 };
+
+/** hostapd's GET_CONFIG reply as fields, parsed again only when the reply changed. */
+const configOf = reusingLast(parseHostapdReply);

@@ -3,16 +3,11 @@ import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { validate } from '../core/validate.ts';
 import { hostapdAnswer } from '../parsers/hostapd.ts';
-import { servingNetwork } from './lookup.ts';
-import { pathParams } from './params.ts';
+import { requestedNetwork } from './lookup.ts';
 import { SsidUpdateSchema } from './bodies.ts';
 import { MessageSchema, type Message, SsidUpdateRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'PUT',
-  path: '/api/v1/chutes/:chute/networks/:network/ssid',
-  summary: 'Change the SSID of an access point until hostapd restarts',
-});
+export const route = defineRoute('PUT /api/v1/chutes/:chute/networks/:network/ssid', 'Change the SSID of an access point until hostapd restarts');
 export const request = SsidUpdateRequestSchema;
 export const response = MessageSchema;
 
@@ -28,7 +23,7 @@ export const response = MessageSchema;
  * await handle({ …, body: { ssid: 'lab' } }, device) // { message: 'OK' }
  */
 export const handle: Handler<Message> = async (input, device) => {
-  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'set the SSID');
+  const network = await requestedNetwork(input, device, ['access-point'], 'set the SSID');
   const { ssid } = validate(SsidUpdateSchema, input.body);
   const hostapd = device.network(network.target);
   for (const command of [['SET', 'ssid', ssid], ['RELOAD']]) {

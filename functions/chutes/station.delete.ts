@@ -1,15 +1,10 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
-import { servingNetwork } from './lookup.ts';
-import { pathParams } from './params.ts';
+import { requestedStation } from './lookup.ts';
 import { MessageSchema, type Message, StationRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'DELETE',
-  path: '/api/v1/chutes/:chute/networks/:network/stations/:mac',
-  summary: 'Disconnect a station from an access point',
-});
+export const route = defineRoute('DELETE /api/v1/chutes/:chute/networks/:network/stations/:mac', 'Disconnect a station from an access point');
 export const request = StationRequestSchema;
 export const response = MessageSchema;
 
@@ -22,10 +17,9 @@ export const response = MessageSchema;
  * await handle(input, device) // { message: 'station 5c:f7:e6:1c:36:f7 was disconnected from network wlan of chute hello' }
  */
 export const handle: Handler<Message> = async (input, device) => {
-  const params = pathParams(input, ['chute', 'network', 'mac']);
-  const network = await servingNetwork(device, params, ['access-point'], 'disconnect a station');
-  if (!(await device.network(network.target).stationDel(params.mac))) {
-    throw new HttpProblem(404, `no station ${params.mac} is connected to network ${network.name}`);
+  const { network, mac } = await requestedStation(input, device, 'disconnect a station');
+  if (!(await device.network(network.target).stationDel(mac))) {
+    throw new HttpProblem(404, `no station ${mac} is connected to network ${network.name}`);
   }
-  return { message: `station ${params.mac} was disconnected from network ${network.name} of chute ${network.chute}` };
+  return { message: `station ${mac} was disconnected from network ${network.name} of chute ${network.chute}` };
 };

@@ -2,15 +2,10 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { parseStationDump } from '../parsers/iw-station.ts';
-import { servingNetwork } from './lookup.ts';
-import { pathParams } from './params.ts';
+import { requestedStation } from './lookup.ts';
 import { StationRecordSchema, type StationRecord, StationRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/chutes/:chute/networks/:network/stations/:mac',
-  summary: 'One station connected to an access point',
-});
+export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/stations/:mac', 'One station connected to an access point');
 export const request = StationRequestSchema;
 export const response = StationRecordSchema;
 
@@ -22,10 +17,9 @@ export const response = StationRecordSchema;
  * await handle(input, device) // { mac_addr: '5c:f7:e6:1c:36:f7', inactive_time: '6530 ms', … }
  */
 export const handle: Handler<StationRecord> = async (input, device) => {
-  const params = pathParams(input, ['chute', 'network', 'mac']);
-  const network = await servingNetwork(device, params, ['access-point'], 'read a station');
-  const output = await device.network(network.target).stationGet(params.mac);
-  const station = output === null ? undefined : parseStationDump(output).find((s) => s.mac_addr.toLowerCase() === params.mac);
-  if (station === undefined) throw new HttpProblem(404, `no station ${params.mac} is connected to network ${network.name}`);
+  const { network, mac } = await requestedStation(input, device, 'read a station');
+  const output = await device.network(network.target).stationGet(mac);
+  const station = output === null ? undefined : parseStationDump(output).find((s) => s.mac_addr.toLowerCase() === mac);
+  if (station === undefined) throw new HttpProblem(404, `no station ${mac} is connected to network ${network.name}`);
   return station;
 };

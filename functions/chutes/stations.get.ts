@@ -2,20 +2,12 @@ import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { parseStationDump } from '../parsers/iw-station.ts';
-import { servingNetwork } from './lookup.ts';
-import { pathParams } from './params.ts';
+import { requestedNetwork } from './lookup.ts';
 import { NetworkRequestSchema, StationListSchema, type StationList } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/chutes/:chute/networks/:network/stations',
-  summary: 'The stations connected to an access point',
-});
+export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/stations', 'The stations connected to an access point');
 export const request = NetworkRequestSchema;
 export const response = StationListSchema;
-
-/** The station dump's records, parsed again only when the dump changed. */
-const stationsOf = reusingLast(parseStationDump);
 
 /**
  * `iw dev <host interface> station dump`, one record per station.
@@ -24,6 +16,9 @@ const stationsOf = reusingLast(parseStationDump);
  * await handle(input, device) // [{ mac_addr: '5c:f7:e6:1c:36:f7', signal: '-63 [-86, -63] dBm', tx_bitrate: '702.0 MBit/s VHT-MCS 8 80MHz VHT-NSS 2', … }]
  */
 export const handle: Handler<StationList> = async (input, device) => {
-  const network = await servingNetwork(device, pathParams(input, ['chute', 'network']), ['access-point'], 'list stations');
+  const network = await requestedNetwork(input, device, ['access-point'], 'list stations');
   return stationsOf(await device.network(network.target).stationDump());
 };
+
+/** The station dump's records, parsed again only when the dump changed. */
+const stationsOf = reusingLast(parseStationDump);

@@ -3,7 +3,7 @@ import type { Handler } from '../core/invoke.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteRequestSchema } from './schemas.ts';
 import { installedChute, submit } from './submit.ts';
 
-export const route = defineRoute({ method: 'POST', path: '/api/v1/chutes/:chute/stop', summary: "Stop a chute's container (a change)" });
+export const route = defineRoute('POST /api/v1/chutes/:chute/stop', "Stop a chute's container (a change)");
 export const request = ChuteRequestSchema;
 export const response = ChangeAcceptedSchema;
 

@@ -3,11 +3,7 @@ import type { Handler } from '../core/invoke.ts';
 import { invalidInput } from '../core/validate.ts';
 import { FactoryResetRequestSchema, FactoryResetResultSchema, type FactoryResetResult } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'POST',
-  path: '/api/v1/config/factoryReset',
-  summary: 'Restore a fresh install: default host configuration, no chutes, no provisioning, no credentials',
-});
+export const route = defineRoute('POST /api/v1/config/factoryReset', 'Restore the device as freshly installed: no chutes, provisioning or credentials');
 export const request = FactoryResetRequestSchema;
 export const response = FactoryResetResultSchema;
 

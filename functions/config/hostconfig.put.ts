@@ -8,10 +8,7 @@ import { currentHostConfig } from './host-config.ts';
 import { checkHostConfig, unwrapHostConfig } from './host-config-body.ts';
 import { HostConfigUpdateRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'PUT',
-  path: '/api/v1/config/hostconfig',
-  summary: 'Replace the host configuration, as JSON or YAML, and apply it (a change)',
+export const route = defineRoute('PUT /api/v1/config/hostconfig', 'Replace the host configuration, as JSON or YAML, and apply it (a change)', {
   body: 'document',
 });
 export const request = HostConfigUpdateRequestSchema;

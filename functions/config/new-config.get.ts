@@ -4,12 +4,9 @@ import { generateHostConfig } from './host-config.ts';
 import { answerHostConfig } from './host-config-answer.ts';
 import { HostConfigurationSchema, NoInputSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/config/new-config',
-  // ParaDrop's sample request and pdtools write the path with `_`.
+// ParaDrop's sample request and pdtools write the path with `_`.
+export const route = defineRoute('GET /api/v1/config/new-config', 'A host configuration generated from the hardware', {
   aliases: ['/api/v1/config/new_config'],
-  summary: 'A host configuration generated from the hardware',
 });
 export const request = NoInputSchema;
 export const response = HostConfigurationSchema;

@@ -2,11 +2,7 @@ import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
 import { NoInputSchema, PdconfStatusSchema, type PdconfStatus } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/config/pdconf',
-  summary: 'The sections pdconf rendered, and whether each applied (for debugging)',
-});
+export const route = defineRoute('GET /api/v1/config/pdconf', 'The sections pdconf rendered, and whether each applied (for debugging)');
 export const request = NoInputSchema;
 export const response = PdconfStatusSchema;
 

@@ -2,7 +2,7 @@ import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
 import { NoInputSchema, PdconfStatusSchema, type PdconfStatus } from './schemas.ts';
 
-export const route = defineRoute({ method: 'PUT', path: '/api/v1/config/pdconf', summary: 'Render pdconf again and apply every file; answers the new status' });
+export const route = defineRoute('PUT /api/v1/config/pdconf', 'Render pdconf again and apply every file; answers the new status');
 export const request = NoInputSchema;
 export const response = PdconfStatusSchema;
 

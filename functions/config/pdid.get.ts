@@ -2,7 +2,7 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { PdidSchema, type Pdid, ProvisionStatusRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/config/pdid', summary: 'The device identifier (pdid)' });
+export const route = defineRoute('GET /api/v1/config/pdid', 'The device identifier (pdid)');
 export const request = ProvisionStatusRequestSchema;
 export const response = PdidSchema;
 

@@ -2,11 +2,7 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { ProvisionStatusSchema, type ProvisionStatus, ProvisionStatusRequestSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/config/provision',
-  summary: 'Provision status of the device and of its telemetry to the controller',
-});
+export const route = defineRoute('GET /api/v1/config/provision', 'Provision status of the device and of its telemetry to the controller');
 export const request = ProvisionStatusRequestSchema;
 export const response = ProvisionStatusSchema;
 

@@ -4,11 +4,7 @@ import { validate } from '../core/validate.ts';
 import { ProvisionBodySchema } from './provision-body.ts';
 import { ProvisionRequestSchema, ProvisionStatusSchema, type ProvisionStatus } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'POST',
-  path: '/api/v1/config/provision',
-  summary: 'Provision the device with credentials from a cloud controller',
-});
+export const route = defineRoute('POST /api/v1/config/provision', 'Provision the device with credentials from a cloud controller');
 export const request = ProvisionRequestSchema;
 export const response = ProvisionStatusSchema;
 

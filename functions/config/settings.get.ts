@@ -2,7 +2,7 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { NoInputSchema, SettingsRecordSchema, type SettingsRecord } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/config/settings', summary: 'Every setting, read-only, with lower-case names' });
+export const route = defineRoute('GET /api/v1/config/settings', 'Every setting, read-only, with lower-case names');
 export const request = NoInputSchema;
 export const response = SettingsRecordSchema;
 

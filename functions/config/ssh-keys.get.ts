@@ -5,16 +5,9 @@ import { keyLines } from '../parsers/authorized-keys.ts';
 import { SshKeyListSchema, type SshKeyList, SshKeysRequestSchema } from './schemas.ts';
 import { userAccount } from './user-account.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/config/sshKeys/:user',
-  summary: "A user's authorized SSH keys",
-});
+export const route = defineRoute('GET /api/v1/config/sshKeys/:user', "A user's authorized SSH keys");
 export const request = SshKeysRequestSchema;
 export const response = SshKeyListSchema;
-
-/** The key lines of an authorized_keys file, split again only when the file changed. */
-const keyLinesOf = reusingLast(keyLines);
 
 /**
  * The key lines of the user's `~/.ssh/authorized_keys` as written (options and comments kept), in
@@ -28,3 +21,6 @@ export const handle: Handler<SshKeyList> = async (input, device) => {
   const account = await userAccount(input, device);
   return keyLinesOf(await device.accounts.authorizedKeys(account));
 };
+
+/** The key lines of an authorized_keys file, split again only when the file changed. */
+const keyLinesOf = reusingLast(keyLines);

@@ -7,11 +7,7 @@ import { SshKeyBodySchema } from './ssh-keys-body.ts';
 import { SshKeyAddRequestSchema, SshKeyListSchema, type SshKeyList } from './schemas.ts';
 import { userAccount } from './user-account.ts';
 
-export const route = defineRoute({
-  method: 'POST',
-  path: '/api/v1/config/sshKeys/:user',
-  summary: "Add a public key to a user's authorized SSH keys",
-});
+export const route = defineRoute('POST /api/v1/config/sshKeys/:user', "Add a public key to a user's authorized SSH keys");
 export const request = SshKeyAddRequestSchema;
 export const response = SshKeyListSchema;
 

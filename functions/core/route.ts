@@ -7,9 +7,7 @@ export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
  * Where a function answers. `path` uses `:name` segments for path parameters, as Hono does. The
  * bundle's name is not restated here: the build derives it from the module's file
  * (`functions/chutes/network.get.ts` → `dist/functions/chutes-network-get.mjs`, docs/layout.md).
- *
- * @example
- * export const route = defineRoute({ method: 'GET', path: '/api/v1/chutes/:chute/networks/:network', summary: 'One network of a chute' });
+ * Declared with `defineRoute`.
  */
 export interface Route {
   method: Method;
@@ -36,8 +34,22 @@ export interface Route {
   upload?: readonly string[];
 }
 
-export function defineRoute<const R extends Route>(route: R): R {
-  return route;
+/** A method and a path in one string, as an API Gateway route key: `'GET /api/v1/chutes/:chute'`. */
+export type RouteKey = `${Method} /${string}`;
+
+/** What a route may add to its method, path and summary. */
+export type RouteOptions = Pick<Route, 'aliases' | 'body' | 'upload'>;
+
+/**
+ * The route of an endpoint module, declared in one line.
+ *
+ * @example
+ * export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network', 'One network of a chute');
+ * export const route = defineRoute('PUT /api/v1/chutes/:chute/config', 'Replace the chute configuration', { body: 'document' });
+ */
+export function defineRoute(key: RouteKey, summary: string, options: RouteOptions = {}): Route {
+  const space = key.indexOf(' ');
+  return { method: key.slice(0, space) as Method, path: key.slice(space + 1), summary, ...options };
 }
 
 /**

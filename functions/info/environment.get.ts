@@ -4,16 +4,9 @@ import { defineRoute } from '../core/route.ts';
 import { parseEnviron, redactSecrets } from '../parsers/environ.ts';
 import { EnvironmentSchema, type Environment, NoInputSchema } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/info/environment',
-  summary: 'Environment variables of the daemon, secrets redacted',
-});
+export const route = defineRoute('GET /api/v1/info/environment', 'Environment variables of the daemon, secrets redacted');
 export const request = NoInputSchema;
 export const response = EnvironmentSchema;
-
-/** The environment with secrets redacted, worked out again only when the file changed. */
-const environmentOf = reusingLast((text: string) => Object.fromEntries(redactSecrets(parseEnviron(text))));
 
 /**
  * The daemon's environment from /proc/self/environ, with the values of secret-looking names
@@ -26,3 +19,6 @@ export const handle: Handler<Environment> = async (_input, device) => {
   const text = await device.readFile('/proc/self/environ');
   return environmentOf(text ?? '');
 };
+
+/** The environment with secrets redacted, worked out again only when the file changed. */
+const environmentOf = reusingLast((text: string) => Object.fromEntries(redactSecrets(parseEnviron(text))));

@@ -2,7 +2,7 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { FeatureListSchema, type FeatureList, NoInputSchema } from './schemas.ts';
 
-export const route = defineRoute({ method: 'GET', path: '/api/v1/info/features', summary: 'Feature strings the daemon supports' });
+export const route = defineRoute('GET /api/v1/info/features', 'Feature strings the daemon supports');
 export const request = NoInputSchema;
 export const response = FeatureListSchema;
 

@@ -9,11 +9,7 @@ import { readDmi } from './dmi.ts';
 import { HardwareSchema, type Hardware, NoInputSchema } from './schemas.ts';
 import { readRadios } from './wifi.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/info/hardware',
-  summary: 'Vendor, board, CPU, memory and radios of the device',
-});
+export const route = defineRoute('GET /api/v1/info/hardware', 'Vendor, board, CPU, memory and radios of the device');
 export const request = NoInputSchema;
 export const response = HardwareSchema;
 
@@ -32,10 +28,6 @@ const DMI_FIELDS = ['sys_vendor', 'product_name', 'product_version', 'board_vend
  * await handle(input, device)
  * // { vendor: 'TP-Link', board: 'TP-Link Archer C7 v5', cpu: 'mips', memory: 129236992, wifi: [ … ] }
  */
-/** /proc/cpuinfo and MemTotal of /proc/meminfo, parsed again only when the text changed. */
-const cpuinfoOf = reusingLast(parseCpuinfo);
-const memTotalOf = reusingLast((meminfo: string) => parseMeminfo(meminfo).MemTotal ?? null);
-
 export const handle: Handler<Hardware> = async (_input, device) => {
   let cpuinfo: Promise<Cpuinfo> | undefined;
   const readCpuinfo = () => (cpuinfo ??= device.readFile('/proc/cpuinfo').then((text) => cpuinfoOf(text ?? '')));
@@ -53,6 +45,10 @@ export const handle: Handler<Hardware> = async (_input, device) => {
     wifi,
   };
 };
+
+/** /proc/cpuinfo and MemTotal of /proc/meminfo, parsed again only when the text changed. */
+const cpuinfoOf = reusingLast(parseCpuinfo);
+const memTotalOf = reusingLast((meminfo: string) => parseMeminfo(meminfo).MemTotal ?? null);
 
 async function readIdentity(device: Device, readCpuinfo: () => Promise<Cpuinfo>): Promise<Pick<Hardware, 'vendor' | 'board'>> {
   const dmi = await readDmi(device, DMI_FIELDS);

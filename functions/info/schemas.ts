@@ -16,6 +16,9 @@ export type FeatureList = z.infer<typeof FeatureListSchema>;
 export const EnvironmentSchema = z.record(z.string(), z.string());
 export type Environment = z.infer<typeof EnvironmentSchema>;
 
+/** A text the device may not have (null): a DMI field, the CPU's machine word. */
+const MaybeTextSchema = z.nullable(z.string());
+
 /** A hexadecimal id such as `0x168c`, or null when the bus has none. */
 const HexIdSchema = z.nullable(z.string().check(z.regex(/^0x[0-9a-f]{4,}$/)));
 
@@ -33,10 +36,10 @@ export type WifiDevice = z.infer<typeof WifiDeviceSchema>;
 
 /** GET /api/v1/info/hardware. */
 export const HardwareSchema = z.strictObject({
-  vendor: z.nullable(z.string()),
-  board: z.nullable(z.string()),
+  vendor: MaybeTextSchema,
+  board: MaybeTextSchema,
   /** The machine word of `uname`, e.g. `x86_64`, `mips`, `armv7l`. */
-  cpu: z.nullable(z.string()),
+  cpu: MaybeTextSchema,
   /** Total RAM in bytes. */
   memory: z.nullable(z.number()),
   wifi: z.array(WifiDeviceSchema),
@@ -45,10 +48,10 @@ export type Hardware = z.infer<typeof HardwareSchema>;
 
 /** GET /api/v1/info/software. */
 export const SoftwareSchema = z.strictObject({
-  biosVendor: z.nullable(z.string()),
-  biosVersion: z.nullable(z.string()),
-  biosDate: z.nullable(z.string()),
-  osVersion: z.nullable(z.string()),
+  biosVendor: MaybeTextSchema,
+  biosVersion: MaybeTextSchema,
+  biosDate: MaybeTextSchema,
+  osVersion: MaybeTextSchema,
   /** `<sysname>-<release>`, e.g. `Linux-6.1.0-18-amd64`. */
   kernelVersion: z.string(),
   /** The chutebox package version. */

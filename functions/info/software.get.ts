@@ -7,11 +7,7 @@ import { parseUptime } from '../parsers/uptime.ts';
 import { readDmi } from './dmi.ts';
 import { NoInputSchema, SoftwareSchema, type Software } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/info/software',
-  summary: 'Firmware, operating system, kernel and daemon versions, and uptime',
-});
+export const route = defineRoute('GET /api/v1/info/software', 'Firmware, operating system, kernel and daemon versions, and uptime');
 export const request = NoInputSchema;
 export const response = SoftwareSchema;
 

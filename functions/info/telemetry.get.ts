@@ -11,11 +11,7 @@ import { percent } from '../parsers/numbers.ts';
 import { parseStat, sumCpuTimes } from '../parsers/stat.ts';
 import { NoInputSchema, TelemetrySchema, type Telemetry } from './schemas.ts';
 
-export const route = defineRoute({
-  method: 'GET',
-  path: '/api/v1/info/telemetry',
-  summary: 'Resource use of the system and of each chute',
-});
+export const route = defineRoute('GET /api/v1/info/telemetry', 'Resource use of the system and of each chute');
 export const request = NoInputSchema;
 export const response = TelemetrySchema;
 
@@ -34,22 +30,6 @@ type ChuteUsage = Telemetry['chutes'][number];
  * @example
  * (await handle(input, device)).system.load_average // [0.2, 0.18, 0.12]
  */
-/** What each source says, worked out again only when its text changed. */
-const statOf = reusingLast((text: string) => {
-  const kernel = parseStat(text);
-  return { ...kernel, total: kernel.total ?? sumCpuTimes(kernel.cpus) };
-});
-const memoryOf = reusingLast((text: string) => {
-  const memory = parseMeminfo(text);
-  return { virtual: virtualMemory(memory), swap: swapMemory(memory) };
-});
-const netDevOf = reusingLast((text: string) => {
-  const interfaces = parseNetDev(text);
-  return { interfaces, total: sumCounters(interfaces) };
-});
-const loadOf = reusingLast((text: string): [number, number, number] => parseLoadavg(text) ?? [0, 0, 0]);
-const storageMountsOf = reusingLast((text: string) => storageMounts(parseMounts(text)));
-
 export const handle: Handler<Telemetry> = async (_input, device) => {
   const [stat, loadavg, meminfo, diskUsage, netdev, chutes] = await Promise.all([
     device.readFile('/proc/stat'),
@@ -79,6 +59,22 @@ export const handle: Handler<Telemetry> = async (_input, device) => {
     chutes,
   };
 };
+
+/** What each source says, worked out again only when its text changed. */
+const statOf = reusingLast((text: string) => {
+  const kernel = parseStat(text);
+  return { ...kernel, total: kernel.total ?? sumCpuTimes(kernel.cpus) };
+});
+const memoryOf = reusingLast((text: string) => {
+  const memory = parseMeminfo(text);
+  return { virtual: virtualMemory(memory), swap: swapMemory(memory) };
+});
+const netDevOf = reusingLast((text: string) => {
+  const interfaces = parseNetDev(text);
+  return { interfaces, total: sumCounters(interfaces) };
+});
+const loadOf = reusingLast((text: string): [number, number, number] => parseLoadavg(text) ?? [0, 0, 0]);
+const storageMountsOf = reusingLast((text: string) => storageMounts(parseMounts(text)));
 
 async function readDiskUsage(device: Device, mounts: Mount[]): Promise<DiskUsage[]> {
   const answers = await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)));

@@ -4,17 +4,8 @@ import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device.ts';
 import type { AfterSucceeded, Note } from '../changes/runner.ts';
-import {
-  commandApplier,
-  directoryStore,
-  PDCONF_STORE_FILES,
-  pdconfEngine,
-  type ApplyCommands,
-  type PdconfEngine,
-  type PdconfReport,
-  type PdconfSource,
-  type TextStore,
-} from './pdconf.ts';
+import { commandApplier, directoryStore, PDCONF_STORE_FILES, pdconfEngine } from './pdconf.ts';
+import type { ApplyCommands, PdconfEngine, PdconfReport, PdconfSource, TextStore } from './pdconf.ts';
 
 /** The stored host configuration, in the state dir. */
 export const HOST_CONFIG_FILE = 'hostconfig.yaml';

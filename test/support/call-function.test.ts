@@ -14,7 +14,7 @@ function echo(answer: (port: unknown) => unknown = (port) => ({ port })): Endpoi
     return reply(body, contentType);
   };
   return {
-    route: defineRoute({ method: 'PUT', path: '/echo', summary: 'echo', body: 'document' }),
+    route: defineRoute('PUT /echo', 'echo', { body: 'document' }),
     handle,
     request: z.object({ params: z.object({}), body: z.object({ port: z.number() }) }),
     response: z.object({ port: z.number() }),
