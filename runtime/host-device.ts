@@ -1,7 +1,7 @@
 import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CHUTE_LABEL } from '../functions/core/device.ts';
+import { CHUTE_LABEL, DEFAULT_STATE_DIR } from '../functions/core/device.ts';
 import type { ChuteAction, Device, DeviceAction, DeviceServices, DeviceSources, Settings } from '../functions/core/device.ts';
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
@@ -18,7 +18,6 @@ import { parseSeconds, type OptionSpec } from './options.ts';
 import { sharedRuns } from './tools/shared-run.ts';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
-export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
 export const DEFAULT_CONTAINER_NETWORK = 'bridge';
 
 /** `--state-dir DIR`, of `chutebox serve` and `chutebox passwd`. */

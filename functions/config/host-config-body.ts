@@ -9,17 +9,14 @@ import {
   FIREWALL_POLICIES,
   HT_MODES,
   HW_MODES,
-  ipv4Number,
-  ipv4Subnet,
-  ipv4Text,
   KEYED_ENCRYPTIONS,
-  netmaskPrefix,
   radioBand,
   TELEMETRY_INTERVAL,
   WAN_PROTOCOLS,
   WIFI_INTERFACE_MODES,
   type HostConfig,
 } from './host-config.ts';
+import { ipv4Number, ipv4Subnet, ipv4Text, netmaskPrefix } from '../parsers/ipv4.ts';
 
 /*
  * The body of PUT /api/v1/config/hostconfig, which its handler validates at run time (`validate`):

@@ -2,18 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { combine, radios } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { drivers, netInterfaces, routerHardware } from '../../test/support/config-devices.ts';
-import {
-  compareNatural,
-  generateHostConfig,
-  hostConfigFor,
-  ipv4Number,
-  ipv4Subnet,
-  ipv4Text,
-  netmaskPrefix,
-  parseStoredHostConfig,
-  radioBand,
-  telemetrySettings,
-} from './host-config.ts';
+import { compareNatural, generateHostConfig, hostConfigFor, parseStoredHostConfig, radioBand, telemetrySettings } from './host-config.ts';
 import { checkHostConfig } from './host-config-body.ts';
 
 describe('generateHostConfig (GET /api/v1/config/new-config)', () => {
@@ -143,18 +132,7 @@ describe('telemetrySettings', () => {
   });
 });
 
-describe('IPv4 and band helpers', () => {
-  it('reads dotted quads strictly and netmasks only when contiguous', () => {
-    expect(ipv4Number('192.168.1.1')).toBe(3232235777);
-    expect(ipv4Text(3232235777)).toBe('192.168.1.1');
-    for (const bad of ['192.168.1', '192.168.1.256', '192.168.01.1', '1.2.3.4.5', '', 'a.b.c.d']) expect(ipv4Number(bad), bad).toBeUndefined();
-    expect(netmaskPrefix('255.255.255.0')).toBe(24);
-    expect(netmaskPrefix('0.0.0.0')).toBe(0);
-    expect(netmaskPrefix('255.255.255.255')).toBe(32);
-    expect(netmaskPrefix('255.0.255.0')).toBeUndefined();
-    expect(ipv4Subnet('10.1.2.3', '255.255.0.0')).toEqual({ network: ipv4Number('10.1.0.0'), broadcast: ipv4Number('10.1.255.255'), prefix: 16 });
-  });
-
+describe('band helpers', () => {
   it('tells the band from the channel, or from the mode for auto', () => {
     expect(radioBand({ channel: 11 })).toBe('2g');
     expect(radioBand({ channel: 149 })).toBe('5g');

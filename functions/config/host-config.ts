@@ -114,62 +114,6 @@ export function telemetrySettings(config: Pick<HostConfig, 'telemetry'>): { enab
   };
 }
 
-// --- IPv4 ----------------------------------------------------------------------------------------
-
-/**
- * A dotted-quad IPv4 address as a 32-bit number: four decimal parts 0–255 without leading zeros;
- * undefined for anything else.
- *
- * @example
- * ipv4Number('192.168.1.1') // 3232235777
- * ipv4Number('192.168.01.1') // undefined
- */
-export function ipv4Number(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4 || !parts.every((part) => /^(?:0|[1-9][0-9]{0,2})$/.test(part) && Number(part) <= 255)) return undefined;
-  return parts.reduce((sum, part) => sum * 256 + Number(part), 0);
-}
-
-/** The dotted quad of a 32-bit number. */
-export function ipv4Text(value: number): string {
-  return [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join('.');
-}
-
-/**
- * The prefix length of a netmask (contiguous ones, then zeros), or undefined when it is not one.
- *
- * @example
- * netmaskPrefix('255.255.255.0') // 24
- * netmaskPrefix('255.0.255.0')   // undefined
- */
-export function netmaskPrefix(netmask: string): number | undefined {
-  const value = ipv4Number(netmask);
-  if (value === undefined) return undefined;
-  for (let prefix = 0; prefix <= 32; prefix++) if (prefixMask(prefix) === value) return prefix;
-  return undefined;
-}
-
-/** The netmask of a prefix length as a number: 24 → 0xffffff00. */
-export function prefixMask(prefix: number): number {
-  return prefix === 0 ? 0 : 2 ** 32 - 2 ** (32 - prefix);
-}
-
-/**
- * The network an address with a netmask is in: `{ network, broadcast, prefix }` as numbers, or
- * undefined when either is not valid.
- *
- * @example
- * ipv4Subnet('192.168.1.1', '255.255.255.0') // { network: 3232235776, broadcast: 3232236031, prefix: 24 }
- */
-export function ipv4Subnet(address: string, netmask: string): { network: number; broadcast: number; prefix: number } | undefined {
-  const value = ipv4Number(address);
-  const prefix = netmaskPrefix(netmask);
-  if (value === undefined || prefix === undefined) return undefined;
-  const size = 2 ** (32 - prefix);
-  const network = value - (value % size);
-  return { network, broadcast: network + size - 1, prefix };
-}
-
 // --- Wi-Fi bands ---------------------------------------------------------------------------------
 
 /** The 20 MHz channels of the 2.4 GHz band. */

@@ -1,5 +1,6 @@
 import type { StoredChute } from '../core/device.ts';
-import { ipv4Number, ipv4Text, isClientMode, prefixMask, radioBand, type Band, type HostConfig, type WifiRadioConfig } from './host-config.ts';
+import { isClientMode, radioBand, type Band, type HostConfig, type WifiRadioConfig } from './host-config.ts';
+import { ipv4Number, ipv4Text, prefixMask } from '../parsers/ipv4.ts';
 
 /*
  * pdconf's renderer: the system configuration that a host configuration and the installed chutes'

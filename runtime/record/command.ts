@@ -12,7 +12,8 @@ import { handle as software } from '../../functions/info/software.get.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.get.ts';
 import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/parsers/environ.ts';
 import { redactPasswd } from '../../functions/parsers/passwd.ts';
-import { createHostDevice, DEFAULT_STATE_DIR, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-device.ts';
+import { DEFAULT_STATE_DIR } from '../../functions/core/device.ts';
+import { createHostDevice, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-device.ts';
 import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
 import { PASSWD_FILE } from '../scenario/format.ts';
 import { compareChutes, readChutes, redactChutes } from './chutes.ts';
@@ -96,6 +97,8 @@ export async function record(argv: string[], openScenario: OpenScenario): Promis
   const { device, recording } = recordingDevice(host);
   const answers = await answerAll(device);
   await device.uname();
+  // The routes, which chute installs read to keep chute networks off the host's (functions/chutes/network-reservations.ts).
+  await device.readFile('/proc/net/route');
   await device.accounts.passwd();
   for (const warning of await readChutes(device)) process.stderr.write(`warning: ${warning}\n`);
   redactEnvironment(recording);

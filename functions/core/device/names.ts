@@ -1,4 +1,4 @@
-/** Naming rules shared by every device: chute names, container names and references, the chute label. */
+/** Naming rules shared by every device: chute names, container names and references, the chute label, where state is kept. */
 
 /** The label that marks a container as a chute; its value is the chute name. */
 export const CHUTE_LABEL = 'io.chutebox.chute';
@@ -24,3 +24,16 @@ export const CONTAINER_REF = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
  * digits, `_`, `.` or `-`, 64 characters at most.
  */
 export const CHUTE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/;
+
+/** Where a device keeps its state when `--state-dir` is not given (the `state_dir` setting). */
+export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
+
+/**
+ * The folder of the chute networks' control sockets and lease files in a state dir.
+ *
+ * @example
+ * networkRunDir('/var/lib/chutebox') // '/var/lib/chutebox/networks'
+ */
+export function networkRunDir(stateDir: string): string {
+  return `${stateDir}/networks`;
+}

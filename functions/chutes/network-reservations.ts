@@ -1,0 +1,313 @@
+import { DEFAULT_STATE_DIR, networkRunDir, type DeviceSources } from '../core/device.ts';
+import type { InputError } from '../core/problem.ts';
+import { invalidInput } from '../core/validate.ts';
+import { cidrText, ipv4Text, overlaps, parseCidr, type Ipv4Network } from '../parsers/ipv4.ts';
+import { parseRoutes, type KernelRoute } from '../parsers/proc-net-route.ts';
+import { mapping } from './chute-record.ts';
+
+/*
+ * What each network of a chute holds on the host, worked out before anything is made and recorded
+ * under `networks.<network>` of the chute cache (where the network endpoints read it), as ParaDrop's
+ * daemon does:
+ * - a subnet: `ipv4_network` when it is given and free, otherwise the next free /24 of the chute
+ *   subnet pool (the `chute_subnet_pool` setting; `auto`: 10.128.0.0/9, or 192.168.128.0/17 when the
+ *   WAN is in 10.0.0.0/8). The host end takes its first address, the chute its second. A network that
+ *   overlaps another chute's, or a network the host routes (the LAN, the WAN, any other), is taken;
+ * - a host interface name of at most 15 characters, unique on the host: `vwlan<4 hex>` for an access
+ *   point and `vmon<4 hex>` for a monitor interface (from a hash of chute and `intfName`, then the
+ *   next free number), `<LAN interface>.<vlan_id>` for a VLAN (one chute per VLAN ID);
+ * - hostapd's control socket (an access point) and dnsmasq's lease file (a network with `dhcp`),
+ *   both under the run folder in the state dir.
+ */
+
+/** What one chute network holds on the host: `networks.<network>` of the chute cache. */
+export interface NetworkReservation {
+  /** The network's interface on the host, e.g. `vwlan3f2a`, `br-lan.20`. */
+  hostInterface: string;
+  /** The subnet, e.g. `10.128.0.0/24`; null for a monitor interface. */
+  ipv4Network: string | null;
+  /** The host end's address in it (the first), the chute's gateway; null without a subnet. */
+  gateway: string | null;
+  /** The chute end's address in it (the second); null without a subnet. */
+  chuteAddress: string | null;
+  /** hostapd's control socket, for an access point; null otherwise. */
+  hostapdControl: string | null;
+  /** dnsmasq's lease file, for a network with `dhcp`; null otherwise. */
+  leaseFile: string | null;
+  /** The 802.1Q tag of a VLAN network; null otherwise. */
+  vlanId: number | null;
+}
+
+/** What the host has and what other chutes hold, which a chute's networks must not take. */
+export interface ReservationContext {
+  chute: string;
+  /** The host's IPv4 routes: their networks are taken, and the default route says which interface is the WAN. */
+  routes: readonly KernelRoute[];
+  /** Interface names on the host (`/sys/class/net`). */
+  interfaces: readonly string[];
+  /** The reservations of every other chute, by chute, then network. */
+  others: ReadonlyMap<string, Readonly<Record<string, NetworkReservation>>>;
+  /** This chute's reservations so far (an update or a restart): an entry whose network is unchanged keeps its own. */
+  previous: Readonly<Record<string, NetworkReservation>>;
+  /** This chute's configuration before the change, for telling whether an entry changed; {} for an install. */
+  previousNet: Readonly<Record<string, unknown>>;
+  /** `auto` or a network in slash notation. */
+  pool: string;
+  /** The folder of control sockets and lease files (`<state dir>/networks`). */
+  runDir: string;
+  /** The interface a VLAN network is tagged on: the LAN's, `br-lan` by default. */
+  lanInterface: string;
+}
+
+/** The prefix length of a subnet taken from the pool, as ParaDrop's daemon gives. */
+export const CHUTE_PREFIX = 24;
+
+/** The pool of `auto`, and the one taken instead when the WAN is in 10.0.0.0/8. */
+export const AUTO_POOLS = { default: '10.128.0.0/9', wanInTen: '192.168.128.0/17' } as const;
+
+/**
+ * The network reservations of a chute's `net` (validated), in the order of its entries.
+ *
+ * @throws HttpProblem 422 listing each entry that cannot be served: `net.<name>.ipv4_network` when it
+ *   overlaps another chute's network, a network of the host or an earlier entry, or leaves no room for
+ *   two addresses; `net.<name>.vlan_id` when another chute has that VLAN; `net.<name>` when the pool
+ *   has no free subnet left.
+ * @example
+ * reserveNetworks({ wifi: { type: 'wifi', intfName: 'wlan0', dhcp: {} } }, context)
+ * // { wifi: { hostInterface: 'vwlan5d1e', ipv4Network: '10.128.0.0/24', gateway: '10.128.0.1', chuteAddress: '10.128.0.2',
+ * //           hostapdControl: '/var/lib/chutebox/networks/hostapd/vwlan5d1e', leaseFile: '/var/lib/chutebox/networks/dnsmasq/hello-wifi.leases', vlanId: null } }
+ */
+export function reserveNetworks(net: Readonly<Record<string, unknown>>, context: ReservationContext): Record<string, NetworkReservation> {
+  const ownInterfaces = new Set(Object.values(context.previous).map((reservation) => reservation.hostInterface));
+  const taken = takenNetworks(context, ownInterfaces);
+  const names = new Set([...context.interfaces.filter((name) => !ownInterfaces.has(name)), ...othersValues(context).map((r) => r.hostInterface)]);
+  const vlans = new Map<number, string>(
+    othersEntries(context).flatMap(([chute, network, r]) => (r.vlanId === null ? [] : [[r.vlanId, `network ${network} of chute ${chute}`] as const])),
+  );
+  const pool = chosenPool(context);
+  const errors: InputError[] = [];
+  const reservations: Record<string, NetworkReservation> = {};
+  const kept = Object.entries(net).filter(([name, entry]) => unchanged(context, name, entry));
+  for (const [name] of kept) {
+    const reservation = context.previous[name]!;
+    reservations[name] = reservation;
+    names.add(reservation.hostInterface);
+    const subnet = reservation.ipv4Network === null ? undefined : parseCidr(reservation.ipv4Network);
+    if (subnet !== undefined) taken.push({ subnet, holder: `network ${name} of this chute` });
+  }
+  for (const [name, value] of Object.entries(net)) {
+    if (reservations[name] !== undefined) continue;
+    const entry = mapping(value);
+    const path = `net.${name}`;
+    const kind = entry.type === 'vlan' ? 'vlan' : entry.mode === 'monitor' ? 'monitor' : 'access-point';
+    let hostInterface: string;
+    let vlanId: number | null = null;
+    if (kind === 'vlan') {
+      vlanId = Number(entry.vlan_id);
+      const holder = vlans.get(vlanId);
+      hostInterface = `${context.lanInterface}.${vlanId}`;
+      if (holder !== undefined) errors.push({ path: `${path}.vlan_id`, message: `VLAN ${vlanId} is taken by ${holder}` });
+      else if (names.has(hostInterface)) errors.push({ path: `${path}.vlan_id`, message: `VLAN ${vlanId} is in use on the host (${hostInterface})` });
+      vlans.set(vlanId, `network ${name} of this chute`);
+    } else {
+      hostInterface = freeName(kind === 'monitor' ? 'vmon' : 'vwlan', `${context.chute}:${String(entry.intfName)}`, names);
+    }
+    names.add(hostInterface);
+    let subnet: Ipv4Network | undefined;
+    if (kind !== 'monitor') {
+      subnet =
+        typeof entry.ipv4_network === 'string'
+          ? requestedSubnet(entry.ipv4_network, taken, `${path}.ipv4_network`, errors)
+          : poolSubnet(pool, taken, path, errors);
+      if (subnet !== undefined) taken.push({ subnet, holder: `network ${name} of this chute` });
+    }
+    reservations[name] = {
+      hostInterface,
+      ipv4Network: subnet === undefined ? null : cidrText(subnet),
+      gateway: subnet === undefined ? null : ipv4Text(subnet.network + 1),
+      chuteAddress: subnet === undefined ? null : ipv4Text(subnet.network + 2),
+      hostapdControl: kind === 'access-point' ? `${context.runDir}/hostapd/${hostInterface}` : null,
+      leaseFile: kind !== 'monitor' && entry.dhcp !== undefined ? `${context.runDir}/dnsmasq/${context.chute}-${name}.leases` : null,
+      vlanId,
+    };
+  }
+  if (errors.length > 0) throw invalidInput('the chute configuration', errors);
+  return reservations;
+}
+
+/** A change to a chute's networks: its `net` now and, for an update, its reservations (cache `networks`) and `net` before. */
+export interface NetworkChange {
+  chute: string;
+  net: Readonly<Record<string, unknown>>;
+  previous?: Readonly<Record<string, unknown>>;
+  previousNet?: Readonly<Record<string, unknown>>;
+}
+
+/** The LAN bridge, which VLAN networks are tagged on (ParaDrop's `br-lan`). */
+export const LAN_INTERFACE = 'br-lan';
+
+/**
+ * The network reservations of a chute's `net`, with what the device has now: its routes
+ * (`/proc/net/route`), its interfaces (`/sys/class/net`), the other chutes' caches, and the settings
+ * `chute_subnet_pool` and `state_dir` (the run folder is `networkRunDir` of it).
+ *
+ * @throws HttpProblem 422 as `reserveNetworks`.
+ * @example
+ * await reserveChuteNetworks(device, { chute: 'hello', net: { wifi: { type: 'wifi', intfName: 'wlan0' } } }) // { wifi: { hostInterface: 'vwlan5d1e', ipv4Network: '10.128.0.0/24', … } }
+ */
+export async function reserveChuteNetworks(device: DeviceSources, change: NetworkChange): Promise<Record<string, NetworkReservation>> {
+  const [routes, interfaces, names, settings] = await Promise.all([
+    device.readFile('/proc/net/route'),
+    device.readDir('/sys/class/net'),
+    device.chuteNames(),
+    device.settings(),
+  ]);
+  const others = new Map<string, Record<string, NetworkReservation>>();
+  for (const chute of await Promise.all(names.filter((name) => name !== change.chute).map((name) => device.chute(name)))) {
+    if (chute !== null) others.set(chute.name, recordedReservations(chute.cache));
+  }
+  return reserveNetworks(change.net, {
+    chute: change.chute,
+    routes: parseRoutes(routes ?? ''),
+    interfaces,
+    others,
+    previous: recordedReservations({ networks: change.previous ?? {} }),
+    previousNet: change.previousNet ?? {},
+    pool: typeof settings.chute_subnet_pool === 'string' ? settings.chute_subnet_pool : 'auto',
+    runDir: networkRunDir(typeof settings.state_dir === 'string' ? settings.state_dir : DEFAULT_STATE_DIR),
+    lanInterface: LAN_INTERFACE,
+  });
+}
+
+/**
+ * The reservations a chute cache records under `networks`; an entry without a `hostInterface` (written
+ * by hand, or by an older version) holds nothing.
+ */
+export function recordedReservations(cache: Readonly<Record<string, unknown>>): Record<string, NetworkReservation> {
+  const reservations: Record<string, NetworkReservation> = {};
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  for (const [name, value] of Object.entries(mapping(cache.networks))) {
+    const entry = mapping(value);
+    const hostInterface = text(entry.hostInterface);
+    if (hostInterface === null) continue;
+    reservations[name] = {
+      hostInterface,
+      ipv4Network: text(entry.ipv4Network),
+      gateway: text(entry.gateway),
+      chuteAddress: text(entry.chuteAddress),
+      hostapdControl: text(entry.hostapdControl),
+      leaseFile: text(entry.leaseFile),
+      vlanId: typeof entry.vlanId === 'number' ? entry.vlanId : null,
+    };
+  }
+  return reservations;
+}
+
+/** A network that is taken, and by what (for the 422 detail). */
+interface Taken {
+  subnet: Ipv4Network;
+  holder: string;
+}
+
+/** Every reservation of the other chutes, with its chute and network. */
+function othersEntries(context: ReservationContext): [string, string, NetworkReservation][] {
+  return [...context.others].flatMap(([chute, networks]) =>
+    Object.entries(networks).map(([network, r]) => [chute, network, r] as [string, string, NetworkReservation]),
+  );
+}
+
+function othersValues(context: ReservationContext): NetworkReservation[] {
+  return othersEntries(context).map(([, , r]) => r);
+}
+
+/** The networks of the other chutes and of the host's routes (but default routes and routes on this chute's own interfaces). */
+function takenNetworks(context: ReservationContext, ownInterfaces: ReadonlySet<string>): Taken[] {
+  const taken: Taken[] = [];
+  for (const [chute, network, r] of othersEntries(context)) {
+    const subnet = r.ipv4Network === null ? undefined : parseCidr(r.ipv4Network);
+    if (subnet !== undefined) taken.push({ subnet, holder: `network ${network} of chute ${chute}` });
+  }
+  for (const route of context.routes) {
+    if (route.destination.prefix === 0 || !route.up || ownInterfaces.has(route.interface)) continue;
+    taken.push({ subnet: route.destination, holder: `the host's network on ${route.interface}` });
+  }
+  return taken;
+}
+
+/** The pool the setting names; `auto` is ParaDrop's choice by the WAN's address. */
+function chosenPool(context: ReservationContext): Ipv4Network {
+  if (context.pool !== 'auto') {
+    const pool = parseCidr(context.pool);
+    if (pool === undefined) throw new Error(`the chute_subnet_pool setting is not auto or a network in slash notation: ${context.pool}`);
+    return pool;
+  }
+  const wan = new Set(context.routes.filter((route) => route.destination.prefix === 0 && route.up).map((route) => route.interface));
+  const ten = parseCidr('10.0.0.0/8')!;
+  const wanInTen = context.routes.some((route) => wan.has(route.interface) && route.destination.prefix > 0 && overlaps(route.destination, ten));
+  return parseCidr(wanInTen ? AUTO_POOLS.wanInTen : AUTO_POOLS.default)!;
+}
+
+/** Whether an entry keeps its reservation: one exists and the entry's kind, subnet and VLAN are as before. */
+function unchanged(context: ReservationContext, name: string, value: unknown): boolean {
+  if (context.previous[name] === undefined || context.previousNet[name] === undefined) return false;
+  const [now, before] = [mapping(value), mapping(context.previousNet[name])];
+  return (
+    (['type', 'mode', 'intfName', 'ipv4_network', 'vlan_id'] as const).every((key) => now[key] === before[key]) &&
+    (now.dhcp === undefined) === (before.dhcp === undefined)
+  );
+}
+
+/** The requested subnet when it is free and leaves room for the host's and the chute's addresses. */
+function requestedSubnet(text: string, taken: readonly Taken[], path: string, errors: InputError[]): Ipv4Network | undefined {
+  const subnet = parseCidr(text);
+  if (subnet === undefined) return undefined;
+  if (subnet.prefix > 30) {
+    errors.push({ path, message: `${text} is too small: a chute network needs a /30 or larger, for the host's address and the chute's` });
+    return undefined;
+  }
+  const clash = taken.find((t) => overlaps(t.subnet, subnet));
+  if (clash === undefined) return subnet;
+  errors.push({ path, message: `${cidrText(subnet)} overlaps ${cidrText(clash.subnet)}, ${clash.holder}` });
+  return undefined;
+}
+
+/** The first /24 of the pool that overlaps nothing taken. */
+function poolSubnet(pool: Ipv4Network, taken: readonly Taken[], path: string, errors: InputError[]): Ipv4Network | undefined {
+  const size = 2 ** (32 - CHUTE_PREFIX);
+  for (let network = pool.network; network + size - 1 <= pool.broadcast; network += size) {
+    const subnet = { network, broadcast: network + size - 1, prefix: CHUTE_PREFIX };
+    const clash = taken.find((t) => overlaps(t.subnet, subnet));
+    if (clash === undefined) return subnet;
+    network = Math.max(network, clash.subnet.broadcast + 1 - size);
+  }
+  errors.push({ path, message: `no /${CHUTE_PREFIX} of the chute subnet pool ${cidrText(pool)} is free` });
+  return undefined;
+}
+
+/** `<prefix><4 hex digits>`: from a hash of `key`, then the next number not in `taken`. */
+function freeName(prefix: string, key: string, taken: ReadonlySet<string>): string {
+  const start = fnv1a(key) & 0xffff;
+  for (let i = 0; i < 0x10000; i++) {
+    const name = `${prefix}${((start + i) & 0xffff).toString(16).padStart(4, '0')}`;
+    if (!taken.has(name)) return name;
+  }
+  throw new Error(`no interface name ${prefix}<4 hex digits> is free`);
+}
+
+/** The 32-bit FNV-1a hash of a string's UTF-16 code units: stable across runs, unlike a random pick. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+/**
+ * One change message that says what a chute's networks hold on the host, or none without networks.
+ *
+ * @example
+ * reservationNotes({ wifi: { hostInterface: 'vwlan5d1e', ipv4Network: '10.128.0.0/24', … } }) // ['networks: wifi 10.128.0.0/24 on vwlan5d1e']
+ */
+export function reservationNotes(reservations: Readonly<Record<string, NetworkReservation>>): string[] {
+  const parts = Object.entries(reservations).map(([name, r]) => `${name} ${r.ipv4Network === null ? '' : `${r.ipv4Network} `}on ${r.hostInterface}`);
+  return parts.length === 0 ? [] : [`networks: ${parts.join(', ')}`];
+}
