@@ -3,7 +3,17 @@ import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
-import { listenOptions, optionsHelp, parseMegabytes, parsePort, UPLOAD_LIMIT_OPTION, type OptionSpec, type SwitchSpec } from '../runtime/options.ts';
+import {
+  CHUTE_SUBNET_POOL_OPTION,
+  checkSubnetPool,
+  listenOptions,
+  optionsHelp,
+  parseMegabytes,
+  parsePort,
+  UPLOAD_LIMIT_OPTION,
+  type OptionSpec,
+  type SwitchSpec,
+} from '../runtime/options.ts';
 import type { Settings } from '../functions/core/device.ts';
 import { heapLimit, readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
@@ -31,6 +41,7 @@ const OPTIONS = [
     kind: 'number',
   },
   UPLOAD_LIMIT_OPTION,
+  CHUTE_SUBNET_POOL_OPTION,
   {
     flag: 'controller',
     env: 'CHUTEBOX_CONTROLLER',
@@ -74,6 +85,7 @@ export async function main(argv: string[]): Promise<void> {
   const auth = !switches['no-auth'];
   const changeDelayMs = parseMilliseconds(values['change-delay']!, 'change-delay');
   const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
+  checkSubnetPool(values['chute-subnet-pool']!);
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const controller = values.controller === undefined ? undefined : parseControllerUrl(values.controller);
   let settings: Settings = {};

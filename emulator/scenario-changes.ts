@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
+import { mapping } from '../functions/chutes/chute-record.ts';
+import { networkLedger, reservationNotes } from '../functions/chutes/network-reservations.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import {
   CHUTE_LABEL,
@@ -93,6 +95,15 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
     return touched.has(name) ? touched.get(name)! : base.chute(name);
   }
 
+  /** The names of the chutes installed now. */
+  async function chuteNames(): Promise<string[]> {
+    const names = new Set((await base.chuteNames()).filter((name) => touched.get(name) !== null));
+    for (const [name, chute] of touched) if (chute !== null) names.add(name);
+    return [...names].sort();
+  }
+  /** The reservations of the chutes' networks among the chutes installed now, one change at a time. */
+  const reserve = networkLedger({ ...base, chute: current, chuteNames });
+
   /** What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits a copy of the chute and keeps it. */
   const onChute =
     <A extends ChuteAction>(action: A): ChangeEffect<A> =>
@@ -104,22 +115,43 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       const chute = structuredClone(found);
       const list = await containers();
       const asked: ChangeRequestOf<ChuteAction> = request;
-      if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image)) await note(`image ${asked.image} was loaded from an uploaded archive`);
-      if ((asked.action === 'install' && asked.image === null) || asked.action === 'update') {
-        // The emulator builds nothing: it names the image as a device would tag it, and remembers it.
-        const image = chuteImageTag(
-          asked.chute,
-          asked.version,
-          id,
-          asked.action === 'update' && typeof chute.record.image === 'string' ? chute.record.image : undefined,
-        );
-        loaded.add(image);
-        chute.record.image = image;
-        await note(`built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
+      // As on a device: the networks are reserved before anything changes, and noted right after the chute or its configuration is stored.
+      const held =
+        asked.action === 'install' || asked.action === 'update' || asked.action === 'update-config'
+          ? await reserve({
+              chute: asked.chute,
+              net: mapping(asked.config.net),
+              previous: mapping(found.cache.networks),
+              previousNet: asked.action === 'install' ? {} : mapping(found.config.net),
+            })
+          : undefined;
+      try {
+        if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image))
+          await note(`image ${asked.image} was loaded from an uploaded archive`);
+        if ((asked.action === 'install' && asked.image === null) || asked.action === 'update') {
+          // The emulator builds nothing: it names the image as a device would tag it, and remembers it.
+          const image = chuteImageTag(
+            asked.chute,
+            asked.version,
+            id,
+            asked.action === 'update' && typeof chute.record.image === 'string' ? chute.record.image : undefined,
+          );
+          loaded.add(image);
+          chute.record.image = image;
+          await note(`built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
+        }
+        const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: base.now() });
+        if (held !== undefined) {
+          const { networks: _old, ...cache } = chute.cache;
+          chute.cache = Object.keys(held.networks).length === 0 ? cache : { ...cache, networks: held.networks };
+          messages.splice(1, 0, ...reservationNotes(held.networks));
+        }
+        for (const text of messages) await note(text);
+        answer = undefined;
+        touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
+      } finally {
+        held?.release();
       }
-      for (const text of (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: base.now() })) await note(text);
-      answer = undefined;
-      touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
     };
   /** A reboot or shutdown of the emulated device: it says so, and nothing else happens. */
   const power: ChangeEffect<'reboot' | 'shutdown'> = async (request, note) => {
@@ -149,11 +181,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       const container = (await containers())?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
       return container?.State === 'running' ? base.containerStats(id) : null;
     },
-    async chuteNames() {
-      const names = new Set((await base.chuteNames()).filter((name) => touched.get(name) !== null));
-      for (const [name, chute] of touched) if (chute !== null) names.add(name);
-      return [...names].sort();
-    },
+    chuteNames,
     chute: current,
     async submitChange(request) {
       guard.refuse();

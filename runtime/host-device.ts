@@ -6,6 +6,7 @@ import type { ChuteAction, Device, DeviceAction, DeviceServices, DeviceSources, 
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
+import type { HeldReservations, NetworkChange } from '../functions/chutes/network-reservations.ts';
 import { CHANGES_DIR, openChangeLog } from './changes/log.ts';
 import { resetGuard, type ResetGuard } from './changes/reset-guard.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect } from './changes/runner.ts';
@@ -161,6 +162,8 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       await facets.start();
       return facets;
     }));
+  /** The reservations of the chutes' networks, one change at a time (made with the engine bundle, which has the code). */
+  let ledger: ((change: NetworkChange) => Promise<HeldReservations>) | undefined;
   /** The effect of a chute action, from the engine bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
   const onChute =
     <A extends ChuteAction>(action: A): ChangeEffect<A> =>
@@ -168,7 +171,13 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       const client = await engine();
       if (client === null) throw new Error('the container engine client cannot be loaded');
       const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
-      const effects = client.chuteEffects({ chutes, writer: client.chuteWriter(chutesDir), engine: () => client.chuteEngine(socketPath), networkMode });
+      const effects = client.chuteEffects({
+        chutes,
+        writer: client.chuteWriter(chutesDir),
+        engine: () => client.chuteEngine(socketPath),
+        networkMode,
+        reserve: (change) => (ledger ??= client.networkLedger(device))(change),
+      });
       const after = await (effects[action] as ChangeEffect<A>)(request, note, id);
       // The chutes' networks are part of the system configuration.
       if (action !== 'start' && action !== 'stop' && action !== 'restart') await (await startedConfig()).hostConfig.refresh();

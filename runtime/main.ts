@@ -7,7 +7,18 @@ import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
 import type { DevicePowerAction, Settings } from '../functions/core/device.ts';
 import { PDCONF_FILES, type PdconfFile } from '../functions/config/uci.ts';
-import { listenOptions, optionsHelp, parseCount, parseMegabytes, parsePort, parseSeconds, UPLOAD_LIMIT_OPTION, type OptionSpec } from './options.ts';
+import {
+  CHUTE_SUBNET_POOL_OPTION,
+  checkSubnetPool,
+  listenOptions,
+  optionsHelp,
+  parseCount,
+  parseMegabytes,
+  parsePort,
+  parseSeconds,
+  UPLOAD_LIMIT_OPTION,
+  type OptionSpec,
+} from './options.ts';
 import { heapLimit, parseCommand, readSettings, SETTINGS_OPTION, settingsRecord } from './settings.ts';
 
 const SERVE_OPTIONS = [
@@ -22,6 +33,7 @@ const SERVE_OPTIONS = [
     description: 'network mode of the chute containers: bridge, host, none or a network name',
   },
   UPLOAD_LIMIT_OPTION,
+  CHUTE_SUBNET_POOL_OPTION,
   SETTINGS_OPTION,
   {
     flag: 'passwd-file',
@@ -110,6 +122,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     const command = parseCommand(values[`pdconf-apply-${file}`] ?? '');
     if (command.length > 0) applyCommands[file] = command;
   }
+  checkSubnetPool(values['chute-subnet-pool']!);
   let settings: Settings = {};
   const device = createHostDevice({
     ...hostDeviceOptions(values, stateDir),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { optionsHelp, parseCount, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
+import { checkSubnetPool, optionsHelp, parseCount, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
 
 const SPECS = [
   { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port' },
@@ -89,5 +89,12 @@ describe('parseCount', () => {
     expect(parseCount('1', 'telemetry-queue-size')).toBe(1);
     expect(parseCount('1000000', 'telemetry-queue-size')).toBe(1_000_000);
     for (const bad of ['0', '1000001', '-1', '1.5', '1e3', '', 'ten']) expect(() => parseCount(bad, 'telemetry-queue-size')).toThrow(/--telemetry-queue-size/);
+  });
+});
+
+describe('checkSubnetPool', () => {
+  it('accepts auto and a network of /24 or larger, and refuses anything else naming the flag', () => {
+    for (const good of ['auto', '172.30.0.0/16', '10.0.0.0/8', '192.168.200.0/24']) expect(checkSubnetPool(good)).toBe(good);
+    for (const bad of ['', 'AUTO', '10.0.0.0', '10.0.0.0/25', '10.0.0.0/33', '300.0.0.0/8']) expect(() => checkSubnetPool(bad)).toThrow(/--chute-subnet-pool/);
   });
 });

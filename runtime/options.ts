@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { parseCidr } from '../functions/parsers/ipv4.ts';
 
 /** One string option of a command: a flag, the environment variable it may come from, a default. */
 export interface OptionSpec {
@@ -139,6 +140,32 @@ export function listenOptions<const H extends string>(defaultHost: H, bundlesHel
 }
 
 /** `--upload-limit MB`: the largest upload (an image tar) a route takes, on `serve` and `emulate`. */
+/**
+ * `--chute-subnet-pool`: where chute networks without an `ipv4_network` take their /24 from
+ * (functions/chutes/network-reservations.ts). `auto`, as ParaDrop: 10.128.0.0/9, or 192.168.128.0/17
+ * when the WAN is in 10.0.0.0/8.
+ */
+export const CHUTE_SUBNET_POOL_OPTION = {
+  flag: 'chute-subnet-pool',
+  env: 'CHUTEBOX_CHUTE_SUBNET_POOL',
+  default: 'auto',
+  value: 'auto|NETWORK',
+  description: 'where chute networks take their /24 from: auto (10.128.0.0/9, or 192.168.128.0/17 with the WAN in 10/8) or a network such as 172.30.0.0/16',
+} as const satisfies OptionSpec;
+
+/**
+ * Checks a chute subnet pool: `auto`, or a network of /24 or larger in slash notation.
+ *
+ * @throws UsageError naming `--chute-subnet-pool`.
+ */
+export function checkSubnetPool(text: string): string {
+  const pool = text === 'auto' ? undefined : parseCidr(text);
+  if (text !== 'auto' && (pool === undefined || pool.prefix > 24)) {
+    throw new UsageError(`--chute-subnet-pool must be auto or a network of /24 or larger such as 172.30.0.0/16, not ${JSON.stringify(text)}`);
+  }
+  return text;
+}
+
 export const UPLOAD_LIMIT_OPTION = {
   flag: 'upload-limit',
   env: 'CHUTEBOX_UPLOAD_LIMIT',

@@ -5,12 +5,12 @@ import type { ChangeRecord, ChangeRequest, Device } from '../functions/core/devi
 import { loadScenario } from '../emulator/scenario-device.ts';
 import { openChangeLog } from '../runtime/changes/log.ts';
 import { changeRunner, type ChangeRunner } from '../runtime/changes/runner.ts';
-import { chuteEffects } from '../runtime/chutes/lifecycle.ts';
-import { chuteStore, chuteWriter, JSON_FORMAT } from '../runtime/chutes/store.ts';
+import { chuteStore, JSON_FORMAT } from '../runtime/chutes/store.ts';
 import { hostConfigStore } from '../runtime/config/host-config.ts';
 import { powerChanges } from '../runtime/config/power.ts';
 import { fakeEngine } from './support/fake-engine.ts';
 import { useTempDir } from './support/temp-dir.ts';
+import { storedChuteEffects } from './support/chute-lifecycle.ts';
 
 const temp = useTempDir('chutebox-change-pipeline-');
 
@@ -28,7 +28,7 @@ async function runtimeChanges(): Promise<ChangeRunner> {
   return changeRunner({
     openLog: () => openChangeLog(path.join(stateDir, 'changes'), Date.now),
     effects: {
-      ...chuteEffects({ chutes, writer: chuteWriter(chutesDir), engine: async () => engine, networkMode: 'none' }),
+      ...storedChuteEffects(chutesDir, engine),
       'update-hostconfig': (request, note, id) => hostConfig.perform(request, note, id),
       reboot: power,
       shutdown: power,

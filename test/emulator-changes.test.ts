@@ -256,7 +256,31 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
       resources: null,
     });
     expect((await call(server, 'GET', '/chutes/newcomer/config')).body).toEqual({ ...CONFIG, net: { wlan: { ...CONFIG.net.wlan, key: '[redacted]' } } });
-    expect((await call(server, 'GET', '/chutes/newcomer/cache')).body).toEqual({});
+    // As on a device, its network holds a subnet of the pool (the scenario's WAN is not in 10/8) off the other chutes' and the host's.
+    const { wlan } = (await call(server, 'GET', '/chutes/newcomer/cache')).body.networks;
+    expect(wlan).toEqual({
+      hostInterface: expect.stringMatching(/^vwlan[0-9a-f]{4}$/),
+      ipv4Network: '10.128.0.0/24',
+      gateway: '10.128.0.1',
+      chuteAddress: '10.128.0.2',
+      hostapdControl: `/var/lib/chutebox/networks/hostapd/${wlan.hostInterface}`,
+      leaseFile: null,
+      vlanId: null,
+    });
+    expect(installed.messages.map((m) => m.text)).toContain(`networks: wlan 10.128.0.0/24 on ${wlan.hostInterface}`);
+    expect((await call(server, 'GET', '/chutes/newcomer/networks/wlan/leases')).body).toEqual([]);
+  });
+
+  it('refuses an install whose network overlaps the LAN or another chute, naming the field, and installs nothing', async () => {
+    const body = { name: 'clashing', image: 'busybox:latest', config: { net: { wlan: { ...CONFIG.net.wlan, ipv4_network: '192.168.1.0/24' } } } };
+    const refused = await call(server, 'POST', '/chutes/', body);
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([{ path: 'net.wlan.ipv4_network', message: "192.168.1.0/24 overlaps 192.168.1.0/24, the host's network on br-lan" }]);
+    const taken = await call(server, 'POST', '/chutes/', { ...body, config: { net: { wlan: { ...CONFIG.net.wlan, ipv4_network: '192.168.128.128/25' } } } });
+    expect(taken.body.errors).toEqual([
+      { path: 'net.wlan.ipv4_network', message: '192.168.128.128/25 overlaps 192.168.128.0/24, network wifi of chute hello-world' },
+    ]);
+    expect((await call(server, 'GET', '/chutes/clashing')).status).toBe(404);
   });
 
   it('takes YAML; then the chute can be stopped like any other', async () => {

@@ -115,7 +115,7 @@ const TABLE: { path: string; value: unknown; ok: boolean; at?: string }[] = [
   { path: 'net.lan.intfName', value: 'v'.repeat(16), ok: false },
   { path: 'net.wlan.intfName', value: 'eth0', ok: false },
   { path: 'net.lan.intfName', value: 'wlan0', ok: false },
-  // dhcp.limit >= 1, dhcp.start >= 0, dhcp.relay a string
+  // dhcp.limit >= 1, dhcp.start >= 0, dhcp.relay not supported yet
   { path: 'net.wlan.dhcp.limit', value: 0, ok: false },
   { path: 'net.wlan.dhcp.limit', value: 1, ok: true },
   { path: 'net.wlan.dhcp.limit', value: 2, ok: true },
@@ -125,8 +125,10 @@ const TABLE: { path: string; value: unknown; ok: boolean; at?: string }[] = [
   { path: 'net.wlan.dhcp.start', value: 0, ok: true },
   { path: 'net.wlan.dhcp.start', value: 1, ok: true },
   { path: 'net.lan.dhcp.start', value: -1, ok: false },
-  { path: 'net.wlan.dhcp.relay', value: '192.168.1.1', ok: true },
+  { path: 'net.wlan.dhcp.relay', value: '192.168.1.1', ok: false },
   { path: 'net.wlan.dhcp.relay', value: 5, ok: false },
+  // l3bridge: not supported yet
+  { path: 'net.wlan.l3bridge', value: 'wan', ok: false },
   // lease durations, under both spellings
   { path: 'net.wlan.dhcp.lease', value: 0, ok: false },
   { path: 'net.wlan.dhcp.lease', value: 1, ok: true },

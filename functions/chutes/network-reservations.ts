@@ -149,13 +149,18 @@ export const LAN_INTERFACE = 'br-lan';
 /**
  * The network reservations of a chute's `net`, with what the device has now: its routes
  * (`/proc/net/route`), its interfaces (`/sys/class/net`), the other chutes' caches, and the settings
- * `chute_subnet_pool` and `state_dir` (the run folder is `networkRunDir` of it).
+ * `chute_subnet_pool` and `state_dir` (the run folder is `networkRunDir` of it). `pending` holds
+ * what changes running now reserved and have not stored yet (`networkLedger`).
  *
  * @throws HttpProblem 422 as `reserveNetworks`.
  * @example
  * await reserveChuteNetworks(device, { chute: 'hello', net: { wifi: { type: 'wifi', intfName: 'wlan0' } } }) // { wifi: { hostInterface: 'vwlan5d1e', ipv4Network: '10.128.0.0/24', … } }
  */
-export async function reserveChuteNetworks(device: DeviceSources, change: NetworkChange): Promise<Record<string, NetworkReservation>> {
+export async function reserveChuteNetworks(
+  device: DeviceSources,
+  change: NetworkChange,
+  pending: ReadonlyMap<string, Readonly<Record<string, NetworkReservation>>> = new Map(),
+): Promise<Record<string, NetworkReservation>> {
   const [routes, interfaces, names, settings] = await Promise.all([
     device.readFile('/proc/net/route'),
     device.readDir('/sys/class/net'),
@@ -166,6 +171,7 @@ export async function reserveChuteNetworks(device: DeviceSources, change: Networ
   for (const chute of await Promise.all(names.filter((name) => name !== change.chute).map((name) => device.chute(name)))) {
     if (chute !== null) others.set(chute.name, recordedReservations(chute.cache));
   }
+  for (const [chute, networks] of pending) if (chute !== change.chute) others.set(chute, { ...others.get(chute), ...networks });
   return reserveNetworks(change.net, {
     chute: change.chute,
     routes: parseRoutes(routes ?? ''),
@@ -177,6 +183,42 @@ export async function reserveChuteNetworks(device: DeviceSources, change: Networ
     runDir: networkRunDir(typeof settings.state_dir === 'string' ? settings.state_dir : DEFAULT_STATE_DIR),
     lanInterface: LAN_INTERFACE,
   });
+}
+
+/** Reservations a change holds until it is over: stored in the chute cache by then, or given up. */
+export interface HeldReservations {
+  networks: Record<string, NetworkReservation>;
+  /** Ends the hold, once the cache that records them is written or the change failed. */
+  release(): void;
+}
+
+/**
+ * The reservations of one device's changes, one at a time: each is worked out with what the changes
+ * still running hold (`pending`), so two installs running at once never take the same subnet, name
+ * or VLAN, even while one builds its image before it stores its cache.
+ *
+ * @example
+ * const reserve = networkLedger(device);
+ * const held = await reserve({ chute: 'hello', net });
+ * try { … write held.networks into the chute cache … } finally { held.release(); }
+ */
+export function networkLedger(device: DeviceSources): (change: NetworkChange) => Promise<HeldReservations> {
+  const pending = new Map<string, Record<string, NetworkReservation>>();
+  let last: Promise<unknown> = Promise.resolve();
+  return (change) => {
+    const held = last.then(async () => {
+      const networks = await reserveChuteNetworks(device, change, pending);
+      pending.set(change.chute, networks);
+      return {
+        networks,
+        release: () => {
+          if (pending.get(change.chute) === networks) pending.delete(change.chute);
+        },
+      };
+    });
+    last = held.catch(() => undefined);
+    return held;
+  };
 }
 
 /**

@@ -1,17 +1,29 @@
 import type { ChangeRequest, Device } from '../core/device.ts';
 import type { FunctionInput } from '../core/invoke.ts';
+import { mapping } from './chute-record.ts';
 import { loadChute } from './lookup.ts';
+import { reserveChuteNetworks } from './network-reservations.ts';
 import { pathParams } from './params.ts';
 import type { ChangeAccepted } from './schemas.ts';
 
 /**
  * Queues a change and answers its id, as ParaDrop does (`{ change_id }`). The change runs in the
- * background; `GET /api/v1/changes/<id>` shows how it goes.
+ * background; `GET /api/v1/changes/<id>` shows how it goes. A change that sets a chute's
+ * configuration (install, update, update-config) is refused first when its networks cannot have what
+ * they ask for on this device now (`reserveChuteNetworks`); the change reserves them when it runs.
  *
+ * @throws HttpProblem 422 naming `net.<name>.ipv4_network`, `net.<name>.vlan_id` or `net.<name>`.
  * @example
  * await submit(device, { action: 'stop', chute: 'hello' }) // { change_id: 7 }
  */
 export async function submit(device: Device, request: ChangeRequest): Promise<ChangeAccepted> {
+  if (request.action === 'install' || request.action === 'update' || request.action === 'update-config') {
+    const net = mapping(request.config.net);
+    const stored = request.action === 'install' ? null : await device.chute(request.chute);
+    if (Object.keys(net).length > 0) {
+      await reserveChuteNetworks(device, { chute: request.chute, net, previous: mapping(stored?.cache.networks), previousNet: mapping(stored?.config.net) });
+    }
+  }
   const { id } = await device.submitChange(request);
   return { change_id: id };
 }

@@ -7,8 +7,7 @@ import { useTempDir } from '../../test/support/temp-dir.ts';
 import { changeRunner } from '../changes/runner.ts';
 import { everyAction } from '../../test/support/change-effects.ts';
 import { openChangeLog } from '../changes/log.ts';
-import { chuteEffects } from './lifecycle.ts';
-import { chuteStore, chuteWriter, JSON_FORMAT } from './store.ts';
+import { storedChuteEffects } from '../../test/support/chute-lifecycle.ts';
 
 const temp = useTempDir('chutebox-lifecycle-');
 
@@ -32,7 +31,7 @@ async function setUp(name: string) {
   const engine = fakeEngine();
   engine.add('hello', { State: 'running' });
   const changes = path.join(stateDir, 'changes');
-  const chuteWork = chuteEffects({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' });
+  const chuteWork = storedChuteEffects(dir, engine);
   const deviceWork = everyAction(async (request) => {
     throw new Error(`${request.action} is not a change of a chute`);
   });
@@ -40,12 +39,12 @@ async function setUp(name: string) {
   const service = async () => JSON.parse(await readFile(path.join(dir, 'hello', 'service.json'), 'utf8')) as Record<string, unknown>;
   const files = () => readdir(path.join(dir, 'hello')).then((names) => names.sort());
   const records = async () => (await Promise.all((await readdir(changes)).map((file) => readFile(path.join(changes, file), 'utf8')))).join('\n');
-  return { engine, runner, service, files, records };
+  return { engine, runner, service, files, records, stateDir };
 }
 
 describe('chuteEffects update-config with [redacted] placeholders, queued behind another update', () => {
   it('stores and runs the secrets in effect when it runs, the ones the change before it set, and writes no secret into a change record', async () => {
-    const { engine, runner, service, files, records } = await setUp('kept');
+    const { engine, runner, service, files, records, stateDir } = await setUp('kept');
     await runner.submitChange({ action: 'update-config', chute: 'hello', config: withSecrets('second-key-K2', 'second-token-T2') });
     const last = await runner.submitChange({ action: 'update-config', chute: 'hello', config: withSecrets('[redacted]', '[redacted]', 'renamed') });
     await runner.idle();
@@ -53,7 +52,11 @@ describe('chuteEffects update-config with [redacted] placeholders, queued behind
     expect(await service()).toEqual(withSecrets('second-key-K2', 'second-token-T2', 'renamed'));
     expect(engine.all).toEqual([expect.objectContaining({ name: 'chute-hello', State: 'running' })]);
     expect(engine.all[0]!.spec!.env).toMatchObject({ API_TOKEN: 'second-token-T2' });
-    expect(await files()).toEqual(['chute.json', 'service.json']);
+    // No rollback.json is left; cache.json holds what the chute's network holds on the host.
+    expect(await files()).toEqual(['cache.json', 'chute.json', 'service.json']);
+    expect(JSON.parse(await readFile(path.join(stateDir, 'chutes', 'hello', 'cache.json'), 'utf8')).networks.wlan).toMatchObject({
+      ipv4Network: '10.128.0.0/24',
+    });
     expect(await records()).not.toMatch(/first-key-K1|second-key-K2|first-token-T1|second-token-T2/);
   });
 
@@ -165,5 +168,77 @@ describe('chuteLifecycle install and update from a source', () => {
     expect(engine.all.map(({ Id, name, State }) => ({ Id, name, State }))).toEqual(before.map(({ Id, name, State }) => ({ Id, name, State })));
     expect(engine.images.has('chute-hello:2')).toBe(false);
     expect(await files()).toEqual(['chute.json', 'service.json']);
+  });
+});
+
+describe("chuteEffects and the chute's networks", () => {
+  const NET = { wifi: { type: 'wifi', intfName: 'wlan1', ssid: 'guests', dhcp: { start: 100, limit: 50 } } };
+  const install = (chute: string, net: Record<string, unknown>) =>
+    ({ action: 'install', chute, image: 'busybox:latest', version: '1', config: { net }, environment: {}, allocation: {} }) as const;
+  const cacheOf = async (stateDir: string, chute: string) => JSON.parse(await readFile(path.join(stateDir, 'chutes', chute, 'cache.json'), 'utf8'));
+
+  it("install: records each network's subnet, host interface, control socket and lease file in the chute cache, and notes them", async () => {
+    const { runner, stateDir } = await setUp('networks-install');
+    const { id } = await runner.submitChange(install('guest', NET));
+    await runner.idle();
+    const change = (await runner.change(id))!;
+    expect(change.state).toBe('succeeded');
+    const { wifi } = (await cacheOf(stateDir, 'guest')).networks;
+    expect(wifi).toMatchObject({
+      ipv4Network: '10.128.0.0/24',
+      gateway: '10.128.0.1',
+      chuteAddress: '10.128.0.2',
+      leaseFile: expect.stringMatching(/guest-wifi\.leases$/),
+    });
+    expect(change.messages.map((m) => m.text)).toContain(`networks: wifi 10.128.0.0/24 on ${wifi.hostInterface}`);
+  });
+
+  it('install: a network that another chute took since the request was accepted fails the change with the reason, and stores nothing', async () => {
+    const { runner, stateDir } = await setUp('networks-clash');
+    const asked = { wifi: { ...NET.wifi, ipv4_network: '10.0.9.0/24' } };
+    await runner.submitChange(install('first', asked));
+    const { id } = await runner.submitChange(install('second', { wifi: { ...asked.wifi, intfName: 'wlan2' } }));
+    await runner.idle();
+    const failed = (await runner.change(id))!;
+    expect(failed.state).toBe('failed');
+    expect(failed.messages.at(-1)!.text).toBe(
+      'failed: the chute configuration is not valid: net.wifi.ipv4_network 10.0.9.0/24 overlaps 10.0.9.0/24, network wifi of chute first',
+    );
+    expect(await readdir(path.join(stateDir, 'chutes'))).toEqual(['first', 'hello']);
+  });
+
+  it('delete: frees what the networks held, for the next chute to take', async () => {
+    const { runner, stateDir } = await setUp('networks-delete');
+    await runner.submitChange(install('first', NET));
+    await runner.submitChange({ action: 'delete', chute: 'first' });
+    await runner.idle();
+    const { id } = await runner.submitChange(install('second', NET));
+    await runner.idle();
+    expect((await runner.change(id))!.state).toBe('succeeded');
+    expect((await cacheOf(stateDir, 'second')).networks.wifi.ipv4Network).toBe('10.128.0.0/24');
+  });
+
+  it('update-config: an unchanged network keeps what it holds, a changed one is reserved anew, a failed update brings the previous cache back', async () => {
+    const { runner, stateDir, engine } = await setUp('networks-update');
+    await runner.submitChange(install('guest', { ...NET, lab: { type: 'vlan', intfName: 'vlan0', vlan_id: 7 } }));
+    await runner.idle();
+    const before = await cacheOf(stateDir, 'guest');
+    const renamed = { wifi: { ...NET.wifi, ssid: 'renamed' }, lab: { type: 'vlan', intfName: 'vlan0', vlan_id: 8 } };
+    await runner.submitChange({ action: 'update-config', chute: 'guest', config: { net: renamed } });
+    await runner.idle();
+    const after = await cacheOf(stateDir, 'guest');
+    expect(after.networks.wifi).toEqual(before.networks.wifi);
+    expect(after.networks.lab).toMatchObject({ hostInterface: 'br-lan.8', vlanId: 8, ipv4Network: before.networks.lab.ipv4Network });
+    engine.before = (call) => {
+      if (call === 'start') throw new Error('no such device');
+    };
+    const { id } = await runner.submitChange({
+      action: 'update-config',
+      chute: 'guest',
+      config: { net: { wifi: { ...NET.wifi, ipv4_network: '10.0.3.0/24' } } },
+    });
+    await runner.idle();
+    expect((await runner.change(id))!.state).toBe('failed');
+    expect(await cacheOf(stateDir, 'guest')).toEqual(after);
   });
 });

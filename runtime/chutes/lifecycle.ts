@@ -1,6 +1,7 @@
 import type { ChangeRequest, ChuteAction, ChuteInstall, Device, StoredChute } from '../../functions/core/device.ts';
 import { environmentStrings, type Environment } from '../../functions/chutes/chute-config.ts';
 import { mapping } from '../../functions/chutes/chute-record.ts';
+import { reservationNotes, type HeldReservations, type NetworkChange, type NetworkReservation } from '../../functions/chutes/network-reservations.ts';
 import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { chuteImageTag, isBuiltImage } from '../../functions/chutes/image-tag.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
@@ -17,6 +18,11 @@ export interface LifecycleOptions {
   engine: () => Promise<ChuteEngine | null>;
   /** `HostConfig.NetworkMode` of every chute container (`--container-network`). */
   networkMode: string;
+  /**
+   * Reserves what a chute's networks hold on the host (`networkLedger` of the device), held until the
+   * change releases it; throws an HttpProblem 422 when they cannot have it.
+   */
+  reserve(change: NetworkChange): Promise<HeldReservations>;
 }
 
 /**
@@ -91,24 +97,60 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
     'update-config': onChute(async ({ chute, steps }, request, note, id) => {
       // Placeholders keep the secrets stored now, which a change queued before this one may have set.
       const config = resolvePlaceholders(request.config, chute.config, `the configuration of chute ${chute.name}`);
-      return { after: await updateConfig(steps, writer, chute, { ...chute, config }, note, id) };
+      return withCache(options, chute, config, async (cache) => ({ after: await updateConfig(steps, writer, chute, { ...chute, config, cache }, note, id) }));
     }),
     update: onChute(async ({ chute, engine, steps }, request, note, id) => {
       const name = chute.name;
       const current = typeof chute.record.image === 'string' ? chute.record.image : undefined;
-      const image = await buildImage(engine, name, request.source, chuteImageTag(name, request.version, id, current), options.networkMode, note);
-      const record = { ...chute.record, image, version: request.version, environment: request.environment };
-      let after: AfterSucceeded;
-      try {
-        after = await updateConfig(steps, writer, chute, { ...chute, record, config: request.config }, note, id, image);
-      } catch (error) {
-        await removeBuiltImage(engine, image, note);
-        throw error;
-      }
-      if (current !== undefined && current !== image && isBuiltImage(name, current)) await removeBuiltImage(engine, current, note);
-      return { after };
+      return withCache(options, chute, request.config, async (cache) => {
+        const image = await buildImage(engine, name, request.source, chuteImageTag(name, request.version, id, current), options.networkMode, note);
+        const record = { ...chute.record, image, version: request.version, environment: request.environment };
+        let after: AfterSucceeded;
+        try {
+          after = await updateConfig(steps, writer, chute, { ...chute, record, config: request.config, cache }, note, id, image);
+        } catch (error) {
+          await removeBuiltImage(engine, image, note);
+          throw error;
+        }
+        if (current !== undefined && current !== image && isBuiltImage(name, current)) await removeBuiltImage(engine, current, note);
+        return { after };
+      });
     }),
   };
+}
+
+/** The cache of a chute with its networks' reservations, or without a `networks` entry when it has none. */
+function networksCache(cache: Record<string, unknown>, networks: Record<string, NetworkReservation>): Record<string, unknown> {
+  const { networks: _old, ...rest } = cache;
+  return Object.keys(networks).length === 0 ? rest : { ...rest, networks };
+}
+
+/**
+ * Runs `work` with the networks of a chute's `net` reserved, and gives the hold up when it is over
+ * (by then the cache that records them is written, or the change failed).
+ */
+async function withNetworks<T>(
+  options: LifecycleOptions,
+  change: NetworkChange,
+  work: (networks: Record<string, NetworkReservation>) => Promise<T>,
+): Promise<T> {
+  const held = await options.reserve(change);
+  try {
+    return await work(held.networks);
+  } finally {
+    held.release();
+  }
+}
+
+/** Runs `work` with the cache a chute has once its configuration is `config`: an unchanged network keeps what it holds. */
+function withCache<T>(
+  options: LifecycleOptions,
+  chute: StoredChute,
+  config: Record<string, unknown>,
+  work: (cache: Record<string, unknown>) => Promise<T>,
+): Promise<T> {
+  const change = { chute: chute.name, net: mapping(config.net), previous: mapping(chute.cache.networks), previousNet: mapping(chute.config.net) };
+  return withNetworks(options, change, (networks) => work(networksCache(chute.cache, networks)));
 }
 
 /** What each change to a chute does on the container engine. */
@@ -235,46 +277,49 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
   if (engine === null) throw new Error('no container engine is reachable');
   const steps = lifecycleSteps(engine, name, note, networkMode);
   const { version, environment, allocation, config } = request;
-  let image: string;
-  if (request.image !== null) image = request.image;
-  else if (request.source !== undefined) {
+  return withNetworks(options, { chute: name, net: mapping(config.net) }, async (networks) => {
+    let image: string;
+    if (request.image !== null) image = request.image;
+    else if (request.source !== undefined) {
+      try {
+        image = await buildImage(engine, name, request.source, chuteImageTag(name, version, change), networkMode, note);
+      } catch (error) {
+        throw new Error(`${(error as Error).message}; chute ${name} is not installed`);
+      }
+    } else throw new Error(`the install of chute ${name} names no image and brings no source`);
+    const built = request.image === null ? image : undefined;
+    const chute: StoredChute = {
+      name,
+      record: { name, version, state: 'installing', image, environment, allocation, resources: null },
+      config,
+      cache: networksCache({}, networks),
+    };
+    for (const left of await engine.containers(name)) {
+      await engine.remove(name, left.Id);
+      await note(`removed container ${left.Id.slice(0, 12)}, left behind by an earlier chute named ${name}`);
+    }
+    await writer.create(name, { chute: chute.record, service: config, cache: chute.cache });
+    await note(`stored chute ${name}`);
+    for (const text of reservationNotes(networks)) await note(text);
+    let created: string | undefined;
     try {
-      image = await buildImage(engine, name, request.source, chuteImageTag(name, version, change), networkMode, note);
+      created = await steps.create(chute);
+      await steps.startContainer(created);
     } catch (error) {
-      throw new Error(`${(error as Error).message}; chute ${name} is not installed`);
+      const reason = error instanceof Error ? error.message : String(error);
+      await note(`the install failed: ${reason}; removing what it made`);
+      try {
+        if (created !== undefined) await steps.remove(created);
+        await writer.remove(name);
+        await note(`removed the stored chute ${name}`);
+        if (built !== undefined) await removeBuiltImage(engine, built, note);
+      } catch (cleanupError) {
+        throw new Error(`${reason}; removing what the install made failed too: ${(cleanupError as Error).message}`);
+      }
+      throw new Error(`${reason}; chute ${name} is not installed`);
     }
-  } else throw new Error(`the install of chute ${name} names no image and brings no source`);
-  const built = request.image === null ? image : undefined;
-  const chute: StoredChute = {
-    name,
-    record: { name, version, state: 'installing', image, environment, allocation, resources: null },
-    config,
-    cache: {},
-  };
-  for (const left of await engine.containers(name)) {
-    await engine.remove(name, left.Id);
-    await note(`removed container ${left.Id.slice(0, 12)}, left behind by an earlier chute named ${name}`);
-  }
-  await writer.create(name, { chute: chute.record, service: config, cache: {} });
-  await note(`stored chute ${name}`);
-  let created: string | undefined;
-  try {
-    created = await steps.create(chute);
-    await steps.startContainer(created);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    await note(`the install failed: ${reason}; removing what it made`);
-    try {
-      if (created !== undefined) await steps.remove(created);
-      await writer.remove(name);
-      await note(`removed the stored chute ${name}`);
-      if (built !== undefined) await removeBuiltImage(engine, built, note);
-    } catch (cleanupError) {
-      throw new Error(`${reason}; removing what the install made failed too: ${(cleanupError as Error).message}`);
-    }
-    throw new Error(`${reason}; chute ${name} is not installed`);
-  }
-  await recordState(engine, chutes, writer, name, note, 'running');
+    await recordState(engine, chutes, writer, name, note, 'running');
+  });
 }
 
 /**
@@ -289,6 +334,8 @@ export interface Rollback {
   config: Record<string, unknown>;
   /** The chute record before the update, when the update replaces it too (`update`: image, version, environment). */
   record?: Record<string, unknown>;
+  /** The chute cache before the update, when the update changes it (its networks' reservations). */
+  cache?: Record<string, unknown>;
   /** The image the update built, which undoing it removes. */
   image?: string;
   /** The id of the chute's container before the update (the one it sets aside), or null when it had none. */
@@ -313,24 +360,29 @@ async function updateConfig(
   const name = chute.name;
   const config = next.config;
   const replacesRecord = next.record !== chute.record;
+  // The cache changes with the networks' reservations; a chute without networks keeps its files as they are.
+  const replacesCache = JSON.stringify(next.cache) !== JSON.stringify(chute.cache);
   const previous = await steps.current();
   const wasRunning = previous?.State === 'running';
   const rollback: Rollback = {
     change,
     config: chute.config,
     ...(replacesRecord ? { record: chute.record } : {}),
+    ...(replacesCache ? { cache: chute.cache } : {}),
     ...(image === undefined ? {} : { image }),
     container: previous?.Id ?? null,
     running: wasRunning,
   };
   await writer.write(name, 'rollback', { ...rollback });
   await writer.write(name, 'service', config);
+  if (replacesCache) await writer.write(name, 'cache', next.cache);
   if (replacesRecord) await writer.write(name, 'chute', next.record);
   await note(
     replacesRecord
       ? `stored the new record (image ${String(next.record.image)}, version ${String(next.record.version)}) and configuration`
       : 'stored the new configuration',
   );
+  for (const text of reservationNotes(mapping(next.cache.networks) as Record<string, NetworkReservation>)) await note(text);
   let created: string | undefined;
   let setAside = false;
   try {
@@ -348,6 +400,7 @@ async function updateConfig(
     try {
       if (created !== undefined) await steps.remove(created);
       await writer.write(name, 'service', chute.config);
+      if (replacesCache) await writer.write(name, 'cache', chute.cache);
       if (replacesRecord) await writer.write(name, 'chute', chute.record);
       await note(replacesRecord ? 'restored the previous record and configuration' : 'restored the previous configuration');
       if (previous !== undefined) {

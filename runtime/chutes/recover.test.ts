@@ -5,9 +5,10 @@ import type { ChangeRecord } from '../../functions/core/device.ts';
 import { fakeEngine, type FakeContainer } from '../../test/support/fake-engine.ts';
 import { installChute } from '../../test/support/chute-state.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
-import { chuteEffects, type Rollback } from './lifecycle.ts';
+import { type Rollback } from './lifecycle.ts';
 import { recoverChutes } from './recover.ts';
-import { chuteStore, chuteWriter, JSON_FORMAT } from './store.ts';
+import { chuteWriter } from './store.ts';
+import { storedChuteEffects } from '../../test/support/chute-lifecycle.ts';
 
 const temp = useTempDir('chutebox-recover-');
 
@@ -179,7 +180,7 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
     async (call) => {
       const { dir, engine, notes, recover, file, files } = await setUp(`killed-at-${call}`);
       const old = engine.add('hello', { State: 'running' });
-      const lifecycle = chuteEffects({ chutes: chuteStore(dir, JSON_FORMAT), writer: chuteWriter(dir), engine: async () => engine, networkMode: 'none' });
+      const lifecycle = storedChuteEffects(dir, engine);
       let killed = false;
       engine.before = (name) => {
         if (name !== call) return;
@@ -207,7 +208,7 @@ describe('chuteEffects update-config and its rollback.json', () => {
     const { dir, engine, files } = await setUp('rollback-file');
     const old = engine.add('hello', { State: 'running' });
     const writer = chuteWriter(dir);
-    const lifecycle = chuteEffects({ chutes: chuteStore(dir, JSON_FORMAT), writer, engine: async () => engine, networkMode: 'none' });
+    const lifecycle = storedChuteEffects(dir, engine, writer);
     const seen: unknown[] = [];
     engine.before = async (call) => {
       if (call === 'stop') seen.push(await writer.read('hello', 'rollback'));

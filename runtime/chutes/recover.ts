@@ -136,6 +136,7 @@ async function undoUpdate(
     await repaired(`removed container ${short(container.Id)}, made by the update`);
   }
   await writer.write(name, 'service', rollback.config);
+  if (rollback.cache !== undefined) await writer.write(name, 'cache', rollback.cache);
   if (rollback.record !== undefined) await writer.write(name, 'chute', rollback.record);
   await repaired(rollback.record === undefined ? 'restored the previous configuration' : 'restored the previous record and configuration');
   if (previous !== undefined) {

@@ -10,3 +10,5 @@ export * from './docker.ts';
 export { chuteEffects } from '../chutes/lifecycle.ts';
 export { chuteWriter } from '../chutes/store.ts';
 export { recoverChutes } from '../chutes/recover.ts';
+// What a chute's networks hold on the host, which installs and updates reserve.
+export { networkLedger } from '../../functions/chutes/network-reservations.ts';

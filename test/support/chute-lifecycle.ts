@@ -1,0 +1,27 @@
+import { networkLedger, type HeldReservations, type NetworkChange } from '../../functions/chutes/network-reservations.ts';
+import type { Device } from '../../functions/core/device.ts';
+import { chuteEffects, type ChuteEffects } from '../../runtime/chutes/lifecycle.ts';
+import { chuteStore, chuteWriter, JSON_FORMAT, type ChuteWriter } from '../../runtime/chutes/store.ts';
+import type { ChuteEngine } from '../../runtime/engine/docker.ts';
+import { memoryDevice } from './memory-device.ts';
+
+/**
+ * The `reserve` of the chute lifecycle for a test: a `networkLedger` on a host with no route and no
+ * interface, among the chutes of `chutes`.
+ */
+export function reserveAmong(chutes: Pick<Device, 'chute' | 'chuteNames'>): (change: NetworkChange) => Promise<HeldReservations> {
+  return networkLedger({ ...memoryDevice(), chute: (name) => chutes.chute(name), chuteNames: () => chutes.chuteNames() });
+}
+
+/**
+ * The runtime's chute lifecycle (runtime/chutes/lifecycle.ts) on the chutes stored in `dir` (a
+ * `<state-dir>/chutes`), a test engine, containers on network `none`, and networks reserved on a
+ * host with no route and no interface.
+ *
+ * @example
+ * changeRunner({ openLog, effects: { ...everyAction(refuse), ...storedChuteEffects(dir, fakeEngine()) } });
+ */
+export function storedChuteEffects(dir: string, engine: ChuteEngine, writer: ChuteWriter = chuteWriter(dir)): ChuteEffects {
+  const chutes = chuteStore(dir, JSON_FORMAT);
+  return chuteEffects({ chutes, writer, engine: async () => engine, networkMode: 'none', reserve: reserveAmong(chutes) });
+}
