@@ -1,12 +1,13 @@
 import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CHUTE_LABEL, DEFAULT_STATE_DIR } from '../functions/core/device.ts';
+import { CHUTE_LABEL, DEFAULT_STATE_DIR, networkRunDir } from '../functions/core/device.ts';
 import type { ChuteAction, Device, DeviceAction, DeviceServices, DeviceSources, Settings } from '../functions/core/device.ts';
 import { prepareAuth } from './auth/local.ts';
 import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import type { HeldReservations, NetworkChange } from '../functions/chutes/network-reservations.ts';
+import type { ChuteNetworks } from './network/chute-networks.ts';
 import { CHANGES_DIR, openChangeLog } from './changes/log.ts';
 import { resetGuard, type ResetGuard } from './changes/reset-guard.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect } from './changes/runner.ts';
@@ -43,6 +44,8 @@ export interface HostDeviceOptions {
   config?: Omit<ConfigFacetOptions, 'stateDir' | 'device'>;
   /** What `settings()` answers: the settings the runtime loaded at start. */
   settings?: () => Settings;
+  /** `--lab-link`: the Ethernet interface that stands in for radios and LAN ports in tests and labs (runtime/network/chute-networks.ts); none by default. */
+  labLink?: string | null;
 }
 
 /**
@@ -164,6 +167,14 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     }));
   /** The reservations of the chutes' networks, one change at a time (made with the engine bundle, which has the code). */
   let ledger: ((change: NetworkChange) => Promise<HeldReservations>) | undefined;
+  /** The host side of the chutes' networks, one for the runtime's life: it supervises their daemons. */
+  let networks: ChuteNetworks | undefined;
+  const hostNetworks = (client: NonNullable<Awaited<ReturnType<EngineClient>>>) =>
+    (networks ??= client.chuteNetworks({
+      runDir: networkRunDir(stateDir),
+      labLink: options.labLink ?? null,
+      tools: { ip: 'ip', hostapd: 'hostapd', dnsmasq: 'dnsmasq', timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs },
+    }));
   /** The effect of a chute action, from the engine bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
   const onChute =
     <A extends ChuteAction>(action: A): ChangeEffect<A> =>
@@ -177,6 +188,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
         engine: () => client.chuteEngine(socketPath),
         networkMode,
         reserve: (change) => (ledger ??= client.networkLedger(device))(change),
+        networks: hostNetworks(client),
       });
       const after = await (effects[action] as ChangeEffect<A>)(request, note, id);
       // The chutes' networks are part of the system configuration.
@@ -249,6 +261,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
           change: runner.change,
         });
         await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
+        if (client !== null) await repairNetworks(hostNetworks(client));
       }
       startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },
@@ -256,6 +269,18 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       (await configLoading?.catch(() => undefined))?.provisioning.stop();
     },
   };
+  /**
+   * At start, the networks of the chutes that run again: their daemons adopted when a killed runtime
+   * left them running (or started), what they lack made; the daemons no chute owns stopped.
+   */
+  async function repairNetworks(built: ChuteNetworks): Promise<void> {
+    const stored = (await Promise.all((await chutes.chuteNames()).map((name) => chutes.chute(name)))).filter((chute) => chute !== null);
+    const log = async (text: string) => console.error(`networks: ${text}`);
+    for (const name of await built.sweep(stored)) await log(`stopped ${name}, which no chute owns`);
+    for (const chute of stored.filter((chute) => chute.record.state === 'running')) {
+      await built.up(chute, log).catch((error: unknown) => console.error(`the networks of chute ${chute.name} cannot be made:`, error));
+    }
+  }
   return device;
 }
 

@@ -34,6 +34,13 @@ const SERVE_OPTIONS = [
   },
   UPLOAD_LIMIT_OPTION,
   CHUTE_SUBNET_POOL_OPTION,
+  {
+    flag: 'lab-link',
+    env: 'CHUTEBOX_LAB_LINK',
+    value: 'IFACE',
+    description:
+      'for tests and labs, not a router: an Ethernet interface that stands in for the radios and the LAN ports; access points and VLAN networks become macvlans of it, and hostapd runs its wired driver (802.1X, EAP-MD5 with the network key as the password)',
+  },
   SETTINGS_OPTION,
   {
     flag: 'passwd-file',
@@ -127,6 +134,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   const device = createHostDevice({
     ...hostDeviceOptions(values, stateDir),
     containerNetwork: values['container-network']!,
+    labLink: values['lab-link'] ?? null,
     config: {
       passwdFile: values['passwd-file']!,
       applyCommands,

@@ -6,7 +6,7 @@ import type { ChangeRecord } from '../functions/core/device.ts';
 import { finalChange } from './support/http-client.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { tarArchive } from './support/tar.ts';
-import { useChutebox, type Started } from './support/spawn.ts';
+import { serveArgs, useChutebox, type Started } from './support/spawn.ts';
 
 /**
  * Chutes installed and updated from their source, as pdtools sends it (a tar with paradrop.yaml and a
@@ -42,19 +42,7 @@ describe.skipIf(skipped)(`chutes from their source on chutebox serve with a cont
     stateDir = path.join(tmp, 'state');
     engine = await startDockerd();
     await engine.importBusybox('chutebox-test', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'] });
-    server = await start([
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      '0',
-      '--state-dir',
-      stateDir,
-      '--docker-socket',
-      engine.socket,
-      '--container-network',
-      'none',
-    ]);
+    server = await start(serveArgs(stateDir, engine.socket, ['--container-network', 'none']));
   });
 
   /** Sends a source tar and answers the change once final. */

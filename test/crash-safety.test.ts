@@ -5,7 +5,7 @@ import type { ChangeRecord } from '../functions/core/device.ts';
 import { installChute } from './support/chute-state.ts';
 import { call, getJson } from './support/http-client.ts';
 import { keyLine } from './support/ssh-keys.ts';
-import { CLEAN_ENV, startChutebox, useChutebox, type Started } from './support/spawn.ts';
+import { CLEAN_ENV, serveArgs, startChutebox, useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
 /*
@@ -30,19 +30,7 @@ async function device(name: string) {
   const passwdFile = path.join(dir, 'passwd');
   await writeFile(passwdFile, `root:x:0:0:root:${path.join(dir, 'home', 'root')}:/bin/sh\ntester:x:${UID}:${GID}:Test User:${home}:/bin/sh\n`);
   const stateDir = path.join(dir, 'state');
-  const args = [
-    'serve',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--state-dir',
-    stateDir,
-    '--docker-socket',
-    path.join(dir, 'none.sock'),
-    '--passwd-file',
-    passwdFile,
-  ];
+  const args = serveArgs(stateDir, path.join(dir, 'none.sock'), ['--passwd-file', passwdFile]);
   return { dir, home, stateDir, args };
 }
 

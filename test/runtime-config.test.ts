@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { call, finalChange, type HttpAnswer, getJson } from './support/http-client.ts';
 import { useHttpController } from './support/http-controller.ts';
 import { sshKey } from './support/ssh-keys.ts';
-import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
+import { CLEAN_ENV, CLI, serveArgs, useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { writeScript } from './support/tool-scripts.ts';
 
@@ -25,22 +25,8 @@ const PDCONF_FILES = ['network', 'wireless', 'dhcp', 'firewall'] as const;
 const IS_ROOT = process.getuid?.() === 0;
 
 /** `chutebox serve` on loopback, a free port, no engine, the passwd file given. */
-function serveArgs(stateDir: string, passwdFile: string, extra: string[] = []): string[] {
-  const root = temp.path();
-  return [
-    'serve',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-    '--state-dir',
-    stateDir,
-    '--docker-socket',
-    path.join(root, 'none.sock'),
-    '--passwd-file',
-    passwdFile,
-    ...extra,
-  ];
+function serveWithPasswd(stateDir: string, passwdFile: string, extra: string[] = []): string[] {
+  return serveArgs(stateDir, path.join(temp.path(), 'none.sock'), ['--passwd-file', passwdFile, ...extra]);
 }
 
 /** PUT /api/v1/config/hostconfig, then waits for its change to become final. */
@@ -147,7 +133,7 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     // Logs every run; exits 1 while <dir>/fail-<file> exists.
     const apply = await writeScript(dir, 'apply', `echo "$*" >> '${logFile()}'\nif [ -e '${dir}/fail-'"$1" ]; then echo "cannot apply $1" >&2; exit 1; fi`);
     const commands = PDCONF_FILES.flatMap((file) => [`--pdconf-apply-${file}`, `${apply} ${file} {file}`]);
-    args = serveArgs(stateDir, path.join(dir, 'passwd'), commands);
+    args = serveWithPasswd(stateDir, path.join(dir, 'passwd'), commands);
     server = await start(args);
     generated = await getJson(server, '/config/hostconfig');
   });
@@ -235,7 +221,7 @@ describe.skipIf(!IS_ROOT)('POST /api/v1/config/sshKeys/:user on chutebox serve (
     await mkdir(home, { recursive: true });
     const passwdFile = path.join(dir, 'passwd');
     await writeFile(passwdFile, `root:x:0:0:root:/root:/bin/sh\ntester:x:${UID}:${UID}:Test User:${home}:/bin/sh\n`);
-    server = await start(serveArgs(path.join(dir, 'state'), passwdFile));
+    server = await start(serveWithPasswd(path.join(dir, 'state'), passwdFile));
   });
 
   it("writes the keys into the user's ~/.ssh/authorized_keys (600 in a 700 .ssh, owned by the user), as ssh-keygen reads them", async () => {
@@ -282,7 +268,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
   beforeAll(async () => {
     const dir = await temp.folder('provision');
     stateDir = path.join(dir, 'state');
-    args = serveArgs(stateDir, path.join(dir, 'passwd'), ['--controller-timeout', '1']);
+    args = serveWithPasswd(stateDir, path.join(dir, 'passwd'), ['--controller-timeout', '1']);
     server = await start(args);
   });
 

@@ -23,6 +23,16 @@ export interface LifecycleOptions {
    * change releases it; throws an HttpProblem 422 when they cannot have it.
    */
   reserve(change: NetworkChange): Promise<HeldReservations>;
+  /** What builds a running chute's networks on the host (runtime/network/chute-networks.ts); none in tests of the engine work alone. */
+  networks?: ChuteNetworkHooks;
+}
+
+/** The host side of a chute's networks, as the lifecycle drives it. */
+export interface ChuteNetworkHooks {
+  /** Makes what the chute's cache reserves (idempotent); on a failure it leaves nothing of its own behind. */
+  up(chute: StoredChute, note: Note): Promise<void>;
+  /** Removes what was made for the chute's networks. */
+  down(chute: StoredChute, note: Note): Promise<void>;
 }
 
 /**
@@ -79,13 +89,21 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
 
   return {
     install: (request, note, id) => install(options, request, note, id),
-    start: onChute(({ chute, steps }, request, note) => startWith(steps, writer, chute, request.environment, note)),
-    stop: onChute(({ steps }) => steps.stop()),
+    start: onChute(async ({ chute, steps }, request, note) => {
+      await startWith(steps, writer, chute, request.environment, note);
+      await options.networks?.up(chute, note);
+    }),
+    stop: onChute(async ({ chute, steps }, _request, note) => {
+      await steps.stop();
+      await options.networks?.down(chute, note);
+    }),
     restart: onChute(async ({ chute, steps }, request, note) => {
       await steps.stop();
       await startWith(steps, writer, chute, request.environment, note);
+      await options.networks?.up(chute, note);
     }),
     delete: onChute(async ({ chute, engine, steps }, _request, note) => {
+      await options.networks?.down(chute, note);
       await steps.removeAll();
       await writer.remove(chute.name);
       await note(`removed the stored chute ${chute.name}`);
@@ -97,7 +115,9 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
     'update-config': onChute(async ({ chute, steps }, request, note, id) => {
       // Placeholders keep the secrets stored now, which a change queued before this one may have set.
       const config = resolvePlaceholders(request.config, chute.config, `the configuration of chute ${chute.name}`);
-      return withCache(options, chute, config, async (cache) => ({ after: await updateConfig(steps, writer, chute, { ...chute, config, cache }, note, id) }));
+      return withCache(options, chute, config, async (cache) => ({
+        after: await updateConfig(steps, writer, chute, { ...chute, config, cache }, note, id, undefined, options.networks),
+      }));
     }),
     update: onChute(async ({ chute, engine, steps }, request, note, id) => {
       const name = chute.name;
@@ -107,7 +127,7 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
         const record = { ...chute.record, image, version: request.version, environment: request.environment };
         let after: AfterSucceeded;
         try {
-          after = await updateConfig(steps, writer, chute, { ...chute, record, config: request.config, cache }, note, id, image);
+          after = await updateConfig(steps, writer, chute, { ...chute, record, config: request.config, cache }, note, id, image, options.networks);
         } catch (error) {
           await removeBuiltImage(engine, image, note);
           throw error;
@@ -305,10 +325,12 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
     try {
       created = await steps.create(chute);
       await steps.startContainer(created);
+      await options.networks?.up(chute, note);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       await note(`the install failed: ${reason}; removing what it made`);
       try {
+        await options.networks?.down(chute, note);
         if (created !== undefined) await steps.remove(created);
         await writer.remove(name);
         await note(`removed the stored chute ${name}`);
@@ -356,6 +378,7 @@ async function updateConfig(
   note: Note,
   change: number,
   image?: string,
+  networks?: ChuteNetworkHooks,
 ): Promise<AfterSucceeded> {
   const name = chute.name;
   const config = next.config;
@@ -386,6 +409,8 @@ async function updateConfig(
   let created: string | undefined;
   let setAside = false;
   try {
+    // A network the update removes or reserves anew goes first; one it keeps stays up through the update.
+    await networks?.down(withNetworksOnly(chute, droppedNetworks(chute, next)), note);
     if (previous !== undefined) {
       await steps.stopContainer(previous.Id);
       await steps.rename(previous.Id, `previous-${previous.Id.slice(0, 12)}`);
@@ -393,11 +418,13 @@ async function updateConfig(
     }
     created = await steps.create(next);
     await steps.startContainer(created);
+    await networks?.up(next, note);
     if (previous !== undefined) await steps.remove(previous.Id);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     await note(`the new configuration failed: ${reason}; restoring the previous one`);
     try {
+      await networks?.down(withNetworksOnly(next, droppedNetworks(next, chute)), note);
       if (created !== undefined) await steps.remove(created);
       await writer.write(name, 'service', chute.config);
       if (replacesCache) await writer.write(name, 'cache', chute.cache);
@@ -409,6 +436,7 @@ async function updateConfig(
       } else {
         await steps.startContainer(await steps.create(chute));
       }
+      if (wasRunning || previous === undefined) await networks?.up(chute, note);
       await writer.discard(name, 'rollback');
     } catch (restoreError) {
       // rollback.json stays: the next start tries again (recoverChutes).
@@ -418,6 +446,20 @@ async function updateConfig(
   }
   // rollback.json goes only once the change's `succeeded` is saved: a crash before that undoes the update (recoverChutes).
   return () => writer.discard(name, 'rollback');
+}
+
+/** The networks `from` reserves that `to` does not hold the same way (removed, or reserved anew), by name. */
+function droppedNetworks(from: StoredChute, to: StoredChute): string[] {
+  const kept = mapping(to.cache.networks);
+  return Object.entries(mapping(from.cache.networks))
+    .filter(([name, reservation]) => JSON.stringify(kept[name]) !== JSON.stringify(reservation))
+    .map(([name]) => name);
+}
+
+/** The chute with only the named networks in its cache: what `down` is to remove. */
+function withNetworksOnly(chute: StoredChute, names: readonly string[]): StoredChute {
+  const networks = mapping(chute.cache.networks);
+  return { ...chute, cache: { ...chute.cache, networks: Object.fromEntries(names.map((name) => [name, networks[name]])) } };
 }
 
 /**

@@ -12,3 +12,5 @@ export { chuteWriter } from '../chutes/store.ts';
 export { recoverChutes } from '../chutes/recover.ts';
 // What a chute's networks hold on the host, which installs and updates reserve.
 export { networkLedger } from '../../functions/chutes/network-reservations.ts';
+// The host side of chute networks: their interfaces and supervised daemons.
+export { chuteNetworks } from '../network/chute-networks.ts';

@@ -89,14 +89,15 @@ function isStaticallyLinked(file: string): boolean {
  * /etc/docker/daemon.json out and its trust key in the temp folder. Containers must run with
  * `HostConfig.NetworkMode: "none"`.
  *
- * Throws (after cleaning up) when dockerd or busybox is missing or dockerd does not come up.
+ * With `netns`, dockerd runs in that network namespace (a router namespace of a test), and so do its
+ * containers. Throws (after cleaning up) when dockerd or busybox is missing or dockerd does not come up.
  *
  * @example
  * const engine = await startDockerd();
  * const image = await engine.importBusybox('chutebox-test', 'busybox');
  * await engine.stop();
  */
-export async function startDockerd(): Promise<Dockerd> {
+export async function startDockerd(options: { netns?: string } = {}): Promise<Dockerd> {
   const unavailable = dockerUnavailableReason();
   if (unavailable !== null) throw new Error(`no Docker Engine: ${unavailable}`);
 
@@ -123,7 +124,11 @@ export async function startDockerd(): Promise<Dockerd> {
   const logFd = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(findOnPath('dockerd')!, args, { stdio: ['ignore', logFd, logFd] });
+    // In a router namespace: nsenter enters its network namespace only (not `ip netns exec`, whose new mount namespace dockerd cannot run in) and execs dockerd, so the pid is dockerd's.
+    child =
+      options.netns === undefined
+        ? spawn(findOnPath('dockerd')!, args, { stdio: ['ignore', logFd, logFd] })
+        : spawn('nsenter', [`--net=/run/netns/${options.netns}`, findOnPath('dockerd')!, ...args], { stdio: ['ignore', logFd, logFd] });
   } finally {
     closeSync(logFd);
   }

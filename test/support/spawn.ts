@@ -8,6 +8,17 @@ export const CLI = fileURLToPath(new URL('../../dist/chutebox.mjs', import.meta.
 /** Only PATH from the test runner: no CHUTEBOX_* setting of the developer's shell changes what is served. */
 export const CLEAN_ENV = Object.freeze({ PATH: process.env.PATH ?? '/usr/bin:/bin' });
 
+/**
+ * The arguments of `chutebox serve` for a test: on this machine's loopback, any free port, with its
+ * own state dir and engine socket, then `extra`.
+ *
+ * @example
+ * await start(serveArgs(stateDir, engine.socket, ['--container-network', 'none']));
+ */
+export function serveArgs(stateDir: string, dockerSocket: string, extra: readonly string[] = []): string[] {
+  return ['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', dockerSocket, ...extra];
+}
+
 export interface Started {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
   url: string;

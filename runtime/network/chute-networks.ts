@@ -1,0 +1,214 @@
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { AccessPointEntry, VlanEntry } from '../../functions/chutes/chute-config.ts';
+import { mapping } from '../../functions/chutes/chute-record.ts';
+import { recordedReservations, type NetworkReservation } from '../../functions/chutes/network-reservations.ts';
+import type { StoredChute } from '../../functions/core/device.ts';
+import { parseCidr } from '../../functions/parsers/ipv4.ts';
+import { commandFailure } from '../config/command-exit.ts';
+import { readIfExists } from '../state/read-if-exists.ts';
+import { writeFileAtomic } from '../state/atomic-write.ts';
+import { runTool, type Tool } from '../tools/run.ts';
+import { logFileOf, stopRecorded, supervise, type Supervised } from '../tools/supervisor.ts';
+import { dnsmasqArgs, eapUserFile, hostapdConfig, type AccessPointRadio } from './chute-daemons.ts';
+
+/** Where the host side of chute networks finds its programs, and how long a command may take. */
+export interface ChuteNetworkTools {
+  ip: string;
+  hostapd: string;
+  dnsmasq: string;
+  timeoutMs: number;
+}
+
+export interface ChuteNetworkOptions {
+  /** The run folder of the networks (`networkRunDir` of the state dir): hostapd's and dnsmasq's files. */
+  runDir: string;
+  /**
+   * For tests and labs (`--lab-link`): an Ethernet interface that stands in for the radios and the
+   * LAN ports. An access point or a VLAN network is then a macvlan of it, and hostapd runs its wired
+   * driver (802.1X, EAP-MD5 with the network's key as the password) instead of nl80211. Null on a
+   * device: access points need a radio, VLANs the LAN bridge.
+   */
+  labLink: string | null;
+  tools: ChuteNetworkTools;
+}
+
+/** A line of a change's record. */
+type Note = (text: string) => Promise<void>;
+
+/**
+ * The host side of chute networks (docs/api/networks.md): for each network a chute's cache reserves,
+ * its host interface with the host's address, hostapd for an access point and dnsmasq for a network
+ * with `dhcp`, each supervised by pid (runtime/tools/supervisor.ts), made by `up` and removed by
+ * `down`. Every command runs from an argument array, with a timeout.
+ *
+ * @example
+ * const networks = chuteNetworks({ runDir: '/var/lib/chutebox/networks', labLink: null, tools });
+ * await networks.up(chute, note);   // after its container started
+ * await networks.down(chute, note); // when it stops or is deleted
+ */
+export function chuteNetworks(options: ChuteNetworkOptions) {
+  /** The daemons this serve supervises, by key (`hostapd-<interface>`, `dnsmasq-<interface>`), with the argv each runs. */
+  const running = new Map<string, { process: Supervised; argv: readonly string[] }>();
+  const tool = (name: keyof Omit<ChuteNetworkTools, 'timeoutMs'>): Tool => ({ name, path: options.tools[name], setting: `--${name} PATH` });
+
+  async function ip(args: string[]): Promise<void> {
+    const result = await runTool(tool('ip'), args, { timeoutMs: options.tools.timeoutMs });
+    const failure = commandFailure(result);
+    if (failure !== null) throw new Error(`ip ${args.join(' ')} ${failure}`);
+  }
+
+  /** The host interface of a network, made when it is missing, with the host's address, up. */
+  async function hostInterface(kind: 'access-point' | 'vlan', reservation: NetworkReservation, note: Note): Promise<void> {
+    const name = reservation.hostInterface;
+    if (!(await interfaceExists(name))) {
+      await ip(linkArgs(kind, reservation, options.labLink));
+      await note(`made interface ${name}${options.labLink === null ? '' : ` (a macvlan of the lab link ${options.labLink})`}`);
+    }
+    const subnet = reservation.ipv4Network === null ? undefined : parseCidr(reservation.ipv4Network);
+    if (subnet !== undefined && reservation.gateway !== null) await ip(['address', 'replace', `${reservation.gateway}/${subnet.prefix}`, 'dev', name]);
+    await ip(['link', 'set', 'dev', name, 'up']);
+  }
+
+  /** Runs (or keeps running) one daemon of a network; one whose argv or configuration changed is restarted. */
+  async function daemon(key: string, name: string, argv: [string, ...string[]], note: Note, changed: boolean): Promise<void> {
+    const current = running.get(key);
+    if (current !== undefined && !changed && current.argv.join('\0') === argv.join('\0')) return;
+    if (current !== undefined) {
+      await current.process.stop();
+      running.delete(key);
+    }
+    const pidFile = path.join(options.runDir, 'pids', `${key}.pid`);
+    await mkdir(path.dirname(pidFile), { recursive: true, mode: 0o700 });
+    if (changed) await stopRecorded(pidFile);
+    const started = await supervise({ name, argv, pidFile });
+    running.set(key, { process: started, argv });
+    await note(started.adopted ? `kept ${name} (pid ${started.pid}), left running by an earlier start` : `started ${name} (pid ${started.pid})`);
+  }
+
+  const networks = {
+    /**
+     * Makes every network of the chute's cache that is not there yet, and restarts a daemon whose
+     * configuration changed; what is already right is left alone (a restart of serve adopts the
+     * daemons it left). On a failure, what this call made for the chute is removed again.
+     */
+    async up(chute: StoredChute, note: Note): Promise<void> {
+      const reservations = recordedReservations(chute.cache);
+      try {
+        for (const [network, reservation] of Object.entries(reservations)) {
+          const entry = mapping(mapping(chute.config.net)[network]);
+          if (entry.type === 'wifi' && entry.mode === 'monitor') throw new Error(`network ${network}: monitor interfaces are not built yet`);
+          const kind = entry.type === 'vlan' ? 'vlan' : 'access-point';
+          await hostInterface(kind, reservation, note);
+          if (kind === 'access-point') await accessPoint(chute.name, network, entry as AccessPointEntry, reservation, note);
+          if (entry.dhcp !== undefined) {
+            const args = dnsmasqArgs(entry as AccessPointEntry | VlanEntry, reservation, {});
+            if (reservation.leaseFile !== null) await mkdir(path.dirname(reservation.leaseFile), { recursive: true, mode: 0o700 });
+            await daemon(
+              `dnsmasq-${reservation.hostInterface}`,
+              `dnsmasq for network ${network} of chute ${chute.name}`,
+              [options.tools.dnsmasq, ...args],
+              note,
+              false,
+            );
+          }
+        }
+      } catch (error) {
+        await networks.down(chute, async () => {});
+        throw error;
+      }
+    },
+
+    /** Removes what was made for the chute's networks: its daemons (by pid), their files and its host interfaces. */
+    async down(chute: StoredChute, note: Note): Promise<void> {
+      for (const [network, reservation] of Object.entries(recordedReservations(chute.cache))) {
+        for (const key of [`hostapd-${reservation.hostInterface}`, `dnsmasq-${reservation.hostInterface}`]) {
+          const current = running.get(key);
+          running.delete(key);
+          const pidFile = path.join(options.runDir, 'pids', `${key}.pid`);
+          const stopped = current !== undefined ? (await current.process.stop(), true) : await stopRecorded(pidFile);
+          await rm(logFileOf(pidFile), { force: true });
+          if (stopped) await note(`stopped ${key.split('-')[0]} for network ${network}`);
+        }
+        await rm(path.join(options.runDir, 'hostapd', `${reservation.hostInterface}.conf`), { force: true });
+        await rm(path.join(options.runDir, 'hostapd', `${reservation.hostInterface}.eap_users`), { force: true });
+        if (await interfaceExists(reservation.hostInterface)) {
+          await ip(['link', 'delete', 'dev', reservation.hostInterface]);
+          await note(`removed interface ${reservation.hostInterface}`);
+        }
+      }
+    },
+
+    /**
+     * At start: stops every daemon whose pid file no network of `chutes` owns (left by a chute
+     * deleted while serve was down, or by a crash), and answers what it stopped.
+     */
+    async sweep(chutes: readonly StoredChute[]): Promise<string[]> {
+      const owned = new Set(
+        chutes.flatMap((chute) =>
+          Object.values(recordedReservations(chute.cache)).flatMap((r) => [`hostapd-${r.hostInterface}.pid`, `dnsmasq-${r.hostInterface}.pid`]),
+        ),
+      );
+      const dir = path.join(options.runDir, 'pids');
+      const stopped: string[] = [];
+      for (const file of await readdir(dir).catch(() => [] as string[])) {
+        if (!file.endsWith('.pid') || owned.has(file)) continue;
+        if (await stopRecorded(path.join(dir, file))) stopped.push(file.slice(0, -'.pid'.length));
+        await rm(path.join(dir, file), { force: true });
+        await rm(logFileOf(path.join(dir, file)), { force: true });
+      }
+      return stopped;
+    },
+  };
+  return networks;
+
+  /** hostapd for an access point: its configuration written (atomically) and hostapd (re)started when it changed. */
+  async function accessPoint(chute: string, network: string, entry: AccessPointEntry, reservation: NetworkReservation, note: Note): Promise<void> {
+    if (reservation.hostapdControl === null) throw new Error(`network ${network} has no hostapd control socket reserved`);
+    const dir = path.join(options.runDir, 'hostapd');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const conf = path.join(dir, `${reservation.hostInterface}.conf`);
+    const radio: AccessPointRadio = options.labLink === null ? unbuiltRadio(network) : { kind: 'wired' };
+    let eapUsers: string | undefined;
+    if (radio.kind === 'wired') {
+      eapUsers = path.join(dir, `${reservation.hostInterface}.eap_users`);
+      await writeFileAtomic(eapUsers, eapUserFile(entry), 0o600);
+    }
+    const text = hostapdConfig(entry, reservation, radio, eapUsers);
+    const changed = (await readIfExists(conf)) !== text;
+    if (changed) await writeFileAtomic(conf, text, 0o600);
+    await daemon(`hostapd-${reservation.hostInterface}`, `hostapd for network ${network} of chute ${chute}`, [options.tools.hostapd, conf], note, changed);
+  }
+}
+
+export type ChuteNetworks = ReturnType<typeof chuteNetworks>;
+
+/**
+ * `ip link add` for a network's host interface: a macvlan of the lab link in a lab; on a device a
+ * VLAN of the LAN bridge (`ip link add link br-lan name br-lan.20 type vlan id 20`).
+ *
+ * @example
+ * linkArgs('vlan', { hostInterface: 'br-lan.20', vlanId: 20, … }, null) // ['link', 'add', 'link', 'br-lan', 'name', 'br-lan.20', 'type', 'vlan', 'id', '20']
+ */
+export function linkArgs(kind: 'access-point' | 'vlan', reservation: Pick<NetworkReservation, 'hostInterface' | 'vlanId'>, labLink: string | null): string[] {
+  const name = reservation.hostInterface;
+  if (labLink !== null) return ['link', 'add', 'link', labLink, 'name', name, 'type', 'macvlan', 'mode', 'bridge'];
+  if (kind === 'vlan') {
+    const dot = name.lastIndexOf('.');
+    if (dot < 1 || reservation.vlanId === null) throw new Error(`interface ${name} is not named <LAN interface>.<VLAN ID>`);
+    return ['link', 'add', 'link', name.slice(0, dot), 'name', name, 'type', 'vlan', 'id', String(reservation.vlanId)];
+  }
+  throw new Error(`interface ${name}: access points on a radio are not built yet; a lab link (--lab-link) stands in for one`);
+}
+
+function unbuiltRadio(network: string): never {
+  throw new Error(`network ${network}: access points on a radio are not built yet; a lab link (--lab-link) stands in for one`);
+}
+
+/** Whether a network interface of that name exists in this network namespace. */
+async function interfaceExists(name: string): Promise<boolean> {
+  return stat(path.join('/sys/class/net', name)).then(
+    () => true,
+    () => false,
+  );
+}

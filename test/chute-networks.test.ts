@@ -1,0 +1,193 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
+import { createNamespacePair, networkUnavailableReason, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
+import { CLEAN_ENV, CLI, serveArgs, startChutebox, type Started } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
+
+/*
+ * The whole router in a network namespace of its own (R), with its own Docker Engine, and `serve` in
+ * it with a lab link standing in for the radio: a veth pair whose other end is in a station
+ * namespace (S). The station authenticates with wpa_supplicant (wired, EAP-MD5) and asks for a lease
+ * with busybox udhcpc. Nothing touches the machine's own namespace: every interface, address and
+ * process is in R or S, and both go at the end.
+ *
+ * Needs root, ip, hostapd, dnsmasq, wpa_supplicant, busybox, dockerd and nsenter; `.ci/run` installs
+ * them and sets CHUTEBOX_REQUIRE_NETWORK and CHUTEBOX_REQUIRE_DOCKER, which turn a skip into a failure.
+ */
+const unavailable = networkUnavailableReason() ?? dockerUnavailableReason();
+const skipped = unavailable !== null && !process.env.CHUTEBOX_REQUIRE_NETWORK && !process.env.CHUTEBOX_REQUIRE_DOCKER;
+if (skipped) console.warn(`test/chute-networks.test.ts skipped: ${unavailable}; set CHUTEBOX_REQUIRE_NETWORK=1 to make this a failure`);
+
+const temp = useTempDir('chutebox-chute-networks-');
+
+const KEY = 'lab-passphrase';
+const NET = { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: KEY, dhcp: { start: 100, limit: 10, lease: '1h' } } };
+
+/** A request to the API of the serve that runs in namespace `ns`, made from inside it (its loopback is its own). */
+function api(ns: string, url: string, method: string, endpoint: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const script =
+    'const [url, method, body] = process.argv.slice(1);' +
+    "fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body || undefined })" +
+    '.then(async (r) => console.log(JSON.stringify({ status: r.status, text: await r.text() })), (e) => { console.error(e); process.exit(1); });';
+  const args = ['netns', 'exec', ns, process.execPath, '-e', script, `${url}/api/v1${endpoint}`, method, body === undefined ? '' : JSON.stringify(body)];
+  return new Promise((resolve, reject) => {
+    const child = spawn('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`${method} ${endpoint} in ${ns} failed: ${out}`));
+      const { status, text } = JSON.parse(out.trim().split('\n').at(-1)!);
+      resolve({ status, body: text === '' ? undefined : JSON.parse(text) });
+    });
+  });
+}
+
+/** The processes whose command line mentions `text`, by pid. */
+async function processesWith(text: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(text)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a router namespace${skipped ? ` (skipped: ${unavailable})` : ''}`, () => {
+  let dir: string;
+  let stateDir: string;
+  let namespaces: NamespacePair | undefined;
+  let engine: Dockerd | undefined;
+  let server: Started | undefined;
+  let router: string;
+  let station: string;
+  let lab: { a: string; b: string };
+  let linksBefore: string;
+  const daemons: Daemon[] = [];
+
+  const serve = () =>
+    startChutebox(
+      ['netns', 'exec', router, process.execPath, CLI, ...serveArgs(stateDir, engine!.socket)],
+      { ...CLEAN_ENV, CHUTEBOX_LAB_LINK: lab.a, CHUTEBOX_CONTAINER_NETWORK: 'none' },
+      { command: 'ip' },
+    );
+  const call = (method: string, endpoint: string, body?: unknown) => api(router, server!.url, method, endpoint, body);
+  /** Submits a change and answers its record once it is over. */
+  async function change(method: string, endpoint: string, body?: unknown) {
+    const accepted = await call(method, endpoint, body);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    let record: any;
+    await waitUntil(`change ${accepted.body.change_id} over`, async () => {
+      record = (await call('GET', `/changes/${accepted.body.change_id}`)).body;
+      return record.state === 'succeeded' || record.state === 'failed';
+    });
+    return record;
+  }
+  const links = () =>
+    namespaces!
+      .exec(router, 'ip', ['-o', 'link', 'show'])
+      .replace(/^\d+: /gm, '')
+      .split('\n')
+      .map((line) => line.split(':')[0])
+      .sort()
+      .join(' ');
+  const pidFiles = async () =>
+    (await readdir(path.join(stateDir, 'networks', 'pids')).catch(() => [] as string[])).filter((file) => file.endsWith('.pid')).sort();
+
+  beforeAll(async () => {
+    if (unavailable !== null) throw new Error(`no router namespace here: ${unavailable}`);
+    dir = await temp.folder('router');
+    stateDir = path.join(dir, 'state');
+    namespaces = createNamespacePair('chutebox-net');
+    router = namespaces.a;
+    station = namespaces.b;
+    lab = namespaces.link(`cl${process.pid.toString(36)}`);
+    engine = await startDockerd({ netns: router });
+    // A container that ends at once on docker stop's SIGTERM (a plain sleep as pid 1 ignores it).
+    await engine.importBusybox('chutebox-net', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'] });
+    linksBefore = links();
+    server = await serve();
+  }, 90_000);
+
+  afterAll(async () => {
+    try {
+      await server?.stop();
+      // The daemons outlive serve by design (a restart adopts them): stop what is left by its pid files.
+      for (const file of await pidFiles()) {
+        const { pid } = JSON.parse(await readFile(path.join(stateDir, 'networks', 'pids', file), 'utf8'));
+        spawnSync('kill', ['-KILL', `-${pid}`]);
+      }
+      await Promise.all(daemons.map((started) => started.stop()));
+    } finally {
+      await engine?.stop();
+      namespaces?.remove();
+    }
+  }, 90_000);
+
+  it('install: the access point gets its interface with the host address, hostapd and dnsmasq, and the station a lease', async () => {
+    const installed = await change('POST', '/chutes', { name: 'lab', image: 'chutebox-net:sleeper', config: { net: NET } });
+    expect(installed.state, JSON.stringify(installed.messages)).toBe('succeeded');
+    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
+    expect(wifi).toMatchObject({ ipv4Network: '10.128.0.0/24', gateway: '10.128.0.1' });
+    expect(namespaces!.exec(router, 'ip', ['-o', 'address', 'show', 'dev', wifi.hostInterface])).toContain('10.128.0.1/24');
+    expect(await pidFiles()).toEqual([`dnsmasq-${wifi.hostInterface}.pid`, `hostapd-${wifi.hostInterface}.pid`]);
+
+    await writeFile(
+      path.join(dir, 'wpa_supplicant.conf'),
+      `ap_scan=0\nnetwork={\n\tkey_mgmt=IEEE8021X\n\teap=MD5\n\tidentity="chute"\n\tpassword="${KEY}"\n\teapol_flags=0\n}\n`,
+    );
+    const supplicant = startDaemon(
+      station,
+      'wpa_supplicant',
+      ['-D', 'wired', '-i', lab.b, '-c', path.join(dir, 'wpa_supplicant.conf')],
+      path.join(dir, 'wpa.log'),
+    );
+    daemons.push(supplicant);
+    await waitUntil('wpa_supplicant authenticated', async () => (await supplicant.output()).includes('CTRL-EVENT-EAP-SUCCESS'), 30_000, supplicant.output);
+    expect((await call('GET', '/chutes/lab/networks/wifi/hostapd_status')).body).toMatchObject({
+      state: 'ENABLED',
+      'bss[0]': wifi.hostInterface,
+      'num_sta[0]': '1',
+    });
+
+    const script = path.join(dir, 'udhcpc.script');
+    await writeFile(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    namespaces!.exec(station, 'busybox', ['udhcpc', '-i', lab.b, '-f', '-n', '-q', '-t', '10', '-s', script, '-x', 'hostname:phone']);
+    const leases = (await call('GET', '/chutes/lab/networks/wifi/leases')).body;
+    expect(leases).toEqual([expect.objectContaining({ hostname: 'phone', ip_addr: expect.stringMatching(/^10\.128\.0\.(10[0-9])$/) })]);
+  }, 120_000);
+
+  it('after serve is killed, the next serve adopts the daemons it left: no duplicate, the same pids', async () => {
+    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
+    const before = [...(await processesWith(`${wifi.hostInterface}.conf`)), ...(await processesWith(`--interface=${wifi.hostInterface}`))].sort();
+    expect(before).toHaveLength(2);
+    process.kill(server!.child.pid!, 'SIGKILL');
+    await server!.stop();
+    server = await serve();
+    await waitUntil('the chute reads running again', async () => (await call('GET', '/chutes/lab')).body?.state === 'running');
+    const after = [...(await processesWith(`${wifi.hostInterface}.conf`)), ...(await processesWith(`--interface=${wifi.hostInterface}`))].sort();
+    expect(after).toEqual(before);
+    expect((await call('GET', '/chutes/lab/networks/wifi/hostapd_status')).body).toMatchObject({ state: 'ENABLED' });
+  }, 120_000);
+
+  it("stop removes the chute's daemons and interface; start makes them again", async () => {
+    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
+    expect((await change('POST', '/chutes/lab/stop')).state).toBe('succeeded');
+    expect(await pidFiles()).toEqual([]);
+    expect(await processesWith(`${wifi.hostInterface}.conf`)).toEqual([]);
+    expect(links()).toBe(linksBefore);
+    expect((await change('POST', '/chutes/lab/start')).state).toBe('succeeded');
+    expect(namespaces!.exec(router, 'ip', ['-o', 'address', 'show', 'dev', wifi.hostInterface])).toContain('10.128.0.1/24');
+    expect(await processesWith(`${wifi.hostInterface}.conf`)).toHaveLength(1);
+  }, 120_000);
+
+  it('delete leaves the router namespace as it was before the install', async () => {
+    expect((await change('DELETE', '/chutes/lab')).state).toBe('succeeded');
+    expect(await pidFiles()).toEqual([]);
+    expect(links()).toBe(linksBefore);
+  }, 120_000);
+});
