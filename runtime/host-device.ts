@@ -173,7 +173,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     (networks ??= client.chuteNetworks({
       runDir: networkRunDir(stateDir),
       labLink: options.labLink ?? null,
-      tools: { ip: 'ip', hostapd: 'hostapd', dnsmasq: 'dnsmasq', timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs },
+      tools: { ip: 'ip', hostapd: 'hostapd', dnsmasq: 'dnsmasq', nsenter: 'nsenter', timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs },
     }));
   /** The effect of a chute action, from the engine bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
   const onChute =
@@ -261,7 +261,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
           change: runner.change,
         });
         await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
-        if (client !== null) await repairNetworks(hostNetworks(client));
+        if (client !== null) await repairNetworks(client);
       }
       startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },
@@ -273,12 +273,15 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
    * At start, the networks of the chutes that run again: their daemons adopted when a killed runtime
    * left them running (or started), what they lack made; the daemons no chute owns stopped.
    */
-  async function repairNetworks(built: ChuteNetworks): Promise<void> {
+  async function repairNetworks(client: NonNullable<Awaited<ReturnType<EngineClient>>>): Promise<void> {
+    const built = hostNetworks(client);
+    const reachable = await client.reachableChuteEngine(socketPath);
     const stored = (await Promise.all((await chutes.chuteNames()).map((name) => chutes.chute(name)))).filter((chute) => chute !== null);
     const log = async (text: string) => console.error(`networks: ${text}`);
     for (const name of await built.sweep(stored)) await log(`stopped ${name}, which no chute owns`);
     for (const chute of stored.filter((chute) => chute.record.state === 'running')) {
-      await built.up(chute, log).catch((error: unknown) => console.error(`the networks of chute ${chute.name} cannot be made:`, error));
+      const pid = reachable === null ? null : await client.runningPid(reachable, chute.name).catch(() => null);
+      await built.up(chute, log, pid).catch((error: unknown) => console.error(`the networks of chute ${chute.name} cannot be made:`, error));
     }
   }
   return device;

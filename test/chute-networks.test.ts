@@ -154,11 +154,19 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       'num_sta[0]': '1',
     });
 
+    // The station's DHCP client sets the address it is given, as a phone would.
     const script = path.join(dir, 'udhcpc.script');
-    await writeFile(script, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    await writeFile(script, '#!/bin/sh\n[ "$1" = bound ] && busybox ip address add "$ip/$mask" dev "$interface"\nexit 0\n', { mode: 0o755 });
     namespaces!.exec(station, 'busybox', ['udhcpc', '-i', lab.b, '-f', '-n', '-q', '-t', '10', '-s', script, '-x', 'hostname:phone']);
     const leases = (await call('GET', '/chutes/lab/networks/wifi/leases')).body;
     expect(leases).toEqual([expect.objectContaining({ hostname: 'phone', ip_addr: expect.stringMatching(/^10\.128\.0\.(10[0-9])$/) })]);
+
+    // The chute has its own interface wlan0 with the chute's address, and the station reaches it.
+    const [container] = await engine!.chuteContainers('lab');
+    expect(namespaces!.exec(router, 'nsenter', ['-t', String(container!.State.Pid), '-n', 'ip', '-o', 'address', 'show', 'dev', 'wlan0'])).toContain(
+      '10.128.0.2/24',
+    );
+    expect(namespaces!.exec(station, 'busybox', ['ping', '-c', '1', '-W', '3', '10.128.0.2'])).toContain('1 packets received');
   }, 120_000);
 
   it('after serve is killed, the next serve adopts the daemons it left: no duplicate, the same pids', async () => {
@@ -167,11 +175,16 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect(before).toHaveLength(2);
     process.kill(server!.child.pid!, 'SIGKILL');
     await server!.stop();
+    // Meanwhile the chute lost its interface: the next serve makes it again.
+    const [container] = await engine!.chuteContainers('lab');
+    const inChute = (...args: string[]) => ['-t', String(container!.State.Pid), '-n', 'ip', ...args];
+    namespaces!.exec(router, 'nsenter', inChute('link', 'delete', 'dev', 'wlan0'));
     server = await serve();
     await waitUntil('the chute reads running again', async () => (await call('GET', '/chutes/lab')).body?.state === 'running');
     const after = [...(await processesWith(`${wifi.hostInterface}.conf`)), ...(await processesWith(`--interface=${wifi.hostInterface}`))].sort();
     expect(after).toEqual(before);
     expect((await call('GET', '/chutes/lab/networks/wifi/hostapd_status')).body).toMatchObject({ state: 'ENABLED' });
+    await waitUntil('the chute has wlan0 again', () => namespaces!.exec(router, 'nsenter', inChute('-o', 'address', 'show')).includes('10.128.0.2/24'));
   }, 120_000);
 
   it("stop removes the chute's daemons and interface; start makes them again", async () => {
@@ -182,6 +195,10 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect(links()).toBe(linksBefore);
     expect((await change('POST', '/chutes/lab/start')).state).toBe('succeeded');
     expect(namespaces!.exec(router, 'ip', ['-o', 'address', 'show', 'dev', wifi.hostInterface])).toContain('10.128.0.1/24');
+    const [container] = await engine!.chuteContainers('lab');
+    expect(namespaces!.exec(router, 'nsenter', ['-t', String(container!.State.Pid), '-n', 'ip', '-o', 'address', 'show', 'dev', 'wlan0'])).toContain(
+      '10.128.0.2/24',
+    );
     expect(await processesWith(`${wifi.hostInterface}.conf`)).toHaveLength(1);
   }, 120_000);
 

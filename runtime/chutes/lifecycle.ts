@@ -29,8 +29,11 @@ export interface LifecycleOptions {
 
 /** The host side of a chute's networks, as the lifecycle drives it. */
 export interface ChuteNetworkHooks {
-  /** Makes what the chute's cache reserves (idempotent); on a failure it leaves nothing of its own behind. */
-  up(chute: StoredChute, note: Note): Promise<void>;
+  /**
+   * Makes what the chute's cache reserves (idempotent), the chute's own interfaces inside its running
+   * container (`containerPid`, null when none runs) included; on a failure it leaves nothing of its own behind.
+   */
+  up(chute: StoredChute, note: Note, containerPid: number | null): Promise<void>;
   /** Removes what was made for the chute's networks. */
   down(chute: StoredChute, note: Note): Promise<void>;
 }
@@ -91,7 +94,7 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
     install: (request, note, id) => install(options, request, note, id),
     start: onChute(async ({ chute, steps }, request, note) => {
       await startWith(steps, writer, chute, request.environment, note);
-      await options.networks?.up(chute, note);
+      if (options.networks) await options.networks.up(chute, note, await steps.pid());
     }),
     stop: onChute(async ({ chute, steps }, _request, note) => {
       await steps.stop();
@@ -100,7 +103,7 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
     restart: onChute(async ({ chute, steps }, request, note) => {
       await steps.stop();
       await startWith(steps, writer, chute, request.environment, note);
-      await options.networks?.up(chute, note);
+      if (options.networks) await options.networks.up(chute, note, await steps.pid());
     }),
     delete: onChute(async ({ chute, engine, steps }, _request, note) => {
       await options.networks?.down(chute, note);
@@ -206,6 +209,8 @@ function lifecycleSteps(engine: ChuteEngine, name: string, note: Note, networkMo
     current,
     create,
     startContainer: start,
+    /** The pid of the chute's running container (its network namespace), or null when none runs. */
+    pid: () => runningPid(engine, name),
     /** Starts the chute: its container, or a new one made from `chute` when there is none or `recreate` says so. */
     async start(chute: StoredChute, recreate = false): Promise<void> {
       const container = await current();
@@ -325,7 +330,7 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
     try {
       created = await steps.create(chute);
       await steps.startContainer(created);
-      await options.networks?.up(chute, note);
+      if (options.networks) await options.networks.up(chute, note, await steps.pid());
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       await note(`the install failed: ${reason}; removing what it made`);
@@ -418,7 +423,7 @@ async function updateConfig(
     }
     created = await steps.create(next);
     await steps.startContainer(created);
-    await networks?.up(next, note);
+    if (networks) await networks.up(next, note, await steps.pid());
     if (previous !== undefined) await steps.remove(previous.Id);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -436,7 +441,7 @@ async function updateConfig(
       } else {
         await steps.startContainer(await steps.create(chute));
       }
-      if (wasRunning || previous === undefined) await networks?.up(chute, note);
+      if (networks && (wasRunning || previous === undefined)) await networks.up(chute, note, await steps.pid());
       await writer.discard(name, 'rollback');
     } catch (restoreError) {
       // rollback.json stays: the next start tries again (recoverChutes).
@@ -446,6 +451,17 @@ async function updateConfig(
   }
   // rollback.json goes only once the change's `succeeded` is saved: a crash before that undoes the update (recoverChutes).
   return () => writer.discard(name, 'rollback');
+}
+
+/**
+ * The pid of a chute's running container (the most recently created), whose network namespace holds
+ * the chute's interfaces; null when none runs.
+ */
+export async function runningPid(engine: ChuteEngine, chute: string): Promise<number | null> {
+  const container = (await engine.containers(chute))[0];
+  if (container === undefined) return null;
+  const state = (await engine.inspect(chute, container.Id)).State as { Running?: boolean; Pid?: number } | undefined;
+  return state?.Running === true && typeof state.Pid === 'number' && state.Pid > 0 ? state.Pid : null;
 }
 
 /** The networks `from` reserves that `to` does not hold the same way (removed, or reserved anew), by name. */

@@ -17,6 +17,8 @@ export interface ChuteNetworkTools {
   ip: string;
   hostapd: string;
   dnsmasq: string;
+  /** Runs `ip` in a chute container's network namespace (`nsenter -t <pid> -n`). */
+  nsenter: string;
   timeoutMs: number;
 }
 
@@ -58,6 +60,37 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     if (failure !== null) throw new Error(`ip ${args.join(' ')} ${failure}`);
   }
 
+  /** `ip` in the network namespace of the process `pid` (a chute's container); answers whether it exited with 0. */
+  async function ipIn(pid: number, args: string[], check = true): Promise<boolean> {
+    const result = await runTool(tool('nsenter'), ['-t', String(pid), '-n', options.tools.ip, ...args], { timeoutMs: options.tools.timeoutMs });
+    const failure = commandFailure(result);
+    if (failure !== null && check) throw new Error(`ip ${args.join(' ')} in the chute's network namespace ${failure}`);
+    return failure === null;
+  }
+
+  /**
+   * The chute's own interface of a network: a macvlan (bridge mode) of the host interface, moved into
+   * the container's network namespace, named `intfName`, given the chute's address and brought up.
+   * One already there (a restart of serve) is kept.
+   */
+  async function chuteInterface(network: string, intfName: string, reservation: NetworkReservation, pid: number, note: Note): Promise<void> {
+    if (await ipIn(pid, ['link', 'show', 'dev', intfName], false)) return;
+    const temporary = `${reservation.hostInterface.slice(0, 14)}c`;
+    await ip(['link', 'add', 'link', reservation.hostInterface, 'name', temporary, 'type', 'macvlan', 'mode', 'bridge']);
+    try {
+      await ip(['link', 'set', 'dev', temporary, 'netns', String(pid)]);
+    } catch (error) {
+      await ip(['link', 'delete', 'dev', temporary]).catch(() => undefined);
+      throw error;
+    }
+    await ipIn(pid, ['link', 'set', 'dev', temporary, 'name', intfName]);
+    const subnet = reservation.ipv4Network === null ? undefined : parseCidr(reservation.ipv4Network);
+    if (subnet !== undefined && reservation.chuteAddress !== null)
+      await ipIn(pid, ['address', 'add', `${reservation.chuteAddress}/${subnet.prefix}`, 'dev', intfName]);
+    await ipIn(pid, ['link', 'set', 'dev', intfName, 'up']);
+    await note(`gave the chute its interface ${intfName} of network ${network}${reservation.chuteAddress === null ? '' : ` (${reservation.chuteAddress})`}`);
+  }
+
   /** The host interface of a network, made when it is missing, with the host's address, up. */
   async function hostInterface(kind: 'access-point' | 'vlan', reservation: NetworkReservation, note: Note): Promise<void> {
     const name = reservation.hostInterface;
@@ -90,9 +123,10 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     /**
      * Makes every network of the chute's cache that is not there yet, and restarts a daemon whose
      * configuration changed; what is already right is left alone (a restart of serve adopts the
-     * daemons it left). On a failure, what this call made for the chute is removed again.
+     * daemons it left). With the pid of the chute's running container, each network's interface
+     * inside the chute too. On a failure, what was made for the chute's networks is removed again.
      */
-    async up(chute: StoredChute, note: Note): Promise<void> {
+    async up(chute: StoredChute, note: Note, containerPid: number | null = null): Promise<void> {
       const reservations = recordedReservations(chute.cache);
       try {
         for (const [network, reservation] of Object.entries(reservations)) {
@@ -101,6 +135,7 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
           const kind = entry.type === 'vlan' ? 'vlan' : 'access-point';
           await hostInterface(kind, reservation, note);
           if (kind === 'access-point') await accessPoint(chute.name, network, entry as AccessPointEntry, reservation, note);
+          if (containerPid !== null && typeof entry.intfName === 'string') await chuteInterface(network, entry.intfName, reservation, containerPid, note);
           if (entry.dhcp !== undefined) {
             const args = dnsmasqArgs(entry as AccessPointEntry | VlanEntry, reservation, {});
             if (reservation.leaseFile !== null) await mkdir(path.dirname(reservation.leaseFile), { recursive: true, mode: 0o700 });
