@@ -173,7 +173,14 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     (networks ??= client.chuteNetworks({
       runDir: networkRunDir(stateDir),
       labLink: options.labLink ?? null,
-      tools: { ip: 'ip', hostapd: 'hostapd', dnsmasq: 'dnsmasq', nsenter: 'nsenter', timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs },
+      tools: {
+        ip: 'ip',
+        hostapd: 'hostapd',
+        dnsmasq: 'dnsmasq',
+        nsenter: 'nsenter',
+        nft: 'nft',
+        timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs,
+      },
     }));
   /** The effect of a chute action, from the engine bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
   const onChute =
@@ -261,7 +268,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
           change: runner.change,
         });
         await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
-        if (client !== null) await repairNetworks(client);
+        if (client !== null) await repairNetworks(client).catch((error: unknown) => console.error('repairing the chute networks at start failed:', error));
       }
       startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
+import { dockerUnavailableReason, findOnPath, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { createNamespacePair, networkUnavailableReason, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
 import { CLEAN_ENV, CLI, serveArgs, startChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
@@ -14,10 +14,14 @@ import { useTempDir } from './support/temp-dir.ts';
  * with busybox udhcpc. Nothing touches the machine's own namespace: every interface, address and
  * process is in R or S, and both go at the end.
  *
- * Needs root, ip, hostapd, dnsmasq, wpa_supplicant, busybox, dockerd and nsenter; `.ci/run` installs
+ * A third namespace (W) stands for the WAN, linked to R. Needs root, ip, hostapd, dnsmasq,
+ * wpa_supplicant, busybox, dockerd, nft and nsenter; `.ci/run` installs
  * them and sets CHUTEBOX_REQUIRE_NETWORK and CHUTEBOX_REQUIRE_DOCKER, which turn a skip into a failure.
  */
-const unavailable = networkUnavailableReason() ?? dockerUnavailableReason();
+const unavailable =
+  networkUnavailableReason() ??
+  dockerUnavailableReason() ??
+  (['nft', 'nsenter'].some((program) => findOnPath(program) === null) ? 'nft or nsenter is not on PATH (apt-get install -y nftables util-linux)' : null);
 const skipped = unavailable !== null && !process.env.CHUTEBOX_REQUIRE_NETWORK && !process.env.CHUTEBOX_REQUIRE_DOCKER;
 if (skipped) console.warn(`test/chute-networks.test.ts skipped: ${unavailable}; set CHUTEBOX_REQUIRE_NETWORK=1 to make this a failure`);
 
@@ -67,6 +71,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
   let station: string;
   let lab: { a: string; b: string };
   let linksBefore: string;
+  let wan: string | undefined;
   const daemons: Daemon[] = [];
 
   const serve = () =>
@@ -106,6 +111,14 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     router = namespaces.a;
     station = namespaces.b;
     lab = namespaces.link(`cl${process.pid.toString(36)}`);
+    // The WAN: 192.0.2.1 on R's side, 192.0.2.2 in W, which has no route back to the chute networks.
+    wan = `${router}-w`;
+    spawnSync('ip', ['netns', 'add', wan]);
+    namespaces.exec(router, 'ip', ['link', 'add', 'wan0', 'type', 'veth', 'peer', 'name', 'wan1', 'netns', wan]);
+    namespaces.exec(router, 'ip', ['address', 'add', '192.0.2.1/24', 'dev', 'wan0']);
+    namespaces.exec(router, 'ip', ['link', 'set', 'wan0', 'up']);
+    namespaces.exec(wan, 'ip', ['address', 'add', '192.0.2.2/24', 'dev', 'wan1']);
+    namespaces.exec(wan, 'ip', ['link', 'set', 'wan1', 'up']);
     engine = await startDockerd({ netns: router });
     // A container that ends at once on docker stop's SIGTERM (a plain sleep as pid 1 ignores it).
     await engine.importBusybox('chutebox-net', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'] });
@@ -125,6 +138,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     } finally {
       await engine?.stop();
       namespaces?.remove();
+      if (wan !== undefined) spawnSync('ip', ['netns', 'del', wan]);
     }
   }, 90_000);
 
@@ -169,6 +183,30 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect(namespaces!.exec(station, 'busybox', ['ping', '-c', '1', '-W', '3', '10.128.0.2'])).toContain('1 packets received');
   }, 120_000);
 
+  it("firewall: a chute network reaches the WAN through NAT, and another chute's network cannot reach it", async () => {
+    const other = await change('POST', '/chutes', {
+      name: 'other',
+      image: 'chutebox-net:sleeper',
+      config: { net: { guests: { ...NET.wifi, ssid: 'other' } } },
+    });
+    expect(other.state, JSON.stringify(other.messages)).toBe('succeeded');
+    expect((await call('GET', '/chutes/other/cache')).body.networks.guests).toMatchObject({ ipv4Network: '10.128.1.0/24', chuteAddress: '10.128.1.2' });
+    const pidOf = async (chute: string) => String((await engine!.chuteContainers(chute))[0]!.State.Pid);
+    const inChute = async (chute: string, command: string, args: string[]) =>
+      spawnSync('ip', ['netns', 'exec', router, 'nsenter', '-t', await pidOf(chute), '-n', command, ...args], { encoding: 'utf8', timeout: 20_000 });
+    // W has no route back to 10.128.0.0/24: a reply comes only because R masquerades the chute's address.
+    expect((await inChute('lab', 'ip', ['route', 'add', '192.0.2.0/24', 'via', '10.128.0.1'])).status).toBe(0);
+    expect((await inChute('lab', 'busybox', ['ping', '-c', '1', '-W', '3', '192.0.2.2'])).stdout).toContain('1 packets received');
+    // Routes both ways through R: only the firewall stands between the two chutes.
+    expect((await inChute('lab', 'ip', ['route', 'add', '10.128.1.0/24', 'via', '10.128.0.1'])).status).toBe(0);
+    expect((await inChute('other', 'ip', ['route', 'add', '10.128.0.0/24', 'via', '10.128.1.1'])).status).toBe(0);
+    expect((await inChute('other', 'busybox', ['ping', '-c', '1', '-W', '2', '10.128.0.2'])).stdout).toContain('0 packets received');
+    expect((await change('DELETE', '/chutes/other')).state).toBe('succeeded');
+    const ruleset = namespaces!.exec(router, 'nft', ['list', 'ruleset']);
+    expect(ruleset).toContain('comment "lab/wifi"');
+    expect(ruleset).not.toContain('other/guests');
+  }, 120_000);
+
   it('after serve is killed, the next serve adopts the daemons it left: no duplicate, the same pids', async () => {
     const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
     const before = [...(await processesWith(`${wifi.hostInterface}.conf`)), ...(await processesWith(`--interface=${wifi.hostInterface}`))].sort();
@@ -202,9 +240,10 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect(await processesWith(`${wifi.hostInterface}.conf`)).toHaveLength(1);
   }, 120_000);
 
-  it('delete leaves the router namespace as it was before the install', async () => {
+  it('delete leaves the router namespace as it was before the install: no interface, daemon or firewall rule', async () => {
     expect((await change('DELETE', '/chutes/lab')).state).toBe('succeeded');
     expect(await pidFiles()).toEqual([]);
     expect(links()).toBe(linksBefore);
+    expect(namespaces!.exec(router, 'nft', ['list', 'chain', 'ip', 'chutebox', 'postrouting'])).not.toContain('comment');
   }, 120_000);
 });

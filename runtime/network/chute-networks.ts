@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../state/atomic-write.ts';
 import { runTool, type Tool } from '../tools/run.ts';
 import { logFileOf, stopRecorded, supervise, type Supervised } from '../tools/supervisor.ts';
 import { dnsmasqArgs, eapUserFile, hostapdConfig, type AccessPointRadio } from './chute-daemons.ts';
+import { chuteFirewall } from './chute-firewall.ts';
 
 /** Where the host side of chute networks finds its programs, and how long a command may take. */
 export interface ChuteNetworkTools {
@@ -19,6 +20,8 @@ export interface ChuteNetworkTools {
   dnsmasq: string;
   /** Runs `ip` in a chute container's network namespace (`nsenter -t <pid> -n`). */
   nsenter: string;
+  /** nftables, for chutebox's own table (runtime/network/chute-firewall.ts). */
+  nft: string;
   timeoutMs: number;
 }
 
@@ -52,7 +55,8 @@ type Note = (text: string) => Promise<void>;
 export function chuteNetworks(options: ChuteNetworkOptions) {
   /** The daemons this serve supervises, by key (`hostapd-<interface>`, `dnsmasq-<interface>`), with the argv each runs. */
   const running = new Map<string, { process: Supervised; argv: readonly string[] }>();
-  const tool = (name: keyof Omit<ChuteNetworkTools, 'timeoutMs'>): Tool => ({ name, path: options.tools[name], setting: `--${name} PATH` });
+  const tool = (name: keyof Omit<ChuteNetworkTools, 'timeoutMs'>): Tool => ({ name, path: options.tools[name], setting: `${name} on PATH` });
+  const firewall = chuteFirewall({ nft: options.tools.nft, runDir: options.runDir, timeoutMs: options.tools.timeoutMs });
 
   async function ip(args: string[]): Promise<void> {
     const result = await runTool(tool('ip'), args, { timeoutMs: options.tools.timeoutMs });
@@ -134,6 +138,9 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
           if (entry.type === 'wifi' && entry.mode === 'monitor') throw new Error(`network ${network}: monitor interfaces are not built yet`);
           const kind = entry.type === 'vlan' ? 'vlan' : 'access-point';
           await hostInterface(kind, reservation, note);
+          if (reservation.ipv4Network !== null && (await firewall.allow(`${chute.name}/${network}`, reservation.ipv4Network))) {
+            await note(`network ${network} reaches the WAN through NAT, and no other chute network`);
+          }
           if (kind === 'access-point') await accessPoint(chute.name, network, entry as AccessPointEntry, reservation, note);
           if (containerPid !== null && typeof entry.intfName === 'string') await chuteInterface(network, entry.intfName, reservation, containerPid, note);
           if (entry.dhcp !== undefined) {
@@ -167,6 +174,7 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
         }
         await rm(path.join(options.runDir, 'hostapd', `${reservation.hostInterface}.conf`), { force: true });
         await rm(path.join(options.runDir, 'hostapd', `${reservation.hostInterface}.eap_users`), { force: true });
+        if (await firewall.remove(`${chute.name}/${network}`)) await note(`removed the firewall rules of network ${network}`);
         if (await interfaceExists(reservation.hostInterface)) {
           await ip(['link', 'delete', 'dev', reservation.hostInterface]);
           await note(`removed interface ${reservation.hostInterface}`);
@@ -175,8 +183,8 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     },
 
     /**
-     * At start: stops every daemon whose pid file no network of `chutes` owns (left by a chute
-     * deleted while serve was down, or by a crash), and answers what it stopped.
+     * At start: removes the firewall rules and stops every daemon that no network of `chutes` owns
+     * (left by a chute deleted while serve was down, or by a crash), and answers what it removed.
      */
     async sweep(chutes: readonly StoredChute[]): Promise<string[]> {
       const owned = new Set(
@@ -186,6 +194,8 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
       );
       const dir = path.join(options.runDir, 'pids');
       const stopped: string[] = [];
+      const owners = new Set(chutes.flatMap((chute) => Object.keys(recordedReservations(chute.cache)).map((network) => `${chute.name}/${network}`)));
+      for (const owner of await firewall.sweep(owners)) stopped.push(`the firewall rules of ${owner}`);
       for (const file of await readdir(dir).catch(() => [] as string[])) {
         if (!file.endsWith('.pid') || owned.has(file)) continue;
         if (await stopRecorded(path.join(dir, file))) stopped.push(file.slice(0, -'.pid'.length));
