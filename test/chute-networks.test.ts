@@ -246,4 +246,24 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect(links()).toBe(linksBefore);
     expect(namespaces!.exec(router, 'nft', ['list', 'chain', 'ip', 'chutebox', 'postrouting'])).not.toContain('comment');
   }, 120_000);
+
+  it('a VLAN network (here through the lab link, as this kernel has no 802.1Q) gets its interface, dnsmasq and the chute its vlan0', async () => {
+    const net = { staff: { type: 'vlan', intfName: 'vlan0', vlan_id: 20, dhcp: { start: 50, limit: 5, lease: '1h' } } };
+    const installed = await change('POST', '/chutes', { name: 'office', image: 'chutebox-net:sleeper', config: { net } });
+    expect(installed.state, JSON.stringify(installed.messages)).toBe('succeeded');
+    const { staff } = (await call('GET', '/chutes/office/cache')).body.networks;
+    expect(staff).toMatchObject({ hostInterface: 'br-lan.20', vlanId: 20, ipv4Network: '10.128.0.0/24', hostapdControl: null });
+    expect(namespaces!.exec(router, 'ip', ['-o', 'address', 'show', 'dev', 'br-lan.20'])).toContain('10.128.0.1/24');
+    const script = path.join(dir, 'udhcpc.script');
+    namespaces!.exec(station, 'busybox', ['udhcpc', '-i', lab.b, '-f', '-n', '-q', '-t', '10', '-s', script, '-x', 'hostname:desk']);
+    expect((await call('GET', '/chutes/office/networks/staff/leases')).body).toEqual([
+      expect.objectContaining({ hostname: 'desk', ip_addr: expect.stringMatching(/^10\.128\.0\.5[0-4]$/) }),
+    ]);
+    const [container] = await engine!.chuteContainers('office');
+    expect(namespaces!.exec(router, 'nsenter', ['-t', String(container!.State.Pid), '-n', 'ip', '-o', 'address', 'show', 'dev', 'vlan0'])).toContain(
+      '10.128.0.2/24',
+    );
+    expect((await change('DELETE', '/chutes/office')).state).toBe('succeeded');
+    expect(links()).toBe(linksBefore);
+  }, 120_000);
 });
