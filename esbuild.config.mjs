@@ -29,6 +29,8 @@ const ENTRIES = {
   websocket: 'runtime/http/websocket.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
+  // The reverse proxy of the chutes' web pages (serve only), loaded on the first request to /chutes/<chute>/.
+  'chute-proxy': 'runtime/http/chute-proxy.ts',
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
   'hostapd-events': 'runtime/network/hostapd-events.entry.ts',
 };

@@ -268,7 +268,11 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
           change: runner.change,
         });
         await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
-        if (client !== null) await repairNetworks(client).catch((error: unknown) => console.error('repairing the chute networks at start failed:', error));
+        if (client !== null) {
+          const reachable = await client.reachableChuteEngine(socketPath);
+          const stored = (await Promise.all((await chutes.chuteNames()).map((name) => chutes.chute(name)))).filter((chute) => chute !== null);
+          await hostNetworks(client).repair(stored, async (name) => (reachable === null ? null : client.runningPid(reachable, name)));
+        }
       }
       startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },
@@ -276,21 +280,6 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       (await configLoading?.catch(() => undefined))?.provisioning.stop();
     },
   };
-  /**
-   * At start, the networks of the chutes that run again: their daemons adopted when a killed runtime
-   * left them running (or started), what they lack made; the daemons no chute owns stopped.
-   */
-  async function repairNetworks(client: NonNullable<Awaited<ReturnType<EngineClient>>>): Promise<void> {
-    const built = hostNetworks(client);
-    const reachable = await client.reachableChuteEngine(socketPath);
-    const stored = (await Promise.all((await chutes.chuteNames()).map((name) => chutes.chute(name)))).filter((chute) => chute !== null);
-    const log = async (text: string) => console.error(`networks: ${text}`);
-    for (const name of await built.sweep(stored)) await log(`stopped ${name}, which no chute owns`);
-    for (const chute of stored.filter((chute) => chute.record.state === 'running')) {
-      const pid = reachable === null ? null : await client.runningPid(reachable, chute.name).catch(() => null);
-      await built.up(chute, log, pid).catch((error: unknown) => console.error(`the networks of chute ${chute.name} cannot be made:`, error));
-    }
-  }
   return device;
 }
 

@@ -152,7 +152,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     console.error('no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
   await device.recover();
-  const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']!, uploadLimit });
+  const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']!, uploadLimit, chuteWeb: true });
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(SERVE_OPTIONS, values, {
     portal_server_port: Number(new URL(server.url).port),

@@ -30,22 +30,22 @@ const temp = useTempDir('chutebox-chute-networks-');
 const KEY = 'lab-passphrase';
 const NET = { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: KEY, dhcp: { start: 100, limit: 10, lease: '1h' } } };
 
-/** A request to the API of the serve that runs in namespace `ns`, made from inside it (its loopback is its own). */
-function api(ns: string, url: string, method: string, endpoint: string, body?: unknown): Promise<{ status: number; body: any }> {
+/** A request to the serve that runs in namespace `ns`, made from inside it (its loopback is its own); a JSON body is decoded. */
+function api(ns: string, url: string, method: string, body?: unknown): Promise<{ status: number; body: any; type: string | null }> {
   const script =
     'const [url, method, body] = process.argv.slice(1);' +
     "fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body || undefined })" +
-    '.then(async (r) => console.log(JSON.stringify({ status: r.status, text: await r.text() })), (e) => { console.error(e); process.exit(1); });';
-  const args = ['netns', 'exec', ns, process.execPath, '-e', script, `${url}/api/v1${endpoint}`, method, body === undefined ? '' : JSON.stringify(body)];
+    ".then(async (r) => console.log(JSON.stringify({ status: r.status, type: r.headers.get('content-type'), text: await r.text() })), (e) => { console.error(e); process.exit(1); });";
+  const args = ['netns', 'exec', ns, process.execPath, '-e', script, url, method, body === undefined ? '' : JSON.stringify(body)];
   return new Promise((resolve, reject) => {
     const child = spawn('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (out += chunk));
     child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`${method} ${endpoint} in ${ns} failed: ${out}`));
-      const { status, text } = JSON.parse(out.trim().split('\n').at(-1)!);
-      resolve({ status, body: text === '' ? undefined : JSON.parse(text) });
+      if (code !== 0) return reject(new Error(`${method} ${url} in ${ns} failed: ${out}`));
+      const { status, type, text } = JSON.parse(out.trim().split('\n').at(-1)!);
+      resolve({ status, type, body: /json/.test(type ?? '') ? JSON.parse(text) : text });
     });
   });
 }
@@ -80,7 +80,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       { ...CLEAN_ENV, CHUTEBOX_LAB_LINK: lab.a, CHUTEBOX_CONTAINER_NETWORK: 'none' },
       { command: 'ip' },
     );
-  const call = (method: string, endpoint: string, body?: unknown) => api(router, server!.url, method, endpoint, body);
+  const call = (method: string, endpoint: string, body?: unknown) => api(router, `${server!.url}/api/v1${endpoint}`, method, body);
   /** Submits a change and answers its record once it is over. */
   async function change(method: string, endpoint: string, body?: unknown) {
     const accepted = await call(method, endpoint, body);
@@ -264,6 +264,30 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       '10.128.0.2/24',
     );
     expect((await change('DELETE', '/chutes/office')).state).toBe('succeeded');
+    expect(links()).toBe(linksBefore);
+  }, 120_000);
+
+  it("web.port: the chute's page answers at /chutes/<chute>/ through the proxy; 503 when it does not run, 502 when nothing answers", async () => {
+    await engine!.importBusybox('chutebox-net', 'web', {
+      cmd: ['sh', '-c', 'busybox mkdir -p /www; echo "chute page $((6 * 7))" > /www/index.html; trap "exit 143" TERM; busybox httpd -f -p 8000 -h /www & wait'],
+    });
+    const config = { web: { port: 8000 }, net: { wifi: { ...NET.wifi, ssid: 'site' } } };
+    expect((await change('POST', '/chutes', { name: 'site', image: 'chutebox-net:web', config })).state).toBe('succeeded');
+    // The change is over once the container runs; httpd in it takes a moment to listen.
+    await waitUntil('the chute page answers', async () => (await api(router, `${server!.url}/chutes/site/`, 'GET')).status === 200);
+    const page = await api(router, `${server!.url}/chutes/site/index.html?x=1`, 'GET');
+    expect(page).toMatchObject({ status: 200, body: 'chute page 42\n' });
+    expect((await api(router, `${server!.url}/chutes/site`, 'GET')).body).toBe('chute page 42\n');
+    expect((await change('POST', '/chutes/site/stop')).state).toBe('succeeded');
+    const stopped = await api(router, `${server!.url}/chutes/site/`, 'GET');
+    expect(stopped).toMatchObject({ status: 503, type: 'application/problem+json' });
+    expect(stopped.body.detail).toBe('chute site is not running: its web page at port 8000 cannot be reached');
+    expect((await change('PUT', '/chutes/site/config', { ...config, web: { port: 8001 } })).state).toBe('succeeded');
+    expect((await change('POST', '/chutes/site/start')).state).toBe('succeeded');
+    const silent = await api(router, `${server!.url}/chutes/site/`, 'GET');
+    expect(silent).toMatchObject({ status: 502, type: 'application/problem+json' });
+    expect(silent.body.detail).toMatch(/^chute site does not answer on port 8001 \(10\.128\.0\.2\)/);
+    expect((await change('DELETE', '/chutes/site')).state).toBe('succeeded');
     expect(links()).toBe(linksBefore);
   }, 120_000);
 });

@@ -16,6 +16,9 @@ import { corsPolicy } from './cors.ts';
 import { mountFunctions } from './functions.ts';
 import { problemFor } from './problems.ts';
 
+/** Where the chutes' web pages are served when `chuteWeb` is on (runtime/http/chute-proxy.ts), as ParaDrop's daemon does. */
+const CHUTE_WEB_PATH = '/chutes/:chute/*';
+
 /**
  * ParaDrop's websocket to a network's hostapd control socket. Served by runtime/http/websocket.ts, a
  * bundle of its own loaded on first use; the upgrade itself is taken in `listen`.
@@ -37,6 +40,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Largest upload (a body of one of a route's `upload` media types) in bytes; default 512 MiB. */
   uploadLimit?: number;
+  /** Serves the chutes' web pages at `/chutes/<chute>/` (`chuteWeb`), as a device does; off in the emulator, whose chutes run nothing. */
+  chuteWeb?: boolean;
 }
 
 /**
@@ -115,6 +120,11 @@ export async function createApp(options: AppOptions): Promise<Hono> {
     return (await import('./websocket.ts')).changeStream(c, device);
   });
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
+  if (options.chuteWeb === true) {
+    // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
+    app.all(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device));
+    app.all('/chutes/:chute', (c) => c.redirect(`${c.req.path}/`, 308));
+  }
   // A preflight is answered for any path, without credentials: the browser sends none with it.
   app.on('OPTIONS', '*', (c) => new Response(null, { status: 204, headers: cors.preflight(requestHeaders(c).origin) }));
 

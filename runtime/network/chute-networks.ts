@@ -205,7 +205,26 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
       return stopped;
     },
   };
-  return networks;
+  return {
+    ...networks,
+    /**
+     * At start: removes what no chute owns any more, then makes again what each running chute
+     * lacks, adopting the daemons a killed runtime left (`pidOf` answers the pid of a chute's
+     * running container). Failures are logged, not thrown: the API starts all the same.
+     */
+    async repair(chutes: readonly StoredChute[], pidOf: (chute: string) => Promise<number | null>): Promise<void> {
+      const log = async (text: string) => console.error(`networks: ${text}`);
+      try {
+        for (const name of await networks.sweep(chutes)) await log(`removed ${name}, which no chute owns`);
+      } catch (error) {
+        console.error('sweeping the chute networks at start failed:', error);
+      }
+      for (const chute of chutes.filter((chute) => chute.record.state === 'running')) {
+        const pid = await pidOf(chute.name).catch(() => null);
+        await networks.up(chute, log, pid).catch((error: unknown) => console.error(`the networks of chute ${chute.name} cannot be made:`, error));
+      }
+    },
+  };
 
   /** hostapd for an access point: its configuration written (atomically) and hostapd (re)started when it changed. */
   async function accessPoint(chute: string, network: string, entry: AccessPointEntry, reservation: NetworkReservation, note: Note): Promise<void> {

@@ -1,0 +1,37 @@
+import type { Context } from 'hono';
+import { proxy } from 'hono/proxy';
+import { chuteWebTarget } from '../../functions/chutes/web-target.ts';
+import { CHUTE_NAME, type Device } from '../../functions/core/device.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+
+/** How long a chute has to start answering before the proxy gives up with a 502. */
+const ANSWER_TIMEOUT_MS = 30_000;
+
+/**
+ * The web page of a chute (`web.port`), through a streaming reverse proxy: `/chutes/<chute>/x?y` is
+ * `http://<container>:<web.port>/x?y`, request and answer streamed both ways. It needs no credentials
+ * of the API: the page is the chute's, for the people its networks serve, who have none; so the
+ * API's `Authorization` (and cookies) are never passed on to a chute.
+ *
+ * @throws HttpProblem 404 for an unknown chute or one without `web.port`, 503 when it does not run,
+ *   502 when it does not answer.
+ * @example
+ * app.all('/chutes/:chute/*', (c) => chuteWeb(c, device));
+ */
+export async function chuteWeb(c: Context, device: Device): Promise<Response> {
+  const chute = c.req.param('chute') ?? '';
+  if (!CHUTE_NAME.test(chute)) throw new HttpProblem(404, `no resource at ${c.req.path}`);
+  const { host, port } = await chuteWebTarget(device, chute);
+  const url = new URL(c.req.url);
+  const rest = url.pathname.slice(`/chutes/${encodeURIComponent(chute)}`.length) || '/';
+  try {
+    return await proxy(`http://${host}:${port}${rest}${url.search}`, {
+      raw: c.req.raw,
+      headers: { ...c.req.header(), authorization: undefined, cookie: undefined, 'x-forwarded-prefix': `/chutes/${chute}` },
+      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    throw new HttpProblem(502, `chute ${chute} does not answer on port ${port} (${host}): ${reason}`);
+  }
+}
