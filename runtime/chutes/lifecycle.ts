@@ -34,8 +34,8 @@ export interface ChuteNetworkHooks {
    * container (`containerPid`, null when none runs) included; on a failure it leaves nothing of its own behind.
    */
   up(chute: StoredChute, note: Note, containerPid: number | null): Promise<void>;
-  /** Removes what was made for the chute's networks. */
-  down(chute: StoredChute, note: Note): Promise<void>;
+  /** Removes what was made for the chute's networks; with the pid of its running container, its interfaces in there too. */
+  down(chute: StoredChute, note: Note, containerPid?: number | null): Promise<void>;
 }
 
 /**
@@ -106,7 +106,7 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
       if (options.networks) await options.networks.up(chute, note, await steps.pid());
     }),
     delete: onChute(async ({ chute, engine, steps }, _request, note) => {
-      await options.networks?.down(chute, note);
+      if (options.networks) await options.networks.down(chute, note, await steps.pid());
       await steps.removeAll();
       await writer.remove(chute.name);
       await note(`removed the stored chute ${chute.name}`);
@@ -415,7 +415,7 @@ async function updateConfig(
   let setAside = false;
   try {
     // A network the update removes or reserves anew goes first; one it keeps stays up through the update.
-    await networks?.down(withNetworksOnly(chute, droppedNetworks(chute, next)), note);
+    if (networks) await networks.down(withNetworksOnly(chute, droppedNetworks(chute, next)), note, await steps.pid());
     if (previous !== undefined) {
       await steps.stopContainer(previous.Id);
       await steps.rename(previous.Id, `previous-${previous.Id.slice(0, 12)}`);

@@ -161,9 +161,17 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
       }
     },
 
-    /** Removes what was made for the chute's networks: its daemons (by pid), their files and its host interfaces. */
-    async down(chute: StoredChute, note: Note): Promise<void> {
+    /**
+     * Removes what was made for the chute's networks: its daemons (by pid), their files, its firewall
+     * rules, its host interfaces and, with the pid of its still running container, its own
+     * interfaces in there (otherwise they go with the container's network namespace).
+     */
+    async down(chute: StoredChute, note: Note, containerPid: number | null = null): Promise<void> {
       for (const [network, reservation] of Object.entries(recordedReservations(chute.cache))) {
+        const intfName = mapping(mapping(chute.config.net)[network]).intfName;
+        if (containerPid !== null && typeof intfName === 'string' && (await ipIn(containerPid, ['link', 'delete', 'dev', intfName], false))) {
+          await note(`removed the chute's interface ${intfName}`);
+        }
         for (const key of [`hostapd-${reservation.hostInterface}`, `dnsmasq-${reservation.hostInterface}`]) {
           const current = running.get(key);
           running.delete(key);
