@@ -135,8 +135,14 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
       try {
         for (const [network, reservation] of Object.entries(reservations)) {
           const entry = mapping(mapping(chute.config.net)[network]);
-          if (entry.type === 'wifi' && entry.mode === 'monitor') throw new Error(`network ${network}: monitor interfaces are not built yet`);
-          const kind = entry.type === 'vlan' ? 'vlan' : 'access-point';
+          const kind = entry.type === 'vlan' ? 'vlan' : entry.mode === 'monitor' ? 'monitor' : 'access-point';
+          // Not built by serve yet: said in the change, and left to the rendered UCI files (pdconf) as before.
+          if (kind === 'monitor' || (kind === 'access-point' && options.labLink === null)) {
+            await note(
+              `network ${network}: ${kind === 'monitor' ? 'monitor interfaces' : 'access points on a radio'} are not built by serve yet; pdconf's files describe it`,
+            );
+            continue;
+          }
           await hostInterface(kind, reservation, note);
           if (reservation.ipv4Network !== null && (await firewall.allow(`${chute.name}/${network}`, reservation.ipv4Network))) {
             await note(`network ${network} reaches the WAN through NAT, and no other chute network`);
@@ -234,13 +240,13 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     },
   };
 
-  /** hostapd for an access point: its configuration written (atomically) and hostapd (re)started when it changed. */
+  /** hostapd for an access point on the lab link (its wired driver): its configuration written (atomically) and hostapd (re)started when it changed. */
   async function accessPoint(chute: string, network: string, entry: AccessPointEntry, reservation: NetworkReservation, note: Note): Promise<void> {
     if (reservation.hostapdControl === null) throw new Error(`network ${network} has no hostapd control socket reserved`);
     const dir = path.join(options.runDir, 'hostapd');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const conf = path.join(dir, `${reservation.hostInterface}.conf`);
-    const radio: AccessPointRadio = options.labLink === null ? unbuiltRadio(network) : { kind: 'wired' };
+    const radio: AccessPointRadio = { kind: 'wired' };
     let eapUsers: string | undefined;
     if (radio.kind === 'wired') {
       eapUsers = path.join(dir, `${reservation.hostInterface}.eap_users`);
@@ -271,10 +277,6 @@ export function linkArgs(kind: 'access-point' | 'vlan', reservation: Pick<Networ
     return ['link', 'add', 'link', name.slice(0, dot), 'name', name, 'type', 'vlan', 'id', String(reservation.vlanId)];
   }
   throw new Error(`interface ${name}: access points on a radio are not built yet; a lab link (--lab-link) stands in for one`);
-}
-
-function unbuiltRadio(network: string): never {
-  throw new Error(`network ${network}: access points on a radio are not built yet; a lab link (--lab-link) stands in for one`);
 }
 
 /** Whether a network interface of that name exists in this network namespace. */
