@@ -6,6 +6,7 @@ import { dockerUnavailableReason, findOnPath, startDockerd, type Dockerd } from 
 import { createNamespacePair, networkUnavailableReason, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
 import { CLEAN_ENV, CLI, serveArgs, startChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
+import { stopRecorded } from '../runtime/tools/supervisor.ts';
 
 /*
  * The whole router in a network namespace of its own (R), with its own Docker Engine, and `serve` in
@@ -129,11 +130,9 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
   afterAll(async () => {
     try {
       await server?.stop();
-      // The daemons outlive serve by design (a restart adopts them): stop what is left by its pid files.
-      for (const file of await pidFiles()) {
-        const { pid } = JSON.parse(await readFile(path.join(stateDir, 'networks', 'pids', file), 'utf8'));
-        spawnSync('kill', ['-KILL', `-${pid}`]);
-      }
+      // The daemons outlive serve by design (a restart adopts them): stop what is left by its pid files,
+      // each only when its process is still the one recorded (a stale pid is never signalled).
+      for (const file of await pidFiles()) await stopRecorded(path.join(stateDir, 'networks', 'pids', file), 1000);
       await Promise.all(daemons.map((started) => started.stop()));
     } finally {
       await engine?.stop();
