@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
-import { mapping } from '../functions/chutes/chute-record.ts';
-import { networkLedger, reservationNotes } from '../functions/chutes/network-reservations.ts';
+import { cacheWithNetworks, networkChange, networkLedger, reservationNotes } from '../functions/chutes/network-reservations.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import {
   CHUTE_LABEL,
@@ -118,12 +117,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
       // As on a device: the networks are reserved before anything changes, and noted right after the chute or its configuration is stored.
       const held =
         asked.action === 'install' || asked.action === 'update' || asked.action === 'update-config'
-          ? await reserve({
-              chute: asked.chute,
-              net: mapping(asked.config.net),
-              previous: mapping(found.cache.networks),
-              previousNet: asked.action === 'install' ? {} : mapping(found.config.net),
-            })
+          ? await reserve(networkChange(asked.chute, asked.config, asked.action === 'install' ? null : found))
           : undefined;
       try {
         if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image))
@@ -142,8 +136,7 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
         }
         const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: base.now() });
         if (held !== undefined) {
-          const { networks: _old, ...cache } = chute.cache;
-          chute.cache = Object.keys(held.networks).length === 0 ? cache : { ...cache, networks: held.networks };
+          chute.cache = cacheWithNetworks(chute.cache, held.networks);
           messages.splice(1, 0, ...reservationNotes(held.networks));
         }
         for (const text of messages) await note(text);

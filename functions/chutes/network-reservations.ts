@@ -1,4 +1,4 @@
-import { DEFAULT_STATE_DIR, networkRunDir, type DeviceSources } from '../core/device.ts';
+import { DEFAULT_STATE_DIR, networkRunDir, type DeviceSources, type StoredChute } from '../core/device.ts';
 import type { InputError } from '../core/problem.ts';
 import { invalidInput } from '../core/validate.ts';
 import { cidrText, ipv4Text, overlaps, parseCidr, type Ipv4Network } from '../parsers/ipv4.ts';
@@ -141,6 +141,26 @@ export interface NetworkChange {
   net: Readonly<Record<string, unknown>>;
   previous?: Readonly<Record<string, unknown>>;
   previousNet?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The change to a chute's networks that giving it the configuration `config` makes: an install when
+ * `stored` is null, otherwise an update that keeps what an unchanged network holds.
+ *
+ * @example
+ * networkChange('hello', { net: { wifi: { type: 'wifi', intfName: 'wlan0' } } }, null) // { chute: 'hello', net: { wifi: … }, previous: {}, previousNet: {} }
+ */
+export function networkChange(chute: string, config: Readonly<Record<string, unknown>>, stored: Pick<StoredChute, 'config' | 'cache'> | null): NetworkChange {
+  return { chute, net: mapping(config.net), previous: mapping(stored?.cache.networks), previousNet: mapping(stored?.config.net) };
+}
+
+/**
+ * A chute cache with `networks` set to the reservations, or without a `networks` entry when there are
+ * none (a chute without networks keeps the cache it had).
+ */
+export function cacheWithNetworks(cache: Readonly<Record<string, unknown>>, networks: Readonly<Record<string, NetworkReservation>>): Record<string, unknown> {
+  const { networks: _old, ...rest } = cache;
+  return Object.keys(networks).length === 0 ? rest : { ...rest, networks };
 }
 
 /** The LAN bridge, which VLAN networks are tagged on (ParaDrop's `br-lan`). */

@@ -2,7 +2,7 @@ import type { ChangeRequest, Device } from '../core/device.ts';
 import type { FunctionInput } from '../core/invoke.ts';
 import { mapping } from './chute-record.ts';
 import { loadChute } from './lookup.ts';
-import { reserveChuteNetworks } from './network-reservations.ts';
+import { networkChange, reserveChuteNetworks } from './network-reservations.ts';
 import { pathParams } from './params.ts';
 import type { ChangeAccepted } from './schemas.ts';
 
@@ -17,12 +17,12 @@ import type { ChangeAccepted } from './schemas.ts';
  * await submit(device, { action: 'stop', chute: 'hello' }) // { change_id: 7 }
  */
 export async function submit(device: Device, request: ChangeRequest): Promise<ChangeAccepted> {
-  if (request.action === 'install' || request.action === 'update' || request.action === 'update-config') {
-    const net = mapping(request.config.net);
+  if (
+    (request.action === 'install' || request.action === 'update' || request.action === 'update-config') &&
+    Object.keys(mapping(request.config.net)).length > 0
+  ) {
     const stored = request.action === 'install' ? null : await device.chute(request.chute);
-    if (Object.keys(net).length > 0) {
-      await reserveChuteNetworks(device, { chute: request.chute, net, previous: mapping(stored?.cache.networks), previousNet: mapping(stored?.config.net) });
-    }
+    await reserveChuteNetworks(device, networkChange(request.chute, request.config, stored));
   }
   const { id } = await device.submitChange(request);
   return { change_id: id };

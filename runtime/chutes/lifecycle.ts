@@ -1,7 +1,15 @@
 import type { ChangeRequest, ChuteAction, ChuteInstall, Device, StoredChute } from '../../functions/core/device.ts';
 import { environmentStrings, type Environment } from '../../functions/chutes/chute-config.ts';
 import { mapping } from '../../functions/chutes/chute-record.ts';
-import { reservationNotes, type HeldReservations, type NetworkChange, type NetworkReservation } from '../../functions/chutes/network-reservations.ts';
+import {
+  cacheWithNetworks,
+  networkChange,
+  recordedReservations,
+  reservationNotes,
+  type HeldReservations,
+  type NetworkChange,
+  type NetworkReservation,
+} from '../../functions/chutes/network-reservations.ts';
 import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
 import { chuteImageTag, isBuiltImage } from '../../functions/chutes/image-tag.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
@@ -142,12 +150,6 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
   };
 }
 
-/** The cache of a chute with its networks' reservations, or without a `networks` entry when it has none. */
-function networksCache(cache: Record<string, unknown>, networks: Record<string, NetworkReservation>): Record<string, unknown> {
-  const { networks: _old, ...rest } = cache;
-  return Object.keys(networks).length === 0 ? rest : { ...rest, networks };
-}
-
 /**
  * Runs `work` with the networks of a chute's `net` reserved, and gives the hold up when it is over
  * (by then the cache that records them is written, or the change failed).
@@ -172,8 +174,7 @@ function withCache<T>(
   config: Record<string, unknown>,
   work: (cache: Record<string, unknown>) => Promise<T>,
 ): Promise<T> {
-  const change = { chute: chute.name, net: mapping(config.net), previous: mapping(chute.cache.networks), previousNet: mapping(chute.config.net) };
-  return withNetworks(options, change, (networks) => work(networksCache(chute.cache, networks)));
+  return withNetworks(options, networkChange(chute.name, config, chute), (networks) => work(cacheWithNetworks(chute.cache, networks)));
 }
 
 /** What each change to a chute does on the container engine. */
@@ -302,7 +303,7 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
   if (engine === null) throw new Error('no container engine is reachable');
   const steps = lifecycleSteps(engine, name, note, networkMode);
   const { version, environment, allocation, config } = request;
-  return withNetworks(options, { chute: name, net: mapping(config.net) }, async (networks) => {
+  return withNetworks(options, networkChange(name, config, null), async (networks) => {
     let image: string;
     if (request.image !== null) image = request.image;
     else if (request.source !== undefined) {
@@ -317,7 +318,7 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
       name,
       record: { name, version, state: 'installing', image, environment, allocation, resources: null },
       config,
-      cache: networksCache({}, networks),
+      cache: cacheWithNetworks({}, networks),
     };
     for (const left of await engine.containers(name)) {
       await engine.remove(name, left.Id);
@@ -410,7 +411,7 @@ async function updateConfig(
       ? `stored the new record (image ${String(next.record.image)}, version ${String(next.record.version)}) and configuration`
       : 'stored the new configuration',
   );
-  for (const text of reservationNotes(mapping(next.cache.networks) as Record<string, NetworkReservation>)) await note(text);
+  for (const text of reservationNotes(recordedReservations(next.cache))) await note(text);
   let created: string | undefined;
   let setAside = false;
   try {

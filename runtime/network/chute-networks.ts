@@ -10,7 +10,7 @@ import { readIfExists } from '../state/read-if-exists.ts';
 import { writeFileAtomic } from '../state/atomic-write.ts';
 import { runTool, type Tool } from '../tools/run.ts';
 import { logFileOf, stopRecorded, supervise, type Supervised } from '../tools/supervisor.ts';
-import { dnsmasqArgs, eapUserFile, hostapdConfig, type AccessPointRadio } from './chute-daemons.ts';
+import { dnsmasqArgs, eapUserFile, hostapdConfig } from './chute-daemons.ts';
 import { chuteFirewall } from './chute-firewall.ts';
 
 /** Where the host side of chute networks finds its programs, and how long a command may take. */
@@ -57,6 +57,9 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
   const running = new Map<string, { process: Supervised; argv: readonly string[] }>();
   const tool = (name: keyof Omit<ChuteNetworkTools, 'timeoutMs'>): Tool => ({ name, path: options.tools[name], setting: `${name} on PATH` });
   const firewall = chuteFirewall({ nft: options.tools.nft, runDir: options.runDir, timeoutMs: options.tools.timeoutMs });
+  /** Where a daemon's pid is recorded, by its key (`daemonKeys`), with its log beside it. */
+  const pidsDir = path.join(options.runDir, 'pids');
+  const pidFileOf = (key: string) => path.join(pidsDir, `${key}.pid`);
 
   async function ip(args: string[]): Promise<void> {
     const result = await runTool(tool('ip'), args, { timeoutMs: options.tools.timeoutMs });
@@ -115,7 +118,7 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
       await current.process.stop();
       running.delete(key);
     }
-    const pidFile = path.join(options.runDir, 'pids', `${key}.pid`);
+    const pidFile = pidFileOf(key);
     await mkdir(path.dirname(pidFile), { recursive: true, mode: 0o700 });
     if (changed) await stopRecorded(pidFile);
     const started = await supervise({ name, argv, pidFile });
@@ -153,7 +156,7 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
             const args = dnsmasqArgs(entry as AccessPointEntry | VlanEntry, reservation, {});
             if (reservation.leaseFile !== null) await mkdir(path.dirname(reservation.leaseFile), { recursive: true, mode: 0o700 });
             await daemon(
-              `dnsmasq-${reservation.hostInterface}`,
+              daemonKeys(reservation).dnsmasq,
               `dnsmasq for network ${network} of chute ${chute.name}`,
               [options.tools.dnsmasq, ...args],
               note,
@@ -178,10 +181,10 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
         if (containerPid !== null && typeof intfName === 'string' && (await ipIn(containerPid, ['link', 'delete', 'dev', intfName], false))) {
           await note(`removed the chute's interface ${intfName}`);
         }
-        for (const key of [`hostapd-${reservation.hostInterface}`, `dnsmasq-${reservation.hostInterface}`]) {
+        for (const key of Object.values(daemonKeys(reservation))) {
           const current = running.get(key);
           running.delete(key);
-          const pidFile = path.join(options.runDir, 'pids', `${key}.pid`);
+          const pidFile = pidFileOf(key);
           const stopped = current !== undefined ? (await current.process.stop(), true) : await stopRecorded(pidFile);
           await rm(logFileOf(pidFile), { force: true });
           if (stopped) await note(`stopped ${key.split('-')[0]} for network ${network}`);
@@ -202,11 +205,9 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
      */
     async sweep(chutes: readonly StoredChute[]): Promise<string[]> {
       const owned = new Set(
-        chutes.flatMap((chute) =>
-          Object.values(recordedReservations(chute.cache)).flatMap((r) => [`hostapd-${r.hostInterface}.pid`, `dnsmasq-${r.hostInterface}.pid`]),
-        ),
+        chutes.flatMap((chute) => Object.values(recordedReservations(chute.cache)).flatMap((r) => Object.values(daemonKeys(r)).map((key) => `${key}.pid`))),
       );
-      const dir = path.join(options.runDir, 'pids');
+      const dir = pidsDir;
       const stopped: string[] = [];
       const owners = new Set(chutes.flatMap((chute) => Object.keys(recordedReservations(chute.cache)).map((network) => `${chute.name}/${network}`)));
       for (const owner of await firewall.sweep(owners)) stopped.push(`the firewall rules of ${owner}`);
@@ -246,16 +247,13 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     const dir = path.join(options.runDir, 'hostapd');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const conf = path.join(dir, `${reservation.hostInterface}.conf`);
-    const radio: AccessPointRadio = { kind: 'wired' };
-    let eapUsers: string | undefined;
-    if (radio.kind === 'wired') {
-      eapUsers = path.join(dir, `${reservation.hostInterface}.eap_users`);
-      await writeFileAtomic(eapUsers, eapUserFile(entry), 0o600);
-    }
-    const text = hostapdConfig(entry, reservation, radio, eapUsers);
+    // The lab link's stand-in for a radio: hostapd's wired driver, 802.1X with the network key as the EAP-MD5 password.
+    const eapUsers = path.join(dir, `${reservation.hostInterface}.eap_users`);
+    await writeFileAtomic(eapUsers, eapUserFile(entry), 0o600);
+    const text = hostapdConfig(entry, reservation, { kind: 'wired' }, eapUsers);
     const changed = (await readIfExists(conf)) !== text;
     if (changed) await writeFileAtomic(conf, text, 0o600);
-    await daemon(`hostapd-${reservation.hostInterface}`, `hostapd for network ${network} of chute ${chute}`, [options.tools.hostapd, conf], note, changed);
+    await daemon(daemonKeys(reservation).hostapd, `hostapd for network ${network} of chute ${chute}`, [options.tools.hostapd, conf], note, changed);
   }
 }
 
@@ -277,6 +275,11 @@ export function linkArgs(kind: 'access-point' | 'vlan', reservation: Pick<Networ
     return ['link', 'add', 'link', name.slice(0, dot), 'name', name, 'type', 'vlan', 'id', String(reservation.vlanId)];
   }
   throw new Error(`interface ${name}: access points on a radio are not built yet; a lab link (--lab-link) stands in for one`);
+}
+
+/** The keys of a network's daemons, which name their pid and log files. */
+function daemonKeys(reservation: Pick<NetworkReservation, 'hostInterface'>): { hostapd: string; dnsmasq: string } {
+  return { hostapd: `hostapd-${reservation.hostInterface}`, dnsmasq: `dnsmasq-${reservation.hostInterface}` };
 }
 
 /** Whether a network interface of that name exists in this network namespace. */
