@@ -34,6 +34,10 @@ describe.skipIf(skipped)('chutebox serve: what a request reads', () => {
     const basic = (password: string) => `Basic ${Buffer.from(`paradrop:${password}`).toString('base64')}`;
     expect((await get(`Bearer ${token}`)).status).toBe(200);
     expect((await get(basic(PASSWORD))).status).toBe(200);
+    // The device configuration starts after the API listens (pdconf rendered, hostconfig.yaml
+    // written); a read of the host configuration waits for that start, so nothing of it is traced.
+    const hostConfig = await fetch(`${server.url}/api/v1/config/hostconfig`, { headers: { authorization: `Bearer ${token}` } });
+    expect(hostConfig.status).toBe(200);
 
     const unchanged = await traceFiles(server.child.pid!);
     for (let i = 0; i < 20; i++) {
