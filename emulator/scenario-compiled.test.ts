@@ -44,6 +44,7 @@ describe('the compiled built-in scenarios', () => {
     expect(documents.chutes.hotspot!.record).toMatchObject({ name: 'hotspot', version: '2.1' });
     expect(documents.engine!.containers.map((container) => container.Names)).toEqual([['/hotspot'], ['/hello-world']]);
     expect(documents.device.uname.machine).toBe('x86_64');
+    expect(documents.device.programs).toEqual(['ip', 'iw', 'hostapd', 'hostapd_cli', 'dnsmasq', 'nsenter', 'nft']);
     expect(documents.hostConfig).toBeNull();
   });
 

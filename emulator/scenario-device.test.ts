@@ -92,6 +92,20 @@ describe('device.yaml', () => {
     expect(await device.statfs('/')).toBeNull();
   });
 
+  it('gives the programs listed, and none without a list', async () => {
+    const listed = await scenario('programs', { 'device.yaml': `${UNAME}programs: [ip, hostapd, dnsmasq, nsenter, iptables]\n` });
+    expect(await (await loadScenario(listed)).device.programs()).toEqual(['ip', 'hostapd', 'dnsmasq', 'nsenter', 'iptables']);
+    const unlisted = await scenario('no-programs', { 'device.yaml': UNAME });
+    expect(await (await loadScenario(unlisted)).device.programs()).toEqual([]);
+  });
+
+  it('names the file and the entry of a program it does not know', async () => {
+    const dir = await scenario('bad-program', { 'device.yaml': `${UNAME}programs: [ip, bash]\n` });
+    const { message } = await loadError(dir);
+    expect(message).toContain(path.join(dir, 'device.yaml'));
+    expect(message).toMatch(/expected one of "ip"\|"iw"\|.*\s+→ at programs\[1\]/);
+  });
+
   it('names the file and the field that is missing', async () => {
     const dir = await scenario('no-machine', { 'device.yaml': 'uname: { sysname: Linux, release: "6.1", version: "#1" }\n' });
     const { message } = await loadError(dir);
@@ -227,6 +241,7 @@ describe('built-in scenarios', () => {
     expect(await device.readFile('/sys/class/ieee80211/phy1/device/device')).toBe('0x0033\n');
     expect(await device.readFile('/sys/class/dmi/id/sys_vendor')).toBe('PC Engines\n');
     expect((await device.containers())!.map((container) => container.Names)).toEqual([['/hotspot'], ['/hello-world']]);
+    expect(await device.programs()).toEqual(['ip', 'iw', 'hostapd', 'hostapd_cli', 'dnsmasq', 'nsenter', 'nft']);
   });
 
   it('gl-ar150: a MIPS board without DMI or engine, with a platform radio', async () => {
@@ -236,6 +251,7 @@ describe('built-in scenarios', () => {
     expect(await device.readFile('/sys/class/dmi/id/sys_vendor')).toBeNull();
     expect(await device.realPath('/sys/class/ieee80211/phy0/device/subsystem')).toBe('/sys/bus/platform');
     expect(await device.containers()).toBeNull();
+    expect(await device.programs()).toEqual([]);
   });
 });
 

@@ -54,7 +54,7 @@ export interface Scenario {
 /**
  * Loads a scenario and makes a Device over it: files (and symbolic links) through `rootedFiles` — the
  * same code the host uses on `/` — each read once and then served from memory (`scenarioFiles`),
- * `uname` and `statfs` from `device.yaml`, containers and their stats from the engine recordings,
+ * `uname`, `statfs` and `programs` from `device.yaml`, containers and their stats from the engine recordings,
  * installed chutes from `chutes/` as the runtime's chute store reads them (see `readChutes`), their
  * networks from the recordings beside them (see `scenarioNetworks`: what a request changes there
  * lasts as long as this Device), `now()` from the real clock (or `options.now`), the recording
@@ -149,6 +149,7 @@ function scenarioSources(
   now: () => number,
 ): Omit<DeviceSources, 'chuteNames' | 'chute' | 'settings'> {
   const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
+  const programs: readonly string[] = Object.freeze([...(spec.programs ?? [])]);
   // Frozen: every call shares them, as calls share an engine request on a device.
   const engine =
     recordings === null
@@ -162,6 +163,9 @@ function scenarioSources(
     },
     async uname() {
       return { ...spec.uname };
+    },
+    async programs() {
+      return programs;
     },
     now,
     async containers() {

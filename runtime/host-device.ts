@@ -173,12 +173,15 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     (networks ??= client.chuteNetworks({
       runDir: networkRunDir(stateDir),
       labLink: options.labLink ?? null,
+      radio: client.deviceRadios(device),
       tools: {
         ip: 'ip',
+        iw: options.tools?.iw ?? DEFAULT_NETWORK_TOOLS.iw,
         hostapd: 'hostapd',
         dnsmasq: 'dnsmasq',
         nsenter: 'nsenter',
         nft: 'nft',
+        iptables: 'iptables',
         timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs,
       },
     }));
@@ -287,9 +290,9 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
 type EngineClient = () => Promise<typeof import('./engine/engine.entry.ts') | null>;
 
 /**
- * The host's raw sources: files from `/`, `statfs(2)` and `uname(2)` from Node, the engine's JSON
- * (concurrent lists share one request; no socket, no engine, and the client is not even loaded), the
- * chutes of the state dir, the settings loaded at start.
+ * The host's raw sources: files from `/`, `statfs(2)` and `uname(2)` from Node, the programs on the
+ * PATH, the engine's JSON (concurrent lists share one request; no socket, no engine, and the client is
+ * not even loaded), the chutes of the state dir, the settings loaded at start.
  */
 function hostSources(options: {
   socketPath: string;
@@ -300,6 +303,13 @@ function hostSources(options: {
   const { socketPath, engine } = options;
   /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
   const containerLists = sharedRuns<Record<string, unknown>[] | null>();
+  /**
+   * The known programs on the runtime's PATH, looked up on the first call (not at start, and with the
+   * engine bundle's code, where the chute networks that need them are built) and kept for the
+   * runtime's life: later calls answer this same promise, with no file access (features asks on every
+   * request). A program installed meanwhile shows after a restart of `chutebox serve`.
+   */
+  let programsFound: Promise<readonly string[]> | undefined;
   return {
     ...rootedFiles('/'),
     ...options.chutes,
@@ -314,6 +324,7 @@ function hostSources(options: {
     async uname() {
       return { sysname: os.type(), release: os.release(), version: os.version(), machine: os.machine() };
     },
+    programs: () => (programsFound ??= engine().then((client) => client?.programsOnPath(process.env.PATH ?? '') ?? [])),
     now: () => Date.now(),
     containers: () =>
       containerLists.run(socketPath, async () => {

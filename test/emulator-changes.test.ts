@@ -256,7 +256,8 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
       resources: null,
     });
     expect((await call(server, 'GET', '/chutes/newcomer/config')).body).toEqual({ ...CONFIG, net: { wlan: { ...CONFIG.net.wlan, key: '[redacted]' } } });
-    // As on a device, its network holds a subnet of the pool (the scenario's WAN is not in 10/8) off the other chutes' and the host's.
+    // As on a device, its network holds a subnet of the pool (the scenario's WAN is not in 10/8) off the other chutes' and the host's,
+    // and the first radio of the scenario's host configuration (the ath10k, on 5 GHz).
     const { wlan } = (await call(server, 'GET', '/chutes/newcomer/cache')).body.networks;
     expect(wlan).toEqual({
       hostInterface: expect.stringMatching(/^vwlan[0-9a-f]{4}$/),
@@ -266,6 +267,7 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
       hostapdControl: `/var/lib/chutebox/networks/hostapd/${wlan.hostInterface}`,
       leaseFile: null,
       vlanId: null,
+      radio: 'pci-wifi-0',
     });
     expect(installed.messages.map((m) => m.text)).toContain(`networks: wlan 10.128.0.0/24 on ${wlan.hostInterface}`);
     expect((await call(server, 'GET', '/chutes/newcomer/networks/wlan/leases')).body).toEqual([]);

@@ -104,8 +104,8 @@ describe('chutebox emulate (default scenario)', () => {
     });
   });
 
-  it('GET /api/v1/info/features responds with docker, as the scenario has an engine', async () => {
-    expect(await get('features')).toEqual(['hostapd-control', 'docker']);
+  it('GET /api/v1/info/features responds with docker, as the scenario has an engine, and chute-networks, as it has their programs', async () => {
+    expect(await get('features')).toEqual(['hostapd-control', 'docker', 'chute-networks']);
   });
 
   it('GET /api/v1/info/environment responds with the recorded environment, secrets redacted', async () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { Environment, Software, Telemetry } from '../functions/info/schemas.ts';
+import { programsOnPath } from '../runtime/tools/programs.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
 import { writeChute } from './support/chute-state.ts';
 import { STATION_DUMP, STATION_MACS, writeFakeIw } from './support/fake-iw.ts';
@@ -62,9 +63,11 @@ describe('chutebox record, then emulate the recording beside chutebox serve', ()
     return [recorded!, current!];
   }
 
-  it('writes the raw files at their device paths and uname into device.yaml', async () => {
+  it('writes the raw files at their device paths, and uname and the programs on PATH into device.yaml', async () => {
     expect(await readFile(path.join(out, 'proc/meminfo'), 'utf8')).toMatch(/^MemTotal:/);
-    expect(await readFile(path.join(out, 'device.yaml'), 'utf8')).toContain(`release: ${os.release()}`);
+    const deviceYaml = await readFile(path.join(out, 'device.yaml'), 'utf8');
+    expect(deviceYaml).toContain(`release: ${os.release()}`);
+    expect(parse(deviceYaml).programs).toEqual([...(await programsOnPath(env.PATH!))]);
     expect((await readdir(tmp)).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
+import { combine, pciRouter } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
 import { isImageReference } from './bodies.ts';
 import * as install from './chutes.post.ts';
 
 /** A device with one chute installed, `hello`. */
-const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello', image: 'hello-world:1' }, config: {} } } });
+/** A router with two radios (the access points of the configurations need one) and a chute installed. */
+const device = () => memoryDevice(combine(pciRouter, { chutes: { hello: { record: { name: 'hello', image: 'hello-world:1' }, config: {} } } }));
 
 /** POST /api/v1/chutes/ with a body of `contentType`. */
 function post(target: ReturnType<typeof device>, contentType: string, text: string): Promise<RawAnswer> {

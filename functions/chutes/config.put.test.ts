@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
+import { combine, pciRouter } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
 import type { Device } from '../core/device.ts';
@@ -12,7 +13,8 @@ const STORED = {
   net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'hello', key: 'hunter2hunter2', options: { acct_server: '10.0.0.2', acct_secret: 's3cret' } } },
 };
 
-const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello' }, config: structuredClone(STORED) } } });
+/** A router with two radios (the access points of the configurations need one) and the chute installed. */
+const device = () => memoryDevice(combine(pciRouter, { chutes: { hello: { record: { name: 'hello' }, config: structuredClone(STORED) } } }));
 
 /** PUT …/config as a transport hands it over: the raw text and its content type. */
 function put(target: Device, contentType: string, text: string, chute = 'hello'): Promise<RawAnswer> {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isHttpProblem } from '../core/problem.ts';
 import { parseRoutes } from '../parsers/proc-net-route.ts';
+import type { RadioOffer } from './radio-choice.ts';
 import { recordedReservations, reserveNetworks, type NetworkReservation, type ReservationContext } from './network-reservations.ts';
 
 /** A host with its WAN on eth0 (192.0.2.0/24, the default route) and its LAN on br-lan (192.168.1.0/24). */
@@ -10,6 +11,12 @@ eth0\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0
 eth0\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0
 br-lan\t0001A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0
 `;
+
+/** A dual-radio device: 5 GHz first, then 2.4 GHz, as the generated host configuration plans them. */
+const RADIOS: RadioOffer[] = [
+  { id: 'pci-wifi-0', band: '5g', hostNetworks: [] },
+  { id: 'pci-wifi-1', band: '2g', hostNetworks: [] },
+];
 
 function context(overrides: Partial<ReservationContext> = {}): ReservationContext {
   return {
@@ -22,6 +29,7 @@ function context(overrides: Partial<ReservationContext> = {}): ReservationContex
     pool: 'auto',
     runDir: '/var/lib/chutebox/networks',
     lanInterface: 'br-lan',
+    radios: RADIOS,
     ...overrides,
   };
 }
@@ -50,6 +58,7 @@ describe('reserveNetworks', () => {
       hostapdControl: `/var/lib/chutebox/networks/hostapd/${wifi!.hostInterface}`,
       leaseFile: '/var/lib/chutebox/networks/dnsmasq/hello-wifi.leases',
       vlanId: null,
+      radio: 'pci-wifi-0',
     });
     expect(reserveNetworks({ wifi: AP }, context()).wifi!.hostInterface, 'the same chute and interface get the same name').toBe(wifi!.hostInterface);
   });
@@ -125,6 +134,26 @@ describe('reserveNetworks', () => {
     expect(plain).toMatchObject({ ipv4Network: '10.128.0.0/24', leaseFile: null });
   });
 
+  it("gives Wi-Fi networks a radio: an access point by requests.hwmode, a monitor interface one of its own that no other chute's network holds", () => {
+    const mine = reserveNetworks({ wifi: { ...AP, requests: { hwmode: '11g' } }, vlan: { type: 'vlan', intfName: 'eth1', vlan_id: 20 } }, context());
+    expect(mine.wifi!.radio).toBe('pci-wifi-1');
+    expect(mine.vlan!.radio).toBeNull();
+    const monitor = reserveNetworks(
+      { mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' } },
+      context({ chute: 'other', others: new Map([['hello', mine]]) }),
+    );
+    expect(monitor.mon!.radio, 'pci-wifi-1 serves an access point').toBe('pci-wifi-0');
+    expect(
+      refusal(() => reserveNetworks({ wifi: { ...AP, requests: { hwmode: '11a' } } }, context({ chute: 'third', others: new Map([['other', monitor]]) }))),
+    ).toEqual([
+      {
+        path: 'net.wifi.requests.hwmode',
+        message: 'no radio serves 11a (5 GHz): pci-wifi-0 is given to network mon of chute other (a monitor interface); pci-wifi-1 is on 2.4 GHz',
+      },
+    ]);
+    expect(reserveNetworks({ wifi: AP }, context({ radios: null })).wifi!.radio, 'a lab link stands in for the radios').toBeNull();
+  });
+
   it('takes the next name when the hashed one is in use on the host', () => {
     const first = reserveNetworks({ wifi: AP }, context()).wifi!.hostInterface;
     const next = reserveNetworks({ wifi: AP }, context({ interfaces: ['eth0', first] })).wifi!.hostInterface;
@@ -165,6 +194,7 @@ describe('recordedReservations', () => {
       hostapdControl: '/run/h/vwlan0001',
       leaseFile: null,
       vlanId: null,
+      radio: 'pci-wifi-1',
     };
     expect(recordedReservations({ networks: { wifi, bare: { leaseFile: '/x' } } })).toEqual({ wifi });
   });

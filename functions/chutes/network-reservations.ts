@@ -1,9 +1,12 @@
-import { DEFAULT_STATE_DIR, networkRunDir, type DeviceSources, type StoredChute } from '../core/device.ts';
+import { currentHostConfig } from '../config/host-config.ts';
+import { DEFAULT_STATE_DIR, networkRunDir, type Device, type DeviceSources, type Settings, type StoredChute } from '../core/device.ts';
+import { readRadios } from '../info/wifi.ts';
 import type { InputError } from '../core/problem.ts';
 import { invalidInput } from '../core/validate.ts';
 import { cidrText, ipv4Text, overlaps, parseCidr, type Ipv4Network } from '../parsers/ipv4.ts';
 import { parseRoutes, type KernelRoute } from '../parsers/proc-net-route.ts';
 import { mapping } from './chute-record.ts';
+import { chooseRadio, radioOffers, type RadioHolders, type RadioOffer } from './radio-choice.ts';
 
 /*
  * What each network of a chute holds on the host, worked out before anything is made and recorded
@@ -17,7 +20,8 @@ import { mapping } from './chute-record.ts';
  *   point and `vmon<4 hex>` for a monitor interface (from a hash of chute and `intfName`, then the
  *   next free number), `<LAN interface>.<vlan_id>` for a VLAN (one chute per VLAN ID);
  * - hostapd's control socket (an access point) and dnsmasq's lease file (a network with `dhcp`),
- *   both under the run folder in the state dir.
+ *   both under the run folder in the state dir;
+ * - the radio of an access point or a monitor network (radio-choice.ts), unless a lab link stands in.
  */
 
 /** What one chute network holds on the host: `networks.<network>` of the chute cache. */
@@ -36,6 +40,11 @@ export interface NetworkReservation {
   leaseFile: string | null;
   /** The 802.1Q tag of a VLAN network; null otherwise. */
   vlanId: number | null;
+  /**
+   * The radio (`pci-wifi-0`) an access point is served on or a monitor network is given
+   * (radio-choice.ts); null for a VLAN, and where a lab link stands in for the radios.
+   */
+  radio: string | null;
 }
 
 /** What the host has and what other chutes hold, which a chute's networks must not take. */
@@ -57,6 +66,8 @@ export interface ReservationContext {
   runDir: string;
   /** The interface a VLAN network is tagged on: the LAN's, `br-lan` by default. */
   lanInterface: string;
+  /** The radios Wi-Fi networks can be given (`radioOffers`); null where a lab link stands in for them (`lab_link`). */
+  radios: readonly RadioOffer[] | null;
 }
 
 /** The prefix length of a subnet taken from the pool, as ParaDrop's daemon gives. */
@@ -85,6 +96,7 @@ export function reserveNetworks(net: Readonly<Record<string, unknown>>, context:
     othersEntries(context).flatMap(([chute, network, r]) => (r.vlanId === null ? [] : [[r.vlanId, `network ${network} of chute ${chute}`] as const])),
   );
   const pool = chosenPool(context);
+  const radios = radioHolders(context);
   const errors: InputError[] = [];
   const reservations: Record<string, NetworkReservation> = {};
   const kept = Object.entries(net).filter(([name, entry]) => unchanged(context, name, entry));
@@ -92,6 +104,7 @@ export function reserveNetworks(net: Readonly<Record<string, unknown>>, context:
     const reservation = context.previous[name]!;
     reservations[name] = reservation;
     names.add(reservation.hostInterface);
+    holdRadio(radios, reservation, `network ${name} of this chute`);
     const subnet = reservation.ipv4Network === null ? undefined : parseCidr(reservation.ipv4Network);
     if (subnet !== undefined) taken.push({ subnet, holder: `network ${name} of this chute` });
   }
@@ -113,6 +126,7 @@ export function reserveNetworks(net: Readonly<Record<string, unknown>>, context:
       hostInterface = freeName(kind === 'monitor' ? 'vmon' : 'vwlan', `${context.chute}:${String(entry.intfName)}`, names);
     }
     names.add(hostInterface);
+    const radio = kind === 'vlan' || context.radios === null ? null : (chooseRadio(name, entry, context.radios, radios, errors) ?? null);
     let subnet: Ipv4Network | undefined;
     if (kind !== 'monitor') {
       subnet =
@@ -129,6 +143,7 @@ export function reserveNetworks(net: Readonly<Record<string, unknown>>, context:
       hostapdControl: kind === 'access-point' ? `${context.runDir}/hostapd/${hostInterface}` : null,
       leaseFile: kind !== 'monitor' && entry.dhcp !== undefined ? `${context.runDir}/dnsmasq/${context.chute}-${name}.leases` : null,
       vlanId,
+      radio,
     };
   }
   if (errors.length > 0) throw invalidInput('the chute configuration', errors);
@@ -177,7 +192,7 @@ export const LAN_INTERFACE = 'br-lan';
  * await reserveChuteNetworks(device, { chute: 'hello', net: { wifi: { type: 'wifi', intfName: 'wlan0' } } }) // { wifi: { hostInterface: 'vwlan5d1e', ipv4Network: '10.128.0.0/24', … } }
  */
 export async function reserveChuteNetworks(
-  device: DeviceSources,
+  device: ReservationSources,
   change: NetworkChange,
   pending: ReadonlyMap<string, Readonly<Record<string, NetworkReservation>>> = new Map(),
 ): Promise<Record<string, NetworkReservation>> {
@@ -202,8 +217,26 @@ export async function reserveChuteNetworks(
     pool: typeof settings.chute_subnet_pool === 'string' ? settings.chute_subnet_pool : 'auto',
     runDir: networkRunDir(typeof settings.state_dir === 'string' ? settings.state_dir : DEFAULT_STATE_DIR),
     lanInterface: LAN_INTERFACE,
+    radios: await wifiRadios(device, change.net, settings),
   });
 }
+
+/**
+ * The radios the chute's Wi-Fi networks can be given: none asked for without a Wi-Fi network (nothing
+ * is read), null where a lab link (the `lab_link` setting) stands in for them.
+ */
+async function wifiRadios(device: ReservationSources, net: NetworkChange['net'], settings: Settings): Promise<RadioOffer[] | null> {
+  if (typeof settings.lab_link === 'string' && settings.lab_link !== '') return null;
+  if (!Object.values(net).some((entry) => mapping(entry).type === 'wifi')) return [];
+  const [config, radios] = await Promise.all([currentHostConfig(device), readRadios(device)]);
+  return radioOffers(
+    config,
+    radios.map((radio) => radio.id),
+  );
+}
+
+/** What reserving reads of a device: its raw sources and, for its radios' settings, its host configuration. */
+export type ReservationSources = DeviceSources & Pick<Device, 'hostConfig'>;
 
 /** Reservations a change holds until it is over: stored in the chute cache by then, or given up. */
 export interface HeldReservations {
@@ -222,7 +255,7 @@ export interface HeldReservations {
  * const held = await reserve({ chute: 'hello', net });
  * try { … write held.networks into the chute cache … } finally { held.release(); }
  */
-export function networkLedger(device: DeviceSources): (change: NetworkChange) => Promise<HeldReservations> {
+export function networkLedger(device: ReservationSources): (change: NetworkChange) => Promise<HeldReservations> {
   const pending = new Map<string, Record<string, NetworkReservation>>();
   let last: Promise<unknown> = Promise.resolve();
   return (change) => {
@@ -260,6 +293,7 @@ export function recordedReservations(cache: Readonly<Record<string, unknown>>): 
       hostapdControl: text(entry.hostapdControl),
       leaseFile: text(entry.leaseFile),
       vlanId: typeof entry.vlanId === 'number' ? entry.vlanId : null,
+      radio: text(entry.radio),
     };
   }
   return reservations;
@@ -280,6 +314,19 @@ function othersEntries(context: ReservationContext): [string, string, NetworkRes
 
 function othersValues(context: ReservationContext): NetworkReservation[] {
   return othersEntries(context).map(([, , r]) => r);
+}
+
+/** The radios the other chutes' networks hold: an access point has a control socket, a monitor network neither a subnet nor a VLAN. */
+function radioHolders(context: ReservationContext): RadioHolders {
+  const holders: RadioHolders = { accessPoints: new Map(), monitors: new Map() };
+  for (const [chute, network, r] of othersEntries(context)) holdRadio(holders, r, `network ${network} of chute ${chute}`);
+  return holders;
+}
+
+function holdRadio(holders: RadioHolders, r: NetworkReservation, holder: string): void {
+  if (r.radio === null) return;
+  if (r.hostapdControl !== null) holders.accessPoints.set(r.radio, [...(holders.accessPoints.get(r.radio) ?? []), holder]);
+  else if (r.ipv4Network === null && r.vlanId === null) holders.monitors.set(r.radio, holder);
 }
 
 /** The networks of the other chutes and of the host's routes (but default routes and routes on this chute's own interfaces). */
@@ -315,7 +362,8 @@ function unchanged(context: ReservationContext, name: string, value: unknown): b
   const [now, before] = [mapping(value), mapping(context.previousNet[name])];
   return (
     (['type', 'mode', 'intfName', 'ipv4_network', 'vlan_id'] as const).every((key) => now[key] === before[key]) &&
-    (now.dhcp === undefined) === (before.dhcp === undefined)
+    (now.dhcp === undefined) === (before.dhcp === undefined) &&
+    mapping(now.requests).hwmode === mapping(before.requests).hwmode
   );
 }
 

@@ -1,5 +1,5 @@
 import { reusingLast } from '../core/reusing-last.ts';
-import type { Device } from '../core/device.ts';
+import type { Device, DeviceSources } from '../core/device.ts';
 import { parseYaml } from '../core/body-formats.ts';
 import { readRadios } from '../info/wifi.ts';
 import type { WifiDevice } from '../info/schemas.ts';
@@ -216,7 +216,7 @@ const HT_PLAN: Record<Band, Record<RadioCaps['generation'], (typeof HT_MODES)[nu
  * await generateHostConfig(device)
  * // { firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } }, lan: { interfaces: ['eth1'], … }, wan: { interface: 'eth0', proto: 'dhcp' }, wifi: [{ id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' }], … }
  */
-export async function generateHostConfig(device: Device): Promise<HostConfig> {
+export async function generateHostConfig(device: DeviceSources): Promise<HostConfig> {
   const [ethernet, radios] = await Promise.all([ethernetInterfaces(device), readRadios(device)]);
   const caps = await Promise.all(radios.map((radio) => radioCaps(device, radio)));
   return generatedFor(JSON.stringify([ethernet, planRadios(radios, caps)]));
@@ -248,7 +248,7 @@ export function hostConfigFor(ethernet: readonly string[], wifi: WifiRadioConfig
 const NET_CLASS = '/sys/class/net';
 
 /** The Ethernet interfaces of /sys/class/net, in natural name order (eth2 before eth10). */
-async function ethernetInterfaces(device: Device): Promise<string[]> {
+async function ethernetInterfaces(device: DeviceSources): Promise<string[]> {
   const names = await device.readDir(NET_CLASS);
   const found = await Promise.all(
     names.map(async (name) => {
@@ -281,7 +281,7 @@ export function compareNatural(a: string, b: string): number {
 }
 
 /** A radio's capabilities from its driver: `/sys/bus/<bus>/devices/<device>/driver`. */
-async function radioCaps(device: Device, radio: WifiDevice): Promise<RadioCaps> {
+async function radioCaps(device: DeviceSources, radio: WifiDevice): Promise<RadioCaps> {
   const driverPath = await device.realPath(`/sys/bus/${radio.slot.replace('/', '/devices/')}/driver`);
   const driver = driverPath?.slice(driverPath.lastIndexOf('/') + 1);
   const caps = (driver !== undefined && Object.hasOwn(DRIVER_CAPS, driver) ? DRIVER_CAPS[driver] : undefined) ?? SINGLE_BAND_N;
@@ -329,7 +329,7 @@ export function parseStoredHostConfig(text: string): HostConfig {
  * @example
  * await currentHostConfig(device) // what GET /api/v1/config/hostconfig answers, before redaction
  */
-export async function currentHostConfig(device: Device): Promise<HostConfig> {
+export async function currentHostConfig(device: DeviceSources & Pick<Device, 'hostConfig'>): Promise<HostConfig> {
   const stored = await device.hostConfig.read();
   return stored === null ? generateHostConfig(device) : storedConfigOf(stored);
 }

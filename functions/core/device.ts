@@ -12,8 +12,8 @@ export * from './device/sources.ts';
 
 /**
  * The only way a handler reaches the device it runs on, in four facets (docs/decisions/0023):
- * - `DeviceSources`: raw data (files, `statfs`, `uname`, the clock, the engine's JSON, the stored
- *   chutes, the settings) that the parsers of `functions/parsers/` interpret;
+ * - `DeviceSources`: raw data (files, `statfs`, `uname`, the programs on PATH, the clock, the engine's
+ *   JSON, the stored chutes, the settings) that the parsers of `functions/parsers/` interpret;
  * - `DeviceNetworks`: the host side of the chutes' networks (iw, hostapd, dnsmasq), raw too;
  * - `DeviceChanges`: the change log, fed by the one change pipeline (runtime/changes/runner.ts);
  * - `DeviceServices`: what acts and answers what it did (host configuration, provisioning, accounts,

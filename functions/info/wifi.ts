@@ -1,4 +1,4 @@
-import type { Device } from '../core/device.ts';
+import type { DeviceSources } from '../core/device.ts';
 import { hexId, sysfsLine } from '../parsers/sysfs.ts';
 import type { WifiDevice } from './schemas.ts';
 
@@ -6,6 +6,7 @@ import type { WifiDevice } from './schemas.ts';
 export const IEEE80211_CLASS = '/sys/class/ieee80211';
 
 interface Radio {
+  phy: string;
   subsystem: string;
   name: string;
   macAddr: string;
@@ -29,7 +30,22 @@ interface Radio {
  * await readRadios(device)
  * // [{ id: 'pci-wifi-0', slot: 'pci/0000:04:00.0', macAddr: '04:f0:21:aa:bb:01', vendorId: '0x168c', deviceId: '0x003c' }]
  */
-export async function readRadios(device: Device): Promise<WifiDevice[]> {
+export async function readRadios(device: DeviceSources): Promise<WifiDevice[]> {
+  return (await listRadios(device)).map(({ radio }) => radio);
+}
+
+/**
+ * The kernel's name of each radio (`phy0`), by its id: what `iw phy` and `/sys/class/ieee80211` call it.
+ *
+ * @example
+ * await radioPhys(device) // Map { 'pci-wifi-0' => 'phy0', 'pci-wifi-1' => 'phy1' }
+ */
+export async function radioPhys(device: DeviceSources): Promise<Map<string, string>> {
+  return new Map((await listRadios(device)).map(({ radio, phy }) => [radio.id, phy]));
+}
+
+/** Each radio as the hardware record lists it, with its phy, in id order. */
+async function listRadios(device: DeviceSources): Promise<{ radio: WifiDevice; phy: string }[]> {
   const phys = await device.readDir(IEEE80211_CLASS);
   const radios = (await Promise.all(phys.map((phy) => readRadio(device, phy)))).filter((radio) => radio !== null);
   radios.sort((a, b) => compareText(a.subsystem, b.subsystem) || compareDeviceNames(a.name, b.name));
@@ -38,33 +54,36 @@ export async function readRadios(device: Device): Promise<WifiDevice[]> {
     const n = counts.get(radio.subsystem) ?? 0;
     counts.set(radio.subsystem, n + 1);
     return {
-      id: `${radio.subsystem}-wifi-${n}`,
-      slot: `${radio.subsystem}/${radio.name}`,
-      macAddr: radio.macAddr,
-      vendorId: radio.vendorId,
-      deviceId: radio.deviceId,
+      radio: {
+        id: `${radio.subsystem}-wifi-${n}`,
+        slot: `${radio.subsystem}/${radio.name}`,
+        macAddr: radio.macAddr,
+        vendorId: radio.vendorId,
+        deviceId: radio.deviceId,
+      },
+      phy: radio.phy,
     };
   });
 }
 
-async function readRadio(device: Device, phy: string): Promise<Radio | null> {
+async function readRadio(device: DeviceSources, phy: string): Promise<Radio | null> {
   const phyPath = `${IEEE80211_CLASS}/${phy}`;
   const devicePath = await device.realPath(`${phyPath}/device`);
   if (devicePath === null) return null;
   const subsystemPath = await device.realPath(`${devicePath}/subsystem`);
   const subsystem = subsystemPath === null ? 'unknown' : basename(subsystemPath);
   const [ids, macAddr] = await Promise.all([readIds(device, subsystem, devicePath), readMacAddress(device, phyPath)]);
-  return { subsystem, name: basename(devicePath), macAddr, ...ids };
+  return { phy, subsystem, name: basename(devicePath), macAddr, ...ids };
 }
 
-async function readIds(device: Device, subsystem: string, devicePath: string): Promise<Pick<Radio, 'vendorId' | 'deviceId'>> {
+async function readIds(device: DeviceSources, subsystem: string, devicePath: string): Promise<Pick<Radio, 'vendorId' | 'deviceId'>> {
   const [vendor, product] =
     subsystem === 'usb' ? [`${parent(devicePath)}/idVendor`, `${parent(devicePath)}/idProduct`] : [`${devicePath}/vendor`, `${devicePath}/device`];
   const [vendorId, deviceId] = await Promise.all([device.readFile(vendor), device.readFile(product)]);
   return { vendorId: hexId(vendorId), deviceId: hexId(deviceId) };
 }
 
-async function readMacAddress(device: Device, phyPath: string): Promise<string> {
+async function readMacAddress(device: DeviceSources, phyPath: string): Promise<string> {
   const address = sysfsLine(await device.readFile(`${phyPath}/macaddress`)) ?? sysfsLine(await device.readFile(`${phyPath}/addresses`));
   return address?.toLowerCase() ?? '';
 }

@@ -44,6 +44,8 @@ export interface ChuteNetworkHooks {
   up(chute: StoredChute, note: Note, containerPid: number | null): Promise<void>;
   /** Removes what was made for the chute's networks; with the pid of its running container, its interfaces in there too. */
   down(chute: StoredChute, note: Note, containerPid?: number | null): Promise<void>;
+  /** Takes the chute's own interfaces out of its running container, before the container stops. */
+  leave(chute: StoredChute, note: Note, containerPid: number): Promise<void>;
 }
 
 /**
@@ -105,10 +107,12 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
       if (options.networks) await options.networks.up(chute, note, await steps.pid());
     }),
     stop: onChute(async ({ chute, steps }, _request, note) => {
+      await leaveContainer(options.networks, chute, steps, note);
       await steps.stop();
       await options.networks?.down(chute, note);
     }),
     restart: onChute(async ({ chute, steps }, request, note) => {
+      await leaveContainer(options.networks, chute, steps, note);
       await steps.stop();
       await startWith(steps, writer, chute, request.environment, note);
       if (options.networks) await options.networks.up(chute, note, await steps.pid());
@@ -418,6 +422,7 @@ async function updateConfig(
     // A network the update removes or reserves anew goes first; one it keeps stays up through the update.
     if (networks) await networks.down(withNetworksOnly(chute, droppedNetworks(chute, next)), note, await steps.pid());
     if (previous !== undefined) {
+      await leaveContainer(networks, chute, steps, note);
       await steps.stopContainer(previous.Id);
       await steps.rename(previous.Id, `previous-${previous.Id.slice(0, 12)}`);
       setAside = true;
@@ -452,6 +457,12 @@ async function updateConfig(
   }
   // rollback.json goes only once the change's `succeeded` is saved: a crash before that undoes the update (recoverChutes).
   return () => writer.discard(name, 'rollback');
+}
+
+/** Takes the chute's own interfaces out of its container when one runs, before it is stopped (`ChuteNetworkHooks.leave`). */
+async function leaveContainer(networks: ChuteNetworkHooks | undefined, chute: StoredChute, steps: Pick<Steps, 'pid'>, note: Note): Promise<void> {
+  const pid = networks === undefined ? null : await steps.pid();
+  if (pid !== null) await networks!.leave(chute, note, pid);
 }
 
 /**

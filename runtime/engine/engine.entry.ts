@@ -13,4 +13,6 @@ export { recoverChutes } from '../chutes/recover.ts';
 // What a chute's networks hold on the host, which installs and updates reserve.
 export { networkLedger } from '../../functions/chutes/network-reservations.ts';
 // The host side of chute networks: their interfaces and supervised daemons.
-export { chuteNetworks } from '../network/chute-networks.ts';
+export { chuteNetworks, deviceRadios } from '../network/chute-networks.ts';
+// The programs those need, which GET /api/v1/info/features looks for once it found an engine.
+export { programsOnPath } from '../tools/programs.ts';

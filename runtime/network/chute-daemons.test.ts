@@ -16,6 +16,7 @@ const reservation: NetworkReservation = {
   hostapdControl: '/var/lib/chutebox/networks/hostapd/vwlan5d1e',
   leaseFile: '/var/lib/chutebox/networks/dnsmasq/hello-wifi.leases',
   vlanId: null,
+  radio: 'pci-wifi-0',
 };
 const radio24: AccessPointRadio = { kind: 'radio', hwmode: '11g', channel: 6 };
 const ap = (fields: Partial<AccessPointEntry> = {}): AccessPointEntry => ({ type: 'wifi', intfName: 'wlan0', ssid: 'Free WiFi', ...fields });

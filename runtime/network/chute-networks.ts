@@ -2,8 +2,10 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AccessPointEntry, VlanEntry } from '../../functions/chutes/chute-config.ts';
 import { mapping } from '../../functions/chutes/chute-record.ts';
-import { recordedReservations, type NetworkReservation } from '../../functions/chutes/network-reservations.ts';
+import { recordedReservations, type NetworkReservation, type ReservationSources } from '../../functions/chutes/network-reservations.ts';
+import { currentHostConfig, type WifiRadioConfig } from '../../functions/config/host-config.ts';
 import type { StoredChute } from '../../functions/core/device.ts';
+import { radioPhys } from '../../functions/info/wifi.ts';
 import { parseCidr } from '../../functions/parsers/ipv4.ts';
 import { commandFailure } from '../config/command-exit.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
@@ -11,17 +13,21 @@ import { writeFileAtomic } from '../state/atomic-write.ts';
 import { runTool, type Tool } from '../tools/run.ts';
 import { logFileOf, stopRecorded, supervise, type Supervised } from '../tools/supervisor.ts';
 import { dnsmasqArgs, eapUserFile, hostapdConfig } from './chute-daemons.ts';
-import { chuteFirewall } from './chute-firewall.ts';
+import { chuteFirewall, firewallBackend } from './chute-firewall.ts';
 
 /** Where the host side of chute networks finds its programs, and how long a command may take. */
 export interface ChuteNetworkTools {
   ip: string;
+  /** Makes a radio's access point interfaces (`iw phy <phy> interface add … type __ap`) and moves a monitor network's phy into its chute. */
+  iw: string;
   hostapd: string;
   dnsmasq: string;
   /** Runs `ip` in a chute container's network namespace (`nsenter -t <pid> -n`). */
   nsenter: string;
   /** nftables, for chutebox's own table (runtime/network/chute-firewall.ts). */
   nft: string;
+  /** iptables, for chains of chutebox's own where nft is missing. */
+  iptables: string;
   timeoutMs: number;
 }
 
@@ -35,7 +41,14 @@ export interface ChuteNetworkOptions {
    * device: access points need a radio, VLANs the LAN bridge.
    */
   labLink: string | null;
+  /**
+   * A radio by its id (`pci-wifi-0`, the `radio` of a reservation): its phy and its settings in the
+   * host configuration (channel, mode, width, country); null when the device has no such radio now.
+   */
+  radio: (id: string) => Promise<{ phy: string; settings: WifiRadioConfig } | null>;
   tools: ChuteNetworkTools;
+  /** Turns IPv4 forwarding on when the firewall is first made; by default in /proc (`ChuteFirewallOptions.forwarding`). */
+  forwarding?: () => Promise<void>;
 }
 
 /** A line of a change's record. */
@@ -56,7 +69,12 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
   /** The daemons this serve supervises, by key (`hostapd-<interface>`, `dnsmasq-<interface>`), with the argv each runs. */
   const running = new Map<string, { process: Supervised; argv: readonly string[] }>();
   const tool = (name: keyof Omit<ChuteNetworkTools, 'timeoutMs'>): Tool => ({ name, path: options.tools[name], setting: `${name} on PATH` });
-  const firewall = chuteFirewall({ nft: options.tools.nft, runDir: options.runDir, timeoutMs: options.tools.timeoutMs });
+  const firewall = chuteFirewall({
+    backend: firewallBackend({ nft: options.tools.nft, iptables: options.tools.iptables }),
+    runDir: options.runDir,
+    timeoutMs: options.tools.timeoutMs,
+    forwarding: options.forwarding,
+  });
   /** Where a daemon's pid is recorded, by its key (`daemonKeys`), with its log beside it. */
   const pidsDir = path.join(options.runDir, 'pids');
   const pidFileOf = (key: string) => path.join(pidsDir, `${key}.pid`);
@@ -67,12 +85,40 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     if (failure !== null) throw new Error(`ip ${args.join(' ')} ${failure}`);
   }
 
-  /** `ip` in the network namespace of the process `pid` (a chute's container); answers whether it exited with 0. */
-  async function ipIn(pid: number, args: string[], check = true): Promise<boolean> {
-    const result = await runTool(tool('nsenter'), ['-t', String(pid), '-n', options.tools.ip, ...args], { timeoutMs: options.tools.timeoutMs });
+  async function iw(args: string[]): Promise<void> {
+    const result = await runTool(tool('iw'), args, { timeoutMs: options.tools.timeoutMs });
     const failure = commandFailure(result);
-    if (failure !== null && check) throw new Error(`ip ${args.join(' ')} in the chute's network namespace ${failure}`);
+    if (failure !== null) throw new Error(`iw ${args.join(' ')} ${failure}`);
+  }
+
+  /** `ip` (or `iw`) in the network namespace of the process `pid` (a chute's container); answers whether it exited with 0. */
+  async function inChute(pid: number, args: string[], check = true, program: 'ip' | 'iw' = 'ip'): Promise<boolean> {
+    const result = await runTool(tool('nsenter'), ['-t', String(pid), '-n', options.tools[program], ...args], { timeoutMs: options.tools.timeoutMs });
+    const failure = commandFailure(result);
+    if (failure !== null && check) throw new Error(`${program} ${args.join(' ')} in the chute's network namespace ${failure}`);
     return failure === null;
+  }
+
+  /** The radio a network's reservation names, as the device has it now. */
+  async function radioOf(network: string, reservation: NetworkReservation): Promise<{ phy: string; settings: WifiRadioConfig }> {
+    if (reservation.radio === null) throw new Error(`network ${network} has no radio reserved (reserved where a lab link stood in): install the chute again`);
+    const radio = await options.radio(reservation.radio);
+    if (radio === null) throw new Error(`network ${network}: radio ${reservation.radio} is not on this device or not in its host configuration`);
+    return radio;
+  }
+
+  /**
+   * A monitor network: the radio's phy moved into the chute's network namespace (`iw phy <phy> set
+   * netns <pid>`), with a monitor interface named `intfName` on it, up. One already there is kept.
+   * The phy comes back to the host when the container's namespace goes.
+   */
+  async function monitorInterface(network: string, intfName: string, reservation: NetworkReservation, pid: number, note: Note): Promise<void> {
+    if (await inChute(pid, ['link', 'show', 'dev', intfName], false)) return;
+    const { phy } = await radioOf(network, reservation);
+    await iw(['phy', phy, 'set', 'netns', String(pid)]);
+    await inChute(pid, ['phy', phy, 'interface', 'add', intfName, 'type', 'monitor'], true, 'iw');
+    await inChute(pid, ['link', 'set', 'dev', intfName, 'up']);
+    await note(`moved radio ${reservation.radio} (${phy}) into the chute, with its monitor interface ${intfName}`);
   }
 
   /**
@@ -81,7 +127,7 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
    * One already there (a restart of serve) is kept.
    */
   async function chuteInterface(network: string, intfName: string, reservation: NetworkReservation, pid: number, note: Note): Promise<void> {
-    if (await ipIn(pid, ['link', 'show', 'dev', intfName], false)) return;
+    if (await inChute(pid, ['link', 'show', 'dev', intfName], false)) return;
     const temporary = `${reservation.hostInterface.slice(0, 14)}c`;
     await ip(['link', 'add', 'link', reservation.hostInterface, 'name', temporary, 'type', 'macvlan', 'mode', 'bridge']);
     try {
@@ -90,20 +136,23 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
       await ip(['link', 'delete', 'dev', temporary]).catch(() => undefined);
       throw error;
     }
-    await ipIn(pid, ['link', 'set', 'dev', temporary, 'name', intfName]);
+    await inChute(pid, ['link', 'set', 'dev', temporary, 'name', intfName]);
     const subnet = reservation.ipv4Network === null ? undefined : parseCidr(reservation.ipv4Network);
     if (subnet !== undefined && reservation.chuteAddress !== null)
-      await ipIn(pid, ['address', 'add', `${reservation.chuteAddress}/${subnet.prefix}`, 'dev', intfName]);
-    await ipIn(pid, ['link', 'set', 'dev', intfName, 'up']);
+      await inChute(pid, ['address', 'add', `${reservation.chuteAddress}/${subnet.prefix}`, 'dev', intfName]);
+    await inChute(pid, ['link', 'set', 'dev', intfName, 'up']);
     await note(`gave the chute its interface ${intfName} of network ${network}${reservation.chuteAddress === null ? '' : ` (${reservation.chuteAddress})`}`);
   }
 
-  /** The host interface of a network, made when it is missing, with the host's address, up. */
-  async function hostInterface(kind: 'access-point' | 'vlan', reservation: NetworkReservation, note: Note): Promise<void> {
+  /** The host interface of a network, made when it is missing (an access point on `phy`, its radio), with the host's address, up. */
+  async function hostInterface(kind: 'access-point' | 'vlan', reservation: NetworkReservation, phy: string | null, note: Note): Promise<void> {
     const name = reservation.hostInterface;
     if (!(await interfaceExists(name))) {
-      await ip(linkArgs(kind, reservation, options.labLink));
-      await note(`made interface ${name}${options.labLink === null ? '' : ` (a macvlan of the lab link ${options.labLink})`}`);
+      if (phy !== null) await iw(apInterfaceArgs(phy, name));
+      else await ip(linkArgs(kind, reservation, options.labLink));
+      await note(
+        `made interface ${name}${phy !== null ? ` on radio ${reservation.radio} (${phy})` : options.labLink === null ? '' : ` (a macvlan of the lab link ${options.labLink})`}`,
+      );
     }
     const subnet = reservation.ipv4Network === null ? undefined : parseCidr(reservation.ipv4Network);
     if (subnet !== undefined && reservation.gateway !== null) await ip(['address', 'replace', `${reservation.gateway}/${subnet.prefix}`, 'dev', name]);
@@ -139,18 +188,17 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
         for (const [network, reservation] of Object.entries(reservations)) {
           const entry = mapping(mapping(chute.config.net)[network]);
           const kind = entry.type === 'vlan' ? 'vlan' : entry.mode === 'monitor' ? 'monitor' : 'access-point';
-          // Not built by serve yet: said in the change, and left to the rendered UCI files (pdconf) as before.
-          if (kind === 'monitor' || (kind === 'access-point' && options.labLink === null)) {
-            await note(
-              `network ${network}: ${kind === 'monitor' ? 'monitor interfaces' : 'access points on a radio'} are not built by serve yet; pdconf's files describe it`,
-            );
+          if (kind === 'monitor') {
+            if (containerPid !== null && typeof entry.intfName === 'string') await monitorInterface(network, entry.intfName, reservation, containerPid, note);
             continue;
           }
-          await hostInterface(kind, reservation, note);
-          if (reservation.ipv4Network !== null && (await firewall.allow(`${chute.name}/${network}`, reservation.ipv4Network))) {
+          const radio = kind === 'access-point' && options.labLink === null ? await radioOf(network, reservation) : null;
+          await hostInterface(kind, reservation, radio?.phy ?? null, note);
+          const isolateInterface = mapping(entry.options).isolate === true ? reservation.hostInterface : null;
+          if (reservation.ipv4Network !== null && (await firewall.allow(`${chute.name}/${network}`, reservation.ipv4Network, { isolateInterface }))) {
             await note(`network ${network} reaches the WAN through NAT, and no other chute network`);
           }
-          if (kind === 'access-point') await accessPoint(chute.name, network, entry as AccessPointEntry, reservation, note);
+          if (kind === 'access-point') await accessPoint(chute.name, network, entry as AccessPointEntry, reservation, radio?.settings ?? null, note);
           if (containerPid !== null && typeof entry.intfName === 'string') await chuteInterface(network, entry.intfName, reservation, containerPid, note);
           if (entry.dhcp !== undefined) {
             const args = dnsmasqArgs(entry as AccessPointEntry | VlanEntry, reservation, {});
@@ -176,11 +224,8 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
      * interfaces in there (otherwise they go with the container's network namespace).
      */
     async down(chute: StoredChute, note: Note, containerPid: number | null = null): Promise<void> {
+      if (containerPid !== null) await networks.leave(chute, note, containerPid);
       for (const [network, reservation] of Object.entries(recordedReservations(chute.cache))) {
-        const intfName = mapping(mapping(chute.config.net)[network]).intfName;
-        if (containerPid !== null && typeof intfName === 'string' && (await ipIn(containerPid, ['link', 'delete', 'dev', intfName], false))) {
-          await note(`removed the chute's interface ${intfName}`);
-        }
         for (const key of Object.values(daemonKeys(reservation))) {
           const current = running.get(key);
           running.delete(key);
@@ -196,6 +241,21 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
           await ip(['link', 'delete', 'dev', reservation.hostInterface]);
           await note(`removed interface ${reservation.hostInterface}`);
         }
+      }
+    },
+
+    /**
+     * Takes the chute's own interfaces out of its running container (`containerPid`), and a monitor
+     * network's radio back, before the container stops. Left to the container's end, they would
+     * outlive it for a while: the kernel tears a network namespace down in the background, and
+     * meanwhile its interface still answers for the chute's address on the host's link.
+     */
+    async leave(chute: StoredChute, note: Note, containerPid: number): Promise<void> {
+      for (const [network, reservation] of Object.entries(recordedReservations(chute.cache))) {
+        const entry = mapping(mapping(chute.config.net)[network]);
+        if (typeof entry.intfName !== 'string') continue;
+        if (entry.mode === 'monitor') await monitorBack(network, entry.intfName, reservation, containerPid, note);
+        else if (await inChute(containerPid, ['link', 'delete', 'dev', entry.intfName], false)) await note(`removed the chute's interface ${entry.intfName}`);
       }
     },
 
@@ -241,16 +301,41 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     },
   };
 
-  /** hostapd for an access point on the lab link (its wired driver): its configuration written (atomically) and hostapd (re)started when it changed. */
-  async function accessPoint(chute: string, network: string, entry: AccessPointEntry, reservation: NetworkReservation, note: Note): Promise<void> {
+  /** A monitor network's phy back to serve's namespace, its monitor interface removed, while the chute still runs. */
+  async function monitorBack(network: string, intfName: string, reservation: NetworkReservation, pid: number, note: Note): Promise<void> {
+    if (!(await inChute(pid, ['link', 'show', 'dev', intfName], false))) return;
+    const { phy } = await radioOf(network, reservation);
+    await inChute(pid, ['dev', intfName, 'del'], false, 'iw');
+    await inChute(pid, ['phy', phy, 'set', 'netns', String(process.pid)], true, 'iw');
+    await note(`moved radio ${reservation.radio} (${phy}) back from the chute`);
+  }
+
+  /**
+   * hostapd for an access point, on its radio (nl80211, with the radio's `settings` from the host
+   * configuration) or on the lab link (its wired driver, 802.1X with the network key as the EAP-MD5
+   * password): its configuration written (atomically) and hostapd (re)started when it changed.
+   */
+  async function accessPoint(
+    chute: string,
+    network: string,
+    entry: AccessPointEntry,
+    reservation: NetworkReservation,
+    settings: WifiRadioConfig | null,
+    note: Note,
+  ): Promise<void> {
     if (reservation.hostapdControl === null) throw new Error(`network ${network} has no hostapd control socket reserved`);
     const dir = path.join(options.runDir, 'hostapd');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const conf = path.join(dir, `${reservation.hostInterface}.conf`);
-    // The lab link's stand-in for a radio: hostapd's wired driver, 802.1X with the network key as the EAP-MD5 password.
-    const eapUsers = path.join(dir, `${reservation.hostInterface}.eap_users`);
-    await writeFileAtomic(eapUsers, eapUserFile(entry), 0o600);
-    const text = hostapdConfig(entry, reservation, { kind: 'wired' }, eapUsers);
+    let text: string;
+    if (settings !== null) {
+      const { channel, hwmode, htmode, country } = settings;
+      text = hostapdConfig(entry, reservation, { kind: 'radio', channel, hwmode, htmode, country: typeof country === 'string' ? country : undefined });
+    } else {
+      const eapUsers = path.join(dir, `${reservation.hostInterface}.eap_users`);
+      await writeFileAtomic(eapUsers, eapUserFile(entry), 0o600);
+      text = hostapdConfig(entry, reservation, { kind: 'wired' }, eapUsers);
+    }
     const changed = (await readIfExists(conf)) !== text;
     if (changed) await writeFileAtomic(conf, text, 0o600);
     await daemon(daemonKeys(reservation).hostapd, `hostapd for network ${network} of chute ${chute}`, [options.tools.hostapd, conf], note, changed);
@@ -274,7 +359,28 @@ export function linkArgs(kind: 'access-point' | 'vlan', reservation: Pick<Networ
     if (dot < 1 || reservation.vlanId === null) throw new Error(`interface ${name} is not named <LAN interface>.<VLAN ID>`);
     return ['link', 'add', 'link', name.slice(0, dot), 'name', name, 'type', 'vlan', 'id', String(reservation.vlanId)];
   }
-  throw new Error(`interface ${name}: access points on a radio are not built yet; a lab link (--lab-link) stands in for one`);
+  throw new Error(`interface ${name}: an access point is made on its radio (apInterfaceArgs), or on a lab link`);
+}
+
+/**
+ * `iw` for an access point's interface on a radio: `iw phy phy0 interface add vwlan5d1e type __ap`
+ * (hostapd then runs it).
+ */
+export function apInterfaceArgs(phy: string, name: string): string[] {
+  return ['phy', phy, 'interface', 'add', name, 'type', '__ap'];
+}
+
+/**
+ * `ChuteNetworkOptions.radio` on a device: a radio's phy from /sys/class/ieee80211 and its settings
+ * from the host configuration in effect, read when a network is made.
+ */
+export function deviceRadios(device: ReservationSources): ChuteNetworkOptions['radio'] {
+  return async (id) => {
+    const [phys, config] = await Promise.all([radioPhys(device), currentHostConfig(device)]);
+    const phy = phys.get(id);
+    const settings = config.wifi?.find((radio) => radio.id === id);
+    return phy === undefined || settings === undefined ? null : { phy, settings };
+  };
 }
 
 /** The keys of a network's daemons, which name their pid and log files. */

@@ -54,7 +54,7 @@ const SWITCHES = [{ flag: 'force', description: 'replace DIR when it exists and 
 
 const HELP = optionsHelp(
   'chutebox record --out DIR [options]',
-  "Records this device's raw sources (the files, links, uname, statfs and containers that the info endpoints " +
+  "Records this device's raw sources (the files, links, uname, statfs, programs on PATH and containers that the info endpoints " +
     "and the generated host configuration read, the installed chutes and what their networks' tools print) as a scenario folder that " +
     '`chutebox emulate --scenario DIR` serves. Values of secret-looking environment variables and Wi-Fi keys ' +
     'are written redacted.',
@@ -97,6 +97,8 @@ export async function record(argv: string[], openScenario: OpenScenario): Promis
   const { device, recording } = recordingDevice(host);
   const answers = await answerAll(device);
   await device.uname();
+  // Asked by features only when there is an engine; recorded always, as device.yaml holds it.
+  await device.programs();
   // The routes, which chute installs read to keep chute networks off the host's (functions/chutes/network-reservations.ts).
   await device.readFile('/proc/net/route');
   await device.accounts.passwd();

@@ -13,6 +13,8 @@ export interface Recording {
   statfs: Map<string, FsStats | null>;
   /** The `uname` answer, once asked. */
   uname: Uname | undefined;
+  /** The `programs` answer, once asked. */
+  programs: readonly string[] | undefined;
   /** The `containers` answer, once asked (null: the device has no engine). */
   containers: Record<string, unknown>[] | null | undefined;
   /** `containerStats` questions: container id → the answer (null when unavailable). */
@@ -69,6 +71,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     links: new Map(),
     statfs: new Map(),
     uname: undefined,
+    programs: undefined,
     containers: undefined,
     stats: new Map(),
     chutes: new Map(),
@@ -121,6 +124,12 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
         'uname',
         () => inner.uname(),
         (uname) => (recording.uname = { ...uname }),
+      ),
+    programs: () =>
+      once(
+        'programs',
+        () => inner.programs(),
+        (names) => (recording.programs = [...names]),
       ),
     now: () => inner.now(),
     containers: () =>

@@ -31,6 +31,7 @@ function recording(parts: Partial<Recording>): Recording {
     links: new Map(),
     statfs: new Map(),
     uname: UNAME,
+    programs: undefined,
     containers: undefined,
     stats: new Map(),
     chutes: new Map(),
@@ -64,6 +65,17 @@ describe('recordingDevice', () => {
       ['abc123', { pids_stats: { current: 2 } }],
       ['gone', null],
     ]);
+  });
+
+  it('logs the programs answer, asking the device once', async () => {
+    let asks = 0;
+    const inner = memoryDevice({ programs: ['ip', 'dnsmasq'] });
+    const { device, recording: log } = recordingDevice({ ...inner, programs: () => (asks++, inner.programs()) });
+    expect(log.programs).toBeUndefined();
+    expect(await device.programs()).toEqual(['ip', 'dnsmasq']);
+    expect(await device.programs()).toEqual(['ip', 'dnsmasq']);
+    expect(asks).toBe(1);
+    expect(log.programs).toEqual(['ip', 'dnsmasq']);
   });
 });
 
@@ -148,6 +160,24 @@ describe('writeScenario', () => {
     expect(JSON.parse(await readFile(path.join(dir, 'engine/containers.json'), 'utf8'))).toEqual([container]);
   });
 
+  it('puts the programs answer in device.yaml, which the scenario answers back', async () => {
+    const dir = await folder('programs');
+    await writeScenario(recording({ programs: ['ip', 'hostapd', 'dnsmasq', 'nsenter', 'nft'] }), dir, 'a test recording');
+    expect(await readFile(path.join(dir, 'device.yaml'), 'utf8')).toContain('programs:\n  - ip\n  - hostapd\n');
+    expect(await (await loadScenario(dir)).device.programs()).toEqual(['ip', 'hostapd', 'dnsmasq', 'nsenter', 'nft']);
+  });
+
+  it('writes no programs when they were not asked, and the scenario has none', async () => {
+    const dir = await folder('no-programs');
+    await writeScenario(recording({}), dir, 'a test recording');
+    expect(await readFile(path.join(dir, 'device.yaml'), 'utf8')).not.toMatch(/^programs:/m);
+    expect(await (await loadScenario(dir)).device.programs()).toEqual([]);
+  });
+
+  it('refuses a program that device.yaml cannot list', async () => {
+    await expect(writeScenario(recording({ programs: ['ip', 'bash'] }), await folder('bad-program'), 'x')).rejects.toThrow(/"bash" is not one/);
+  });
+
   it('refuses a stats answer whose container id cannot name a file', async () => {
     const bad = recording({ containers: [], stats: new Map([['../escape', { pids_stats: {} }]]) });
     await expect(writeScenario(bad, await folder('bad-stats-id'), 'x')).rejects.toThrow(/"\.\.\/escape" cannot name a stats file/);
@@ -180,6 +210,7 @@ describe('writeScenario', () => {
       'cbafb046481ff1fa349d0b39af2e2b07c90cd96610dcf03a85b9aac2ec822186',
     ]);
     expect((answers[4] as { chutes: { pids: number }[] }).chutes[0]!.pids).toBeGreaterThan(0);
+    expect(answers[3]).toEqual(['hostapd-control', 'docker', 'chute-networks']);
   });
 
   it('records the network interfaces so that GET /api/v1/config/new-config answers the same on the copy', async () => {

@@ -16,6 +16,7 @@ import {
   type DeviceYaml,
 } from '../scenario/format.ts';
 import { CHUTE_NAME, CONTAINER_REF, type FsStats } from '../../functions/core/device.ts';
+import { KNOWN_PROGRAMS, type KnownProgram } from '../../functions/info/features.ts';
 import type { Recording } from './recording-device.ts';
 
 /**
@@ -26,7 +27,8 @@ import type { Recording } from './recording-device.ts';
  *   first so that a link inside a linked folder lands where the first link points (as in sysfs);
  *   link targets and paths that resolved to themselves exist as folders unless written as files;
  * - each directory listing's entries exist (as empty folders when nothing else made them);
- * - `uname` and the readable `statfs` answers in `device.yaml`, with `description`;
+ * - `uname`, the readable `statfs` answers and the `programs` answer (when asked) in `device.yaml`,
+ *   with `description`;
  * - the container list in `engine/containers.json` and each stats answer in `engine/stats/<id>.json`
  *   (nothing without an engine; a stats answer of null is no file);
  * - each chute read as `chutes/<name>/chute.yaml` (its record), `service.yaml` (its configuration)
@@ -38,7 +40,7 @@ import type { Recording } from './recording-device.ts';
  * all-or-nothing, so `chutebox record` writes it as a temporary folder and renames that into place.
  *
  * @throws ScenarioError when the recording cannot be written as a scenario (no uname answer, a
- *   container id, chute or network name that cannot name a file).
+ *   program `device.yaml` cannot list, a container id, chute or network name that cannot name a file).
  */
 export async function writeScenario(recording: Recording, root: string, description: string): Promise<void> {
   if (recording.uname === undefined) throw new ScenarioError('the recording has no uname answer, which device.yaml needs');
@@ -84,9 +86,13 @@ export async function writeScenario(recording: Recording, root: string, descript
   const deviceYaml: DeviceYaml = { description, uname: recording.uname };
   const statfs = [...recording.statfs].filter((entry): entry is [string, FsStats] => entry[1] !== null).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (statfs.length > 0) deviceYaml.statfs = Object.fromEntries(statfs);
+  if (recording.programs !== undefined) deviceYaml.programs = recording.programs.map(knownProgram);
   await writeFile(
     path.join(base, DEVICE_FILE),
-    formatDeviceYaml(deviceYaml, 'Recorded by `chutebox record`: uname(2) and statfs(2) of the device, which have no raw file.'),
+    formatDeviceYaml(
+      deviceYaml,
+      'Recorded by `chutebox record`: uname(2) and statfs(2) of the device, and the programs it has on PATH, which have no raw file.',
+    ),
   );
 
   if (recording.containers) {
@@ -139,6 +145,13 @@ async function writeChutes(recording: Recording, base: string): Promise<void> {
       }
     }
   }
+}
+
+/** A program name as `device.yaml` lists it: one of `KNOWN_PROGRAMS`. */
+function knownProgram(name: string): KnownProgram {
+  const known = KNOWN_PROGRAMS.find((program) => program === name);
+  if (known === undefined) throw new ScenarioError(`the program ${JSON.stringify(name)} is not one device.yaml can list`);
+  return known;
 }
 
 /** Where a device path is stored under the scenario root. Device paths never hold `..` (see rootedFiles). */

@@ -2,6 +2,7 @@ import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { CONTAINER_REF } from '../../functions/core/device.ts';
+import { KNOWN_PROGRAMS } from '../../functions/info/features.ts';
 import type { ChuteFormat } from '../chutes/store.ts';
 
 /**
@@ -65,12 +66,14 @@ const count = z.int().check(z.nonnegative());
 
 const FsStats = z.strictObject({ type: count, bsize: count, blocks: count, bfree: count, bavail: count, files: count, ffree: count });
 
-/** `device.yaml`: what a device answers that has no raw file, i.e. `uname(2)` and `statfs(2)`. */
+/** `device.yaml`: what a device answers that has no raw file, i.e. `uname(2)`, `statfs(2)` and its programs. */
 export const DeviceYaml = z.strictObject({
   description: z.optional(z.string()),
   uname: z.strictObject({ sysname: z.string(), release: z.string(), version: z.string(), machine: z.string() }),
   /** Mount point (absolute path) → statfs of it. A mount point missing here has no statfs. */
   statfs: z.optional(z.record(z.string().check(z.startsWith('/')), FsStats)),
+  /** The programs the device has on its PATH, of `KNOWN_PROGRAMS` (`DeviceSources.programs`); absent: none. */
+  programs: z.optional(z.array(z.enum(KNOWN_PROGRAMS))),
 });
 export type DeviceYaml = z.infer<typeof DeviceYaml>;
 

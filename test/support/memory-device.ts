@@ -32,6 +32,8 @@ export interface MemoryDeviceSpec {
   links?: Record<string, string>;
   statfs?: Record<string, FsStats>;
   uname?: Partial<Uname>;
+  /** What `programs()` answers (names of `KNOWN_PROGRAMS`); none by default. */
+  programs?: readonly string[];
   now?: number;
   /** Entries of `GET /containers/json` (chutes only); null (the default) means no container engine. */
   containers?: Record<string, unknown>[] | null;
@@ -152,6 +154,9 @@ export function memorySources(spec: MemoryDeviceSpec): DeviceSources & { removeC
     },
     async uname() {
       return { sysname: 'Linux', release: '6.1.0', version: '#1 SMP', machine: 'x86_64', ...spec.uname };
+    },
+    async programs() {
+      return spec.programs ?? [];
     },
     now: () => spec.now ?? Date.UTC(2026, 10, 21, 12, 0, 0),
     async containers() {

@@ -1,6 +1,6 @@
 /**
  * The raw sources of a device: file contents, directory listings, resolved links, `statfs`, `uname`, the
- * clock, the container engine's JSON, the stored chutes and the settings. Parsers in
+ * programs it has, the clock, the container engine's JSON, the stored chutes and the settings. Parsers in
  * `functions/parsers/` interpret them, so the device and the emulator run the same parsing code.
  */
 export interface DeviceSources {
@@ -14,6 +14,16 @@ export interface DeviceSources {
   statfs(path: string): Promise<FsStats | null>;
   /** `uname(2)`. */
   uname(): Promise<Uname>;
+  /**
+   * The programs the device has, of those the runtime knows (`KNOWN_PROGRAMS` of
+   * functions/info/features.ts: `ip`, `iw`, `hostapd`, …), in that list's order. The host finds them on
+   * its PATH once, on the first call, and answers the same list for its life: a program installed
+   * later shows after a restart. The answer may be shared: never change it.
+   *
+   * @example
+   * await device.programs() // ['ip', 'iw', 'hostapd', 'hostapd_cli', 'dnsmasq', 'nsenter', 'nft']
+   */
+  programs(): Promise<readonly string[]>;
   /** The device's clock, in milliseconds since the epoch. */
   now(): number;
   /**
