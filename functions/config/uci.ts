@@ -1,6 +1,7 @@
 import type { StoredChute } from '../core/device.ts';
-import { isClientMode, radioBand, type Band, type HostConfig, type WifiRadioConfig } from './host-config.ts';
+import { isClientMode, radioBand, type HostConfig, type WifiRadioConfig } from './host-config.ts';
 import { ipv4Number, ipv4Text, prefixMask } from '../parsers/ipv4.ts';
+import { REQUESTED_BANDS } from '../chutes/radio-choice.ts';
 
 /*
  * pdconf's renderer: the system configuration that a host configuration and the installed chutes'
@@ -178,8 +179,8 @@ function chuteAddress(network: ChuteNetwork): { ipaddr: string; netmask: string 
 function chuteRadio(network: ChuteNetwork, radios: WifiRadioConfig[]): string | undefined {
   if (typeof network.host.radio === 'string') return network.host.radio;
   const hwmode = mapping(network.entry.requests).hwmode;
-  const band: Band | null = hwmode === '11a' ? '5g' : hwmode === '11g' || hwmode === '11b' ? '2g' : null;
-  const match = band === null ? undefined : radios.find((radio) => radioBand(radio) === band);
+  const band = typeof hwmode === 'string' ? REQUESTED_BANDS[hwmode] : undefined;
+  const match = band === undefined ? undefined : radios.find((radio) => radioBand(radio) === band);
   return (match ?? radios[0])?.id;
 }
 
