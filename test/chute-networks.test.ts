@@ -300,7 +300,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect((await change('POST', '/chutes/site/start')).state).toBe('succeeded');
     const silent = await api(router, `${server!.url}/chutes/site/`, 'GET');
     expect(silent).toMatchObject({ status: 502, type: 'application/problem+json' });
-    expect(silent.body.detail).toMatch(/^chute site does not answer on port 8001 \(10\.77\.0\.2\)/);
+    expect(silent.body.detail).toMatch(/^chute site does not answer on port 8001 \(10\.128\.0\.2\)/);
     expect((await change('DELETE', '/chutes/site')).state).toBe('succeeded');
     expect(links()).toBe(linksBefore);
   }, 120_000);

@@ -54,7 +54,7 @@ const CHUTES: StoredChute[] = [
 ];
 
 describe('renderPdconf', () => {
-  it('renders network from the host configuration and the chute networks, exactly', () => {
+  it('renders network from the host configuration alone, exactly: the runtime makes the chute networks', () => {
     expect(renderPdconf(CONFIG, CHUTES).network.text).toBe(
       `${HEADER}config interface 'loopback'
 \toption device 'lo'
@@ -77,22 +77,11 @@ config interface 'lan'
 config interface 'wan'
 \toption device 'eth0'
 \toption proto 'dhcp'
-
-config interface 'hello_world_wifi'
-\toption proto 'static'
-\toption ipaddr '192.168.128.1'
-\toption netmask '255.255.255.0'
-
-config interface 'hotspot_staff'
-\toption device 'br-lan.20'
-\toption proto 'static'
-\toption ipaddr '192.168.130.1'
-\toption netmask '255.255.255.0'
 `,
     );
   });
 
-  it('renders wireless: the radios, the host access point, and each chute access point on a radio of the band it asks for', () => {
+  it("renders wireless: the radios and the host's access point, and none of the chutes' (the runtime makes those)", () => {
     expect(renderPdconf(CONFIG, CHUTES).wireless.text).toBe(
       `${HEADER}config wifi-device 'pci_wifi_0'
 \toption type 'mac80211'
@@ -115,22 +104,6 @@ config wifi-iface 'wifinet0'
 \toption ssid 'Bob'\\''s net'
 \toption encryption 'psk2'
 \toption key 'correct horse'
-
-config wifi-iface 'hello_world_wifi'
-\toption device 'pci_wifi_1'
-\toption mode 'ap'
-\toption ifname 'phy1-ap1'
-\toption network 'hello_world_wifi'
-\toption ssid 'hello-world'
-\toption encryption 'psk2'
-\toption key 'chutebox-demo'
-\toption isolate '1'
-\toption maxassoc '32'
-
-config wifi-iface 'hotspot_survey'
-\toption device 'pci_wifi_0'
-\toption mode 'monitor'
-\toption ifname 'phy0-mon0'
 `,
     );
   });
@@ -170,7 +143,7 @@ config wifi-iface 'hotspot_survey'
     );
   });
 
-  it('renders dhcp: the LAN range, the WAN ignored, a range per chute network with its DNS servers as option 6', () => {
+  it("renders dhcp: the LAN range and the WAN ignored, and no chute network's (the runtime runs their dnsmasq)", () => {
     expect(renderPdconf(CONFIG, CHUTES).dhcp.text).toBe(
       `${HEADER}config dhcp 'lan'
 \toption interface 'lan'
@@ -181,24 +154,11 @@ config wifi-iface 'hotspot_survey'
 config dhcp 'wan'
 \toption interface 'wan'
 \toption ignore '1'
-
-config dhcp 'hello_world_wifi'
-\toption interface 'hello_world_wifi'
-\toption start '100'
-\toption limit '50'
-\toption leasetime '2h'
-
-config dhcp 'hotspot_staff'
-\toption interface 'hotspot_staff'
-\toption start '100'
-\toption limit '50'
-\toption leasetime '12h'
-\tlist dhcp_option '6,9.9.9.9,149.112.112.112'
 `,
     );
   });
 
-  it('renders firewall: the defaults (unknown scalar fields too), LAN and WAN zones, and a chutes zone that may reach only the WAN', () => {
+  it("renders firewall: the defaults (unknown scalar fields too), LAN and WAN zones, and a chutes zone of the chute networks' host interfaces that may reach only the WAN", () => {
     expect(renderPdconf(CONFIG, CHUTES).firewall.text).toBe(
       `${HEADER}config defaults 'defaults'
 \toption input 'ACCEPT'
@@ -228,8 +188,8 @@ config forwarding 'lan_wan'
 
 config zone 'chutes'
 \toption name 'chutes'
-\tlist network 'hello_world_wifi'
-\tlist network 'hotspot_staff'
+\tlist device 'br-lan.20'
+\tlist device 'phy1-ap1'
 \toption input 'REJECT'
 \toption output 'ACCEPT'
 \toption forward 'REJECT'
@@ -262,15 +222,11 @@ config rule 'chutes_dns'
       { type: 'device', name: 'br_lan' },
       { type: 'interface', name: 'lan' },
       { type: 'interface', name: 'wan' },
-      { type: 'interface', name: 'hello_world_wifi' },
-      { type: 'interface', name: 'hotspot_staff' },
     ]);
     expect(files.wireless.sections.map((section) => `${section.type} ${section.name}`)).toEqual([
       'wifi-device pci_wifi_0',
       'wifi-device pci_wifi_1',
       'wifi-iface wifinet0',
-      'wifi-iface hello_world_wifi',
-      'wifi-iface hotspot_survey',
     ]);
   });
 
@@ -305,32 +261,14 @@ config rule 'chutes_dns'
     );
   });
 
-  it('addresses a chute network the runtime has not set up from the network it asks for, and a VLAN on br-lan.<vlan_id>', () => {
+  it('leaves a chute network the runtime has not reserved yet, and a monitor interface, out of the chutes zone', () => {
     const chute: StoredChute = {
       name: 'lab',
       record: {},
-      config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7, ipv4_network: '10.7.0.0/24' }, ap: { type: 'wifi', intfName: 'wlan0' } } },
-      cache: {},
+      config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7 }, mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' } } },
+      cache: { networks: { mon: { hostInterface: 'vmon0001', radio: 'pci-wifi-0' } } },
     };
-    const files = renderPdconf(CONFIG, [chute]);
-    expect(files.network.text).toContain(
-      "config interface 'lab_v'\n\toption device 'br-lan.7'\n\toption proto 'static'\n\toption ipaddr '10.7.0.1'\n\toption netmask '255.255.255.0'\n",
-    );
-    expect(files.network.text).toContain("config interface 'lab_ap'\n\toption proto 'none'\n");
-    expect(files.wireless.text).toContain(
-      "config wifi-iface 'lab_ap'\n\toption device 'pci_wifi_0'\n\toption mode 'ap'\n\toption network 'lab_ap'\n\toption encryption 'none'\n",
-    );
-  });
-
-  it('gives section names that UCI cannot tell apart a suffix, and never reuses a name of the host sections', () => {
-    const chute = (name: string, net: string): StoredChute => ({
-      name,
-      record: {},
-      config: { net: { [net]: { type: 'vlan', intfName: 'eth1', vlan_id: 5 } } },
-      cache: {},
-    });
-    const names = renderPdconf(CONFIG, [chute('a-b', 'c'), chute('a_b', 'c'), chute('br', 'lan')]).network.sections.map((section) => section.name);
-    expect(names.slice(4)).toEqual(['a_b_c', 'a_b_c_2', 'br_lan_2']);
+    expect(renderPdconf(CONFIG, [chute]).firewall.sections.map((section) => section.name)).toEqual(['defaults', 'lan', 'wan', 'lan_wan']);
   });
 });
 

@@ -1,11 +1,11 @@
 import type { StoredChute } from '../core/device.ts';
-import { isClientMode, radioBand, type HostConfig, type WifiRadioConfig } from './host-config.ts';
-import { ipv4Number, ipv4Text, prefixMask } from '../parsers/ipv4.ts';
-import { REQUESTED_BANDS } from '../chutes/radio-choice.ts';
+import { isClientMode, radioBand, type HostConfig } from './host-config.ts';
 
 /*
  * pdconf's renderer: the system configuration that a host configuration and the installed chutes'
- * networks imply, as the four UCI files OpenWrt reads (network, wireless, dhcp, firewall). Pure and
+ * networks imply, as the four UCI files OpenWrt reads (network, wireless, dhcp, firewall). The
+ * chutes' networks themselves are built by the runtime (runtime/network/chute-networks.ts), so they
+ * appear only in the firewall, which lets their traffic through the system's own. Pure and
  * deterministic: the same input gives the same text, byte for byte, so a file that did not change
  * is not applied again.
  */
@@ -107,35 +107,17 @@ function optional(key: string, value: unknown): [string, Scalar | Scalar[]][] {
   return [];
 }
 
-/** The netmask of a prefix length: 24 → 255.255.255.0. */
-function netmask(prefix: number): string {
-  return ipv4Text(prefixMask(prefix));
-}
-
-/** One network of a chute, as pdconf renders it. */
-interface ChuteNetwork {
-  /** UCI section name: `<chute>_<network>`, made unique. */
-  section: string;
-  kind: 'ap' | 'monitor' | 'vlan';
-  entry: Record<string, unknown>;
-  /** `cache.networks.<network>`: the host resources the runtime set up for it. */
-  host: Record<string, unknown>;
-}
-
-/** The networks of the chutes, by chute name then network name, each with a unique section name. */
-function chuteNetworks(chutes: readonly StoredChute[], taken: Set<string>): ChuteNetwork[] {
-  const out: ChuteNetwork[] = [];
-  for (const chute of [...chutes].sort((a, b) => compare(a.name, b.name))) {
-    const net = mapping(chute.config.net);
-    const hosts = mapping(mapping(chute.cache).networks);
-    for (const name of Object.keys(net).sort(compare)) {
-      const entry = mapping(net[name]);
-      const kind = entry.type === 'vlan' ? 'vlan' : entry.type === 'wifi' || entry.type === 'wifi-ap' ? (entry.mode === 'monitor' ? 'monitor' : 'ap') : null;
-      if (kind === null) continue;
-      out.push({ section: unique(uciName(`${chute.name}_${name}`), taken), kind, entry, host: mapping(hosts[name]) });
-    }
-  }
-  return out;
+/**
+ * The host interfaces of the chutes' networks that carry traffic (not a monitor interface), as the
+ * runtime recorded them in each chute's cache (`networks.<network>.hostInterface`), sorted.
+ */
+function chuteHostInterfaces(chutes: readonly StoredChute[]): string[] {
+  const names = chutes.flatMap((chute) =>
+    Object.entries(mapping(mapping(chute.cache).networks)).flatMap(([name, host]) =>
+      mapping(mapping(chute.config.net)[name]).mode === 'monitor' ? [] : [text(mapping(host).hostInterface) ?? []].flat(),
+    ),
+  );
+  return [...new Set(names)].sort(compare);
 }
 
 function unique(name: string, taken: Set<string>): string {
@@ -150,57 +132,20 @@ function compare(a: string, b: string): number {
 }
 
 /**
- * The address of the host side of a chute network: the runtime's `gateway` and `ipv4Network` from
- * the cache, else the first address of the network the chute asked for (`ipv4_network`); null when
- * neither is known.
- */
-function chuteAddress(network: ChuteNetwork): { ipaddr: string; netmask: string } | null {
-  const fromCidr = (cidr: unknown) => {
-    if (typeof cidr !== 'string') return null;
-    const [address = '', bits = ''] = cidr.split('/');
-    const value = ipv4Number(address);
-    const prefix = /^[0-9]{1,2}$/.test(bits) ? Number(bits) : NaN;
-    if (value === undefined || !(prefix >= 8 && prefix <= 30)) return null;
-    return { network: value - (value % 2 ** (32 - prefix)), prefix };
-  };
-  const cached = fromCidr(network.host.ipv4Network);
-  const gateway = typeof network.host.gateway === 'string' ? ipv4Number(network.host.gateway) : undefined;
-  if (cached !== null && gateway !== undefined) return { ipaddr: ipv4Text(gateway), netmask: netmask(cached.prefix) };
-  const asked = fromCidr(network.entry.ipv4_network);
-  if (asked !== null) return { ipaddr: ipv4Text(asked.network + 1), netmask: netmask(asked.prefix) };
-  return null;
-}
-
-/**
- * The radio of a chute's Wi-Fi network: the cache's `radio` when the runtime recorded one; else the
- * first radio in the band the chute asks for (`requests.hwmode`: 11a is 5 GHz, 11b and 11g 2.4 GHz);
- * else the first radio.
- */
-function chuteRadio(network: ChuteNetwork, radios: WifiRadioConfig[]): string | undefined {
-  if (typeof network.host.radio === 'string') return network.host.radio;
-  const hwmode = mapping(network.entry.requests).hwmode;
-  const band = typeof hwmode === 'string' ? REQUESTED_BANDS[hwmode] : undefined;
-  const match = band === undefined ? undefined : radios.find((radio) => radioBand(radio) === band);
-  return (match ?? radios[0])?.id;
-}
-
-/**
  * Renders the four files from a host configuration (already validated) and the installed chutes:
  *
  * - network: `loopback`; the LAN bridge `br-lan` (a `device` section with the LAN ports) and the
  *   `lan` interface on it; `wan` on its interface (dhcp, static with gateway and dns, pppoe with
- *   username and password, or none); one interface per chute network (`<chute>_<network>`, any
- *   character UCI cannot hold as `_`) with the host address the runtime gave it (cache `gateway` and
- *   `ipv4Network`), a VLAN on its host interface (`br-lan.<vlan_id>` when the cache names none).
+ *   username and password, or none).
  * - wireless: a `wifi-device` per radio (its id with `_`, e.g. `pci_wifi_0`: `band` from the
- *   channel or mode, `channel`, `hwmode`, `htmode`); a `wifi-iface` per host Wi-Fi network (`wifinet<n>`)
- *   and per chute Wi-Fi network (its access point: `ssid`, `psk2` with its `key` or `none`,
- *   `hidden`, `isolate`, `maxassoc`, `ifname` the cache's host interface; a monitor interface).
- * - dhcp: `lan` (its range and lease time, or `ignore` without `lan.dhcp`), `wan` (ignored), one per
- *   chute network with a `dhcp` (its `dns` as DHCP option 6).
+ *   channel or mode, `channel`, `hwmode`, `htmode`); a `wifi-iface` per host Wi-Fi network (`wifinet<n>`).
+ * - dhcp: `lan` (its range and lease time, or `ignore` without `lan.dhcp`), `wan` (ignored).
  * - firewall: `defaults` (the host configuration's policies), zones `lan` (accepts everything) and
  *   `wan` (rejects input and forwarding, masquerades), forwarding LAN → WAN; with chute networks a
- *   zone `chutes` (rejects input but DHCP and DNS, forwards to the WAN only).
+ *   zone `chutes` of their host interfaces (`device`, from the chute caches), which rejects input but
+ *   DHCP and DNS and forwards to the WAN only.
+ * The chutes' interfaces, access points and DHCP servers are not in network, wireless and dhcp: the
+ * runtime makes them (decision 0028), and OpenWrt applying them too would make each one twice.
  *
  * Fields of the host configuration that chutebox does not know are added as options of the section
  * they belong to when they are scalars (or lists of scalars) with a name UCI can hold.
@@ -218,8 +163,7 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
   const radioSections = radios.map((radio) => unique(uciName(radio.id), taken));
   const radioSection = (id: string | undefined) => (id === undefined ? undefined : radioSections[radios.findIndex((radio) => radio.id === id)]);
   const ifaceSections = hostIfaces.map((_, i) => unique(`wifinet${i}`, taken));
-  const networks = chuteNetworks(chutes, taken);
-  const routed = networks.filter((network) => network.kind !== 'monitor');
+  const chuteDevices = chuteHostInterfaces(chutes);
 
   const network: UciSection[] = [
     {
@@ -260,24 +204,6 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
       ],
     });
   }
-  for (const chute of routed) {
-    const address = chuteAddress(chute);
-    const device = chute.kind === 'vlan' ? (text(chute.host.hostInterface) ?? `${LAN_BRIDGE}.${String(chute.entry.vlan_id)}`) : undefined;
-    network.push({
-      type: 'interface',
-      name: chute.section,
-      values: [
-        ...optional('device', device),
-        ['proto', address === null ? 'none' : 'static'],
-        ...(address === null
-          ? []
-          : ([
-              ['ipaddr', address.ipaddr],
-              ['netmask', address.netmask],
-            ] as [string, Scalar][])),
-      ],
-    });
-  }
 
   const wireless: UciSection[] = radios.map((radio, i) => ({
     type: 'wifi-device',
@@ -307,33 +233,6 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
       ],
     });
   });
-  for (const chute of networks.filter((network) => network.kind !== 'vlan')) {
-    const ifname = text(chute.host.hostInterface);
-    const device = radioSection(chuteRadio(chute, radios));
-    if (chute.kind === 'monitor') {
-      wireless.push({ type: 'wifi-iface', name: chute.section, values: [...optional('device', device), ['mode', 'monitor'], ...optional('ifname', ifname)] });
-      continue;
-    }
-    const options = mapping(chute.entry.options);
-    const key = text(chute.entry.key);
-    wireless.push({
-      type: 'wifi-iface',
-      name: chute.section,
-      values: [
-        ...optional('device', device),
-        ['mode', 'ap'],
-        ...optional('ifname', ifname),
-        ['network', chute.section],
-        ...optional('ssid', chute.entry.ssid),
-        ['encryption', key === undefined ? 'none' : 'psk2'],
-        ...optional('key', key),
-        ...optional('hidden', options.hidden),
-        ...optional('isolate', options.isolate),
-        ...optional('maxassoc', options.maxassoc),
-      ],
-    });
-  }
-
   const lanDhcp = lan.dhcp === undefined ? null : mapping(lan.dhcp);
   const dhcp: UciSection[] = [
     {
@@ -363,23 +262,6 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
         ['ignore', true],
       ],
     });
-  for (const chute of routed) {
-    if (chute.entry.dhcp === undefined) continue;
-    const settings = mapping(chute.entry.dhcp);
-    const dns = Array.isArray(chute.entry.dns) && chute.entry.dns.length > 0 ? [`6,${chute.entry.dns.join(',')}`] : undefined;
-    dhcp.push({
-      type: 'dhcp',
-      name: chute.section,
-      values: [
-        ['interface', chute.section],
-        ...optional('start', settings.start),
-        ...optional('limit', settings.limit),
-        ...optional('leasetime', settings.lease ?? settings.leasetime),
-        ...optional('dhcp_option', dns),
-      ],
-    });
-  }
-
   const defaults = mapping(mapping(config.firewall).defaults);
   const firewall: UciSection[] = [
     {
@@ -429,13 +311,13 @@ export function renderPdconf(config: HostConfig, chutes: readonly StoredChute[])
       },
     );
   }
-  if (routed.length > 0) {
+  if (chuteDevices.length > 0) {
     firewall.push({
       type: 'zone',
       name: 'chutes',
       values: [
         ['name', 'chutes'],
-        ['network', routed.map((chute) => chute.section)],
+        ['device', chuteDevices],
         ['input', 'REJECT'],
         ['output', 'ACCEPT'],
         ['forward', 'REJECT'],

@@ -195,18 +195,18 @@ describe('hostConfigStore.recover', () => {
 });
 
 describe('hostConfigStore: pdconf, refresh and reset', () => {
-  it("renders the chutes' networks on refresh, applying only the files they change", async () => {
+  it("lets a new chute network's host interface through the firewall on refresh, applying that file only", async () => {
     const { store, chutes, runs } = await setup();
     await store.reloadPdconf();
     chutes.push({
       name: 'lab',
       record: {},
       config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7, dhcp: { start: 10, limit: 20, lease: '1h' } } } },
-      cache: {},
+      cache: { networks: { v: { hostInterface: 'br-lan.7', ipv4Network: '10.128.0.0/24', gateway: '10.128.0.1' } } },
     });
     const report = await store.refresh();
-    expect(report.applied.map((entry) => entry.file)).toEqual(['network', 'dhcp', 'firewall']);
-    expect((await runs()).slice(4)).toEqual(['network', 'dhcp', 'firewall']);
+    expect(report.applied.map((entry) => entry.file)).toEqual(['firewall']);
+    expect((await runs()).slice(4)).toEqual(['firewall']);
   });
 
   it('resets to a fresh install: no stored configuration, pdconf rendered from the generated one and applied', async () => {

@@ -76,9 +76,16 @@ describe('pdconf engine with apply commands', () => {
     state.config.wifi![0]!.channel = 11;
     expect((await engine.update()).applied.map((entry) => entry.file)).toEqual(['wireless']);
     state.config.lan.dhcp!.limit = 50;
-    state.chutes = [{ name: 'lab', record: {}, config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7 } } }, cache: {} }];
-    expect((await engine.update()).applied.map((entry) => entry.file)).toEqual(['network', 'dhcp', 'firewall']);
-    expect(await applied()).toEqual(['network', 'wireless', 'dhcp', 'firewall', 'wireless', 'network', 'dhcp', 'firewall']);
+    state.chutes = [
+      {
+        name: 'lab',
+        record: {},
+        config: { net: { v: { type: 'vlan', intfName: 'eth1', vlan_id: 7 } } },
+        cache: { networks: { v: { hostInterface: 'br-lan.7' } } },
+      },
+    ];
+    expect((await engine.update()).applied.map((entry) => entry.file)).toEqual(['dhcp', 'firewall']);
+    expect(await applied()).toEqual(['network', 'wireless', 'dhcp', 'firewall', 'wireless', 'dhcp', 'firewall']);
   });
 
   it('applies every file on reload, changed or not', async () => {
