@@ -79,17 +79,14 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
   const pidsDir = path.join(options.runDir, 'pids');
   const pidFileOf = (key: string) => path.join(pidsDir, `${key}.pid`);
 
-  async function ip(args: string[]): Promise<void> {
-    const result = await runTool(tool('ip'), args, { timeoutMs: options.tools.timeoutMs });
+  /** Runs `ip` or `iw` on the host; a failure throws, naming the command line. */
+  async function onHost(program: 'ip' | 'iw', args: string[]): Promise<void> {
+    const result = await runTool(tool(program), args, { timeoutMs: options.tools.timeoutMs });
     const failure = commandFailure(result);
-    if (failure !== null) throw new Error(`ip ${args.join(' ')} ${failure}`);
+    if (failure !== null) throw new Error(`${program} ${args.join(' ')} ${failure}`);
   }
-
-  async function iw(args: string[]): Promise<void> {
-    const result = await runTool(tool('iw'), args, { timeoutMs: options.tools.timeoutMs });
-    const failure = commandFailure(result);
-    if (failure !== null) throw new Error(`iw ${args.join(' ')} ${failure}`);
-  }
+  const ip = (args: string[]) => onHost('ip', args);
+  const iw = (args: string[]) => onHost('iw', args);
 
   /** `ip` (or `iw`) in the network namespace of the process `pid` (a chute's container); answers whether it exited with 0. */
   async function inChute(pid: number, args: string[], check = true, program: 'ip' | 'iw' = 'ip'): Promise<boolean> {
