@@ -182,6 +182,61 @@ function functionEntry(file) {
   ].join('\n');
 }
 
+/** The function whose bundle carries the OpenAPI document (functions/meta/openapi.get.ts), built once the document is. */
+const OPENAPI_FUNCTION = 'meta-openapi-get';
+
+/**
+ * The API's OpenAPI 3.1 document, written to dist/openapi.json and returned: every endpoint module
+ * (its route, request and response schemas) with the login and the websockets, the schemas named by
+ * the areas' `schemas.ts` exports, and as examples what each GET answers on the built-in `default`
+ * scenario, as recorded (runtime/http/openapi.ts, functions/core/openapi.ts). The generator runs from
+ * a bundle of its own, removed when done.
+ */
+async function generateOpenApi(functions) {
+  const tool = path.join(dist, '.openapi.mjs');
+  const source = (file) => JSON.stringify(path.join(root, file));
+  // The helpers of the endpoint areas that export schemas (`export const <Name>Schema`), the areas' schemas.ts first: their names win.
+  const schemaFiles = [];
+  for (const area of [...new Set(functions.map((fn) => path.dirname(fn.where)))].sort()) {
+    for (const file of (await readdir(path.join(root, area))).sort()) {
+      if (!file.endsWith('.ts') || file.endsWith('.test.ts') || ENDPOINT_FILE.test(file)) continue;
+      if (/^export const \w+Schema\b/m.test(await readFile(path.join(root, area, file), 'utf8'))) schemaFiles.push(path.join(area, file));
+    }
+  }
+  schemaFiles.sort((a, b) => (path.basename(b) === 'schemas.ts') - (path.basename(a) === 'schemas.ts'));
+  const contents = [
+    `import { apiDocument, deviceTime } from ${source('runtime/http/openapi.ts')};`,
+    `import { loadScenario } from ${source('emulator/scenario-device.ts')};`,
+    ...functions.map((fn, i) => `import * as f${i} from ${JSON.stringify(fn.file)};`),
+    ...schemaFiles.map((file, i) => `import * as s${i} from ${source(file)};`),
+    `const endpoints = [${functions.map((fn, i) => `{ name: ${JSON.stringify(fn.name)}, ...f${i} }`).join(', ')}];`,
+    `const schemaModules = [${schemaFiles.map((_, i) => `s${i}`).join(', ')}];`,
+    `export async function generate() {`,
+    // Asked at the time the scenario was recorded: the same examples at every build.
+    `  let now = Date.now();`,
+    `  const { device } = await loadScenario('default', undefined, { asRecorded: true, now: () => now });`,
+    `  now = (await deviceTime(device)) ?? now;`,
+    `  return apiDocument(endpoints, schemaModules, device);`,
+    `}`,
+  ].join('\n');
+  await esbuild.build({
+    ...shared,
+    minify: false,
+    stdin: { contents, resolveDir: root, sourcefile: 'openapi.entry.js', loader: 'js' },
+    outfile: tool,
+    plugins: [yamlModules()],
+    banner: { js: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);" },
+  });
+  try {
+    const { generate } = await import(pathToFileURL(tool).href);
+    const document = await generate();
+    await writeFile(path.join(dist, 'openapi.json'), `${JSON.stringify(document, null, 2)}\n`);
+    return document;
+  } finally {
+    await rm(tool, { force: true });
+  }
+}
+
 /**
  * The built-in scenarios' documents (device.yaml, engine recordings, chutes, config/hostconfig.yaml),
  * parsed and checked now and written as dist/scenarios/<name>.json, which `chutebox emulate` reads
@@ -203,15 +258,18 @@ await rm(dist, { recursive: true, force: true });
 await mkdir(path.join(dist, 'functions'), { recursive: true });
 
 const functions = await findFunctions();
-await Promise.all([
-  ...functions.map((fn) =>
-    esbuild.build({
-      ...shared,
-      stdin: { contents: functionEntry(fn.file), resolveDir: root, sourcefile: `${fn.name}.entry.js`, loader: 'js' },
-      outfile: path.join(dist, 'functions', `${fn.name}.mjs`),
-      plugins: [yamlModules()],
-    }),
-  ),
+/** One function's bundle; `define` adds to the shared constants (the OpenAPI document for OPENAPI_FUNCTION). */
+const buildFunction = (fn, define = {}) =>
+  esbuild.build({
+    ...shared,
+    define: { ...shared.define, ...define },
+    stdin: { contents: functionEntry(fn.file), resolveDir: root, sourcefile: `${fn.name}.entry.js`, loader: 'js' },
+    outfile: path.join(dist, 'functions', `${fn.name}.mjs`),
+    plugins: [yamlModules()],
+  });
+const [openApi] = await Promise.all([
+  generateOpenApi(functions),
+  ...functions.filter((fn) => fn.name !== OPENAPI_FUNCTION).map((fn) => buildFunction(fn)),
   ...Object.entries(ENTRIES).map(([name, source]) =>
     esbuild.build({
       ...shared,
@@ -228,6 +286,10 @@ await Promise.all([
     }),
   ),
 ]);
+// The document goes into its function's bundle, which answers it without reading a file (Lambda too).
+const openApiFunction = functions.find((fn) => fn.name === OPENAPI_FUNCTION);
+if (openApiFunction === undefined) throw new Error(`no function ${OPENAPI_FUNCTION}: functions/meta/openapi.get.ts is missing`);
+await buildFunction(openApiFunction, { CHUTEBOX_OPENAPI: JSON.stringify(openApi) });
 await chmod(path.join(dist, 'chutebox.mjs'), 0o755);
 await compileScenarios();
 // The `chutebox` command: a shell launcher that bounds Node's heap, then runs chutebox.mjs (package.json `bin`).

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixedAuth } from '../runtime/auth/index.ts';
@@ -15,10 +16,12 @@ import {
   type SwitchSpec,
 } from '../runtime/options.ts';
 import type { Settings } from '../functions/core/device.ts';
+import { HttpProblem } from '../functions/core/problem.ts';
 import { heapLimit, readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
-import { builtInScenarios, loadScenario, SCENARIO_ENV } from './scenario-device.ts';
+import { builtInScenarios, loadScenario, SCENARIO_ENV, type EmulatorState, type Scenario } from './scenario-device.ts';
+import { mountStateApi, STATE_PATH } from './state-api.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
 export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
@@ -49,6 +52,12 @@ const OPTIONS = [
     value: 'URL',
     description: 'cloud controller (http or https base URL) that provisioning and telemetry talk to, whatever pdserver says',
   },
+  {
+    flag: 'state',
+    env: 'CHUTEBOX_STATE',
+    value: 'FILE',
+    description: `start from a state exported by GET ${STATE_PATH} (JSON, of the same scenario) instead of the scenario as recorded`,
+  },
   SETTINGS_OPTION,
 ] as const satisfies readonly OptionSpec[];
 
@@ -61,6 +70,7 @@ const HELP = optionsHelp(
   'Serves the device API from a scenario (a recorded device, see fixtures/scenarios/README.md) with the same ' +
     `functions and HTTP layer as \`chutebox serve\`. The scenario is read once and served from memory: restart to serve an edit. ` +
     `Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
+    `${STATE_PATH} exports (GET) and imports (PUT) the emulated device's state, POST ${STATE_PATH}/reset resets it to the scenario. ` +
     'A flag wins over its environment variable, which wins over the settings file (see `chutebox serve --help`, also for --max-heap).',
   OPTIONS,
   SWITCHES,
@@ -71,7 +81,8 @@ const HELP = optionsHelp(
  * `listening on http://HOST:PORT` to stdout, then which scenario it serves and how to log in; it stops
  * on SIGINT or SIGTERM.
  *
- * @throws UsageError (exit code 2) for bad flags; ScenarioError (the CLI exits with 1) for a bad scenario.
+ * @throws UsageError (exit code 2) for bad flags; ScenarioError (the CLI exits with 1) for a bad scenario;
+ *   Error (exit code 1) for a `--state` file that cannot be read or does not fit the scenario.
  * @example
  * await main(['--scenario', 'gl-ar150', '--port', '0', '--no-auth']);
  */
@@ -94,13 +105,10 @@ export async function main(argv: string[]): Promise<void> {
     settings: () => settings,
     ...(controller === undefined ? {} : { controller }),
   });
-  const app = await createApp({
-    functionsDir,
-    device: scenario.device,
-    auth: auth ? await fixedAuth(EMULATOR_ACCOUNT) : null,
-    corsOrigin: values['cors-origin']!,
-    uploadLimit,
-  });
+  if (values.state !== undefined) await restoreStateFile(values.state, scenario);
+  const policy = auth ? await fixedAuth(EMULATOR_ACCOUNT) : null;
+  const app = await createApp({ functionsDir, device: scenario.device, auth: policy, corsOrigin: values['cors-origin']!, uploadLimit });
+  mountStateApi(app, { state: scenario, auth: policy, corsOrigin: values['cors-origin']!, bodyLimit: uploadLimit });
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(OPTIONS, values, {
     portal_server_port: Number(new URL(server.url).port),
@@ -112,6 +120,7 @@ export async function main(argv: string[]): Promise<void> {
   process.stdout.write(
     `listening on ${server.url}\n` +
       `scenario ${scenario.name}${scenario.description ? `: ${scenario.description}` : ''}\n` +
+      (values.state === undefined ? '' : `started from the state in ${values.state}\n`) +
       (auth ? loginHint(server.url) : 'authentication is off: every request is served without credentials\n'),
   );
 
@@ -122,6 +131,33 @@ export async function main(argv: string[]): Promise<void> {
     );
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/**
+ * Puts the scenario's device in the state of `--state FILE`.
+ *
+ * @throws Error naming the file and what does not fit (each field a line); the device is left as loaded.
+ */
+async function restoreStateFile(file: string, scenario: Scenario): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--state ${file}: cannot read it: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`--state ${file} is not JSON (a state as GET ${STATE_PATH} answers it): ${(error as Error).message}`);
+  }
+  try {
+    await scenario.restore(value as EmulatorState);
+  } catch (error) {
+    if (!(error instanceof HttpProblem)) throw error;
+    const lines = error.errors?.map((entry) => `${entry.path || 'the state'} ${entry.message}`) ?? [error.message];
+    throw new Error(`--state ${file} does not fit scenario ${scenario.name}:\n  ${lines.join('\n  ')}`);
+  }
 }
 
 function loginHint(url: string): string {

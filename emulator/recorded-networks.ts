@@ -1,5 +1,7 @@
+import * as z from 'zod/mini';
 import { SSID_MAX_BYTES } from '../functions/chutes/bodies.ts';
-import type { NetworkHost, NetworkTarget } from '../functions/core/device.ts';
+import { MAC_ADDRESS } from '../functions/chutes/params.ts';
+import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
 import { stationBlocks } from '../functions/parsers/iw-station.ts';
@@ -12,6 +14,41 @@ export type NetworkRecording = keyof typeof NETWORK_FILES;
 
 /** A chute network's recording, verbatim; null when it is not recorded. Recordings never change. */
 export type ReadRecording = (network: Pick<NetworkTarget, 'chute' | 'network'>, recording: NetworkRecording) => Promise<string | null>;
+
+const name = z.string().check(z.regex(CHUTE_NAME, { error: 'must be a chute or network name' }));
+
+/**
+ * The networks' part of an emulator state (emulator/emulator-state.ts): each network that a request
+ * changed, by chute and network, with the SSID set (`PUT …/ssid`; null: as recorded) and the stations
+ * disconnected (`DELETE …/stations/<mac>`; lower-case MACs). A network not listed is as recorded.
+ */
+export const NetworksStateSchema = z.array(
+  z.strictObject({
+    chute: name,
+    network: name,
+    ssid: z.nullable(
+      z.string().check(
+        z.refine((ssid: string) => {
+          const bytes = new TextEncoder().encode(ssid).length;
+          return bytes >= 1 && bytes <= SSID_MAX_BYTES;
+        }, `must be 1 to ${SSID_MAX_BYTES} bytes in UTF-8, as hostapd takes an SSID`),
+      ),
+    ),
+    disconnected: z.array(z.string().check(z.regex(MAC_ADDRESS, { error: 'must be a MAC address such as 02:00:00:aa:bb:cc' }))),
+  }),
+);
+export type NetworksState = z.infer<typeof NetworksStateSchema>;
+
+/** The Device's `network`, and the state of the networks it answers. */
+export type RecordedNetworks = ((target: NetworkTarget) => NetworkHost) & {
+  /** What requests changed of the networks, networks in the order first changed. */
+  snapshot(): NetworksState;
+  /**
+   * Puts back the SSIDs and disconnected stations of a state (`[]`: every network as recorded). Who
+   * listens to hostapd's events goes on listening; no event is sent for what the restore changed.
+   */
+  restore(state: NetworksState): void;
+};
 
 /** What a recorded network has been told since its networks were created. */
 interface NetworkState {
@@ -43,7 +80,8 @@ interface NetworkState {
  *   network; nothing else happens on a recorded radio. Without hostapd recordings it is a 503, as `hostapd`.
  *
  * A network with no recordings at all has no stations, no lease file and no hostapd. What stations
- * are removed and which SSID is set lives as long as the answer of this function. The emulator reads
+ * are removed and which SSID is set lives as long as the answer of this function, which `snapshot()`
+ * shows and `restore()` sets. The emulator reads
  * the recordings from a scenario folder (`scenarioNetworks`), the tests hand them in (test/support/memory-device.ts).
  *
  * @example
@@ -51,7 +89,7 @@ interface NetworkState {
  * const networks = recordedNetworks(async (_target, recording) => recordings[recording] ?? null);
  * await networks(target).hostapd(['SET', 'ssid', 'café']); // 'OK\n'; STATUS now has ssid[0]=caf\xc3\xa9
  */
-export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock, 'leases'>): (target: NetworkTarget) => NetworkHost {
+export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock, 'leases'>): RecordedNetworks {
   const states = new Map<string, NetworkState>();
   /** The stations of a network's recorded station dump, by `[chute, network]` in JSON, parsed once. */
   const recordedStations = memoize(async (key) => {
@@ -59,7 +97,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     return stationBlocks((await read({ chute, network }, 'stationDump')) ?? '');
   });
 
-  return (target) => {
+  const network = (target: NetworkTarget): NetworkHost => {
     const where = `${target.chute}/${target.network}`;
     const key = JSON.stringify([target.chute, target.network]);
     const state = () => {
@@ -146,6 +184,26 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       },
     };
   };
+
+  return Object.assign(network, {
+    snapshot(): NetworksState {
+      const changed: NetworksState = [];
+      for (const [key, state] of states) {
+        if (state.ssid === undefined && state.removed.size === 0) continue;
+        const [chute = '', name = ''] = JSON.parse(key) as string[];
+        changed.push({ chute, network: name, ssid: state.ssid ?? null, disconnected: [...state.removed] });
+      }
+      return changed;
+    },
+    restore(state: NetworksState): void {
+      for (const kept of states.values()) Object.assign(kept, { removed: new Set(), ssid: undefined });
+      for (const entry of state) {
+        const key = JSON.stringify([entry.chute, entry.network]);
+        const kept = states.get(key) ?? { removed: new Set<string>(), ssid: undefined, listeners: new Set<(text: string) => void>() };
+        states.set(key, Object.assign(kept, { removed: new Set(entry.disconnected.map((mac) => mac.toLowerCase())), ssid: entry.ssid ?? undefined }));
+      }
+    },
+  });
 }
 
 /**

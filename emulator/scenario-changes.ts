@@ -1,5 +1,7 @@
 import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import { randomBytes } from 'node:crypto';
+import * as z from 'zod/mini';
+import { ChangeRecordSchema } from '../functions/changes/schemas.ts';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
@@ -7,7 +9,9 @@ import { cacheWithNetworks, networkChange, networkLedger, reservationNotes } fro
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import {
   CHUTE_LABEL,
+  CHUTE_NAME,
   chuteContainerName,
+  type ChangeRecord,
   type ChangeRequest,
   type ChuteAction,
   type ChuteInstall,
@@ -17,6 +21,9 @@ import {
 } from '../functions/core/device.ts';
 import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeRequestOf } from '../runtime/changes/runner.ts';
+import { ContainerList } from '../runtime/scenario/format.ts';
+import { jsonCopy } from './json-copy.ts';
+import { ChuteCache, ServiceNet, storedChutes, type ChuteDocuments } from './scenario-chutes.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
@@ -35,10 +42,49 @@ export interface EmulatedChangeOptions {
   resetDevice(): Promise<void>;
   /** The device's guard of factory resets, when other parts of it refuse work during one too; default one of its own. */
   resetGuard?: ResetGuard;
+  /**
+   * Starts from a snapshot's chutes, containers, images and change log instead of the base's: a
+   * change it has `queued` or `running` is marked failed, as the device marks the changes a restart
+   * cut short; what such a change did so far stays.
+   */
+  state?: ChangesState;
 }
 
 /** The Device methods that changes add. */
 type ChangeMethods = 'submitChange' | 'change' | 'changes' | 'loadImage' | 'factoryReset';
+
+/**
+ * What changes have made of the emulated device, its part of an emulator state
+ * (emulator/emulator-state.ts): `chutes`, the chutes installed now with their documents (a chute of
+ * the scenario that is missing was deleted); `engine`, the engine's containers now (null: the scenario
+ * has no engine) and the images loaded or built since the start; `changes`, the change log (its
+ * records, oldest first, and the id the next change gets).
+ */
+export interface ChangesState {
+  chutes: Record<string, ChuteDocuments>;
+  engine: { containers: Record<string, unknown>[] | null; images: string[] };
+  changes: { nextId: number; records: ChangeRecord[] };
+}
+
+const chuteName = z.string().check(z.regex(CHUTE_NAME, { error: 'must be a chute name' }));
+
+/** `ChangesState.chutes`: each chute's documents, checked as a scenario's `chutes/<chute>/` are. */
+export const ChutesStateSchema = z.record(chuteName, z.strictObject({ record: z.record(z.string(), z.unknown()), config: ServiceNet, cache: ChuteCache }));
+
+/** `ChangesState.engine`. */
+export const EngineStateSchema = z.strictObject({ containers: z.nullable(ContainerList), images: z.array(z.string()) });
+
+/** `ChangesState.changes`: every record as `GET /api/v1/changes` answers it. */
+export const ChangeLogStateSchema = z.strictObject({ nextId: z.int().check(z.positive()), records: z.array(ChangeRecordSchema) });
+
+/** The Device of `emulatedChanges`, and its state. */
+export type EmulatedDevice = Device & {
+  /**
+   * What changes have made of the device, now: taken at once, a change under way included as it is
+   * (`queued` or `running`, what it did so far done).
+   */
+  snapshot(): Promise<ChangesState>;
+};
 
 /**
  * The emulator's change log and runner over a scenario's Device: changes go through the states a
@@ -67,14 +113,18 @@ type ChangeMethods = 'submitChange' | 'change' | 'changes' | 'loadImage' | 'fact
  * images of the engine; an install names its image as loaded when it is one of them.
  * Each also sets the chute record's `state` (the last known state, what a scenario without an engine
  * answers). A change to a chute deleted meanwhile fails. A stopped container has no stats.
+ * `snapshot()` answers all of it as a state, which `options.state` restores.
  *
- * @param base the scenario's Device, without change methods.
+ * @param scenario the scenario's Device, without change methods.
  * @example
  * const device = emulatedChanges(scenarioDevice, { delayMs: 0 });
  * const { id } = await device.submitChange({ action: 'stop', chute: 'hotspot' });
  * (await device.change(id))?.state // 'queued', then 'running', then 'succeeded'
  */
-export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: EmulatedChangeOptions): Device {
+export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: EmulatedChangeOptions): EmulatedDevice {
+  const { state } = options;
+  /** The chutes and containers changes start from: the scenario's, or a snapshot's. */
+  const base: Omit<Device, ChangeMethods> = state === undefined ? scenario : { ...scenario, ...restoredEngine(state) };
   /** Changes are refused while a factory reset waits or runs. */
   const guard = options.resetGuard ?? resetGuard();
   /** Chutes a change has touched: their current documents, or null once deleted. */
@@ -84,8 +134,8 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
   const containers = () => (engine ??= base.containers().then((list) => (list === null ? null : structuredClone(list))));
   /** What `containers()` answers: a frozen copy of the emulator's, made again after a change. */
   let answer: Promise<Record<string, unknown>[] | null> | undefined;
-  /** The tags of the images loaded (`loadImage`) since the emulator started. */
-  const loaded = new Set<string>();
+  /** The tags of the images loaded (`loadImage`) or built since the emulator started. */
+  const loaded = new Set<string>(state?.engine.images);
   /** Installs of a name that was taken when they were queued: they fail when they run. */
   const conflicting = new WeakSet<ChangeRequest>();
 
@@ -151,7 +201,8 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
     await sleep(options.delayMs);
     await note(EMULATED_POWER[request.action]);
   };
-  const log = memoryChangeLog();
+  const log = memoryChangeLog(state === undefined ? [] : interrupted(state.changes.records, new Date(base.now()).toISOString()));
+  if (state !== undefined) log.nextId = Math.max(log.nextId, state.changes.nextId);
   const runner = changeRunner({
     openLog: async () => log,
     now: () => base.now(),
@@ -206,7 +257,43 @@ export function emulatedChanges(base: Omit<Device, ChangeMethods>, options: Emul
           return { success: true, message: 'factory reset: the default host configuration is back, every chute is removed, provisioning is cleared' };
         }),
       ),
+    async snapshot() {
+      const [names, list] = await Promise.all([base.chuteNames(), containers()]);
+      const recorded = await Promise.all(names.map((name) => base.chute(name)));
+      // From here on nothing is awaited: the state of one moment.
+      const now = new Map<string, StoredChute>();
+      for (const chute of recorded) if (chute !== null && !touched.has(chute.name)) now.set(chute.name, chute);
+      for (const [name, chute] of touched) if (chute !== null) now.set(name, chute);
+      const chutes: Record<string, ChuteDocuments> = {};
+      for (const name of [...now.keys()].sort()) {
+        const { record, config, cache } = now.get(name)!;
+        chutes[name] = jsonCopy({ record, config, cache });
+      }
+      return {
+        chutes,
+        engine: { containers: list === null ? null : jsonCopy(list), images: [...loaded].sort() },
+        changes: { nextId: log.nextId, records: [...log.records.values()].sort((a, b) => a.id - b.id).map((record) => jsonCopy(record)) },
+      };
+    },
   };
+}
+
+/** The chutes and containers of a snapshot, served as a scenario's are: frozen, the same objects to every caller. */
+function restoredEngine(state: ChangesState): Pick<Device, 'chuteNames' | 'chute' | 'containers'> {
+  const containers = state.engine.containers === null ? null : deepFreeze(jsonCopy(state.engine.containers));
+  return { ...storedChutes(state.chutes), containers: async () => containers };
+}
+
+/**
+ * The records of a snapshot, each change that was `queued` or `running` marked failed at `time`: it
+ * cannot go on, as the device marks the changes a restart cut short (runtime/changes/log.ts).
+ */
+function interrupted(records: readonly ChangeRecord[], time: string): ChangeRecord[] {
+  return records.map((record) => {
+    if (record.state !== 'queued' && record.state !== 'running') return record;
+    const text = `failed: the emulator's state was restored while the change was ${record.state}`;
+    return { ...record, state: 'failed', updated: time, messages: [...record.messages, { time, text }] };
+  });
 }
 
 /** A chute whose install is queued or running: stored, without a container yet. */

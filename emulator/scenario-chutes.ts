@@ -12,14 +12,14 @@ const DOCUMENTS = ['chute', 'service', 'cache'] as const;
 const RECORDINGS: readonly string[] = Object.values(NETWORK_FILES);
 
 /** What the emulator reads of `service.yaml`: `net` maps network names to their settings. */
-const ServiceNet = z.looseObject({
+export const ServiceNet = z.looseObject({
   net: z.optional(z.record(z.string(), z.looseObject({ type: z.optional(z.string()), mode: z.optional(z.string()), intfName: z.optional(z.string()) }))),
 });
 
 const maybeString = z.optional(z.nullable(z.string()));
 
 /** What the emulator reads of `cache.yaml`: the host resources behind each network. */
-const ChuteCache = z.looseObject({
+export const ChuteCache = z.looseObject({
   networks: z.optional(z.record(z.string(), z.looseObject({ hostInterface: maybeString, hostapdControl: maybeString, leaseFile: maybeString }))),
 });
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import * as z from 'zod/mini';
 import type { Device } from '../functions/core/device.ts';
 import { parseStat } from '../functions/parsers/stat.ts';
 import { parseUptime } from '../functions/parsers/uptime.ts';
@@ -6,12 +7,28 @@ import { parseUptime } from '../functions/parsers/uptime.ts';
 /** The raw files whose numbers follow the emulator's clock. */
 export const CLOCK_FILES = { uptime: '/proc/uptime', stat: '/proc/stat' } as const;
 
+/**
+ * The clock's part of an emulator state (emulator/emulator-state.ts): how long the emulated device has
+ * run since the recording was replayed from its start, in milliseconds. Its uptime is the recorded one
+ * plus this, and each lease has as long left as when recorded, less this.
+ */
+export const ClockStateSchema = z.strictObject({ elapsedMs: z.number().check(z.nonnegative(), z.maximum(Number.MAX_SAFE_INTEGER)) });
+export type ClockState = z.infer<typeof ClockStateSchema>;
+
 /** A scenario's files, replayed as if recorded when the emulator started. */
 export interface ScenarioClock {
   /** The scenario's `readFile`, with `/proc/uptime` and `/proc/stat`'s `btime` moved to the emulator's clock. */
   readFile: Device['readFile'];
   /** A recorded dnsmasq lease file with each non-zero expiry shifted by (emulator start − recording time). */
   leases(recorded: string): Promise<string>;
+  /** How long the device has run since the replay started (whole centiseconds, in ms). */
+  snapshot(): ClockState;
+  /**
+   * Moves the start so that the device has run `state.elapsedMs` now: `{ elapsedMs: 0 }` starts the
+   * replay again (the uptime and the leases as recorded), a snapshot's gives back its uptime and leases,
+   * which go on from there.
+   */
+  restore(state: ClockState): void;
 }
 
 /** What the recording says about its time, in centiseconds (the resolution of /proc/uptime). */
@@ -24,8 +41,8 @@ interface Recorded {
 }
 
 /**
- * Replays a recording as if it had been taken when the emulator started (the first `now()`): the
- * recording's time is `btime` of /proc/stat plus the first number of /proc/uptime, and from the
+ * Replays a recording as if it had been taken when the emulator started (the first `now()`, or where
+ * `restore` puts the start: a reset, a restored state): the recording's time is `btime` of /proc/stat plus the first number of /proc/uptime, and from the
  * start on
  * - `/proc/uptime` answers the recorded uptime and idle time plus the time since the start, in the
  *   kernel's format (two decimals, cut as the kernel cuts them);
@@ -50,7 +67,7 @@ interface Recorded {
  * await clock.leases('1700004600 aa:… 10.0.0.2 pc *\n')   // '2000003600 aa:… 10.0.0.2 pc *\n'
  */
 export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number): ScenarioClock {
-  const startCs = Math.floor(now() / 10);
+  let startCs = Math.floor(now() / 10);
 
   /** The files `recorded` last read, and what they said: parsed again only when either text changed. */
   let last: { uptime: string | null; stat: string | null; at: Recorded | null } | undefined;
@@ -80,6 +97,10 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
       if (clock === null) return text;
       const shift = Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100);
       return shift === 0 ? text : shiftedLeases(text, shift, clock.at.bootTime);
+    },
+    snapshot: () => ({ elapsedMs: elapsedCs() * 10 }),
+    restore(state) {
+      startCs = Math.floor(now() / 10) - Math.floor(state.elapsedMs / 10);
     },
   };
 }

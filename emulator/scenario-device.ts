@@ -6,19 +6,22 @@ import { resetGuard } from '../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './scenario-accounts.ts';
 import { memoryHostConfig } from './scenario-host-config.ts';
-import { scenarioProvisioning } from './scenario-provisioning.ts';
-import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges } from './scenario-changes.ts';
+import { scenarioProvisioning, type ApitokenMemory } from './scenario-provisioning.ts';
+import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges, type EmulatedDevice } from './scenario-changes.ts';
+import { checkEmulatorState, EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from './emulator-state.ts';
+import { fakeController } from './fake-controller.ts';
 import { storedChutes } from './scenario-chutes.ts';
 import { compiledScenario } from './scenario-compiled.ts';
 import { readScenarioDocuments, type EngineRecordings } from './scenario-documents.ts';
 import { jsonCopy } from './json-copy.ts';
 import { scenarioFiles } from './scenario-files.ts';
-import type { DeviceYaml } from '../runtime/scenario/format.ts';
+import { PASSWD_FILE, type DeviceYaml } from '../runtime/scenario/format.ts';
 import { BUILT_IN_SCENARIOS, isScenarioName, resolveScenario } from './scenario-names.ts';
 import { scenarioNetworks } from './scenario-network.ts';
 import { scenarioClock } from './scenario-clock.ts';
 
 export { ScenarioError } from '../runtime/scenario/format.ts';
+export { EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from './emulator-state.ts';
 export { BUILT_IN_SCENARIOS, builtInScenarios, resolveScenario } from './scenario-names.ts';
 
 /** Environment variable naming the scenario to serve (`chutebox emulate`, the Lambda device module). */
@@ -41,13 +44,17 @@ export interface ScenarioOptions {
   asRecorded?: boolean;
 }
 
-/** A loaded scenario: where it is, what it says about itself, and the Device that serves it. */
-export interface Scenario {
+/**
+ * A loaded scenario: where it is, what it says about itself, the Device that serves it, and that
+ * Device's state (`EmulatorStateApi`: `snapshot()`, `restore(state)`, `reset()`).
+ */
+export interface Scenario extends EmulatorStateApi {
   /** The name given, or the folder's base name for a path. */
   name: string;
   /** Absolute path of the scenario folder. */
   dir: string;
   description: string | null;
+  /** The one Device that serves it, whatever state is restored behind it: hand it to the HTTP app once. */
   device: Device;
 }
 
@@ -66,6 +73,13 @@ export interface Scenario {
  * controller or `options.controller` (`scenarioProvisioning`, telemetry sent as on a device), the
  * accounts of `etc/passwd` and their keys (`scenarioAccounts`).
  *
+ * What requests change is the device's state (`EmulatorState`), which the answer snapshots, restores
+ * and resets. The networks and the clock are restored in place (a hostapd control websocket keeps its
+ * network); the chutes, the engine, the changes, the host configuration, provisioning and the
+ * accounts are made anew from the state, behind the one `device` (`forwarding`), so that nothing
+ * under way before a restore (a change's next step, a telemetry timer, a provisioning check) reaches
+ * the state after it.
+ *
  * Everything is checked here, so a bad scenario fails at start-up with a message naming the file and
  * field. The documents (`device.yaml`, the engine recordings, the chutes, `config/hostconfig.yaml`)
  * are read here and a raw file when first asked for; none is read again. A scenario is a recording:
@@ -78,67 +92,163 @@ export interface Scenario {
  * @param options how changes are emulated.
  * @throws ScenarioError
  * @example
- * const { device } = await loadScenario('default');
+ * const { device, snapshot, reset } = await loadScenario('default');
  * await device.readFile('/proc/cpuinfo');
+ * const saved = await snapshot(); // … requests change things …
+ * await reset(); // every answer is the scenario's again
  */
 export async function loadScenario(nameOrDir: string, builtIn: URL = BUILT_IN_SCENARIOS, options: ScenarioOptions = {}): Promise<Scenario> {
   const dir = await resolveScenario(nameOrDir, builtIn);
+  const name = isScenarioName(nameOrDir) ? nameOrDir : path.basename(dir);
   const compiled = isScenarioName(nameOrDir) && builtIn.href === BUILT_IN_SCENARIOS.href ? await compiledScenario(nameOrDir) : null;
   const documents = compiled ?? (await readScenarioDocuments(dir));
   const now = options.now ?? Date.now;
   const files = scenarioFiles(dir);
   const clock = options.asRecorded ? undefined : scenarioClock(files, now);
-  // The facets read the device they belong to: its hardware, its chutes (as changes left them), its telemetry.
-  let device: Device | undefined;
-  const self = () => device!;
-  const provisioning = scenarioProvisioning({
-    report: () => telemetryReport(self()),
-    ...(options.controller === undefined ? {} : { controller: options.controller }),
-  });
+  // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
+  const sources = scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now);
+  const recordedChutes = storedChutes(documents.chutes);
+  const network = scenarioNetworks(dir, clock);
+  const fake = options.controller === undefined ? fakeController() : null;
+  const apitokens: ApitokenMemory = new Map();
+  const settings = async () => options.settings?.() ?? {};
   // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
   let generated: Promise<HostConfig> | undefined;
-  const hostConfig = memoryHostConfig({
-    stored: documents.hostConfig,
-    chutes: { chuteNames: () => self().chuteNames(), chute: (name) => self().chute(name) },
-    generate: async () => jsonCopy(await (generated ??= generateHostConfig(self()))),
-    onApplied: (config) => provisioning.configure(telemetrySettings(config)),
-  });
-  // As a device's first start does, the system configuration is rendered and applied (and telemetry
-  // told its settings): here when pdconf or provisioning is first used, not before the first answer.
-  const afterStart = onFirstUse(async () => {
-    await hostConfig.refresh();
-    provisioning.configure(telemetrySettings(await hostConfig.current()));
-  });
-  /** Provisioning and a pdconf reload are refused during a factory reset, as on a device. */
-  const guard = resetGuard();
-  device = emulatedChanges(
-    {
-      ...scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
-      ...storedChutes(documents.chutes),
-      network: scenarioNetworks(dir, clock),
-      hostConfig: {
-        ...hostConfig,
-        pdconf: afterStart(() => hostConfig.pdconf()),
-        reloadPdconf: afterStart(async () => (guard.refuse(), hostConfig.reloadPdconf())),
+  const generate = async () => jsonCopy(await (generated ??= generateHostConfig(device)));
+
+  /** The device in a state: the scenario's as loaded (none given), or a checked snapshot's. */
+  function inState(state?: EmulatorState) {
+    // The facets read the device they belong to: its chutes (as changes left them), its telemetry.
+    let self: EmulatedDevice | undefined;
+    const provisioning = scenarioProvisioning({
+      report: () => telemetryReport(self!),
+      ...(fake === null ? { controller: options.controller! } : { fake }),
+      apitokens,
+      now,
+      ...(state === undefined ? {} : { state: state.provisioning }),
+    });
+    const hostConfig = memoryHostConfig({
+      stored: documents.hostConfig,
+      ...(state === undefined ? {} : { state: state.hostConfig }),
+      chutes: { chuteNames: () => self!.chuteNames(), chute: (chute) => self!.chute(chute) },
+      generate,
+      now,
+      onApplied: (config) => provisioning.configure(telemetrySettings(config)),
+    });
+    // As a device's first start does, the system configuration is rendered and applied (and telemetry
+    // told its settings): here when pdconf or provisioning is first used, not before the first answer.
+    // A state that had it rendered has it rendered again, as it was.
+    const rendered = state !== undefined && Object.keys(state.hostConfig.pdconf).length > 0;
+    const afterStart = onFirstUse(async () => {
+      if (!rendered) await hostConfig.refresh();
+      provisioning.configure(telemetrySettings(await hostConfig.current()));
+    });
+    // A state that is provisioned sends telemetry with the settings of its host configuration from the start.
+    if (state?.provisioning) void afterStart(async () => undefined)().catch(() => {});
+    /** Provisioning and a pdconf reload are refused during a factory reset, as on a device. */
+    const guard = resetGuard();
+    const { snapshot: accountsSnapshot, ...accounts } = scenarioAccounts(files, state?.accounts);
+    self = emulatedChanges(
+      {
+        ...sources,
+        ...recordedChutes,
+        network,
+        hostConfig: {
+          read: () => hostConfig.read(),
+          pdconf: afterStart(() => hostConfig.pdconf()),
+          reloadPdconf: afterStart(async () => (guard.refuse(), hostConfig.reloadPdconf())),
+        },
+        provisioning: {
+          status: afterStart(() => provisioning.status()),
+          provision: afterStart(async (credentials) => (guard.refuse(), provisioning.provision(credentials))),
+        },
+        accounts,
+        settings,
       },
-      provisioning: {
-        status: afterStart(() => provisioning.status()),
-        provision: afterStart(async (credentials) => (guard.refuse(), provisioning.provision(credentials))),
+      {
+        delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
+        applyHostConfig: afterStart((request, note, id) => hostConfig.perform(request, note, id)),
+        resetDevice: afterStart(async () => {
+          await provisioning.clear();
+          await hostConfig.reset();
+        }),
+        resetGuard: guard,
+        ...(state === undefined ? {} : { state: { chutes: state.chutes, engine: state.engine, changes: state.changes } }),
       },
-      accounts: scenarioAccounts(files),
-      settings: async () => options.settings?.() ?? {},
+    );
+    const { snapshot: changes, ...device } = self;
+    return {
+      device: device as Device,
+      /** This state's part of a snapshot: all but the networks and the clock. */
+      snapshot: async () => ({ ...(await changes()), hostConfig: hostConfig.snapshot(), provisioning: provisioning.snapshot(), accounts: accountsSnapshot() }),
+      /** Stops what would go on after the device leaves this state: telemetry. */
+      leave: () => provisioning.stop(),
+    };
+  }
+
+  let current = inState();
+  const device = forwarding(() => current.device, current.device);
+
+  /** Puts the device in a state (the scenario's when none is given); nothing is awaited, so no request sees half of it. */
+  function enter(state?: EmulatorState): void {
+    const next = inState(state);
+    current.leave();
+    current = next;
+    network.restore(state?.networks ?? []);
+    clock?.restore(state?.clock ?? { elapsedMs: 0 });
+  }
+
+  return {
+    name,
+    dir,
+    description: documents.device.description ?? null,
+    device,
+    async snapshot() {
+      for (;;) {
+        const taken = current;
+        const part = await taken.snapshot();
+        // A restore came in meanwhile: take the state it made instead.
+        if (taken !== current) continue;
+        return {
+          version: EMULATOR_STATE_VERSION,
+          scenario: name,
+          chutes: part.chutes,
+          engine: part.engine,
+          changes: part.changes,
+          networks: network.snapshot(),
+          hostConfig: part.hostConfig,
+          provisioning: part.provisioning,
+          accounts: part.accounts,
+          clock: clock?.snapshot() ?? null,
+        };
+      }
     },
-    {
-      delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
-      applyHostConfig: afterStart((request, note, id) => hostConfig.perform(request, note, id)),
-      resetDevice: afterStart(async () => {
-        await provisioning.clear();
-        await hostConfig.reset();
-      }),
-      resetGuard: guard,
+    async restore(state) {
+      enter(
+        await checkEmulatorState(state, { scenario: name, engine: documents.engine !== null, passwd: async () => (await files.readFile(PASSWD_FILE)) ?? '' }),
+      );
     },
-  );
-  return { name: isScenarioName(nameOrDir) ? nameOrDir : path.basename(dir), dir, description: documents.device.description ?? null, device };
+    async reset() {
+      enter();
+    },
+  };
+}
+
+/**
+ * An object whose every method calls the same method of `current()` when called (nested objects
+ * likewise), made after the keys of `shape`: the one Device that the HTTP app and the handlers hold
+ * while the state behind it is made anew.
+ */
+function forwarding<T extends object>(current: () => T, shape: T): T {
+  const forward: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(shape)) {
+    const at = () => (current() as Record<string, unknown>)[key];
+    if (typeof value === 'function') forward[key] = (...args: unknown[]) => (at() as (...args: unknown[]) => unknown).call(current(), ...args);
+    else if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
+      forward[key] = forwarding(at as () => object, value);
+    else throw new Error(`forwarding: ${key} is neither a method nor a plain object of methods`);
+  }
+  return forward as T;
 }
 
 /** The raw sources of a scenario whose files, `device.yaml` and engine recordings are already at hand, but its chutes and settings. */

@@ -1,10 +1,12 @@
 import path from 'node:path';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
 import { parseYaml } from '../functions/core/body-formats.ts';
 import { hostConfigFor, type HostConfig } from '../functions/config/host-config.ts';
 import { HostConfigBodySchema } from '../functions/config/host-config-body.ts';
 import type { Device } from '../functions/core/device.ts';
-import { hostConfigService, HOST_CONFIG_FILE, type HostConfigService } from '../runtime/config/host-config.ts';
-import { memoryStore, pdconfEngine, type Applier } from '../runtime/config/pdconf.ts';
+import { hostConfigService, HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, type HostConfigService } from '../runtime/config/host-config.ts';
+import { memoryStore, PDCONF_STORE_FILES, pdconfEngine, type Applier } from '../runtime/config/pdconf.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
 import { check, ScenarioError } from '../runtime/scenario/format.ts';
 
@@ -14,9 +16,40 @@ export const SCENARIO_HOST_CONFIG = 'config/hostconfig.yaml';
 /** How the emulator applies a pdconf file: it has no system to apply it to, so every apply succeeds. */
 export const emulatedApply: Applier = async () => ({ success: true, comment: 'applied (emulated)' });
 
+/** Whether a text is a host configuration in YAML that a PUT would take (`HostConfigBodySchema`). */
+function isHostConfigYaml(text: string): boolean {
+  let value: unknown;
+  try {
+    value = parseYaml(text);
+  } catch {
+    return false;
+  }
+  return HostConfigBodySchema.safeParse(value ?? {}, { error: en().localeError }).success;
+}
+
+const storedYaml = z.nullable(z.string().check(z.refine(isHostConfigYaml, 'must be a host configuration in YAML, as PUT /api/v1/config/hostconfig takes it')));
+
+/**
+ * The host configuration's part of an emulator state (emulator/emulator-state.ts): the stored
+ * configuration (null: none, the generated one applies) and the one it replaced, as YAML, and what
+ * pdconf rendered, file by file (`network`, `wireless`, `dhcp`, `firewall`, and its `status.json`; `{}`:
+ * nothing yet, rendered on first use).
+ */
+export const HostConfigStateSchema = z.strictObject({
+  stored: storedYaml,
+  previous: storedYaml,
+  pdconf: z.record(
+    z.string().check(z.refine((name: string) => PDCONF_STORE_FILES.includes(name), `must be a file of pdconf: ${PDCONF_STORE_FILES.join(', ')}`)),
+    z.string(),
+  ),
+});
+export type HostConfigState = z.infer<typeof HostConfigStateSchema>;
+
 export interface MemoryHostConfigOptions {
   /** The stored configuration as YAML, or null (the default) for none: the generated one applies. */
   stored?: string | null;
+  /** Starts from the documents and the rendered files of a snapshot instead (`stored` is then not used). */
+  state?: HostConfigState;
   /** The installed chutes whose networks pdconf renders; none by default. */
   chutes?: Pick<Device, 'chuteNames' | 'chute'>;
   /** The generated configuration; by default that of a device without Ethernet or radios. */
@@ -31,7 +64,8 @@ export interface MemoryHostConfigOptions {
 /**
  * The host configuration in memory: what the emulator, test/support/memory-device.ts and handler tests use.
  * The same code as the runtime's (`hostConfigService`: storing, pdconf rendering, rollback), over
- * memory; `documents` and `rendered` show what it stores, for tests.
+ * memory; `documents` and `rendered` show what it stores, for tests, and `snapshot()` answers it as a
+ * state (the rollback file of an update under way left out), which `state` restores.
  *
  * @example
  * const hostConfig = memoryHostConfig({ stored: 'firewall: …' });
@@ -40,9 +74,20 @@ export interface MemoryHostConfigOptions {
 export function memoryHostConfig(options: MemoryHostConfigOptions = {}): HostConfigService & {
   documents: Map<string, string>;
   rendered: Map<string, string>;
+  snapshot(): HostConfigState;
 } {
-  const documents = memoryStore(options.stored == null ? {} : { [HOST_CONFIG_FILE]: options.stored });
-  const rendered = memoryStore();
+  const { state } = options;
+  const documents = memoryStore(
+    state === undefined
+      ? options.stored == null
+        ? {}
+        : { [HOST_CONFIG_FILE]: options.stored }
+      : {
+          ...(state.stored === null ? {} : { [HOST_CONFIG_FILE]: state.stored }),
+          ...(state.previous === null ? {} : { [PREVIOUS_HOST_CONFIG_FILE]: state.previous }),
+        },
+  );
+  const rendered = memoryStore(state?.pdconf);
   const service = hostConfigService({
     documents,
     pdconf: (source) => pdconfEngine({ store: rendered, apply: options.apply ?? emulatedApply, now: options.now ?? Date.now, source }),
@@ -50,7 +95,16 @@ export function memoryHostConfig(options: MemoryHostConfigOptions = {}): HostCon
     generate: options.generate ?? (async () => hostConfigFor([], [])),
     ...(options.onApplied === undefined ? {} : { onApplied: options.onApplied }),
   });
-  return { ...service, documents: documents.files, rendered: rendered.files };
+  return {
+    ...service,
+    documents: documents.files,
+    rendered: rendered.files,
+    snapshot: () => ({
+      stored: documents.files.get(HOST_CONFIG_FILE) ?? null,
+      previous: documents.files.get(PREVIOUS_HOST_CONFIG_FILE) ?? null,
+      pdconf: Object.fromEntries(PDCONF_STORE_FILES.flatMap((name) => (rendered.files.has(name) ? [[name, rendered.files.get(name)!]] : []))),
+    }),
+  };
 }
 
 /**

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/core/device.ts';
+import { CHUTE_NAME } from '../functions/core/device.ts';
 import { NETWORK_FILES, networkDir } from '../runtime/scenario/format.ts';
 import { readIfExists } from '../runtime/state/read-if-exists.ts';
-import { recordedNetworks } from './recorded-networks.ts';
+import { recordedNetworks, type RecordedNetworks } from './recorded-networks.ts';
 import type { ScenarioClock } from './scenario-clock.ts';
 import { memoize } from './scenario-files.ts';
 
@@ -12,8 +12,8 @@ import { memoize } from './scenario-files.ts';
  * dump, leases (their expiries moved to the emulator's `clock` when given), hostapd's `STATUS`,
  * `GET_CONFIG`, `SET ssid`, `RELOAD`, `PING`, and the events the emulator causes.
  *
- * What stations are removed and which SSID is set lives in this emulator process only: a restart
- * serves the recordings as they are. Each recording is read the first time it is needed and served
+ * What stations are removed and which SSID is set lives in this emulator process only (`snapshot()`
+ * shows it, `restore()` sets it: see `recordedNetworks`): a restart serves the recordings as they are. Each recording is read the first time it is needed and served
  * from memory after that (a scenario is a recording: an edit shows after a restart); the clock's shift
  * of the lease expiries is worked out on each call. A chute or network whose name is not a valid
  * `CHUTE_NAME` has no recordings (it never becomes a path).
@@ -22,7 +22,7 @@ import { memoize } from './scenario-files.ts';
  * const network = scenarioNetworks('fixtures/scenarios/default');
  * await network({ chute: 'hello-world', network: 'wifi', … }).hostapd(['SET', 'ssid', 'lab']); // 'OK\n'
  */
-export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'leases'>): (target: NetworkTarget) => NetworkHost {
+export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'leases'>): RecordedNetworks {
   /** A recording's text by its path in the scenario (`networkDir(…)/<file>`), read once; null when there is none. */
   const read = memoize((file) => readIfExists(path.join(dir, file)));
   return recordedNetworks(

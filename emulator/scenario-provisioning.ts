@@ -1,6 +1,36 @@
+import * as z from 'zod/mini';
 import { controllerClient } from '../runtime/controller/client.ts';
-import { memoryProvisionStore, provisioning, type ProvisioningService, type StoredProvision, type TelemetrySettings } from '../runtime/config/provisioning.ts';
+import {
+  memoryProvisionStore,
+  provisioning,
+  type ProvisioningService,
+  type ProvisionStore,
+  type StoredProvision,
+  type TelemetrySettings,
+} from '../runtime/config/provisioning.ts';
 import { fakeController, type FakeController } from './fake-controller.ts';
+
+const filled = z.string().check(z.minLength(1, 'must not be empty'));
+
+/**
+ * Provisioning's part of an emulator state (emulator/emulator-state.ts): what is stored, or null when
+ * the device is not provisioned. The apitoken is left out: it is a secret of the controller's.
+ */
+export const ProvisioningStateSchema = z.nullable(z.strictObject({ routerId: filled, pdserver: filled, wampRouter: filled, provisionedAt: z.iso.datetime() }));
+export type ProvisioningState = z.infer<typeof ProvisioningStateSchema>;
+
+/**
+ * The apitoken of a provisioning restored from a state that this process did not store: the
+ * placeholder chutebox shows for a secret. The built-in fake controller takes any token but `refuse`,
+ * so telemetry goes on; a real controller (`--controller`) refuses it until the device is provisioned again.
+ */
+export const RESTORED_APITOKEN = '[redacted]';
+
+/**
+ * The apitokens of the provisionings stored in this process, by provisioning (`ProvisioningState`
+ * as JSON), in memory only: a state restored in the process that took it gets its apitoken back.
+ */
+export type ApitokenMemory = Map<string, string>;
 
 export interface ScenarioProvisioningOptions {
   /** Makes one telemetry report, e.g. `() => telemetryReport(device)` (runtime/controller/telemetry.ts). */
@@ -14,6 +44,13 @@ export interface ScenarioProvisioningOptions {
   fake?: FakeController;
   /** Provisioned from the start with this (default: not provisioned). */
   initial?: StoredProvision | null;
+  /**
+   * Provisioned from the start as a snapshot says (instead of `initial`), with the apitoken that
+   * `apitokens` remembers for it, else `RESTORED_APITOKEN`.
+   */
+  state?: ProvisioningState;
+  /** Where the apitoken of each provisioning stored is remembered, and looked up for `state`; default one of its own. */
+  apitokens?: ApitokenMemory;
   /** The host configuration's `telemetry` at start (default `DEFAULT_TELEMETRY`). */
   telemetry?: TelemetrySettings;
   /** Milliseconds the controller has to answer (default 10 s). */
@@ -24,14 +61,20 @@ export interface ScenarioProvisioningOptions {
 }
 
 /** The emulator's provisioning, and the built-in controller it talks to (null with a `controller` URL). */
-export type ScenarioProvisioning = ProvisioningService & { readonly fake: FakeController | null };
+export type ScenarioProvisioning = ProvisioningService & {
+  readonly fake: FakeController | null;
+  /** What is stored now, without the apitoken. */
+  snapshot(): ProvisioningState;
+};
 
 /**
  * Provisioning for the emulator and for tests: the runtime's own `provisioning` over a memory store
  * (what is provisioned lasts as long as this object; nothing is written), talking to a built-in fake
  * controller (see `fakeController`: any credentials but the apitoken `refuse` and the router id
  * `unknown-router` are accepted, reports are counted) or, with `controller`, to a real one at that
- * URL. Telemetry runs as on a device.
+ * URL. Telemetry runs as on a device. `snapshot()` answers what is stored, without the apitoken;
+ * `state` starts from a snapshot (a restore makes provisioning anew: telemetry's queue and counters,
+ * and whether the last exchange with the controller worked, start afresh, as after a restart).
  *
  * @example
  * const provisioning = scenarioProvisioning({ report: () => telemetryReport(device) });
@@ -44,13 +87,46 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
     timeoutMs: options.timeoutMs,
     ...(fake === null ? { baseUrl: options.controller } : { fetch: fake.fetch }),
   });
+  const apitokens = options.apitokens ?? new Map<string, string>();
+  const initial =
+    options.state === undefined
+      ? (options.initial ?? null)
+      : options.state === null
+        ? null
+        : { ...options.state, apitoken: apitokens.get(stateKey(options.state)) ?? RESTORED_APITOKEN };
+  const store = memoryProvisionStore(initial);
+  let stored: ProvisioningState = initial === null ? null : stateOf(initial);
+  /** The memory store, and what it holds now for `snapshot()`; each apitoken stored is remembered. */
+  const tracked: ProvisionStore = {
+    load: () => store.load(),
+    async save(record) {
+      await store.save(record);
+      stored = stateOf(record);
+      apitokens.set(stateKey(stored), record.apitoken);
+    },
+    async remove() {
+      await store.remove();
+      stored = null;
+    },
+  };
   const service = provisioning({
-    store: memoryProvisionStore(options.initial ?? null),
+    store: tracked,
     client,
     report: options.report,
     telemetry: options.telemetry,
     queueSize: options.queueSize,
     now: options.now,
   });
-  return Object.assign(service, { fake });
+  return Object.assign(service, { fake, snapshot: () => (stored === null ? null : { ...stored }) });
+}
+
+/** A stored provisioning without its apitoken. */
+function stateOf(record: StoredProvision): NonNullable<ProvisioningState> {
+  const { routerId, pdserver, wampRouter, provisionedAt } = record;
+  return { routerId, pdserver, wampRouter, provisionedAt };
+}
+
+/** What a provisioning's apitoken is remembered by. */
+function stateKey(state: NonNullable<ProvisioningState>): string {
+  return JSON.stringify([state.routerId, state.pdserver, state.wampRouter, state.provisionedAt]);
 }

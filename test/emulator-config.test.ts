@@ -10,6 +10,7 @@ import { callApi as call, changeOver as change, type HttpAnswer, getJson } from 
 import { keyLine, sshKey, wireFields } from './support/ssh-keys.ts';
 import { useHttpController } from './support/http-controller.ts';
 import { useTempDir } from './support/temp-dir.ts';
+import { EDITED_HOST_CONFIG } from './support/config-devices.ts';
 
 /**
  * The device configuration of issue 5 over HTTP, on `chutebox emulate --no-auth --change-delay 0`
@@ -43,20 +44,6 @@ function paths(answer: HttpAnswer): string[] {
 async function radioIds(server: Started): Promise<string[]> {
   return (await getJson<{ wifi: { id: string }[] }>(server, '/info/hardware')).wifi.map((radio) => radio.id);
 }
-
-/** A valid host configuration that differs from the generated one everywhere a user would look. */
-const EDITED = {
-  firewall: { defaults: { input: 'DROP', output: 'ACCEPT', forward: 'REJECT' } },
-  lan: { interfaces: ['eth1', 'eth2'], proto: 'static', ipaddr: '10.20.0.1', netmask: '255.255.255.0', dhcp: { start: 50, limit: 100, leasetime: '1h' } },
-  wan: { interface: 'eth0', proto: 'dhcp' },
-  wifi: [
-    { id: 'pci-wifi-0', channel: 149, hwmode: '11a', htmode: 'VHT80' },
-    { id: 'pci-wifi-1', channel: 11, hwmode: '11g', htmode: 'HT20' },
-  ],
-  'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: 'a-secret-passphrase', network: 'lan' }],
-  system: { hostname: 'lab-router', timezone: 'Europe/Zurich' },
-  telemetry: { enabled: true, interval: 300 },
-};
 
 const PROVISION = { routerId: '5c3f2e91a7', apitoken: 'tok-4f1d9a7e-very-secret', pdserver: 'https://paradrop.org', wampRouter: 'ws://paradrop.org:9086/ws' };
 
@@ -120,9 +107,9 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
   it('PUT of a bad configuration responds with 422 naming each path, queues no change and changes nothing', async () => {
     const before = await snapshot(server);
     const bad = {
-      ...EDITED,
+      ...EDITED_HOST_CONFIG,
       firewall: { defaults: { input: 'ALLOW', output: 'ACCEPT' } },
-      lan: { ...EDITED.lan, ipaddr: '10.20.0.300' },
+      lan: { ...EDITED_HOST_CONFIG.lan, ipaddr: '10.20.0.300' },
       wifi: [{ id: 'pci-wifi-0', channel: 999 }],
       telemetry: { enabled: 'yes', interval: 1 },
     };
@@ -142,7 +129,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       paths(await call(server, 'PUT', '/config/hostconfig', 'firewall:\n  defaults: {input: ALLOW, output: ACCEPT, forward: DROP}\n', 'application/yaml')),
     ).toEqual(expect.arrayContaining(['firewall.defaults.input', 'lan']));
     // A Wi-Fi network on a radio the configuration does not set up.
-    expect(paths(await call(server, 'PUT', '/config/hostconfig', { ...EDITED, wifi: [] }))).toEqual(['wifi-interfaces[0].device']);
+    expect(paths(await call(server, 'PUT', '/config/hostconfig', { ...EDITED_HOST_CONFIG, wifi: [] }))).toEqual(['wifi-interfaces[0].device']);
     expect(await snapshot(server)).toEqual(before);
   });
 
@@ -158,10 +145,10 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
   });
 
   it('PUT with JSON responds with a change id; the change succeeds and GET responds with the new configuration, keys redacted', async () => {
-    const applied = await change(server, 'PUT', '/config/hostconfig', EDITED);
+    const applied = await change(server, 'PUT', '/config/hostconfig', EDITED_HOST_CONFIG);
     expect(applied).toMatchObject({ action: 'update-hostconfig', chute: null, state: 'succeeded' });
     const answer = await call(server, 'GET', '/config/hostconfig');
-    expect(answer.body).toEqual({ ...EDITED, 'wifi-interfaces': [{ ...EDITED['wifi-interfaces'][0], key: '[redacted]' }] });
+    expect(answer.body).toEqual({ ...EDITED_HOST_CONFIG, 'wifi-interfaces': [{ ...EDITED_HOST_CONFIG['wifi-interfaces'][0], key: '[redacted]' }] });
     expect(answer.text).not.toContain('a-secret-passphrase');
     // The generated configuration is still the hardware's.
     expect(await getJson(server, '/config/new-config')).toEqual(generated);
@@ -188,7 +175,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
   });
 
   it('a GET, edit and PUT back keeps the redacted key in effect', async () => {
-    expect((await change(server, 'PUT', '/config/hostconfig', EDITED)).state).toBe('succeeded');
+    expect((await change(server, 'PUT', '/config/hostconfig', EDITED_HOST_CONFIG)).state).toBe('succeeded');
     const edited = await getJson(server, '/config/hostconfig');
     edited.system.hostname = 'renamed';
     expect((await change(server, 'PUT', '/config/hostconfig', edited)).state).toBe('succeeded');
@@ -204,9 +191,9 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
   });
 
   it('a change of telemetry shows in GET /api/v1/config/provision', async () => {
-    expect((await change(server, 'PUT', '/config/hostconfig', { ...EDITED, telemetry: { enabled: true, interval: 900 } })).state).toBe('succeeded');
+    expect((await change(server, 'PUT', '/config/hostconfig', { ...EDITED_HOST_CONFIG, telemetry: { enabled: true, interval: 900 } })).state).toBe('succeeded');
     expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 900 });
-    expect((await change(server, 'PUT', '/config/hostconfig', { config: { ...EDITED, telemetry: { enabled: false, interval: 120 } } })).state).toBe(
+    expect((await change(server, 'PUT', '/config/hostconfig', { config: { ...EDITED_HOST_CONFIG, telemetry: { enabled: false, interval: 120 } } })).state).toBe(
       'succeeded',
     );
     expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 120 });
@@ -262,7 +249,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/pdconf', () => {
   });
 
   it('follows the host configuration: a host Wi-Fi network is a wifi-iface, a removed WAN is gone', async () => {
-    const { wan: _wan, ...noWan } = EDITED;
+    const { wan: _wan, ...noWan } = EDITED_HOST_CONFIG;
     expect((await change(server, 'PUT', '/config/hostconfig', noWan)).state).toBe('succeeded');
     const sections = names(await getJson<Section[]>(server, '/config/pdconf'));
     expect(sections).toEqual(expect.arrayContaining(['wifi-iface wifinet0', 'zone chutes']));
@@ -516,7 +503,7 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
     );
     expect((await change(server, 'DELETE', '/chutes/hello-world')).state).toBe('succeeded');
     expect((await change(server, 'POST', '/chutes/hotspot/stop')).state).toBe('succeeded');
-    expect((await change(server, 'PUT', '/config/hostconfig', EDITED)).state).toBe('succeeded');
+    expect((await change(server, 'PUT', '/config/hostconfig', EDITED_HOST_CONFIG)).state).toBe('succeeded');
     expect((await call(server, 'POST', '/config/provision', PROVISION)).status).toBe(200);
   });
 

@@ -15,11 +15,13 @@ const ROUND = /^(.*) \(round (\d+)\)$/;
  * bench, as information: there is no goal for these ratios (the former "under 3× a line split" was
  * withdrawn), so no verdict is printed. Each round's ratio compares the two benches as timed moments
  * apart in that round (median times); the printed ratio is the median of the rounds' ratios, with
- * every round's beside it. A `reference: …` bench is printed as a floor.
+ * every round's beside it. A `reference: …` bench is printed as a floor. A group without such a
+ * bench (the emulator's state) is printed as each bench's median time in ms.
  */
 export default class RatioReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const lines: string[] = [];
+    const times: string[] = [];
     for (const testModule of testModules) {
       for (const suite of testModule.children.allSuites()) {
         const timed = new Map<string, Map<string, number>>();
@@ -31,7 +33,10 @@ export default class RatioReporter implements Reporter {
           timed.get(name)!.set(round, median);
         }
         const baselineName = [...timed.keys()].find((name) => BASELINE.test(name));
-        if (baselineName === undefined) continue;
+        if (baselineName === undefined) {
+          times.push(...timesOf(suite.name, timed));
+          continue;
+        }
         const baseline = timed.get(baselineName)!;
         lines.push(suite.name);
         for (const [name, byRound] of timed) {
@@ -48,7 +53,13 @@ export default class RatioReporter implements Reporter {
       }
     }
     if (lines.length > 0) console.log(['', 'Parse time as a multiple of splitting the same text into lines (information: no goal)', ...lines, ''].join('\n'));
+    if (times.length > 0) console.log(['', 'Times of the groups without a baseline (median; a goal is in the group name)', ...times, ''].join('\n'));
   }
+}
+
+/** A group without a baseline (test/bench/emulator-state.bench.ts): each bench's median time in ms, the median of its rounds. */
+function timesOf(suite: string, timed: Map<string, Map<string, number>>): string[] {
+  return [suite, ...[...timed].map(([name, byRound]) => `  ${name}: ${middle([...byRound.values()]).toFixed(3)} ms`)];
 }
 
 /** The median of some numbers. */

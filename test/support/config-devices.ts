@@ -77,3 +77,17 @@ export type ConfigDevice = MemoryDevice;
 export function configDevice(spec: MemoryDeviceSpec = {}, options: MemoryHostConfigOptions = {}): ConfigDevice {
   return memoryDevice({ ...spec, hostConfig: options });
 }
+
+/** A valid host configuration for the default scenario's router that differs from the generated one everywhere a user would look. */
+export const EDITED_HOST_CONFIG = {
+  firewall: { defaults: { input: 'DROP', output: 'ACCEPT', forward: 'REJECT' } },
+  lan: { interfaces: ['eth1', 'eth2'], proto: 'static', ipaddr: '10.20.0.1', netmask: '255.255.255.0', dhcp: { start: 50, limit: 100, leasetime: '1h' } },
+  wan: { interface: 'eth0', proto: 'dhcp' },
+  wifi: [
+    { id: 'pci-wifi-0', channel: 149, hwmode: '11a', htmode: 'VHT80' },
+    { id: 'pci-wifi-1', channel: 11, hwmode: '11g', htmode: 'HT20' },
+  ],
+  'wifi-interfaces': [{ device: 'pci-wifi-0', ssid: 'home', encryption: 'psk2', key: 'a-secret-passphrase', network: 'lan' }],
+  system: { hostname: 'lab-router', timezone: 'Europe/Zurich' },
+  telemetry: { enabled: true, interval: 300 },
+};

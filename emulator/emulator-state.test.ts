@@ -1,0 +1,329 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import * as changesPost from '../functions/changes/changes.post.ts';
+import * as chutesPost from '../functions/chutes/chutes.post.ts';
+import * as ssidPut from '../functions/chutes/ssid.put.ts';
+import * as stationDelete from '../functions/chutes/station.delete.ts';
+import * as stopPost from '../functions/chutes/stop.post.ts';
+import * as hostconfigPut from '../functions/config/hostconfig.put.ts';
+import * as provisionPost from '../functions/config/provision.post.ts';
+import * as sshKeysPost from '../functions/config/ssh-keys.post.ts';
+import type { Device } from '../functions/core/device.ts';
+import { HttpProblem } from '../functions/core/problem.ts';
+import { callFunction, type Answer, type EndpointModule } from '../test/support/call-function.ts';
+import { settledChange } from '../test/support/emulated-changes.ts';
+import { sshKey } from '../test/support/ssh-keys.ts';
+import { loadScenario, type EmulatorState, type Scenario } from './scenario-device.ts';
+import { EDITED_HOST_CONFIG } from '../test/support/config-devices.ts';
+
+/*
+ * The state of an emulated device, in-process (`Scenario.snapshot()`, `restore()`, `reset()`), on the
+ * default scenario with a clock the tests set: every GET endpoint of functions/ is asked with every
+ * chute, network, station, change and user the tests touch, and its answers compared whole.
+ * test/emulator-state.test.ts does the same over HTTP, through the admin API and `--state FILE`.
+ */
+
+const FUNCTIONS = fileURLToPath(new URL('../functions/', import.meta.url));
+/** When the tests' emulators start, in ms: the clock stands still unless a test moves it. */
+const START = 2_000_000_000_000;
+
+/** The chutes and networks asked about: the scenario's, and the one the tests install. */
+const NETWORKS: Record<string, string[]> = { 'hello-world': ['wifi'], hotspot: ['guest', 'staff', 'survey'], newcomer: ['wlan'] };
+/** Stations asked about: one of each recorded network, the first of them disconnected by the tests. */
+const MACS = ['24:0a:c4:11:8b:3e', 'c8:5e:a9:3d:71:0b'];
+const PROVISION = { routerId: '5c3f2e91a7', apitoken: 'tok-4f1d9a7e-very-secret', pdserver: 'https://paradrop.org', wampRouter: 'ws://paradrop.org:9086/ws' };
+
+/** Every GET endpoint module of functions/. */
+const endpoints: Promise<EndpointModule[]> = (async () => {
+  const found: EndpointModule[] = [];
+  for (const area of (await readdir(FUNCTIONS, { withFileTypes: true })).filter((entry) => entry.isDirectory())) {
+    for (const file of (await readdir(path.join(FUNCTIONS, area.name))).filter((name) => name.endsWith('.get.ts')).sort()) {
+      found.push((await import(pathToFileURL(path.join(FUNCTIONS, area.name, file)).href)) as EndpointModule);
+    }
+  }
+  return found;
+})();
+
+/** The path parameters a route is asked with: each chute, network, station, change id and user above. */
+function paramsOf(routePath: string): Record<string, string>[] {
+  const names = [...routePath.matchAll(/:(\w+)/g)].map((match) => match[1]!);
+  let sets: Record<string, string>[] = [{}];
+  const each = (values: (set: Record<string, string>) => Record<string, string>[]) => (sets = sets.flatMap(values));
+  if (names.includes('chute')) each(() => Object.keys(NETWORKS).map((chute) => ({ chute })));
+  if (names.includes('network')) each((set) => NETWORKS[set.chute!]!.map((network) => ({ ...set, network })));
+  if (names.includes('mac')) each((set) => MACS.map((mac) => ({ ...set, mac })));
+  if (names.includes('id')) each((set) => ['1', '2', '3', '4', '5', '6'].map((id) => ({ ...set, id })));
+  if (names.includes('user')) each((set) => [{ ...set, user: 'paradrop' }]);
+  return sets;
+}
+
+/**
+ * What every GET answers, by route and parameters: what a user of the device sees of its state. But
+ * one field: whether the last exchange with the controller worked (`httpConnected` of the
+ * provisioning), which is no state: a restore starts it afresh, as a restart does.
+ */
+async function answers(device: Device): Promise<Record<string, Answer>> {
+  const seen: Record<string, Answer> = {};
+  for (const endpoint of await endpoints) {
+    for (const params of paramsOf(endpoint.route.path))
+      seen[`GET ${endpoint.route.path} ${JSON.stringify(params)}`] = await callFunction(endpoint, device, params);
+  }
+  const provision = seen['GET /api/v1/config/provision {}']!.body;
+  if (provision.provisioned) provision.httpConnected = 'not compared';
+  return seen;
+}
+
+/** The default scenario, its changes taking no time, on a clock that stands at `clock.now`. */
+async function emulator(clock = { now: START }): Promise<Scenario> {
+  return loadScenario('default', undefined, { changeDelayMs: 0, now: () => clock.now });
+}
+
+/** Waits for the change a call queued, and checks it succeeded. */
+async function changed(device: Device, answer: Answer): Promise<void> {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(await settledChange(device, answer.body.change_id)).toMatchObject({ state: 'succeeded' });
+}
+
+/** Installs a chute, stops another, sets an SSID, disconnects a station, edits the host configuration, adds an SSH key and provisions. */
+async function changeEverything(device: Device): Promise<void> {
+  const install = {
+    name: 'newcomer',
+    image: 'chutebox/newcomer:1',
+    version: '1',
+    config: { net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'new-lab' } } },
+  };
+  await changed(device, await callFunction(chutesPost, device, {}, install));
+  await changed(device, await callFunction(stopPost, device, { chute: 'hello-world' }));
+  expect((await callFunction(ssidPut, device, { chute: 'hotspot', network: 'guest' }, { ssid: 'lab' })).status).toBe(200);
+  expect((await callFunction(stationDelete, device, { chute: 'hello-world', network: 'wifi', mac: MACS[0]! })).status).toBe(200);
+  await changed(device, await callFunction(hostconfigPut, device, {}, EDITED_HOST_CONFIG));
+  expect((await callFunction(sshKeysPost, device, { user: 'paradrop' }, { key: sshKey('ed25519') })).status).toBe(200);
+  expect((await callFunction(provisionPost, device, {}, PROVISION)).status).toBe(200);
+}
+
+describe('reset()', () => {
+  it('after installing a chute, stopping one, changing an SSID, disconnecting a station, editing the host configuration, adding an SSH key and provisioning, every GET answers as the scenario did', async () => {
+    const scenario = await emulator();
+    const loaded = await answers(scenario.device);
+    await changeEverything(scenario.device);
+    const changedAnswers = await answers(scenario.device);
+    // Each of those shows in the answers, so that the comparison below has something to undo.
+    for (const key of [
+      'GET /api/v1/chutes {}',
+      'GET /api/v1/chutes/:chute {"chute":"hello-world"}',
+      'GET /api/v1/chutes/:chute/networks/:network/ssid {"chute":"hotspot","network":"guest"}',
+      'GET /api/v1/chutes/:chute/networks/:network/stations {"chute":"hello-world","network":"wifi"}',
+      'GET /api/v1/config/hostconfig {}',
+      'GET /api/v1/config/pdconf {}',
+      'GET /api/v1/config/sshKeys/:user {"user":"paradrop"}',
+      'GET /api/v1/config/provision {}',
+      'GET /api/v1/changes {}',
+    ]) {
+      expect(changedAnswers[key], key).toBeDefined();
+      expect(changedAnswers[key], key).not.toEqual(loaded[key]);
+    }
+    await scenario.reset();
+    expect(await answers(scenario.device)).toEqual(loaded);
+  });
+
+  it('is a restore of the snapshot taken when the scenario was loaded', async () => {
+    const scenario = await emulator();
+    const atLoad = await scenario.snapshot();
+    await changeEverything(scenario.device);
+    await scenario.reset();
+    expect(await scenario.snapshot()).toEqual(atLoad);
+    await changeEverything(scenario.device);
+    await scenario.restore(atLoad);
+    const restored = await answers(scenario.device);
+    await scenario.reset();
+    expect(await answers(scenario.device)).toEqual(restored);
+  });
+
+  it('starts the clock again: the uptime is the recorded one, and grows from there', async () => {
+    const clock = { now: START };
+    const scenario = await emulator(clock);
+    const uptime = async () => Number((await scenario.device.readFile('/proc/uptime'))!.split(' ')[0]);
+    const recorded = await uptime();
+    clock.now += 60_000;
+    expect(await uptime()).toBeCloseTo(recorded + 60, 2);
+    await scenario.reset();
+    expect(await uptime()).toBeCloseTo(recorded, 2);
+    clock.now += 5_000;
+    expect(await uptime()).toBeCloseTo(recorded + 5, 2);
+  });
+
+  it('stops the changes under way: none of them changes anything after the reset, and the change log is the scenario’s (empty)', async () => {
+    const scenario = await loadScenario('default', undefined, { changeDelayMs: 30 });
+    const { device } = scenario;
+    expect((await callFunction(stopPost, device, { chute: 'hotspot' })).status).toBe(200);
+    expect((await callFunction(hostconfigPut, device, {}, EDITED_HOST_CONFIG)).status).toBe(200);
+    const loadedHostConfig = await scenario.snapshot().then((state) => state.hostConfig);
+    await scenario.reset();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await device.chute('hotspot'))?.record.state).toBe('running');
+    expect(await device.changes()).toEqual([]);
+    expect((await scenario.snapshot()).hostConfig).toEqual(loadedHostConfig);
+  });
+});
+
+describe('snapshot() and restore()', () => {
+  it('snapshot, then change everything, then restore: every GET answers as at the snapshot', async () => {
+    const scenario = await emulator();
+    await callFunction(ssidPut, scenario.device, { chute: 'hello-world', network: 'wifi' }, { ssid: 'before the snapshot' });
+    await changed(scenario.device, await callFunction(stopPost, scenario.device, { chute: 'hotspot' }));
+    const saved = await scenario.snapshot();
+    const atSnapshot = await answers(scenario.device);
+    await changeEverything(scenario.device);
+    await scenario.restore(saved);
+    expect(await answers(scenario.device)).toEqual(atSnapshot);
+    // New changes go on from the snapshot's ids.
+    const reboot = await callFunction(changesPost, scenario.device, {}, { updateClass: 'ROUTER', updateType: 'reboot' });
+    expect(reboot.body.change_id).toBe(saved.changes.nextId);
+  });
+
+  it('gives a plain JSON value, versioned and named after its scenario, that restores as it was', async () => {
+    const scenario = await emulator();
+    await changeEverything(scenario.device);
+    const state = await scenario.snapshot();
+    expect(state).toMatchObject({ version: 1, scenario: 'default' });
+    expect(Object.keys(state)).toEqual(['version', 'scenario', 'chutes', 'engine', 'changes', 'networks', 'hostConfig', 'provisioning', 'accounts', 'clock']);
+    expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+    expect(state.networks).toEqual([
+      { chute: 'hotspot', network: 'guest', ssid: 'lab', disconnected: [] },
+      { chute: 'hello-world', network: 'wifi', ssid: null, disconnected: [MACS[0]] },
+    ]);
+    expect(Object.keys(state.chutes)).toEqual(['hello-world', 'hotspot', 'newcomer']);
+    expect(state.accounts.authorizedKeys['/home/paradrop/.ssh/authorized_keys']).toContain(sshKey('ed25519'));
+    const answered = await answers(scenario.device);
+    const other = await emulator();
+    await other.restore(JSON.parse(JSON.stringify(state)) as EmulatorState);
+    expect(await answers(other.device)).toEqual(answered);
+  });
+
+  it('leaves the apitoken out; a restore in the same emulator gets it back, elsewhere it is [redacted]', async () => {
+    const scenario = await emulator();
+    await callFunction(provisionPost, scenario.device, {}, PROVISION);
+    const state = await scenario.snapshot();
+    expect(state.provisioning).toEqual({
+      routerId: PROVISION.routerId,
+      pdserver: PROVISION.pdserver,
+      wampRouter: PROVISION.wampRouter,
+      provisionedAt: new Date(START).toISOString(),
+    });
+    expect(JSON.stringify(state)).not.toContain(PROVISION.apitoken);
+    const status = async (target: Scenario) => (await target.device.provisioning.status()).routerId;
+    await scenario.reset();
+    expect(await status(scenario)).toBeNull();
+    await scenario.restore(state);
+    expect(await status(scenario)).toBe(PROVISION.routerId);
+    const other = await emulator();
+    await other.restore(state);
+    expect(await other.device.provisioning.status()).toMatchObject({
+      provisioned: true,
+      routerId: PROVISION.routerId,
+      provisionedAt: state.provisioning!.provisionedAt,
+    });
+    await Promise.all([scenario.reset(), other.reset()]);
+  });
+
+  it('gives back the uptime of the snapshot, and lets it grow from there', async () => {
+    const clock = { now: START };
+    const scenario = await emulator(clock);
+    const uptime = async () => Number((await scenario.device.readFile('/proc/uptime'))!.split(' ')[0]);
+    const recorded = await uptime();
+    clock.now += 60_000;
+    const state = await scenario.snapshot();
+    expect(state.clock).toEqual({ elapsedMs: 60_000 });
+    clock.now += 30_000;
+    await scenario.restore(state);
+    expect(await uptime()).toBeCloseTo(recorded + 60, 2);
+    clock.now += 1_000;
+    expect(await uptime()).toBeCloseTo(recorded + 61, 2);
+  });
+
+  it('takes a change under way as it is; restored, it reads failed, as after a restart', async () => {
+    const scenario = await loadScenario('default', undefined, { changeDelayMs: 50 });
+    const { change_id: id } = (await callFunction(stopPost, scenario.device, { chute: 'hotspot' })).body;
+    const state = await scenario.snapshot();
+    expect(state.changes.records).toEqual([expect.objectContaining({ id, state: 'queued' })]);
+    await scenario.restore(state);
+    const change = await scenario.device.change(id);
+    expect(change).toMatchObject({ id, state: 'failed' });
+    expect(change!.messages.at(-1)!.text).toBe("failed: the emulator's state was restored while the change was queued");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await scenario.device.chute('hotspot'))?.record.state).toBe('running');
+  });
+});
+
+describe('restore() of a state that does not fit', () => {
+  /** The problem a restore throws, after which nothing has changed. */
+  async function refused(scenario: Scenario, state: unknown): Promise<HttpProblem> {
+    const before = await scenario.snapshot();
+    const error = await scenario.restore(state as EmulatorState).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(HttpProblem);
+    expect((error as HttpProblem).status).toBe(422);
+    expect(await scenario.snapshot()).toEqual(before);
+    return error as HttpProblem;
+  }
+
+  const paths = (problem: HttpProblem) => problem.errors?.map((error) => error.path);
+
+  it('refuses a state of another scenario, naming the scenario', async () => {
+    const glAr150 = await loadScenario('gl-ar150', undefined, { changeDelayMs: 0 });
+    const scenario = await emulator();
+    await callFunction(ssidPut, scenario.device, { chute: 'hotspot', network: 'guest' }, { ssid: 'kept' });
+    const problem = await refused(scenario, await glAr150.snapshot());
+    expect(paths(problem)).toEqual(['scenario']);
+    expect(problem.message).toContain('a state of another scenario; this emulator serves "default"');
+  });
+
+  it('refuses a state of another version, naming the version', async () => {
+    const scenario = await emulator();
+    const problem = await refused(scenario, { ...(await scenario.snapshot()), version: 2 });
+    expect(paths(problem)).toEqual(['version']);
+    expect(problem.message).toContain('this chutebox reads version 1 only');
+  });
+
+  it('refuses bad fields, naming each, and changes nothing', async () => {
+    const scenario = await emulator();
+    await changeEverything(scenario.device);
+    const state = structuredClone(await scenario.snapshot());
+    state.networks[0]!.ssid = '';
+    (state.changes.records[0] as { state: string }).state = 'done';
+    state.chutes['bad name'] = state.chutes.hotspot!;
+    state.hostConfig.stored = 'firewall: nope\n';
+    state.clock!.elapsedMs = -1;
+    expect(paths(await refused(scenario, { ...state, extra: true }))).toEqual(
+      expect.arrayContaining(['networks[0].ssid', 'changes.records[0].state', 'chutes.bad name', 'hostConfig.stored', 'clock.elapsedMs', 'extra']),
+    );
+  });
+
+  it('refuses what only the scenario can tell: an engine it lacks, a key file of no account, an id past nextId', async () => {
+    const scenario = await emulator();
+    await changeEverything(scenario.device);
+    const state = structuredClone(await scenario.snapshot());
+    state.engine.containers = null;
+    state.accounts.authorizedKeys['/home/nobody/.ssh/authorized_keys'] = sshKey('ed25519');
+    state.changes.nextId = 2;
+    expect(paths(await refused(scenario, state))).toEqual([
+      'engine.containers',
+      'changes.records[1].id',
+      'changes.records[2].id',
+      'accounts.authorizedKeys./home/nobody/.ssh/authorized_keys',
+    ]);
+  });
+
+  it('refuses what is no state at all', async () => {
+    const scenario = await emulator();
+    expect(paths(await refused(scenario, null))).toEqual(['']);
+    expect(paths(await refused(scenario, [1]))).toEqual(['']);
+    expect(paths(await refused(scenario, { version: 1, scenario: 'default' }))).toEqual(
+      expect.arrayContaining(['chutes', 'engine', 'changes', 'networks', 'hostConfig', 'provisioning', 'accounts', 'clock']),
+    );
+  });
+});

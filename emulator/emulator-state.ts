@@ -1,0 +1,177 @@
+import * as z from 'zod/mini';
+import { HttpProblem, type InputError } from '../functions/core/problem.ts';
+import { invalidInput, validate } from '../functions/core/validate.ts';
+import { parsePasswd } from '../functions/parsers/passwd.ts';
+import { AccountsStateSchema, authorizedKeysFile, type AccountsState } from './scenario-accounts.ts';
+import { ChangeLogStateSchema, ChutesStateSchema, EngineStateSchema, type ChangesState } from './scenario-changes.ts';
+import { ClockStateSchema, type ClockState } from './scenario-clock.ts';
+import { HostConfigStateSchema, type HostConfigState } from './scenario-host-config.ts';
+import { ProvisioningStateSchema, type ProvisioningState } from './scenario-provisioning.ts';
+import { NetworksStateSchema, type NetworksState } from './recorded-networks.ts';
+
+/*
+ * The state of an emulated device as one JSON document: what `GET /_chutebox/state` exports, `PUT`
+ * imports, `chutebox emulate --state FILE` starts from, and `Scenario.snapshot()` / `restore()` /
+ * `reset()` take and give in-process (emulator/scenario-device.ts). Each part is its facet's: the
+ * facet's module says what it holds, gives it (`snapshot()`) and starts from it. See
+ * docs/emulator.md#state-snapshot-restore-reset and docs/decisions/0030-emulator-state-snapshots.md.
+ */
+
+/** The version of the state format; a state of another version is refused. */
+export const EMULATOR_STATE_VERSION = 1;
+
+/**
+ * An emulated device's state, JSON through and through. Left out: the apitoken of the provisioning
+ * (a secret of the controller's), the API's tokens and password (the auth policy's, not the device's),
+ * telemetry's queue and counters, what the built-in fake controller received, and everything the
+ * scenario recorded and no request changes (files, hardware, recordings).
+ *
+ * @example
+ * {
+ *   version: 1, scenario: 'default',
+ *   chutes: { 'hello-world': { record: {…}, config: {…}, cache: {…} }, hotspot: {…} },
+ *   engine: { containers: […], images: [] },
+ *   changes: { nextId: 1, records: [] },
+ *   networks: [{ chute: 'hotspot', network: 'guest', ssid: 'lab', disconnected: ['24:0a:c4:11:8b:3e'] }],
+ *   hostConfig: { stored: null, previous: null, pdconf: {} },
+ *   provisioning: null,
+ *   accounts: { authorizedKeys: {} },
+ *   clock: { elapsedMs: 5230 },
+ * }
+ */
+export interface EmulatorState extends ChangesState {
+  version: typeof EMULATOR_STATE_VERSION;
+  /** The name of the scenario it is a state of (`Scenario.name`): it is restored on that scenario only. */
+  scenario: string;
+  networks: NetworksState;
+  hostConfig: HostConfigState;
+  provisioning: ProvisioningState;
+  accounts: AccountsState;
+  /** null when the device serves its recording as recorded (no moving clock). */
+  clock: ClockState | null;
+}
+
+/** An `EmulatorState` as JSON gives it: each field checked by its facet's schema. */
+export const EmulatorStateSchema = z.strictObject({
+  version: z.literal(EMULATOR_STATE_VERSION),
+  scenario: z.string(),
+  chutes: ChutesStateSchema,
+  engine: EngineStateSchema,
+  changes: ChangeLogStateSchema,
+  networks: NetworksStateSchema,
+  hostConfig: HostConfigStateSchema,
+  provisioning: ProvisioningStateSchema,
+  accounts: AccountsStateSchema,
+  clock: z.nullable(ClockStateSchema),
+});
+
+/** Snapshots, restores and resets of an emulated device, in-process. */
+export interface EmulatorStateApi {
+  /** The device's state now, a plain JSON value: what `GET /_chutebox/state` answers. */
+  snapshot(): Promise<EmulatorState>;
+  /**
+   * Makes the device's state the one given (checked first: nothing changes when it is refused). The
+   * changes under way stop: nothing they would still do reaches the restored state.
+   *
+   * @throws HttpProblem 422 naming each field that does not fit: another version, another scenario, a bad value.
+   */
+  restore(state: EmulatorState): Promise<void>;
+  /** Back to the scenario as loaded: a restore of the state the device had when it was loaded, clock included. */
+  reset(): Promise<void>;
+}
+
+/** What a state must fit besides the format: the device it is restored on. */
+export interface StateTarget {
+  /** The scenario's name. */
+  scenario: string;
+  /** Whether the scenario has a container engine (then `engine.containers` is a list, else null). */
+  engine: boolean;
+  /** The scenario's passwd database (its `etc/passwd`): the key files of a state must be its accounts'. */
+  passwd(): Promise<string>;
+}
+
+/**
+ * Checks a value (parsed JSON, or a state from code) as a state of `target`'s device and answers it.
+ * The version is checked first and then the scenario, each alone, so that a state of another version
+ * or scenario is refused as such rather than field by field; then every field.
+ *
+ * @throws HttpProblem 422 listing each violation as `{ path, message }`, paths from the state's root
+ *   (`version`, `scenario`, `chutes.hotspot.config.net`, `changes.records[0].state`, `networks[1].ssid`).
+ * @example
+ * await checkEmulatorState(JSON.parse(text), { scenario: 'default', engine: true, passwd: async () => passwdText });
+ */
+export async function checkEmulatorState(value: unknown, target: StateTarget): Promise<EmulatorState> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidInput('the state', [{ path: '', message: 'must be an object: a state as GET /_chutebox/state answers it' }]);
+  }
+  const { version, scenario } = value as Record<string, unknown>;
+  if (version !== EMULATOR_STATE_VERSION) {
+    throw refused({
+      path: 'version',
+      message: `is ${JSON.stringify(version) ?? 'missing'}; this chutebox reads version ${EMULATOR_STATE_VERSION} only`,
+    });
+  }
+  if (scenario !== target.scenario) {
+    throw refused({
+      path: 'scenario',
+      message: `is ${JSON.stringify(scenario) ?? 'missing'}: a state of another scenario; this emulator serves ${JSON.stringify(target.scenario)}`,
+    });
+  }
+  const state = validate(EmulatorStateSchema, value, '', 'the state') satisfies EmulatorState;
+  const errors = [
+    ...engineErrors(state, target.engine),
+    ...changeLogErrors(state),
+    ...networkErrors(state),
+    ...(await keyFileErrors(state, await target.passwd())),
+  ];
+  if (errors.length > 0) throw invalidInput('the state', errors);
+  return state;
+}
+
+/** A state refused as a whole, naming the one field that decides it. */
+function refused(error: InputError): HttpProblem {
+  return new HttpProblem(422, `the state does not fit this emulator: ${error.path} ${error.message}`, { errors: [error] });
+}
+
+/** The engine is there in the state exactly when the scenario has one. */
+function engineErrors(state: EmulatorState, engine: boolean): InputError[] {
+  if (engine === (state.engine.containers !== null)) return [];
+  return [
+    {
+      path: 'engine.containers',
+      message: engine ? 'must be a list: the scenario has a container engine' : 'must be null: the scenario has no container engine',
+    },
+  ];
+}
+
+/** Ids given once each, all below the next one. */
+function changeLogErrors(state: EmulatorState): InputError[] {
+  const errors: InputError[] = [];
+  const seen = new Set<number>();
+  state.changes.records.forEach((record, i) => {
+    if (seen.has(record.id)) errors.push({ path: `changes.records[${i}].id`, message: `is ${record.id}, the id of an earlier record` });
+    else if (record.id >= state.changes.nextId)
+      errors.push({ path: `changes.records[${i}].id`, message: `is ${record.id}: must be below nextId (${state.changes.nextId})` });
+    seen.add(record.id);
+  });
+  return errors;
+}
+
+/** Each network listed once. */
+function networkErrors(state: EmulatorState): InputError[] {
+  const seen = new Set<string>();
+  return state.networks.flatMap(({ chute, network }, i) => {
+    const key = `${chute}/${network}`;
+    if (seen.has(key)) return [{ path: `networks[${i}]`, message: `lists ${key} again` }];
+    seen.add(key);
+    return [];
+  });
+}
+
+/** Each key file is that of an account of the scenario. */
+async function keyFileErrors(state: EmulatorState, passwd: string): Promise<InputError[]> {
+  const files = new Set(parsePasswd(passwd).map((account) => authorizedKeysFile(account)));
+  return Object.keys(state.accounts.authorizedKeys)
+    .filter((file) => !files.has(file))
+    .map((file) => ({ path: `accounts.authorizedKeys.${file}`, message: "is not the authorized_keys file of an account of the scenario's etc/passwd" }));
+}

@@ -1,0 +1,86 @@
+import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { bodyTooLarge, decodeBody } from '../functions/core/body.ts';
+import { methodNotAllowed } from '../functions/core/route.ts';
+import type { AuthPolicy } from '../runtime/auth/policy.ts';
+import { authorizer } from '../runtime/http/auth.ts';
+import { corsPolicy } from '../runtime/http/cors.ts';
+import type { EmulatorState, EmulatorStateApi } from './emulator-state.ts';
+
+/** The emulator's state: `GET` exports it, `PUT` imports one. Only `chutebox emulate` serves it. */
+export const STATE_PATH = '/_chutebox/state';
+
+/** `POST` puts the emulated device back to its scenario as loaded. */
+export const STATE_RESET_PATH = '/_chutebox/state/reset';
+
+export interface StateApiOptions {
+  /** The emulated device's state (`loadScenario`'s answer). */
+  state: EmulatorStateApi;
+  /** The policy of the rest of the API; null serves everyone (`--no-auth`). */
+  auth: AuthPolicy | null;
+  /** As `createApp`'s `corsOrigin`. */
+  corsOrigin?: string;
+  /** Largest state a `PUT` takes, in bytes. */
+  bodyLimit: number;
+}
+
+/**
+ * Mounts the emulator's admin API on the HTTP app (after `createApp`, before it serves), behind the
+ * same auth policy as the device API:
+ * - `GET /_chutebox/state`: 200 and the state (`EmulatorState`, JSON), to save or import elsewhere;
+ * - `PUT /_chutebox/state` with a state as JSON: 204 once the device is in that state; a state that
+ *   does not fit (another version or scenario, a bad field) is a 422 problem naming each field, a body
+ *   that is not JSON a 400 or 415, and nothing changes;
+ * - `POST /_chutebox/state/reset`: 204 once the device is back to its scenario as loaded.
+ * Another method is a 405 naming the ones allowed. Errors are problems, as the rest of the API's
+ * (createApp's error handler).
+ *
+ * @example
+ * const app = await createApp({ functionsDir, device: scenario.device, auth, corsOrigin });
+ * mountStateApi(app, { state: scenario, auth, corsOrigin, bodyLimit: uploadLimit });
+ */
+export function mountStateApi(app: Hono, options: StateApiOptions): void {
+  const authorize = options.auth === null ? async () => null : authorizer(options.auth);
+  const cors = corsPolicy(options.corsOrigin);
+  const answer = (c: Context, status: number, body?: EmulatorState) =>
+    new Response(body === undefined ? null : JSON.stringify(body), {
+      status,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'cache-control': 'no-store' }), ...cors.headers(c.req.header('origin')) },
+    });
+  const limiter = bodyLimit({
+    maxSize: options.bodyLimit,
+    onError: () => {
+      throw bodyTooLarge(options.bodyLimit);
+    },
+  });
+  /** The request body as text, cut with a 413 as soon as it passes the limit. */
+  async function readText(c: Context): Promise<string> {
+    let text = '';
+    await limiter(c, async () => {
+      text = await c.req.text();
+    });
+    return text;
+  }
+
+  app.get(STATE_PATH, async (c) => {
+    await authorize(c);
+    return answer(c, 200, await options.state.snapshot());
+  });
+  app.put(STATE_PATH, async (c) => {
+    await authorize(c);
+    const state = decodeBody(c.req.header('content-type'), await readText(c), options.bodyLimit);
+    await options.state.restore(state as EmulatorState);
+    return answer(c, 204);
+  });
+  app.post(STATE_RESET_PATH, async (c) => {
+    await authorize(c);
+    await options.state.reset();
+    return answer(c, 204);
+  });
+  app.all(STATE_PATH, (c) => {
+    throw methodNotAllowed(c.req.method, 'GET, PUT');
+  });
+  app.all(STATE_RESET_PATH, (c) => {
+    throw methodNotAllowed(c.req.method, 'POST');
+  });
+}

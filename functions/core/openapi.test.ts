@@ -1,0 +1,192 @@
+import * as z from 'zod/mini';
+import { describe, expect, it } from 'vitest';
+import { openApiDocument, pathParameters, type DescribedOperation } from './openapi.ts';
+import { defineRoute } from './route.ts';
+
+const ThingSchema = z.strictObject({ name: z.string(), size: z.int() });
+const ThingListSchema = z.array(ThingSchema);
+const ThingParamSchema = z.string().check(z.regex(/^[a-z]+$/));
+const UnusedSchema = z.object({ never: z.boolean() });
+/** Named as an area's schemas.ts names them: `<Name>Schema`. */
+const schemas = { ThingSchema, ThingListSchema, UnusedSchema, NOT_A_SCHEMA: 1 };
+
+const list: DescribedOperation = {
+  name: 'things-things-get',
+  route: defineRoute('GET /api/v1/things', 'The things'),
+  request: z.object({ params: z.object({}), body: z.undefined() }),
+  response: ThingListSchema,
+};
+const one: DescribedOperation = {
+  name: 'things-thing-get',
+  route: defineRoute('GET /api/v1/things/:thing', 'One thing', { aliases: ['/api/v1/thing/:thing'] }),
+  request: z.object({ params: z.object({ thing: ThingParamSchema }), body: z.undefined() }),
+  response: ThingSchema,
+};
+const replace: DescribedOperation = {
+  name: 'things-thing-put',
+  route: defineRoute('PUT /api/v1/things/:thing', 'Replace a thing, from JSON, YAML or a tar', { body: 'document', upload: ['application/x-tar'] }),
+  request: z.object({ params: z.object({ thing: ThingParamSchema }), body: z.object({ size: z.int() }) }),
+  response: ThingSchema,
+};
+const poke: DescribedOperation = {
+  name: 'things-poke-post',
+  route: defineRoute('POST /api/v1/things/poke', 'Poke, optionally with a note'),
+  request: z.object({ body: z.optional(z.object({ note: z.string() })) }),
+  response: z.strictObject({ poked: z.boolean() }),
+};
+const login: DescribedOperation = {
+  name: 'auth-login-post',
+  route: defineRoute('POST /api/v1/login', 'Log in'),
+  request: z.object({ body: z.object({ password: z.string() }) }),
+  response: z.object({ token: z.string() }),
+  public: true,
+  answers: { 401: { description: 'Wrong password', schema: z.object({ success: z.literal(false) }) } },
+  problems: [400],
+};
+const socket: DescribedOperation = {
+  name: 'things-thing-ws',
+  route: defineRoute('GET /ws/things/:thing', 'A websocket of a thing'),
+  request: z.object({ params: z.object({ thing: ThingParamSchema }) }),
+  websocket: true,
+  problems: [400, 404, 426],
+};
+
+const document = openApiDocument({
+  info: { title: 'things', version: '1.0.0' },
+  operations: [list, one, replace, poke, login, socket],
+  schemaModules: [schemas],
+  securitySchemes: { basic: { type: 'http', scheme: 'basic' } },
+  examples: new Map([['things-things-get', [{ name: 'a', size: 1 }]]]),
+});
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const problem = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+describe('openApiDocument', () => {
+  it('writes an OpenAPI 3.1 document: a path per route path, operations named and tagged after their module', () => {
+    expect(document.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(Object.keys(document.paths)).toEqual([
+      '/api/v1/login',
+      '/api/v1/thing/{thing}',
+      '/api/v1/things',
+      '/api/v1/things/poke',
+      '/api/v1/things/{thing}',
+      '/ws/things/{thing}',
+    ]);
+    expect(Object.keys(document.paths['/api/v1/things/{thing}']!)).toEqual(['get', 'put']);
+    expect(document.paths['/api/v1/things']!.get).toMatchObject({ operationId: 'things-things-get', tags: ['things'], summary: 'The things' });
+    expect(document.tags).toEqual([{ name: 'auth' }, { name: 'things' }]);
+  });
+
+  it('names the schemas as their modules do, the others after their operation, and keeps only those it uses', () => {
+    expect(document.paths['/api/v1/things']!.get!.responses).toMatchObject({
+      200: { content: { 'application/json': { schema: ref('ThingList'), example: [{ name: 'a', size: 1 }] } } },
+    });
+    expect(document.components.schemas.ThingList).toEqual({ type: 'array', items: ref('Thing') });
+    expect(document.components.schemas.Thing).toMatchObject({ type: 'object', required: ['name', 'size'], additionalProperties: false });
+    expect(Object.keys(document.components.schemas).sort()).toEqual(
+      [
+        'AuthLoginPostAnswer',
+        'AuthLoginPostAnswer401',
+        'AuthLoginPostBody',
+        'InputError',
+        'Problem',
+        'Thing',
+        'ThingList',
+        'ThingsPokePostAnswer',
+        'ThingsPokePostBody',
+        'ThingsThingPutBody',
+      ].sort(),
+    );
+  });
+
+  it('gives path parameters their schema, and answers 400 and 404 for them', () => {
+    const get = document.paths['/api/v1/things/{thing}']!.get!;
+    expect(get.parameters).toEqual([{ name: 'thing', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z]+$' } }]);
+    expect(Object.keys(get.responses as object)).toEqual(['200', '400', '401', '403', '404', '429', '500', 'default']);
+    expect(get.responses).toMatchObject({ 400: problem('BadRequest'), 404: problem('NotFound'), default: problem('Problem') });
+  });
+
+  it("describes a body as JSON, as JSON and YAML for a document route, and a route's uploads as raw bytes", () => {
+    expect(document.paths['/api/v1/things/{thing}']!.put!.requestBody).toEqual({
+      required: true,
+      content: {
+        'application/json': { schema: ref('ThingsThingPutBody') },
+        'application/yaml': { schema: ref('ThingsThingPutBody') },
+        'application/x-yaml': { schema: ref('ThingsThingPutBody') },
+        'text/yaml': { schema: ref('ThingsThingPutBody') },
+        'application/x-tar': {},
+      },
+    });
+    expect(Object.keys(document.paths['/api/v1/things/{thing}']!.put!.responses as object)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      'default',
+    ]);
+    expect(document.paths['/api/v1/things/poke']!.post!.requestBody).toEqual({
+      required: false,
+      content: { 'application/json': { schema: ref('ThingsPokePostBody') } },
+    });
+    expect(document.paths['/api/v1/things']!.get!.requestBody).toBeUndefined();
+  });
+
+  it('takes the security schemes everywhere but on a public operation, which says its own answers and problems', () => {
+    expect(document.security).toEqual([{ basic: [] }]);
+    expect(document.components.securitySchemes).toEqual({ basic: { type: 'http', scheme: 'basic' } });
+    const post = document.paths['/api/v1/login']!.post!;
+    expect(post.security).toEqual([]);
+    expect(Object.keys(post.responses as object)).toEqual(['200', '400', '401', '500', 'default']);
+    expect(post.responses).toMatchObject({
+      401: { description: 'Wrong password', content: { 'application/json': { schema: ref('AuthLoginPostAnswer401') } } },
+    });
+  });
+
+  it('answers a websocket 101 to an upgrade request', () => {
+    const get = document.paths['/ws/things/{thing}']!.get!;
+    expect(get.parameters).toContainEqual({ name: 'Upgrade', in: 'header', required: true, schema: { type: 'string', enum: ['websocket'] } });
+    expect(Object.keys(get.responses as object)).toEqual(['101', '400', '401', '403', '404', '426', '429', '500', 'default']);
+  });
+
+  it("describes an alias as the route's operation, under an operationId of its own", () => {
+    const alias = document.paths['/api/v1/thing/{thing}']!.get!;
+    expect(alias).toMatchObject({ operationId: 'things-thing-get-alias-1', summary: 'One thing', description: 'Another path of GET /api/v1/things/{thing}.' });
+    expect(alias.responses).toEqual(document.paths['/api/v1/things/{thing}']!.get!.responses);
+  });
+
+  it('describes every problem with the one Problem schema, as application/problem+json', () => {
+    expect(document.components.responses.NotFound).toEqual({
+      description: expect.any(String),
+      content: { 'application/problem+json': { schema: ref('Problem') } },
+    });
+    expect(document.components.schemas.Problem).toMatchObject({
+      required: ['type', 'title', 'status', 'detail'],
+      properties: { errors: { items: ref('InputError') } },
+    });
+  });
+
+  it('refuses two operations on the same method and path', () => {
+    expect(() => openApiDocument({ info: { title: 't', version: '1' }, operations: [list, { ...list, name: 'things-other-get' }] })).toThrow(
+      'things-other-get and things-things-get both answer GET /api/v1/things',
+    );
+  });
+
+  it('goes without security when none is given', () => {
+    const open = openApiDocument({ info: { title: 't', version: '1' }, operations: [list] });
+    expect(open.security).toBeUndefined();
+    expect(Object.keys(open.paths['/api/v1/things']!.get!.responses as object)).toEqual(['200', '500', 'default']);
+  });
+});
+
+describe('pathParameters', () => {
+  it('lists the parameters of a route path in order', () => {
+    expect(pathParameters('/api/v1/chutes/:chute/networks/:network/stations/:mac')).toEqual(['chute', 'network', 'mac']);
+    expect(pathParameters('/api/v1/chutes')).toEqual([]);
+  });
+});

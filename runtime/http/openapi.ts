@@ -1,0 +1,147 @@
+import * as z from 'zod/mini';
+import { ChangeRequestSchema } from '../../functions/changes/schemas.ts';
+import { NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
+import type { Device } from '../../functions/core/device.ts';
+import type { Handler } from '../../functions/core/invoke.ts';
+import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '../../functions/core/openapi.ts';
+import { openApiExamples, type ExampleParameter } from '../../functions/core/openapi-examples.ts';
+import { defineRoute } from '../../functions/core/route.ts';
+import { PACKAGE_VERSION } from '../../functions/core/version.ts';
+import { parseStat } from '../../functions/parsers/stat.ts';
+import { parseUptime } from '../../functions/parsers/uptime.ts';
+import { CHANGE_STREAM_PATH, HOSTAPD_CONTROL_PATH } from './app.ts';
+import { LOGIN_PATH } from './auth.ts';
+
+/*
+ * The API as one OpenAPI 3.1 document (functions/core/openapi.ts): every endpoint module as it
+ * describes itself, and here what the HTTP layer answers itself, described once: the login, the two
+ * websockets and how a client authenticates. The build writes it to dist/openapi.json and into the
+ * bundle of GET /api/v1/openapi.json (esbuild.config.mjs); docs/decisions/0029-openapi-from-the-schemas.md.
+ */
+
+/** An endpoint module with its bundle's name, as the build hands it over. */
+export type DescribedEndpoint = DescribedOperation & { response: NonNullable<DescribedOperation['response']>; handle: Handler };
+
+/** The body of a login (`credentials` in runtime/http/auth.ts reads it). */
+export const LoginBodySchema = z.object({ username: z.string(), password: z.string() });
+
+/** A login that succeeded: the token for `Authorization: Bearer <token>`. */
+export const LoginAnswerSchema = z.strictObject({ username: z.string(), success: z.literal(true), token: z.string() });
+
+/** A login refused: wrong credentials (401, with `WWW-Authenticate`). */
+export const LoginRefusalSchema = z.strictObject({ username: z.string(), success: z.literal(false) });
+
+/** What runtime/http/app.ts answers itself, beside the functions. */
+export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
+  {
+    name: 'auth-local-post',
+    route: defineRoute(`POST ${LOGIN_PATH}`, 'Log in: a token for every other request'),
+    request: z.object({ body: LoginBodySchema }),
+    response: LoginAnswerSchema,
+    description:
+      'The token is an HS256 JWT, valid for one hour. Not mounted when authentication is off (`chutebox emulate --no-auth`); ' +
+      "the emulator's user is `paradrop` with an empty password.",
+    public: true,
+    answers: {
+      401: {
+        description: 'Wrong username or password',
+        schema: LoginRefusalSchema,
+        headers: { 'WWW-Authenticate': { description: 'The schemes to authenticate with', schema: { type: 'string' } } },
+      },
+    },
+    problems: [400, 403, 413, 415, 429],
+  },
+  {
+    name: 'chutes-hostapd-control-ws',
+    route: defineRoute(`GET ${HOSTAPD_CONTROL_PATH}`, "A websocket to the access point's hostapd control interface"),
+    request: NetworkRequestSchema,
+    description:
+      "Each text message is one hostapd command (`STATUS`, `ALL_STA`, `DEAUTHENTICATE <mac>`), answered with hostapd's reply verbatim; after `ATTACH`, each of " +
+      "hostapd's events comes as a message `<3>TEXT`. Before the upgrade the chute and network are checked as `…/hostapd_status` checks them. " +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    websocket: true,
+    problems: [400, 404, 409, 426],
+  },
+  {
+    name: 'changes-change-stream-ws',
+    route: defineRoute(`GET ${CHANGE_STREAM_PATH}`, "A websocket of a change's messages, as pdtools follows a change"),
+    request: ChangeRequestSchema,
+    description:
+      'Sends every message of the change so far, then each new one, as JSON `{"time": <seconds since the epoch>, "message": <text>}`, and closes with 1000 once ' +
+      'the change has succeeded or failed. Messages from the client are ignored (a binary one closes with 1003). ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    websocket: true,
+    problems: [400, 404, 426],
+  },
+];
+
+/** How a client authenticates (runtime/auth/policy.ts): a token from the login, or the credentials themselves. */
+export const SECURITY_SCHEMES = {
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `A token from \`POST ${LOGIN_PATH}\`, valid for one hour` },
+  basic: {
+    type: 'http',
+    scheme: 'basic',
+    description: "The device's credentials (set with `chutebox passwd`; the emulator's: `paradrop` and an empty password)",
+  },
+} as const;
+
+/** Where the examples find a value for each path parameter: what the device lists. */
+export const EXAMPLE_PARAMETERS: Readonly<Record<string, ExampleParameter>> = {
+  chute: { list: '/api/v1/chutes', field: 'name' },
+  network: { list: '/api/v1/chutes/:chute/networks', field: 'name' },
+  mac: { list: '/api/v1/chutes/:chute/networks/:network/stations', field: 'mac_addr' },
+  id: { list: '/api/v1/changes', field: 'id' },
+  user: { values: ['paradrop', 'root'] },
+};
+
+const DESCRIPTION = [
+  "chutebox answers ParaDrop's device API on `chutebox serve` (a device), `chutebox emulate` (a recorded device) and AWS Lambda.",
+  `Log in with \`POST ${LOGIN_PATH}\` and send the token as \`Authorization: Bearer <token>\`, or send the credentials with HTTP Basic. ` +
+    'A device without a password serves only clients on the device itself, without credentials; `chutebox emulate --no-auth` serves everyone.',
+  'Every error is `application/problem+json` (RFC 9457). An unknown path answers 404, a known path with another method 405 (with `Allow`). ' +
+    'A trailing slash is accepted on every path.',
+  'The examples are the answers of the built-in `default` scenario.',
+].join('\n\n');
+
+/**
+ * The document of `endpoints` (every endpoint module, named as its bundle) and the operations of the
+ * HTTP layer. `schemaModules` name the schemas (the areas' `schemas.ts`); with a `device`, each GET
+ * answers its example on it.
+ *
+ * @example
+ * const document = await apiDocument([{ name: 'info-features-get', ...features }], [infoSchemas], (await loadScenario('default')).device);
+ */
+export async function apiDocument(
+  endpoints: readonly DescribedEndpoint[],
+  schemaModules: readonly Readonly<Record<string, unknown>>[],
+  device?: Device,
+): Promise<OpenApiDocument> {
+  const examples = device === undefined ? undefined : await openApiExamples(endpoints, device, EXAMPLE_PARAMETERS);
+  return openApiDocument({
+    info: {
+      title: 'chutebox',
+      version: PACKAGE_VERSION,
+      description: DESCRIPTION,
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    operations: [...endpoints, ...HTTP_OPERATIONS],
+    schemaModules: [...schemaModules, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema }],
+    securitySchemes: SECURITY_SCHEMES,
+    ...(examples === undefined ? {} : { examples }),
+  });
+}
+
+/**
+ * What a device's own clock says, in milliseconds since the epoch: its boot time (`btime` of
+ * /proc/stat) plus its uptime; null without either. A scenario served as recorded answers the time it
+ * was recorded: the examples' clock, so that every build writes the same document.
+ *
+ * @example
+ * await deviceTime(device) // 1795520845000
+ */
+export async function deviceTime(device: Pick<Device, 'readFile'>): Promise<number | null> {
+  const [stat, uptime] = await Promise.all([device.readFile('/proc/stat'), device.readFile('/proc/uptime')]);
+  const bootTime = stat === null ? null : parseStat(stat).bootTime;
+  const times = uptime === null ? null : parseUptime(uptime);
+  return bootTime === null || times === null ? null : Math.round((bootTime + times.uptime) * 1000);
+}
