@@ -1,14 +1,17 @@
 // Builds chutebox: one standalone bundle per endpoint, the entry points, and dist/manifest.json.
-// Usage: node esbuild.config.mjs [--quiet]
+// Usage: node esbuild.config.mjs [--quiet] [--types]
+// --types (and `npm pack`, which runs it as `prepare`) also writes the package's type declarations to dist/types/.
 import * as esbuild from 'esbuild';
 import { copyFile, readdir, readFile, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeDocsPage } from './runtime/http/docs-page/build.mjs';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(root, 'dist');
 const quiet = process.argv.includes('--quiet');
+const withTypes = process.argv.includes('--types') || process.env.npm_command === 'pack' || process.env.npm_command === 'publish';
 const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
 
 /** Size budgets in bytes, minified. Enforced by test/bundles.test.ts, printed here. */
@@ -31,9 +34,20 @@ const ENTRIES = {
   tokens: 'runtime/auth/tokens.ts',
   // The reverse proxy of the chutes' web pages (serve only), loaded on the first request to /chutes/<chute>/.
   'chute-proxy': 'runtime/http/chute-proxy.ts',
+  // The API reference page (GET /docs), loaded on its first request; it serves the files of dist/docs/.
+  docs: 'runtime/http/docs.ts',
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
   'hostapd-events': 'runtime/network/hostapd-events.entry.ts',
+  // The package's library entries (package.json `exports`): `chutebox/emulator` and `chutebox/msw`.
+  'lib-emulator': 'emulator/start.ts',
+  'lib-msw': 'emulator/msw.ts',
 };
+
+/** Modules a library entry takes from the project that installs chutebox, not from its bundle: msw's handlers must be that project's msw. */
+const LIBRARY_EXTERNALS = { 'lib-msw': ['msw'] };
+
+/** The sources whose declarations `--types` writes: the library entries, which `exports` points at (and every endpoint, for `Endpoints`). */
+const TYPE_SOURCES = ['emulator/start.ts', 'emulator/msw.ts', 'functions/core/endpoint-types.ts'];
 
 const shared = {
   bundle: true,
@@ -278,9 +292,10 @@ const [openApi] = await Promise.all([
       plugins: [
         linkEntries(name),
         // The emulator takes yaml's ES module build too: without the CommonJS wrapper it loads ~6 ms sooner at start.
-        ...(name === 'emulator' ? [yamlModules()] : []),
+        ...(name === 'emulator' || name.startsWith('lib-') ? [yamlModules()] : []),
         ...(name === 'engine' ? [stubUnused()] : name === 'websocket' ? [stubOptionalAddons()] : []),
       ],
+      external: LIBRARY_EXTERNALS[name] ?? [],
       // CommonJS dependencies (dockerode, yaml) call require() for Node built-ins.
       banner: { js: "import { createRequire as __cjsRequire } from 'node:module'; const require = __cjsRequire(import.meta.url);" },
     }),
@@ -290,11 +305,52 @@ const [openApi] = await Promise.all([
 const openApiFunction = functions.find((fn) => fn.name === OPENAPI_FUNCTION);
 if (openApiFunction === undefined) throw new Error(`no function ${OPENAPI_FUNCTION}: functions/meta/openapi.get.ts is missing`);
 await buildFunction(openApiFunction, { CHUTEBOX_OPENAPI: JSON.stringify(openApi) });
+// The docs page (dist/docs/): Redoc's standalone bundle and a page with the document inlined (docs/decisions/0032-the-docs-page.md).
+await writeDocsPage({ root, dist, document: openApi });
 await chmod(path.join(dist, 'chutebox.mjs'), 0o755);
 await compileScenarios();
 // The `chutebox` command: a shell launcher that bounds Node's heap, then runs chutebox.mjs (package.json `bin`).
 await copyFile(path.join(root, 'runtime/chutebox.sh'), path.join(dist, 'chutebox'));
 await chmod(path.join(dist, 'chutebox'), 0o755);
+
+/**
+ * The type declarations of the library entries, the endpoints and everything they name, as
+ * dist/types/<source>.d.ts (tsc, with tsconfig.json's settings; seconds, so only for a package), and
+ * dist/types/endpoints.d.ts: `Endpoints`, each endpoint's `EndpointTypes` by its route key
+ * (`'GET /api/v1/chutes'`), for `chutebox/types`.
+ */
+async function writeTypes(functions, manifest) {
+  const { spawnSync } = await import('node:child_process');
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const config = JSON.parse(await readFile(path.join(root, 'tsconfig.json'), 'utf8')).compilerOptions;
+  const flags = Object.entries(config).flatMap(([key, value]) => {
+    if (key === 'noEmit') return [];
+    return Array.isArray(value) ? [`--${key}`, value.join(',')] : typeof value === 'boolean' ? (value ? [`--${key}`] : []) : [`--${key}`, String(value)];
+  });
+  const sources = [...TYPE_SOURCES, ...functions.map((fn) => fn.where)];
+  const args = [tsc, ...flags, '--declaration', '--emitDeclarationOnly', '--rootDir', root, '--outDir', path.join(dist, 'types'), ...sources];
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`tsc could not write the type declarations (exit ${result.status})`);
+  const keys = [];
+  for (const [i, fn] of functions.entries()) {
+    const { method, path: routePath, aliases = [] } = manifest.functions.find((entry) => entry.name === fn.name);
+    for (const key of [routePath, ...aliases].map((p) => `${method} ${p}`)) keys.push(`  ${JSON.stringify(key)}: EndpointTypes<typeof f${i}>;`);
+  }
+  const text = [
+    '// Written by the build (esbuild.config.mjs): every endpoint of the API, by its route key.',
+    "import type { EndpointTypes } from './functions/core/endpoint-types.ts';",
+    ...functions.map((fn, i) => `import type * as f${i} from './${fn.where.replaceAll(path.sep, '/')}';`),
+    "export type { EndpointTypes } from './functions/core/endpoint-types.ts';",
+    '/** What each endpoint takes (`params`, `body`) and answers (`response`), from its schemas, by `<METHOD> <path>`. */',
+    'export interface Endpoints {',
+    ...keys,
+    '}',
+    '/** A route key of the API, e.g. `GET /api/v1/chutes`. */',
+    'export type EndpointKey = keyof Endpoints;',
+    '',
+  ].join('\n');
+  await writeFile(path.join(dist, 'types', 'endpoints.d.ts'), text);
+}
 
 async function sizes(file) {
   const bytes = await readFile(file);
@@ -314,6 +370,7 @@ for (const name of Object.keys(ENTRIES)) {
   manifest.entries.push({ name, file: `${name}.mjs`, ...(await sizes(path.join(dist, `${name}.mjs`))) });
 }
 await writeFile(path.join(dist, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+if (withTypes) await writeTypes(functions, manifest);
 
 if (!quiet) {
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`.padStart(9);

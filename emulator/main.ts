@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fixedAuth } from '../runtime/auth/index.ts';
-import { createApp } from '../runtime/http/app.ts';
 import { listen } from '../runtime/http/listen.ts';
 import {
   CHUTE_SUBNET_POOL_OPTION,
@@ -20,11 +18,11 @@ import { HttpProblem } from '../functions/core/problem.ts';
 import { heapLimit, readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
-import { builtInScenarios, loadScenario, SCENARIO_ENV, type EmulatorState, type Scenario } from './scenario-device.ts';
-import { mountStateApi, STATE_PATH } from './state-api.ts';
+import { EMULATOR_ACCOUNT, emulatorApp } from './app.ts';
+import { builtInScenarios, SCENARIO_ENV, type EmulatorState, type Scenario } from './scenario-device.ts';
+import { STATE_PATH } from './state-api.ts';
 
-/** The emulator's one account: ParaDrop's default user, with an empty password. */
-export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
+export { EMULATOR_ACCOUNT } from './app.ts';
 
 const OPTIONS = [
   {
@@ -100,15 +98,17 @@ export async function main(argv: string[]): Promise<void> {
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const controller = values.controller === undefined ? undefined : parseControllerUrl(values.controller);
   let settings: Settings = {};
-  const scenario = await loadScenario(values.scenario!, undefined, {
+  const { app, scenario } = await emulatorApp({
+    scenario: values.scenario!,
+    auth,
     changeDelayMs,
-    settings: () => settings,
     ...(controller === undefined ? {} : { controller }),
+    functionsDir,
+    corsOrigin: values['cors-origin']!,
+    uploadLimit,
+    settings: () => settings,
   });
   if (values.state !== undefined) await restoreStateFile(values.state, scenario);
-  const policy = auth ? await fixedAuth(EMULATOR_ACCOUNT) : null;
-  const app = await createApp({ functionsDir, device: scenario.device, auth: policy, corsOrigin: values['cors-origin']!, uploadLimit });
-  mountStateApi(app, { state: scenario, auth: policy, corsOrigin: values['cors-origin']!, bodyLimit: uploadLimit });
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(OPTIONS, values, {
     portal_server_port: Number(new URL(server.url).port),

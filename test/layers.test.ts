@@ -130,7 +130,7 @@ describe('source layers: functions/ ← runtime/ ← emulator/', () => {
     expect(graph).toContainEqual({ from: 'emulator/cli.ts', to: 'runtime/main.ts', local: true, kind: 'dynamic' });
     expect(graph).toContainEqual({ from: 'runtime/host-device.ts', to: 'runtime/engine/engine.entry.ts', local: true, kind: 'dynamic' });
     expect(graph).toContainEqual({ from: 'runtime/chutes/lifecycle.ts', to: 'runtime/engine/docker.ts', local: true, kind: 'type' });
-    expect(graph).toContainEqual({ from: 'emulator/main.ts', to: 'runtime/http/app.ts', local: true, kind: 'static' });
+    expect(graph).toContainEqual({ from: 'emulator/app.ts', to: 'runtime/http/app.ts', local: true, kind: 'static' });
   });
 
   it('resolves every relative import to a file of the repository', () => {

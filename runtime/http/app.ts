@@ -125,6 +125,8 @@ export async function createApp(options: AppOptions): Promise<Hono> {
     app.all(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device));
     app.all('/chutes/:chute', (c) => c.redirect(`${c.req.path}/`, 308));
   }
+  // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
+  app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));
   // A preflight is answered for any path, without credentials: the browser sends none with it.
   app.on('OPTIONS', '*', (c) => new Response(null, { status: 204, headers: cors.preflight(requestHeaders(c).origin) }));
 

@@ -1,0 +1,43 @@
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DIST_FUNCTIONS } from '../test/support/test-bundles.ts';
+import { chuteboxHandlers } from './msw.ts';
+
+/** A controller's code under test, as it would call the router. */
+async function guestSsid(router: string): Promise<string> {
+  return ((await (await fetch(`${router}/api/v1/chutes/hotspot/networks/guest/ssid`)).json()) as { ssid: string }).ssid;
+}
+
+describe('chuteboxHandlers with setupServer (msw in Node)', () => {
+  const handlers = chuteboxHandlers({ baseUrl: 'http://router.test', scenario: 'default', auth: false, changeDelayMs: 0, functionsDir: DIST_FUNCTIONS });
+  const server = setupServer(...handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => handlers.reset());
+  afterAll(() => server.close());
+
+  it('answers a request to the router’s base URL with the scenario, as chutebox emulate would', async () => {
+    const answer = await fetch('http://router.test/api/v1/chutes');
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { name: string }[]).map((chute) => chute.name).sort()).toEqual(['hello-world', 'hotspot']);
+    const missing = await fetch('http://router.test/api/v1/chutes/nowhere');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('application/problem+json');
+  });
+
+  it('keeps what a request changed until reset()', async () => {
+    const recorded = await guestSsid('http://router.test');
+    const put = await fetch('http://router.test/api/v1/chutes/hotspot/networks/guest/ssid', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ssid: 'changed by a test' }),
+    });
+    expect(put.status).toBe(200);
+    expect(await guestSsid('http://router.test')).toBe('changed by a test');
+    await handlers.reset();
+    expect(await guestSsid('http://router.test')).toBe(recorded);
+  });
+
+  it('refuses a base URL with a path', () => {
+    expect(() => chuteboxHandlers({ baseUrl: 'http://router.test/api' })).toThrow(/must be an origin/);
+  });
+});

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIST_FUNCTIONS } from '../test/support/test-bundles.ts';
+import { EMULATOR_ACCOUNT } from './app.ts';
+import { startEmulator, type RunningEmulator } from './start.ts';
+
+describe('startEmulator: a router in a controller’s test suite', () => {
+  let router: RunningEmulator;
+  beforeAll(async () => {
+    router = await startEmulator({ scenario: 'default', port: 0, auth: false, changeDelayMs: 0, functionsDir: DIST_FUNCTIONS });
+  });
+  afterAll(() => router.stop());
+
+  const get = async (path: string) => (await fetch(`${router.url}/api/v1${path}`)).json();
+  const ssid = () => get('/chutes/hotspot/networks/guest/ssid') as Promise<{ ssid: string }>;
+
+  it('answers the scenario on a free port of 127.0.0.1', async () => {
+    expect(router.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(router.scenario).toBe('default');
+    expect(((await get('/chutes')) as { name: string }[]).map((chute) => chute.name).sort()).toEqual(['hello-world', 'hotspot']);
+  });
+
+  it('reset() brings back the scenario’s answers after a test changed them, and restore() a snapshot’s', async () => {
+    const recorded = (await ssid()).ssid;
+    const put = (value: string) =>
+      fetch(`${router.url}/api/v1/chutes/hotspot/networks/guest/ssid`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ssid: value }),
+      });
+    expect((await put('changed')).status).toBe(200);
+    const changed = await router.snapshot();
+    expect((await ssid()).ssid).toBe('changed');
+    await router.reset();
+    expect((await ssid()).ssid).toBe(recorded);
+    await router.restore(changed);
+    expect((await ssid()).ssid).toBe('changed');
+    await router.reset();
+  });
+
+  it('stop() closes the port', async () => {
+    const other = await startEmulator({ auth: false, functionsDir: DIST_FUNCTIONS });
+    await other.stop();
+    await expect(fetch(`${other.url}/api/v1/info/features`)).rejects.toThrow();
+  });
+});
+
+describe('startEmulator with auth (the default)', () => {
+  it('responds with 401 without credentials, and serves the emulator account’s token', async () => {
+    const router = await startEmulator({ functionsDir: DIST_FUNCTIONS });
+    try {
+      expect((await fetch(`${router.url}/api/v1/chutes`)).status).toBe(401);
+      const login = await fetch(`${router.url}/api/v1/auth/local`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(EMULATOR_ACCOUNT),
+      });
+      const { token } = (await login.json()) as { token: string };
+      expect((await fetch(`${router.url}/api/v1/chutes`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    } finally {
+      await router.stop();
+    }
+  });
+});

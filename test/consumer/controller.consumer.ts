@@ -1,0 +1,89 @@
+// A controller project's own tests (its controller.test.ts), as the package's README shows them: test/package.test.ts packs
+// chutebox, installs the tarball in a fresh project beside this file and runs this suite there.
+import { startEmulator, type RunningEmulator } from 'chutebox/emulator';
+import { chuteboxHandlers } from 'chutebox/msw';
+import type { Endpoints } from 'chutebox/types';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+/** The controller's code under test: it logs in and asks the router things. */
+class RouterClient {
+  private token = '';
+  constructor(private readonly base: string) {}
+  async login(): Promise<void> {
+    const answer = await fetch(`${this.base}/api/v1/auth/local`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'paradrop', password: '' }),
+    });
+    this.token = ((await answer.json()) as { token: string }).token;
+  }
+  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const answer = await fetch(`${this.base}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: answer.status, body: await answer.json() };
+  }
+}
+
+describe('startEmulator in a controller’s vitest suite', () => {
+  let router: RunningEmulator;
+  let client: RouterClient;
+  beforeAll(async () => {
+    router = await startEmulator({ scenario: 'default', port: 0, changeDelayMs: 0 });
+    client = new RouterClient(router.url);
+    await client.login();
+  });
+  afterEach(() => router.reset());
+  afterAll(() => router.stop());
+
+  it('lists the chutes', async () => {
+    const chutes = await client.call('GET', '/chutes');
+    expect(chutes.status).toBe(200);
+    expect(chutes.body.map((chute: { name: string }) => chute.name).sort()).toEqual(['hello-world', 'hotspot']);
+  });
+
+  it('changes an SSID, and stops a chute by following its change until it succeeds', async () => {
+    expect((await client.call('PUT', '/chutes/hotspot/networks/guest/ssid', { ssid: 'controller test' })).status).toBe(200);
+    expect((await client.call('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).toBe('controller test');
+    const stop = await client.call('POST', '/chutes/hotspot/stop');
+    let change = await client.call('GET', `/changes/${stop.body.change_id}`);
+    for (let i = 0; i < 100 && change.body.state !== 'succeeded' && change.body.state !== 'failed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      change = await client.call('GET', `/changes/${stop.body.change_id}`);
+    }
+    expect(change.body.state).toBe('succeeded');
+    expect((await client.call('GET', '/chutes/hotspot')).body.state).toBe('stopped');
+  });
+
+  it('starts every test from the scenario again (reset after each)', async () => {
+    expect((await client.call('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).not.toBe('controller test');
+    expect((await client.call('GET', '/chutes/hotspot')).body.state).toBe('running');
+  });
+});
+
+describe('chuteboxHandlers with msw’s setupServer', () => {
+  const handlers = chuteboxHandlers({ baseUrl: 'http://router.test', scenario: 'default', changeDelayMs: 0 });
+  const server = setupServer(...handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => handlers.reset());
+  afterAll(() => server.close());
+
+  it('answers the controller’s requests without a port', async () => {
+    const client = new RouterClient('http://router.test');
+    await client.login();
+    expect((await client.call('GET', '/chutes/hotspot/networks')).body.map((network: { name: string }) => network.name)).toContain('guest');
+  });
+});
+
+// The declarations are the package's: a wrong option is a type error, and each endpoint's types come
+// from its schemas.
+// @ts-expect-error port is a number
+void (() => startEmulator({ port: 'eighty' }));
+const install: Endpoints['POST /api/v1/chutes']['body'] = { name: 'hello', image: 'busybox:latest' };
+const ssid: Endpoints['PUT /api/v1/chutes/:chute/networks/:network/ssid']['body'] = { ssid: 'guest' };
+// @ts-expect-error a chute list is an array of chutes, not a map
+const wrong: Endpoints['GET /api/v1/chutes']['response'] = { hello: {} };
+void [install, ssid, wrong];
