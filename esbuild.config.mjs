@@ -6,6 +6,7 @@ import { copyFile, readdir, readFile, rm, writeFile, mkdir, chmod } from 'node:f
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { builtinModules } from 'node:module';
 import { writeDocsPage } from './runtime/http/docs-page/build.mjs';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -27,6 +28,8 @@ const ENTRIES = {
   'device-config': 'runtime/config/index.ts',
   emulator: 'emulator/main.ts',
   record: 'emulator/record.ts',
+  // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario-compiled.ts).
+  'scenario-command': 'emulator/scenario-command.ts',
   'scenario-device': 'emulator/lambda-device.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
   websocket: 'runtime/http/websocket.ts',
@@ -39,6 +42,8 @@ const ENTRIES = {
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
   'hostapd-events': 'runtime/network/hostapd-events.entry.ts',
   // The package's library entries (package.json `exports`): `chutebox/emulator` and `chutebox/msw`.
+  // The OpenAPI validator of `emulate --validate` (ajv), loaded only with validation on.
+  validator: 'emulator/openapi-validator.ts',
   'lib-emulator': 'emulator/start.ts',
   'lib-msw': 'emulator/msw.ts',
 };
@@ -47,7 +52,7 @@ const ENTRIES = {
 const LIBRARY_EXTERNALS = { 'lib-msw': ['msw'] };
 
 /** The sources whose declarations `--types` writes: the library entries, which `exports` points at (and every endpoint, for `Endpoints`). */
-const TYPE_SOURCES = ['emulator/start.ts', 'emulator/msw.ts', 'functions/core/endpoint-types.ts'];
+const TYPE_SOURCES = ['emulator/start.ts', 'emulator/msw.ts', 'emulator/msw-browser.ts', 'functions/core/endpoint-types.ts'];
 
 const shared = {
   bundle: true,
@@ -118,6 +123,23 @@ function stubOptionalAddons() {
       build.onResolve({ filter: /^(bufferutil|utf-8-validate)$/ }, (args) => ({ path: args.path, namespace: 'optional-addon' }));
       build.onLoad({ filter: /.*/, namespace: 'optional-addon' }, (args) => ({
         contents: `throw new Error(${JSON.stringify(`the optional addon ${args.path} is not bundled`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
+ * ajv keeps, for the standalone code it can generate, the source of its runtime helpers as strings
+ * (`'require("ajv/dist/runtime/equal").default'`), which chutebox never generates. A space after
+ * `require` in those strings keeps them from reading as imports of packages (test/bundles.test.ts).
+ */
+function ajvCodeStrings() {
+  return {
+    name: 'ajv-code-strings',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]node_modules[\\/]ajv(-formats)?[\\/]dist[\\/].*\.js$/ }, async (args) => ({
+        contents: (await readFile(args.path, 'utf8')).replace(/(['`])require\("/g, '$1require ("'),
         loader: 'js',
       }));
     },
@@ -268,6 +290,61 @@ async function compileScenarios() {
   }
 }
 
+/**
+ * The browser build of `chutebox/msw` (package.json `exports`, condition `browser`):
+ * dist/lib-msw.browser.mjs, emulator/msw-browser.ts for a page's bundler. A browser cannot import
+ * dist/functions/, so every endpoint module is bundled in (emulator/endpoint-modules.ts becomes a
+ * static import of each) with the OpenAPI document; msw stays the page's own (a peer, as for
+ * lib-msw.mjs); the HTTP layer's Node-only parts loaded on use (websockets, docs page, chute pages)
+ * become 501 answers (emulator/msw-browser-unserved.ts). A Node built-in that any module imports but
+ * the bundle never uses is stubbed, and the build fails if one is left in the output. Not in the
+ * manifest's entries (it is no Node bundle); the size table shows it.
+ */
+async function buildBrowserMsw(functions, openApi) {
+  const endpoints = [
+    ...functions.map((fn, i) => `import * as f${i} from ${JSON.stringify(fn.file)};`),
+    `export async function endpointModules() { return [${functions.map((_, i) => `f${i}`).join(', ')}]; }`,
+  ].join('\n');
+  const unserved = path.join(root, 'emulator/msw-browser-unserved.ts');
+  const nodeOnly = new Set(['websocket.ts', 'docs.ts', 'chute-proxy.ts'].map((file) => path.join(root, 'runtime/http', file)));
+  const outfile = path.join(dist, 'lib-msw.browser.mjs');
+  const { metafile } = await esbuild.build({
+    ...shared,
+    platform: 'browser',
+    target: 'es2022',
+    define: { ...shared.define, CHUTEBOX_OPENAPI: JSON.stringify(openApi) },
+    entryPoints: [path.join(root, 'emulator/msw-browser.ts')],
+    outfile,
+    external: ['msw'],
+    metafile: true,
+    plugins: [
+      yamlModules(),
+      {
+        name: 'browser-parts',
+        setup(build) {
+          build.onResolve({ filter: /endpoint-modules\.ts$/ }, () => ({ path: 'endpoint-modules', namespace: 'chutebox-endpoints' }));
+          build.onLoad({ filter: /.*/, namespace: 'chutebox-endpoints' }, () => ({ contents: endpoints, resolveDir: root, loader: 'js' }));
+          build.onResolve({ filter: /^\./ }, (args) => (nodeOnly.has(path.resolve(args.resolveDir, args.path)) ? { path: unserved } : undefined));
+          build.onResolve({ filter: /^node:|^[a-z_]+$/ }, (args) =>
+            args.path.startsWith('node:') || builtinModules.includes(args.path)
+              ? { path: args.path, namespace: 'node-builtin', sideEffects: false }
+              : undefined,
+          );
+          // Any export is a function that throws when called: dropped with the code that would call it.
+          build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
+            contents: `function fail() { throw new Error(${JSON.stringify(`${args.path} is not in a browser`)}); }
+module.exports = new Proxy(fail, { get: (_target, key) => (key === '__esModule' ? false : fail) });`,
+            loader: 'js',
+          }));
+        },
+      },
+    ],
+  });
+  const [output] = Object.values(metafile.outputs);
+  const builtins = Object.entries(output.inputs).filter(([input, { bytesInOutput }]) => input.startsWith('node-builtin:') && bytesInOutput > 0);
+  if (builtins.length > 0) throw new Error(`lib-msw.browser.mjs needs Node built-ins: ${builtins.map(([input]) => input).join(', ')}`);
+}
+
 await rm(dist, { recursive: true, force: true });
 await mkdir(path.join(dist, 'functions'), { recursive: true });
 
@@ -292,7 +369,8 @@ const [openApi] = await Promise.all([
       plugins: [
         linkEntries(name),
         // The emulator takes yaml's ES module build too: without the CommonJS wrapper it loads ~6 ms sooner at start.
-        ...(name === 'emulator' || name.startsWith('lib-') ? [yamlModules()] : []),
+        ...(name === 'emulator' || name === 'validator' || name.startsWith('lib-') ? [yamlModules()] : []),
+        ...(name === 'validator' ? [ajvCodeStrings()] : []),
         ...(name === 'engine' ? [stubUnused()] : name === 'websocket' ? [stubOptionalAddons()] : []),
       ],
       external: LIBRARY_EXTERNALS[name] ?? [],
@@ -307,6 +385,8 @@ if (openApiFunction === undefined) throw new Error(`no function ${OPENAPI_FUNCTI
 await buildFunction(openApiFunction, { CHUTEBOX_OPENAPI: JSON.stringify(openApi) });
 // The docs page (dist/docs/): Redoc's standalone bundle and a page with the document inlined (docs/decisions/0032-the-docs-page.md).
 await writeDocsPage({ root, dist, document: openApi });
+// The browser build of chutebox/msw, every endpoint module and the document in it.
+await buildBrowserMsw(functions, openApi);
 await chmod(path.join(dist, 'chutebox.mjs'), 0o755);
 await compileScenarios();
 // The `chutebox` command: a shell launcher that bounds Node's heap, then runs chutebox.mjs (package.json `bin`).
@@ -377,6 +457,7 @@ if (!quiet) {
   const rows = [
     ...manifest.functions.map((f) => [f.file, f.bytes, f.gzipBytes, f.name.startsWith('info-') ? BUDGETS.infoFunction : undefined]),
     ...manifest.entries.map((e) => [e.file, e.bytes, e.gzipBytes, e.name === 'runtime' ? BUDGETS.runtime : undefined]),
+    ['lib-msw.browser.mjs', ...Object.values(await sizes(path.join(dist, 'lib-msw.browser.mjs'))), undefined],
   ];
   const width = Math.max(...rows.map(([file]) => file.length));
   console.log(`${'bundle'.padEnd(width)} ${'minified'.padStart(9)} ${'gzip'.padStart(9)} ${'budget'.padStart(9)}`);

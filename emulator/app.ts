@@ -5,7 +5,9 @@ import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body.ts';
 import type { Settings } from '../functions/core/device.ts';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
+import { scenarioFromDocument } from './scenario-core.ts';
 import { loadScenario, type Scenario } from './scenario-device.ts';
+import type { CompiledScenario } from './scenario-tree.ts';
 import { mountStateApi } from './state-api.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
@@ -13,8 +15,11 @@ export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
 
 /** What an emulated router serves, and how. */
 export interface EmulatorAppOptions {
-  /** A built-in scenario name (`default`, `gl-ar150`) or a scenario folder (any path with a slash); default `default`. */
-  scenario?: string;
+  /**
+   * A built-in scenario name (`default`, `gl-ar150`), a scenario folder (any path with a slash), or a
+   * compiled scenario (`chutebox scenario compile DIR`, or the package's `scenarios/<name>.json`); default `default`.
+   */
+  scenario?: string | CompiledScenario;
   /** Whether requests need credentials (log in as `EMULATOR_ACCOUNT`); default true. */
   auth?: boolean;
   /** How long each step of a chute change takes, in milliseconds (default 200). */
@@ -29,6 +34,13 @@ export interface EmulatorAppOptions {
   uploadLimit?: number;
   /** What the device's `settings()` answers. */
   settings?: () => Settings;
+  /**
+   * Checks every request below `/api/v1` and every answer against the OpenAPI document the build made
+   * (`chutebox emulate --validate`): `true` answers a request outside the document with a problem (400,
+   * or 404, 405, 415) before the handlers see it; `'log'` only logs it, and the handlers answer. Either
+   * way an answer that breaks the document is logged (stderr) and served unchanged. Default off.
+   */
+  validate?: boolean | 'log';
 }
 
 /**
@@ -43,15 +55,27 @@ export interface EmulatorAppOptions {
  * await app.fetch(new Request('http://router.test/api/v1/chutes')); // 200, the scenario's chutes
  */
 export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ app: Hono; scenario: Scenario }> {
-  const scenario = await loadScenario(options.scenario ?? 'default', undefined, {
+  const scenarioOptions = {
     ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
     ...(options.controller === undefined ? {} : { controller: options.controller }),
     ...(options.settings === undefined ? {} : { settings: options.settings }),
-  });
+  };
+  const given = options.scenario ?? 'default';
+  const scenario = typeof given === 'string' ? await loadScenario(given, undefined, scenarioOptions) : scenarioFromDocument(given, scenarioOptions);
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const app = await createApp({ functionsDir, device: scenario.device, auth, corsOrigin: options.corsOrigin, uploadLimit });
   mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin, bodyLimit: uploadLimit });
+  if (options.validate === true || options.validate === 'log') {
+    // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.
+    const { validatingFetch } = await import('./openapi-validator.ts');
+    app.fetch = await validatingFetch(app.fetch, {
+      functionsDir,
+      mode: options.validate === true ? 'refuse' : 'log',
+      authorize: auth === null ? null : (authorization, client) => auth.authorize(authorization, client),
+      corsOrigin: options.corsOrigin,
+    });
+  }
   return { app, scenario };
 }

@@ -11,6 +11,10 @@ const COMMANDS: Record<string, { summary: string; run: Command }> = {
   serve: { summary: 'serve the device API of this machine', run: async (argv) => (await import('../runtime/main.ts')).serve(argv) },
   emulate: { summary: 'serve the device API from a recorded scenario', run: async (argv) => (await import('./main.ts')).main(argv) },
   record: { summary: "record this machine's raw sources as a scenario", run: async (argv) => (await import('./record.ts')).main(argv) },
+  scenario: {
+    summary: 'compile a scenario folder to one JSON document (scenario compile DIR)',
+    run: async (argv) => (await import('./scenario-command.ts')).main(argv),
+  },
   passwd: { summary: 'set the password of the API (read from stdin)', run: async (argv) => (await import('../runtime/passwd.ts')).main(argv) },
 };
 

@@ -61,6 +61,18 @@ const OPTIONS = [
 
 const SWITCHES = [
   { flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' },
+  {
+    flag: 'validate',
+    env: 'CHUTEBOX_VALIDATE',
+    description:
+      'check every request below /api/v1 against the OpenAPI document (GET /api/v1/openapi.json) and answer one outside it with a problem ' +
+      '(400 naming the rule broken, or 404, 405, 415), after the credentials; log each answer that breaks the document to stderr',
+  },
+  {
+    flag: 'validate-log',
+    env: 'CHUTEBOX_VALIDATE_LOG',
+    description: 'check requests and answers as --validate does, but only log those outside the document: the handlers answer every request',
+  },
 ] as const satisfies readonly SwitchSpec[];
 
 const HELP = optionsHelp(
@@ -107,6 +119,7 @@ export async function main(argv: string[]): Promise<void> {
     corsOrigin: values['cors-origin']!,
     uploadLimit,
     settings: () => settings,
+    ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
   });
   if (values.state !== undefined) await restoreStateFile(values.state, scenario);
   const server = await listen(app, { host: values.host!, port });
@@ -121,6 +134,7 @@ export async function main(argv: string[]): Promise<void> {
     `listening on ${server.url}\n` +
       `scenario ${scenario.name}${scenario.description ? `: ${scenario.description}` : ''}\n` +
       (values.state === undefined ? '' : `started from the state in ${values.state}\n`) +
+      (switches.validate ? validationHint('refused') : switches['validate-log'] ? validationHint('logged') : '') +
       (auth ? loginHint(server.url) : 'authentication is off: every request is served without credentials\n'),
   );
 
@@ -158,6 +172,10 @@ async function restoreStateFile(file: string, scenario: Scenario): Promise<void>
     const lines = error.errors?.map((entry) => `${entry.path || 'the state'} ${entry.message}`) ?? [error.message];
     throw new Error(`--state ${file} does not fit scenario ${scenario.name}:\n  ${lines.join('\n  ')}`);
   }
+}
+
+function validationHint(requests: 'refused' | 'logged'): string {
+  return `requests outside the OpenAPI document are ${requests}, answers that break it logged to stderr (lines beginning "openapi:")\n`;
 }
 
 function loginHint(url: string): string {

@@ -1,5 +1,4 @@
 import { deepFreeze } from '../functions/core/deep-freeze.ts';
-import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ChangeRecordSchema } from '../functions/changes/schemas.ts';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
@@ -398,7 +397,7 @@ const CHUTE_EDITS: { [A in ChuteAction]: ChuteEdit<A> } = {
 function newContainer(chute: StoredChute, now: number): Record<string, unknown> {
   const { image, version } = chute.record;
   return {
-    Id: randomBytes(32).toString('hex'),
+    Id: randomHex(32),
     Names: [`/${chuteContainerName(chute.name)}`],
     Image: typeof image === 'string' ? image : `chutebox/${chute.name}:${typeof version === 'string' || typeof version === 'number' ? version : 'latest'}`,
     Created: Math.floor(now / 1000),
@@ -406,6 +405,11 @@ function newContainer(chute: StoredChute, now: number): Record<string, unknown> 
     State: 'running',
     Status: 'Up Less than a second',
   };
+}
+
+/** `bytes` random bytes in hex, from Web Crypto (Node and browsers alike: the browser's msw handlers run this too). */
+function randomHex(bytes: number): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 function sleep(ms: number): Promise<void> {

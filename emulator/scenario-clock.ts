@@ -1,8 +1,8 @@
-import path from 'node:path';
 import * as z from 'zod/mini';
 import type { Device } from '../functions/core/device.ts';
 import { parseStat } from '../functions/parsers/stat.ts';
 import { parseUptime } from '../functions/parsers/uptime.ts';
+import { normalizePosix } from './scenario-tree.ts';
 
 /** The raw files whose numbers follow the emulator's clock. */
 export const CLOCK_FILES = { uptime: '/proc/uptime', stat: '/proc/stat' } as const;
@@ -111,7 +111,7 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
  * it is: the check costs next to nothing for the other files, which every request reads.
  */
 function clockFile(devicePath: string): string | null {
-  const file = devicePath.includes('//') || devicePath.includes('/.') ? path.posix.normalize(devicePath) : devicePath;
+  const file = devicePath.includes('//') || devicePath.includes('/.') ? normalizePosix(devicePath) : devicePath;
   return file === CLOCK_FILES.uptime || file === CLOCK_FILES.stat ? file : null;
 }
 

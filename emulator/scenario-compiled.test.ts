@@ -1,9 +1,9 @@
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../test/support/temp-dir.ts';
-import { compiledScenario, compileScenarios } from './scenario-compiled.ts';
+import { compiledScenario, compileScenario, compileScenarios, readScenarioTree } from './scenario-compiled.ts';
 import { readScenarioDocuments } from './scenario-documents.ts';
 import { ScenarioError } from '../runtime/scenario/format.ts';
 import { BUILT_IN_SCENARIOS, builtInScenarios } from './scenario-names.ts';
@@ -28,13 +28,19 @@ async function builtIns(name: string, scenarios: Record<string, Record<string, s
 }
 
 describe('the compiled built-in scenarios', () => {
-  it('dist/scenarios holds every built-in scenario, each exactly what parsing its YAML gives (the two cannot drift)', async () => {
+  it('dist/scenarios holds every built-in scenario, each exactly what parsing its YAML and reading its files gives (the two cannot drift)', async () => {
     const names = await builtInScenarios();
     expect(names).toEqual(expect.arrayContaining(['default', 'gl-ar150']));
     expect((await readdir(DIST_SCENARIOS)).sort()).toEqual(names.map((name) => `${name}.json`));
     for (const name of names) {
-      const parsed = await readScenarioDocuments(path.join(fileURLToPath(BUILT_IN_SCENARIOS), name));
-      expect(await compiledScenario(name, DIST_SCENARIOS), name).toStrictEqual(parsed);
+      const dir = path.join(fileURLToPath(BUILT_IN_SCENARIOS), name);
+      const parsed = await readScenarioDocuments(dir);
+      expect(await compiledScenario(name, DIST_SCENARIOS), name).toStrictEqual({
+        format: 'chutebox-scenario/1',
+        name,
+        ...parsed,
+        files: await readScenarioTree(dir),
+      });
     }
   });
 
@@ -53,6 +59,17 @@ describe('the compiled built-in scenarios', () => {
   });
 });
 
+describe('compiling a scenario folder (chutebox scenario compile)', () => {
+  it('holds its documents and every raw file, folder and link, named after the folder', async () => {
+    const compiled = await compileScenario(fileURLToPath(new URL('default/', BUILT_IN_SCENARIOS)));
+    expect(compiled.name).toBe('default');
+    expect(compiled.files['/etc/os-release']).toEqual({ link: '../usr/lib/os-release' });
+    expect(compiled.files['/proc/uptime']).toEqual({ file: await readFile(fileURLToPath(new URL('default/proc/uptime', BUILT_IN_SCENARIOS)), 'utf8') });
+    expect(compiled.files['/chutes/hotspot/networks/guest']).toMatchObject({ dir: expect.arrayContaining(['iw-station-dump.txt']) });
+    expect(Object.keys(compiled.chutes)).toEqual(['hello-world', 'hotspot']);
+  });
+});
+
 describe('compiling the built-in scenarios (the build)', () => {
   it('writes each as <name>.json, which compiledScenario reads back', async () => {
     const builtIn = await builtIns('good', {
@@ -61,11 +78,26 @@ describe('compiling the built-in scenarios (the build)', () => {
     const out = path.join(await temp.folder('good-out'), 'scenarios');
     expect(await compileScenarios(out, builtIn)).toEqual(['lab']);
     expect(await compiledScenario('lab', pathToFileURL(`${out}/`))).toStrictEqual({
+      format: 'chutebox-scenario/1',
+      name: 'lab',
       device: { description: 'a lab box', uname: { sysname: 'Linux', release: '6.1.0', version: '#1', machine: 'x86_64' } },
       engine: null,
       chutes: { web: { record: { name: 'web', state: 'running' }, config: {}, cache: {} } },
       hostConfig: null,
+      files: {
+        '/': { dir: ['chutes', 'device.yaml'] },
+        '/chutes': { dir: ['web'] },
+        '/chutes/web': { dir: ['chute.yaml'] },
+        '/chutes/web/chute.yaml': { file: 'name: web\nstate: running\n' },
+        '/device.yaml': { file: `description: a lab box\n${UNAME}` },
+      },
     });
+  });
+
+  it('refuses a file that is not a compiled scenario of this layout (an older build’s documents alone)', async () => {
+    const out = await temp.folder('old-layout');
+    await writeFile(path.join(out, 'lab.json'), JSON.stringify({ device: { uname: {} }, engine: null, chutes: {}, hostConfig: null }));
+    await expect(compiledScenario('lab', pathToFileURL(`${out}/`))).rejects.toThrow(/has format undefined, not chutebox-scenario\/1/);
   });
 
   it('fails for a bad built-in scenario, naming the file and field', async () => {

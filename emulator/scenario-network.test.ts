@@ -5,8 +5,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { NetworkTarget } from '../functions/core/device.ts';
 import { isHttpProblem } from '../functions/core/problem.ts';
 import { useTempDir } from '../test/support/temp-dir.ts';
-import { scenarioNetworks } from './scenario-network.ts';
+import { scenarioFiles } from './scenario-files.ts';
+import { scenarioNetworks as networksOf } from './scenario-network.ts';
 
+/** The networks of a scenario folder, read through its files as the emulator reads them. */
+const scenarioNetworks = (dir: string) => networksOf(scenarioFiles(dir));
 const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
 const recorded = (chute: string, network: string, file: string) => readFile(path.join(DEFAULT, 'chutes', chute, 'networks', network, file), 'utf8');
 

@@ -1,10 +1,7 @@
-import path from 'node:path';
-import { CHUTE_NAME } from '../functions/core/device.ts';
+import { CHUTE_NAME, type Device } from '../functions/core/device.ts';
 import { NETWORK_FILES, networkDir } from '../runtime/scenario/format.ts';
-import { readIfExists } from '../runtime/state/read-if-exists.ts';
 import { recordedNetworks, type RecordedNetworks } from './recorded-networks.ts';
 import type { ScenarioClock } from './scenario-clock.ts';
-import { memoize } from './scenario-files.ts';
 
 /**
  * The chute networks of a scenario, answered from the raw recordings in
@@ -13,18 +10,19 @@ import { memoize } from './scenario-files.ts';
  * `GET_CONFIG`, `SET ssid`, `RELOAD`, `PING`, and the events the emulator causes.
  *
  * What stations are removed and which SSID is set lives in this emulator process only (`snapshot()`
- * shows it, `restore()` sets it: see `recordedNetworks`): a restart serves the recordings as they are. Each recording is read the first time it is needed and served
- * from memory after that (a scenario is a recording: an edit shows after a restart); the clock's shift
- * of the lease expiries is worked out on each call. A chute or network whose name is not a valid
- * `CHUTE_NAME` has no recordings (it never becomes a path).
+ * shows it, `restore()` sets it: see `recordedNetworks`): a restart serves the recordings as they are. The
+ * recordings are read through the scenario's raw `files` (`scenarioFiles`, which reads each once and
+ * keeps it in memory, or `treeFiles` of a compiled scenario); the clock's shift of the lease expiries is
+ * worked out on each call. A chute or network whose name is not a valid `CHUTE_NAME` has no recordings
+ * (it never becomes a path).
  *
  * @example
- * const network = scenarioNetworks('fixtures/scenarios/default');
+ * const network = scenarioNetworks(scenarioFiles('fixtures/scenarios/default'));
  * await network({ chute: 'hello-world', network: 'wifi', … }).hostapd(['SET', 'ssid', 'lab']); // 'OK\n'
  */
-export function scenarioNetworks(dir: string, clock?: Pick<ScenarioClock, 'leases'>): RecordedNetworks {
-  /** A recording's text by its path in the scenario (`networkDir(…)/<file>`), read once; null when there is none. */
-  const read = memoize((file) => readIfExists(path.join(dir, file)));
+export function scenarioNetworks(files: Pick<Device, 'readFile'>, clock?: Pick<ScenarioClock, 'leases'>): RecordedNetworks {
+  /** A recording's text by its path in the scenario (`networkDir(…)/<file>`); null when there is none. */
+  const read = (file: string) => files.readFile(`/${file}`);
   return recordedNetworks(
     async ({ chute, network }, recording) =>
       // Handlers validate the names first; anything else has no recordings rather than a path.

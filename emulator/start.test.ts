@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIST_FUNCTIONS } from '../test/support/test-bundles.ts';
 import { EMULATOR_ACCOUNT } from './app.ts';
@@ -41,6 +43,23 @@ describe('startEmulator: a router in a controller’s test suite', () => {
     const other = await startEmulator({ auth: false, functionsDir: DIST_FUNCTIONS });
     await other.stop();
     await expect(fetch(`${other.url}/api/v1/info/features`)).rejects.toThrow();
+  });
+});
+
+describe('startEmulator with a compiled scenario (an object)', () => {
+  it('serves the scenario the document holds, as by its name', async () => {
+    const document = JSON.parse(await readFile(path.join(DIST_FUNCTIONS, '..', 'scenarios', 'gl-ar150.json'), 'utf8'));
+    const [fromObject, byName] = await Promise.all([
+      startEmulator({ scenario: document, auth: false, functionsDir: DIST_FUNCTIONS }),
+      startEmulator({ scenario: 'gl-ar150', auth: false, functionsDir: DIST_FUNCTIONS }),
+    ]);
+    const hardware = async (router: RunningEmulator) => (await fetch(`${router.url}/api/v1/info/hardware`)).json();
+    try {
+      expect(fromObject.scenario).toBe('gl-ar150');
+      expect(await hardware(fromObject)).toEqual(await hardware(byName));
+    } finally {
+      await Promise.all([fromObject.stop(), byName.stop()]);
+    }
   });
 });
 

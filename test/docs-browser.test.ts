@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, PNG_SIGNATURE, skipWithoutChromium, watchedContext } from './support/browser.ts';
 import { type Started, useChutebox } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
@@ -12,47 +12,18 @@ import { useTempDir } from './support/temp-dir.ts';
  * document, and nothing is asked of any host but 127.0.0.1. Skipped with the reason printed when
  * Chromium is missing, unless CHUTEBOX_REQUIRE_BROWSER is set (as in CI): then it fails.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const unavailable = existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (apt-get install -y chromium)`;
-const skipped = unavailable !== null && !process.env.CHUTEBOX_REQUIRE_BROWSER;
-if (skipped) console.warn(`test/docs-browser.test.ts skipped: ${unavailable}; set CHUTEBOX_REQUIRE_BROWSER=1 to make this a failure`);
+const chromiumSkip = skipWithoutChromium('test/docs-browser.test.ts');
 
 const STATIONS_PATH = '/api/v1/chutes/{chute}/networks/{network}/stations';
 const STATIONS_SUMMARY = 'The stations connected to an access point';
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/**
- * A browser context that lets through only requests to 127.0.0.1 (and the page's own `data:` and
- * `blob:` URLs), aborts any other, and records every request, every refused one and every error the
- * page reports (a Content Security Policy violation included).
- */
-async function watchedContext(browser: Browser, options: Parameters<Browser['newContext']>[0] = {}) {
-  const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  const requests: string[] = [];
-  const outside: string[] = [];
-  const errors: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1') return route.continue();
-    outside.push(url.href);
-    return route.abort('blockedbyclient');
-  });
-  context.on('request', (request) => requests.push(request.url()));
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  return { context, page, requests, outside, errors };
-}
-
-describe.skipIf(skipped)(`the docs page in headless Chromium${skipped ? ` (skipped: ${unavailable})` : ''}`, () => {
+describe.skipIf(chromiumSkip.skipped)(`the docs page in headless Chromium${chromiumSkip.note}`, () => {
   const temp = useTempDir('chutebox-docs-browser-');
   const start = useChutebox();
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,0 +1,290 @@
+import { deepFreeze } from '../functions/core/deep-freeze.ts';
+import { generateHostConfig, telemetrySettings, type HostConfig } from '../functions/config/host-config.ts';
+import type { Device, DeviceSources, FsStats, Settings } from '../functions/core/device.ts';
+import { resetGuard } from '../runtime/changes/reset-guard.ts';
+import { telemetryReport } from '../runtime/controller/telemetry.ts';
+import { scenarioAccounts } from './scenario-accounts.ts';
+import { memoryHostConfig } from './scenario-host-config.ts';
+import { scenarioProvisioning, type ApitokenMemory } from './scenario-provisioning.ts';
+import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges, type EmulatedDevice } from './scenario-changes.ts';
+import { checkEmulatorState, EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from './emulator-state.ts';
+import { fakeController } from './fake-controller.ts';
+import { storedChutes } from './scenario-chutes.ts';
+import type { EngineRecordings, ScenarioDocuments } from './scenario-documents.ts';
+import { jsonCopy } from './json-copy.ts';
+import { PASSWD_FILE, type DeviceYaml } from '../runtime/scenario/format.ts';
+import { scenarioNetworks } from './scenario-network.ts';
+import { scenarioClock } from './scenario-clock.ts';
+import { checkCompiledScenario, normalizePosix, treeFiles } from './scenario-tree.ts';
+
+/** How a scenario is served. */
+export interface ScenarioOptions {
+  /** How long each step of a change takes, in milliseconds (default DEFAULT_CHANGE_DELAY_MS). */
+  changeDelayMs?: number;
+  /** A real controller's base URL for provisioning and telemetry; default the built-in fake controller. */
+  controller?: string;
+  /** What `settings()` answers (default none). */
+  settings?: () => Settings;
+  /** The device's clock, in milliseconds since the epoch (default the real one); tests inject one. */
+  now?: () => number;
+  /**
+   * Serve /proc/uptime, /proc/stat and the lease files exactly as recorded, instead of replayed as if
+   * recorded at the start (`scenarioClock`): how `chutebox record` checks what it wrote.
+   */
+  asRecorded?: boolean;
+}
+
+/**
+ * A loaded scenario: where it is, what it says about itself, the Device that serves it, and that
+ * Device's state (`EmulatorStateApi`: `snapshot()`, `restore(state)`, `reset()`).
+ */
+export interface Scenario extends EmulatorStateApi {
+  /** The name given, or the folder's base name for a path. */
+  name: string;
+  /** Absolute path of the scenario folder; null for a compiled scenario given as a document. */
+  dir: string | null;
+  description: string | null;
+  /** The one Device that serves it, whatever state is restored behind it: hand it to the HTTP app once. */
+  device: Device;
+}
+
+/** What a scenario device is made of: the scenario's documents and its raw files, however they were read. */
+export interface ScenarioSource {
+  name: string;
+  /** The scenario folder, or null when the scenario came as a document. */
+  dir: string | null;
+  documents: ScenarioDocuments;
+  /** The raw files: `scenarioFiles(dir)` for a folder, `treeFiles(compiled.files)` for a compiled scenario. */
+  files: Pick<Device, 'readFile' | 'readDir' | 'realPath'>;
+}
+
+/**
+ * A scenario device over a compiled scenario (`CompiledScenario`: what `chutebox scenario compile DIR`
+ * writes, and the build for the built-in ones as `dist/scenarios/<name>.json`), served from memory
+ * with no file system: how a scenario runs in a browser. It answers as `loadScenario` does for the
+ * folder it was compiled from.
+ *
+ * @throws ScenarioError when `document` is not a compiled scenario.
+ * @example
+ * const scenario = scenarioFromDocument(await (await fetch('/scenarios/default.json')).json());
+ * await scenario.device.readFile('/proc/cpuinfo');
+ */
+export function scenarioFromDocument(document: unknown, options: ScenarioOptions = {}): Scenario {
+  const compiled = checkCompiledScenario(document);
+  return emulateScenario({ name: compiled.name, dir: null, documents: compiled, files: treeFiles(compiled.files) }, options);
+}
+
+/**
+ * The scenario device over a scenario's documents and raw files (see `loadScenario`, which reads them
+ * from a folder or the build's compiled scenario, and `scenarioFromDocument`). Needs no Node built-in.
+ */
+export function emulateScenario(source: ScenarioSource, options: ScenarioOptions = {}): Scenario {
+  const now = options.now ?? Date.now;
+  const { name, dir, documents, files } = source;
+  const clock = options.asRecorded ? undefined : scenarioClock(files, now);
+  // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
+  const sources = scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now);
+  const recordedChutes = storedChutes(documents.chutes);
+  const network = scenarioNetworks(files, clock);
+  const fake = options.controller === undefined ? fakeController() : null;
+  const apitokens: ApitokenMemory = new Map();
+  const settings = async () => options.settings?.() ?? {};
+  // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
+  let generated: Promise<HostConfig> | undefined;
+  const generate = async () => jsonCopy(await (generated ??= generateHostConfig(device)));
+
+  /** The device in a state: the scenario's as loaded (none given), or a checked snapshot's. */
+  function inState(state?: EmulatorState) {
+    // The facets read the device they belong to: its chutes (as changes left them), its telemetry.
+    let self: EmulatedDevice | undefined;
+    const provisioning = scenarioProvisioning({
+      report: () => telemetryReport(self!),
+      ...(fake === null ? { controller: options.controller! } : { fake }),
+      apitokens,
+      now,
+      ...(state === undefined ? {} : { state: state.provisioning }),
+    });
+    const hostConfig = memoryHostConfig({
+      stored: documents.hostConfig,
+      ...(state === undefined ? {} : { state: state.hostConfig }),
+      chutes: { chuteNames: () => self!.chuteNames(), chute: (chute) => self!.chute(chute) },
+      generate,
+      now,
+      onApplied: (config) => provisioning.configure(telemetrySettings(config)),
+    });
+    // As a device's first start does, the system configuration is rendered and applied (and telemetry
+    // told its settings): here when pdconf or provisioning is first used, not before the first answer.
+    // A state that had it rendered has it rendered again, as it was.
+    const rendered = state !== undefined && Object.keys(state.hostConfig.pdconf).length > 0;
+    const afterStart = onFirstUse(async () => {
+      if (!rendered) await hostConfig.refresh();
+      provisioning.configure(telemetrySettings(await hostConfig.current()));
+    });
+    // A state that is provisioned sends telemetry with the settings of its host configuration from the start.
+    if (state?.provisioning) void afterStart(async () => undefined)().catch(() => {});
+    /** Provisioning and a pdconf reload are refused during a factory reset, as on a device. */
+    const guard = resetGuard();
+    const { snapshot: accountsSnapshot, ...accounts } = scenarioAccounts(files, state?.accounts);
+    self = emulatedChanges(
+      {
+        ...sources,
+        ...recordedChutes,
+        network,
+        hostConfig: {
+          read: () => hostConfig.read(),
+          pdconf: afterStart(() => hostConfig.pdconf()),
+          reloadPdconf: afterStart(async () => (guard.refuse(), hostConfig.reloadPdconf())),
+        },
+        provisioning: {
+          status: afterStart(() => provisioning.status()),
+          provision: afterStart(async (credentials) => (guard.refuse(), provisioning.provision(credentials))),
+        },
+        accounts,
+        settings,
+      },
+      {
+        delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
+        applyHostConfig: afterStart((request, note, id) => hostConfig.perform(request, note, id)),
+        resetDevice: afterStart(async () => {
+          await provisioning.clear();
+          await hostConfig.reset();
+        }),
+        resetGuard: guard,
+        ...(state === undefined ? {} : { state: { chutes: state.chutes, engine: state.engine, changes: state.changes } }),
+      },
+    );
+    const { snapshot: changes, ...device } = self;
+    return {
+      device: device as Device,
+      /** This state's part of a snapshot: all but the networks and the clock. */
+      snapshot: async () => ({ ...(await changes()), hostConfig: hostConfig.snapshot(), provisioning: provisioning.snapshot(), accounts: accountsSnapshot() }),
+      /** Stops what would go on after the device leaves this state: telemetry. */
+      leave: () => provisioning.stop(),
+    };
+  }
+
+  let current = inState();
+  const device = forwarding(() => current.device, current.device);
+
+  /** Puts the device in a state (the scenario's when none is given); nothing is awaited, so no request sees half of it. */
+  function enter(state?: EmulatorState): void {
+    const next = inState(state);
+    current.leave();
+    current = next;
+    network.restore(state?.networks ?? []);
+    clock?.restore(state?.clock ?? { elapsedMs: 0 });
+  }
+
+  return {
+    name,
+    dir,
+    description: documents.device.description ?? null,
+    device,
+    async snapshot() {
+      for (;;) {
+        const taken = current;
+        const part = await taken.snapshot();
+        // A restore came in meanwhile: take the state it made instead.
+        if (taken !== current) continue;
+        return {
+          version: EMULATOR_STATE_VERSION,
+          scenario: name,
+          chutes: part.chutes,
+          engine: part.engine,
+          changes: part.changes,
+          networks: network.snapshot(),
+          hostConfig: part.hostConfig,
+          provisioning: part.provisioning,
+          accounts: part.accounts,
+          clock: clock?.snapshot() ?? null,
+        };
+      }
+    },
+    async restore(state) {
+      enter(
+        await checkEmulatorState(state, { scenario: name, engine: documents.engine !== null, passwd: async () => (await files.readFile(PASSWD_FILE)) ?? '' }),
+      );
+    },
+    async reset() {
+      enter();
+    },
+  };
+}
+
+/**
+ * An object whose every method calls the same method of `current()` when called (nested objects
+ * likewise), made after the keys of `shape`: the one Device that the HTTP app and the handlers hold
+ * while the state behind it is made anew.
+ */
+function forwarding<T extends object>(current: () => T, shape: T): T {
+  const forward: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(shape)) {
+    const at = () => (current() as Record<string, unknown>)[key];
+    if (typeof value === 'function') forward[key] = (...args: unknown[]) => (at() as (...args: unknown[]) => unknown).call(current(), ...args);
+    else if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
+      forward[key] = forwarding(at as () => object, value);
+    else throw new Error(`forwarding: ${key} is neither a method nor a plain object of methods`);
+  }
+  return forward as T;
+}
+
+/** The raw sources of a scenario whose files, `device.yaml` and engine recordings are already at hand, but its chutes and settings. */
+function scenarioSources(
+  files: Pick<Device, 'readFile' | 'readDir' | 'realPath'>,
+  spec: DeviceYaml,
+  recordings: EngineRecordings | null,
+  now: () => number,
+): Omit<DeviceSources, 'chuteNames' | 'chute' | 'settings'> {
+  const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
+  const programs: readonly string[] = Object.freeze([...(spec.programs ?? [])]);
+  // Frozen: every call shares them, as calls share an engine request on a device.
+  const engine =
+    recordings === null
+      ? null
+      : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) };
+  return {
+    ...files,
+    async statfs(mountPoint) {
+      const stats = statfs.get(mountKey(mountPoint));
+      return stats === undefined ? null : { ...stats };
+    },
+    async uname() {
+      return { ...spec.uname };
+    },
+    async programs() {
+      return programs;
+    },
+    now,
+    async containers() {
+      return engine === null ? null : engine.containers;
+    },
+    async containerStats(id) {
+      return engine?.stats.get(id) ?? null;
+    },
+  };
+}
+
+/**
+ * Runs `start` once, when a function that `afterStart` wrapped is first called: that call, and any
+ * made meanwhile, wait for it to finish (and fail as it failed); once it has, wrapped functions run at
+ * once, as if unwrapped.
+ *
+ * @example
+ * const afterStart = onFirstUse(() => hostConfig.refresh().then(() => undefined));
+ * const pdconf = afterStart(() => hostConfig.pdconf());
+ */
+function onFirstUse(start: () => Promise<void>) {
+  let started: Promise<void> | undefined;
+  let done = false;
+  return <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (!done) await (started ??= start().then(() => void (done = true)));
+      return fn(...args);
+    };
+}
+
+/** `/boot/` and `/boot` are the same mount point. */
+function mountKey(mountPoint: string): string {
+  const normal = normalizePosix(mountPoint);
+  return normal.length > 1 ? normal.replace(/\/$/, '') : normal;
+}

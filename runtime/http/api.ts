@@ -1,0 +1,186 @@
+import type { IncomingMessage } from 'node:http';
+import type { Context, Hono } from 'hono';
+import type { BlankEnv, BlankSchema } from 'hono/types';
+import { bodyLimit } from 'hono/body-limit';
+import { HonoBase } from 'hono/hono-base';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { bodyTooLarge, decodeBody, DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
+import type { Device } from '../../functions/core/device.ts';
+import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
+import { problemOutput } from '../../functions/core/invoke.ts';
+import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
+import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
+import { authorizer, credentials, LOGIN_PATH } from './auth.ts';
+import { clientAddress } from './client-address.ts';
+import { corsPolicy } from './cors.ts';
+import type { MountedFunction } from './functions.ts';
+import { problemFor } from './problems.ts';
+
+/** Where the chutes' web pages are served when `chuteWeb` is on (runtime/http/chute-proxy.ts), as ParaDrop's daemon does. */
+const CHUTE_WEB_PATH = '/chutes/:chute/*';
+
+/**
+ * ParaDrop's websocket to a network's hostapd control socket. Served by runtime/http/websocket.ts, a
+ * bundle of its own loaded on first use; the upgrade itself is taken in `listen`.
+ */
+export const HOSTAPD_CONTROL_PATH = '/api/v1/chutes/:chute/networks/:network/hostapd_control/ws';
+
+/** ParaDrop's change stream, the websocket pdtools opens after each change; served as `HOSTAPD_CONTROL_PATH` is. */
+export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
+
+export interface ApiOptions {
+  device: Device;
+  /** null serves everyone without credentials (and mounts no login endpoint). */
+  auth: AuthPolicy | null;
+  /** Allowed CORS origin(s), comma-separated; default `*`. */
+  corsOrigin?: string;
+  /** Largest request body in bytes; default 1 MiB. */
+  bodyLimit?: number;
+  /** Largest upload (a body of one of a route's `upload` media types) in bytes; default 512 MiB. */
+  uploadLimit?: number;
+  /** Serves the chutes' web pages at `/chutes/<chute>/` (`chuteWeb`), as a device does; off in the emulator, whose chutes run nothing. */
+  chuteWeb?: boolean;
+}
+
+/**
+ * A function as `apiApp` mounts it: its route, and its code (`invoke`), at hand or loaded on first use.
+ * What `mountFunctions` gives for a folder of bundles; a bundle of every endpoint module (the browser's
+ * `chuteboxHandlers`) gives its modules as loaded ones.
+ */
+export type ApiFunction = Pick<MountedFunction, 'route'> & {
+  loaded: Pick<FunctionBundle, 'route' | 'invoke'> | undefined;
+  load(): Promise<Pick<FunctionBundle, 'route' | 'invoke'>>;
+};
+
+/**
+ * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
+ * auth policy and a body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
+ * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
+ * `listen` and behind the same auth policy. Every error is an `application/problem+json` answer: 404
+ * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
+ * body, 500 without details.
+ *
+ * `createApp` mounts the bundles of a folder (`mountFunctions`: routes from the build's manifest, each
+ * bundle imported on its first request); this takes them mounted, so that it needs no file system
+ * (the browser's `chuteboxHandlers` mounts endpoint modules). A request does only what its answer
+ * needs: no middleware chain, no body read for a request without one, the answer's headers as one
+ * plain object (docs/decisions/0017-a-request-costs-what-its-answer-needs.md).
+ *
+ * @example
+ * const app = apiApp(await mountFunctions('dist/functions'), { device: createHostDevice(), auth: await localAuth(stateDir) });
+ * const res = await app.request('/api/v1/info/features');
+ */
+export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): Hono {
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
+  const cors = corsPolicy(options.corsOrigin);
+  const authorize = options.auth === null ? null : authorizer(options.auth);
+  const { device } = options;
+  // Every method and path answered, a route's aliases included, for the 404 and 405 answers.
+  const routes: Pick<Route, 'method' | 'path'>[] = functions.flatMap((fn) => routePaths(fn.route).map((path) => ({ method: fn.route.method, path })));
+  // Hono with its one-regular-expression router: a request is matched in one step, not route by route.
+  const app: Hono = new HonoBase<BlankEnv, BlankSchema, '/'>({ router: new RegExpRouter(), strict: false });
+
+  /**
+   * The answer, with the CORS headers of the request's `Origin` (from `requestHeaders`: reading it
+   * through `c.req.header` would build a Fetch `Headers` of the whole request).
+   */
+  const send = (c: Context, out: FunctionOutput, origin = requestHeaders(c).origin) =>
+    new Response(out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(origin)) });
+  const readText = limitedBody(limit, (c) => c.req.text());
+  const readBytes = limitedBody(uploadLimit, async (c) => new Uint8Array(await c.req.arrayBuffer()));
+
+  /** Reads the body into `input` (decoded, or as bytes for an upload). */
+  async function readInto(input: FunctionInput, c: Context, route: Route): Promise<FunctionInput> {
+    const contentType = input.headers['content-type'];
+    if (isUpload(route, contentType)) input.bytes = await readBytes(c);
+    else input.body = readBody(route, contentType, (input.text = await readText(c)), limit);
+    return input;
+  }
+
+  for (const fn of functions) {
+    // One handler on the route's path and each of its aliases.
+    app.on(fn.route.method, [...routePaths(fn.route)], async (c) => {
+      if (authorize !== null) await authorize(c);
+      const bundle = fn.loaded ?? (await fn.load());
+      const headers = requestHeaders(c);
+      const input: FunctionInput = { params: c.req.param() as Record<string, string>, query: c.req.query(), headers, body: undefined, text: '' };
+      return send(c, await bundle.invoke(hasBody(c.req.method, headers) ? await readInto(input, c, bundle.route) : input, device), headers.origin);
+    });
+  }
+  if (options.auth !== null) {
+    const policy = options.auth;
+    app.post(LOGIN_PATH, async (c) => {
+      const { username, password } = credentials(decodeBody(c.req.header('content-type'), await readText(c), limit));
+      const token = await policy.login(username, password, clientAddress(c));
+      const answer = token === null ? { status: 401, body: { username, success: false } } : { status: 200, body: { username, success: true, token } };
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === null ? { 'www-authenticate': CHALLENGE } : {}) };
+      return send(c, { status: answer.status, headers, body: JSON.stringify(answer.body) });
+    });
+    routes.push({ method: 'POST', path: LOGIN_PATH });
+  }
+  app.get(HOSTAPD_CONTROL_PATH, async (c) => {
+    if (authorize !== null) await authorize(c);
+    return (await import('./websocket.ts')).hostapdControl(c, device);
+  });
+  app.get(CHANGE_STREAM_PATH, async (c) => {
+    if (authorize !== null) await authorize(c);
+    return (await import('./websocket.ts')).changeStream(c, device);
+  });
+  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
+  if (options.chuteWeb === true) {
+    // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
+    app.all(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device));
+    app.all('/chutes/:chute', (c) => c.redirect(`${c.req.path}/`, 308));
+  }
+  // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
+  app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));
+  // A preflight is answered for any path, without credentials: the browser sends none with it.
+  app.on('OPTIONS', '*', (c) => new Response(null, { status: 204, headers: cors.preflight(requestHeaders(c).origin) }));
+
+  app.notFound((c) => {
+    const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
+    return send(c, problemOutput(allowed.length === 0 ? noResource(c.req.path) : methodNotAllowed(c.req.method, allowed.join(', '))));
+  });
+  app.onError((error, c) => send(c, problemOutput(problemFor(error))));
+  return app;
+}
+
+/**
+ * Whether a request carries a body. Over HTTP/1.1 only one with `Content-Length` or
+ * `Transfer-Encoding` does; a GET without either is answered without touching the body, which would
+ * build a whole Fetch `Request` for it.
+ */
+function hasBody(method: string, headers: Record<string, string>): boolean {
+  if (method !== 'GET' && method !== 'DELETE') return true;
+  return headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * A request's headers by lower-case name: over HTTP the object Node's parser already made (Hono's
+ * `c.req.header()` would build a Fetch `Headers` to copy them out of), otherwise Hono's.
+ */
+function requestHeaders(c: Context): Record<string, string> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming === undefined ? c.req.header() : (incoming.headers as Record<string, string>);
+}
+
+/**
+ * Reads a request body of at most `maxSize` bytes with Hono's body limit: a streamed body is cut
+ * (413) as soon as it passes the limit, not read to its end.
+ */
+function limitedBody<T>(maxSize: number, read: (c: Context) => Promise<T>): (c: Context) => Promise<T> {
+  const limiter = bodyLimit({
+    maxSize,
+    onError: () => {
+      throw bodyTooLarge(maxSize);
+    },
+  });
+  return async (c) => {
+    let body: T | undefined;
+    await limiter(c, async () => {
+      body = await read(c);
+    });
+    return body as T;
+  };
+}
