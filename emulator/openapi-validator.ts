@@ -330,12 +330,12 @@ function documentChecks(document: Document) {
       const media = described.content[type];
       if (media === undefined)
         return [{ path: 'headers.content-type', message: `must be one of ${Object.keys(described.content).join(', ')}, not ${type || 'none'}` }];
-      if (media.schema === undefined || !isJson(type)) return [];
+      if (media.schema === undefined || (!isJson(type) && !isYaml(type))) return [];
       let value: unknown;
       try {
-        value = JSON.parse(text);
+        value = isYaml(type) ? parseYaml(text) : JSON.parse(text);
       } catch (error) {
-        return [{ path: 'body', message: `is not valid JSON: ${(error as Error).message}` }];
+        return [{ path: 'body', message: `is not valid ${isYaml(type) ? 'YAML' : 'JSON'}: ${(error as Error).message}` }];
       }
       return check(media.schema, value, 'body');
     },

@@ -207,10 +207,13 @@ describe('chutebox emulate: DELETE /api/v1/chutes/:chute', () => {
   });
 
   it('fails a change queued for the chute before it was deleted', async () => {
-    const deleted = await call(server, 'DELETE', '/chutes/hello-world');
-    const start = await call(server, 'POST', '/chutes/hello-world/start');
-    expect((await finalChange(server.url, deleted.body.change_id)).state).toBe('succeeded');
-    const failed = await finalChange(server.url, start.body.change_id);
+    // Steps slow enough that the start is queued while the delete still runs.
+    const slow = await start(['emulate', '--port', '0', '--no-auth', '--change-delay', '300']);
+    const deleted = await call(slow, 'DELETE', '/chutes/hello-world');
+    const started = await call(slow, 'POST', '/chutes/hello-world/start');
+    expect(started.status).toBe(200);
+    expect((await finalChange(slow.url, deleted.body.change_id)).state).toBe('succeeded');
+    const failed = await finalChange(slow.url, started.body.change_id);
     expect(failed.state).toBe('failed');
     expect(failed.messages.at(-1)!.text).toBe('failed: chute hello-world is not installed');
   });

@@ -6,7 +6,7 @@ import { pathParams } from './params.ts';
 import { redactDocument } from './redact.ts';
 import { ChuteRequestSchema, StoredChuteConfigSchema } from './schemas.ts';
 
-export const route = defineRoute('GET /api/v1/chutes/:chute/config', 'The chute configuration, as JSON or YAML');
+export const route = defineRoute('GET /api/v1/chutes/:chute/config', 'The chute configuration, as JSON or YAML', { answer: 'document' });
 export const request = ChuteRequestSchema;
 export const response = StoredChuteConfigSchema;
 

@@ -4,7 +4,7 @@ import { currentHostConfig } from './host-config.ts';
 import { answerHostConfig } from './host-config-answer.ts';
 import { HostConfigurationSchema, NoInputSchema } from './schemas.ts';
 
-export const route = defineRoute('GET /api/v1/config/hostconfig', 'The host configuration, as JSON or YAML');
+export const route = defineRoute('GET /api/v1/config/hostconfig', 'The host configuration, as JSON or YAML', { answer: 'document' });
 export const request = NoInputSchema;
 export const response = HostConfigurationSchema;
 

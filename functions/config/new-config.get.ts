@@ -7,6 +7,7 @@ import { HostConfigurationSchema, NoInputSchema } from './schemas.ts';
 // ParaDrop's sample request and pdtools write the path with `_`.
 export const route = defineRoute('GET /api/v1/config/new-config', 'A host configuration generated from the hardware', {
   aliases: ['/api/v1/config/new_config'],
+  answer: 'document',
 });
 export const request = NoInputSchema;
 export const response = HostConfigurationSchema;

@@ -18,7 +18,7 @@ const list: DescribedOperation = {
 };
 const one: DescribedOperation = {
   name: 'things-thing-get',
-  route: defineRoute('GET /api/v1/things/:thing', 'One thing', { aliases: ['/api/v1/thing/:thing'] }),
+  route: defineRoute('GET /api/v1/things/:thing', 'One thing, as JSON or YAML', { aliases: ['/api/v1/thing/:thing'], answer: 'document' }),
   request: z.object({ params: z.object({ thing: ThingParamSchema }), body: z.undefined() }),
   response: ThingSchema,
 };
@@ -106,6 +106,19 @@ describe('openApiDocument', () => {
     expect(get.responses).toMatchObject({ 400: problem('BadRequest'), 404: problem('NotFound'), default: problem('Problem') });
   });
 
+  it('describes the answer of a route that answers YAML when asked (`answer: document`) in every document media type, and JSON only otherwise', () => {
+    const thing = ref('Thing');
+    expect((document.paths['/api/v1/things/{thing}']!.get!.responses as Record<string, { content?: object }>)['200']!.content).toEqual({
+      'application/json': { schema: thing },
+      'application/yaml': { schema: thing },
+      'application/x-yaml': { schema: thing },
+      'text/yaml': { schema: thing },
+    });
+    expect(Object.keys((document.paths['/api/v1/things/{thing}']!.put!.responses as Record<string, { content: object }>)['200']!.content)).toEqual([
+      'application/json',
+    ]);
+  });
+
   it("describes a body as JSON, as JSON and YAML for a document route, and a route's uploads as raw bytes", () => {
     expect(document.paths['/api/v1/things/{thing}']!.put!.requestBody).toEqual({
       required: true,
@@ -156,7 +169,11 @@ describe('openApiDocument', () => {
 
   it("describes an alias as the route's operation, under an operationId of its own", () => {
     const alias = document.paths['/api/v1/thing/{thing}']!.get!;
-    expect(alias).toMatchObject({ operationId: 'things-thing-get-alias-1', summary: 'One thing', description: 'Another path of GET /api/v1/things/{thing}.' });
+    expect(alias).toMatchObject({
+      operationId: 'things-thing-get-alias-1',
+      summary: 'One thing, as JSON or YAML',
+      description: 'Another path of GET /api/v1/things/{thing}.',
+    });
     expect(alias.responses).toEqual(document.paths['/api/v1/things/{thing}']!.get!.responses);
   });
 

@@ -193,7 +193,8 @@ function operation(op: DescribedOperation, names: SchemaNames, secured: boolean,
   if (op.websocket) answers['101'] = { description: 'Switching Protocols: the websocket is open' };
   if (op.response !== undefined) {
     const media = { schema: names.ref(op.response), ...(example === undefined ? {} : { example }) };
-    answers['200'] = { description: op.route.summary, content: { 'application/json': media } };
+    const types = op.route.answer === 'document' ? DOCUMENT_MEDIA_TYPES : ['application/json'];
+    answers['200'] = { description: op.route.summary, content: Object.fromEntries(types.map((type) => [type, media])) };
   }
   for (const [status, answer] of Object.entries(op.answers ?? {})) {
     answers[status] = {

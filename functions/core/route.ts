@@ -32,13 +32,20 @@ export interface Route {
    * upload limit (`DEFAULT_UPLOAD_LIMIT`, 512 MiB) instead of the 1 MiB limit of every other body.
    */
   upload?: readonly string[];
+  /**
+   * How the handler answers. `json` (the default): JSON. `document`: JSON, or YAML when the `Accept`
+   * header prefers one of the YAML types (`encodeDocument(…, negotiate(accept))`,
+   * functions/core/body-formats.ts), the answer varying with `Accept`; the OpenAPI document lists
+   * every `DOCUMENT_MEDIA_TYPES` for its 200.
+   */
+  answer?: 'json' | 'document';
 }
 
 /** A method and a path in one string, as an API Gateway route key: `'GET /api/v1/chutes/:chute'`. */
 export type RouteKey = `${Method} /${string}`;
 
 /** What a route may add to its method, path and summary. */
-export type RouteOptions = Pick<Route, 'aliases' | 'body' | 'upload'>;
+export type RouteOptions = Pick<Route, 'aliases' | 'body' | 'upload' | 'answer'>;
 
 /**
  * The route of an endpoint module, declared in one line.

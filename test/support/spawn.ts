@@ -22,18 +22,6 @@ export function serveArgs(stateDir: string, dockerSocket: string, extra: readonl
 /** The flags by which a test has `emulate` validate against the OpenAPI document itself: then its verdicts are the test's to check. */
 const VALIDATION_FLAGS = ['--validate', '--validate-log', '--help', '-h'];
 
-/**
- * What the document does not describe yet, and so the check lets pass: each gap named where it is said,
- * to be removed from here when the document describes it.
- */
-const DOCUMENT_GAPS = [
-  {
-    // docs/decisions/0029-openapi-from-the-schemas.md, "Not described yet": the YAML answers that `Accept` selects (no route says it answers YAML).
-    status: 200,
-    rules: /^headers\.content-type must be one of application\/json, not (application\/yaml|application\/x-yaml|text\/yaml)$/,
-  },
-];
-
 /** One line of `emulate --validate-log` about a request or an answer outside the OpenAPI document (emulator/openapi-validator.ts). */
 export interface OpenApiVerdict {
   kind: 'request' | 'answer';
@@ -72,7 +60,6 @@ export function openApiVerdicts(stderr: string): OpenApiVerdict[] {
 function checkOpenApiVerdicts(what: string, stderr: string): void {
   const failures = openApiVerdicts(stderr).flatMap((verdict) => {
     const line = `${verdict.method} ${verdict.path} ${verdict.status}: ${verdict.rules}`;
-    if (verdict.kind === 'answer' && DOCUMENT_GAPS.some((gap) => gap.status === verdict.status && gap.rules.test(verdict.rules))) return [];
     if (verdict.kind === 'answer') return [`an answer breaks the document: ${line}`];
     return verdict.status >= 400 && verdict.status < 500 ? [] : [`the document refuses a request the API took: ${line}`];
   });
