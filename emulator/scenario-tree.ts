@@ -20,6 +20,9 @@ export type ScenarioTree = Record<string, ScenarioTreeEntry>;
 /** How many links one path may go through before it reads as missing, as Linux's ELOOP. */
 const MAX_LINKS = 40;
 
+/** How many resolved paths `treeFiles` keeps. */
+const RESOLVED_PATHS = 4096;
+
 /**
  * The file part of a Device served from a `ScenarioTree`, in memory: each path answers what
  * `rootedFiles` answers for the folder the tree was read from (`readScenarioTree`). Relative links are
@@ -36,8 +39,23 @@ const MAX_LINKS = 40;
 export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDir' | 'realPath'> {
   const entry = (devicePath: string): ScenarioTreeEntry | undefined => (Object.hasOwn(tree, devicePath) ? tree[devicePath] : undefined);
 
-  /** The device path `devicePath` resolves to inside the tree (links followed), or null when it does not. */
+  /**
+   * Where each path asked for resolves: the tree never changes, and the info endpoints ask the same
+   * paths on every request. Emptied when it holds RESOLVED_PATHS, as request data can name paths.
+   */
+  const resolvedPaths = new Map<string, string | null>();
   function resolve(devicePath: string): string | null {
+    let at = resolvedPaths.get(devicePath);
+    if (at === undefined) {
+      if (resolvedPaths.size >= RESOLVED_PATHS) resolvedPaths.clear();
+      at = resolveInTree(devicePath);
+      resolvedPaths.set(devicePath, at);
+    }
+    return at;
+  }
+
+  /** The device path `devicePath` resolves to inside the tree (links followed), or null when it does not. */
+  function resolveInTree(devicePath: string): string | null {
     if (!devicePath.startsWith('/') || devicePath.includes('\0') || devicePath.split('/').includes('..')) return null;
     const pending = devicePath.split('/').filter((part) => part !== '');
     const resolved: string[] = [];
