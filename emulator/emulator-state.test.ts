@@ -1,6 +1,3 @@
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as changesPost from '../functions/changes/changes.post.ts';
 import * as chutesPost from '../functions/chutes/chutes.post.ts';
@@ -17,6 +14,7 @@ import { settledChange } from '../test/support/emulated-changes.ts';
 import { sshKey } from '../test/support/ssh-keys.ts';
 import { loadScenario, type EmulatorState, type Scenario } from './scenario-device.ts';
 import { EDITED_HOST_CONFIG } from '../test/support/config-devices.ts';
+import { endpointModules } from './endpoint-modules.ts';
 
 /*
  * The state of an emulated device, in-process (`Scenario.snapshot()`, `restore()`, `reset()`), on the
@@ -25,7 +23,6 @@ import { EDITED_HOST_CONFIG } from '../test/support/config-devices.ts';
  * test/emulator-state.test.ts does the same over HTTP, through the admin API and `--state FILE`.
  */
 
-const FUNCTIONS = fileURLToPath(new URL('../functions/', import.meta.url));
 /** When the tests' emulators start, in ms: the clock stands still unless a test moves it. */
 const START = 2_000_000_000_000;
 
@@ -36,15 +33,9 @@ const MACS = ['24:0a:c4:11:8b:3e', 'c8:5e:a9:3d:71:0b'];
 const PROVISION = { routerId: '5c3f2e91a7', apitoken: 'tok-4f1d9a7e-very-secret', pdserver: 'https://paradrop.org', wampRouter: 'ws://paradrop.org:9086/ws' };
 
 /** Every GET endpoint module of functions/. */
-const endpoints: Promise<EndpointModule[]> = (async () => {
-  const found: EndpointModule[] = [];
-  for (const area of (await readdir(FUNCTIONS, { withFileTypes: true })).filter((entry) => entry.isDirectory())) {
-    for (const file of (await readdir(path.join(FUNCTIONS, area.name))).filter((name) => name.endsWith('.get.ts')).sort()) {
-      found.push((await import(pathToFileURL(path.join(FUNCTIONS, area.name, file)).href)) as EndpointModule);
-    }
-  }
-  return found;
-})();
+const endpoints: Promise<EndpointModule[]> = endpointModules().then((modules) =>
+  (modules as unknown as EndpointModule[]).filter((module) => module.route.method === 'GET'),
+);
 
 /** The path parameters a route is asked with: each chute, network, station, change id and user above. */
 function paramsOf(routePath: string): Record<string, string>[] {

@@ -9,7 +9,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import type { Hono } from 'hono';
 import { mediaType } from '../functions/core/body.ts';
-import { parseYaml } from '../functions/core/body-formats.ts';
+import { documentKind, parseYaml } from '../functions/core/body-formats.ts';
 import { inputPath, isHttpProblem, problem, PROBLEM_CONTENT_TYPE, toProblem, type InputError } from '../functions/core/problem.ts';
 import { corsPolicy } from '../runtime/http/cors.ts';
 
@@ -34,10 +34,6 @@ export type Fetch = Hono['fetch'];
 
 /** The beginning of every line the validator logs; test/support/spawn.ts reads them. */
 export const LOG_PREFIX = 'openapi:';
-
-/** The media types of an answer (or a request body) whose text is JSON. */
-const isJson = (type: string) => type === 'application/json' || type.endsWith('+json');
-const isYaml = (type: string) => type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml' || type.endsWith('+yaml');
 
 /** Requests under this prefix are checked, besides those on a path of the document (the change stream). */
 const API_PREFIX = '/api/v1';
@@ -304,15 +300,8 @@ function documentChecks(document: Document) {
         return { kind: 'operation', operation, errors, status: 400 };
       const body = await request.arrayBuffer();
       if (body.byteLength > MAX_CHECKED_BODY) return { kind: 'operation', operation, errors, status: 400, body };
-      const text = new TextDecoder().decode(body);
-      let value: unknown;
-      try {
-        value = isYaml(type) ? parseYaml(text) : JSON.parse(text);
-      } catch (error) {
-        errors.push({ path: 'body', message: `is not valid ${isYaml(type) ? 'YAML' : 'JSON'}: ${(error as Error).message}` });
-        return { kind: 'operation', operation, errors, status: 400, body };
-      }
-      errors.push(...check(media.schema, value, 'body'));
+      const parsed = parsedDocument(type, new TextDecoder().decode(body));
+      errors.push(...('error' in parsed ? [parsed.error] : check(media.schema, parsed.value, 'body')));
       return { kind: 'operation', operation, errors, status: 400, body };
     },
 
@@ -330,16 +319,21 @@ function documentChecks(document: Document) {
       const media = described.content[type];
       if (media === undefined)
         return [{ path: 'headers.content-type', message: `must be one of ${Object.keys(described.content).join(', ')}, not ${type || 'none'}` }];
-      if (media.schema === undefined || (!isJson(type) && !isYaml(type))) return [];
-      let value: unknown;
-      try {
-        value = isYaml(type) ? parseYaml(text) : JSON.parse(text);
-      } catch (error) {
-        return [{ path: 'body', message: `is not valid ${isYaml(type) ? 'YAML' : 'JSON'}: ${(error as Error).message}` }];
-      }
-      return check(media.schema, value, 'body');
+      if (media.schema === undefined || documentKind(type) === null) return [];
+      const parsed = parsedDocument(type, text);
+      return 'error' in parsed ? [parsed.error] : check(media.schema, parsed.value, 'body');
     },
   };
+}
+
+/** A body's text as YAML for a YAML media type, else as JSON; or the rule it breaks when it does not parse. */
+function parsedDocument(type: string, text: string): { value: unknown } | { error: InputError } {
+  const yaml = documentKind(type) === 'yaml';
+  try {
+    return { value: yaml ? parseYaml(text) : JSON.parse(text) };
+  } catch (error) {
+    return { error: { path: 'body', message: `is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}` } };
+  }
 }
 
 /** A parameter's value in a request: a string, undefined when absent, null for a path segment that does not decode. */

@@ -40,8 +40,11 @@ const YAML_READ: ParseOptions & DocumentOptions & SchemaOptions = {
  */
 const YAML_WRITE = { version: '1.1', lineWidth: 0 } as const;
 
-/** The format of a request body from its media type; null for any other type. */
-function bodyKind(type: string): 'json' | 'yaml' | null {
+/**
+ * The format of a document's text from its media type (from `mediaType`): JSON (`application/json`, a
+ * `+json` type), YAML (its three names, a `+yaml` type); null for any other type.
+ */
+export function documentKind(type: string): 'json' | 'yaml' | null {
   if (isJsonMediaType(type)) return 'json';
   if (type === 'application/yaml' || type === 'application/x-yaml' || type === 'text/yaml' || type.endsWith('+yaml')) return 'yaml';
   return null;
@@ -66,7 +69,7 @@ export function decodeDocumentBody(contentType: string | undefined, text: string
   if (text.length === 0) throw notAMapping('the request body is empty');
   checkBodySize(text, limit);
   const type = mediaType(contentType);
-  const kind = bodyKind(type);
+  const kind = documentKind(type);
   if (kind === null) {
     throw new HttpProblem(415, `the request body must be ${listed(DOCUMENT_MEDIA_TYPES)}, not ${type || 'untyped'}`, {
       extensions: { accepted: [...DOCUMENT_MEDIA_TYPES] },
