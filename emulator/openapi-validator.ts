@@ -9,7 +9,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import type { Hono } from 'hono';
 import { mediaType } from '../functions/core/body.ts';
-import { documentKind, parseYaml } from '../functions/core/body-formats.ts';
+import { documentKind, parseYaml } from '../functions/core/body-formats/index.ts';
 import { inputPath, isHttpProblem, problem, PROBLEM_CONTENT_TYPE, toProblem, type InputError } from '../functions/core/problem.ts';
 import { corsPolicy } from '../runtime/http/cors.ts';
 

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useChutebox, type Started } from './support/spawn.ts';
 
 /*
- * dist/openapi.json, which the build generates from the endpoint modules (functions/core/openapi.ts,
+ * dist/openapi.json, which the build generates from the endpoint modules (functions/core/openapi/,
  * runtime/http/openapi.ts): a valid OpenAPI 3.1 document, that describes every route the build
  * mounts, and whose schemas take what the emulator answers. `chutebox emulate` answers it at
  * GET /api/v1/openapi.json.

@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import { decodeDocumentBody } from '../core/body-formats.ts';
+import { decodeDocumentBody } from '../core/body-formats/index.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem, type InputError } from '../core/problem.ts';
 import { invalidInput, validate } from '../core/validate.ts';

@@ -1,4 +1,4 @@
-import { decodeDocumentBody } from '../core/body-formats.ts';
+import { decodeDocumentBody } from '../core/body-formats/index.ts';
 import { CHUTE_NAME } from '../core/device.ts';
 import { isHttpProblem, type InputError } from '../core/problem.ts';
 import type { RouteOptions } from '../core/route.ts';

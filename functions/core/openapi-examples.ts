@@ -1,11 +1,11 @@
 import { mediaType } from './body.ts';
 import type { Device } from './device.ts';
 import { invoke, type Handler } from './invoke.ts';
-import { pathParameters } from './openapi.ts';
+import { pathParameters } from './openapi/index.ts';
 import type { Route } from './route.ts';
 
 /*
- * The examples of the OpenAPI document (functions/core/openapi.ts): what each GET endpoint answers on
+ * The examples of the OpenAPI document (functions/core/openapi/): what each GET endpoint answers on
  * a device, asked as a client would ask it, with path parameters taken from what the device lists.
  */
 

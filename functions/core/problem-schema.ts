@@ -3,7 +3,7 @@ import type { InputError, Problem } from './problem.ts';
 
 /*
  * The problem document (functions/core/problem.ts) as a zod schema, for what describes the API:
- * the OpenAPI document (functions/core/openapi.ts) and the tests. No handler imports it; the types
+ * the OpenAPI document (functions/core/openapi/) and the tests. No handler imports it; the types
  * below fail to compile when it and `Problem` part ways.
  */
 

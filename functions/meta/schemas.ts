@@ -7,7 +7,7 @@ export { NoInputSchema } from '../info/schemas.ts';
  */
 
 /**
- * GET /api/v1/openapi.json: the API as an OpenAPI 3.1 document (functions/core/openapi.ts says what it
+ * GET /api/v1/openapi.json: the API as an OpenAPI 3.1 document (functions/core/openapi/ says what it
  * holds). Only its frame is checked here; the OpenAPI Specification says the rest.
  */
 export const OpenApiDocumentSchema = z.looseObject({

@@ -3,7 +3,7 @@ import { ChangeRequestSchema } from '../../functions/changes/schemas.ts';
 import { NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { Handler } from '../../functions/core/invoke.ts';
-import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '../../functions/core/openapi.ts';
+import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '../../functions/core/openapi/index.ts';
 import { openApiExamples, type ExampleParameter } from '../../functions/core/openapi-examples.ts';
 import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
@@ -13,7 +13,7 @@ import { CHANGE_STREAM_PATH, HOSTAPD_CONTROL_PATH } from './app.ts';
 import { LOGIN_PATH } from './auth.ts';
 
 /*
- * The API as one OpenAPI 3.1 document (functions/core/openapi.ts): every endpoint module as it
+ * The API as one OpenAPI 3.1 document (functions/core/openapi/): every endpoint module as it
  * describes itself, and here what the HTTP layer answers itself, described once: the login, the two
  * websockets and how a client authenticates. The build writes it to dist/openapi.json and into the
  * bundle of GET /api/v1/openapi.json (esbuild.config.mjs); docs/decisions/0029-openapi-from-the-schemas.md.

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { openApiDocument, pathParameters, type DescribedOperation } from './openapi.ts';
-import { defineRoute } from './route.ts';
+import { defineRoute } from '../route.ts';
+import { openApiDocument } from './document.ts';
+import type { DescribedOperation } from './types.ts';
 
 const ThingSchema = z.strictObject({ name: z.string(), size: z.int() });
 const ThingListSchema = z.array(ThingSchema);
@@ -198,12 +199,5 @@ describe('openApiDocument', () => {
     const open = openApiDocument({ info: { title: 't', version: '1' }, operations: [list] });
     expect(open.security).toBeUndefined();
     expect(Object.keys(open.paths['/api/v1/things']!.get!.responses as object)).toEqual(['200', '500', 'default']);
-  });
-});
-
-describe('pathParameters', () => {
-  it('lists the parameters of a route path in order', () => {
-    expect(pathParameters('/api/v1/chutes/:chute/networks/:network/stations/:mac')).toEqual(['chute', 'network', 'mac']);
-    expect(pathParameters('/api/v1/chutes')).toEqual([]);
   });
 });

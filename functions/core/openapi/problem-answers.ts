@@ -1,0 +1,59 @@
+/**
+ * The problems of the OpenAPI document: what each problem status says (`PROBLEM_ANSWERS`), the
+ * statuses every secured operation answers, and the component responses they become, each
+ * `application/problem+json` (`Problem`).
+ */
+import { problem, PROBLEM_CONTENT_TYPE } from '../problem.ts';
+import type { Json } from './types.ts';
+
+/**
+ * What each problem status says in the document: the statuses an operation may be given (see
+ * `DescribedOperation.problems`), each a component response named after its reason phrase
+ * (`BadRequest`). Any other status is the `default` answer.
+ */
+export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; headers?: Json }>> = {
+  400: { description: 'Malformed: the body, a path parameter such as a MAC address, or a field that is missing (`errors` names it)' },
+  401: {
+    description: 'No credentials, or bad ones',
+    headers: { 'WWW-Authenticate': { description: 'The schemes to authenticate with', schema: { type: 'string' } } },
+  },
+  403: { description: 'The device has no password yet, and the client is not on the device itself' },
+  404: { description: 'Nothing by that name: no such chute, network, station, change or user' },
+  409: { description: 'A conflict: the network cannot serve the operation, the name is taken, a factory reset is running' },
+  413: { description: 'The body is over the limit: 1 MiB, or 512 MiB for an upload' },
+  415: { description: 'The body is of a media type the operation does not take (`accepted` lists those it takes)' },
+  422: { description: 'The body breaks a rule (`errors` names every violation); nothing was changed' },
+  426: {
+    description: 'Not a websocket upgrade request',
+    headers: { Upgrade: { description: 'The protocol to upgrade to', schema: { type: 'string', enum: ['websocket'] } } },
+  },
+  429: {
+    description: 'Too many failed logins from this address',
+    headers: { 'Retry-After': { description: 'Seconds until the address may try again', schema: { type: 'integer' } } },
+  },
+  500: { description: 'The server failed; its log says why, the answer never does' },
+};
+
+/** The `default` answer: any status an operation is not described with. */
+const DEFAULT_PROBLEM =
+  'Any other error: 409 (a conflict: the network cannot serve the operation, the name is taken, a factory reset is running), ' +
+  '502 (a tool, hostapd or the controller refused), 503 or 504 (a tool, a control socket or the container engine is missing or did not answer in time)';
+
+/** The statuses of the credentials, answered by every operation that needs them. */
+export const CREDENTIAL_PROBLEMS = [401, 403, 429];
+
+/** The component response of every problem status, `Problem` for the `default` answer. */
+export function problemResponses(): Record<string, Json> {
+  const content = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } };
+  const responses: Record<string, Json> = {};
+  for (const [status, { description, headers }] of Object.entries(PROBLEM_ANSWERS)) {
+    responses[problemName(Number(status))] = { description, ...(headers === undefined ? {} : { headers }), content };
+  }
+  responses.Problem = { description: DEFAULT_PROBLEM, content };
+  return responses;
+}
+
+/** `BadRequest` for 400: the reason phrase without spaces. */
+export function problemName(status: number): string {
+  return problem(status, '').title.replace(/[^A-Za-z]/g, '');
+}
