@@ -3,6 +3,9 @@
 // the top layer, beside the emulator, because it dispatches to both the runtime and the emulator
 // (docs/decisions/0021-layers-point-down.md).
 import { PACKAGE_VERSION } from '../functions/core/version.ts';
+import { releaseHeapFlags } from '../runtime/heap-flags.ts';
+
+releaseHeapFlags();
 
 /** What a command runs: its bundle's entry, given the arguments after the command name. */
 type Command = (argv: string[]) => Promise<void>;

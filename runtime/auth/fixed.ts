@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashPassword } from './passwords.ts';
-import { createPolicy, tokenKey, type AuthPolicy } from './policy.ts';
+import { createPolicy, lazyTokenKey, type AuthPolicy } from './policy.ts';
 
 /**
  * A policy with one fixed account and a random in-memory token secret, for the emulator: every
@@ -13,7 +13,7 @@ export async function fixedAuth(account: { username: string; password: string })
   const users = { [account.username]: await hashPassword(account.password) };
   return createPolicy({
     users: async () => users,
-    secret: await tokenKey(randomBytes(32)),
+    secret: lazyTokenKey(randomBytes(32)),
     openToLoopbackWithoutPassword: false,
   });
 }

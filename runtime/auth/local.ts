@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
 import { hashPassword } from './passwords.ts';
-import { createPolicy, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
+import { createPolicy, lazyTokenKey, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 import { watchedFile } from '../state/watched-file.ts';
 
@@ -32,10 +32,14 @@ export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   await removeInterruptedWrites(files.dir, [path.basename(files.secret)]);
   await prepareAuth(stateDir);
   const users = watchedFile(files.passwd, (bytes) => (bytes === null ? {} : parseUsers(bytes.toString('utf8'), files.passwd)));
-  const secretKey = watchedFile(files.secret, (bytes) => (bytes === null ? null : tokenKey(checkedSecret(bytes, files.secret))));
+  const secretKey = watchedFile(files.secret, (bytes) => (bytes === null ? null : lazyTokenKey(checkedSecret(bytes, files.secret))));
   /** The key of the secret on disk now: a factory reset replaces it, and the tokens signed before stop working. */
-  const secret = async () => (await secretKey()) ?? tokenKey(await readOrCreateSecret(files.secret));
-  await secret();
+  const secret = async () => {
+    const key = await secretKey();
+    return key === null ? tokenKey(await readOrCreateSecret(files.secret)) : key();
+  };
+  // The secret is read and checked now; its key is made on the first token.
+  await secretKey();
   return createPolicy({ users, secret, openToLoopbackWithoutPassword: true });
 }
 

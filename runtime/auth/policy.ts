@@ -173,3 +173,15 @@ export function unauthorized(detail: string): HttpProblem {
 export function tokenKey(secret: Uint8Array): Promise<webcrypto.CryptoKey> {
   return webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
 }
+
+/**
+ * `tokenKey(secret)`, made on the first call and the same key after: importing a key loads WebCrypto,
+ * which a start and the requests without a token do not need.
+ *
+ * @example
+ * createPolicy({ users, secret: lazyTokenKey(randomBytes(32)), openToLoopbackWithoutPassword: false });
+ */
+export function lazyTokenKey(secret: Uint8Array): () => Promise<webcrypto.CryptoKey> {
+  let key: Promise<webcrypto.CryptoKey> | undefined;
+  return () => (key ??= tokenKey(secret));
+}
