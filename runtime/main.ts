@@ -105,7 +105,7 @@ function pdconfApplyOption<const F extends PdconfFile>(file: F) {
 
 const SERVE_HELP = optionsHelp(
   'chutebox serve [options]',
-  'Serves the device API of this machine over HTTP. A flag wins over its environment variable, which wins over the settings file (`name=value` lines; the name is the flag with `_` for `-`, `portal_server_port` for --port) Started as `chutebox`, it also takes --max-heap MB (CHUTEBOX_MAX_HEAP), the heap limit; default a quarter of MemTotal, 16 to 256 MB.',
+  "Serves this machine's device API over HTTP. A flag wins over its environment variable, which wins over the settings file (`name=value` lines: the flag with _ for -, portal_server_port for --port). As `chutebox`, it also takes --max-heap MB (CHUTEBOX_MAX_HEAP): the heap limit, by default a quarter of MemTotal, 16 to 256 MB.",
   SERVE_OPTIONS,
 );
 

@@ -86,7 +86,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    * through `c.req.header` would build a Fetch `Headers` of the whole request).
    */
   const send = (c: Context, out: FunctionOutput, origin = requestHeaders(c).origin) =>
-    new Response(out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(origin)) });
+    new Response(out.bytes ?? out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(origin)) });
   const readText = limitedBody(limit, (c) => c.req.text());
   const readBytes = limitedBody(uploadLimit, async (c) => new Uint8Array(await c.req.arrayBuffer()));
 
