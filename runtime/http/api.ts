@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { Context, Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
 import { bodyLimit } from 'hono/body-limit';
@@ -15,6 +14,7 @@ import { clientAddress } from './client-address.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './functions.ts';
 import { problemFor } from './problems.ts';
+import { requestHeaders } from './request-headers.ts';
 
 /** Where the chutes' web pages are served when `chuteWeb` is on (runtime/http/chute-proxy.ts), as ParaDrop's daemon does. */
 const CHUTE_WEB_PATH = '/chutes/:chute/*';
@@ -154,15 +154,6 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
 function hasBody(method: string, headers: Record<string, string>): boolean {
   if (method !== 'GET' && method !== 'DELETE') return true;
   return headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
-}
-
-/**
- * A request's headers by lower-case name: over HTTP the object Node's parser already made (Hono's
- * `c.req.header()` would build a Fetch `Headers` to copy them out of), otherwise Hono's.
- */
-function requestHeaders(c: Context): Record<string, string> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  return incoming === undefined ? c.req.header() : (incoming.headers as Record<string, string>);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { AuthPolicy } from '../auth/policy.ts';
 import { clientAddress } from './client-address.ts';
+import { requestHeaders } from './request-headers.ts';
 
 /** ParaDrop's login endpoint: `POST` answers a token (runtime/http/app.ts mounts it). */
 export const LOGIN_PATH = '/api/v1/auth/local';
@@ -16,7 +17,7 @@ export const LOGIN_PATH = '/api/v1/auth/local';
  * app.get('/api/v1/info/features', async (c) => { await authorize(c); … });
  */
 export function authorizer(policy: AuthPolicy): (c: Context) => Promise<unknown> {
-  return (c) => policy.authorize(c.req.header('authorization'), clientAddress(c));
+  return (c) => policy.authorize(requestHeaders(c).authorization, clientAddress(c));
 }
 
 /**

@@ -1,0 +1,16 @@
+import type { IncomingMessage } from 'node:http';
+import type { Context } from 'hono';
+
+/**
+ * A request's headers by lower-case name: over HTTP the object Node's parser already made, otherwise
+ * Hono's. `c.req.header(name)` would build a Fetch `Headers` of the whole request first (with
+ * @hono/node-server), which cost a Bearer or Basic request, and every request to serve, about a fifth
+ * of its time.
+ *
+ * @example
+ * requestHeaders(c).authorization // 'Bearer eyJ…', or undefined
+ */
+export function requestHeaders(c: Context): Record<string, string> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming === undefined ? c.req.header() : (incoming.headers as Record<string, string>);
+}
