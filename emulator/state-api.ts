@@ -1,10 +1,10 @@
 import type { Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { bodyTooLarge, decodeBody } from '../functions/core/body.ts';
+import { decodeBody } from '../functions/core/body.ts';
 import { methodNotAllowed } from '../functions/core/route.ts';
 import type { AuthPolicy } from '../runtime/auth/policy.ts';
 import { authorizer } from '../runtime/http/auth.ts';
 import { corsPolicy } from '../runtime/http/cors.ts';
+import { limitedBody } from '../runtime/http/limited-body.ts';
 import type { EmulatorState, EmulatorStateApi } from './emulator-state.ts';
 
 /** The emulator's state: `GET` exports it, `PUT` imports one. Only `chutebox emulate` serves it. */
@@ -47,20 +47,8 @@ export function mountStateApi(app: Hono, options: StateApiOptions): void {
       status,
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'cache-control': 'no-store' }), ...cors.headers(c.req.header('origin')) },
     });
-  const limiter = bodyLimit({
-    maxSize: options.bodyLimit,
-    onError: () => {
-      throw bodyTooLarge(options.bodyLimit);
-    },
-  });
   /** The request body as text, cut with a 413 as soon as it passes the limit. */
-  async function readText(c: Context): Promise<string> {
-    let text = '';
-    await limiter(c, async () => {
-      text = await c.req.text();
-    });
-    return text;
-  }
+  const readText = limitedBody(options.bodyLimit, (c) => c.req.text());
 
   app.get(STATE_PATH, async (c) => {
     await authorize(c);

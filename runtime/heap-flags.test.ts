@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-/** heap-flags.ts as one ES module a child Node can run (the child has no TypeScript loader). */
+/** heap-flags.ts as a `data:` URL of one ES module a child Node can import (it has no TypeScript loader). */
 async function heapFlagsModule(): Promise<string> {
   const built = await esbuild.build({
     entryPoints: [fileURLToPath(new URL('./heap-flags.ts', import.meta.url))],
@@ -12,12 +12,12 @@ async function heapFlagsModule(): Promise<string> {
     platform: 'node',
     write: false,
   });
-  return built.outputFiles[0]!.text.replace(/^export \{[^}]*\};?\s*$/m, '');
+  return `data:text/javascript;base64,${Buffer.from(built.outputFiles[0]!.text).toString('base64')}`;
 }
 
 /** Runs `script` after `releaseHeapFlags()` in a Node whose heap the launcher's flags bound to `oldMib`. */
 async function runBounded(oldMib: number, script: string) {
-  const code = `${await heapFlagsModule()}\nreleaseHeapFlags();\n${script}`;
+  const code = `import { releaseHeapFlags } from ${JSON.stringify(await heapFlagsModule())};\nreleaseHeapFlags();\n${script}`;
   return spawnSync(process.execPath, [`--max-old-space-size=${oldMib}`, '--max-semi-space-size=1', '--input-type=module', '-e', code], {
     encoding: 'utf8',
     timeout: 60_000,

@@ -1,9 +1,8 @@
 import type { Context, Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
-import { bodyLimit } from 'hono/body-limit';
 import { HonoBase } from 'hono/hono-base';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
-import { bodyTooLarge, decodeBody, DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
+import { decodeBody, DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
 import { problemOutput } from '../../functions/core/invoke.ts';
@@ -13,6 +12,7 @@ import { authorizer, credentials, LOGIN_PATH } from './auth.ts';
 import { clientAddress } from './client-address.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './functions.ts';
+import { limitedBody } from './limited-body.ts';
 import { problemFor } from './problems.ts';
 import { requestHeaders } from './request-headers.ts';
 
@@ -154,24 +154,4 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
 function hasBody(method: string, headers: Record<string, string>): boolean {
   if (method !== 'GET' && method !== 'DELETE') return true;
   return headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined;
-}
-
-/**
- * Reads a request body of at most `maxSize` bytes with Hono's body limit: a streamed body is cut
- * (413) as soon as it passes the limit, not read to its end.
- */
-function limitedBody<T>(maxSize: number, read: (c: Context) => Promise<T>): (c: Context) => Promise<T> {
-  const limiter = bodyLimit({
-    maxSize,
-    onError: () => {
-      throw bodyTooLarge(maxSize);
-    },
-  });
-  return async (c) => {
-    let body: T | undefined;
-    await limiter(c, async () => {
-      body = await read(c);
-    });
-    return body as T;
-  };
 }
