@@ -210,10 +210,10 @@ function functionEntry(file) {
   const core = (m) => JSON.stringify(path.join(root, 'functions/core', m));
   return [
     `import { route, handle } from ${JSON.stringify(file)};`,
-    `import { invoke as run } from ${core('invoke.ts')};`,
+    `import { functionInvoke } from ${core('function-invoke.ts')};`,
     `import { lambdaHandler } from ${core('lambda.ts')};`,
     `export { route };`,
-    `export const invoke = (input, device) => run(handle, input, device);`,
+    `export const invoke = functionInvoke(route, handle);`,
     `export const handler = lambdaHandler(route, invoke, import.meta.url);`,
   ].join('\n');
 }

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { answerReuse, same } from './answer-reuse.ts';
+import type { Device, NetworkHost, NetworkTarget } from './device.ts';
+import { invoke, type FunctionInput, type Handler } from './invoke.ts';
+import { HttpProblem } from './problem.ts';
+
+const input: FunctionInput = { params: { chute: 'hotspot' }, query: {}, headers: {}, body: undefined, text: '' };
+
+/** A device of files and one network's station dump, counting the reads made of it; `files` and `stations` may be changed. */
+function countingDevice(files: Record<string, string>, stations = { dump: '' }) {
+  const reads: string[] = [];
+  const device = {
+    async readFile(path: string) {
+      reads.push(path);
+      return files[path] ?? null;
+    },
+    network(target: NetworkTarget): Partial<NetworkHost> {
+      return {
+        async stationDump() {
+          reads.push(`${target.network}: station dump`);
+          return stations.dump;
+        },
+      };
+    },
+  };
+  return { device: device as unknown as Device, reads };
+}
+
+/** A handler that reads /etc/hostname and counts how often it runs. */
+function hostnameHandler() {
+  const runs = { count: 0 };
+  const handle: Handler = async (_input, device) => {
+    runs.count++;
+    return { hostname: (await device.readFile('/etc/hostname'))?.trim() ?? null };
+  };
+  return { handle, runs };
+}
+
+describe('answerReuse', () => {
+  it('answers again without running the handler while every read answers the same, and still makes the reads', async () => {
+    const { device, reads } = countingDevice({ '/etc/hostname': 'router\n' });
+    const { handle, runs } = hostnameHandler();
+    const reuse = answerReuse();
+    const answer = () => reuse(input, device, (reading) => invoke(handle, input, reading));
+    const first = await answer();
+    const second = await answer();
+    expect(second.body).toBe('{"hostname":"router"}');
+    expect(second.body).toBe(first.body);
+    expect(runs.count).toBe(1);
+    expect(reads).toEqual(['/etc/hostname', '/etc/hostname']);
+    expect(new TextDecoder().decode(second.bytes)).toBe(second.body);
+  });
+
+  it('runs the handler again when a read answers differently, and answers from the new text', async () => {
+    const files = { '/etc/hostname': 'router\n' };
+    const { device } = countingDevice(files);
+    const { handle, runs } = hostnameHandler();
+    const reuse = answerReuse();
+    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    files['/etc/hostname'] = 'gateway\n';
+    const changed = await reuse(input, device, (reading) => invoke(handle, input, reading));
+    expect(changed.body).toBe('{"hostname":"gateway"}');
+    expect(runs.count).toBe(2);
+  });
+
+  it('makes each read once a request when the answer cannot be reused: the handler gets the reads made for the check', async () => {
+    const files = { '/etc/hostname': 'router\n' };
+    const { device, reads } = countingDevice(files);
+    const { handle } = hostnameHandler();
+    const reuse = answerReuse();
+    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    files['/etc/hostname'] = 'gateway\n';
+    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    expect(reads).toEqual(['/etc/hostname', '/etc/hostname']);
+  });
+
+  it("follows the reads made through a part of the device: a network's station dump that changed is answered anew", async () => {
+    const stations = { dump: 'Station 6e:8d:3a:5f:21:c4 (on wlan0)\n' };
+    const { device } = countingDevice({}, stations);
+    const handle: Handler = async (_input, device) => {
+      const host = device.network({ chute: 'hotspot', network: 'wifi', hostInterface: 'wlan0', hostapdControl: null, leaseFile: null });
+      return { lines: (await host.stationDump()).split('\n').filter(Boolean).length };
+    };
+    const reuse = answerReuse();
+    const answer = () => reuse(input, device, (reading) => invoke(handle, input, reading));
+    expect((await answer()).body).toBe('{"lines":1}');
+    stations.dump += 'Station 24:0a:c4:11:8b:3e (on wlan0)\n';
+    expect((await answer()).body).toBe('{"lines":2}');
+  });
+
+  it('remembers no answer but a 200: a handler that failed runs again', async () => {
+    const { device } = countingDevice({});
+    let runs = 0;
+    const missing: Handler = async () => {
+      runs++;
+      throw new HttpProblem(404, 'no chute named hotspot');
+    };
+    const reuse = answerReuse();
+    await reuse(input, device, (reading) => invoke(missing, input, reading));
+    expect((await reuse(input, device, (reading) => invoke(missing, input, reading))).status).toBe(404);
+    expect(runs).toBe(2);
+  });
+
+  it('keeps the answers of different parameters, queries and Accept headers apart', async () => {
+    const { device } = countingDevice({});
+    const handle: Handler = async (input) => ({ ...input.params, ...input.query, accept: input.headers.accept ?? null });
+    const reuse = answerReuse();
+    const inputs: FunctionInput[] = [
+      input,
+      { ...input, params: { chute: 'other' } },
+      { ...input, query: { verbose: '1' } },
+      { ...input, headers: { accept: 'application/yaml' } },
+    ];
+    for (let round = 0; round < 2; round++) {
+      const bodies = await Promise.all(inputs.map((each) => reuse(each, device, (reading) => invoke(handle, each, reading)).then((out) => out.body)));
+      expect(bodies).toEqual([
+        '{"chute":"hotspot","accept":null}',
+        '{"chute":"other","accept":null}',
+        '{"chute":"hotspot","verbose":"1","accept":null}',
+        '{"chute":"hotspot","accept":"application/yaml"}',
+      ]);
+    }
+  });
+
+  it('hands out each reused answer as its own, so that headers a transport adds to one are not in the next', async () => {
+    const { device } = countingDevice({ '/etc/hostname': 'router\n' });
+    const { handle } = hostnameHandler();
+    const reuse = answerReuse();
+    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    const first = await reuse(input, device, (reading) => invoke(handle, input, reading));
+    first.headers['access-control-allow-origin'] = 'https://dashboard.example';
+    const second = await reuse(input, device, (reading) => invoke(handle, input, reading));
+    expect(second.headers).toEqual({ 'content-type': 'application/json' });
+  });
+});
+
+describe('same', () => {
+  it('compares text, numbers, lists and plain objects by value, and anything else by identity', () => {
+    expect(same('a\n', `a${'\n'}`)).toBe(true);
+    expect(same(Number.NaN, Number.NaN)).toBe(true);
+    expect(same([1, { a: 'x' }], [1, { a: 'x' }])).toBe(true);
+    expect(same([1, 2], [1, 2, 3])).toBe(false);
+    expect(same({ a: 1 }, { a: 1, b: undefined })).toBe(false);
+    expect(same(new Uint8Array([1, 2]), new Uint8Array([1, 2]))).toBe(true);
+    expect(same(new Uint8Array([1, 2]), new Uint8Array([1, 3]))).toBe(false);
+    expect(same(new Date(0), new Date(0))).toBe(false);
+    expect(same(null, undefined)).toBe(false);
+  });
+});

@@ -1,0 +1,23 @@
+import { answerReuse } from './answer-reuse.ts';
+import type { Device } from './device.ts';
+import { invoke, type FunctionInput, type FunctionOutput, type Handler } from './invoke.ts';
+import type { Route } from './route.ts';
+
+/**
+ * What a function bundle exports as `invoke` (and the browser's handlers call): its handler run by
+ * `invoke`. A GET is handed its parameters, query and `Accept` header (the only header a read
+ * negotiates on), no other header and no body, and its answer is reused while the device answers
+ * the reads it was made from the same way (`answerReuse`).
+ *
+ * @example
+ * export const invoke = functionInvoke(route, handle); // in each bundle, made by the build
+ */
+export function functionInvoke(route: Route, handle: Handler): (input: FunctionInput, device: Device) => Promise<FunctionOutput> {
+  if (route.method !== 'GET') return (input, device) => invoke(handle, input, device);
+  const reuse = answerReuse();
+  return (input, device) => {
+    const { accept } = input.headers;
+    const read: FunctionInput = { params: input.params, query: input.query, headers: accept === undefined ? {} : { accept }, body: undefined, text: '' };
+    return reuse(read, device, (reading) => invoke(handle, read, reading));
+  };
+}
