@@ -3,6 +3,7 @@ import { SSID_MAX_BYTES } from '../functions/chutes/bodies.ts';
 import { MAC_ADDRESS } from '../functions/chutes/params.ts';
 import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
+import { reusingLast } from '../functions/core/reusing-last.ts';
 import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
 import { stationBlocks } from '../functions/parsers/iw-station.ts';
 import { NETWORK_FILES } from '../runtime/scenario/format.ts';
@@ -164,7 +165,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         const [status, config] = await hostapdRecordings();
         const line = command.join(' ');
         if (line === 'STATUS') {
-          return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndex(reply, config, target.hostInterface)}]`);
+          return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndexOf(reply, config, target.hostInterface)}]`);
         }
         if (line === 'GET_CONFIG') return hostapdReply(config, 'hostapdConfig', 'GET_CONFIG', () => 'ssid');
         if (line === 'RELOAD') return 'OK\n';
@@ -205,6 +206,9 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     },
   });
 }
+
+/** `bssIndex`, worked out again only for other replies or another interface. */
+const bssIndexOf = reusingLast(bssIndex);
 
 /**
  * The index of this network's BSS in a `STATUS` reply, which lists every BSS of the radio: the one

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Device } from '../functions/core/device.ts';
+import { reusingLast } from '../functions/core/reusing-last.ts';
 import { parseStat } from '../functions/parsers/stat.ts';
 import { parseUptime } from '../functions/parsers/uptime.ts';
 import { normalizePosix } from './scenario-tree.ts';
@@ -79,6 +80,11 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
     return uptime === null || stat === null || last.at === null ? null : { at: last.at, uptime, stat };
   }
 
+  // Each file as moved: the text of a file is made again only when the recording or the time moved.
+  const uptimeNow = reusingLast(movedUptime);
+  const statNow = reusingLast(movedBootTime);
+  const leasesNow = reusingLast(shiftedLeases);
+
   /** Whole centiseconds since the start (never negative, should the clock be set back). */
   const elapsedCs = () => Math.max(0, Math.floor(now() / 10) - startCs);
 
@@ -89,14 +95,14 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
       const clock = await recorded();
       if (clock === null) return files.readFile(devicePath);
       return file === CLOCK_FILES.uptime
-        ? movedUptime(clock.uptime, clock.at, elapsedCs())
-        : movedBootTime(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
+        ? uptimeNow(clock.uptime, clock.at, elapsedCs())
+        : statNow(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
     },
     async leases(text) {
       const clock = await recorded();
       if (clock === null) return text;
       const shift = Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100);
-      return shift === 0 ? text : shiftedLeases(text, shift, clock.at.bootTime);
+      return shift === 0 ? text : leasesNow(text, shift, clock.at.bootTime);
     },
     snapshot: () => ({ elapsedMs: elapsedCs() * 10 }),
     restore(state) {

@@ -74,6 +74,27 @@ describe('answerReuse', () => {
     expect(reads).toEqual(['/etc/hostname', '/etc/hostname']);
   });
 
+  it('makes the reads again in the order the handler made them: a read made once another had answered waits for it again', async () => {
+    const events: string[] = [];
+    const device = {
+      async readFile(path: string) {
+        events.push(`start ${path}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        events.push(`end ${path}`);
+        return path;
+      },
+    } as unknown as Device;
+    const handle: Handler = async (_input, device) => {
+      const [a, b] = await Promise.all([device.readFile('/a'), device.readFile('/b')]);
+      return { a, b, c: await device.readFile('/c') };
+    };
+    const reuse = answerReuse();
+    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    events.length = 0;
+    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    expect(events).toEqual(['start /a', 'start /b', 'end /a', 'end /b', 'start /c', 'end /c']);
+  });
+
   it("follows the reads made through a part of the device: a network's station dump that changed is answered anew", async () => {
     const stations = { dump: 'Station 6e:8d:3a:5f:21:c4 (on wlan0)\n' };
     const { device } = countingDevice({}, stations);

@@ -14,6 +14,8 @@ interface Read {
   /** The steps as one string, to hand a replayed answer to the same call. */
   key: string;
   result: unknown;
+  /** How many of the calls before it had answered when it was made: calls of one wave were made together. */
+  wave: number;
 }
 
 /** What a handler read, and the answer it made from that. */
@@ -49,16 +51,11 @@ export function answerReuse(): (input: FunctionInput, device: Device, answering:
   return async (input, device, answering) => {
     const key = inputKey(input);
     const last = remembered.get(key);
-    let replayed: Map<string, unknown> | undefined;
-    if (last !== undefined) {
-      const again = last.reads.map((read) => perform(device, read.steps));
-      const results = await Promise.all(again).catch(() => undefined); // a read that failed: the handler says what that means
-      if (results?.every((result, i) => same(result, last.reads[i]!.result))) return copy(last.output);
-      replayed = new Map(last.reads.map((read, i) => [read.key, again[i]]));
-    }
+    const replayed = last === undefined ? NOTHING_REPLAYED : await readsAgain(device, last.reads);
+    if (replayed === true) return copy(last!.output);
     const reads: Read[] = [];
     const failed = { any: false };
-    const output = await answering(recording(device, [], reads, replayed, failed) as Device);
+    const output = await answering(recording(device, [], { reads, replayed, failed, settled: 0 }) as Device);
     if (output.status === 200 && !failed.any) {
       remembered.delete(key);
       if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
@@ -67,6 +64,30 @@ export function answerReuse(): (input: FunctionInput, device: Device, answering:
     return output;
   };
 }
+
+/**
+ * Makes `reads` again, as the handler made them: the calls it made together (`wave`) together, each
+ * wave once the one before has answered, as a shared tool run counts on (concurrent identical reads
+ * share one run). Answers true when every call answered the same. Otherwise it stops at the first
+ * wave that did not, or that failed, and answers the calls it made, by key, for the handler.
+ */
+async function readsAgain(device: Device, reads: readonly Read[]): Promise<true | Map<string, unknown>> {
+  const made: unknown[] = [];
+  for (let start = 0; start < reads.length; ) {
+    let end = start + 1;
+    while (end < reads.length && reads[end]!.wave === reads[start]!.wave) end++;
+    for (let i = start; i < end; i++) made.push(perform(device, reads[i]!.steps));
+    const results = await Promise.all(made.slice(start)).catch(() => undefined); // a read that failed: the handler says what that means
+    let i = 0;
+    while (results !== undefined && i < results.length && same(results[i], reads[start + i]!.result)) i++;
+    if (results === undefined || i < results.length) return new Map(made.map((call, k) => [reads[k]!.key, call]));
+    start = end;
+  }
+  return true;
+}
+
+/** No call made before the handler runs. */
+const NOTHING_REPLAYED: ReadonlyMap<string, unknown> = new Map();
 
 /** What an answer is remembered by: all a GET handler is handed (see `functionInvoke`). */
 function inputKey(input: FunctionInput): string {
@@ -99,43 +120,54 @@ function perform(device: Device, steps: readonly Step[]): unknown {
   }
 }
 
+/** Where `recording` logs the calls of one request, and what it hands back instead of calling. */
+interface ReadLog {
+  reads: Read[];
+  /** Calls the check made already, by key. */
+  replayed: ReadonlyMap<string, unknown>;
+  /** Set when a call failed or took a callback: the answer is not remembered. */
+  failed: { any: boolean };
+  /** How many calls have answered so far. */
+  settled: number;
+}
+
 /**
- * `target` (the device, or a facet of it), whose every call is logged in `reads` with what it
- * answered, or answered from `replayed` when the check made the same call. A facet it answers (an
+ * `target` (the device, or a facet of it), whose every call is logged in `log.reads` with what it
+ * answered, or answered from `log.replayed` when the check made the same call. A facet it answers (an
  * object of methods, such as `network(target)`'s host) is recorded likewise.
  */
-function recording(target: object, steps: Step[], reads: Read[], replayed: Map<string, unknown> | undefined, failed: { any: boolean }): object {
+function recording(target: object, steps: Step[], log: ReadLog): object {
   return new Proxy(target, {
     get(object, name) {
       const value = Reflect.get(object, name);
       if (typeof value === 'function') {
         return (...args: unknown[]) => {
           const path = [...steps, { name, args }];
-          if (args.some((arg) => typeof arg === 'function')) failed.any = true; // a callback: not a read to make again
+          if (args.some((arg) => typeof arg === 'function')) log.failed.any = true; // a callback: not a read to make again
           const key = stepsKey(path);
           let result: unknown;
           try {
-            result = replayed?.has(key) ? replayed.get(key) : value.apply(object, args);
+            result = log.replayed.has(key) ? log.replayed.get(key) : value.apply(object, args);
           } catch (error) {
-            failed.any = true;
+            log.failed.any = true;
             throw error;
           }
-          if (isFacet(result)) return recording(result, path, reads, replayed, failed);
-          const read: Read = { steps: path, key, result };
-          reads.push(read);
-          if (!isThenable(result)) return (read.result = snapshot(result));
+          if (isFacet(result)) return recording(result, path, log);
+          const read: Read = { steps: path, key, result, wave: log.settled };
+          log.reads.push(read);
+          if (!isThenable(result)) return (log.settled++, (read.result = snapshot(result)));
           return result.then(
-            (answer) => ((read.result = snapshot(answer)), answer),
+            (answer) => (log.settled++, (read.result = snapshot(answer)), answer),
             (error: unknown) => {
-              failed.any = true;
+              log.failed.any = true;
               throw error;
             },
           );
         };
       }
       const path = [...steps, { name }];
-      if (isFacet(value)) return recording(value, path, reads, replayed, failed);
-      reads.push({ steps: path, key: stepsKey(path), result: value });
+      if (isFacet(value)) return recording(value, path, log);
+      log.reads.push({ steps: path, key: stepsKey(path), result: value, wave: log.settled++ });
       return value;
     },
   });

@@ -37,4 +37,11 @@ describe('reusingLast', () => {
     expect(() => strict('')).toThrow('empty');
     expect(calls).toBe(2);
   });
+
+  it('works out again when any of several sources changed', () => {
+    let calls = 0;
+    const shifted = reusingLast((text: string, shift: number) => (calls++, `${text}+${shift}`));
+    expect([shifted('a', 1), shifted('a', 1), shifted('a', 2), shifted('b', 2), shifted('b', 2)]).toEqual(['a+1', 'a+1', 'a+2', 'b+2', 'b+2']);
+    expect(calls).toBe(3);
+  });
 });
