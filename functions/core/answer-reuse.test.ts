@@ -40,10 +40,11 @@ describe('answerReuse', () => {
   it('answers again without running the handler while every read answers the same, and still makes the reads', async () => {
     const { device, reads } = countingDevice({ '/etc/hostname': 'router\n' });
     const { handle, runs } = hostnameHandler();
-    const reuse = answerReuse();
-    const answer = () => reuse(input, device, (reading) => invoke(handle, input, reading));
-    const first = await answer();
-    const second = await answer();
+    const answer = answerReuse(handle);
+
+    const again = () => answer(input, device);
+    const first = await again();
+    const second = await again();
     expect(second.body).toBe('{"hostname":"router"}');
     expect(second.body).toBe(first.body);
     expect(runs.count).toBe(1);
@@ -55,10 +56,11 @@ describe('answerReuse', () => {
     const files = { '/etc/hostname': 'router\n' };
     const { device } = countingDevice(files);
     const { handle, runs } = hostnameHandler();
-    const reuse = answerReuse();
-    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    const answer = answerReuse(handle);
+
+    await answer(input, device);
     files['/etc/hostname'] = 'gateway\n';
-    const changed = await reuse(input, device, (reading) => invoke(handle, input, reading));
+    const changed = await answer(input, device);
     expect(changed.body).toBe('{"hostname":"gateway"}');
     expect(runs.count).toBe(2);
   });
@@ -67,10 +69,11 @@ describe('answerReuse', () => {
     const files = { '/etc/hostname': 'router\n' };
     const { device, reads } = countingDevice(files);
     const { handle } = hostnameHandler();
-    const reuse = answerReuse();
-    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    const answer = answerReuse(handle);
+
+    await answer(input, device);
     files['/etc/hostname'] = 'gateway\n';
-    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    await answer(input, device);
     expect(reads).toEqual(['/etc/hostname', '/etc/hostname']);
   });
 
@@ -88,10 +91,11 @@ describe('answerReuse', () => {
       const [a, b] = await Promise.all([device.readFile('/a'), device.readFile('/b')]);
       return { a, b, c: await device.readFile('/c') };
     };
-    const reuse = answerReuse();
-    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    const answer = answerReuse(handle);
+
+    await answer(input, device);
     events.length = 0;
-    await reuse(input, device, (reading) => invoke(handle, input, reading));
+    await answer(input, device);
     expect(events).toEqual(['start /a', 'start /b', 'end /a', 'end /b', 'start /c', 'end /c']);
   });
 
@@ -102,11 +106,12 @@ describe('answerReuse', () => {
       const host = device.network({ chute: 'hotspot', network: 'wifi', hostInterface: 'wlan0', hostapdControl: null, leaseFile: null });
       return { lines: (await host.stationDump()).split('\n').filter(Boolean).length };
     };
-    const reuse = answerReuse();
-    const answer = () => reuse(input, device, (reading) => invoke(handle, input, reading));
-    expect((await answer()).body).toBe('{"lines":1}');
+    const answer = answerReuse(handle);
+
+    const again = () => answer(input, device);
+    expect((await again()).body).toBe('{"lines":1}');
     stations.dump += 'Station 24:0a:c4:11:8b:3e (on wlan0)\n';
-    expect((await answer()).body).toBe('{"lines":2}');
+    expect((await again()).body).toBe('{"lines":2}');
   });
 
   it('remembers no answer but a 200: a handler that failed runs again', async () => {
@@ -116,16 +121,29 @@ describe('answerReuse', () => {
       runs++;
       throw new HttpProblem(404, 'no chute named hotspot');
     };
-    const reuse = answerReuse();
-    await reuse(input, device, (reading) => invoke(missing, input, reading));
-    expect((await reuse(input, device, (reading) => invoke(missing, input, reading))).status).toBe(404);
+    const answerMissing = answerReuse(missing);
+
+    await answerMissing(input, device);
+    expect((await answerMissing(input, device)).status).toBe(404);
     expect(runs).toBe(2);
+  });
+
+  it('runs a handler that answers a shared, frozen value as it is: invoke reuses the JSON of that value already', async () => {
+    const { device } = countingDevice({ '/etc/hostname': 'router\n' });
+    let runs = 0;
+    const FEATURES = Object.freeze(['hostapd-control']);
+    const constant: Handler = async (_input, device) => (runs++, await device.readFile('/etc/hostname'), FEATURES);
+    const answer = answerReuse(constant);
+    const bodies = [await answer(input, device), await answer(input, device), await answer(input, device)].map((out) => out.body);
+    expect(bodies).toEqual(['["hostapd-control"]', '["hostapd-control"]', '["hostapd-control"]']);
+    expect(runs).toBe(3);
   });
 
   it('keeps the answers of different parameters, queries and Accept headers apart', async () => {
     const { device } = countingDevice({});
     const handle: Handler = async (input) => ({ ...input.params, ...input.query, accept: input.headers.accept ?? null });
-    const reuse = answerReuse();
+    const answer = answerReuse(handle);
+
     const inputs: FunctionInput[] = [
       input,
       { ...input, params: { chute: 'other' } },
@@ -133,7 +151,7 @@ describe('answerReuse', () => {
       { ...input, headers: { accept: 'application/yaml' } },
     ];
     for (let round = 0; round < 2; round++) {
-      const bodies = await Promise.all(inputs.map((each) => reuse(each, device, (reading) => invoke(handle, each, reading)).then((out) => out.body)));
+      const bodies = await Promise.all(inputs.map((each) => answer(each, device).then((out) => out.body)));
       expect(bodies).toEqual([
         '{"chute":"hotspot","accept":null}',
         '{"chute":"other","accept":null}',
@@ -146,11 +164,12 @@ describe('answerReuse', () => {
   it('hands out each reused answer as its own, so that headers a transport adds to one are not in the next', async () => {
     const { device } = countingDevice({ '/etc/hostname': 'router\n' });
     const { handle } = hostnameHandler();
-    const reuse = answerReuse();
-    await reuse(input, device, (reading) => invoke(handle, input, reading));
-    const first = await reuse(input, device, (reading) => invoke(handle, input, reading));
+    const answer = answerReuse(handle);
+
+    await answer(input, device);
+    const first = await answer(input, device);
     first.headers['access-control-allow-origin'] = 'https://dashboard.example';
-    const second = await reuse(input, device, (reading) => invoke(handle, input, reading));
+    const second = await answer(input, device);
     expect(second.headers).toEqual({ 'content-type': 'application/json' });
   });
 });

@@ -1,5 +1,5 @@
 import type { Device } from './device.ts';
-import type { FunctionInput, FunctionOutput } from './invoke.ts';
+import { invoke, problemOutput, valueOutput, type FunctionInput, type FunctionOutput, type Handler } from './invoke.ts';
 
 /** One step from the device to a read: a property (a facet such as `hostConfig`) or a call with its arguments. */
 interface Step {
@@ -24,9 +24,6 @@ interface Remembered {
   output: FunctionOutput & { bytes: Uint8Array };
 }
 
-/** How a request is answered when its last answer cannot be reused: the handler on the device it is given. */
-export type Answering = (device: Device) => Promise<FunctionOutput>;
-
 const ENCODER = new TextEncoder();
 
 /** Inputs remembered per function, the oldest forgotten first: a GET answers a handful of parameter values. */
@@ -39,28 +36,37 @@ const REMEMBERED = 16;
  * reads stay (an answer is never older than its request), the parse, the answer and its JSON are not
  * made again. When a read answers differently, the handler runs, and the calls already made for the
  * check are handed to it rather than made twice. Only a 200 made without a failed read is remembered,
- * by the input (`inputKey`), for the last `REMEMBERED` inputs.
+ * by the input (`inputKey`), for the last `REMEMBERED` inputs. A handler that answers a shared, frozen
+ * value (a constant, a `reusingLast` parse) costs no more than the check: for that input it runs as
+ * it is from then on, and `invoke` reuses that value's JSON.
  *
  * @example
- * const reuse = answerReuse();
- * await reuse(input, device, (reading) => invoke(handle, input, reading)); // runs the handler
- * await reuse(input, device, (reading) => invoke(handle, input, reading)); // reads again, same answer: reused
+ * const answer = answerReuse(handle);
+ * await answer(input, device); // runs the handler
+ * await answer(input, device); // reads again, the same answers: the same answer, the handler not run
  */
-export function answerReuse(): (input: FunctionInput, device: Device, answering: Answering) => Promise<FunctionOutput> {
+export function answerReuse(handle: Handler): (input: FunctionInput, device: Device) => Promise<FunctionOutput> {
   const remembered = new Map<string, Remembered>();
-  return async (input, device, answering) => {
+  /** Inputs the handler answered with a shared, frozen value: `invoke` reuses its JSON already. */
+  const shared = new Set<string>();
+  return async (input, device) => {
     const key = inputKey(input);
+    if (shared.has(key)) return invoke(handle, input, device);
     const last = remembered.get(key);
     const replayed = last === undefined ? NOTHING_REPLAYED : await readsAgain(device, last.reads);
     if (replayed === true) return copy(last!.output);
     const reads: Read[] = [];
     const failed = { any: false };
-    const output = await answering(recording(device, [], { reads, replayed, failed, settled: 0 }) as Device);
-    if (output.status === 200 && !failed.any) {
-      remembered.delete(key);
-      if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
-      remembered.set(key, { reads, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
+    let value: unknown;
+    try {
+      value = await handle(input, recording(device, [], { reads, replayed, failed, settled: 0 }) as Device);
+    } catch (error) {
+      return problemOutput(error);
     }
+    const output = valueOutput(value);
+    if (typeof value === 'object' && value !== null && Object.isFrozen(value)) remember(shared, key);
+    else if (!failed.any)
+      remember(remembered, key, { reads, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
     return output;
   };
 }
@@ -77,21 +83,42 @@ async function readsAgain(device: Device, reads: readonly Read[]): Promise<true 
     let end = start + 1;
     while (end < reads.length && reads[end]!.wave === reads[start]!.wave) end++;
     for (let i = start; i < end; i++) made.push(perform(device, reads[i]!.steps));
-    const results = await Promise.all(made.slice(start)).catch(() => undefined); // a read that failed: the handler says what that means
-    let i = 0;
-    while (results !== undefined && i < results.length && same(results[i], reads[start + i]!.result)) i++;
-    if (results === undefined || i < results.length) return new Map(made.map((call, k) => [reads[k]!.key, call]));
+    if (!(await answersSame(made, reads, start, end))) return new Map(made.map((call, k) => [reads[k]!.key, call]));
     start = end;
   }
   return true;
 }
 
+/** Whether the calls `made[start..end)` answer what `reads[start..end)` answered; false when one failed (the handler says what that means). */
+async function answersSame(made: readonly unknown[], reads: readonly Read[], start: number, end: number): Promise<boolean> {
+  try {
+    if (end - start === 1) return same(await made[start], reads[start]!.result);
+    const results = await Promise.all(made.slice(start, end));
+    return results.every((result, i) => same(result, reads[start + i]!.result));
+  } catch {
+    return false;
+  }
+}
+
 /** No call made before the handler runs. */
 const NOTHING_REPLAYED: ReadonlyMap<string, unknown> = new Map();
 
+/** Puts `key` last in `memory` (a Map with `value`, or a Set), forgetting the oldest beyond `REMEMBERED`. */
+function remember<V>(memory: Map<string, V> | Set<string>, key: string, value?: V): void {
+  memory.delete(key);
+  if (memory.size >= REMEMBERED) memory.delete(memory.keys().next().value!);
+  if (memory instanceof Map) memory.set(key, value!);
+  else memory.add(key);
+}
+
 /** What an answer is remembered by: all a GET handler is handed (see `functionInvoke`). */
 function inputKey(input: FunctionInput): string {
-  return JSON.stringify([input.params, input.query, input.headers.accept ?? null]);
+  // Each name and value quoted: no two inputs give the same key, whatever they hold.
+  let key = JSON.stringify(input.headers.accept ?? '');
+  for (const name in input.params) key += JSON.stringify(name) + JSON.stringify(input.params[name]);
+  key += '?';
+  for (const name in input.query) key += JSON.stringify(name) + JSON.stringify(input.query[name]);
+  return key;
 }
 
 /**

@@ -14,10 +14,9 @@ import type { Route } from './route.ts';
  */
 export function functionInvoke(route: Route, handle: Handler): (input: FunctionInput, device: Device) => Promise<FunctionOutput> {
   if (route.method !== 'GET') return (input, device) => invoke(handle, input, device);
-  const reuse = answerReuse();
+  const answer = answerReuse(handle);
   return (input, device) => {
     const { accept } = input.headers;
-    const read: FunctionInput = { params: input.params, query: input.query, headers: accept === undefined ? {} : { accept }, body: undefined, text: '' };
-    return reuse(read, device, (reading) => invoke(handle, read, reading));
+    return answer({ params: input.params, query: input.query, headers: accept === undefined ? {} : { accept }, body: undefined, text: '' }, device);
   };
 }

@@ -81,12 +81,16 @@ export interface FunctionBundle {
  */
 export async function invoke(handle: Handler, input: FunctionInput, device: Device): Promise<FunctionOutput> {
   try {
-    const value = await handle(input, device);
-    if (isReply(value)) return withBytes({ status: 200, headers: { ...value.headers, 'content-type': value.contentType }, body: value.body });
-    return withBytes({ status: 200, headers: { 'content-type': 'application/json' }, body: serialised(value) });
+    return valueOutput(await handle(input, device));
   } catch (error) {
     return problemOutput(error);
   }
+}
+
+/** What a handler answered as a 200: a JSON value as `application/json`, a `reply` as it is. */
+export function valueOutput(value: unknown): FunctionOutput {
+  if (isReply(value)) return withBytes({ status: 200, headers: { ...value.headers, 'content-type': value.contentType }, body: value.body });
+  return withBytes({ status: 200, headers: { 'content-type': 'application/json' }, body: serialised(value) });
 }
 
 /** The last frozen answer `serialised` wrote, and its JSON. */
