@@ -128,6 +128,16 @@ describe('answerReuse', () => {
     expect(runs).toBe(2);
   });
 
+  it('answers again a handler that sorts a list the device answered in place: what was read is kept as read', async () => {
+    let runs = 0;
+    const device = { readDir: async () => ['wlan1', 'eth0', 'wlan0'] } as unknown as Device;
+    const interfaces: Handler = async (_input, device) => (runs++, { interfaces: (await device.readDir('/sys/class/net')).sort() });
+    const answer = answerReuse(interfaces);
+    const bodies = [await answer(input, device), await answer(input, device)].map((out) => out.body);
+    expect(bodies).toEqual(['{"interfaces":["eth0","wlan0","wlan1"]}', '{"interfaces":["eth0","wlan0","wlan1"]}']);
+    expect(runs).toBe(1);
+  });
+
   it('runs a handler that answers a shared, frozen value as it is: invoke reuses the JSON of that value already', async () => {
     const { device } = countingDevice({ '/etc/hostname': 'router\n' });
     let runs = 0;

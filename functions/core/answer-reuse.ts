@@ -64,8 +64,10 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
       return problemOutput(error);
     }
     const output = valueOutput(value);
-    if (typeof value === 'object' && value !== null && Object.isFrozen(value)) remember(shared, key);
-    else if (!failed.any)
+    if (typeof value === 'object' && value !== null && Object.isFrozen(value)) {
+      remembered.delete(key);
+      remember(shared, key);
+    } else if (!failed.any)
       remember(remembered, key, { reads, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
     return output;
   };
@@ -182,7 +184,11 @@ function recording(target: object, steps: Step[], log: ReadLog): object {
           if (isFacet(result)) return recording(result, path, log);
           const read: Read = { steps: path, key, result, wave: log.settled };
           log.reads.push(read);
-          if (!isThenable(result)) return (log.settled++, (read.result = snapshot(result)));
+          if (!isThenable(result)) {
+            log.settled++;
+            read.result = snapshot(result);
+            return result;
+          }
           return result.then(
             (answer) => (log.settled++, (read.result = snapshot(answer)), answer),
             (error: unknown) => {
