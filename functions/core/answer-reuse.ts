@@ -46,32 +46,37 @@ const REMEMBERED = 16;
  * await answer(input, device); // reads again, the same answers: the same answer, the handler not run
  */
 export function answerReuse(handle: Handler): (input: FunctionInput, device: Device) => Promise<FunctionOutput> {
-  const remembered = new Map<string, Remembered>();
-  /** Inputs the handler answered with a shared, frozen value: `invoke` reuses its JSON already. */
-  const shared = new Set<string>();
+  /** By input: the last answer and its reads, or SHARED when the handler answered a shared value. */
+  const remembered = new Map<string, Remembered | typeof SHARED>();
+  /** Puts `entry` last, forgetting the oldest beyond `REMEMBERED`. */
+  const remember = (key: string, entry: Remembered | typeof SHARED) => {
+    remembered.delete(key);
+    if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
+    remembered.set(key, entry);
+  };
   return async (input, device) => {
     const key = inputKey(input);
-    if (shared.has(key)) return invoke(handle, input, device);
     const last = remembered.get(key);
+    if (last === SHARED) return invoke(handle, input, device);
     const replayed = last === undefined ? NOTHING_REPLAYED : await readsAgain(device, last.reads);
     if (replayed === true) return copy(last!.output);
-    const reads: Read[] = [];
-    const failed = { any: false };
+    const log: ReadLog = { reads: [], replayed, unfit: false, settled: 0 };
     let value: unknown;
     try {
-      value = await handle(input, recording(device, [], { reads, replayed, failed, settled: 0 }) as Device);
+      value = await handle(input, recording(device, [], log) as Device);
     } catch (error) {
       return problemOutput(error);
     }
     const output = valueOutput(value);
-    if (typeof value === 'object' && value !== null && Object.isFrozen(value)) {
-      remembered.delete(key);
-      remember(shared, key);
-    } else if (!failed.any)
-      remember(remembered, key, { reads, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
+    if (typeof value === 'object' && value !== null && Object.isFrozen(value)) remember(key, SHARED);
+    else if (!log.unfit)
+      remember(key, { reads: log.reads, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
     return output;
   };
 }
+
+/** What `answerReuse` remembers for an input whose handler answered a shared, frozen value: `invoke` reuses its JSON already. */
+const SHARED = Symbol('shared answer');
 
 /**
  * Makes `reads` again, as the handler made them: the calls it made together (`wave`) together, each
@@ -104,14 +109,6 @@ async function answersSame(made: readonly unknown[], reads: readonly Read[], sta
 
 /** No call made before the handler runs. */
 const NOTHING_REPLAYED: ReadonlyMap<string, unknown> = new Map();
-
-/** Puts `key` last in `memory` (a Map with `value`, or a Set), forgetting the oldest beyond `REMEMBERED`. */
-function remember<V>(memory: Map<string, V> | Set<string>, key: string, value?: V): void {
-  memory.delete(key);
-  if (memory.size >= REMEMBERED) memory.delete(memory.keys().next().value!);
-  if (memory instanceof Map) memory.set(key, value!);
-  else memory.add(key);
-}
 
 /** What an answer is remembered by: all a GET handler is handed (see `functionInvoke`). */
 function inputKey(input: FunctionInput): string {
@@ -155,7 +152,7 @@ interface ReadLog {
   /** Calls the check made already, by key. */
   replayed: ReadonlyMap<string, unknown>;
   /** Set when a call failed or took a callback: the answer is not remembered. */
-  failed: { any: boolean };
+  unfit: boolean;
   /** How many calls have answered so far. */
   settled: number;
 }
@@ -172,13 +169,13 @@ function recording(target: object, steps: Step[], log: ReadLog): object {
       if (typeof value === 'function') {
         return (...args: unknown[]) => {
           const path = [...steps, { name, args }];
-          if (args.some((arg) => typeof arg === 'function')) log.failed.any = true; // a callback: not a read to make again
+          if (args.some((arg) => typeof arg === 'function')) log.unfit = true; // a callback: not a read to make again
           const key = stepsKey(path);
           let result: unknown;
           try {
             result = log.replayed.has(key) ? log.replayed.get(key) : value.apply(object, args);
           } catch (error) {
-            log.failed.any = true;
+            log.unfit = true;
             throw error;
           }
           if (isFacet(result)) return recording(result, path, log);
@@ -192,7 +189,7 @@ function recording(target: object, steps: Step[], log: ReadLog): object {
           return result.then(
             (answer) => (log.settled++, (read.result = snapshot(answer)), answer),
             (error: unknown) => {
-              log.failed.any = true;
+              log.unfit = true;
               throw error;
             },
           );
