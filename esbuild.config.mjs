@@ -31,6 +31,8 @@ const ENTRIES = {
   // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario-compiled.ts).
   'scenario-command': 'emulator/scenario-command.ts',
   'scenario-device': 'emulator/lambda-device.ts',
+  // Reading request bodies (and the login's), loaded on the first request with a body.
+  'request-body': 'runtime/http/request-body.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
   websocket: 'runtime/http/websocket.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.

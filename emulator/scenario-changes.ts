@@ -1,4 +1,5 @@
 import { deepFreeze } from '../functions/core/deep-freeze.ts';
+import { keptAtHand } from '../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
 import { ChangeRecordSchema } from '../functions/changes/schemas.ts';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
@@ -219,7 +220,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
 
   return {
     ...base,
-    containers: () => (answer ??= containers().then((list) => (list === null ? null : deepFreeze(structuredClone(list))))),
+    containers: () => (answer ??= keptAtHand(containers().then((list) => (list === null ? null : deepFreeze(structuredClone(list)))))),
     async containerStats(id) {
       const container = (await containers())?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
       return container?.State === 'running' ? base.containerStats(id) : null;

@@ -1,5 +1,6 @@
 import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../functions/config/host-config.ts';
+import { atHand } from '../functions/core/at-hand.ts';
 import type { Device, DeviceSources, FsStats, Settings } from '../functions/core/device.ts';
 import { resetGuard } from '../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
@@ -242,25 +243,20 @@ function scenarioSources(
     recordings === null
       ? null
       : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) };
+  // Answered at once (`atHand`): what a device answers from memory.
+  const programsAnswer = atHand(programs);
+  const containersAnswer = atHand(engine === null ? null : engine.containers);
   return {
     ...files,
-    async statfs(mountPoint) {
+    statfs(mountPoint) {
       const stats = statfs.get(mountKey(mountPoint));
-      return stats === undefined ? null : { ...stats };
+      return atHand(stats === undefined ? null : { ...stats });
     },
-    async uname() {
-      return { ...spec.uname };
-    },
-    async programs() {
-      return programs;
-    },
+    uname: () => atHand({ ...spec.uname }),
+    programs: () => programsAnswer,
     now,
-    async containers() {
-      return engine === null ? null : engine.containers;
-    },
-    async containerStats(id) {
-      return engine?.stats.get(id) ?? null;
-    },
+    containers: () => containersAnswer,
+    containerStats: (id) => atHand(engine?.stats.get(id) ?? null),
   };
 }
 

@@ -161,7 +161,7 @@ describe('answerReuse', () => {
       { ...input, headers: { accept: 'application/yaml' } },
     ];
     for (let round = 0; round < 2; round++) {
-      const bodies = await Promise.all(inputs.map((each) => answer(each, device).then((out) => out.body)));
+      const bodies = (await Promise.all(inputs.map((each) => answer(each, device)))).map((out) => out.body);
       expect(bodies).toEqual([
         '{"chute":"hotspot","accept":null}',
         '{"chute":"other","accept":null}',

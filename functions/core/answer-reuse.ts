@@ -1,3 +1,4 @@
+import { NOT_AT_HAND, valueAtHand } from './at-hand.ts';
 import type { Device } from './device.ts';
 import { invoke, problemOutput, valueOutput, type FunctionInput, type FunctionOutput, type Handler } from './invoke.ts';
 
@@ -16,12 +17,16 @@ interface Read {
   result: unknown;
   /** How many of the calls before it had answered when it was made: calls of one wave were made together. */
   wave: number;
+  /** What the call answered, a promise or a value, until the answer is remembered. */
+  call?: unknown;
 }
 
 /** What a handler read, and the answer it made from that. */
 interface Remembered {
   reads: Read[];
   output: FunctionOutput & { bytes: Uint8Array };
+  /** Every read was answered at once: the check is made, and the answer given, in the request's own turn. */
+  atHand: boolean;
 }
 
 const ENCODER = new TextEncoder();
@@ -36,17 +41,21 @@ const REMEMBERED = 16;
  * reads stay (an answer is never older than its request), the parse, the answer and its JSON are not
  * made again. When a read answers differently, the handler runs, and the calls already made for the
  * check are handed to it rather than made twice. Only a 200 made without a failed read is remembered,
- * by the input (`inputKey`), for the last `REMEMBERED` inputs. A handler that answers a shared, frozen
- * value (a constant, a `reusingLast` parse) costs no more than the check: for that input it runs as
- * it is from then on, and `invoke` reuses that value's JSON.
+ * by the input (`inputKey`), for the last `REMEMBERED` inputs.
+ *
+ * When the device answered every read at once (`atHand`, as the emulator does from memory), the
+ * check is made at once too, and a same answer is given as a value, not a promise: the transport
+ * sends it in the request's own turn. Otherwise, a handler that answers a shared, frozen value (a
+ * constant, a `reusingLast` parse) costs no more than the check: for that input it runs as it is from
+ * then on, and `invoke` reuses that value's JSON.
  *
  * @example
  * const answer = answerReuse(handle);
  * await answer(input, device); // runs the handler
  * await answer(input, device); // reads again, the same answers: the same answer, the handler not run
  */
-export function answerReuse(handle: Handler): (input: FunctionInput, device: Device) => Promise<FunctionOutput> {
-  /** By input: the last answer and its reads, or SHARED when the handler answered a shared value. */
+export function answerReuse(handle: Handler): (input: FunctionInput, device: Device) => FunctionOutput | Promise<FunctionOutput> {
+  /** By input: the last answer and its reads, or SHARED when the handler answered a shared value from reads not at hand. */
   const remembered = new Map<string, Remembered | typeof SHARED>();
   /** Puts `entry` last, forgetting the oldest beyond `REMEMBERED`. */
   const remember = (key: string, entry: Remembered | typeof SHARED) => {
@@ -54,12 +63,8 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
     if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
     remembered.set(key, entry);
   };
-  return async (input, device) => {
-    const key = inputKey(input);
-    const last = remembered.get(key);
-    if (last === SHARED) return invoke(handle, input, device);
-    const replayed = last === undefined ? NOTHING_REPLAYED : await readsAgain(device, last.reads);
-    if (replayed === true) return copy(last!.output);
+  /** Runs the handler, handing it the calls the check made (`replayed`), and remembers its answer. */
+  async function answer(key: string, input: FunctionInput, device: Device, replayed: ReadonlyMap<string, unknown>): Promise<FunctionOutput> {
     const log: ReadLog = { reads: [], replayed, unfit: false, settled: 0 };
     let value: unknown;
     try {
@@ -68,11 +73,41 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
       return problemOutput(error);
     }
     const output = valueOutput(value);
-    if (typeof value === 'object' && value !== null && Object.isFrozen(value)) remember(key, SHARED);
-    else if (!log.unfit)
-      remember(key, { reads: log.reads, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
+    if (log.unfit) return output;
+    // Once the handler has answered: a kept promise (`keptAtHand`) says its value by then.
+    const atHand = log.reads.every((read) => valueAtHand(read.call) !== NOT_AT_HAND);
+    for (const read of log.reads) read.call = undefined;
+    if (!atHand && typeof value === 'object' && value !== null && Object.isFrozen(value)) remember(key, SHARED);
+    else remember(key, { reads: log.reads, atHand, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
     return output;
+  }
+  return (input, device) => {
+    const key = inputKey(input);
+    const last = remembered.get(key);
+    if (last === undefined) return answer(key, input, device, NOTHING_REPLAYED);
+    if (last === SHARED) return invoke(handle, input, device);
+    if (last.atHand) {
+      const replayed = readsAtHand(device, last.reads);
+      return replayed === true ? copy(last.output) : answer(key, input, device, replayed);
+    }
+    return readsAgain(device, last.reads).then((replayed) => (replayed === true ? copy(last.output) : answer(key, input, device, replayed)));
   };
+}
+
+/**
+ * Makes `reads` again, one after the other, while each is answered at once and the same. Answers
+ * true when all were; otherwise the calls it made, by key, for the handler (the last of them one that
+ * answered differently, or not at once).
+ */
+function readsAtHand(device: Device, reads: readonly Read[]): true | Map<string, unknown> {
+  const made: unknown[] = [];
+  for (let i = 0; i < reads.length; i++) {
+    const call = perform(device, reads[i]!.steps);
+    made.push(call);
+    const answer = valueAtHand(call);
+    if (answer === NOT_AT_HAND || !same(answer, reads[i]!.result)) return new Map(made.map((call, k) => [reads[k]!.key, call]));
+  }
+  return true;
 }
 
 /** What `answerReuse` remembers for an input whose handler answered a shared, frozen value: `invoke` reuses its JSON already. */
@@ -179,7 +214,7 @@ function recording(target: object, steps: Step[], log: ReadLog): object {
             throw error;
           }
           if (isFacet(result)) return recording(result, path, log);
-          const read: Read = { steps: path, key, result, wave: log.settled };
+          const read: Read = { steps: path, key, result, wave: log.settled, call: result };
           log.reads.push(read);
           if (!isThenable(result)) {
             log.settled++;

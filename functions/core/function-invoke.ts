@@ -1,18 +1,18 @@
 import { answerReuse } from './answer-reuse.ts';
-import type { Device } from './device.ts';
-import { invoke, type FunctionInput, type FunctionOutput, type Handler } from './invoke.ts';
+import { invoke, type FunctionBundle, type Handler } from './invoke.ts';
 import type { Route } from './route.ts';
 
 /**
  * What a function bundle exports as `invoke` (and the browser's handlers call): its handler run by
  * `invoke`. A GET is handed its parameters, query and `Accept` header (the only header a read
  * negotiates on), no other header and no body, and its answer is reused while the device answers
- * the reads it was made from the same way (`answerReuse`).
+ * the reads it was made from the same way (`answerReuse`): as a value, not a promise, when the device
+ * answered them at once.
  *
  * @example
  * export const invoke = functionInvoke(route, handle); // in each bundle, made by the build
  */
-export function functionInvoke(route: Route, handle: Handler): (input: FunctionInput, device: Device) => Promise<FunctionOutput> {
+export function functionInvoke(route: Route, handle: Handler): FunctionBundle['invoke'] {
   if (route.method !== 'GET') return (input, device) => invoke(handle, input, device);
   const answer = answerReuse(handle);
   return (input, device) => {

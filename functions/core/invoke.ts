@@ -67,7 +67,8 @@ function isReply(value: unknown): value is Reply {
  */
 export interface FunctionBundle {
   route: Route;
-  invoke(input: FunctionInput, device: Device): Promise<FunctionOutput>;
+  /** The answer; a value rather than a promise when it is known at once (see functions/core/answer-reuse.ts). */
+  invoke(input: FunctionInput, device: Device): FunctionOutput | Promise<FunctionOutput>;
   handler(event: unknown, context?: unknown): Promise<unknown>;
 }
 

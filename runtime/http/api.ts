@@ -2,18 +2,18 @@ import type { Context, Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
 import { HonoBase } from 'hono/hono-base';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
-import { decodeBody, DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT, isUpload, readBody } from '../../functions/core/body.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
 import { problemOutput } from '../../functions/core/invoke.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
 import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
-import { authorizer, credentials, LOGIN_PATH } from './auth.ts';
+import { authorizer, LOGIN_PATH } from './auth.ts';
 import { clientAddress } from './client-address.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './functions.ts';
-import { limitedBody } from './limited-body.ts';
 import { problemFor } from './problems.ts';
+import type { RequestBody } from './request-body.ts';
 import { requestHeaders } from './request-headers.ts';
 
 /** Where the chutes' web pages are served when `chuteWeb` is on (runtime/http/chute-proxy.ts), as ParaDrop's daemon does. */
@@ -87,31 +87,35 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    */
   const send = (c: Context, out: FunctionOutput, origin = requestHeaders(c).origin) =>
     new Response(out.bytes ?? out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(origin)) });
-  const readText = limitedBody(limit, (c) => c.req.text());
-  const readBytes = limitedBody(uploadLimit, async (c) => new Uint8Array(await c.req.arrayBuffer()));
+  let bodies: Promise<RequestBody> | undefined;
+  /** Reading bodies: runtime/http/request-body.ts, a bundle of its own loaded on the first request with one. */
+  const body = () => (bodies ??= import('./request-body.ts').then((module) => module.requestBody(limit, uploadLimit)));
 
-  /** Reads the body into `input` (decoded, or as bytes for an upload). */
-  async function readInto(input: FunctionInput, c: Context, route: Route): Promise<FunctionInput> {
-    const contentType = input.headers['content-type'];
-    if (isUpload(route, contentType)) input.bytes = await readBytes(c);
-    else input.body = readBody(route, contentType, (input.text = await readText(c)), limit);
-    return input;
+  /**
+   * Answers `c` with `fn`. Once its bundle is loaded, a request without a body whose answer the bundle
+   * knows at once (`invoke` answers a value, see functions/core/answer-reuse.ts) is answered in its
+   * own turn, without a promise: @hono/node-server then writes it straight away.
+   */
+  function answer(c: Context, fn: ApiFunction): Response | Promise<Response> {
+    const headers = requestHeaders(c);
+    const input: FunctionInput = { params: c.req.param() as Record<string, string>, query: c.req.query(), headers, body: undefined, text: '' };
+    const out = fn.loaded === undefined || hasBody(c.req.method, headers) ? invokeLoaded(c, fn, input) : fn.loaded.invoke(input, device);
+    return out instanceof Promise ? out.then((done) => send(c, done, headers.origin)) : send(c, out, headers.origin);
+  }
+  /** `fn`'s answer to `input` once its bundle is loaded and the body read. */
+  async function invokeLoaded(c: Context, fn: ApiFunction, input: FunctionInput): Promise<FunctionOutput> {
+    const bundle = fn.loaded ?? (await fn.load());
+    return bundle.invoke(hasBody(c.req.method, input.headers) ? await (await body()).readInto(input, c, bundle.route) : input, device);
   }
 
   for (const fn of functions) {
     // One handler on the route's path and each of its aliases.
-    app.on(fn.route.method, [...routePaths(fn.route)], async (c) => {
-      if (authorize !== null) await authorize(c);
-      const bundle = fn.loaded ?? (await fn.load());
-      const headers = requestHeaders(c);
-      const input: FunctionInput = { params: c.req.param() as Record<string, string>, query: c.req.query(), headers, body: undefined, text: '' };
-      return send(c, await bundle.invoke(hasBody(c.req.method, headers) ? await readInto(input, c, bundle.route) : input, device), headers.origin);
-    });
+    app.on(fn.route.method, [...routePaths(fn.route)], authorize === null ? (c) => answer(c, fn) : async (c) => (await authorize(c), answer(c, fn)));
   }
   if (options.auth !== null) {
     const policy = options.auth;
     app.post(LOGIN_PATH, async (c) => {
-      const { username, password } = credentials(decodeBody(c.req.header('content-type'), await readText(c), limit));
+      const { username, password } = await (await body()).readCredentials(c);
       const token = await policy.login(username, password, clientAddress(c));
       const answer = token === null ? { status: 401, body: { username, success: false } } : { status: 200, body: { username, success: true, token } };
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === null ? { 'www-authenticate': CHALLENGE } : {}) };

@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import { HttpProblem } from '../../functions/core/problem.ts';
 import type { AuthPolicy } from '../auth/policy.ts';
 import { clientAddress } from './client-address.ts';
 import { requestHeaders } from './request-headers.ts';
@@ -18,18 +17,4 @@ export const LOGIN_PATH = '/api/v1/auth/local';
  */
 export function authorizer(policy: AuthPolicy): (c: Context) => Promise<unknown> {
   return (c) => policy.authorize(requestHeaders(c).authorization, clientAddress(c));
-}
-
-/**
- * The username and password of a login body (`{"username": …, "password": …}`, decoded).
- *
- * @throws HttpProblem 400 naming each missing field.
- */
-export function credentials(body: unknown): { username: string; password: string } {
-  const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const errors = (['username', 'password'] as const)
-    .filter((name) => typeof fields[name] !== 'string')
-    .map((name) => ({ path: `body.${name}`, message: 'must be a string' }));
-  if (errors.length > 0) throw new HttpProblem(400, 'a login needs a JSON body {"username": …, "password": …}', { errors });
-  return { username: fields.username as string, password: fields.password as string };
 }

@@ -1,0 +1,52 @@
+/** Where a promise made by `atHand` keeps its value; one symbol for every bundle (each has its own copy of this module). */
+const AT_HAND = Symbol.for('chutebox.atHand');
+
+/** What `valueAtHand` answers for a promise whose value is not known yet. */
+export const NOT_AT_HAND: unique symbol = Symbol('not at hand');
+
+/**
+ * A settled promise of `value` that says so: what a device answers a read with when it has the
+ * answer in memory (the emulator's recordings, a remembered parse). A handler awaits it as any
+ * promise; `valueAtHand` takes its value without waiting, so that an answer made from such reads
+ * alone can be checked, and given, in the request's own turn (functions/core/answer-reuse.ts).
+ *
+ * @example
+ * const programs = atHand(Object.freeze(['iw', 'hostapd']));
+ * async programs() {} // becomes: programs: () => programs
+ */
+export function atHand<T>(value: T): Promise<T> {
+  const promise = Promise.resolve(value) as Promise<T> & { [AT_HAND]?: T };
+  promise[AT_HAND] = value;
+  return promise;
+}
+
+/**
+ * What a call on the device answered, if it is known now: a value that is not a promise, or the
+ * value of an `atHand` promise; otherwise `NOT_AT_HAND`.
+ *
+ * @example
+ * valueAtHand(atHand(3)) // 3
+ * valueAtHand(Promise.resolve(3)) // NOT_AT_HAND
+ */
+export function valueAtHand(answer: unknown): unknown {
+  if (typeof answer !== 'object' || answer === null || typeof (answer as { then?: unknown }).then !== 'function') return answer;
+  return AT_HAND in answer ? (answer as { [AT_HAND]: unknown })[AT_HAND] : NOT_AT_HAND;
+}
+
+/**
+ * `promise`, which says its value once it has settled with one (`valueAtHand`): for a device that
+ * keeps the promise of an answer and hands the same one to later reads.
+ *
+ * @example
+ * let kept: Promise<Container[]> | undefined;
+ * const containers = () => (kept ??= keptAtHand(listContainers()));
+ */
+export function keptAtHand<T>(promise: Promise<T>): Promise<T> {
+  promise.then(
+    (value) => {
+      (promise as Promise<T> & { [AT_HAND]?: T })[AT_HAND] = value;
+    },
+    () => {},
+  );
+  return promise;
+}

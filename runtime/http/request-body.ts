@@ -1,0 +1,50 @@
+import type { Context } from 'hono';
+import { decodeBody, isUpload, readBody } from '../../functions/core/body.ts';
+import type { FunctionInput } from '../../functions/core/invoke.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import type { Route } from '../../functions/core/route.ts';
+import { limitedBody } from './limited-body.ts';
+
+/** How runtime/http/api.ts reads a request's body: `requestBody(limit, uploadLimit)`. */
+export type RequestBody = ReturnType<typeof requestBody>;
+
+/**
+ * Reading request bodies, within `limit` bytes (`uploadLimit` for a route's `upload` media types).
+ * A bundle of its own (dist/request-body.mjs), loaded on the first request that has a body: a GET
+ * never needs it.
+ *
+ * @example
+ * const body = requestBody(1024 * 1024, 512 * 1024 * 1024);
+ * await body.readInto(input, c, route); // input.body decoded, or input.bytes for an upload
+ */
+export function requestBody(limit: number, uploadLimit: number) {
+  const readText = limitedBody(limit, (c) => c.req.text());
+  const readBytes = limitedBody(uploadLimit, async (c) => new Uint8Array(await c.req.arrayBuffer()));
+  return {
+    /** Reads the body into `input` (decoded, or as bytes for an upload). */
+    async readInto(input: FunctionInput, c: Context, route: Route): Promise<FunctionInput> {
+      const contentType = input.headers['content-type'];
+      if (isUpload(route, contentType)) input.bytes = await readBytes(c);
+      else input.body = readBody(route, contentType, (input.text = await readText(c)), limit);
+      return input;
+    },
+    /** The username and password of a login's body. */
+    async readCredentials(c: Context): Promise<{ username: string; password: string }> {
+      return credentials(decodeBody(c.req.header('content-type'), await readText(c), limit));
+    },
+  };
+}
+
+/**
+ * The username and password of a login body (`{"username": …, "password": …}`, decoded).
+ *
+ * @throws HttpProblem 400 naming each missing field.
+ */
+export function credentials(body: unknown): { username: string; password: string } {
+  const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const errors = (['username', 'password'] as const)
+    .filter((name) => typeof fields[name] !== 'string')
+    .map((name) => ({ path: `body.${name}`, message: 'must be a string' }));
+  if (errors.length > 0) throw new HttpProblem(400, 'a login needs a JSON body {"username": …, "password": …}', { errors });
+  return { username: fields.username as string, password: fields.password as string };
+}
