@@ -1,3 +1,4 @@
+import { allAtHand, thenAtHand } from '../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
 import { SSID_MAX_BYTES } from '../functions/chutes/bodies.ts';
 import { MAC_ADDRESS } from '../functions/chutes/params.ts';
@@ -107,23 +108,24 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       return found;
     };
 
-    async function stations() {
-      const blocks = await recordedStations(key);
-      const removed = states.get(key)?.removed;
-      return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
-    }
+    // Every read is answered at once (`atHand`) when the recordings are.
+    const stations = () =>
+      thenAtHand(recordedStations(key), (blocks) => {
+        const removed = states.get(key)?.removed;
+        return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
+      });
 
     /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when neither is recorded. */
-    async function hostapdRecordings(): Promise<[string | null, string | null]> {
-      const [status, config] = await Promise.all([read(target, 'hostapdStatus'), read(target, 'hostapdConfig')]);
-      if (status === null && config === null) {
-        throw new HttpProblem(
-          503,
-          `hostapd's control interface is not recorded for ${where} (neither ${NETWORK_FILES.hostapdStatus} nor ${NETWORK_FILES.hostapdConfig} is)`,
-        );
-      }
-      return [status, config];
-    }
+    const hostapdRecordings = () =>
+      thenAtHand(allAtHand<[string | null, string | null]>([read(target, 'hostapdStatus'), read(target, 'hostapdConfig')]), ([status, config]) => {
+        if (status === null && config === null) {
+          throw new HttpProblem(
+            503,
+            `hostapd's control interface is not recorded for ${where} (neither ${NETWORK_FILES.hostapdStatus} nor ${NETWORK_FILES.hostapdConfig} is)`,
+          );
+        }
+        return [status, config] as const;
+      });
 
     /** A recorded hostapd reply, with the SSID set since the start in its `ssidKey` line. */
     function hostapdReply(reply: string | null, recording: NetworkRecording, what: string, ssidKey: (reply: string) => string): string {
@@ -133,12 +135,8 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     }
 
     return {
-      async stationDump() {
-        return (await stations()).map((block) => block.text).join('');
-      },
-      async stationGet(mac) {
-        return (await stations()).find((block) => block.mac.toLowerCase() === mac.toLowerCase())?.text ?? null;
-      },
+      stationDump: () => thenAtHand(stations(), (blocks) => blocks.map((block) => block.text).join('')),
+      stationGet: (mac) => thenAtHand(stations(), (blocks) => blocks.find((block) => block.mac.toLowerCase() === mac.toLowerCase())?.text ?? null),
       async stationDel(mac) {
         const lower = mac.toLowerCase();
         if (!(await stations()).some((block) => block.mac.toLowerCase() === lower)) return false;
@@ -146,10 +144,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
         return true;
       },
-      async leases() {
-        const text = await read(target, 'leases');
-        return text === null || clock === undefined ? text : clock.leases(text);
-      },
+      leases: () => thenAtHand(read(target, 'leases'), (text) => (text === null || clock === undefined ? text : clock.leases(text))),
       async hostapdEvents(onEvent) {
         await hostapdRecordings();
         const listeners = state().listeners;
@@ -161,28 +156,28 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
           },
         };
       },
-      async hostapd(command) {
-        const [status, config] = await hostapdRecordings();
-        const line = command.join(' ');
-        if (line === 'STATUS') {
-          return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndexOf(reply, config, target.hostInterface)}]`);
-        }
-        if (line === 'GET_CONFIG') return hostapdReply(config, 'hostapdConfig', 'GET_CONFIG', () => 'ssid');
-        if (line === 'RELOAD') return 'OK\n';
-        if (line === 'PING') return 'PONG\n';
-        if (line.startsWith('SET ')) {
-          // hostapd splits `SET <field> <value>` at the first space after the field: the value may hold spaces.
-          const rest = line.slice('SET '.length);
-          const space = rest.indexOf(' ');
-          if (space < 0 || rest.slice(0, space) !== 'ssid') return 'FAIL\n';
-          const ssid = rest.slice(space + 1);
-          const bytes = new TextEncoder().encode(ssid).length;
-          if (bytes < 1 || bytes > SSID_MAX_BYTES) return 'FAIL\n';
-          state().ssid = ssid;
-          return 'OK\n';
-        }
-        return 'UNKNOWN COMMAND\n';
-      },
+      hostapd: (command) =>
+        thenAtHand(hostapdRecordings(), ([status, config]) => {
+          const line = command.join(' ');
+          if (line === 'STATUS') {
+            return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndexOf(reply, config, target.hostInterface)}]`);
+          }
+          if (line === 'GET_CONFIG') return hostapdReply(config, 'hostapdConfig', 'GET_CONFIG', () => 'ssid');
+          if (line === 'RELOAD') return 'OK\n';
+          if (line === 'PING') return 'PONG\n';
+          if (line.startsWith('SET ')) {
+            // hostapd splits `SET <field> <value>` at the first space after the field: the value may hold spaces.
+            const rest = line.slice('SET '.length);
+            const space = rest.indexOf(' ');
+            if (space < 0 || rest.slice(0, space) !== 'ssid') return 'FAIL\n';
+            const ssid = rest.slice(space + 1);
+            const bytes = new TextEncoder().encode(ssid).length;
+            if (bytes < 1 || bytes > SSID_MAX_BYTES) return 'FAIL\n';
+            state().ssid = ssid;
+            return 'OK\n';
+          }
+          return 'UNKNOWN COMMAND\n';
+        }),
     };
   };
 

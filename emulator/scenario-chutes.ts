@@ -1,3 +1,4 @@
+import { atHand } from '../functions/core/at-hand.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -74,13 +75,10 @@ export async function readChutes(dir: string): Promise<Record<string, ChuteDocum
 export function storedChutes(documents: Record<string, ChuteDocuments>): Pick<Device, 'chuteNames' | 'chute'> {
   const names = Object.keys(documents).sort();
   const chutes = new Map(names.map((name) => [name, deepFreeze({ name, ...jsonCopy(documents[name]!) })]));
+  // Answered at once (`atHand`), from memory.
   return {
-    async chuteNames() {
-      return [...names];
-    },
-    async chute(name) {
-      return chutes.get(name) ?? null;
-    },
+    chuteNames: () => atHand([...names]),
+    chute: (name) => atHand(chutes.get(name) ?? null),
   };
 }
 

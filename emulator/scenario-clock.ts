@@ -1,3 +1,4 @@
+import { allAtHand, thenAtHand } from '../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
 import type { Device } from '../functions/core/device.ts';
 import { reusingLast } from '../functions/core/reusing-last.ts';
@@ -73,11 +74,12 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
   /** The files `recorded` last read, and what they said: parsed again only when either text changed. */
   let last: { uptime: string | null; stat: string | null; at: Recorded | null } | undefined;
 
-  /** The recording's clock, read from its files now; null when either file or `btime` is missing. */
-  async function recorded(): Promise<{ at: Recorded; uptime: string; stat: string } | null> {
-    const [uptime, stat] = await Promise.all([files.readFile(CLOCK_FILES.uptime), files.readFile(CLOCK_FILES.stat)]);
-    if (last === undefined || last.uptime !== uptime || last.stat !== stat) last = { uptime, stat, at: recordedAt(uptime, stat) };
-    return uptime === null || stat === null || last.at === null ? null : { at: last.at, uptime, stat };
+  /** The recording's clock, read from its files now (at hand when they are); null when either file or `btime` is missing. */
+  function recorded(): Promise<{ at: Recorded; uptime: string; stat: string } | null> {
+    return thenAtHand(allAtHand<[string | null, string | null]>([files.readFile(CLOCK_FILES.uptime), files.readFile(CLOCK_FILES.stat)]), ([uptime, stat]) => {
+      if (last === undefined || last.uptime !== uptime || last.stat !== stat) last = { uptime, stat, at: recordedAt(uptime, stat) };
+      return uptime === null || stat === null || last.at === null ? null : { at: last.at, uptime, stat };
+    });
   }
 
   // Each file as moved: the text of a file is made again only when the recording or the time moved.
@@ -89,21 +91,22 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
   const elapsedCs = () => Math.max(0, Math.floor(now() / 10) - startCs);
 
   return {
-    async readFile(devicePath) {
+    readFile(devicePath) {
       const file = clockFile(devicePath);
       if (file === null) return files.readFile(devicePath);
-      const clock = await recorded();
-      if (clock === null) return files.readFile(devicePath);
-      return file === CLOCK_FILES.uptime
-        ? uptimeNow(clock.uptime, clock.at, elapsedCs())
-        : statNow(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
+      return thenAtHand(recorded(), (clock) => {
+        if (clock === null) return files.readFile(devicePath);
+        return file === CLOCK_FILES.uptime
+          ? uptimeNow(clock.uptime, clock.at, elapsedCs())
+          : statNow(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
+      });
     },
-    async leases(text) {
-      const clock = await recorded();
-      if (clock === null) return text;
-      const shift = Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100);
-      return shift === 0 ? text : leasesNow(text, shift, clock.at.bootTime);
-    },
+    leases: (text) =>
+      thenAtHand(recorded(), (clock) => {
+        if (clock === null) return text;
+        const shift = Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100);
+        return shift === 0 ? text : leasesNow(text, shift, clock.at.bootTime);
+      }),
     snapshot: () => ({ elapsedMs: elapsedCs() * 10 }),
     restore(state) {
       startCs = Math.floor(now() / 10) - Math.floor(state.elapsedMs / 10);

@@ -1,6 +1,6 @@
 import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../functions/config/host-config.ts';
-import { atHand } from '../functions/core/at-hand.ts';
+import { answeredAtHand, atHand } from '../functions/core/at-hand.ts';
 import type { Device, DeviceSources, FsStats, Settings } from '../functions/core/device.ts';
 import { resetGuard } from '../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
@@ -89,7 +89,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   const network = scenarioNetworks(files, clock);
   const fake = options.controller === undefined ? fakeController() : null;
   const apitokens: ApitokenMemory = new Map();
-  const settings = async () => options.settings?.() ?? {};
+  const settings = answeredAtHand(() => options.settings?.() ?? {});
   // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
   let generated: Promise<HostConfig> | undefined;
   const generate = async () => jsonCopy(await (generated ??= generateHostConfig(device)));

@@ -1,3 +1,4 @@
+import { keptAtHand } from '../functions/core/at-hand.ts';
 import type { Device } from '../functions/core/device.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
 
@@ -20,7 +21,7 @@ export function memoize<T>(compute: (key: string) => Promise<T>, max = MAX_ANSWE
   return (key) => {
     const kept = answers.get(key);
     if (kept !== undefined) return kept;
-    const answer = compute(key);
+    const answer = keptAtHand(compute(key));
     if (answers.size < max) {
       answers.set(key, answer);
       answer.catch(() => {

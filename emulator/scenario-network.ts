@@ -1,3 +1,4 @@
+import { atHand } from '../functions/core/at-hand.ts';
 import { CHUTE_NAME, type Device } from '../functions/core/device.ts';
 import { NETWORK_FILES, networkDir } from '../runtime/scenario/format.ts';
 import { recordedNetworks, type RecordedNetworks } from './recorded-networks.ts';
@@ -24,9 +25,9 @@ export function scenarioNetworks(files: Pick<Device, 'readFile'>, clock?: Pick<S
   /** A recording's text by its path in the scenario (`networkDir(…)/<file>`); null when there is none. */
   const read = (file: string) => files.readFile(`/${file}`);
   return recordedNetworks(
-    async ({ chute, network }, recording) =>
+    ({ chute, network }, recording) =>
       // Handlers validate the names first; anything else has no recordings rather than a path.
-      CHUTE_NAME.test(chute) && CHUTE_NAME.test(network) ? read(`${networkDir(chute, network)}/${NETWORK_FILES[recording]}`) : null,
+      CHUTE_NAME.test(chute) && CHUTE_NAME.test(network) ? read(`${networkDir(chute, network)}/${NETWORK_FILES[recording]}`) : atHand(null),
     clock,
   );
 }

@@ -1,3 +1,4 @@
+import { answeredAtHand } from '../functions/core/at-hand.ts';
 import type { Device } from '../functions/core/device.ts';
 import { ScenarioError } from '../runtime/scenario/format.ts';
 import type { ScenarioDocuments } from './scenario-documents.ts';
@@ -87,20 +88,19 @@ export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDi
     return entry(at) === undefined ? null : at;
   }
 
+  // Answered at once (`atHand`), from memory.
   return {
-    async readFile(devicePath) {
+    readFile: answeredAtHand((devicePath) => {
       const at = resolve(devicePath);
       const found = at === null ? undefined : entry(at);
       return found !== undefined && 'file' in found ? found.file : null;
-    },
-    async readDir(devicePath) {
+    }),
+    readDir: answeredAtHand((devicePath) => {
       const at = resolve(devicePath);
       const found = at === null ? undefined : entry(at);
       return found !== undefined && 'dir' in found ? [...found.dir] : [];
-    },
-    async realPath(devicePath) {
-      return resolve(devicePath);
-    },
+    }),
+    realPath: answeredAtHand(resolve),
   };
 }
 

@@ -50,3 +50,49 @@ export function keptAtHand<T>(promise: Promise<T>): Promise<T> {
   );
   return promise;
 }
+
+/**
+ * `compute` as a read of the device: its value at hand (`atHand`), or a rejected promise when it
+ * throws, as an async function would answer.
+ *
+ * @example
+ * const readFile = answeredAtHand((file: string) => files.get(file) ?? null);
+ */
+export function answeredAtHand<A extends unknown[], T>(compute: (...args: A) => T): (...args: A) => Promise<T> {
+  return (...args) => {
+    try {
+      return atHand(compute(...args));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+}
+
+/**
+ * `answer.then(next)`, made at once when `answer`'s value is at hand: then its result is at hand
+ * too (or is the promise `next` answered).
+ *
+ * @example
+ * const names = thenAtHand(base.chuteNames(), (names) => names.filter(installed)); // at hand when base's are
+ */
+export function thenAtHand<T, R>(answer: Promise<T>, next: (value: T) => R | Promise<R>): Promise<R> {
+  const value = valueAtHand(answer);
+  if (value === NOT_AT_HAND) return answer.then(next);
+  try {
+    const result = next(value as T);
+    return result instanceof Promise ? result : atHand(result);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * `Promise.all(answers)`, at hand when every answer is.
+ *
+ * @example
+ * const [uptime, stat] = await allAtHand([files.readFile('/proc/uptime'), files.readFile('/proc/stat')]);
+ */
+export function allAtHand<T extends readonly unknown[]>(answers: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const values = answers.map(valueAtHand);
+  return (values.includes(NOT_AT_HAND) ? Promise.all(answers) : atHand(values)) as unknown as Promise<T>;
+}
