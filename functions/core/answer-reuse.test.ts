@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answerReuse, same } from './answer-reuse.ts';
+import { atHand } from './at-hand.ts';
 import type { Device, NetworkHost, NetworkTarget } from './device.ts';
 import { invoke, type FunctionInput, type Handler } from './invoke.ts';
 import { HttpProblem } from './problem.ts';
@@ -181,6 +182,59 @@ describe('answerReuse', () => {
     first.headers['access-control-allow-origin'] = 'https://dashboard.example';
     const second = await answer(input, device);
     expect(second.headers).toEqual({ 'content-type': 'application/json' });
+  });
+});
+
+describe('answerReuse with a device that answers at once (atHand)', () => {
+  /** A device whose files are answered at once, from memory, as the emulator's are. */
+  function memoryDevice(files: Record<string, string>) {
+    return { readFile: (path: string) => atHand(files[path] ?? null) } as unknown as Device;
+  }
+
+  it("answers a value, not a promise, while every read answers the same: the answer is given in the request's own turn", async () => {
+    const files = { '/etc/hostname': 'router\n' };
+    const device = memoryDevice(files);
+    const { handle, runs } = hostnameHandler();
+    const answer = answerReuse(handle);
+
+    const first = answer(input, device);
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).body).toBe('{"hostname":"router"}');
+    const second = answer(input, device);
+    expect(second).not.toBeInstanceOf(Promise);
+    expect((second as Awaited<typeof second>).body).toBe('{"hostname":"router"}');
+    expect(runs.count).toBe(1);
+  });
+
+  it('runs the handler again, and answers the new value, as soon as a read answers differently', async () => {
+    const files = { '/etc/hostname': 'router\n' };
+    const device = memoryDevice(files);
+    const { handle, runs } = hostnameHandler();
+    const answer = answerReuse(handle);
+    await answer(input, device);
+
+    files['/etc/hostname'] = 'lab\n';
+    expect((await answer(input, device)).body).toBe('{"hostname":"lab"}');
+    expect(runs.count).toBe(2);
+    expect((answer(input, device) as Awaited<ReturnType<typeof answer>>).body).toBe('{"hostname":"lab"}');
+  });
+
+  it('answers a shared, frozen value at once too, once its reads were at hand', async () => {
+    const device = memoryDevice({ '/etc/hostname': 'router\n' });
+    const FEATURES = Object.freeze(['hostapd-control']);
+    const answer = answerReuse(async (_input, device) => (await device.readFile('/etc/hostname'), FEATURES));
+    await answer(input, device);
+    const again = answer(input, device);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect((again as Awaited<typeof again>).body).toBe('["hostapd-control"]');
+  });
+
+  it('stays a promise while a read is not at hand', async () => {
+    const { device } = countingDevice({ '/etc/hostname': 'router\n' });
+    const { handle } = hostnameHandler();
+    const answer = answerReuse(handle);
+    await answer(input, device);
+    expect(answer(input, device)).toBeInstanceOf(Promise);
   });
 });
 
