@@ -96,7 +96,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    * knows at once (`invoke` answers a value, see functions/core/answer-reuse.ts) is answered in its
    * own turn, without a promise: @hono/node-server then writes it straight away.
    */
-  function answer(c: Context, fn: ApiFunction): Response | Promise<Response> {
+  function respond(c: Context, fn: ApiFunction): Response | Promise<Response> {
     const headers = requestHeaders(c);
     const input: FunctionInput = { params: c.req.param() as Record<string, string>, query: c.req.query(), headers, body: undefined, text: '' };
     const out = fn.loaded === undefined || hasBody(c.req.method, headers) ? invokeLoaded(c, fn, input) : fn.loaded.invoke(input, device);
@@ -110,7 +110,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
 
   for (const fn of functions) {
     // One handler on the route's path and each of its aliases.
-    app.on(fn.route.method, [...routePaths(fn.route)], authorize === null ? (c) => answer(c, fn) : async (c) => (await authorize(c), answer(c, fn)));
+    app.on(fn.route.method, [...routePaths(fn.route)], authorize === null ? (c) => respond(c, fn) : async (c) => (await authorize(c), respond(c, fn)));
   }
   if (options.auth !== null) {
     const policy = options.auth;
