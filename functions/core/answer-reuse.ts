@@ -1,4 +1,4 @@
-import { NOT_AT_HAND, valueAtHand } from './at-hand.ts';
+import { isThenable, NOT_AT_HAND, valueAtHand } from './at-hand.ts';
 import type { Device } from './device.ts';
 import { invoke, problemOutput, valueOutput, type FunctionInput, type FunctionOutput, type Handler } from './invoke.ts';
 
@@ -105,7 +105,7 @@ function readsAtHand(device: Device, reads: readonly Read[]): true | Map<string,
     const call = perform(device, reads[i]!.steps);
     made.push(call);
     const answer = valueAtHand(call);
-    if (answer === NOT_AT_HAND || !same(answer, reads[i]!.result)) return new Map(made.map((call, k) => [reads[k]!.key, call]));
+    if (answer === NOT_AT_HAND || !same(answer, reads[i]!.result)) return madeByKey(made, reads);
   }
   return true;
 }
@@ -125,7 +125,7 @@ async function readsAgain(device: Device, reads: readonly Read[]): Promise<true 
     let end = start + 1;
     while (end < reads.length && reads[end]!.wave === reads[start]!.wave) end++;
     for (let i = start; i < end; i++) made.push(perform(device, reads[i]!.steps));
-    if (!(await answersSame(made, reads, start, end))) return new Map(made.map((call, k) => [reads[k]!.key, call]));
+    if (!(await answersSame(made, reads, start, end))) return madeByKey(made, reads);
     start = end;
   }
   return true;
@@ -141,6 +141,9 @@ async function answersSame(made: readonly unknown[], reads: readonly Read[], sta
     return false;
   }
 }
+
+/** The calls a check made (`made[k]` the call of `reads[k]`), by key, for the handler. */
+const madeByKey = (made: readonly unknown[], reads: readonly Read[]) => new Map(made.map((call, k) => [reads[k]!.key, call]));
 
 /** No call made before the handler runs. */
 const NOTHING_REPLAYED: ReadonlyMap<string, unknown> = new Map();
@@ -239,10 +242,6 @@ function recording(target: object, steps: Step[], log: ReadLog): object {
 }
 
 const stepsKey = (steps: readonly Step[]) => JSON.stringify(steps.map(({ name, args }) => [String(name), args ?? null]));
-
-function isThenable(value: unknown): value is Promise<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
 
 /**
  * A part of the device (`hostConfig`, a network's host), not data it answered: an object, not a

@@ -11,8 +11,8 @@ export const NOT_AT_HAND: unique symbol = Symbol('not at hand');
  * alone can be checked, and given, in the request's own turn (functions/core/answer-reuse.ts).
  *
  * @example
- * const programs = atHand(Object.freeze(['iw', 'hostapd']));
- * async programs() {} // becomes: programs: () => programs
+ * const answer = atHand(Object.freeze(['iw', 'hostapd']));
+ * const device = { programs: () => answer }; // not `async`: that would wrap it in a promise that does not say its value
  */
 export function atHand<T>(value: T): Promise<T> {
   const promise = Promise.resolve(value) as Promise<T> & { [AT_HAND]?: T };
@@ -29,8 +29,13 @@ export function atHand<T>(value: T): Promise<T> {
  * valueAtHand(Promise.resolve(3)) // NOT_AT_HAND
  */
 export function valueAtHand(answer: unknown): unknown {
-  if (typeof answer !== 'object' || answer === null || typeof (answer as { then?: unknown }).then !== 'function') return answer;
+  if (!isThenable(answer)) return answer;
   return AT_HAND in answer ? (answer as { [AT_HAND]: unknown })[AT_HAND] : NOT_AT_HAND;
+}
+
+/** Whether `value` is a promise, or anything else with a `then` method. */
+export function isThenable(value: unknown): value is Promise<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /**
@@ -80,7 +85,7 @@ export function thenAtHand<T, R>(answer: Promise<T>, next: (value: T) => R | Pro
   if (value === NOT_AT_HAND) return answer.then(next);
   try {
     const result = next(value as T);
-    return result instanceof Promise ? result : atHand(result);
+    return isThenable(result) ? (result as Promise<R>) : atHand(result as R);
   } catch (error) {
     return Promise.reject(error);
   }
