@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { atHand } from '../../functions/core/at-hand.ts';
 import { hashPassword } from './passwords.ts';
 import { createPolicy, lazyTokenKey, type AuthPolicy } from './policy.ts';
 
@@ -10,9 +11,9 @@ import { createPolicy, lazyTokenKey, type AuthPolicy } from './policy.ts';
  * const auth = await fixedAuth({ username: 'paradrop', password: '' });
  */
 export async function fixedAuth(account: { username: string; password: string }): Promise<AuthPolicy> {
-  const users = { [account.username]: await hashPassword(account.password) };
+  const users = atHand({ [account.username]: await hashPassword(account.password) });
   return createPolicy({
-    users: async () => users,
+    users: () => users,
     secret: lazyTokenKey(randomBytes(32)),
     openToLoopbackWithoutPassword: false,
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
+import { atHand, NOT_AT_HAND, valueAtHand } from '../../functions/core/at-hand.ts';
 import type { HttpProblem } from '../../functions/core/problem.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { createPolicy, tokenKey, type UserTable } from './policy.ts';
@@ -120,5 +121,40 @@ describe('auth policy with Basic credentials', () => {
     expect(checks()).toBe(1);
     expect((await refusal(policy.authorize(basic('nope'), LAN_CLIENT))).status).toBe(401);
     expect(checks()).toBe(2);
+  });
+});
+
+describe("auth policy deciding in the request's own turn", () => {
+  /** A policy whose accounts are at hand, as the device's and the emulator's are once read. */
+  async function atHandPolicy(users: UserTable, now?: () => number) {
+    const secret = await tokenKey(randomBytes(32));
+    const table = atHand(users);
+    return createPolicy({ users: () => table, secret, openToLoopbackWithoutPassword: true, ...(now ? { now } : {}) });
+  }
+
+  it('serves a loopback client at once while no password is set', async () => {
+    const policy = await atHandPolicy({});
+    expect(valueAtHand(policy.authorize(undefined, '127.0.0.1'))).toBeNull();
+  });
+
+  it('accepts a token it checked before, and Basic credentials it verified before, at once', async () => {
+    const policy = await atHandPolicy({ paradrop: await hashPassword('pw') });
+    const decidedTwice = async (authorization: string) => {
+      const first = policy.authorize(authorization, LAN_CLIENT);
+      expect(valueAtHand(first), 'the first check waits for scrypt or the key').toBe(NOT_AT_HAND);
+      await expect(first).resolves.toBe('paradrop');
+      expect(valueAtHand(policy.authorize(authorization, LAN_CLIENT))).toBe('paradrop');
+    };
+    await decidedTwice(`Basic ${Buffer.from('paradrop:pw').toString('base64')}`);
+    await decidedTwice(`Bearer ${await policy.login('paradrop', 'pw', LAN_CLIENT)}`);
+  });
+
+  it('refuses a remembered token once it has expired', async () => {
+    let now = Date.now();
+    const policy = await atHandPolicy({ paradrop: await hashPassword('pw') }, () => now);
+    const bearer = `Bearer ${await policy.login('paradrop', 'pw', LAN_CLIENT)}`;
+    await expect(policy.authorize(bearer, LAN_CLIENT)).resolves.toBe('paradrop');
+    now += 3601_000;
+    expect((await refusal(policy.authorize(bearer, LAN_CLIENT))).status).toBe(401);
   });
 });

@@ -1,4 +1,5 @@
 import { webcrypto } from 'node:crypto';
+import { atHand, keptAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts';
 import { isLoopback } from './loopback.ts';
@@ -19,7 +20,9 @@ export interface AuthPolicy {
   login(username: string, password: string, client: string | undefined): Promise<string | null>;
   /**
    * Every other request: the user it acts as, from its `Authorization` header (`Bearer <token>` or
-   * `Basic`), or null for a loopback client while no password is set.
+   * `Basic`), or null for a loopback client while no password is set. Decided at once (an `atHand`
+   * answer, functions/core/at-hand.ts) when the accounts and the key are, and the token or the Basic
+   * credentials were checked before.
    * @throws HttpProblem 401 (with `WWW-Authenticate`), 403 or 429.
    */
   authorize(authorization: string | undefined, client: string | undefined): Promise<string | null>;
@@ -29,9 +32,15 @@ export interface AuthPolicy {
 export type UserTable = Record<string, string>;
 
 export interface PolicyOptions {
-  /** The current accounts; asked on every request, so a `chutebox passwd` takes effect at once. */
+  /**
+   * The current accounts; asked on every request, so a `chutebox passwd` takes effect at once. An
+   * answer at hand (`atHand`, `keptAtHand`) lets a request be authorized in its own turn.
+   */
   users(): Promise<UserTable>;
-  /** HMAC key of the tokens, or how to get the current one (asked on every token signed or checked). */
+  /**
+   * HMAC key of the tokens, or how to get the current one (asked on every token signed or checked;
+   * best answered at hand, as `lazyTokenKey` does).
+   */
   secret: webcrypto.CryptoKey | (() => Promise<webcrypto.CryptoKey>);
   /** While no password is set: serve loopback clients without credentials (others get 403). */
   openToLoopbackWithoutPassword: boolean;
@@ -49,6 +58,8 @@ const NO_PASSWORD = 'no password is set on this device, so only clients on the d
 const VERIFIED_CACHE_SIZE = 64;
 /** Tokens whose signature was checked, remembered with their claims: a client sends the same one for an hour. */
 const TOKEN_CACHE_SIZE = 64;
+/** A password check known at once to have passed. */
+const PASSED = atHand(true);
 
 /**
  * The policy behind `localAuth` and `fixedAuth`.
@@ -60,7 +71,8 @@ const TOKEN_CACHE_SIZE = 64;
  */
 export function createPolicy(options: PolicyOptions): AuthPolicy {
   const { secret } = options;
-  const currentSecret = async () => (typeof secret === 'function' ? secret() : secret);
+  const fixedSecret = typeof secret === 'function' ? undefined : atHand(secret);
+  const currentSecret = typeof secret === 'function' ? secret : () => fixedSecret!;
   const now = options.now ?? Date.now;
   const verify = options.verify ?? verifyPassword;
   const limiter = failureLimiter({ now, ...options.limiter });
@@ -79,27 +91,37 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
    * is the same. A keyed hash of them was the key before: Node's Hmac object cost about 17 µs a
    * request, half of a request's time (docs/decisions/0017-a-request-costs-what-its-answer-needs.md).
    */
-  async function checkPassword(users: UserTable, username: string, password: string): Promise<boolean> {
+  function checkPassword(users: UserTable, username: string, password: string): Promise<boolean> {
     const stored = Object.hasOwn(users, username) ? users[username]! : undefined;
-    if (stored === undefined) return false;
+    if (stored === undefined) return atHand(false);
     const key = `${username}\0${password}`;
-    if (verified.get(key) === stored) return true;
+    if (verified.get(key) === stored) return PASSED;
     // Concurrent checks of the same credentials share one scrypt (16 MiB each): a client that opens
     // 32 connections at once must not cost 32 of them.
-    const ok = await checks.run(`${key}\0${stored}`, () => verify(stored, password));
-    if (!ok) return false;
-    verified.delete(key);
-    verified.set(key, stored);
-    if (verified.size > VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
-    return true;
+    return checks
+      .run(`${key}\0${stored}`, () => verify(stored, password))
+      .then((ok) => {
+        if (ok) {
+          verified.delete(key);
+          verified.set(key, stored);
+          if (verified.size > VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+        }
+        return ok;
+      });
   }
 
-  async function attempt(users: UserTable, username: string, password: string, client: string | undefined): Promise<boolean> {
+  /** Checks a password for `client`, refused with 429 while it is locked out and counted when wrong. */
+  function attempt(users: UserTable, username: string, password: string, client: string | undefined): Promise<boolean> {
     const address = client ?? 'unknown';
-    limiter.assertAllowed(address);
-    const ok = await checkPassword(users, username, password);
-    if (!ok) limiter.recordFailure(address);
-    return ok;
+    try {
+      limiter.assertAllowed(address);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return thenAtHand(checkPassword(users, username, password), (ok) => {
+      if (!ok) limiter.recordFailure(address);
+      return ok;
+    });
   }
 
   function isOpen(users: UserTable, client: string | undefined): boolean {
@@ -109,20 +131,26 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   }
 
   /** The user of a token signed with the current secret that has not expired and whose user still exists. */
-  async function userOfToken(users: UserTable, token: string): Promise<string | null> {
-    const key = await currentSecret();
-    if (key !== checkedWith) {
-      checked.clear();
-      checkedWith = key;
-    }
-    let claims = checked.get(token);
-    if (claims === undefined) {
-      const verified = await (await tokens()).verifyToken(token, key);
-      if (verified === null) return null;
-      claims = verified;
-      checked.set(token, claims);
-      if (checked.size > TOKEN_CACHE_SIZE) checked.delete(checked.keys().next().value!);
-    }
+  function userOfToken(users: UserTable, token: string): Promise<string | null> {
+    return thenAtHand(currentSecret(), (key) => {
+      if (key !== checkedWith) {
+        checked.clear();
+        checkedWith = key;
+      }
+      const claims = checked.get(token);
+      if (claims !== undefined) return userOfClaims(users, claims);
+      return tokens()
+        .then((code) => code.verifyToken(token, key))
+        .then((verified) => {
+          if (verified === null) return null;
+          checked.set(token, verified);
+          if (checked.size > TOKEN_CACHE_SIZE) checked.delete(checked.keys().next().value!);
+          return userOfClaims(users, verified);
+        });
+    });
+  }
+
+  function userOfClaims(users: UserTable, claims: TokenClaims): string | null {
     if (claims.exp <= now() / 1000) return null;
     return Object.hasOwn(users, claims.sub) ? claims.sub : null;
   }
@@ -138,20 +166,29 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
       return (await tokens()).signToken({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, await currentSecret());
     },
 
-    async authorize(authorization, client) {
-      const users = await options.users();
-      if (isOpen(users, client)) return null;
-      const [, scheme = '', value = ''] = /^(\S+)\s+(\S+)\s*$/.exec(authorization ?? '') ?? [];
-      let user: string | null = null;
-      if (scheme.toLowerCase() === 'bearer') {
-        user = await userOfToken(users, value);
-      } else if (scheme.toLowerCase() === 'basic') {
-        const decoded = Buffer.from(value, 'base64').toString('utf8');
-        const colon = decoded.indexOf(':');
-        if (colon > 0 && (await attempt(users, decoded.slice(0, colon), decoded.slice(colon + 1), client))) user = decoded.slice(0, colon);
-      }
-      if (user === null) throw unauthorized(authorization === undefined ? 'this endpoint needs credentials' : 'the credentials are not valid');
-      return user;
+    authorize(authorization, client) {
+      return thenAtHand(options.users(), (users) => {
+        if (isOpen(users, client)) return null;
+        const [, scheme = '', value = ''] = /^(\S+)\s+(\S+)\s*$/.exec(authorization ?? '') ?? [];
+        if (scheme.toLowerCase() === 'bearer') {
+          return thenAtHand(userOfToken(users, value), (user) => {
+            if (user === null) throw refused(authorization);
+            return user;
+          });
+        }
+        if (scheme.toLowerCase() === 'basic') {
+          const decoded = Buffer.from(value, 'base64').toString('utf8');
+          const colon = decoded.indexOf(':');
+          if (colon > 0) {
+            const username = decoded.slice(0, colon);
+            return thenAtHand(attempt(users, username, decoded.slice(colon + 1), client), (ok) => {
+              if (!ok) throw refused(authorization);
+              return username;
+            });
+          }
+        }
+        throw refused(authorization);
+      });
     },
   };
 }
@@ -160,6 +197,11 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
 function hasAccounts(users: UserTable): boolean {
   for (const _ in users) return true;
   return false;
+}
+
+/** The 401 answer to a request whose `Authorization` header is missing or names no user. */
+function refused(authorization: string | undefined): HttpProblem {
+  return unauthorized(authorization === undefined ? 'this endpoint needs credentials' : 'the credentials are not valid');
 }
 
 /** A 401 problem carrying the challenge for both schemes. */
@@ -183,5 +225,5 @@ export function tokenKey(secret: Uint8Array): Promise<webcrypto.CryptoKey> {
  */
 export function lazyTokenKey(secret: Uint8Array): () => Promise<webcrypto.CryptoKey> {
   let key: Promise<webcrypto.CryptoKey> | undefined;
-  return () => (key ??= tokenKey(secret));
+  return () => (key ??= keptAtHand(tokenKey(secret)));
 }

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
 import { HonoBase } from 'hono/hono-base';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { NOT_AT_HAND, valueAtHand } from '../../functions/core/at-hand.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
@@ -108,9 +109,18 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     return bundle.invoke(hasBody(c.req.method, input.headers) ? await (await body()).readInto(input, c, bundle.route) : input, device);
   }
 
+  /**
+   * `respond` once `c` is authorized: in the request's own turn when the policy decides at once (a
+   * token or Basic credentials checked before, loopback while no password is set), else after it.
+   */
+  function authorizeAndRespond(authorize: (c: Context) => Promise<unknown>, c: Context, fn: ApiFunction): Response | Promise<Response> {
+    const decided = authorize(c);
+    return valueAtHand(decided) === NOT_AT_HAND ? decided.then(() => respond(c, fn)) : respond(c, fn);
+  }
+
   for (const fn of functions) {
     // One handler on the route's path and each of its aliases.
-    app.on(fn.route.method, [...routePaths(fn.route)], authorize === null ? (c) => respond(c, fn) : async (c) => (await authorize(c), respond(c, fn)));
+    app.on(fn.route.method, [...routePaths(fn.route)], authorize === null ? (c) => respond(c, fn) : (c) => authorizeAndRespond(authorize, c, fn));
   }
   if (options.auth !== null) {
     const policy = options.auth;

@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { keptAtHand } from '../../functions/core/at-hand.ts';
 
 /**
  * A file's decoded contents, read once and then only after its folder changed: an inotify watch on
@@ -9,7 +10,8 @@ import path from 'node:path';
  * nothing changes. The kernel queues the event before the change's system call returns, and the
  * event loop takes it before a request that arrives later, so a change made by another process
  * (`chutebox passwd`) applies from the next request on. Where the folder cannot be watched (it does
- * not exist), every call reads the file.
+ * not exist), every call reads the file. A kept value is at hand (`keptAtHand`): a request that asks
+ * for it can be answered in its own turn.
  *
  * @param decode turns the bytes, or null when the file does not exist, into the value; what it
  *   throws is thrown to the caller, and nothing is kept.
@@ -37,7 +39,7 @@ export function watchedFile<T>(file: string, decode: (bytes: Buffer | null) => T
     }
     const reading = readOrNull(file).then(decode);
     if (watcher !== undefined) {
-      kept = reading;
+      kept = keptAtHand(reading);
       reading.catch(() => {
         if (kept === reading) forget();
       });
