@@ -1,6 +1,7 @@
 import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { answeredAtHand, atHand, thenAtHand } from '../functions/core/at-hand.ts';
 import { CHUTE_LABEL, DEFAULT_STATE_DIR, networkRunDir } from '../functions/core/device.ts';
 import type { ChuteAction, Device, DeviceAction, DeviceServices, DeviceSources, Settings } from '../functions/core/device.ts';
 import { prepareAuth } from './auth/local.ts';
@@ -18,6 +19,7 @@ import { hostNetwork, type SharedToolRuns } from './network/host.ts';
 import { DEFAULT_NETWORK_TOOLS, type NetworkTools } from './network/tools.ts';
 import { parseSeconds, type OptionSpec } from './options.ts';
 import { sharedRuns } from './tools/shared-run.ts';
+import { watchedPath } from './state/watched-file.ts';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DEFAULT_CONTAINER_NETWORK = 'bridge';
@@ -109,7 +111,7 @@ export type HostDevice = Device & {
    * for it: the device's information is served at once, and what reads the configuration waits.
    */
   recover(): Promise<void>;
-  /** Stops sending telemetry: the runtime is stopping. */
+  /** Stops sending telemetry once a configuration start still running has ended: the runtime is stopping. */
   close(): Promise<void>;
 };
 
@@ -280,11 +282,16 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },
     async close() {
+      // A start still running (pdconf rendered and applied) ends first: nothing writes after close.
+      await configStarting?.catch(() => undefined);
       (await configLoading?.catch(() => undefined))?.provisioning.stop();
     },
   };
   return device;
 }
+
+/** What `containers()` answers without an engine. */
+const NO_ENGINE = atHand(null);
 
 /** The engine client bundle (dist/engine.mjs), loaded on first use; null when it cannot be loaded. */
 type EngineClient = () => Promise<typeof import('./engine/engine.entry.ts') | null>;
@@ -301,6 +308,11 @@ function hostSources(options: {
   settings: (() => Settings) | undefined;
 }): DeviceSources {
   const { socketPath, engine } = options;
+  /**
+   * Whether an engine listens on the socket: a stat, made again only after the socket's folder
+   * changed (the engine started or stopped), so that a device without one answers at once.
+   */
+  const engineListening = watchedPath(socketPath, isUnixSocket);
   /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
   const containerLists = sharedRuns<Record<string, unknown>[] | null>();
   /**
@@ -327,16 +339,19 @@ function hostSources(options: {
     programs: () => (programsFound ??= engine().then((client) => client?.programsOnPath(process.env.PATH ?? '') ?? [])),
     now: () => Date.now(),
     containers: () =>
-      containerLists.run(socketPath, async () => {
-        if (!(await isUnixSocket(socketPath))) return null;
-        const client = await engine();
-        return client === null ? null : client.listChuteContainers(socketPath);
-      }),
+      thenAtHand(engineListening(), (listening) =>
+        listening
+          ? containerLists.run(socketPath, async () => {
+              const client = await engine();
+              return client === null ? null : client.listChuteContainers(socketPath);
+            })
+          : NO_ENGINE,
+      ),
     async containerStats(id) {
       const client = await engine();
       return client === null ? null : client.containerStats(socketPath, id);
     },
-    settings: async () => options.settings?.() ?? {},
+    settings: answeredAtHand(() => options.settings?.() ?? {}),
   };
 }
 

@@ -4,14 +4,9 @@ import path from 'node:path';
 import { keptAtHand } from '../../functions/core/at-hand.ts';
 
 /**
- * A file's decoded contents, read once and then only after its folder changed: an inotify watch on
- * the folder (`fs.watch`) drops the copy at the first event, whatever it is (the file written,
- * renamed over, removed, or the folder itself removed), so a caller costs no read and no stat while
- * nothing changes. The kernel queues the event before the change's system call returns, and the
- * event loop takes it before a request that arrives later, so a change made by another process
- * (`chutebox passwd`) applies from the next request on. Where the folder cannot be watched (it does
- * not exist), every call reads the file. A kept value is at hand (`keptAtHand`): a request that asks
- * for it can be answered in its own turn.
+ * A file's decoded contents, read once and then only after its folder changed (`watchedPath`): a
+ * caller costs no read and no stat while nothing changes, and a change made by another process
+ * (`chutebox passwd`) applies from the next request on.
  *
  * @param decode turns the bytes, or null when the file does not exist, into the value; what it
  *   throws is thrown to the caller, and nothing is kept.
@@ -21,6 +16,23 @@ import { keptAtHand } from '../../functions/core/at-hand.ts';
  * await users(); // the same value, nothing read
  */
 export function watchedFile<T>(file: string, decode: (bytes: Buffer | null) => T): () => Promise<T> {
+  return watchedPath(file, (name) => readOrNull(name).then(decode));
+}
+
+/**
+ * What `look` answers of a path, asked once and then only after the path's folder changed: an
+ * inotify watch on the folder (`fs.watch`) drops the answer at the first event, whatever it is (the
+ * file written, renamed over, created, removed, or the folder itself removed). The kernel queues the
+ * event before the change's system call returns, and the event loop takes it before a request that
+ * arrives later. Where the folder cannot be watched (it does not exist), every call asks `look`. A
+ * kept answer is at hand (`keptAtHand`): a request that asks for it can be answered in its own turn.
+ * A rejected answer is not kept.
+ *
+ * @example
+ * const engineListening = watchedPath('/var/run/docker.sock', isUnixSocket);
+ * await engineListening(); // one stat; then none until something in /var/run changes
+ */
+export function watchedPath<T>(file: string, look: (file: string) => Promise<T>): () => Promise<T> {
   let kept: Promise<T> | undefined;
   let watcher: FSWatcher | undefined;
   const forget = () => {
@@ -30,21 +42,21 @@ export function watchedFile<T>(file: string, decode: (bytes: Buffer | null) => T
   };
   return () => {
     if (kept !== undefined) return kept;
-    // Watch first, then read: a change during the read is an event that drops what was read.
+    // Watch first, then look: a change during the look is an event that drops what was seen.
     try {
       watcher = watch(path.dirname(file), { persistent: false }, forget);
       watcher.on('error', forget);
     } catch {
       watcher = undefined;
     }
-    const reading = readOrNull(file).then(decode);
+    const looking = look(file);
     if (watcher !== undefined) {
-      kept = keptAtHand(reading);
-      reading.catch(() => {
-        if (kept === reading) forget();
+      kept = keptAtHand(looking);
+      looking.catch(() => {
+        if (kept === looking) forget();
       });
     }
-    return reading;
+    return looking;
   };
 }
 
