@@ -27,6 +27,8 @@ interface Remembered {
   output: FunctionOutput & { bytes: Uint8Array };
   /** Every read was answered at once: the check is made, and the answer given, in the request's own turn. */
   atHand: boolean;
+  /** The handler answered a shared, frozen value from reads not at hand: once they are again, it runs as it is (`SHARED`). */
+  shared: boolean;
 }
 
 const ENCODER = new TextEncoder();
@@ -43,11 +45,12 @@ const REMEMBERED = 16;
  * check are handed to it rather than made twice. Only a 200 made without a failed read is remembered,
  * by the input (`inputKey`), for the last `REMEMBERED` inputs.
  *
- * When the device answered every read at once (`atHand`, as the emulator does from memory), the
- * check is made at once too, and a same answer is given as a value, not a promise: the transport
- * sends it in the request's own turn. Otherwise, a handler that answers a shared, frozen value (a
- * constant, a `reusingLast` parse) costs no more than the check: for that input it runs as it is from
- * then on, and `invoke` reuses that value's JSON.
+ * When the device answered every read at once (`atHand`, as the emulator does from memory, or a
+ * host source once known), the check is made at once too, and a same answer is given as a value,
+ * not a promise: the transport sends it in the request's own turn. Otherwise, a handler that answers
+ * a shared, frozen value (a constant, a `reusingLast` parse) costs no more than the check: once a
+ * check found its reads the same but not at hand, it runs as it is for that input, and `invoke`
+ * reuses that value's JSON.
  *
  * @example
  * const answer = answerReuse(handle);
@@ -77,9 +80,24 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
     // Once the handler has answered: a kept promise (`keptAtHand`) says its value by then.
     const atHand = log.reads.every((read) => valueAtHand(read.call) !== NOT_AT_HAND);
     for (const read of log.reads) read.call = undefined;
-    if (!atHand && typeof value === 'object' && value !== null && Object.isFrozen(value)) remember(key, SHARED);
-    else remember(key, { reads: log.reads, atHand, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
+    const shared = !atHand && typeof value === 'object' && value !== null && Object.isFrozen(value);
+    remember(key, {
+      reads: log.reads,
+      atHand,
+      shared,
+      output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) },
+    });
     return output;
+  }
+  /**
+   * The remembered answer once `readsAgain` found the reads the same: from then on checked at once
+   * when they were all answered at once this time (a source that became known, such as an engine
+   * socket seen absent), or the handler run as it is when it answers a shared value.
+   */
+  function reused(key: string, last: Remembered, same: typeof SAME | typeof SAME_AT_HAND): FunctionOutput {
+    if (same === SAME_AT_HAND) last.atHand = true;
+    else if (last.shared) remember(key, SHARED);
+    return copy(last.output);
   }
   return (input, device) => {
     const key = inputKey(input);
@@ -90,7 +108,7 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
       const replayed = readsAtHand(device, last.reads);
       return replayed === true ? copy(last.output) : answer(key, input, device, replayed);
     }
-    return readsAgain(device, last.reads).then((replayed) => (replayed === true ? copy(last.output) : answer(key, input, device, replayed)));
+    return readsAgain(device, last.reads).then((replayed) => (replayed instanceof Map ? answer(key, input, device, replayed) : reused(key, last, replayed)));
   };
 }
 
@@ -113,13 +131,18 @@ function readsAtHand(device: Device, reads: readonly Read[]): true | Map<string,
 /** What `answerReuse` remembers for an input whose handler answered a shared, frozen value: `invoke` reuses its JSON already. */
 const SHARED = Symbol('shared answer');
 
+/** What `readsAgain` answers when every read answered the same: at once (`SAME_AT_HAND`) or not. */
+const SAME = Symbol('same');
+const SAME_AT_HAND = Symbol('same, at hand');
+
 /**
  * Makes `reads` again, as the handler made them: the calls it made together (`wave`) together, each
  * wave once the one before has answered, as a shared tool run counts on (concurrent identical reads
- * share one run). Answers true when every call answered the same. Otherwise it stops at the first
- * wave that did not, or that failed, and answers the calls it made, by key, for the handler.
+ * share one run). Answers `SAME_AT_HAND` when every call answered the same and said so at once
+ * (`valueAtHand`), `SAME` when every call answered the same. Otherwise it stops at the first wave
+ * that did not, or that failed, and answers the calls it made, by key, for the handler.
  */
-async function readsAgain(device: Device, reads: readonly Read[]): Promise<true | Map<string, unknown>> {
+async function readsAgain(device: Device, reads: readonly Read[]): Promise<typeof SAME | typeof SAME_AT_HAND | Map<string, unknown>> {
   const made: unknown[] = [];
   for (let start = 0; start < reads.length; ) {
     let end = start + 1;
@@ -128,7 +151,7 @@ async function readsAgain(device: Device, reads: readonly Read[]): Promise<true 
     if (!(await answersSame(made, reads, start, end))) return madeByKey(made, reads);
     start = end;
   }
-  return true;
+  return made.every((call) => valueAtHand(call) !== NOT_AT_HAND) ? SAME_AT_HAND : SAME;
 }
 
 /** Whether the calls `made[start..end)` answer what `reads[start..end)` answered; false when one failed (the handler says what that means). */
