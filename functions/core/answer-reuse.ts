@@ -27,8 +27,6 @@ interface Remembered {
   output: FunctionOutput & { bytes: Uint8Array };
   /** Every read was answered at once: the check is made, and the answer given, in the request's own turn. */
   atHand: boolean;
-  /** The handler answered a shared, frozen value from reads not at hand: once they are again, it runs as it is (`SHARED`). */
-  shared: boolean;
 }
 
 const ENCODER = new TextEncoder();
@@ -47,10 +45,7 @@ const REMEMBERED = 16;
  *
  * When the device answered every read at once (`atHand`, as the emulator does from memory, or a
  * host source once known), the check is made at once too, and a same answer is given as a value,
- * not a promise: the transport sends it in the request's own turn. Otherwise, a handler that answers
- * a shared, frozen value (a constant, a `reusingLast` parse) costs no more than the check: once a
- * check found its reads the same but not at hand, it runs as it is for that input, and `invoke`
- * reuses that value's JSON.
+ * not a promise: the transport sends it in the request's own turn.
  *
  * @example
  * const answer = answerReuse(handle);
@@ -58,10 +53,10 @@ const REMEMBERED = 16;
  * await answer(input, device); // reads again, the same answers: the same answer, the handler not run
  */
 export function answerReuse(handle: Handler): (input: FunctionInput, device: Device) => FunctionOutput | Promise<FunctionOutput> {
-  /** By input: the last answer and its reads, or SHARED when the handler answered a shared value from reads not at hand. */
-  const remembered = new Map<string, Remembered | typeof SHARED>();
+  /** By input: the last answer and its reads. */
+  const remembered = new Map<string, Remembered>();
   /** Puts `entry` last, forgetting the oldest beyond `REMEMBERED`. */
-  const remember = (key: string, entry: Remembered | typeof SHARED) => {
+  const remember = (key: string, entry: Remembered) => {
     remembered.delete(key);
     if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
     remembered.set(key, entry);
@@ -80,35 +75,27 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
     // Once the handler has answered: a kept promise (`keptAtHand`) says its value by then.
     const atHand = log.reads.every((read) => valueAtHand(read.call) !== NOT_AT_HAND);
     for (const read of log.reads) read.call = undefined;
-    const shared = !atHand && typeof value === 'object' && value !== null && Object.isFrozen(value);
-    remember(key, {
-      reads: log.reads,
-      atHand,
-      shared,
-      output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) },
-    });
+    remember(key, { reads: log.reads, atHand, output: { ...output, headers: { ...output.headers }, bytes: output.bytes ?? ENCODER.encode(output.body) } });
     return output;
   }
   /**
-   * The remembered answer once `readsAgain` found the reads the same: from then on checked at once
-   * when they were all answered at once this time (a source that became known, such as an engine
-   * socket seen absent), or the handler run as it is when it answers a shared value.
+   * The remembered answer once `readsAgain` found the reads the same; checked at once from then on
+   * when the device answered them all at once this time (a source that became known, such as an
+   * engine socket seen absent, or a read that was in flight when the answer was made).
    */
-  function reused(key: string, last: Remembered, same: typeof SAME | typeof SAME_AT_HAND): FunctionOutput {
+  function reused(last: Remembered, same: typeof SAME | typeof SAME_AT_HAND): FunctionOutput {
     if (same === SAME_AT_HAND) last.atHand = true;
-    else if (last.shared) remember(key, SHARED);
     return copy(last.output);
   }
   return (input, device) => {
     const key = inputKey(input);
     const last = remembered.get(key);
     if (last === undefined) return answer(key, input, device, NOTHING_REPLAYED);
-    if (last === SHARED) return invoke(handle, input, device);
     if (last.atHand) {
       const replayed = readsAtHand(device, last.reads);
       return replayed === true ? copy(last.output) : answer(key, input, device, replayed);
     }
-    return readsAgain(device, last.reads).then((replayed) => (replayed instanceof Map ? answer(key, input, device, replayed) : reused(key, last, replayed)));
+    return readsAgain(device, last.reads).then((replayed) => (replayed instanceof Map ? answer(key, input, device, replayed) : reused(last, replayed)));
   };
 }
 
@@ -128,9 +115,6 @@ function readsAtHand(device: Device, reads: readonly Read[]): true | Map<string,
   return true;
 }
 
-/** What `answerReuse` remembers for an input whose handler answered a shared, frozen value: `invoke` reuses its JSON already. */
-const SHARED = Symbol('shared answer');
-
 /** What `readsAgain` answers when every read answered the same: at once (`SAME_AT_HAND`) or not. */
 const SAME = Symbol('same');
 const SAME_AT_HAND = Symbol('same, at hand');
@@ -138,20 +122,25 @@ const SAME_AT_HAND = Symbol('same, at hand');
 /**
  * Makes `reads` again, as the handler made them: the calls it made together (`wave`) together, each
  * wave once the one before has answered, as a shared tool run counts on (concurrent identical reads
- * share one run). Answers `SAME_AT_HAND` when every call answered the same and said so at once
- * (`valueAtHand`), `SAME` when every call answered the same. Otherwise it stops at the first wave
+ * share one run). Answers `SAME_AT_HAND` when every call answered the same and the device answered
+ * each at once (`valueAtHand`), `SAME` when every call answered the same. Otherwise it stops at the first wave
  * that did not, or that failed, and answers the calls it made, by key, for the handler.
  */
 async function readsAgain(device: Device, reads: readonly Read[]): Promise<typeof SAME | typeof SAME_AT_HAND | Map<string, unknown>> {
   const made: unknown[] = [];
+  let atOnce = true;
   for (let start = 0; start < reads.length; ) {
     let end = start + 1;
     while (end < reads.length && reads[end]!.wave === reads[start]!.wave) end++;
-    for (let i = start; i < end; i++) made.push(perform(device, reads[i]!.steps));
+    for (let i = start; i < end; i++) {
+      const call = perform(device, reads[i]!.steps);
+      made.push(call);
+      if (valueAtHand(call) === NOT_AT_HAND) atOnce = false;
+    }
     if (!(await answersSame(made, reads, start, end))) return madeByKey(made, reads);
     start = end;
   }
-  return made.every((call) => valueAtHand(call) !== NOT_AT_HAND) ? SAME_AT_HAND : SAME;
+  return atOnce ? SAME_AT_HAND : SAME;
 }
 
 /** Whether the calls `made[start..end)` answer what `reads[start..end)` answered; false when one failed (the handler says what that means). */
