@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { Account, Accounts, Device } from '../functions/core/device.ts';
+import { atHand, thenAtHand } from '../functions/core/at-hand.ts';
 import { findAccount } from '../functions/parsers/passwd.ts';
 import { PASSWD_FILE } from '../runtime/scenario/format.ts';
 
@@ -46,15 +47,14 @@ export function scenarioAccounts(files: Pick<Device, 'readFile'>, state?: Accoun
   const written = new Map<string, string>(Object.entries(state?.authorizedKeys ?? {}));
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function authorizedKeys(account: Account): Promise<string | null> {
+  /** The keys written since the start at hand, else the scenario's file (at hand once read). */
+  function authorizedKeys(account: Account): Promise<string | null> {
     const file = authorizedKeysFile(account);
-    return written.has(file) ? written.get(file)! : files.readFile(file);
+    return written.has(file) ? atHand(written.get(file)!) : files.readFile(file);
   }
 
   return {
-    async passwd() {
-      return (await files.readFile(PASSWD_FILE)) ?? '';
-    },
+    passwd: () => thenAtHand(files.readFile(PASSWD_FILE), (text) => text ?? ''),
     authorizedKeys,
     updateAuthorizedKeys(account, update) {
       const done = queue.then(async () => {

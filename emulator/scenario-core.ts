@@ -273,9 +273,10 @@ function onFirstUse(start: () => Promise<void>) {
   let started: Promise<void> | undefined;
   let done = false;
   return <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      if (!done) await (started ??= start().then(() => void (done = true)));
-      return fn(...args);
+    (...args: A): Promise<R> => {
+      // Once started, `fn`'s own answer: one at hand (`atHand`) stays so.
+      if (done) return fn(...args);
+      return (started ??= start().then(() => void (done = true))).then(() => fn(...args));
     };
 }
 

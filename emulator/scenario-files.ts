@@ -1,4 +1,4 @@
-import { keptAtHand } from '../functions/core/at-hand.ts';
+import { keptAtHand, thenAtHand } from '../functions/core/at-hand.ts';
 import type { Device } from '../functions/core/device.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
 
@@ -50,7 +50,7 @@ export function scenarioFiles(dir: string): Pick<Device, 'readFile' | 'readDir' 
   return {
     readFile: memoize(files.readFile),
     // A list of its own for each caller, as rootedFiles gives: one that sorts or edits it changes no other answer.
-    readDir: async (devicePath) => [...(await readDir(devicePath))],
+    readDir: (devicePath) => thenAtHand(readDir(devicePath), (names) => [...names]),
     realPath: memoize(files.realPath),
   };
 }

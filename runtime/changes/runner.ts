@@ -7,6 +7,7 @@ import {
   type ChuteAction,
   type Device,
 } from '../../functions/core/device.ts';
+import { keptAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ChangeLog } from './log.ts';
 
@@ -116,7 +117,8 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
 export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   const now = options.now ?? Date.now;
   let opening: Promise<ChangeLog> | undefined;
-  const log = () => (opening ??= options.openLog());
+  /** The log, opened on first use; at hand once open (`keptAtHand`), so that a read of it is answered at once. */
+  const log = () => (opening ??= keptAtHand(options.openLog()));
   /** The tail of each chute's queue. */
   const queues = new Map<string, Promise<void>>();
   const running = new Set<Promise<void>>();
@@ -200,13 +202,12 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
       });
       return answer;
     },
-    async change(id) {
-      const record = (await log()).records.get(id);
-      return record === undefined ? null : structuredClone(record);
-    },
-    async changes() {
-      return [...(await log()).records.values()].sort((a, b) => a.id - b.id).map((record) => structuredClone(record));
-    },
+    change: (id) =>
+      thenAtHand(log(), (changes) => {
+        const record = changes.records.get(id);
+        return record === undefined ? null : structuredClone(record);
+      }),
+    changes: () => thenAtHand(log(), (changes) => [...changes.records.values()].sort((a, b) => a.id - b.id).map((record) => structuredClone(record))),
     async idle() {
       while (running.size > 0) await Promise.all(running);
     },

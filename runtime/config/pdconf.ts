@@ -1,4 +1,5 @@
 import { reusingLast } from '../../functions/core/reusing-last.ts';
+import { answeredAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostConfig } from '../../functions/config/host-config.ts';
@@ -72,9 +73,7 @@ export function memoryStore(initial: Record<string, string> = {}): TextStore & {
   const files = new Map(Object.entries(initial));
   return {
     files,
-    async read(name) {
-      return files.get(name) ?? null;
-    },
+    read: answeredAtHand((name: string) => files.get(name) ?? null),
     async write(name, text) {
       files.set(name, text);
     },
@@ -217,9 +216,12 @@ const NO_COMMAND = 'rendered; no apply command is configured';
 export function pdconfEngine(options: { store: TextStore; apply: Applier; now: () => number; source: PdconfSource }): PdconfEngine {
   const { store, apply, now } = options;
   let tail: Promise<unknown> = Promise.resolve();
+  /** Operations queued or running. */
+  let pending = 0;
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    pending++;
     const run = tail.then(task, task);
-    tail = run.catch(() => {});
+    tail = run.catch(() => {}).then(() => void pending--);
     return run;
   };
 
@@ -242,6 +244,12 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
       const age = Math.max(0, runs - (entry.run ?? runs));
       return entry.sections.map(({ type, name }) => ({ type, name, comment: `${file}: ${entry.comment}`, success: entry.state === 'applied', age }));
     });
+  }
+
+  /** The sections of the stored status; rendered first (not applied) when there is none, or it is damaged. */
+  async function renderedSections(): Promise<PdconfSection[]> {
+    const text = await store.read(STATUS_FILE);
+    return (text === null ? null : sectionsOf(text)) ?? (await run('none')).sections;
   }
 
   /** Renders every file; applies them as `mode` says: none, those that changed or did not apply, or all. */
@@ -283,11 +291,11 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
   }
 
   return {
+    // While nothing runs, the stored status as it is (at hand where the store's read is); else after what runs.
     status: () =>
-      exclusive(async () => {
-        const text = await store.read(STATUS_FILE);
-        return (text === null ? null : sectionsOf(text)) ?? (await run('none')).sections;
-      }),
+      pending > 0
+        ? exclusive(renderedSections)
+        : thenAtHand(store.read(STATUS_FILE), (text) => (text === null ? null : sectionsOf(text)) ?? exclusive(renderedSections)),
     update: () => exclusive(() => run('changed')),
     reload: () => exclusive(() => run('all')),
     clear: () =>
