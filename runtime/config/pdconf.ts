@@ -1,5 +1,5 @@
 import { reusingLast } from '../../functions/core/reusing-last.ts';
-import { answeredAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
+import { answeredAtHand, NOT_AT_HAND, thenAtHand, valueAtHand } from '../../functions/core/at-hand.ts';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostConfig } from '../../functions/config/host-config.ts';
@@ -246,9 +246,9 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
     });
   }
 
-  /** The sections of the stored status; rendered first (not applied) when there is none, or it is damaged. */
-  async function renderedSections(): Promise<PdconfSection[]> {
-    const text = await store.read(STATUS_FILE);
+  /** The sections of the stored status (`read`, or read now); rendered first (not applied) when there is none, or it is damaged. */
+  async function renderedSections(read = store.read(STATUS_FILE)): Promise<PdconfSection[]> {
+    const text = await read;
     return (text === null ? null : sectionsOf(text)) ?? (await run('none')).sections;
   }
 
@@ -291,11 +291,14 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
   }
 
   return {
-    // While nothing runs, the stored status as it is (at hand where the store's read is); else after what runs.
-    status: () =>
-      pending > 0
-        ? exclusive(renderedSections)
-        : thenAtHand(store.read(STATUS_FILE), (text) => (text === null ? null : sectionsOf(text)) ?? exclusive(renderedSections)),
+    status: () => {
+      if (pending > 0) return exclusive(() => renderedSections());
+      // Nothing runs: the stored status as read now. From memory, at once; from disk, ahead of any
+      // operation asked for meanwhile, as before.
+      const read = store.read(STATUS_FILE);
+      if (valueAtHand(read) === NOT_AT_HAND) return exclusive(() => renderedSections(read));
+      return thenAtHand(read, (text) => (text === null ? null : sectionsOf(text)) ?? exclusive(() => renderedSections()));
+    },
     update: () => exclusive(() => run('changed')),
     reload: () => exclusive(() => run('all')),
     clear: () =>
