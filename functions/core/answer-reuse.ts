@@ -1,6 +1,6 @@
 import { isThenable, NOT_AT_HAND, valueAtHand } from './at-hand.ts';
 import type { Device } from './device.ts';
-import { invoke, problemOutput, valueOutput, type FunctionInput, type FunctionOutput, type Handler } from './invoke.ts';
+import { problemOutput, valueOutput, type FunctionInput, type FunctionOutput, type Handler } from './invoke.ts';
 
 /** One step from the device to a read: a property (a facet such as `hostConfig`) or a call with its arguments. */
 interface Step {
@@ -123,8 +123,8 @@ const SAME_AT_HAND = Symbol('same, at hand');
  * Makes `reads` again, as the handler made them: the calls it made together (`wave`) together, each
  * wave once the one before has answered, as a shared tool run counts on (concurrent identical reads
  * share one run). Answers `SAME_AT_HAND` when every call answered the same and the device answered
- * each at once (`valueAtHand`), `SAME` when every call answered the same. Otherwise it stops at the first wave
- * that did not, or that failed, and answers the calls it made, by key, for the handler.
+ * each at once (`valueAtHand`), `SAME` when every call answered the same. Otherwise it stops at the
+ * first wave that did not, or that failed, and answers the calls it made, by key, for the handler.
  */
 async function readsAgain(device: Device, reads: readonly Read[]): Promise<typeof SAME | typeof SAME_AT_HAND | Map<string, unknown>> {
   const made: unknown[] = [];
