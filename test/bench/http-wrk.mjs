@@ -2,7 +2,7 @@
 // headers), and wrk's summary read back as JSON from the script's done().
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { spawnTracked } from './http-procs.mjs';
+import { pinned, spawnTracked } from './http-procs.mjs';
 
 /** Connections of every load, on one wrk thread. */
 export const CONNECTIONS = 32;
@@ -46,14 +46,14 @@ export async function writeLoad(dir, name, paths, headers = {}) {
 }
 
 /**
- * Runs `wrk -t1 -c32 -d<seconds>s -s <load> <url>` and answers its summary: requests, rps (req/s),
+ * Runs `wrk -t1 -c32 -d<seconds>s -s <load> <url>` on the load's CPU and answers its summary: requests, rps (req/s),
  * errors (connect + read + write + timeout), httpErrors (answers with a status of 400 or more), p50/p99 in ms.
  * With `limit` (a mix load only), wrk ends once at least `limit` requests were answered, or after
  * `seconds`, whichever comes first (wrk ends early on SIGINT and still prints its summary).
  */
 export function runWrk(url, load, seconds, { limit } = {}) {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', load.file, url, ...(limit ? [String(limit)] : [])];
-  const child = spawnTracked(['wrk', ...args], { env: process.env });
+  const child = spawnTracked(pinned('load', ['wrk', ...args]), { env: process.env });
   let out = '';
   child.stdout.on('data', (chunk) => {
     out += chunk;
