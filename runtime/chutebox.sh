@@ -6,7 +6,7 @@
 #   --max-heap MB        the old generation's limit in MiB (also CHUTEBOX_MAX_HEAP); default a quarter
 #                        of MemTotal, between 16 and 256: 32 on a 128 MB router, 64 on a 256 MB one
 #
-# The young generation gets a 128th of it, between 1 and 16 MiB. See
+# The young generation gets a 256th of it, between 1 and 16 MiB: 1 MiB for any default bound. See
 # docs/decisions/0018-a-heap-bound-from-the-launcher.md.
 set -eu
 
@@ -59,7 +59,7 @@ esac
 if [ "${#heap}" -gt 5 ] || [ "$heap" -lt 16 ] || [ "$heap" -gt 65536 ]; then
   usage_error "--max-heap (CHUTEBOX_MAX_HEAP) must be a whole number of MiB from 16 to 65536, not \"$heap\""
 fi
-young=$((heap / 128))
+young=$((heap / 256))
 [ "$young" -ge 1 ] || young=1
 [ "$young" -le 16 ] || young=16
 

@@ -27,10 +27,10 @@ async function heapLimit(server: Started): Promise<number> {
 
 /**
  * The most V8 may report for an old generation of `old` MiB: the launcher gives the young one a
- * 128th of it (1 to 16 MiB), which V8 rounds up to a power of two and counts three times.
+ * 256th of it (1 to 16 MiB), which V8 rounds up to a power of two and counts three times.
  */
 function mostFor(old: number): number {
-  const young = Math.min(16, Math.max(1, Math.floor(old / 128)));
+  const young = Math.min(16, Math.max(1, Math.floor(old / 256)));
   return old + 3 * 2 ** Math.ceil(Math.log2(young));
 }
 
