@@ -3,15 +3,12 @@
 import { median, printTable, rate, times, verdict } from './http-report.mjs';
 import { runWrk } from './http-wrk.mjs';
 
-/** Warm-up of each server before its first round, in seconds. */
-const WARMUP_SECONDS = 1;
-
 /**
  * Runs wrk on each contender (`{ key, label, url, load }`) in turn, `rounds` times, after a warm-up
- * of each. Answers `{ <key>: [wrk summary of round 1, …] }`.
+ * of `warmup` seconds of each. Answers `{ <key>: [wrk summary of round 1, …] }`.
  */
-export async function interleaved(contenders, { rounds, seconds }) {
-  for (const c of contenders) await runWrk(c.url, c.load, WARMUP_SECONDS);
+export async function interleaved(contenders, { rounds, seconds, warmup }) {
+  for (const c of contenders) await runWrk(c.url, c.load, warmup);
   const runs = Object.fromEntries(contenders.map((c) => [c.key, []]));
   for (let round = 0; round < rounds; round++) {
     for (const c of contenders) runs[c.key].push(await runWrk(c.url, c.load, seconds));
