@@ -37,6 +37,7 @@ export function failureLimiter(options: FailureLimiterOptions = {}) {
   return {
     /** @throws HttpProblem 429 when the client has used up its failures. */
     assertAllowed(client: string): void {
+      if (!failures.has(client)) return; // every request with credentials asks: no clock, no list, when none failed
       const at = now();
       const kept = recent(client, at);
       if (kept.length < maxFailures) return;

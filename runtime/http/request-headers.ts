@@ -11,6 +11,11 @@ import type { Context } from 'hono';
  * requestHeaders(c).authorization // 'Bearer eyJ…', or undefined
  */
 export function requestHeaders(c: Context): Record<string, string> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = incomingMessage(c);
   return incoming === undefined ? c.req.header() : (incoming.headers as Record<string, string>);
+}
+
+/** The request as Node's server received it, when it came over HTTP (@hono/node-server's bindings, or the websockets'). */
+export function incomingMessage(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }
