@@ -149,6 +149,25 @@ describe("auth policy deciding in the request's own turn", () => {
     await decidedTwice(`Bearer ${await policy.login('paradrop', 'pw', LAN_CLIENT)}`);
   });
 
+  it('checks remembered Basic credentials again once the password changed', async () => {
+    let users: UserTable = { paradrop: await hashPassword('pw') };
+    const policy = createPolicy({ users: () => atHand(users), secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true });
+    const basic = `Basic ${Buffer.from('paradrop:pw').toString('base64')}`;
+    await expect(policy.authorize(basic, LAN_CLIENT)).resolves.toBe('paradrop');
+    expect(valueAtHand(policy.authorize(basic, LAN_CLIENT))).toBe('paradrop');
+    users = { paradrop: await hashPassword('new') }; // chutebox passwd
+    expect((await refusal(policy.authorize(basic, LAN_CLIENT))).status).toBe(401);
+  });
+
+  it('refuses remembered Basic credentials with 429 from a client locked out meanwhile', async () => {
+    const policy = await atHandPolicy({ paradrop: await hashPassword('pw') });
+    const good = `Basic ${Buffer.from('paradrop:pw').toString('base64')}`;
+    await expect(policy.authorize(good, LAN_CLIENT)).resolves.toBe('paradrop');
+    for (let i = 0; i < 5; i++) await refusal(policy.authorize(`Basic ${Buffer.from(`paradrop:wrong${i}`).toString('base64')}`, LAN_CLIENT));
+    expect((await refusal(policy.authorize(good, LAN_CLIENT))).status).toBe(429);
+    expect(valueAtHand(policy.authorize(good, '192.168.1.21'))).toBe('paradrop');
+  });
+
   it('refuses a remembered token once it has expired', async () => {
     let now = Date.now();
     const policy = await atHandPolicy({ paradrop: await hashPassword('pw') }, () => now);

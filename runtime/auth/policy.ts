@@ -1,5 +1,5 @@
 import { webcrypto } from 'node:crypto';
-import { atHand, keptAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
+import { atHand, keptAtHand, thenAtHand, valueAtHand } from '../../functions/core/at-hand.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts';
 import { isLoopback } from './loopback.ts';
@@ -84,6 +84,13 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   /** Checked tokens and their claims, for the key that checked them: a new secret checks every token again. */
   const checked = new Map<string, TokenClaims>();
   let checkedWith: webcrypto.CryptoKey | undefined;
+  /**
+   * The last `Authorization` header accepted, for the accounts it was accepted with: a client sends
+   * the same one on every request, which is then decided by comparing the header, without parsing
+   * it or looking it up (`again` answers null when the answer may have changed: a new key, an
+   * expired token).
+   */
+  let accepted: { header: string; users: UserTable; again: (client: string | undefined) => string | null } | undefined;
 
   /**
    * Checks a password, remembering recent successes, keyed by the credentials as the request sent
@@ -130,24 +137,45 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     throw new HttpProblem(403, NO_PASSWORD);
   }
 
-  /** The user of a token signed with the current secret that has not expired and whose user still exists. */
-  function userOfToken(users: UserTable, token: string): Promise<string | null> {
+  /**
+   * The user of a token signed with the current secret that has not expired and whose user still
+   * exists; `header` (the request's `Authorization`) is remembered as `accepted` when it is.
+   */
+  function userOfToken(users: UserTable, token: string, header: string): Promise<string | null> {
     return thenAtHand(currentSecret(), (key) => {
       if (key !== checkedWith) {
         checked.clear();
         checkedWith = key;
       }
+      const accept = (claims: TokenClaims) => {
+        const user = userOfClaims(users, claims);
+        if (user !== null) accepted = { header, users, again: () => (valueAtHand(currentSecret()) === key ? userOfClaims(users, claims) : null) };
+        return user;
+      };
       const claims = checked.get(token);
-      if (claims !== undefined) return userOfClaims(users, claims);
+      if (claims !== undefined) return accept(claims);
       return tokens()
         .then((code) => code.verifyToken(token, key))
         .then((verified) => {
           if (verified === null) return null;
           checked.set(token, verified);
           if (checked.size > TOKEN_CACHE_SIZE) checked.delete(checked.keys().next().value!);
-          return userOfClaims(users, verified);
+          return accept(verified);
         });
     });
+  }
+
+  /** `username`, whose password `header` carried and was verified, for every request from a client not locked out. */
+  function acceptBasic(header: string, users: UserTable, username: string): string {
+    accepted = {
+      header,
+      users,
+      again: (client) => {
+        limiter.assertAllowed(client ?? 'unknown');
+        return username;
+      },
+    };
+    return username;
   }
 
   function userOfClaims(users: UserTable, claims: TokenClaims): string | null {
@@ -169,9 +197,12 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     authorize(authorization, client) {
       return thenAtHand(options.users(), (users) => {
         if (isOpen(users, client)) return null;
+        const last = accepted;
+        const user = last !== undefined && last.header === authorization && last.users === users ? last.again(client) : null;
+        if (user !== null) return user;
         const [, scheme = '', value = ''] = /^(\S+)\s+(\S+)\s*$/.exec(authorization ?? '') ?? [];
         if (scheme.toLowerCase() === 'bearer') {
-          return thenAtHand(userOfToken(users, value), (user) => {
+          return thenAtHand(userOfToken(users, value, authorization!), (user) => {
             if (user === null) throw refused(authorization);
             return user;
           });
@@ -183,7 +214,7 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
             const username = decoded.slice(0, colon);
             return thenAtHand(attempt(users, username, decoded.slice(colon + 1), client), (ok) => {
               if (!ok) throw refused(authorization);
-              return username;
+              return acceptBasic(authorization!, users, username);
             });
           }
         }
