@@ -43,7 +43,7 @@ const tempDirs = new Set();
  * (left to the scheduler, a server woken on wrk's core answered 29k req/s instead of 46k).
  * `taskset` (util-linux) pins them; without it, or on one CPU, nothing is pinned.
  */
-export const CPUS = (() => {
+const CPUS = (() => {
   const n = os.availableParallelism();
   return n < 2 ? null : { load: '0', server: n === 2 ? '1' : `1-${n - 1}` };
 })();
