@@ -272,6 +272,54 @@ describe('answerReuse with a device that answers at once (atHand)', () => {
   });
 });
 
+describe('answerReuse with an answer that changes on every request (it holds the time)', () => {
+  /** A device whose clock moves by `step` ms at each reading, and whose files are at hand; `step` may be changed. */
+  function clockDevice(clock = { now: 1_795_551_682_000, step: 1 }) {
+    const device = { now: () => (clock.now += clock.step), readFile: () => atHand('router\n') } as unknown as Device;
+    return { device, clock };
+  }
+  /** A handler answering the hostname and the time, and what it was handed as the device each time. */
+  function timeHandler() {
+    const handed: Device[] = [];
+    const handle: Handler = async (_input, device) => {
+      handed.push(device);
+      return { hostname: (await device.readFile('/etc/hostname'))?.trim(), time: device.now() / 1000 };
+    };
+    return { handle, handed };
+  }
+
+  it('answers the time as it is at each request, all along', async () => {
+    const { device, clock } = clockDevice();
+    const answer = answerReuse(timeHandler().handle);
+    for (let i = 0; i < 50; i++) expect(JSON.parse((await answer(input, device)).body).time).toBe(clock.now / 1000);
+  });
+
+  it('stops recording the reads of an answer that came out different three times in a row: the handler is handed the device itself', async () => {
+    const { device } = clockDevice();
+    const { handle, handed } = timeHandler();
+    const answer = answerReuse(handle);
+    for (let i = 0; i < 6; i++) await answer(input, device);
+    // The first answer and three made again were recorded (the device behind a proxy); then not.
+    expect(handed.slice(0, 4).every((given) => given !== device)).toBe(true);
+    expect(handed.slice(4)).toEqual([device, device]);
+  });
+
+  it('reuses the answer again, without running the handler, once two answers in a row are the same', async () => {
+    const { device, clock } = clockDevice();
+    const { handle, handed } = timeHandler();
+    const answer = answerReuse(handle);
+    for (let i = 0; i < 6; i++) await answer(input, device);
+
+    clock.step = 0; // the clock stops: the answer stays the same from now on
+    for (let i = 0; i < 4; i++) await answer(input, device);
+    const runs = handed.length;
+    const again = answer(input, device);
+    expect(again).not.toBeInstanceOf(Promise);
+    expect(JSON.parse((again as Awaited<typeof again>).body).time).toBe(clock.now / 1000);
+    expect(handed.length).toBe(runs);
+  });
+});
+
 describe('same', () => {
   it('compares text, numbers, lists and plain objects by value, and anything else by identity', () => {
     expect(same('a\n', `a${'\n'}`)).toBe(true);

@@ -1,3 +1,4 @@
+import { answerJson } from './answer-json.ts';
 import type { Device } from './device.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 import type { Route } from './route.ts';
@@ -91,22 +92,7 @@ export async function invoke(handle: Handler, input: FunctionInput, device: Devi
 /** What a handler answered as a 200: a JSON value as `application/json`, a `reply` as it is. */
 export function valueOutput(value: unknown): FunctionOutput {
   if (isReply(value)) return withBytes({ status: 200, headers: { ...value.headers, 'content-type': value.contentType }, body: value.body });
-  return withBytes({ status: 200, headers: { 'content-type': 'application/json' }, body: serialised(value) });
-}
-
-/** The last frozen answer `serialised` wrote, and its JSON. */
-let lastFrozen: { value: unknown; json: string } | undefined;
-
-/**
- * `JSON.stringify(value)`, reused when `value` is the frozen answer serialised last (a frozen value
- * cannot have changed since; see `reusingLast`). Each function bundle has its own copy of this module,
- * so that is the last answer of its own route.
- */
-function serialised(value: unknown): string {
-  if (lastFrozen !== undefined && lastFrozen.value === value) return lastFrozen.json;
-  const json = JSON.stringify(value);
-  if (typeof value === 'object' && value !== null && Object.isFrozen(value)) lastFrozen = { value, json };
-  return json;
+  return withBytes({ status: 200, headers: { 'content-type': 'application/json' }, body: answerJson(value) });
 }
 
 /** The last body this bundle answered with a 200, and its UTF-8 once it was answered again. */

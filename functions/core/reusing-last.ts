@@ -4,8 +4,8 @@ import { deepFreeze } from './deep-freeze.ts';
  * `derive` reusing its last answer while its sources stay the same (each `===`: equal strings match,
  * whoever read them). For the parse of a raw source that is read fresh on every request: the read
  * stays, and a text that did not change is not parsed again. The answer is deep-frozen, as it is
- * shared by every request that reads the same text (and `invoke` reuses the JSON of a frozen answer
- * that it serialised last).
+ * shared by every request that reads the same text (and an answer that holds it reuses its JSON:
+ * see `answerJson`).
  *
  * @example
  * const meminfo = reusingLast(parseMeminfo);
