@@ -60,7 +60,7 @@ export const handle: Handler<Telemetry> = async (_input, device) => {
   };
 };
 
-/** What each source says, worked out again only when its text changed. */
+/** What each source says, worked out again only when its text changed (frozen: an answer holding it reuses its JSON, see `answerJson`). */
 const statOf = reusingLast((text: string) => {
   const kernel = parseStat(text);
   return { ...kernel, total: kernel.total ?? sumCpuTimes(kernel.cpus) };
@@ -77,13 +77,17 @@ const loadOf = reusingLast((text: string): [number, number, number] => parseLoad
 const storageMountsOf = reusingLast((text: string) => storageMounts(parseMounts(text)));
 
 async function readDiskUsage(device: Device, mounts: Mount[]): Promise<DiskUsage[]> {
-  const answers = await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)));
+  return diskUsageOf(mounts, ...(await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)))));
+}
+
+/** The space of each file system of `mounts`, from their `statfs` answers, worked out again only when one changed. */
+const diskUsageOf = reusingLast((mounts: Mount[], ...answers: (FsStats | null)[]) => {
   const measured = mounts.flatMap((mount, i) => {
     const stats = answers[i];
     return stats ? [{ mount, stats }] : [];
   });
   return distinctFileSystems(measured).map(({ mount, stats }) => diskUsage(mount, stats));
-}
+});
 
 /**
  * Space as psutil's `disk_usage()` counts it: `used` is what is not free even to root, `free` what an
@@ -102,8 +106,13 @@ async function readChutes(device: Device): Promise<ChuteUsage[]> {
   const stats = await Promise.all(
     containers.map((container) => (container.State === 'running' && typeof container.Id === 'string' ? device.containerStats(container.Id) : null)),
   );
-  return containers.map((container, i) => chuteUsage(container, stats[i] ?? null));
+  return chutesOf(containers, ...stats);
 }
+
+/** Each container's use, worked out again only when the list or a container's stats changed. */
+const chutesOf = reusingLast((containers: Record<string, unknown>[], ...stats: (Record<string, unknown> | null)[]) =>
+  containers.map((container, i) => chuteUsage(container, stats[i] ?? null)),
+);
 
 /** A chute's name is its container's chute label (else the container name), its state the container's. */
 function chuteUsage(container: Record<string, unknown>, stats: Record<string, unknown> | null): ChuteUsage {

@@ -24,9 +24,9 @@ export function chuteboxCommand(args) {
   return [path.join(root, 'dist/chutebox'), ...args];
 }
 
-/** The command line of a baseline server script of test/bench/ (e.g. `baseline-node.mjs`). */
-export function baselineCommand(script, args) {
-  return [process.execPath, path.join(benchDir, script), ...args];
+/** The command line of a baseline server script of test/bench/ (e.g. `baseline-node.mjs`), with Node's `options`. */
+export function baselineCommand(script, args, options = []) {
+  return [process.execPath, ...options, path.join(benchDir, script), ...args];
 }
 
 /** Only PATH: no CHUTEBOX_* setting of the developer's shell changes what is served. */

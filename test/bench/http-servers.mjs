@@ -2,7 +2,8 @@
 // started as its own process on 127.0.0.1 with a clean environment.
 import { mkdir, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { baselineCommand, chuteboxCommand, startServer, tempDir } from './http-procs.mjs';
+import esbuild from 'esbuild';
+import { baselineCommand, chuteboxCommand, root, startServer, tempDir } from './http-procs.mjs';
 import { writeChuteState, writeMachine, writeTools } from './http-serve-state.mjs';
 
 /**
@@ -63,14 +64,37 @@ export async function startServe(m, { withChute = false } = {}) {
   return startServer('serve', chuteboxCommand(serveArgs(m, await m.newStateDir(withChute))));
 }
 
-/** The baseline command lines: bare node:http or one-route Hono answering from `answersFile`. */
-export const bareArgs = (answersFile, port = 0) => baselineCommand('baseline-node.mjs', [answersFile, String(port)]);
-export const honoArgs = (answersFile, port = 0) => baselineCommand('baseline-hono.mjs', [answersFile, String(port)]);
+/** The baseline command lines: bare node:http or one-route Hono answering from `answersFile`, with Node's `options`. */
+export const bareArgs = (answersFile, port = 0, options = []) => baselineCommand('baseline-node.mjs', [answersFile, String(port)], options);
+export const honoArgs = (answersFile, port = 0, options = []) => baselineCommand('baseline-hono.mjs', [answersFile, String(port)], options);
 
-/** Starts bare node:http answering from `answersFile`. */
-export const startBare = (answersFile) => startServer('bare node:http', bareArgs(answersFile));
-/** Starts the one-route Hono app answering from `answersFile`. */
-export const startHono = (answersFile) => startServer('hono one-route', honoArgs(answersFile));
+/**
+ * Node's option that makes a baseline keep one object of the shape of Node's tick objects, as
+ * chutebox's `listen` does (runtime/http/tick-shape.ts, decision 0038): without it, a baseline that
+ * idled between rounds could fall into the state where `process.nextTick` defines its keys through
+ * V8's runtime, and answer a sixth fewer requests a second (a bare node:http process seen at 51k
+ * against 59k), which flattered chutebox's ratios. Built from the runtime's own module, handed to
+ * Node as a `data:` URL.
+ */
+async function tickShapeOption() {
+  tickShapeImport ??= esbuild
+    .build({
+      stdin: { contents: "import { keepTickShape } from './runtime/http/tick-shape.ts'; keepTickShape();", resolveDir: root, loader: 'ts' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+    })
+    .then((built) => `data:text/javascript;base64,${Buffer.from(built.outputFiles[0].contents).toString('base64')}`);
+  return ['--import', await tickShapeImport];
+}
+let tickShapeImport;
+
+/** Starts bare node:http answering from `answersFile` (keeping the tick shape, see `tickShapeOption`). */
+export const startBare = async (answersFile) => startServer('bare node:http', bareArgs(answersFile, 0, await tickShapeOption()));
+/** Starts the one-route Hono app answering from `answersFile` (keeping the tick shape, see `tickShapeOption`). */
+export const startHono = async (answersFile) => startServer('hono one-route', honoArgs(answersFile, 0, await tickShapeOption()));
 
 /** Logs in to an emulator with auth as paradrop (empty password); answers the token. */
 export async function login(url) {
