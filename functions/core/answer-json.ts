@@ -11,11 +11,12 @@ const frozenJson = new WeakMap<object, string>();
 /**
  * `JSON.stringify(value)` for an answer, made once for each frozen object in it: an object frozen
  * all the way down (as `reusingLast` and `deepFreeze` freeze) cannot change, so its JSON is kept
- * beside it, while it lives, and used again whenever an answer holds it. Answers are often a few new fields around frozen parts that stay the same from request to
- * request (`reusingLast` answers them): GET /api/v1/info/telemetry's is new on every request for its
- * `time`, but its CPU times, memory, network counters and mounts are the same objects while their
- * sources are the same text, and their JSON (about 3.7 of its 3.8 KB, nearly 200 numbers) took
- * `JSON.stringify` about 15 µs to make again.
+ * beside it, while it lives, and used again whenever an answer holds it. Answers are often a few new
+ * fields around frozen parts that stay the same from request to request (`reusingLast` answers
+ * them): GET /api/v1/info/telemetry's is new on every request for its `time`, but its CPU times,
+ * memory, disk usage, chutes and network counters are the same objects while their sources answer
+ * the same, and their JSON (nearly all of its 3.8 KB, about 200 numbers) took `JSON.stringify`
+ * about 15 µs to make again.
  *
  * The answer and the objects it holds (not arrays that are not frozen) are joined here from their
  * members' JSON; below that, `JSON.stringify` serialises each value as it is. A member that is
