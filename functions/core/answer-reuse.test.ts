@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerReuse, same } from './answer-reuse.ts';
 import { atHand } from './at-hand.ts';
 import type { Device, NetworkHost, NetworkTarget } from './device.ts';
-import { invoke, type FunctionInput, type Handler } from './invoke.ts';
+import type { FunctionInput, Handler } from './invoke.ts';
 import { HttpProblem } from './problem.ts';
 
 const input: FunctionInput = { params: { chute: 'hotspot' }, query: {}, headers: {}, body: undefined, text: '' };

@@ -136,9 +136,7 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
     if (last.unchecked > 0) return unchecked(last, input, device);
     if (last.atHand) {
       const replayed = readsAtHand(device, last.reads);
-      if (replayed !== true) return answer(key, input, device, replayed, last);
-      last.changed = 0;
-      return copy(last.output);
+      return replayed === true ? reused(last, SAME_AT_HAND) : answer(key, input, device, replayed, last);
     }
     return readsAgain(device, last.reads).then((replayed) => (replayed instanceof Map ? answer(key, input, device, replayed, last) : reused(last, replayed)));
   };
