@@ -236,7 +236,10 @@ function scenarioSources(
   recordings: EngineRecordings | null,
   now: () => number,
 ): Omit<DeviceSources, 'chuteNames' | 'chute' | 'settings'> {
-  const statfs = new Map<string, FsStats>(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), stats]));
+  // Each answer made once and frozen, as a device answers the same numbers while nothing changed: a
+  // parse of them is then reused (`reusingLast` compares its sources by identity).
+  const statfs = new Map(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), atHand(Object.freeze({ ...stats }))]));
+  const unameAnswer = atHand(Object.freeze({ ...spec.uname }));
   const programs: readonly string[] = Object.freeze([...(spec.programs ?? [])]);
   // Frozen: every call shares them, as calls share an engine request on a device.
   const engine =
@@ -248,11 +251,8 @@ function scenarioSources(
   const containersAnswer = atHand(engine === null ? null : engine.containers);
   return {
     ...files,
-    statfs(mountPoint) {
-      const stats = statfs.get(mountKey(mountPoint));
-      return atHand(stats === undefined ? null : { ...stats });
-    },
-    uname: () => atHand({ ...spec.uname }),
+    statfs: (mountPoint) => statfs.get(mountKey(mountPoint)) ?? atHand(null),
+    uname: () => unameAnswer,
     programs: () => programsAnswer,
     now,
     containers: () => containersAnswer,

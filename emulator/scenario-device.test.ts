@@ -90,6 +90,10 @@ describe('device.yaml', () => {
     expect(await device.statfs('/boot')).toEqual({ type: 61267, bsize: 1024, blocks: 15863, bfree: 9938, bavail: 9938, files: 4096, ffree: 4070 });
     expect(await device.statfs('/boot/')).toEqual(await device.statfs('/boot'));
     expect(await device.statfs('/')).toBeNull();
+    // The same frozen answers while nothing changed, as a parse of them is reused by identity (`reusingLast`).
+    expect(await device.statfs('/boot')).toBe(await device.statfs('/boot/'));
+    expect(Object.isFrozen(await device.statfs('/boot'))).toBe(true);
+    expect(await device.uname()).toBe(await device.uname());
   });
 
   it('gives the programs listed, and none without a list', async () => {

@@ -21,7 +21,7 @@ export type ScenarioTree = Record<string, ScenarioTreeEntry>;
 /** How many links one path may go through before it reads as missing, as Linux's ELOOP. */
 const MAX_LINKS = 40;
 
-/** How many resolved paths `treeFiles` keeps. */
+/** How many paths `treeFiles` keeps the answers for (each of its kept maps). */
 const RESOLVED_PATHS = 4096;
 
 /**
@@ -40,20 +40,12 @@ const RESOLVED_PATHS = 4096;
 export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDir' | 'realPath'> {
   const entry = (devicePath: string): ScenarioTreeEntry | undefined => (Object.hasOwn(tree, devicePath) ? tree[devicePath] : undefined);
 
-  /**
-   * Where each path asked for resolves: the tree never changes, and the info endpoints ask the same
-   * paths on every request. Emptied when it holds RESOLVED_PATHS, as request data can name paths.
-   */
+  // Where each path asked for resolves, and the answers to reading it: the tree never changes, and the
+  // info endpoints ask the same paths on every request (a reused answer's check reads them all again).
   const resolvedPaths = new Map<string, string | null>();
-  function resolve(devicePath: string): string | null {
-    let at = resolvedPaths.get(devicePath);
-    if (at === undefined) {
-      if (resolvedPaths.size >= RESOLVED_PATHS) resolvedPaths.clear();
-      at = resolveInTree(devicePath);
-      resolvedPaths.set(devicePath, at);
-    }
-    return at;
-  }
+  const fileAnswers = new Map<string, Promise<string | null>>();
+  const realPathAnswers = new Map<string, Promise<string | null>>();
+  const resolve = (devicePath: string) => kept(resolvedPaths, devicePath, resolveInTree);
 
   /** The device path `devicePath` resolves to inside the tree (links followed), or null when it does not. */
   function resolveInTree(devicePath: string): string | null {
@@ -88,20 +80,37 @@ export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDi
     return entry(at) === undefined ? null : at;
   }
 
-  // Answered at once (`atHand`), from memory.
+  const readFile = answeredAtHand((devicePath: string) => {
+    const at = resolve(devicePath);
+    const found = at === null ? undefined : entry(at);
+    return found !== undefined && 'file' in found ? found.file : null;
+  });
+  const realPath = answeredAtHand(resolve);
+  // Answered at once (`atHand`), from memory: a file's text and a real path as the same answer each
+  // time, a folder's names as a list of each caller's own (one that sorts it changes no other answer).
   return {
-    readFile: answeredAtHand((devicePath) => {
-      const at = resolve(devicePath);
-      const found = at === null ? undefined : entry(at);
-      return found !== undefined && 'file' in found ? found.file : null;
-    }),
+    readFile: (devicePath) => kept(fileAnswers, devicePath, readFile),
     readDir: answeredAtHand((devicePath) => {
       const at = resolve(devicePath);
       const found = at === null ? undefined : entry(at);
       return found !== undefined && 'dir' in found ? [...found.dir] : [];
     }),
-    realPath: answeredAtHand(resolve),
+    realPath: (devicePath) => kept(realPathAnswers, devicePath, realPath),
   };
+}
+
+/**
+ * `answers`' answer for `key`: made by `make` on the first call, the same one after. Emptied when it
+ * holds RESOLVED_PATHS, as request data can name paths.
+ */
+function kept<T>(answers: Map<string, T>, key: string, make: (key: string) => T): T {
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    if (answers.size >= RESOLVED_PATHS) answers.clear();
+    answer = make(key);
+    answers.set(key, answer);
+  }
+  return answer;
 }
 
 /**

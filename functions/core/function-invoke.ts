@@ -1,5 +1,5 @@
 import { answerReuse } from './answer-reuse.ts';
-import { invoke, type FunctionBundle, type Handler } from './invoke.ts';
+import { invoke, NO_FIELDS, type FunctionBundle, type Handler } from './invoke.ts';
 import type { Route } from './route.ts';
 
 /**
@@ -17,6 +17,6 @@ export function functionInvoke(route: Route, handle: Handler): FunctionBundle['i
   const answer = answerReuse(handle);
   return (input, device) => {
     const { accept } = input.headers;
-    return answer({ params: input.params, query: input.query, headers: accept === undefined ? {} : { accept }, body: undefined, text: '' }, device);
+    return answer({ params: input.params, query: input.query, headers: accept === undefined ? NO_FIELDS : { accept }, body: undefined, text: '' }, device);
   };
 }

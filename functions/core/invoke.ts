@@ -18,6 +18,9 @@ export interface FunctionInput {
   bytes?: Uint8Array;
 }
 
+/** The parameters, query or headers of a request that has none: one frozen object, not one a request. */
+export const NO_FIELDS: Record<string, string> = Object.freeze({});
+
 /** What a function hands back to its transport: a complete HTTP answer with a serialised body. */
 export interface FunctionOutput {
   status: number;

@@ -6,7 +6,7 @@ import { NOT_AT_HAND, valueAtHand } from '../../functions/core/at-hand.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
-import { problemOutput } from '../../functions/core/invoke.ts';
+import { NO_FIELDS, problemOutput } from '../../functions/core/invoke.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
 import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
 import { authorizer, LOGIN_PATH } from './auth.ts';
@@ -15,7 +15,7 @@ import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './functions.ts';
 import { problemFor } from './problems.ts';
 import type { RequestBody } from './request-body.ts';
-import { requestHeaders } from './request-headers.ts';
+import { incomingMessage, requestHeaders } from './request-headers.ts';
 
 /** Where the chutes' web pages are served when `chuteWeb` is on (runtime/http/chute-proxy.ts), as ParaDrop's daemon does. */
 const CHUTE_WEB_PATH = '/chutes/:chute/*';
@@ -99,14 +99,14 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    */
   function respond(c: Context, fn: ApiFunction): Response | Promise<Response> {
     const headers = requestHeaders(c);
-    const input: FunctionInput = { params: c.req.param() as Record<string, string>, query: c.req.query(), headers, body: undefined, text: '' };
-    const out = fn.loaded === undefined || hasBody(c.req.method, headers) ? invokeLoaded(c, fn, input) : fn.loaded.invoke(input, device);
+    const input: FunctionInput = { params: paramsOf(c, fn.route), query: queryOf(c), headers, body: undefined, text: '' };
+    const out = fn.loaded === undefined || hasBody(fn.route.method, headers) ? invokeLoaded(c, fn, input) : fn.loaded.invoke(input, device);
     return out instanceof Promise ? out.then((done) => send(c, done, headers.origin)) : send(c, out, headers.origin);
   }
   /** `fn`'s answer to `input` once its bundle is loaded and the body read. */
   async function invokeLoaded(c: Context, fn: ApiFunction, input: FunctionInput): Promise<FunctionOutput> {
     const bundle = fn.loaded ?? (await fn.load());
-    return bundle.invoke(hasBody(c.req.method, input.headers) ? await (await body()).readInto(input, c, bundle.route) : input, device);
+    return bundle.invoke(hasBody(fn.route.method, input.headers) ? await (await body()).readInto(input, c, bundle.route) : input, device);
   }
 
   /**
@@ -158,6 +158,16 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   });
   app.onError((error, c) => send(c, problemOutput(problemFor(error))));
   return app;
+}
+
+/** The request's path parameters, decoded; none asked of Hono for a route whose paths have none. */
+function paramsOf(c: Context, route: Pick<Route, 'path' | 'aliases'>): Record<string, string> {
+  return route.path.includes(':') || route.aliases?.some((path) => path.includes(':')) ? (c.req.param() as Record<string, string>) : NO_FIELDS;
+}
+
+/** The request's query; none asked of Hono (which would parse the URL) when its target has no `?`. */
+function queryOf(c: Context): Record<string, string> {
+  return incomingMessage(c)?.url?.includes('?') === false ? NO_FIELDS : c.req.query();
 }
 
 /**

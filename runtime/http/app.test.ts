@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { fixedAuth } from '../auth/index.ts';
 import { createApp } from './app.ts';
+import { listen } from './listen.ts';
 import { functionsFolder } from '../../test/support/test-bundles.ts';
 
 let dir: string;
@@ -29,6 +30,21 @@ describe('createApp', () => {
     expect(input.query).toEqual({ verbose: '1' });
     expect(input.headers).toMatchObject({ 'x-trace': 'abc', 'content-type': 'application/json' });
     expect(input.body).toEqual({ ssid: 'lab' });
+  });
+
+  it('hands a bundle the query and decoded params over HTTP too, and an empty query for a target without one', async () => {
+    const server = await listen(await createApp({ functionsDir: dir, device: memoryDevice(), auth: null }), { host: '127.0.0.1', port: 0 });
+    try {
+      const echo = async (target: string) =>
+        (await (await fetch(`${server.url}${target}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as Record<
+          string,
+          unknown
+        >;
+      expect(await echo('/api/v1/test/echo/a%2Fb?verbose=1&name=x')).toMatchObject({ params: { name: 'a/b' }, query: { verbose: '1', name: 'x' } });
+      expect(await echo('/api/v1/test/echo/plain')).toMatchObject({ params: { name: 'plain' }, query: {} });
+    } finally {
+      await server.close();
+    }
   });
 
   it('answers a bundle on its path with a trailing slash too', async () => {
