@@ -98,6 +98,16 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     const [chute = '', network = ''] = JSON.parse(key) as string[];
     return stationBlocks((await read({ chute, network }, 'stationDump')) ?? '');
   });
+  /**
+   * The station dump of a list of stations, joined once per list: while no station is removed, every
+   * read answers the same text, which a reused answer's check then compares at once.
+   */
+  const dumps = new WeakMap<readonly { text: string }[], string>();
+  const dumpOf = (blocks: readonly { text: string }[]) => {
+    let dump = dumps.get(blocks);
+    if (dump === undefined) dumps.set(blocks, (dump = blocks.map((block) => block.text).join('')));
+    return dump;
+  };
 
   const network = (target: NetworkTarget): NetworkHost => {
     const where = `${target.chute}/${target.network}`;
@@ -135,7 +145,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     }
 
     return {
-      stationDump: () => thenAtHand(stations(), (blocks) => blocks.map((block) => block.text).join('')),
+      stationDump: () => thenAtHand(stations(), dumpOf),
       stationGet: (mac) => thenAtHand(stations(), (blocks) => blocks.find((block) => block.mac.toLowerCase() === mac.toLowerCase())?.text ?? null),
       async stationDel(mac) {
         const lower = mac.toLowerCase();

@@ -173,16 +173,21 @@ describe('answerReuse', () => {
     }
   });
 
-  it('hands out each reused answer as its own, so that headers a transport adds to one are not in the next', async () => {
+  it('gives a reused answer frozen, headers too, so that no transport can change what the next request is given', async () => {
     const { device } = countingDevice({ '/etc/hostname': 'router\n' });
     const { handle } = hostnameHandler();
     const answer = answerReuse(handle);
 
     await answer(input, device);
     const first = await answer(input, device);
-    first.headers['access-control-allow-origin'] = 'https://dashboard.example';
+    expect(() => {
+      (first.headers as Record<string, string>)['access-control-allow-origin'] = 'https://dashboard.example';
+    }).toThrow(TypeError);
+    expect(() => {
+      first.status = 500;
+    }).toThrow(TypeError);
     const second = await answer(input, device);
-    expect(second.headers).toEqual({ 'content-type': 'application/json' });
+    expect(second).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: first.body, bytes: new TextEncoder().encode(first.body) });
   });
 });
 

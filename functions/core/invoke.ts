@@ -21,10 +21,14 @@ export interface FunctionInput {
 /** The parameters, query or headers of a request that has none: one frozen object, not one a request. */
 export const NO_FIELDS: Record<string, string> = Object.freeze({});
 
-/** What a function hands back to its transport: a complete HTTP answer with a serialised body. */
+/**
+ * What a function hands back to its transport: a complete HTTP answer with a serialised body. A
+ * transport never changes it: an answer given again is the same object, and answers share their
+ * `headers` (every JSON answer has `JSON_HEADERS`); a transport adds its own headers to a copy.
+ */
 export interface FunctionOutput {
   status: number;
-  headers: Record<string, string>;
+  headers: Readonly<Record<string, string>>;
   body: string;
   /**
    * `body` as UTF-8, when the bundle had it already: a 200 answer the same as the bundle's last one.
@@ -92,10 +96,13 @@ export async function invoke(handle: Handler, input: FunctionInput, device: Devi
   }
 }
 
+/** The headers of every JSON answer: one frozen object, so that a transport can keep what it adds to them (see `FunctionOutput`). */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+
 /** What a handler answered as a 200: a JSON value as `application/json`, a `reply` as it is. */
 export function valueOutput(value: unknown): FunctionOutput {
   if (isReply(value)) return withBytes({ status: 200, headers: { ...value.headers, 'content-type': value.contentType }, body: value.body });
-  return withBytes({ status: 200, headers: { 'content-type': 'application/json' }, body: answerJson(value) });
+  return withBytes({ status: 200, headers: JSON_HEADERS, body: answerJson(value) });
 }
 
 /** The last body this bundle answered with a 200, and its UTF-8 once it was answered again. */

@@ -87,7 +87,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    * through `c.req.header` would build a Fetch `Headers` of the whole request).
    */
   const send = (c: Context, out: FunctionOutput, origin = requestHeaders(c).origin) =>
-    new Response(out.bytes ?? out.body, { status: out.status, headers: Object.assign(out.headers, cors.headers(origin)) });
+    new Response(out.bytes ?? out.body, { status: out.status, headers: cors.answerHeaders(out.headers, origin) as Record<string, string> });
   let bodies: Promise<RequestBody> | undefined;
   /** Reading bodies: runtime/http/request-body.ts, a bundle of its own loaded on the first request with one. */
   const body = () => (bodies ??= import('./request-body.ts').then((module) => module.requestBody(limit, uploadLimit)));
@@ -97,9 +97,15 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    * knows at once (`invoke` answers a value, see functions/core/answer-reuse.ts) is answered in its
    * own turn, without a promise: @hono/node-server then writes it straight away.
    */
-  function respond(c: Context, fn: ApiFunction): Response | Promise<Response> {
+  function respond(c: Context, fn: ApiFunction, withParams: boolean): Response | Promise<Response> {
     const headers = requestHeaders(c);
-    const input: FunctionInput = { params: paramsOf(c, fn.route), query: queryOf(c), headers, body: undefined, text: '' };
+    const input: FunctionInput = {
+      params: withParams ? (c.req.param() as Record<string, string>) : NO_FIELDS,
+      query: queryOf(c),
+      headers,
+      body: undefined,
+      text: '',
+    };
     const out = fn.loaded === undefined || hasBody(fn.route.method, headers) ? invokeLoaded(c, fn, input) : fn.loaded.invoke(input, device);
     return out instanceof Promise ? out.then((done) => send(c, done, headers.origin)) : send(c, out, headers.origin);
   }
@@ -113,14 +119,16 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    * `respond` once `c` is authorized: in the request's own turn when the policy decides at once (a
    * token or Basic credentials checked before, loopback while no password is set), else after it.
    */
-  function authorizeAndRespond(authorize: (c: Context) => Promise<unknown>, c: Context, fn: ApiFunction): Response | Promise<Response> {
+  function authorizeAndRespond(authorize: (c: Context) => Promise<unknown>, c: Context, fn: ApiFunction, withParams: boolean): Response | Promise<Response> {
     const decided = authorize(c);
-    return valueAtHand(decided) === NOT_AT_HAND ? decided.then(() => respond(c, fn)) : respond(c, fn);
+    return valueAtHand(decided) === NOT_AT_HAND ? decided.then(() => respond(c, fn, withParams)) : respond(c, fn, withParams);
   }
 
   for (const fn of functions) {
-    // One handler on the route's path and each of its aliases.
-    app.on(fn.route.method, [...routePaths(fn.route)], authorize === null ? (c) => respond(c, fn) : (c) => authorizeAndRespond(authorize, c, fn));
+    // One handler on the route's path and each of its aliases; Hono is asked for path parameters only on a route that has them.
+    const paths = routePaths(fn.route);
+    const withParams = paths.some((path) => path.includes(':'));
+    app.on(fn.route.method, [...paths], authorize === null ? (c) => respond(c, fn, withParams) : (c) => authorizeAndRespond(authorize, c, fn, withParams));
   }
   if (options.auth !== null) {
     const policy = options.auth;
@@ -158,11 +166,6 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   });
   app.onError((error, c) => send(c, problemOutput(problemFor(error))));
   return app;
-}
-
-/** The request's path parameters, decoded; none asked of Hono for a route whose paths have none. */
-function paramsOf(c: Context, route: Pick<Route, 'path' | 'aliases'>): Record<string, string> {
-  return route.path.includes(':') || route.aliases?.some((path) => path.includes(':')) ? (c.req.param() as Record<string, string>) : NO_FIELDS;
 }
 
 /** The request's query; none asked of Hono (which would parse the URL) when its target has no `?`. */

@@ -12,6 +12,12 @@ export interface CorsPolicy {
    * never to be changed; copy it into the answer's headers.
    */
   headers(origin: string | undefined): Readonly<Record<string, string>>;
+  /**
+   * An answer's `headers` with the CORS headers of a request from `origin` after them. Made once for
+   * frozen `headers` (an answer given again, or every JSON answer's, see functions/core/invoke.ts) and
+   * the same CORS headers, then given again: frozen too.
+   */
+  answerHeaders(headers: Readonly<Record<string, string>>, origin: string | undefined): Readonly<Record<string, string>>;
   /** The headers of a `204` answer to a preflight (`OPTIONS`) from `origin`. */
   preflight(origin: string | undefined): Record<string, string>;
 }
@@ -37,8 +43,18 @@ export function corsPolicy(setting: string | undefined): CorsPolicy {
   const allowed = new Map(origins.map((origin) => [origin, Object.freeze({ 'access-control-allow-origin': origin, ...refused })]));
   const everyone: Readonly<Record<string, string>> = Object.freeze({ 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSE_HEADERS });
   const headers = any ? () => everyone : (origin: string | undefined) => (origin === undefined ? undefined : allowed.get(origin)) ?? refused;
+  /** By an answer's frozen headers: the CORS headers they were last given with, and both together. */
+  const made = new WeakMap<object, { cors: object; both: Readonly<Record<string, string>> }>();
   return {
     headers,
+    answerHeaders(answer, origin) {
+      const cors = headers(origin);
+      const known = made.get(answer);
+      if (known !== undefined && known.cors === cors) return known.both;
+      const both = Object.freeze({ ...answer, ...cors });
+      if (Object.isFrozen(answer)) made.set(answer, { cors, both });
+      return both;
+    },
     preflight: (origin) => ({
       ...headers(origin),
       ...(any ? {} : { vary: 'Origin, Access-Control-Request-Headers' }),
