@@ -11,7 +11,7 @@ import { functionsFolder } from '../../test/support/test-bundles.ts';
 let dir: string;
 
 beforeAll(async () => {
-  dir = await functionsFolder(['test-echo.mjs', 'test-upload.mjs'], ['info-features-get.mjs']);
+  dir = await functionsFolder(['test-echo.mjs', 'test-upload.mjs'], ['info-features-get.mjs', 'config-ssh-keys-get.mjs']);
 });
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -42,6 +42,30 @@ describe('createApp', () => {
         >;
       expect(await echo('/api/v1/test/echo/a%2Fb?verbose=1&name=x')).toMatchObject({ params: { name: 'a/b' }, query: { verbose: '1', name: 'x' } });
       expect(await echo('/api/v1/test/echo/plain')).toMatchObject({ params: { name: 'plain' }, query: {} });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers the same bytes, and their length, each time an answer is given again: short, short with non-ASCII text, and long', async () => {
+    const passwd = 'paradrop:x:1000:1000::/home/paradrop:/bin/sh\nlab:x:1001:1001::/home/lab:/bin/sh\n';
+    const key = (comment: string) => `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ${comment}\n`;
+    const keys = { paradrop: key('café@lab'), lab: Array.from({ length: 40 }, (_, i) => key(`admin-${i}@lab`)).join('') };
+    const device = memoryDevice({ accounts: { passwd, keys } });
+    const server = await listen(await createApp({ functionsDir: dir, device, auth: null }), { host: '127.0.0.1', port: 0 });
+    try {
+      for (const [target, body] of [
+        ['/api/v1/info/features', '["hostapd-control"]'],
+        ['/api/v1/config/sshKeys/paradrop', JSON.stringify([key('café@lab').trim()])],
+        ['/api/v1/config/sshKeys/lab', JSON.stringify(keys.lab.trim().split('\n'))],
+      ] as const) {
+        for (let i = 0; i < 3; i++) {
+          const res = await fetch(`${server.url}${target}`);
+          const bytes = new Uint8Array(await res.arrayBuffer());
+          expect(bytes).toEqual(new TextEncoder().encode(body));
+          expect(res.headers.get('content-length')).toBe(String(bytes.length));
+        }
+      }
     } finally {
       await server.close();
     }
