@@ -120,10 +120,11 @@ describe('the files of a scenario', () => {
     expect(await files.readFile('/proc/meminfo')).toBe('MemTotal: 1 kB\n');
   });
 
-  it('gives each caller a folder listing of its own', async () => {
+  it('answers the same frozen folder listing each time, which no caller can change', async () => {
     const files = scenarioFiles(DEFAULT);
     const list = await files.readDir('/sys/class/ieee80211');
-    list.reverse().push('phy9');
-    expect(await files.readDir('/sys/class/ieee80211')).toEqual(['phy0', 'phy1']);
+    expect(list).toEqual(['phy0', 'phy1']);
+    expect(await files.readDir('/sys/class/ieee80211')).toBe(list);
+    expect(() => (list as string[]).push('phy9')).toThrow(TypeError);
   });
 });

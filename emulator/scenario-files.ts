@@ -1,4 +1,4 @@
-import { keptAtHand, thenAtHand } from '../functions/core/at-hand.ts';
+import { keptAtHand } from '../functions/core/at-hand.ts';
 import type { Device } from '../functions/core/device.ts';
 import { rootedFiles } from '../runtime/device/files.ts';
 
@@ -46,11 +46,10 @@ export function memoize<T>(compute: (key: string) => Promise<T>, max = MAX_ANSWE
  */
 export function scenarioFiles(dir: string): Pick<Device, 'readFile' | 'readDir' | 'realPath'> {
   const files = rootedFiles(dir);
-  const readDir = memoize(files.readDir);
   return {
     readFile: memoize(files.readFile),
-    // A list of its own for each caller, as rootedFiles gives: one that sorts or edits it changes no other answer.
-    readDir: (devicePath) => thenAtHand(readDir(devicePath), (names) => [...names]),
+    // One frozen list a folder, the same each time (a reused answer's check compares it at once).
+    readDir: memoize(async (devicePath) => Object.freeze(await files.readDir(devicePath))),
     realPath: memoize(files.realPath),
   };
 }

@@ -44,6 +44,7 @@ export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDi
   // info endpoints ask the same paths on every request (a reused answer's check reads them all again).
   const resolvedPaths = new Map<string, string | null>();
   const fileAnswers = new Map<string, Promise<string | null>>();
+  const dirAnswers = new Map<string, Promise<readonly string[]>>();
   const realPathAnswers = new Map<string, Promise<string | null>>();
   const resolve = (devicePath: string) => kept(resolvedPaths, devicePath, resolveInTree);
 
@@ -85,16 +86,17 @@ export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDi
     const found = at === null ? undefined : entry(at);
     return found !== undefined && 'file' in found ? found.file : null;
   });
+  const readDir = answeredAtHand((devicePath: string): readonly string[] => {
+    const at = resolve(devicePath);
+    const found = at === null ? undefined : entry(at);
+    return Object.freeze(found !== undefined && 'dir' in found ? [...found.dir] : []);
+  });
   const realPath = answeredAtHand(resolve);
-  // Answered at once (`atHand`), from memory: a file's text and a real path as the same answer each
-  // time, a folder's names as a list of each caller's own (one that sorts it changes no other answer).
+  // Answered at once (`atHand`), from memory: a file's text, a folder's names (frozen) and a real
+  // path as the same answer each time.
   return {
     readFile: (devicePath) => kept(fileAnswers, devicePath, readFile),
-    readDir: answeredAtHand((devicePath) => {
-      const at = resolve(devicePath);
-      const found = at === null ? undefined : entry(at);
-      return found !== undefined && 'dir' in found ? [...found.dir] : [];
-    }),
+    readDir: (devicePath) => kept(dirAnswers, devicePath, readDir),
     realPath: (devicePath) => kept(realPathAnswers, devicePath, realPath),
   };
 }

@@ -6,8 +6,11 @@
 export interface DeviceSources {
   /** Contents of a file, or null when it is missing or unreadable. */
   readFile(path: string): Promise<string | null>;
-  /** Entry names of a directory, sorted; an empty list when it is missing. */
-  readDir(path: string): Promise<string[]>;
+  /**
+   * Entry names of a directory, sorted; an empty list when it is missing. The answer may be shared
+   * (the emulator answers the same list while the folder is unchanged): never change it.
+   */
+  readDir(path: string): Promise<readonly string[]>;
   /** The path with every symbolic link resolved (like `realpath`), or null when it does not exist. */
   realPath(path: string): Promise<string | null>;
   /** `statfs(2)` of a mount point, or null when it cannot be read. */
