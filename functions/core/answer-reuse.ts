@@ -120,7 +120,7 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
   function reused(last: Remembered, same: typeof SAME | typeof SAME_AT_HAND): FunctionOutput {
     if (same === SAME_AT_HAND) last.atHand = true;
     last.changed = 0;
-    return last.output.bytes === undefined ? (last.output = withBytes(last.output)) : last.output;
+    return last.output.bytes === undefined ? (last.output = encoded(last.output)) : last.output;
   }
   /** The handler's answer as it is, for an answer that kept changing; checked again once two in a row are the same. */
   function unchecked(last: Remembered, input: FunctionInput, device: Device): Promise<FunctionOutput> {
@@ -225,7 +225,7 @@ function inputKey(input: FunctionInput): string {
  * never reused is not encoded. Frozen, as every remembered output: it is given to every request
  * that reuses it.
  */
-const withBytes = (output: FunctionOutput): FunctionOutput => Object.freeze({ ...output, bytes: ENCODER.encode(output.body) });
+const encoded = (output: FunctionOutput): FunctionOutput => Object.freeze({ ...output, bytes: ENCODER.encode(output.body) });
 
 /** Makes the call `steps` names on `device` again; answers what it answers (a promise, or a value). */
 function perform(device: Device, steps: readonly Step[]): unknown {
