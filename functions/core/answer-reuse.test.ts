@@ -115,6 +115,31 @@ describe('answerReuse', () => {
     expect((await again()).body).toBe('{"lines":2}');
   });
 
+  it('asks for a part of the device once a check, as the handler did, and makes each of its reads on it', async () => {
+    let parts = 0;
+    const calls: string[] = [];
+    const device = {
+      network: (target: NetworkTarget): Partial<NetworkHost> => {
+        parts++;
+        return {
+          stationDump: async () => (calls.push(`${target.network}: station dump`), ''),
+          leases: async () => (calls.push(`${target.network}: leases`), ''),
+        };
+      },
+    } as unknown as Device;
+    const handle: Handler = async (_input, device) => {
+      const host = device.network({ chute: 'hotspot', network: 'wifi', hostInterface: 'wlan0', hostapdControl: null, leaseFile: null });
+      const [dump, leases] = await Promise.all([host.stationDump(), host.leases()]);
+      return { dump, leases };
+    };
+    const answer = answerReuse(handle);
+
+    await answer(input, device);
+    await answer(input, device);
+    expect(parts).toBe(2);
+    expect(calls).toEqual(['wifi: station dump', 'wifi: leases', 'wifi: station dump', 'wifi: leases']);
+  });
+
   it('remembers no answer but a 200: a handler that failed runs again', async () => {
     const { device } = countingDevice({});
     let runs = 0;
@@ -152,7 +177,7 @@ describe('answerReuse', () => {
     expect(runs).toBe(1);
   });
 
-  it('keeps the answers of different parameters, queries and Accept headers apart', async () => {
+  it('keeps the answers of different parameters, queries and Accept headers apart, whatever characters they hold', async () => {
     const { device } = countingDevice({});
     const handle: Handler = async (input) => ({ ...input.params, ...input.query, accept: input.headers.accept ?? null });
     const answer = answerReuse(handle);
@@ -162,6 +187,9 @@ describe('answerReuse', () => {
       { ...input, params: { chute: 'other' } },
       { ...input, query: { verbose: '1' } },
       { ...input, headers: { accept: 'application/yaml' } },
+      // Two inputs that one string of their names and values, without their lengths, would mistake for each other.
+      { ...input, params: { chute: 'a?1:b1:c' } },
+      { ...input, params: { chute: 'a' }, query: { b: 'c' } },
     ];
     for (let round = 0; round < 2; round++) {
       const bodies = (await Promise.all(inputs.map((each) => answer(each, device)))).map((out) => out.body);
@@ -170,6 +198,8 @@ describe('answerReuse', () => {
         '{"chute":"other","accept":null}',
         '{"chute":"hotspot","verbose":"1","accept":null}',
         '{"chute":"hotspot","accept":"application/yaml"}',
+        '{"chute":"a?1:b1:c","accept":null}',
+        '{"chute":"a","b":"c","accept":null}',
       ]);
     }
   });

@@ -152,8 +152,9 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
  */
 function readsAtHand(device: Device, reads: readonly Read[]): true | Map<string, unknown> {
   const made: unknown[] = [];
+  const facets: Facets = [];
   for (let i = 0; i < reads.length; i++) {
-    const call = perform(device, reads[i]!.steps);
+    const call = perform(device, reads[i]!.steps, facets);
     made.push(call);
     const answer = valueAtHand(call);
     if (answer === NOT_AT_HAND || !same(answer, reads[i]!.result)) return madeByKey(made, reads);
@@ -174,12 +175,13 @@ const SAME_AT_HAND = Symbol('same, at hand');
  */
 async function readsAgain(device: Device, reads: readonly Read[]): Promise<typeof SAME | typeof SAME_AT_HAND | Map<string, unknown>> {
   const made: unknown[] = [];
+  const facets: Facets = [];
   let atOnce = true;
   for (let start = 0; start < reads.length; ) {
     let end = start + 1;
     while (end < reads.length && reads[end]!.wave === reads[start]!.wave) end++;
     for (let i = start; i < end; i++) {
-      const call = perform(device, reads[i]!.steps);
+      const call = perform(device, reads[i]!.steps, facets);
       made.push(call);
       if (valueAtHand(call) === NOT_AT_HAND) atOnce = false;
     }
@@ -207,18 +209,27 @@ const madeByKey = (made: readonly unknown[], reads: readonly Read[]) => new Map(
 const NOTHING_REPLAYED: ReadonlyMap<string, unknown> = new Map();
 
 /** The key of a request with no `Accept` header, no path parameters and no query: what `inputKey` answers for it. */
-const PLAIN_KEY = '""?';
+const PLAIN_KEY = '0:?';
 
-/** What an answer is remembered by: all a GET handler is handed (see `functionInvoke`). */
+/**
+ * What an answer is remembered by: all a GET handler is handed (see `functionInvoke`). Each name and
+ * value comes after its length, so no two inputs give the same key, whatever they hold; cheaper than
+ * quoting them (`JSON.stringify`), which a request with path parameters paid for each of them.
+ *
+ * @example
+ * inputKey({ params: { chute: 'hotspot' }, query: {}, headers: {}, … }) // '0:5:chute7:hotspot?'
+ */
 function inputKey(input: FunctionInput): string {
   if (input.headers.accept === undefined && input.params === NO_FIELDS && input.query === NO_FIELDS) return PLAIN_KEY;
-  // Each name and value quoted: no two inputs give the same key, whatever they hold.
-  let key = JSON.stringify(input.headers.accept ?? '');
-  for (const name in input.params) key += JSON.stringify(name) + JSON.stringify(input.params[name]);
+  let key = field(input.headers.accept ?? '');
+  for (const name in input.params) key += field(name) + field(input.params[name]!);
   key += '?';
-  for (const name in input.query) key += JSON.stringify(name) + JSON.stringify(input.query[name]);
+  for (const name in input.query) key += field(name) + field(input.query[name]!);
   return key;
 }
+
+/** A part of `inputKey`: `text` after its length. A part starts with a digit, so the `?` before the query's parts is never taken for one. */
+const field = (text: string) => `${text.length}:${text}`;
 
 /**
  * A remembered output with its body's UTF-8, made when it is first given again: an answer that is
@@ -227,18 +238,41 @@ function inputKey(input: FunctionInput): string {
  */
 const encoded = (output: FunctionOutput): FunctionOutput => Object.freeze({ ...output, bytes: ENCODER.encode(output.body) });
 
-/** Makes the call `steps` names on `device` again; answers what it answers (a promise, or a value). */
-function perform(device: Device, steps: readonly Step[]): unknown {
+/**
+ * The parts of the device (`network(target)`'s host) a check reached, each after the step that
+ * reached it: `[step, part, step, part, …]`. A check reaches one or two; an empty list costs less
+ * than a `Map` for the many checks that reach none.
+ */
+type Facets = unknown[];
+
+/**
+ * Makes the call `steps` names on `device` again; answers what it answers (a promise, or a value). A
+ * part of the device that an earlier read of the same check reached by the same step (`facets`) is
+ * not asked for again: the handler, too, asked for it once and made its reads of it.
+ */
+function perform(device: Device, steps: readonly Step[], facets: Facets): unknown {
   try {
     let at = device as unknown as Record<string | symbol, unknown>;
-    for (const { name, args } of steps) {
-      const value = at[name];
-      at = (args === undefined ? value : (value as (...args: unknown[]) => unknown).apply(at, args)) as Record<string | symbol, unknown>;
-    }
-    return at;
+    const last = steps.length - 1;
+    for (let k = 0; k < last; k++) at = facetOf(at, steps[k]!, facets);
+    return take(at, steps[last]!);
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/** The part of the device `step` reaches from `at`: the one reached before in this check (`facets`), or a new one. */
+function facetOf(at: Record<string | symbol, unknown>, step: Step, facets: Facets): Record<string | symbol, unknown> {
+  for (let i = 0; i < facets.length; i += 2) if (facets[i] === step) return facets[i + 1] as Record<string | symbol, unknown>;
+  const facet = take(at, step) as Record<string | symbol, unknown>;
+  facets.push(step, facet);
+  return facet;
+}
+
+/** What one step answers of `at`: its property, or what calling its method answers. */
+function take(at: Record<string | symbol, unknown>, { name, args }: Step): unknown {
+  const value = at[name];
+  return args === undefined ? value : (value as (...args: unknown[]) => unknown).apply(at, args);
 }
 
 /** Where `recording` logs the calls of one request, and what it hands back instead of calling. */
