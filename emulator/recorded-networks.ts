@@ -52,6 +52,11 @@ export type RecordedNetworks = ((target: NetworkTarget) => NetworkHost) & {
   restore(state: NetworksState): void;
 };
 
+/** A network's host, and the fields of the target it was made from. */
+interface HostMade extends Pick<NetworkTarget, 'chute' | 'network' | 'hostInterface'> {
+  host: NetworkHost;
+}
+
 /** What a recorded network has been told since its networks were created. */
 interface NetworkState {
   /** Stations disconnected with `stationDel` (lower-case MACs). */
@@ -109,8 +114,28 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     return dump;
   };
 
+  /**
+   * The host made for each target object, with the fields it was made from. A handler asks for its
+   * network's host on each request, and a reused answer's check asks again with the target the
+   * handler passed (functions/core/answer-reuse.ts): that check, made on most requests, finds the
+   * host made before instead of making its closures and reads again.
+   */
+  const hosts = new WeakMap<NetworkTarget, HostMade>();
   const network = (target: NetworkTarget): NetworkHost => {
+    const known = hosts.get(target);
+    if (known !== undefined && known.chute === target.chute && known.network === target.network && known.hostInterface === target.hostInterface)
+      return known.host;
+    const made = { chute: target.chute, network: target.network, hostInterface: target.hostInterface };
+    const host = networkHost(made);
+    hosts.set(target, { ...made, host });
+    return host;
+  };
+
+  /** The host of one network, made from what it needs of its target. */
+  const networkHost = (target: Pick<NetworkTarget, 'chute' | 'network' | 'hostInterface'>): NetworkHost => {
     const where = `${target.chute}/${target.network}`;
+    /** Each recording of this network, read once (recordings never change; a failed read is made again). */
+    const recording = memoize((name) => read(target, name as NetworkRecording));
     const key = JSON.stringify([target.chute, target.network]);
     const state = () => {
       let found = states.get(key);
@@ -127,7 +152,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
 
     /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when neither is recorded. */
     const hostapdRecordings = () =>
-      thenAtHand(allAtHand<[string | null, string | null]>([read(target, 'hostapdStatus'), read(target, 'hostapdConfig')]), ([status, config]) => {
+      thenAtHand(allAtHand<[string | null, string | null]>([recording('hostapdStatus'), recording('hostapdConfig')]), ([status, config]) => {
         if (status === null && config === null) {
           throw new HttpProblem(
             503,
@@ -154,7 +179,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
         return true;
       },
-      leases: () => thenAtHand(read(target, 'leases'), (text) => (text === null || clock === undefined ? text : clock.leases(text))),
+      leases: () => thenAtHand(recording('leases'), (text) => (text === null || clock === undefined ? text : clock.leases(text))),
       async hostapdEvents(onEvent) {
         await hostapdRecordings();
         const listeners = state().listeners;

@@ -4,7 +4,7 @@ import type { Device } from '../functions/core/device.ts';
 import { reusingLast } from '../functions/core/reusing-last.ts';
 import { parseStat } from '../functions/parsers/stat.ts';
 import { parseUptime } from '../functions/parsers/uptime.ts';
-import { normalizePosix } from './scenario-tree.ts';
+import { kept, normalizePosix } from './scenario-tree.ts';
 
 /** The raw files whose numbers follow the emulator's clock. */
 export const CLOCK_FILES = { uptime: '/proc/uptime', stat: '/proc/stat' } as const;
@@ -90,9 +90,12 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
   /** Whole centiseconds since the start (never negative, should the clock be set back). */
   const elapsedCs = () => Math.max(0, Math.floor(now() / 10) - startCs);
 
+  /** Which clock file each path read names (`clockFile`), worked out once a path: every file read asks. */
+  const clockFiles = new Map<string, string | null>();
+
   return {
     readFile(devicePath) {
-      const file = clockFile(devicePath);
+      const file = kept(clockFiles, devicePath, clockFile);
       if (file === null) return files.readFile(devicePath);
       return thenAtHand(recorded(), (clock) => {
         if (clock === null) return files.readFile(devicePath);
@@ -117,7 +120,7 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
 /**
  * Which of CLOCK_FILES a device path names, however it is spelled (`/proc//uptime`, `/proc/./stat`),
  * or null. A path without `//` or `/.` is as `path.posix.normalize` would make it, and is compared as
- * it is: the check costs next to nothing for the other files, which every request reads.
+ * it is.
  */
 function clockFile(devicePath: string): string | null {
   const file = devicePath.includes('//') || devicePath.includes('/.') ? normalizePosix(devicePath) : devicePath;

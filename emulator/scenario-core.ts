@@ -249,18 +249,20 @@ function scenarioSources(
   const engine =
     recordings === null
       ? null
-      : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) };
+      : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, atHand(deepFreeze(body))])) };
   // Answered at once (`atHand`): what a device answers from memory.
   const programsAnswer = atHand(programs);
   const containersAnswer = atHand(engine === null ? null : engine.containers);
+  const none = atHand(null);
   return {
     ...files,
-    statfs: (mountPoint) => statfs.get(mountKey(mountPoint)) ?? atHand(null),
+    // A mount point as recorded is found without spelling it again (`mountKey`).
+    statfs: (mountPoint) => statfs.get(mountPoint) ?? statfs.get(mountKey(mountPoint)) ?? none,
     uname: () => unameAnswer,
     programs: () => programsAnswer,
     now,
     containers: () => containersAnswer,
-    containerStats: (id) => atHand(engine?.stats.get(id) ?? null),
+    containerStats: (id) => engine?.stats.get(id) ?? none,
   };
 }
 

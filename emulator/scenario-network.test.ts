@@ -206,3 +206,31 @@ describe('a network folder written by hand', () => {
     expect((await problemOf(network.hostapd(['STATUS']))).status).toBe(503);
   });
 });
+
+describe('a recorded network asked for on every request', () => {
+  it('answers the same host for the same target, and reads each recording once', async () => {
+    const files = scenarioFiles(DEFAULT);
+    const reads: string[] = [];
+    const networks = networksOf({ readFile: (file) => (reads.push(file), files.readFile(file)) });
+    const host = networks(WIFI);
+    for (let request = 0; request < 3; request++) {
+      expect(networks(WIFI)).toBe(host);
+      await networks(WIFI).hostapd(['STATUS']);
+      await networks(WIFI).hostapd(['GET_CONFIG']);
+      await networks(WIFI).leases();
+    }
+    expect(reads.toSorted()).toEqual(
+      ['dnsmasq.leases', 'hostapd-get-config.txt', 'hostapd-status.txt'].map((file) => `/chutes/hello-world/networks/wifi/${file}`),
+    );
+  });
+
+  it('answers a new host for a target whose fields changed since', async () => {
+    const networks = scenarioNetworks(DEFAULT);
+    const changing = { ...WIFI };
+    const wifi = networks(changing);
+    changing.network = 'guest';
+    changing.chute = 'hotspot';
+    expect(networks(changing)).not.toBe(wifi);
+    expect(await networks(changing).hostapd(['GET_CONFIG'])).toBe(await recorded('hotspot', 'guest', 'hostapd-get-config.txt'));
+  });
+});

@@ -105,7 +105,7 @@ export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDi
  * `answers`' answer for `key`: made by `make` on the first call, the same one after. Emptied when it
  * holds RESOLVED_PATHS, as request data can name paths.
  */
-function kept<T>(answers: Map<string, T>, key: string, make: (key: string) => T): T {
+export function kept<T>(answers: Map<string, T>, key: string, make: (key: string) => T): T {
   let answer = answers.get(key);
   if (answer === undefined) {
     if (answers.size >= RESOLVED_PATHS) answers.clear();
