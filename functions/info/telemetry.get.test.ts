@@ -30,6 +30,18 @@ describe('GET /api/v1/info/telemetry', () => {
     });
   });
 
+  it('keeps the system part of its answer while only the time moved, so that its JSON is made once', async () => {
+    const device = memoryDevice(armOpenwrt);
+    let now = NOW;
+    const ticking = { ...device, now: () => now };
+    const input = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
+    const first = await telemetry.handle(input, ticking);
+    now += 1000;
+    const second = await telemetry.handle(input, ticking);
+    expect(second.time).toBe(first.time + 1);
+    expect(second.system).toBe(first.system);
+  });
+
   it('responds with space on storage mounts only: the overlay root, its parts and /tmp, not /proc, /sys or /dev', async () => {
     const report = await infoOf(telemetry, armOpenwrt);
     expect(report.system.disk_usage).toEqual([

@@ -39,26 +39,38 @@ export const handle: Handler<Telemetry> = async (_input, device) => {
     device.readFile('/proc/net/dev'),
     readChutes(device),
   ]);
-  const kernel = statOf(stat ?? '');
-  const memory = memoryOf(meminfo ?? '');
   const network = netDevOf(netdev ?? '');
   return {
     time: device.now() / 1000,
-    system: {
-      boot_time: kernel.bootTime,
-      cpu_count: kernel.cpus.length,
-      cpu_times: kernel.cpus,
-      cpu_times_total: kernel.total,
-      load_average: loadOf(loadavg ?? ''),
-      virtual_memory: memory.virtual,
-      swap_memory: memory.swap,
-      disk_usage: diskUsage,
-      net_io_counters: network.total,
-    },
+    system: systemOf(statOf(stat ?? ''), loadOf(loadavg ?? ''), memoryOf(meminfo ?? ''), diskUsage, network.total),
     network: network.interfaces,
     chutes,
   };
 };
+
+/**
+ * The system part, made again only when one of its parts changed: while none did (the time alone
+ * moved), the answer holds the same frozen part, whose JSON is kept (`answerJson`).
+ */
+const systemOf = reusingLast(
+  (
+    kernel: ReturnType<typeof statOf>,
+    load: Telemetry['system']['load_average'],
+    memory: ReturnType<typeof memoryOf>,
+    disks: DiskUsage[],
+    counters: Telemetry['system']['net_io_counters'],
+  ): Telemetry['system'] => ({
+    boot_time: kernel.bootTime,
+    cpu_count: kernel.cpus.length,
+    cpu_times: kernel.cpus,
+    cpu_times_total: kernel.total,
+    load_average: load,
+    virtual_memory: memory.virtual,
+    swap_memory: memory.swap,
+    disk_usage: disks,
+    net_io_counters: counters,
+  }),
+);
 
 /** What each source says, worked out again only when its text changed (frozen: an answer holding it reuses its JSON, see `answerJson`). */
 const statOf = reusingLast((text: string) => {
