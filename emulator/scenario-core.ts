@@ -220,14 +220,13 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
 function forwarding<T extends object>(current: () => T, shape: T): T {
   const forward: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(shape)) {
-    const at = () => (current() as Record<string, unknown>)[key];
     if (typeof value === 'function')
       forward[key] = (...args: unknown[]) => {
         const target = current() as Record<string, (...args: unknown[]) => unknown>;
         return target[key]!(...args);
       };
     else if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
-      forward[key] = forwarding(at as () => object, value);
+      forward[key] = forwarding(() => (current() as Record<string, object>)[key]!, value);
     else throw new Error(`forwarding: ${key} is neither a method nor a plain object of methods`);
   }
   return forward as T;
