@@ -220,6 +220,27 @@ describe('answerReuse', () => {
     const second = await answer(input, device);
     expect(second).toEqual({ status: 200, headers: { 'content-type': 'application/json' }, body: first.body, bytes: new TextEncoder().encode(first.body) });
   });
+
+  it('gives the answer it remembered, bytes and all, when a read moved but not the answer, and still sees any read change after', async () => {
+    const files = { '/etc/hostname': 'router\n', '/proc/uptime': '100.25 300.00\n' };
+    const { device } = countingDevice(files);
+    const answer = answerReuse(async (_input, device) => {
+      const [hostname, uptime] = await Promise.all([device.readFile('/etc/hostname'), device.readFile('/proc/uptime')]);
+      return { hostname: hostname?.trim(), uptime: Math.floor(Number.parseFloat(uptime ?? '')) };
+    });
+    await answer(input, device);
+    const given = await answer(input, device);
+    expect(given.bytes).toBeDefined();
+
+    files['/proc/uptime'] = '100.26 300.01\n'; // the same whole second
+    expect(await answer(input, device)).toBe(given);
+    expect(await answer(input, device)).toBe(given);
+
+    files['/etc/hostname'] = 'gateway\n'; // a read that answered the same when the answer was made again
+    expect(JSON.parse((await answer(input, device)).body)).toEqual({ hostname: 'gateway', uptime: 100 });
+    files['/proc/uptime'] = '101.00 303.00\n';
+    expect(JSON.parse((await answer(input, device)).body)).toEqual({ hostname: 'gateway', uptime: 101 });
+  });
 });
 
 describe('answerReuse with a device that answers at once (atHand)', () => {
@@ -340,14 +361,36 @@ describe('answerReuse with an answer that changes on every request (it holds the
     expect(handed.slice(4)).toEqual([device, device]);
   });
 
-  it('reuses the answer again, without running the handler, once two answers in a row are the same', async () => {
+  it('answers unchecked for longer each time the answer is found changed again, up to 256 requests', async () => {
+    const { device } = clockDevice();
+    const { handle, handed } = timeHandler();
+    const answer = answerReuse(handle);
+    for (let i = 0; i < 1000; i++) await answer(input, device);
+    // The requests whose reads were recorded: the first, three more made again, then one after each unchecked stretch.
+    const recorded = handed.flatMap((given, i) => (given === device ? [] : [i]));
+    const gaps = recorded.slice(1).map((at, k) => at - recorded[k]!);
+    expect(gaps).toEqual([1, 1, 1, 33, 65, 129, 257, 257]);
+  });
+
+  it('answers unchecked no longer when the time moved only between some requests (two in one millisecond)', async () => {
+    const { device, clock } = clockDevice();
+    const { handle, handed } = timeHandler();
+    const answer = answerReuse(handle);
+    for (let i = 0; i < 1000; i++) {
+      clock.step = i % 3 === 0 ? 0 : 1; // every third request comes in the millisecond of the one before
+      await answer(input, device);
+    }
+    expect(handed.filter((given) => given !== device).length).toBeLessThan(20);
+  });
+
+  it('reuses the answer again, without running the handler, once it stopped changing for the rest of a stretch', async () => {
     const { device, clock } = clockDevice();
     const { handle, handed } = timeHandler();
     const answer = answerReuse(handle);
     for (let i = 0; i < 6; i++) await answer(input, device);
 
     clock.step = 0; // the clock stops: the answer stays the same from now on
-    for (let i = 0; i < 4; i++) await answer(input, device);
+    for (let i = 0; i < 32; i++) await answer(input, device);
     const runs = handed.length;
     const again = answer(input, device);
     expect(again).not.toBeInstanceOf(Promise);

@@ -28,11 +28,11 @@ interface Remembered {
   output: FunctionOutput;
   /** Every read was answered at once: the check is made, and the answer given, in the request's own turn. */
   atHand: boolean;
-  /** How many answers in a row came out different (0 once one is reused). */
+  /** Up one for each answer made different from the one before, down one for each the same or reused, from 0 to `MOST_CHANGED` (see `CHANGING`). */
   changed: number;
   /** Requests still to be answered by the handler as it is, without a check (see `CHANGING`). */
   unchecked: number;
-  /** The body the handler answered last while unchecked. */
+  /** The body of the last of those, what the next answer made is compared with. */
   uncheckedBody?: string;
 }
 
@@ -42,14 +42,22 @@ const ENCODER = new TextEncoder();
 const REMEMBERED = 16;
 
 /**
- * An answer that came out different this many times in a row (it holds the time, or a counter that
- * moves between requests) is not checked for up to `UNCHECKED` requests of the same input: the
- * handler runs as it is, until two answers in a row are the same again. Checking its reads, then
- * recording them again, cost more than the handler itself (GET /api/v1/info/telemetry when the time
- * moved: 31 µs a request in-process, against 16 µs).
+ * An answer that keeps changing (it holds the time, or a counter that moves between requests) is not
+ * checked for a while: checking its reads, then recording them again, cost more than the handler
+ * itself (GET /api/v1/info/telemetry when the time moved: 31 µs a request in-process, against
+ * 16 µs). Each answer made that came out different from the one given before counts one up, each
+ * answer reused or made the same counts one down; from `CHANGING` on, the handler runs as it is for
+ * the next `UNCHECKED[count − CHANGING]` requests of the same input (the last of them for any count
+ * above), and the answer is checked again after them. When any two answers in a row that were the
+ * same sent it back to checks, telemetry, asked for twice in one millisecond now and then, was
+ * checked and recorded again every few requests, and each recording, kept until the next, lived long
+ * enough to fill the old generation: V8 promoted 80 bytes a request of the read mix, now 5
+ * (docs/decisions/0036-a-get-answer-reused-from-the-same-reads.md).
  */
 const CHANGING = 3;
-const UNCHECKED = 32;
+const UNCHECKED = [32, 64, 128, 256];
+/** Where the count stops: more gives no longer stretch, and a stable answer counts down from here. */
+const MOST_CHANGED = CHANGING + UNCHECKED.length - 1;
 
 /**
  * Answers a read-only request (a GET) again while the device answers every read it was made from the
@@ -93,22 +101,23 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
     } catch (error) {
       return problemOutput(error);
     }
-    const output = valueOutput(value);
-    if (log.unfit) return output;
+    const made = valueOutput(value);
+    if (log.unfit) return made;
+    // The same answer from reads that moved (a clock file whose seconds did not): the remembered output, bytes and all.
+    const sameAnswer = replaced !== undefined && made.body === replaced.output.body;
     // Given to every request that reuses it: frozen, headers too (a transport copies what it adds to them).
-    Object.freeze(output);
+    const output = sameAnswer ? replaced.output : Object.freeze(made);
     Object.freeze(output.headers);
     // Once the handler has answered: a kept promise (`keptAtHand`) says its value by then.
     const atHand = log.reads.every((read) => valueAtHand(read.call) !== NOT_AT_HAND);
     for (const read of log.reads) read.call = undefined;
-    // Counted only when the answer changed too: requests that came together each make the same one again.
-    const changed = replaced === undefined ? 0 : output.body === replaced.output.body ? replaced.changed : replaced.changed + 1;
+    const changed = replaced === undefined ? 0 : counted(replaced.changed, made.body === (replaced.uncheckedBody ?? replaced.output.body));
     remember(key, {
-      reads: log.reads,
+      reads: replaced === undefined ? log.reads : keptReads(log.reads, replaced.reads),
       atHand,
       output,
       changed,
-      unchecked: changed >= CHANGING ? UNCHECKED : 0,
+      unchecked: uncheckedFor(changed),
     });
     return output;
   }
@@ -119,14 +128,13 @@ export function answerReuse(handle: Handler): (input: FunctionInput, device: Dev
    */
   function reused(last: Remembered, same: typeof SAME | typeof SAME_AT_HAND): FunctionOutput {
     if (same === SAME_AT_HAND) last.atHand = true;
-    last.changed = 0;
+    last.changed = counted(last.changed, true);
     return last.output.bytes === undefined ? (last.output = encoded(last.output)) : last.output;
   }
-  /** The handler's answer as it is, for an answer that kept changing; checked again once two in a row are the same. */
+  /** The handler's answer as it is, for an answer that kept changing (see `CHANGING`); the last one's body is kept. */
   function unchecked(last: Remembered, input: FunctionInput, device: Device): Promise<FunctionOutput> {
-    last.unchecked--;
+    if (--last.unchecked > 0) return invoke(handle, input, device);
     return invoke(handle, input, device).then((output) => {
-      if (output.body === last.uncheckedBody) last.unchecked = 0;
       last.uncheckedBody = output.body;
       return output;
     });
@@ -204,6 +212,26 @@ async function answersSame(made: readonly unknown[], reads: readonly Read[], sta
 
 /** The calls a check made (`made[k]` the call of `reads[k]`), by key, for the handler. */
 const madeByKey = (made: readonly unknown[], reads: readonly Read[]) => new Map(made.map((call, k) => [reads[k]!.key, call]));
+
+/**
+ * `reads`, with each that the handler made as it made it last time, and that answered the same, the
+ * one remembered from then (`last`): a read that moved (a clock file) is recorded again, not every
+ * read beside it. What is remembered lives until the answer is made again, long enough for V8 to
+ * move it to the old generation, which only a full collection empties.
+ */
+function keptReads(reads: Read[], last: readonly Read[]): Read[] {
+  for (let i = 0; i < reads.length; i++) {
+    const before = last[i];
+    if (before !== undefined && before.key === reads[i]!.key && before.wave === reads[i]!.wave && same(before.result, reads[i]!.result)) reads[i] = before;
+  }
+  return reads;
+}
+
+/** An answer's count (see `CHANGING`) after one more answer, the same as the one before or not. */
+const counted = (changed: number, sameAgain: boolean) => (sameAgain ? Math.max(changed - 1, 0) : Math.min(changed + 1, MOST_CHANGED));
+
+/** How many requests an answer is given unchecked after it changed, by its count (see `CHANGING`). */
+const uncheckedFor = (changed: number) => (changed < CHANGING ? 0 : UNCHECKED[changed - CHANGING]!);
 
 /** No call made before the handler runs. */
 const NOTHING_REPLAYED: ReadonlyMap<string, unknown> = new Map();
