@@ -4,7 +4,7 @@ import path from 'node:path';
 import { capture, checkAnswers, mixPaths, timeEach } from './http-capture.mjs';
 import { goal, median, ms } from './http-report.mjs';
 import { interleaved, printRates, printRatios, ratio, stored } from './http-rounds.mjs';
-import { login, startBare, startEmulate, startHono, startServe } from './http-servers.mjs';
+import { login, startBare, startEmulate, startHono, startHonoBounded, startServe } from './http-servers.mjs';
 import { CONNECTIONS, writeLoad } from './http-wrk.mjs';
 
 export const FEATURES = '/api/v1/info/features';
@@ -59,10 +59,12 @@ export async function throughputGroup({ m, opts, previous }) {
     await capture(serve.url, [FEATURES], {}, serveAnswers);
     const bare = await start(startBare(emulateAnswers));
     const hono = await start(startHono(emulateAnswers));
+    const honoBounded = await start(startHonoBounded(emulateAnswers));
     const bareServe = await start(startBare(serveAnswers));
     for (const [server, file] of [
       [bare, emulateAnswers],
       [hono, emulateAnswers],
+      [honoBounded, emulateAnswers],
       [bareServe, serveAnswers],
     ])
       await checkAnswers(server.url, file);
@@ -73,6 +75,7 @@ export async function throughputGroup({ m, opts, previous }) {
     const contenders = [
       { key: 'bare', label: "bare node:http (emulate's bytes)", url: bare.url, load: plain },
       { key: 'hono', label: 'hono one-route', url: hono.url, load: plain },
+      { key: 'honoBounded', label: "hono one-route, chutebox's heap bound", url: honoBounded.url, load: plain },
       { key: 'emulate', label: 'emulate --no-auth', url: noAuth.url, load: plain },
       { key: 'bareBearer', label: 'bare node:http, Bearer requests', url: bare.url, load: withBearer },
       { key: 'bearer', label: 'emulate, Bearer token', url: auth.url, load: withBearer },
@@ -93,11 +96,16 @@ export async function throughputGroup({ m, opts, previous }) {
       'bearer/hono': ratio('emulate Bearer ÷ hono', rps('bearer'), rps('hono')),
       'basic/hono': ratio('emulate Basic ÷ hono', rps('basic'), rps('hono')),
       'serve/hono': ratio('serve ÷ hono', rps('serve'), rps('hono')),
+      honoBounded: ratio("hono one-route with chutebox's heap bound ÷ bare node", rps('honoBounded'), rps('bare')),
+      'emulate/honoBounded': ratio("emulate --no-auth ÷ hono with chutebox's heap bound", rps('emulate'), rps('honoBounded')),
+      'serve/honoBounded': ratio("serve ÷ hono with chutebox's heap bound", rps('serve'), rps('honoBounded')),
     };
     printRates(contenders, runs);
     console.log('');
     printRatios(ratios, previous?.ratios);
-    console.log('(hono rows: information; chutebox is to be no slower than the bare framework)');
+    console.log(
+      "(hono rows: information; chutebox is to be no slower than the bare framework. Bare node:http and the first hono run with Node's default heap, chutebox and the bounded hono with the launcher's: docs/decisions/0018)",
+    );
     return { contenders: Object.fromEntries(contenders.map((c) => [c.key, { label: c.label, runs: stored(runs[c.key]) }])), ratios };
   });
 }

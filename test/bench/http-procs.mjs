@@ -24,6 +24,31 @@ export function chuteboxCommand(args) {
   return [path.join(root, 'dist/chutebox'), ...args];
 }
 
+/**
+ * The heap flags that the launcher gives Node on this machine (decision 0018), read from the
+ * launcher itself: run with `echo` as its Node, it prints the command line it would run.
+ *
+ * @example
+ * launcherHeapFlags() // ['--max-old-space-size=256', '--max-semi-space-size=1'] on a machine of 1 GB or more
+ */
+export function launcherHeapFlags() {
+  const printed = spawnSync(chuteboxCommand([])[0], [], {
+    env: { ...CLEAN_ENV, CHUTEBOX_NODE: 'echo' },
+    encoding: 'utf8',
+    timeout: 5000,
+    maxBuffer: 64 * 1024,
+  });
+  const flags =
+    printed.status === 0
+      ? printed.stdout
+          .trim()
+          .split(/\s+/)
+          .filter((word) => word.startsWith('--max-'))
+      : [];
+  if (flags.length !== 2) throw new Error(`the launcher printed no heap flags (exit ${printed.status}): ${printed.stdout}${printed.stderr}`);
+  return flags;
+}
+
 /** The command line of a baseline server script of test/bench/ (e.g. `baseline-node.mjs`), with Node's `options`. */
 export function baselineCommand(script, args, options = []) {
   return [process.execPath, ...options, path.join(benchDir, script), ...args];
