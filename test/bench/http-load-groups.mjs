@@ -39,7 +39,8 @@ const rpsOf = (runs, key) => runs[key].map((r) => r.rps);
 
 /**
  * Group 1: GET /api/v1/info/features at 32 connections on emulate (no auth, Bearer, Basic), serve
- * (empty state dir), hono one-route and bare node:http. Answers the group's figures.
+ * (empty state dir), hono one-route (with Node's default heap and with chutebox's) and bare
+ * node:http. Answers the group's figures.
  */
 export async function throughputGroup({ m, opts, previous }) {
   console.log(
