@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerUnavailableReason, findOnPath, startDockerd, type Dockerd } from './support/dockerd.ts';
-import { createNamespacePair, networkUnavailableReason, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
+import { createNamespacePair, networkUnavailableReason, processesWith, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
 import { CLEAN_ENV, CLI, serveArgs, startChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { stopRecorded } from '../runtime/tools/supervisor.ts';
@@ -49,17 +49,6 @@ function api(ns: string, url: string, method: string, body?: unknown): Promise<{
       resolve({ status, type, body: /json/.test(type ?? '') ? JSON.parse(text) : text });
     });
   });
-}
-
-/** The processes whose command line mentions `text`, by pid. */
-async function processesWith(text: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.includes(text)) pids.push(Number(entry));
-  }
-  return pids;
 }
 
 describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a router namespace${skipped ? ` (skipped: ${unavailable})` : ''}`, () => {

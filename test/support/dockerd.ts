@@ -228,7 +228,7 @@ async function killContainerd(dir: string): Promise<void> {
 }
 
 /** Sends a signal to a process of ours that may have exited already. */
-function signal(pid: number | undefined, name: NodeJS.Signals): void {
+export function signal(pid: number | undefined, name: NodeJS.Signals): void {
   if (pid === undefined || !Number.isInteger(pid) || pid <= 0) return;
   try {
     process.kill(pid, name);
@@ -249,7 +249,7 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 }
 
 /** Lazily unmounts whatever dockerd left mounted under `dir` (overlay layers, its data root), deepest first. */
-function unmountUnder(dir: string): void {
+export function unmountUnder(dir: string): void {
   const mountPoints = readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
     .map((line) => line.split(' ')[4])

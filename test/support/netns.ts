@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { findOnPath } from './dockerd.ts';
 
 /** How to get the programs of the network tests on Debian; `.ci/run` does this. */
@@ -93,6 +93,22 @@ export function createNamespacePair(prefix: string): NamespacePair {
       return { a, b };
     },
   };
+}
+
+/**
+ * The processes whose command line mentions `text`, by pid.
+ *
+ * @example
+ * await processesWith('--interface=vwlan4dfe') // [15270]: the dnsmasq of that interface
+ */
+export async function processesWith(text: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(text)) pids.push(Number(entry));
+  }
+  return pids;
 }
 
 /** A long-running program of a test, started in a network namespace. */
