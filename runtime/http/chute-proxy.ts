@@ -7,6 +7,9 @@ import { HttpProblem } from '../../functions/core/problem.ts';
 /** How long a chute has to start answering before the proxy gives up with a 502. */
 const ANSWER_TIMEOUT_MS = 30_000;
 
+/** A chute page's path as sent (percent-encoded): `/chutes/<chute>`, then the chute's own path, empty or from a `/`. */
+const CHUTE_PAGE_PATH = /^\/chutes\/[^/]+(.*)$/s;
+
 /**
  * The web page of a chute (`web.port`), through a streaming reverse proxy: `/chutes/<chute>/x?y` is
  * `http://<container>:<web.port>/x?y`, request and answer streamed both ways. It needs no credentials
@@ -22,10 +25,11 @@ export async function chuteWeb(c: Context, device: Device): Promise<Response> {
   const chute = c.req.param('chute') ?? '';
   if (!CHUTE_NAME.test(chute)) throw new HttpProblem(404, `no resource at ${c.req.path}`);
   const { host, port } = await chuteWebTarget(device, chute);
-  const url = new URL(c.req.url);
-  const rest = url.pathname.slice(`/chutes/${encodeURIComponent(chute)}`.length) || '/';
+  const { pathname, search } = new URL(c.req.url);
+  // The chute's path is what follows the name's segment as sent, whatever encoding the name has there.
+  const rest = CHUTE_PAGE_PATH.exec(pathname)?.[1] || '/';
   try {
-    return await proxy(`http://${host}:${port}${rest}${url.search}`, {
+    return await proxy(upstreamUrl(host, port, rest, search), {
       raw: c.req.raw,
       headers: { ...c.req.header(), authorization: undefined, cookie: undefined, 'x-forwarded-prefix': `/chutes/${chute}` },
       signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
@@ -34,4 +38,14 @@ export async function chuteWeb(c: Context, device: Device): Promise<Response> {
     const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
     throw new HttpProblem(502, `chute ${chute} does not answer on port ${port} (${host}): ${reason}`);
   }
+}
+
+/** The URL of `pathname` and `search` (percent-encoded) at `host` and `port`, each set as a part of its own: no part can move another. */
+function upstreamUrl(host: string, port: number, pathname: string, search: string): URL {
+  const url = new URL('http://chute.invalid');
+  url.hostname = host.includes(':') ? `[${host}]` : host;
+  url.port = String(port);
+  url.pathname = pathname;
+  url.search = search;
+  return url;
 }
