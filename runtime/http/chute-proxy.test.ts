@@ -59,6 +59,13 @@ describe('a chute page at /chutes/<chute>/ on serve', () => {
       expect(received.at(-1)).toMatchObject({ method: 'GET', url: upstream });
     }
   });
+
+  it('redirects /chutes/<chute> to /chutes/<chute>/ with 308, keeping the query, and serves the page there', async () => {
+    const redirect = await fetch(`${server.url}/chutes/lab?tab=2`, { redirect: 'manual' });
+    expect({ status: redirect.status, location: redirect.headers.get('location') }).toEqual({ status: 308, location: '/chutes/lab/?tab=2' });
+    const answer = await fetch(`${server.url}/chutes/lab/?tab=2`);
+    expect({ status: answer.status, body: await answer.text() }).toEqual({ status: 200, body: 'page of /?tab=2' });
+  });
 });
 
 /** A container of the engine that runs `chute` at 127.0.0.1. */

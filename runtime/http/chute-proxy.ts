@@ -12,9 +12,10 @@ const CHUTE_PAGE_PATH = /^\/chutes\/[^/]+(.*)$/s;
 
 /**
  * The web page of a chute (`web.port`), through a streaming reverse proxy: `/chutes/<chute>/x?y` is
- * `http://<container>:<web.port>/x?y`, request and answer streamed both ways. It needs no credentials
- * of the API: the page is the chute's, for the people its networks serve, who have none; so the
- * API's `Authorization` (and cookies) are never passed on to a chute.
+ * `http://<container>:<web.port>/x?y`, request and answer streamed both ways, and `/chutes/<chute>?y`
+ * a 308 to `/chutes/<chute>/?y`, so that the page's relative links resolve below it. It needs no
+ * credentials of the API: the page is the chute's, for the people its networks serve, who have none;
+ * so the API's `Authorization` (and cookies) are never passed on to a chute.
  *
  * @throws HttpProblem 404 for an unknown chute or one without `web.port`, 503 when it does not run,
  *   502 when it does not answer.
@@ -24,10 +25,11 @@ const CHUTE_PAGE_PATH = /^\/chutes\/[^/]+(.*)$/s;
 export async function chuteWeb(c: Context, device: Device): Promise<Response> {
   const chute = c.req.param('chute') ?? '';
   if (!CHUTE_NAME.test(chute)) throw new HttpProblem(404, `no resource at ${c.req.path}`);
-  const { host, port } = await chuteWebTarget(device, chute);
   const { pathname, search } = new URL(c.req.url);
   // The chute's path is what follows the name's segment as sent, whatever encoding the name has there.
-  const rest = CHUTE_PAGE_PATH.exec(pathname)?.[1] || '/';
+  const rest = CHUTE_PAGE_PATH.exec(pathname)?.[1] ?? '';
+  if (rest === '') return c.redirect(`/chutes/${chute}/${search}`, 308);
+  const { host, port } = await chuteWebTarget(device, chute);
   try {
     return await proxy(upstreamUrl(host, port, rest, search), {
       raw: c.req.raw,
