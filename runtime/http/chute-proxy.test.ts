@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, request, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUTE_LABEL } from '../../functions/core/device.ts';
@@ -60,6 +60,24 @@ describe('a chute page at /chutes/<chute>/ on serve', () => {
     }
   });
 
+  it("never passes on the API's credentials, a proxy's, or the headers of the client's own connection", async () => {
+    const headers = {
+      authorization: 'Basic cGFyYWRyb3A6c2VjcmV0',
+      'proxy-authorization': 'Basic cHJveHk6c2VjcmV0',
+      cookie: 'session=1',
+      connection: 'keep-alive, x-hop',
+      'x-hop': 'for this connection only',
+      te: 'trailers',
+      'x-page': 'kept',
+    };
+    // Node's client, as fetch refuses to send a Connection header that names another.
+    expect(await post(`${server.url}/chutes/lab/form`, headers, 'name=value')).toBe(200);
+    const { method, headers: got, body } = received.at(-1)!;
+    expect({ method, body }).toEqual({ method: 'POST', body: 'name=value' });
+    expect(got).toMatchObject({ 'x-page': 'kept', 'x-forwarded-prefix': '/chutes/lab' });
+    for (const name of ['authorization', 'proxy-authorization', 'cookie', 'x-hop', 'te']) expect(got).not.toHaveProperty(name);
+  });
+
   it('redirects /chutes/<chute> to /chutes/<chute>/ with 308, keeping the query, and serves the page there', async () => {
     const redirect = await fetch(`${server.url}/chutes/lab?tab=2`, { redirect: 'manual' });
     expect({ status: redirect.status, location: redirect.headers.get('location') }).toEqual({ status: 308, location: '/chutes/lab/?tab=2' });
@@ -76,4 +94,12 @@ function running(chute: string): Record<string, unknown> {
 /** Listens on a free port of 127.0.0.1 and answers it. */
 function listenLocally(upstream: HttpServer): Promise<number> {
   return new Promise((resolve) => upstream.listen(0, '127.0.0.1', () => resolve((upstream.address() as AddressInfo).port)));
+}
+
+/** POSTs `body` with `headers` through Node's client and answers the status, once the answer is read. */
+function post(url: string, headers: OutgoingHttpHeaders, body: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { method: 'POST', headers }, (answer) => answer.resume().once('end', () => resolve(answer.statusCode)));
+    sent.once('error', reject).end(body);
+  });
 }

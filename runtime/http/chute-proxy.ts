@@ -3,6 +3,7 @@ import { proxy } from 'hono/proxy';
 import { chuteWebTarget } from '../../functions/chutes/web-target.ts';
 import { CHUTE_NAME, type Device } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import { endToEnd } from './forward.ts';
 
 /** How long a chute has to start answering before the proxy gives up with a 502. */
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -10,12 +11,16 @@ const ANSWER_TIMEOUT_MS = 30_000;
 /** A chute page's path as sent (percent-encoded): `/chutes/<chute>`, then the chute's own path, empty or from a `/`. */
 const CHUTE_PAGE_PATH = /^\/chutes\/[^/]+(.*)$/s;
 
+/** Request headers that are the API's credentials (or the client's, for the API), never a chute's. */
+const API_CREDENTIALS = new Set(['authorization', 'cookie']);
+
 /**
  * The web page of a chute (`web.port`), through a streaming reverse proxy: `/chutes/<chute>/x?y` is
  * `http://<container>:<web.port>/x?y`, request and answer streamed both ways, and `/chutes/<chute>?y`
  * a 308 to `/chutes/<chute>/?y`, so that the page's relative links resolve below it. It needs no
  * credentials of the API: the page is the chute's, for the people its networks serve, who have none;
- * so the API's `Authorization` (and cookies) are never passed on to a chute.
+ * so the API's `Authorization` (and cookies) are never passed on to a chute, nor any header of the
+ * client's own connection (runtime/http/forward.ts), `Proxy-Authorization` included.
  *
  * @throws HttpProblem 404 for an unknown chute or one without `web.port`, 503 when it does not run,
  *   502 when it does not answer.
@@ -30,10 +35,12 @@ export async function chuteWeb(c: Context, device: Device): Promise<Response> {
   const rest = CHUTE_PAGE_PATH.exec(pathname)?.[1] ?? '';
   if (rest === '') return c.redirect(`/chutes/${chute}/${search}`, 308);
   const { host, port } = await chuteWebTarget(device, chute);
+  const headers = new Headers(endToEnd(c.req.raw.headers).filter(([name]) => !API_CREDENTIALS.has(name)));
+  headers.set('x-forwarded-prefix', `/chutes/${chute}`);
   try {
     return await proxy(upstreamUrl(host, port, rest, search), {
       raw: c.req.raw,
-      headers: { ...c.req.header(), authorization: undefined, cookie: undefined, 'x-forwarded-prefix': `/chutes/${chute}` },
+      headers,
       signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
     });
   } catch (error) {
