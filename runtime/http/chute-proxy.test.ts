@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, request, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHUTE_LABEL } from '../../functions/core/device.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
@@ -8,7 +8,7 @@ import { listen, type Listening } from './listen.ts';
 
 /**
  * `serve`'s chute pages over HTTP in this process: `apiApp` with `chuteWeb` and `listen`, over a memory
- * device whose chutes run at 127.0.0.1, where a small server of the test stands for the chutes' page.
+ * device whose chutes run at 127.0.0.1, where a small server of the test stands for each chute's page.
  */
 
 /** What the page server of a chute was asked. */
@@ -21,10 +21,18 @@ interface Received {
 
 const received: Received[] = [];
 let page: HttpServer;
+let cgi: NetServer;
 let server: Listening;
+
+/** What a CGI writes, by path: a head with bare LF line endings and a header value with a control character; a chunked body beside a length. */
+const CGI_ANSWERS: Record<string, string> = {
+  '/hello': 'HTTP/1.1 200 OK\nContent-Type: text/plain\nX-Cgi: yes\nX-Bell: ring\x07\n\nhello',
+  '/chunked': 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+};
 
 beforeAll(async () => {
   page = createHttpServer((request, response) => {
+    if (request.url === '/echo') return void request.pipe(response.writeHead(200, { 'content-type': 'text/plain' }));
     let body = '';
     request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     request.once('end', () => {
@@ -32,8 +40,10 @@ beforeAll(async () => {
       response.writeHead(200, { 'content-type': 'text/plain' }).end(`page of ${request.url}`);
     });
   });
-  const pagePort = await listenLocally(page);
-  const chutes = { svc42: pagePort, webchute: pagePort, lab: pagePort };
+  // CGI programs as busybox httpd runs them, each writing its whole answer by hand, then closing.
+  cgi = createNetServer((socket) => socket.once('data', (head: Buffer) => socket.end(CGI_ANSWERS[head.toString('latin1').split(' ')[1]!] ?? '')));
+  const [pagePort, cgiPort] = await Promise.all([page, cgi].map(listenLocally));
+  const chutes = { svc42: pagePort!, webchute: pagePort!, lab: pagePort!, cgi: cgiPort! };
   const device = memoryDevice({
     chutes: Object.fromEntries(Object.entries(chutes).map(([name, port]) => [name, { config: { web: { port } } }])),
     containers: Object.keys(chutes).map(running),
@@ -43,7 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close();
-  await new Promise((resolve) => page.close(resolve));
+  await Promise.all([page, cgi].map((upstream) => new Promise((resolve) => upstream.close(resolve))));
 });
 
 describe('a chute page at /chutes/<chute>/ on serve', () => {
@@ -84,6 +94,25 @@ describe('a chute page at /chutes/<chute>/ on serve', () => {
     const answer = await fetch(`${server.url}/chutes/lab/?tab=2`);
     expect({ status: answer.status, body: await answer.text() }).toEqual({ status: 200, body: 'page of /?tab=2' });
   });
+
+  it('answers the page of a CGI that writes its head with bare LF line endings, as browsers and curl accept it', async () => {
+    const answer = await fetch(`${server.url}/chutes/cgi/hello`);
+    expect(answer.status).toBe(200);
+    expect({ type: answer.headers.get('content-type'), cgi: answer.headers.get('x-cgi') }).toEqual({ type: 'text/plain', cgi: 'yes' });
+    expect(await answer.text()).toBe('hello');
+    // A header our server cannot write on is left out rather than failing the page.
+    expect(answer.headers.has('x-bell')).toBe(false);
+  });
+
+  it('answers the chunked body of a page that also sends a Content-Length, whole', async () => {
+    const answer = await fetch(`${server.url}/chutes/cgi/chunked`);
+    expect({ status: answer.status, body: await answer.text() }).toEqual({ status: 200, body: 'hello' });
+  });
+
+  it('streams a request body to the chute and its answer back as they come', async () => {
+    const { status, echoed } = await pingPong(`${server.url}/chutes/lab/echo`, ['ping-1', 'ping-2']);
+    expect({ status, echoed }).toEqual({ status: 200, echoed: 'ping-1ping-2' });
+  });
 });
 
 /** A container of the engine that runs `chute` at 127.0.0.1. */
@@ -92,7 +121,7 @@ function running(chute: string): Record<string, unknown> {
 }
 
 /** Listens on a free port of 127.0.0.1 and answers it. */
-function listenLocally(upstream: HttpServer): Promise<number> {
+function listenLocally(upstream: HttpServer | NetServer): Promise<number> {
   return new Promise((resolve) => upstream.listen(0, '127.0.0.1', () => resolve((upstream.address() as AddressInfo).port)));
 }
 
@@ -101,5 +130,26 @@ function post(url: string, headers: OutgoingHttpHeaders, body: string): Promise<
   return new Promise((resolve, reject) => {
     const sent = request(url, { method: 'POST', headers }, (answer) => answer.resume().once('end', () => resolve(answer.statusCode)));
     sent.once('error', reject).end(body);
+  });
+}
+
+/**
+ * POSTs `parts` one at a time, each once the answer has echoed all before it: it completes only when
+ * both the request body and the answer stream through the proxy. Answers the status and what came back.
+ */
+function pingPong(url: string, parts: readonly string[]): Promise<{ status: number | undefined; echoed: string }> {
+  return new Promise((resolve, reject) => {
+    let echoed = '';
+    let written = 1;
+    const sent = request(url, { method: 'POST', headers: { 'content-type': 'text/plain' } }, (answer) => {
+      answer.setEncoding('utf8').on('data', (chunk: string) => {
+        echoed += chunk;
+        if (echoed !== parts.slice(0, written).join('')) return;
+        if (written < parts.length) sent.write(parts[written++]);
+        else sent.end();
+      });
+      answer.once('end', () => resolve({ status: answer.statusCode, echoed }));
+    });
+    sent.once('error', reject).write(parts[0]);
   });
 }

@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
-import { proxy } from 'hono/proxy';
 import { chuteWebTarget } from '../../functions/chutes/web-target.ts';
 import { CHUTE_NAME, type Device } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { endToEnd } from './forward.ts';
+import { endToEnd, forward } from './forward.ts';
 
 /** How long a chute has to start answering before the proxy gives up with a 502. */
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -15,12 +14,12 @@ const CHUTE_PAGE_PATH = /^\/chutes\/[^/]+(.*)$/s;
 const API_CREDENTIALS = new Set(['authorization', 'cookie']);
 
 /**
- * The web page of a chute (`web.port`), through a streaming reverse proxy: `/chutes/<chute>/x?y` is
- * `http://<container>:<web.port>/x?y`, request and answer streamed both ways, and `/chutes/<chute>?y`
- * a 308 to `/chutes/<chute>/?y`, so that the page's relative links resolve below it. It needs no
- * credentials of the API: the page is the chute's, for the people its networks serve, who have none;
- * so the API's `Authorization` (and cookies) are never passed on to a chute, nor any header of the
- * client's own connection (runtime/http/forward.ts), `Proxy-Authorization` included.
+ * The web page of a chute (`web.port`), through a streaming reverse proxy (runtime/http/forward.ts):
+ * `/chutes/<chute>/x?y` is `http://<container>:<web.port>/x?y`, request and answer streamed both ways,
+ * and `/chutes/<chute>?y` a 308 to `/chutes/<chute>/?y`, so that the page's relative links resolve
+ * below it. It needs no credentials of the API: the page is the chute's, for the people its networks
+ * serve, who have none; so the API's `Authorization` (and cookies) are never passed on to a chute, nor
+ * any header of the client's own connection, `Proxy-Authorization` included.
  *
  * @throws HttpProblem 404 for an unknown chute or one without `web.port`, 503 when it does not run,
  *   502 when it does not answer.
@@ -35,17 +34,11 @@ export async function chuteWeb(c: Context, device: Device): Promise<Response> {
   const rest = CHUTE_PAGE_PATH.exec(pathname)?.[1] ?? '';
   if (rest === '') return c.redirect(`/chutes/${chute}/${search}`, 308);
   const { host, port } = await chuteWebTarget(device, chute);
-  const headers = new Headers(endToEnd(c.req.raw.headers).filter(([name]) => !API_CREDENTIALS.has(name)));
-  headers.set('x-forwarded-prefix', `/chutes/${chute}`);
+  const headers = Object.fromEntries(endToEnd(c.req.raw.headers).filter(([name]) => !API_CREDENTIALS.has(name)));
   try {
-    return await proxy(upstreamUrl(host, port, rest, search), {
-      raw: c.req.raw,
-      headers,
-      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-    });
+    return await forward(c.req.raw, upstreamUrl(host, port, rest, search), { ...headers, 'x-forwarded-prefix': `/chutes/${chute}` }, ANSWER_TIMEOUT_MS);
   } catch (error) {
-    const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    throw new HttpProblem(502, `chute ${chute} does not answer on port ${port} (${host}): ${reason}`);
+    throw new HttpProblem(502, `chute ${chute} does not answer on port ${port} (${host}): ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
