@@ -152,8 +152,8 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
+    // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.
     app.all(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device));
-    app.all('/chutes/:chute', (c) => c.redirect(`${c.req.path}/`, 308));
   }
   // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
   app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));

@@ -1,17 +1,25 @@
 import type { Context } from 'hono';
-import { proxy } from 'hono/proxy';
 import { chuteWebTarget } from '../../functions/chutes/web-target.ts';
 import { CHUTE_NAME, type Device } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import { endToEnd, forward } from './forward.ts';
 
 /** How long a chute has to start answering before the proxy gives up with a 502. */
 const ANSWER_TIMEOUT_MS = 30_000;
 
+/** A chute page's path as sent (percent-encoded): `/chutes/<chute>`, then the chute's own path, empty or from a `/`. */
+const CHUTE_PAGE_PATH = /^\/chutes\/[^/]+(.*)$/s;
+
+/** Request headers that are the API's credentials (or the client's, for the API), never a chute's. */
+const API_CREDENTIALS = new Set(['authorization', 'cookie']);
+
 /**
- * The web page of a chute (`web.port`), through a streaming reverse proxy: `/chutes/<chute>/x?y` is
- * `http://<container>:<web.port>/x?y`, request and answer streamed both ways. It needs no credentials
- * of the API: the page is the chute's, for the people its networks serve, who have none; so the
- * API's `Authorization` (and cookies) are never passed on to a chute.
+ * The web page of a chute (`web.port`), through a streaming reverse proxy (runtime/http/forward.ts):
+ * `/chutes/<chute>/x?y` is `http://<container>:<web.port>/x?y`, request and answer streamed both ways,
+ * and `/chutes/<chute>?y` a 308 to `/chutes/<chute>/?y`, so that the page's relative links resolve
+ * below it. It needs no credentials of the API: the page is the chute's, for the people its networks
+ * serve, who have none; so the API's `Authorization` (and cookies) are never passed on to a chute, nor
+ * any header of the client's own connection, `Proxy-Authorization` included.
  *
  * @throws HttpProblem 404 for an unknown chute or one without `web.port`, 503 when it does not run,
  *   502 when it does not answer.
@@ -21,17 +29,25 @@ const ANSWER_TIMEOUT_MS = 30_000;
 export async function chuteWeb(c: Context, device: Device): Promise<Response> {
   const chute = c.req.param('chute') ?? '';
   if (!CHUTE_NAME.test(chute)) throw new HttpProblem(404, `no resource at ${c.req.path}`);
+  const { pathname, search } = new URL(c.req.url);
+  // The chute's path is what follows the name's segment as sent, whatever encoding the name has there.
+  const rest = CHUTE_PAGE_PATH.exec(pathname)?.[1] ?? '';
+  if (rest === '') return c.redirect(`/chutes/${chute}/${search}`, 308);
   const { host, port } = await chuteWebTarget(device, chute);
-  const url = new URL(c.req.url);
-  const rest = url.pathname.slice(`/chutes/${encodeURIComponent(chute)}`.length) || '/';
+  const headers = Object.fromEntries(endToEnd(c.req.raw.headers).filter(([name]) => !API_CREDENTIALS.has(name)));
   try {
-    return await proxy(`http://${host}:${port}${rest}${url.search}`, {
-      raw: c.req.raw,
-      headers: { ...c.req.header(), authorization: undefined, cookie: undefined, 'x-forwarded-prefix': `/chutes/${chute}` },
-      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-    });
+    return await forward(c.req.raw, upstreamUrl(host, port, rest, search), { ...headers, 'x-forwarded-prefix': `/chutes/${chute}` }, ANSWER_TIMEOUT_MS);
   } catch (error) {
-    const reason = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    throw new HttpProblem(502, `chute ${chute} does not answer on port ${port} (${host}): ${reason}`);
+    throw new HttpProblem(502, `chute ${chute} does not answer on port ${port} (${host}): ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/** The URL of `pathname` and `search` (percent-encoded) at `host` and `port`, each set as a part of its own: no part can move another. */
+function upstreamUrl(host: string, port: number, pathname: string, search: string): URL {
+  const url = new URL('http://chute.invalid');
+  url.hostname = host.includes(':') ? `[${host}]` : host;
+  url.port = String(port);
+  url.pathname = pathname;
+  url.search = search;
+  return url;
 }
