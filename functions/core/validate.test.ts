@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { HttpProblem } from './problem.ts';
-import { inputPath, validate } from './validate.ts';
+import { inputPath, validate, validateAsync } from './validate.ts';
 
 const Config = z.object({
   net: z.record(z.string(), z.strictObject({ type: z.string(), dns: z.optional(z.array(z.string())) })),
@@ -56,6 +56,22 @@ describe('validate', () => {
     expect(problem.message).toMatch(/^the input is not valid: net\.wlan\.dns\[0\] .+ \(and 1 more\)$/);
     expect(rejection([], '').errors).toEqual([{ path: '', message: expect.stringMatching(/expected object/) }]);
     expect(() => validate(Config, 7, '', 'the chute configuration')).toThrow(/^the chute configuration is not valid: Invalid input/);
+  });
+
+  it('answers a schema whose check awaits once the check is done: the value, or the same 422 naming the field', async () => {
+    const Named = z.object({
+      name: z.string().check(
+        z.superRefine(async (name: string, context) => {
+          await Promise.resolve();
+          if (name === 'root') context.issues.push({ code: 'custom', message: 'is taken', input: name });
+        }),
+      ),
+    });
+    expect(await validateAsync(Named, { name: 'alice', extra: 1 })).toEqual({ name: 'alice' });
+    const problem = await validateAsync(Named, { name: 'root' }).catch((error: unknown) => error);
+    expect(problem).toBeInstanceOf(HttpProblem);
+    expect(problem).toMatchObject({ status: 422, message: 'body is not valid: body.name is taken', errors: [{ path: 'body.name', message: 'is taken' }] });
+    expect(() => validate(Named, { name: 'alice' })).toThrow();
   });
 
   it('writes paths as JavaScript does', () => {

@@ -23,7 +23,23 @@ const english = en().localeError;
  * validate(ChuteConfig, config, '', 'the chute configuration'); // errors [{ path: 'web.port', … }]
  */
 export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, at = 'body', subject = at || 'the input'): z.output<S> {
-  const result = schema.safeParse(value, { error: english });
+  return validated(schema.safeParse(value, { error: english }), at, subject);
+}
+
+/**
+ * `validate` for a schema with a check that awaits (a refinement that asks Web Crypto): the same
+ * value or the same 422, once the checks are done. `validate` on such a schema throws instead.
+ *
+ * @throws HttpProblem 422 listing every violation.
+ * @example
+ * const { key } = await validateAsync(SshKeyBodySchema, input.body); // throws 422 with errors [{ path: 'body.key', message: 'the point is not on curve nistp256' }]
+ */
+export async function validateAsync<S extends z.ZodMiniType>(schema: S, value: unknown, at = 'body', subject = at || 'the input'): Promise<z.output<S>> {
+  return validated(await schema.safeParseAsync(value, { error: english }), at, subject);
+}
+
+/** The value of a successful parse, or the 422 listing each issue of a failed one. */
+function validated<T>(result: z.util.SafeParseResult<T>, at: string, subject: string): T {
   if (result.success) return result.data;
   const errors = result.error.issues.flatMap((issue): InputError[] => {
     const path = inputPath(at, issue.path);

@@ -36,9 +36,13 @@ export interface EndpointModule<T = any> {
   response: SafeParse;
 }
 
+/** What `callFunction` asks of a zod schema: `safeParseAsync` for requests, as a body's checks may await (`validateAsync`). */
 interface SafeParse {
-  safeParse(value: unknown): { success: boolean; error?: { issues: unknown[] } };
+  safeParse(value: unknown): ParseResult;
+  safeParseAsync(value: unknown): Promise<ParseResult>;
 }
+
+type ParseResult = { success: boolean; error?: { issues: unknown[] } };
 
 /** More of a call: a query, and what a 4xx answer means (see `callFunction`). */
 export interface CallOptions {
@@ -107,7 +111,7 @@ export async function callFunctionRaw<T = any>(module: EndpointModule, device: D
   const out = await answered(module, input, sent, device).finally(() => log.mockRestore());
   const decoded = decodedAnswer(out);
   const document = sent === undefined ? { body: undefined } : sentDocument(module.route, sent);
-  const requestOk = document === null ? null : module.request.safeParse({ params, body: document.body }).success;
+  const requestOk = document === null ? null : (await module.request.safeParseAsync({ params, body: document.body })).success;
   if (out.status === 200) {
     expect(module.response.safeParse(decoded).error?.issues ?? [], 'the response schema accepts a 200 answer').toEqual([]);
     if (requestOk !== null) expect(requestOk, 'the request schema accepts a request that succeeded').toBe(true);
