@@ -10,6 +10,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserHandlersOptions, ChuteboxHandlers } from '../emulator/msw-browser.ts';
 import { launchChromium, PNG_SIGNATURE, skipWithoutChromium, watchedContext } from './support/browser.ts';
+import { keyLine, offCurve, sshKey, wireFields, type KeyName } from './support/ssh-keys.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
 /**
@@ -17,7 +18,8 @@ import { useTempDir } from './support/temp-dir.ts';
  * package's `browser` condition of `chutebox/msw` gives a bundler) on the compiled default scenario
  * (dist/scenarios/default.json). First in Node under setupServer, then in headless Chromium
  * (`apt-get install -y chromium`, driven by playwright-core): a page registers msw's service worker
- * with chutebox's handlers, fetches a network's station list from http://router.test and shows it.
+ * with chutebox's handlers, fetches a network's station list from http://router.test and shows it;
+ * another posts SSH keys there, which Chromium's Web Crypto checks.
  * The Chromium part is skipped with the reason printed when Chromium is missing, unless
  * CHUTEBOX_REQUIRE_BROWSER is set (as in CI): then it fails.
  */
@@ -187,6 +189,42 @@ try {
       expect([...hosts].sort()).toEqual([new URL(origin).host, 'router.test'].sort());
       expect(requests).toContain(STATIONS);
       expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("checks a posted SSH key with the browser's Web Crypto: takes each key ssh-keygen makes, refuses a point off its curve and weak RSA keys naming body.key", async () => {
+    const [, p256Name, p256Point] = wireFields(sshKey('ecdsa-256')) as [Buffer, Buffer, Buffer];
+    const [, , rsaModulus] = wireFields(sshKey('rsa-2048')) as [Buffer, Buffer, Buffer];
+    const accepted: KeyName[] = ['ed25519', 'rsa-2048', 'ecdsa-256', 'ecdsa-384', 'ecdsa-521', 'sk-ed25519', 'sk-ecdsa-256'];
+    const refused: [string, string][] = [
+      [keyLine('ecdsa-sha2-nistp256', ['ecdsa-sha2-nistp256', p256Name, offCurve(p256Point)]), 'the point is not on curve nistp256'],
+      [sshKey('rsa-1024'), 'RSA keys need at least 2048 bits; this one has 1024'],
+      // Chromium's library refuses an even exponent itself, before chutebox's policy sees it.
+      [keyLine('ssh-rsa', ['ssh-rsa', Buffer.from([1, 0, 0]), rsaModulus]), 'the RSA key is not valid'],
+    ];
+    const { context, page, errors } = await watchedContext(browser);
+    try {
+      await page.goto(origin);
+      await page.waitForSelector('body[data-state="done"]', { timeout: 20_000 });
+      const keys = [...accepted.map((name) => sshKey(name)), ...refused.map(([key]) => key)];
+      const answers = await page.evaluate(
+        ({ url, keys }) =>
+          Promise.all(
+            keys.map(async (key) => {
+              const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) });
+              return { status: answer.status, body: await answer.json() };
+            }),
+          ),
+        { url: `${ROUTER}/api/v1/config/sshKeys/paradrop`, keys },
+      );
+      expect(answers.slice(0, accepted.length).map((answer) => answer.status)).toEqual(accepted.map(() => 200));
+      expect(answers.slice(accepted.length)).toEqual(
+        refused.map(([, message]) => ({ status: 422, body: expect.objectContaining({ errors: [{ path: 'body.key', message }] }) })),
+      );
+      // Chromium logs each 4xx answer it fetched; nothing else may be logged.
+      expect(errors.filter((error) => !error.includes('status of 422'))).toEqual([]);
     } finally {
       await context.close();
     }

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { keyLine, sshKey, wireFields, type KeyName } from '../../test/support/ssh-keys.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { keyLine, offCurve, sshKey, wireFields, type KeyName } from '../../test/support/ssh-keys.ts';
 import { publicKeyProblem } from './ssh-key.ts';
 
 const ED25519 = sshKey('ed25519');
@@ -7,19 +7,25 @@ const [, ED25519_KEY] = wireFields(ED25519) as [Buffer, Buffer];
 const [, RSA_E, RSA_N] = wireFields(sshKey('rsa-2048')) as [Buffer, Buffer, Buffer];
 const [, , P256_POINT] = wireFields(sshKey('ecdsa-256')) as [Buffer, Buffer, Buffer];
 const [, , P384_POINT] = wireFields(sshKey('ecdsa-384')) as [Buffer, Buffer, Buffer];
+const [SK_P256_TYPE, , SK_P256_POINT, SK_APPLICATION] = wireFields(sshKey('sk-ecdsa-256')) as [Buffer, Buffer, Buffer, Buffer];
+
+/** The point with its X all one bits: a number no smaller than the curve's prime. */
+function xOutOfField(point: Buffer): Buffer {
+  return Buffer.concat([point.subarray(0, 1), Buffer.alloc((point.length - 1) / 2, 0xff), point.subarray(1 + (point.length - 1) / 2)]);
+}
 
 describe('publicKeyProblem', () => {
   const accepted: KeyName[] = ['ed25519', 'rsa-2048', 'ecdsa-256', 'ecdsa-384', 'ecdsa-521', 'sk-ed25519', 'sk-ecdsa-256'];
   for (const name of accepted) {
-    it(`accepts the ${name} key that ssh-keygen made`, () => {
-      expect(publicKeyProblem(sshKey(name))).toBeNull();
+    it(`accepts the ${name} key that ssh-keygen made`, async () => {
+      expect(await publicKeyProblem(sshKey(name))).toBeNull();
     });
   }
 
-  it('accepts a key without a comment, a comment with spaces, tabs and any script, and white space around the line such as the newline of a .pub file', () => {
-    expect(publicKeyProblem(ED25519.split(' ').slice(0, 2).join(' '))).toBeNull();
-    expect(publicKeyProblem(`${ED25519.split(' ').slice(0, 2).join(' ')}\tÉlodie's laptop 🔑 (2026)`)).toBeNull();
-    expect(publicKeyProblem(`  ${ED25519}\n`)).toBeNull();
+  it('accepts a key without a comment, a comment with spaces, tabs and any script, and white space around the line such as the newline of a .pub file', async () => {
+    expect(await publicKeyProblem(ED25519.split(' ').slice(0, 2).join(' '))).toBeNull();
+    expect(await publicKeyProblem(`${ED25519.split(' ').slice(0, 2).join(' ')}\tÉlodie's laptop 🔑 (2026)`)).toBeNull();
+    expect(await publicKeyProblem(`  ${ED25519}\n`)).toBeNull();
   });
 
   const refused: [string, string, string][] = [
@@ -74,6 +80,12 @@ describe('publicKeyProblem', () => {
       keyLine('ssh-rsa', ['ssh-rsa', RSA_E, Buffer.concat([Buffer.from([1]), Buffer.alloc(2048, 0xff)])]),
       'RSA keys of more than 16384 bits are not supported; this one has 16385',
     ],
+    [
+      'an RSA key of 2047 bits',
+      keyLine('ssh-rsa', ['ssh-rsa', RSA_E, Buffer.concat([Buffer.from([0x7f]), RSA_N.subarray(2)])]),
+      'RSA keys need at least 2048 bits; this one has 2047',
+    ],
+    ['an RSA key whose modulus is empty (zero)', keyLine('ssh-rsa', ['ssh-rsa', RSA_E, Buffer.alloc(0)]), 'RSA keys need at least 2048 bits; this one has 0'],
     ['an RSA key without its modulus', keyLine('ssh-rsa', ['ssh-rsa', RSA_E]), 'the key ends before its RSA modulus'],
     [
       'a P-256 line holding a P-384 curve',
@@ -94,9 +106,10 @@ describe('publicKeyProblem', () => {
       keyLine('ecdsa-sha2-nistp256', ['ecdsa-sha2-nistp256', 'nistp256', P384_POINT]),
       'a nistp256 point is 65 bytes (0x04, then X and Y); this one has 97',
     ],
+    ['a point off the curve', keyLine('ecdsa-sha2-nistp256', ['ecdsa-sha2-nistp256', 'nistp256', offCurve(P256_POINT)]), 'the point is not on curve nistp256'],
     [
-      'a point off the curve',
-      keyLine('ecdsa-sha2-nistp256', ['ecdsa-sha2-nistp256', 'nistp256', Buffer.concat([P256_POINT.subarray(0, 64), Buffer.from([P256_POINT[64]! ^ 1])])]),
+      'a security key whose P-256 point is off the curve',
+      keyLine('sk-ecdsa-sha2-nistp256@openssh.com', [SK_P256_TYPE, 'nistp256', offCurve(SK_P256_POINT), SK_APPLICATION]),
       'the point is not on curve nistp256',
     ],
     [
@@ -107,14 +120,49 @@ describe('publicKeyProblem', () => {
     ['a line over 16 KB', `ssh-ed25519 ${'A'.repeat(16 * 1024)}`, 'must be at most 16384 bytes'],
   ];
   for (const [what, line, message] of refused) {
-    it(`refuses ${what}: "${message}"`, () => {
-      expect(publicKeyProblem(line)).toBe(message);
+    it(`refuses ${what}: "${message}"`, async () => {
+      expect(await publicKeyProblem(line)).toBe(message);
     });
   }
 
-  it('refuses a length that runs past the end of the key', () => {
+  const curves: [KeyName, string][] = [
+    ['ecdsa-256', 'nistp256'],
+    ['ecdsa-384', 'nistp384'],
+    ['ecdsa-521', 'nistp521'],
+  ];
+  for (const [name, curve] of curves) {
+    const type = `ecdsa-sha2-${curve}`;
+    const [, , point] = wireFields(sshKey(name)) as [Buffer, Buffer, Buffer];
+    it(`refuses a ${curve} point off the curve, and one whose X is not below the curve's prime: "the point is not on curve ${curve}"`, async () => {
+      expect(await publicKeyProblem(keyLine(type, [type, curve, offCurve(point)]))).toBe(`the point is not on curve ${curve}`);
+      expect(await publicKeyProblem(keyLine(type, [type, curve, xOutOfField(point)]))).toBe(`the point is not on curve ${curve}`);
+    });
+  }
+
+  it('refuses a length that runs past the end of the key', async () => {
     const payload = Buffer.from(ED25519.split(' ')[1]!, 'base64');
     payload.writeUInt32BE(33, 4 + 'ssh-ed25519'.length);
-    expect(publicKeyProblem(`ssh-ed25519 ${payload.toString('base64')}`)).toBe('the key ends inside its Ed25519 key');
+    expect(await publicKeyProblem(`ssh-ed25519 ${payload.toString('base64')}`)).toBe('the key ends inside its Ed25519 key');
+  });
+
+  it('refuses a key Web Crypto will not import, as Chromium refuses an RSA key its library does not take (OperationError)', async () => {
+    const importKey = vi.spyOn(globalThis.crypto.subtle, 'importKey').mockRejectedValue(new DOMException('', 'OperationError'));
+    try {
+      expect(await publicKeyProblem(sshKey('rsa-2048'))).toBe('the RSA key is not valid');
+      expect(await publicKeyProblem(ED25519)).toBe('the Ed25519 key is not valid');
+    } finally {
+      importKey.mockRestore();
+    }
+  });
+
+  it('gives no verdict on a key when Web Crypto cannot check its type at all, rather than calling it bad', async () => {
+    const unsupported = new DOMException('Unrecognized algorithm name', 'NotSupportedError');
+    const importKey = vi.spyOn(globalThis.crypto.subtle, 'importKey').mockRejectedValue(unsupported);
+    try {
+      await expect(publicKeyProblem(ED25519)).rejects.toBe(unsupported);
+    } finally {
+      importKey.mockRestore();
+    }
+    expect(await publicKeyProblem(ED25519)).toBeNull();
   });
 });

@@ -20,36 +20,33 @@ export const MIN_RSA_BITS = 2048;
 /** The largest RSA modulus OpenSSH reads (`SSHBUF_MAX_BIGNUM`). */
 const MAX_RSA_BITS = 16384;
 
-/** A NIST curve as SSH names it, with what a point on it is: `y² = x³ − 3x + b (mod p)`. */
-interface Curve {
-  /** `nistp256` … */
-  id: string;
-  /** Bytes of one coordinate. */
-  size: number;
-  p: bigint;
-  b: bigint;
+/** The NIST curves as SSH names them: Web Crypto's name, and the bytes of one coordinate. */
+const CURVES = {
+  nistp256: { namedCurve: 'P-256', size: 32 },
+  nistp384: { namedCurve: 'P-384', size: 48 },
+  nistp521: { namedCurve: 'P-521', size: 66 },
+} as const;
+
+type CurveId = keyof typeof CURVES;
+
+/** A public key as its payload holds it, which Web Crypto then checks (`checkKey`). */
+type WireKey =
+  | { kind: 'Ed25519'; key: Uint8Array }
+  | { kind: 'RSA'; exponent: Uint8Array; modulus: Uint8Array }
+  | { kind: 'ECDSA'; curve: CurveId; point: Uint8Array };
+
+/** What Web Crypto tells of an imported RSA key (`RsaKeyAlgorithm`). */
+interface RsaKeyAlgorithm {
+  name: string;
+  modulusLength: number;
+  publicExponent: Uint8Array;
 }
 
-const CURVES: Record<string, Curve> = {
-  nistp256: {
-    id: 'nistp256',
-    size: 32,
-    p: 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffffn,
-    b: 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604bn,
-  },
-  nistp384: {
-    id: 'nistp384',
-    size: 48,
-    p: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff0000000000000000ffffffffn,
-    b: 0xb3312fa7e23ee7e4988e056be3f82d19181d9c6efe8141120314088f5013875ac656398d8a2ed19d2a85c8edd3ec2aefn,
-  },
-  nistp521: {
-    id: 'nistp521',
-    size: 66,
-    p: 2n ** 521n - 1n,
-    b: 0x0051953eb9618e1c9a1f929a21a0b68540eea2da725b99b315f3b8b489918ef109e156193951ec7e937b1652c0bd3bb1bf073573df883d2c34f1ef451fd46b503f00n,
-  },
-};
+/** The algorithm an `ssh-rsa` key is imported for: `rsa-sha2-256` signatures. */
+const RSA_IMPORT = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+
+/** The errors of `importKey` that mean the key data is not a valid key (Chromium throws the second for an RSA key it will not take). */
+const INVALID_KEY_ERRORS = ['DataError', 'OperationError'];
 
 /** Why a key is refused: its message is what the 422 answer says about `key`. */
 class KeyRefused extends Error {}
@@ -65,15 +62,18 @@ class KeyRefused extends Error {}
  * - `ecdsa-sha2-nistp256/384/521`: the same curve inside, an uncompressed point (`0x04 ‖ X ‖ Y`) on it;
  * - `sk-ssh-ed25519@openssh.com`, `sk-ecdsa-sha2-nistp256@openssh.com`: as the plain key, then the
  *   FIDO application string.
- * `ssh-dss`, certificates and every other type are refused.
+ * `ssh-dss`, certificates and every other type are refused. Web Crypto (`crypto.subtle.importKey`)
+ * then imports the key: it checks that an ECDSA point is on its curve, and reads an RSA key's size and
+ * exponent for the policy above (docs/decisions/0042-ssh-keys-checked-by-web-crypto.md).
  *
+ * @throws what Web Crypto throws when it cannot check a key of this type at all (not a `DataError`).
  * @example
- * publicKeyProblem('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIErzfrvK75/Fl4oVaLVr/hQEZpVW34aj+zMgWqsbmHY+ alice@laptop') // null
- * publicKeyProblem('ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDi0UGj… old@box') // 'RSA keys need at least 2048 bits; this one has 1024'
+ * await publicKeyProblem('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIErzfrvK75/Fl4oVaLVr/hQEZpVW34aj+zMgWqsbmHY+ alice@laptop') // null
+ * await publicKeyProblem('ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDi0UGj… old@box') // 'RSA keys need at least 2048 bits; this one has 1024'
  */
-export function publicKeyProblem(text: string): string | null {
+export async function publicKeyProblem(text: string): Promise<string | null> {
   try {
-    checkPublicKey(text);
+    await checkKey(readPublicKey(text));
     return null;
   } catch (error) {
     if (error instanceof KeyRefused) return error.message;
@@ -81,7 +81,8 @@ export function publicKeyProblem(text: string): string | null {
   }
 }
 
-function checkPublicKey(text: string): void {
+/** The key of a public key line, its form checked: everything but the key's own validity. */
+function readPublicKey(text: string): WireKey {
   const line = text.trim();
   if (line === '') refuse('must not be empty');
   if (new TextEncoder().encode(text).length > MAX_KEY_BYTES) refuse(`must be at most ${MAX_KEY_BYTES} bytes`);
@@ -96,7 +97,7 @@ function checkPublicKey(text: string): void {
   if (data === undefined) refuse(`has no key after its type ${type}: expected "${type} <base64> [comment]"`);
   const payload = base64Bytes(data);
   if (payload === null) refuse('the key after the type is not base64');
-  checkPayload(type, new WireReader(payload));
+  return readPayload(type, new WireReader(payload));
 }
 
 function checkType(type: string): asserts type is (typeof ACCEPTED_KEY_TYPES)[number] {
@@ -107,49 +108,83 @@ function checkType(type: string): asserts type is (typeof ACCEPTED_KEY_TYPES)[nu
   refuse(`has an unsupported key type ${JSON.stringify(shown)}; accepted: ${ACCEPTED_KEY_TYPES.join(', ')}`);
 }
 
-/** Checks the decoded key against its type; every byte must be used. */
-function checkPayload(type: (typeof ACCEPTED_KEY_TYPES)[number], reader: WireReader): void {
+/** Reads the decoded payload as the key its type names; every byte must be used. */
+function readPayload(type: (typeof ACCEPTED_KEY_TYPES)[number], reader: WireReader): WireKey {
   const inner = reader.text('key type');
   if (inner !== type) refuse(`the key is of type ${JSON.stringify(inner)}, not ${type} as the line says`);
-  switch (type) {
-    case 'ssh-ed25519':
-    case 'sk-ssh-ed25519@openssh.com':
-      checkEd25519(reader.string('Ed25519 key'));
-      break;
-    case 'ssh-rsa':
-      checkRsa(reader.mpint('RSA exponent'), reader.mpint('RSA modulus'));
-      break;
-    default: {
-      const curve = CURVES[type.replace(/^(?:sk-)?ecdsa-sha2-|@openssh\.com$/g, '')]!;
-      const named = reader.text('curve name');
-      if (named !== curve.id) refuse(`the key is on curve ${JSON.stringify(named)}, not ${curve.id} as ${type} says`);
-      checkPoint(curve, reader.string('ECDSA point'));
-    }
-  }
+  const key = readKey(type, reader);
   if (type.startsWith('sk-')) reader.text('FIDO application');
   if (reader.left > 0) refuse(`the key has ${reader.left} unexpected bytes after its end`);
+  return key;
 }
 
-function checkEd25519(key: Uint8Array): void {
-  if (key.length !== 32) refuse(`an Ed25519 key is 32 bytes; this one has ${key.length}`);
+function readKey(type: (typeof ACCEPTED_KEY_TYPES)[number], reader: WireReader): WireKey {
+  switch (type) {
+    case 'ssh-ed25519':
+    case 'sk-ssh-ed25519@openssh.com': {
+      const key = reader.string('Ed25519 key');
+      if (key.length !== 32) refuse(`an Ed25519 key is 32 bytes; this one has ${key.length}`);
+      return { kind: 'Ed25519', key };
+    }
+    case 'ssh-rsa':
+      return { kind: 'RSA', exponent: reader.mpint('RSA exponent'), modulus: reader.mpint('RSA modulus') };
+    default: {
+      const curve = type.replace(/^(?:sk-)?ecdsa-sha2-|@openssh\.com$/g, '') as CurveId;
+      const named = reader.text('curve name');
+      if (named !== curve) refuse(`the key is on curve ${JSON.stringify(named)}, not ${curve} as ${type} says`);
+      return { kind: 'ECDSA', curve, point: readPoint(curve, reader.string('ECDSA point')) };
+    }
+  }
 }
 
-function checkRsa(exponent: Uint8Array, modulus: Uint8Array): void {
-  const e = toBigInt(exponent);
+/** An ECDSA point as SSH writes it (uncompressed, as OpenSSH reads only that), its form checked. */
+function readPoint(curve: CurveId, point: Uint8Array): Uint8Array {
+  const length = 1 + 2 * CURVES[curve].size;
+  if (point[0] !== 0x04) refuse(`the ${curve} point must be uncompressed (its first byte 0x04)`);
+  if (point.length !== length) refuse(`a ${curve} point is ${length} bytes (0x04, then X and Y); this one has ${point.length}`);
+  return point;
+}
+
+/** Has Web Crypto import the key, which checks it (an ECDSA point on its curve), then applies the RSA policy. */
+async function checkKey(key: WireKey): Promise<void> {
+  const { subtle } = globalThis.crypto;
+  switch (key.kind) {
+    case 'Ed25519':
+      await imported(subtle.importKey('raw', key.key, { name: 'Ed25519' }, false, ['verify']), 'the Ed25519 key is not valid');
+      return;
+    case 'ECDSA': {
+      const algorithm = { name: 'ECDSA', namedCurve: CURVES[key.curve].namedCurve };
+      await imported(subtle.importKey('raw', key.point, algorithm, false, ['verify']), `the point is not on curve ${key.curve}`);
+      return;
+    }
+    case 'RSA': {
+      const jwk = { kty: 'RSA', n: jwkNumber(key.modulus), e: jwkNumber(key.exponent) };
+      const rsa = await imported(subtle.importKey('jwk', jwk, RSA_IMPORT, false, ['verify']), 'the RSA key is not valid');
+      checkRsa(rsa.algorithm as RsaKeyAlgorithm);
+    }
+  }
+}
+
+/**
+ * The key Web Crypto imports, or a refusal saying `message` when it finds the key invalid
+ * (`INVALID_KEY_ERRORS`). Any other error (`NotSupportedError`: it cannot check this type at all) is
+ * thrown as it is.
+ */
+async function imported<K>(importing: Promise<K>, message: string): Promise<K> {
+  try {
+    return await importing;
+  } catch (error) {
+    if (error instanceof Error && INVALID_KEY_ERRORS.includes(error.name)) refuse(message);
+    throw error;
+  }
+}
+
+/** chutebox's RSA policy (decision 0010), on the exponent and modulus size Web Crypto read. */
+function checkRsa({ modulusLength, publicExponent }: RsaKeyAlgorithm): void {
+  const e = toBigInt(publicExponent);
   if (e < 3n || e % 2n === 0n) refuse(`the RSA public exponent must be odd and at least 3; this one is ${e}`);
-  const bits = bitLength(modulus);
-  if (bits < MIN_RSA_BITS) refuse(`RSA keys need at least ${MIN_RSA_BITS} bits; this one has ${bits}`);
-  if (bits > MAX_RSA_BITS) refuse(`RSA keys of more than ${MAX_RSA_BITS} bits are not supported; this one has ${bits}`);
-}
-
-function checkPoint(curve: Curve, point: Uint8Array): void {
-  const length = 1 + 2 * curve.size;
-  if (point[0] !== 0x04) refuse(`the ${curve.id} point must be uncompressed (its first byte 0x04)`);
-  if (point.length !== length) refuse(`a ${curve.id} point is ${length} bytes (0x04, then X and Y); this one has ${point.length}`);
-  const x = toBigInt(point.subarray(1, 1 + curve.size));
-  const y = toBigInt(point.subarray(1 + curve.size));
-  const { p, b } = curve;
-  if (x >= p || y >= p || (y * y - (x * x * x - 3n * x + b)) % p !== 0n) refuse(`the point is not on curve ${curve.id}`);
+  if (modulusLength < MIN_RSA_BITS) refuse(`RSA keys need at least ${MIN_RSA_BITS} bits; this one has ${modulusLength}`);
+  if (modulusLength > MAX_RSA_BITS) refuse(`RSA keys of more than ${MAX_RSA_BITS} bits are not supported; this one has ${modulusLength}`);
 }
 
 /** Reads the SSH wire format (RFC 4251 §5): `string` and `mpint` fields, each a 32-bit length first. */
@@ -195,17 +230,21 @@ function base64Bytes(text: string): Uint8Array | null {
   }
 }
 
+/** An unsigned big-endian number as a `bigint` (the RSA exponent, to name it). */
 function toBigInt(bytes: Uint8Array): bigint {
   let value = 0n;
   for (const byte of bytes) value = (value << 8n) | BigInt(byte);
   return value;
 }
 
-/** Bits of an unsigned big-endian number, leading zeros not counted. */
-function bitLength(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length && bytes[i] === 0) i++;
-  return i === bytes.length ? 0 : (bytes.length - i - 1) * 8 + (32 - Math.clz32(bytes[i]!));
+/** An unsigned big-endian number as JWK writes one (RFC 7518 §2, Base64urlUInt): its fewest bytes, in base64url. */
+function jwkNumber(bytes: Uint8Array): string {
+  const first = bytes.findIndex((byte) => byte !== 0);
+  const digits = first === -1 ? [] : bytes.subarray(first);
+  return btoa(String.fromCharCode(...digits))
+    .replace(/=+$/, '')
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
 }
 
 function refuse(message: string): never {

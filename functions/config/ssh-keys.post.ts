@@ -1,7 +1,7 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
-import { validate } from '../core/validate.ts';
+import { validateAsync } from '../core/validate.ts';
 import { appendLine, keyLines, parseAuthorizedKeys, parseKeyLine, sameKey, type AuthorizedKey } from '../parsers/authorized-keys.ts';
 import { SshKeyBodySchema } from './ssh-keys-body.ts';
 import { SshKeyAddRequestSchema, SshKeyListSchema, type SshKeyList } from './schemas.ts';
@@ -25,7 +25,7 @@ export const response = SshKeyListSchema;
  */
 export const handle: Handler<SshKeyList> = async (input, device) => {
   const account = await userAccount(input, device);
-  const added = parseKeyLine(validate(SshKeyBodySchema, input.body).key)!;
+  const added = parseKeyLine((await validateAsync(SshKeyBodySchema, input.body)).key)!;
   let duplicate: AuthorizedKey | undefined;
   let lines: string[] = [];
   await device.accounts.updateAuthorizedKeys(account, (current) => {

@@ -46,3 +46,14 @@ export function keyLine(type: string, fields: (string | Uint8Array)[], comment =
   });
   return `${type} ${Buffer.concat(parts).toString('base64')} ${comment}`;
 }
+
+/**
+ * An ECDSA point (`0x04 ‖ X ‖ Y`) with the last bit of its Y flipped: the same X with a Y that no
+ * point of the curve has with it, so a point off the curve.
+ *
+ * @example
+ * keyLine('ecdsa-sha2-nistp256', ['ecdsa-sha2-nistp256', 'nistp256', offCurve(wireFields(sshKey('ecdsa-256'))[2]!)])
+ */
+export function offCurve(point: Uint8Array): Buffer {
+  return Buffer.concat([point.subarray(0, -1), Buffer.from([point.at(-1)! ^ 1])]);
+}
