@@ -6,7 +6,8 @@ import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/c
 import { HttpProblem } from '../functions/core/problem.ts';
 import { reusingLast } from '../functions/core/reusing-last.ts';
 import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
-import { stationBlocks } from '../functions/parsers/iw-station.ts';
+import { allStaBlocks } from '../functions/parsers/hostapd-sta.ts';
+import { stationBlocks, type StationBlock } from '../functions/parsers/iw-station.ts';
 import { NETWORK_FILES } from '../runtime/scenario/format.ts';
 import type { ScenarioClock } from './scenario-clock.ts';
 import { memoize } from './scenario-files.ts';
@@ -72,6 +73,8 @@ interface NetworkState {
  * - `stationDump` is the `stationDump` recording verbatim ('' without it), less the stations removed
  *   with `stationDel`; `stationGet(mac)` is that station's block of it (what `iw … station get`
  *   prints), or null; `stationDel(mac)` removes a station that is there (true) and answers false otherwise;
+ * - `hostapdStations` is the `hostapdStations` recording (`all_sta`) verbatim, less the stations
+ *   removed, and a 503 problem without it;
  * - `leases` is the `leases` recording verbatim, or null without it; given a `clock`, its expiries are
  *   moved to that clock (`ScenarioClock.leases`);
  * - `hostapd` answers `STATUS` with the `hostapdStatus` recording and `GET_CONFIG` with
@@ -103,12 +106,18 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     const [chute = '', network = ''] = JSON.parse(key) as string[];
     return stationBlocks((await read({ chute, network }, 'stationDump')) ?? '');
   });
+  /** The stations of a network's recorded `all_sta` reply, by `[chute, network]` in JSON, parsed once; null when it is not recorded. */
+  const recordedHostapdStations = memoize(async (key) => {
+    const [chute = '', network = ''] = JSON.parse(key) as string[];
+    const text = await read({ chute, network }, 'hostapdStations');
+    return text === null ? null : allStaBlocks(text);
+  });
   /**
    * The station dump of a list of stations, joined once per list: while no station is removed, every
    * read answers the same text, which a reused answer's check then compares at once.
    */
-  const dumps = new WeakMap<readonly { text: string }[], string>();
-  const dumpOf = (blocks: readonly { text: string }[]) => {
+  const dumps = new WeakMap<readonly StationBlock[], string>();
+  const dumpOf = (blocks: readonly StationBlock[]) => {
     let dump = dumps.get(blocks);
     if (dump === undefined) dumps.set(blocks, (dump = blocks.map((block) => block.text).join('')));
     return dump;
@@ -143,11 +152,17 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       return found;
     };
 
+    /** The blocks of stations still there: those not disconnected since the start. */
+    const present = (blocks: readonly StationBlock[]) => {
+      const removed = states.get(key)?.removed;
+      return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
+    };
     // Every read is answered at once (`atHand`) when the recordings are.
-    const stations = () =>
-      thenAtHand(recordedStations(key), (blocks) => {
-        const removed = states.get(key)?.removed;
-        return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
+    const stations = () => thenAtHand(recordedStations(key), present);
+    const hostapdStations = () =>
+      thenAtHand(recordedHostapdStations(key), (blocks) => {
+        if (blocks === null) throw new HttpProblem(503, `hostapd's all_sta is not recorded for ${where} (no ${NETWORK_FILES.hostapdStations})`);
+        return present(blocks);
       });
 
     /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when neither is recorded. */
@@ -179,6 +194,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
         return true;
       },
+      hostapdStations: () => thenAtHand(hostapdStations(), dumpOf),
       leases: () => thenAtHand(recording('leases'), (text) => (text === null || clock === undefined ? text : clock.leases(text))),
       async hostapdEvents(onEvent) {
         await hostapdRecordings();

@@ -20,6 +20,11 @@ const target = (chute: string, network: string, hostInterface: string | null = n
   hostapdControl: null,
   leaseFile: null,
 });
+/** hostapd_cli all_sta of two stations of a lab link (hostapd's wired driver), as hostapd 2.10 prints them. */
+const WIRED_ALL_STA = [
+  '02:cb:00:00:01:02\nflags=[AUTHORIZED]\naid=0\ncapability=0x0\nlisten_interval=0\nsupported_rates=\ntimeout_next=NULLFUNC POLL\n',
+  '02:cb:00:00:01:03\nflags=\naid=0\ncapability=0x0\nlisten_interval=0\nsupported_rates=\ntimeout_next=NULLFUNC POLL\n',
+].join('');
 const WIFI = target('hello-world', 'wifi', 'phy1-ap1');
 const GUEST = target('hotspot', 'guest', 'phy0-ap0');
 
@@ -182,6 +187,13 @@ describe('a network folder written by hand', () => {
     };
     await write('chutes/lab/networks/ap/hostapd-status.txt', 'state=ENABLED\nbss[0]=wlan0\nssid[0]=main\nbss[1]=wlan0-1\nssid[1]=lab\n');
     await write('chutes/lab/networks/solo/hostapd-get-config.txt', 'bssid=02:00:00:00:00:01\nssid=solo\n');
+    await write('chutes/lab/networks/wired/hostapd-all-sta.txt', WIRED_ALL_STA);
+  });
+
+  it("answers hostapd's all_sta verbatim where it is recorded, and a 503 problem naming the file where not", async () => {
+    expect(await scenarioNetworks(dir)(target('lab', 'wired')).hostapdStations()).toBe(WIRED_ALL_STA);
+    const problem = await problemOf(scenarioNetworks(dir)(target('lab', 'ap')).hostapdStations());
+    expect(problem).toMatchObject({ status: 503, message: expect.stringContaining("hostapd's all_sta is not recorded for lab/ap (no hostapd-all-sta.txt)") });
   });
 
   it("finds this network's BSS in STATUS by its host interface when GET_CONFIG is not recorded", async () => {

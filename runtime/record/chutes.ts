@@ -106,6 +106,7 @@ export async function compareChutes(recording: Recording, scenario: Device): Pro
         leases: () => host.leases(),
         hostapdStatus: () => host.hostapd(['STATUS']),
         hostapdConfig: () => host.hostapd(['GET_CONFIG']),
+        hostapdStations: () => host.hostapdStations(),
       };
       for (const [field, expected] of Object.entries(answers) as [keyof NetworkRecording, string | null][]) {
         if ((await read[field]()) !== expected) differing.push(`${name}/${network}: ${field}`);

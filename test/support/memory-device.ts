@@ -68,6 +68,8 @@ export interface MemoryNetwork {
   hostapdStatus?: string;
   /** hostapd's reply to `GET_CONFIG`. */
   hostapdConfig?: string;
+  /** What `hostapd_cli … all_sta` prints; without it, `hostapdStations` is a 503. */
+  hostapdStations?: string;
   /**
    * hostapd's reply to commands by their first word (`SET`, `RELOAD`), instead of what the recordings
    * answer; such a command changes nothing (a `SET ssid` answered here sets no SSID).
@@ -212,6 +214,10 @@ export function memoryNetworks(networks: Record<string, MemoryNetwork> = {}): De
         async stationDel(mac) {
           call('stationDel', [mac]);
           return host.stationDel(mac);
+        },
+        async hostapdStations() {
+          call('hostapdStations');
+          return host.hostapdStations();
         },
         async leases() {
           call('leases');
