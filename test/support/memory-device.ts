@@ -60,7 +60,10 @@ export interface MemoryDeviceSpec {
  * recordings of `recordedNetworks` (emulator/recorded-networks.ts), which answers from them.
  */
 export interface MemoryNetwork {
-  /** What `iw … station dump` prints ('' when not given); `station get` answers one block of it. */
+  /**
+   * What `iw … station dump` prints; `station get` answers one block of it. Not given: '' (no
+   * station), or where `hostapdStations` is given a 503, as on a device where iw cannot answer.
+   */
   stationDump?: string;
   /** The dnsmasq lease file; absent or null: dnsmasq has written none yet. */
   leases?: string | null;
