@@ -6,7 +6,8 @@ import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/c
 import { HttpProblem } from '../functions/core/problem.ts';
 import { reusingLast } from '../functions/core/reusing-last.ts';
 import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
-import { stationBlocks } from '../functions/parsers/iw-station.ts';
+import { allStaBlocks } from '../functions/parsers/hostapd-sta.ts';
+import { stationBlocks, type StationBlock } from '../functions/parsers/iw-station.ts';
 import { NETWORK_FILES } from '../runtime/scenario/format.ts';
 import type { ScenarioClock } from './scenario-clock.ts';
 import { memoize } from './scenario-files.ts';
@@ -59,7 +60,7 @@ interface HostMade extends Pick<NetworkTarget, 'chute' | 'network' | 'hostInterf
 
 /** What a recorded network has been told since its networks were created. */
 interface NetworkState {
-  /** Stations disconnected with `stationDel` (lower-case MACs). */
+  /** Stations disconnected with `stationDel` or hostapd's `DEAUTHENTICATE` (lower-case MACs). */
   removed: Set<string>;
   /** The SSID set with hostapd's `SET ssid`, if any. */
   ssid: string | undefined;
@@ -70,21 +71,26 @@ interface NetworkState {
 /**
  * Chute networks answered from their raw recordings (`read`), like the tools on a device would:
  * - `stationDump` is the `stationDump` recording verbatim ('' without it), less the stations removed
- *   with `stationDel`; `stationGet(mac)` is that station's block of it (what `iw … station get`
- *   prints), or null; `stationDel(mac)` removes a station that is there (true) and answers false otherwise;
+ *   with `stationDel` or hostapd's `DEAUTHENTICATE`; `stationGet(mac)` is that station's block of it
+ *   (what `iw … station get` prints), or null; `stationDel(mac)` removes a station that is there
+ *   (true) and answers false otherwise. Where only `hostapdStations` is recorded, the device could not
+ *   answer with iw (a lab link, no nl80211), and all three are a 503 problem, as there;
+ * - `hostapdStations` is the `hostapdStations` recording (`all_sta`) verbatim, less the stations
+ *   removed, and a 503 problem without it;
  * - `leases` is the `leases` recording verbatim, or null without it; given a `clock`, its expiries are
  *   moved to that clock (`ScenarioClock.leases`);
  * - `hostapd` answers `STATUS` with the `hostapdStatus` recording and `GET_CONFIG` with
  *   `hostapdConfig`, `SET ssid <value>` with `OK` (or `FAIL` for an empty SSID or one over 32 bytes,
- *   as hostapd does), `RELOAD` with `OK`, `PING` with `PONG`, a `SET` of any other field with `FAIL`
- *   and anything else with `UNKNOWN COMMAND`; replies end in a newline, as hostapd's do. An SSID set
- *   shows in both replies the way hostapd prints it (`printf_encode`, e.g. `caf\xc3\xa9`): in
+ *   as hostapd does), `RELOAD` with `OK`, `PING` with `PONG`, a `SET` of any other field with `FAIL`,
+ *   `DEAUTHENTICATE <mac>` with `OK` (`FAIL` for a word that is no MAC), removing the station from both
+ *   lists when one has it, and anything else with `UNKNOWN COMMAND`; replies end in a newline, as
+ *   hostapd's do. An SSID set shows in both replies the way hostapd prints it (`printf_encode`, e.g. `caf\xc3\xa9`): in
  *   `GET_CONFIG`'s `ssid`, and in `STATUS`'s `ssid[i]` of this network's BSS (the `bssid[i]` equal to
  *   `GET_CONFIG`'s `bssid`, else the `bss[i]` equal to the host interface, else the first). Without
- *   either hostapd recording, every command is a 503 problem, as a device without the control socket.
+ *   any hostapd recording, every command is a 503 problem, as a device without the control socket.
  * - `hostapdEvents` gives the events that these networks themselves cause, as hostapd would send
- *   them: `AP-STA-DISCONNECTED <mac>` (lower case) when `stationDel` disconnects a station of this
- *   network; nothing else happens on a recorded radio. Without hostapd recordings it is a 503, as `hostapd`.
+ *   them: `AP-STA-DISCONNECTED <mac>` (lower case) when `stationDel` or `DEAUTHENTICATE` disconnects a
+ *   station of this network; nothing else happens on a recorded radio. Without hostapd recordings it is a 503, as `hostapd`.
  *
  * A network with no recordings at all has no stations, no lease file and no hostapd. What stations
  * are removed and which SSID is set lives as long as the answer of this function, which `snapshot()`
@@ -98,17 +104,24 @@ interface NetworkState {
  */
 export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock, 'leases'>): RecordedNetworks {
   const states = new Map<string, NetworkState>();
-  /** The stations of a network's recorded station dump, by `[chute, network]` in JSON, parsed once. */
+  /** The stations of a network's recorded station dump, by `[chute, network]` in JSON, parsed once; null when it is not recorded. */
   const recordedStations = memoize(async (key) => {
     const [chute = '', network = ''] = JSON.parse(key) as string[];
-    return stationBlocks((await read({ chute, network }, 'stationDump')) ?? '');
+    const text = await read({ chute, network }, 'stationDump');
+    return text === null ? null : stationBlocks(text);
+  });
+  /** The stations of a network's recorded `all_sta` reply, by `[chute, network]` in JSON, parsed once; null when it is not recorded. */
+  const recordedHostapdStations = memoize(async (key) => {
+    const [chute = '', network = ''] = JSON.parse(key) as string[];
+    const text = await read({ chute, network }, 'hostapdStations');
+    return text === null ? null : allStaBlocks(text);
   });
   /**
    * The station dump of a list of stations, joined once per list: while no station is removed, every
    * read answers the same text, which a reused answer's check then compares at once.
    */
-  const dumps = new WeakMap<readonly { text: string }[], string>();
-  const dumpOf = (blocks: readonly { text: string }[]) => {
+  const dumps = new WeakMap<readonly StationBlock[], string>();
+  const dumpOf = (blocks: readonly StationBlock[]) => {
     let dump = dumps.get(blocks);
     if (dump === undefined) dumps.set(blocks, (dump = blocks.map((block) => block.text).join('')));
     return dump;
@@ -143,24 +156,61 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       return found;
     };
 
+    /** The blocks of stations still there: those not disconnected since the start. */
+    const present = (blocks: readonly StationBlock[]) => {
+      const removed = states.get(key)?.removed;
+      return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
+    };
     // Every read is answered at once (`atHand`) when the recordings are.
     const stations = () =>
-      thenAtHand(recordedStations(key), (blocks) => {
-        const removed = states.get(key)?.removed;
-        return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
-      });
-
-    /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when neither is recorded. */
-    const hostapdRecordings = () =>
-      thenAtHand(allAtHand<[string | null, string | null]>([recording('hostapdStatus'), recording('hostapdConfig')]), ([status, config]) => {
-        if (status === null && config === null) {
+      thenAtHand(allAtHand([recordedStations(key), recordedHostapdStations(key)]), ([blocks, hostapdBlocks]) => {
+        if (blocks === null && hostapdBlocks !== null) {
           throw new HttpProblem(
             503,
-            `hostapd's control interface is not recorded for ${where} (neither ${NETWORK_FILES.hostapdStatus} nor ${NETWORK_FILES.hostapdConfig} is)`,
+            `iw's station dump is not recorded for ${where} (no ${NETWORK_FILES.stationDump}, only ${NETWORK_FILES.hostapdStations}): iw could not answer on the device recorded`,
           );
         }
-        return [status, config] as const;
+        return present(blocks ?? NO_STATIONS);
       });
+    const hostapdStations = () =>
+      thenAtHand(recordedHostapdStations(key), (blocks) => {
+        if (blocks === null) throw new HttpProblem(503, `hostapd's all_sta is not recorded for ${where} (no ${NETWORK_FILES.hostapdStations})`);
+        return present(blocks);
+      });
+
+    /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when none of hostapd's recordings is there. */
+    const hostapdRecordings = () =>
+      thenAtHand(
+        allAtHand<[string | null, string | null, string | null]>([recording('hostapdStatus'), recording('hostapdConfig'), recording('hostapdStations')]),
+        ([status, config, stations]) => {
+          if (status === null && config === null && stations === null) {
+            const files = [NETWORK_FILES.hostapdStatus, NETWORK_FILES.hostapdConfig, NETWORK_FILES.hostapdStations].join(', ');
+            throw new HttpProblem(503, `hostapd's control interface is not recorded for ${where} (none of ${files} is)`);
+          }
+          return [status, config] as const;
+        },
+      );
+
+    /** Disconnects a station that is there (lower-case MAC): gone from both lists of stations, and its event sent. */
+    const disconnect = (lower: string) => {
+      state().removed.add(lower);
+      for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
+    };
+
+    /**
+     * hostapd's `DEAUTHENTICATE <mac>`: disconnects the station when either list has it, and answers
+     * `OK` as hostapd does, also for a station it does not know; `FAIL` for a word that is no MAC.
+     */
+    async function deauthenticate(words: string[]): Promise<string> {
+      await hostapdRecordings();
+      const mac = words[1] ?? '';
+      if (!MAC_ADDRESS.test(mac)) return 'FAIL\n';
+      const lower = mac.toLowerCase();
+      const lists = await Promise.all([recordedStations(key), recordedHostapdStations(key)]);
+      const there = lists.some((blocks) => present(blocks ?? NO_STATIONS).some((block) => block.mac.toLowerCase() === lower));
+      if (there) disconnect(lower);
+      return 'OK\n';
+    }
 
     /** A recorded hostapd reply, with the SSID set since the start in its `ssidKey` line. */
     function hostapdReply(reply: string | null, recording: NetworkRecording, what: string, ssidKey: (reply: string) => string): string {
@@ -175,10 +225,10 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       async stationDel(mac) {
         const lower = mac.toLowerCase();
         if (!(await stations()).some((block) => block.mac.toLowerCase() === lower)) return false;
-        state().removed.add(lower);
-        for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
+        disconnect(lower);
         return true;
       },
+      hostapdStations: () => thenAtHand(hostapdStations(), dumpOf),
       leases: () => thenAtHand(recording('leases'), (text) => (text === null || clock === undefined ? text : clock.leases(text))),
       async hostapdEvents(onEvent) {
         await hostapdRecordings();
@@ -192,27 +242,29 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         };
       },
       hostapd: (command) =>
-        thenAtHand(hostapdRecordings(), ([status, config]) => {
-          const line = command.join(' ');
-          if (line === 'STATUS') {
-            return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndexOf(reply, config, target.hostInterface)}]`);
-          }
-          if (line === 'GET_CONFIG') return hostapdReply(config, 'hostapdConfig', 'GET_CONFIG', () => 'ssid');
-          if (line === 'RELOAD') return 'OK\n';
-          if (line === 'PING') return 'PONG\n';
-          if (line.startsWith('SET ')) {
-            // hostapd splits `SET <field> <value>` at the first space after the field: the value may hold spaces.
-            const rest = line.slice('SET '.length);
-            const space = rest.indexOf(' ');
-            if (space < 0 || rest.slice(0, space) !== 'ssid') return 'FAIL\n';
-            const ssid = rest.slice(space + 1);
-            const bytes = new TextEncoder().encode(ssid).length;
-            if (bytes < 1 || bytes > SSID_MAX_BYTES) return 'FAIL\n';
-            state().ssid = ssid;
-            return 'OK\n';
-          }
-          return 'UNKNOWN COMMAND\n';
-        }),
+        command[0] === 'DEAUTHENTICATE'
+          ? deauthenticate(command)
+          : thenAtHand(hostapdRecordings(), ([status, config]) => {
+              const line = command.join(' ');
+              if (line === 'STATUS') {
+                return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndexOf(reply, config, target.hostInterface)}]`);
+              }
+              if (line === 'GET_CONFIG') return hostapdReply(config, 'hostapdConfig', 'GET_CONFIG', () => 'ssid');
+              if (line === 'RELOAD') return 'OK\n';
+              if (line === 'PING') return 'PONG\n';
+              if (line.startsWith('SET ')) {
+                // hostapd splits `SET <field> <value>` at the first space after the field: the value may hold spaces.
+                const rest = line.slice('SET '.length);
+                const space = rest.indexOf(' ');
+                if (space < 0 || rest.slice(0, space) !== 'ssid') return 'FAIL\n';
+                const ssid = rest.slice(space + 1);
+                const bytes = new TextEncoder().encode(ssid).length;
+                if (bytes < 1 || bytes > SSID_MAX_BYTES) return 'FAIL\n';
+                state().ssid = ssid;
+                return 'OK\n';
+              }
+              return 'UNKNOWN COMMAND\n';
+            }),
     };
   };
 
@@ -236,6 +288,9 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     },
   });
 }
+
+/** The stations of a network without a recorded station dump: always this list, whose dump `dumpOf` joins once. */
+const NO_STATIONS: readonly StationBlock[] = [];
 
 /** `bssIndex`, worked out again only for other replies or another interface. */
 const bssIndexOf = reusingLast(bssIndex);

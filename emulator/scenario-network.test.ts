@@ -20,6 +20,11 @@ const target = (chute: string, network: string, hostInterface: string | null = n
   hostapdControl: null,
   leaseFile: null,
 });
+/** hostapd_cli all_sta of two stations of a lab link (hostapd's wired driver), as hostapd 2.10 prints them. */
+const WIRED_ALL_STA = [
+  '02:cb:00:00:01:02\nflags=[AUTHORIZED]\naid=0\ncapability=0x0\nlisten_interval=0\nsupported_rates=\ntimeout_next=NULLFUNC POLL\n',
+  '02:cb:00:00:01:03\nflags=\naid=0\ncapability=0x0\nlisten_interval=0\nsupported_rates=\ntimeout_next=NULLFUNC POLL\n',
+].join('');
 const WIFI = target('hello-world', 'wifi', 'phy1-ap1');
 const GUEST = target('hotspot', 'guest', 'phy0-ap0');
 
@@ -126,6 +131,13 @@ describe('a recorded network: hostapd', () => {
     expect(await network.hostapd(['GET_CONFIG'])).toBe(await recorded('hello-world', 'wifi', 'hostapd-get-config.txt'));
   });
 
+  it("disconnects a station of the station dump with DEAUTHENTICATE, as hostapd's deauthentication removes it on a radio", async () => {
+    const network = scenarioNetworks(DEFAULT)(WIFI);
+    expect(await network.hostapd(['DEAUTHENTICATE', '24:0a:c4:11:8b:3e'])).toBe('OK\n');
+    expect(await network.stationGet('24:0a:c4:11:8b:3e')).toBeNull();
+    expect(await network.stationDel('24:0a:c4:11:8b:3e')).toBe(false);
+  });
+
   it('answers every command with a 503 problem for a network without hostapd recordings', async () => {
     const network = scenarioNetworks(DEFAULT)(target('hotspot', 'staff', 'br-lan.20'));
     for (const command of [['STATUS'], ['GET_CONFIG'], ['SET', 'ssid', 'lab'], ['RELOAD']]) {
@@ -182,6 +194,38 @@ describe('a network folder written by hand', () => {
     };
     await write('chutes/lab/networks/ap/hostapd-status.txt', 'state=ENABLED\nbss[0]=wlan0\nssid[0]=main\nbss[1]=wlan0-1\nssid[1]=lab\n');
     await write('chutes/lab/networks/solo/hostapd-get-config.txt', 'bssid=02:00:00:00:00:01\nssid=solo\n');
+    await write('chutes/lab/networks/wired/hostapd-all-sta.txt', WIRED_ALL_STA);
+  });
+
+  it("answers iw with a 503 problem where only hostapd's all_sta is recorded, as on the device where iw could not answer", async () => {
+    const network = scenarioNetworks(dir)(target('lab', 'wired'));
+    for (const read of [network.stationDump(), network.stationGet('02:cb:00:00:01:02'), network.stationDel('02:cb:00:00:01:02')]) {
+      expect(await problemOf(read)).toMatchObject({ status: 503, message: expect.stringContaining("iw's station dump is not recorded for lab/wired") });
+    }
+    // Neither recorded: no station, as before.
+    expect(await scenarioNetworks(dir)(target('lab', 'ap')).stationDump()).toBe('');
+  });
+
+  it("deauthenticates a station of all_sta with hostapd's DEAUTHENTICATE: OK, gone from the list, its event sent", async () => {
+    const network = scenarioNetworks(dir)(target('lab', 'wired'));
+    const events: string[] = [];
+    const subscription = await network.hostapdEvents(
+      (text) => events.push(text),
+      () => {},
+    );
+    expect(await network.hostapd(['DEAUTHENTICATE', '02:CB:00:00:01:02'])).toBe('OK\n');
+    expect(await network.hostapdStations()).toBe(WIRED_ALL_STA.slice(WIRED_ALL_STA.indexOf('02:cb:00:00:01:03')));
+    // hostapd answers OK for a station it does not know, and FAIL for what is no MAC; neither sends an event.
+    expect(await network.hostapd(['DEAUTHENTICATE', '02:cb:00:00:01:02'])).toBe('OK\n');
+    expect(await network.hostapd(['DEAUTHENTICATE', 'nobody'])).toBe('FAIL\n');
+    expect(events).toEqual(['AP-STA-DISCONNECTED 02:cb:00:00:01:02']);
+    await subscription.stop();
+  });
+
+  it("answers hostapd's all_sta verbatim where it is recorded, and a 503 problem naming the file where not", async () => {
+    expect(await scenarioNetworks(dir)(target('lab', 'wired')).hostapdStations()).toBe(WIRED_ALL_STA);
+    const problem = await problemOf(scenarioNetworks(dir)(target('lab', 'ap')).hostapdStations());
+    expect(problem).toMatchObject({ status: 503, message: expect.stringContaining("hostapd's all_sta is not recorded for lab/ap (no hostapd-all-sta.txt)") });
   });
 
   it("finds this network's BSS in STATUS by its host interface when GET_CONFIG is not recorded", async () => {
@@ -220,7 +264,8 @@ describe('a recorded network asked for on every request', () => {
       await networks(WIFI).leases();
     }
     expect(reads.toSorted()).toEqual(
-      ['dnsmasq.leases', 'hostapd-get-config.txt', 'hostapd-status.txt'].map((file) => `/chutes/hello-world/networks/wifi/${file}`),
+      // hostapd-all-sta.txt, which this network has not, is looked for once: any recording of hostapd's makes hostapd recorded.
+      ['dnsmasq.leases', 'hostapd-all-sta.txt', 'hostapd-get-config.txt', 'hostapd-status.txt'].map((file) => `/chutes/hello-world/networks/wifi/${file}`),
     );
   });
 

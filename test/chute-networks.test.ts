@@ -155,6 +155,9 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       'bss[0]': wifi.hostInterface,
       'num_sta[0]': '1',
     });
+    // iw cannot answer in a lab (a wired macvlan, no nl80211): the stations come from hostapd's all_sta.
+    const stationMac = /link\/ether (\S+)/.exec(namespaces!.exec(station, 'ip', ['-o', 'link', 'show', 'dev', lab.b]))?.[1];
+    expect((await call('GET', '/chutes/lab/networks/wifi/stations')).body).toContainEqual(expect.objectContaining({ mac_addr: stationMac, authorized: 'yes' }));
 
     // The station's DHCP client sets the address it is given, as a phone would.
     const script = path.join(dir, 'udhcpc.script');

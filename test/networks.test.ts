@@ -309,6 +309,30 @@ describe.skipIf(skipped)(
       expect(operatorCli('all_sta').stdout).toContain(STATION_MAC);
     });
 
+    it('GET …/stations, …/stations/<MAC> and …/clients respond with the 802.1X station as hostapd knows it, where iw cannot answer', async () => {
+      const answer = await callApi(server!, 'GET', `${WIFI}/stations`);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body).toEqual([
+        expect.objectContaining({ mac_addr: STATION_MAC, flags: '[AUTHORIZED]', authorized: 'yes', dot1xAuthSessionUserName: 'probe' }),
+      ]);
+      expect(await getJson(server!, `${WIFI}/stations/${STATION_MAC.toUpperCase()}`)).toMatchObject({ mac_addr: STATION_MAC, authorized: 'yes' });
+      // The wired driver reads no radio data: the client has no signal or rate, rather than a made-up one.
+      expect(await getJson(server!, `${WIFI}/clients`)).toEqual([
+        expect.objectContaining({ mac_addr: STATION_MAC, ip_addr: null, signal: null, tx_bitrate: null }),
+      ]);
+    });
+
+    it('DELETE …/stations/<MAC> deauthenticates the station in hostapd, and 404 for one hostapd does not know', async () => {
+      expect((await callApi(server!, 'DELETE', `${WIFI}/stations/02:cb:00:00:01:99`)).status).toBe(404);
+      const answer = await callApi(server!, 'DELETE', `${WIFI}/stations/${STATION_MAC}`);
+      expect(answer.status, answer.text).toBe(200);
+      // hostapd keeps the station for a few seconds, no longer authorized, before it drops it.
+      const authorized = async () =>
+        (await callApi(server!, 'GET', `${WIFI}/stations`)).body.find((s: { mac_addr: string }) => s.mac_addr === STATION_MAC)?.authorized;
+      expect([undefined, 'no']).toContain(await authorized());
+      expect(await hostapd.output()).toContain(`AP-STA-DISCONNECTED ${STATION_MAC}`);
+    });
+
     it('responds with 503 naming the control socket once hostapd has stopped', async () => {
       await hostapd.stop();
       const answer = await callApi(server!, 'GET', `${WIFI}/hostapd_status`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
-import { accessPoint, chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
+import { accessPoint, chuteDevice, labAccessPoint, STATIONS, WIRED_STATION } from '../../test/support/chute-devices.ts';
 import { rawFixture } from '../../test/support/info-devices.ts';
 import * as clients from './clients.get.ts';
 
@@ -45,6 +45,44 @@ describe('GET /api/v1/chutes/:chute/networks/:network/clients', () => {
       inactive_time: '0 ms',
       connected_time: '6 seconds',
     });
+  });
+
+  it("joins hostapd's stations with their lease where iw cannot answer: null for what a wired station has not", async () => {
+    const { status, body } = await callFunction(clients, chuteDevice({ networks: { 'hello/wlan': labAccessPoint() } }), WLAN);
+    expect(status).toBe(200);
+    expect(body).toEqual([
+      {
+        mac_addr: WIRED_STATION,
+        ip_addr: '192.168.128.50',
+        hostname: 'probe',
+        signal: null,
+        signal_avg: null,
+        tx_bitrate: null,
+        rx_bitrate: null,
+        inactive_time: null,
+        connected_time: null,
+      },
+    ]);
+  });
+
+  it("gives hostapd's signal, rates and times in iw's format where iw cannot answer", async () => {
+    const device = chuteDevice({
+      networks: { 'hello/wlan': labAccessPoint({ hostapdStations: rawFixture('hostapd_all_sta/python_test_one_wmm_station.txt') }) },
+    });
+    const { body } = await callFunction<Record<string, unknown>[]>(clients, device, WLAN);
+    expect(body).toEqual([
+      {
+        mac_addr: '0e:ed:c0:e3:59:0e',
+        ip_addr: null,
+        hostname: null,
+        signal: '-38 dBm',
+        signal_avg: null,
+        tx_bitrate: '54.0 MBit/s',
+        rx_bitrate: '54.0 MBit/s',
+        inactive_time: '2408 ms',
+        connected_time: '16 seconds',
+      },
+    ]);
   });
 
   it('takes the lease that ends last when a lease file holds several for one MAC', async () => {

@@ -2,7 +2,8 @@ import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { parseLeases, type LeaseRecord } from '../parsers/dnsmasq-leases.ts';
-import { parseStationDump, type StationRecord } from '../parsers/iw-station.ts';
+import type { StationRecord } from '../parsers/iw-station.ts';
+import { connectedStations } from './connected-stations.ts';
 import { requestedNetwork } from './lookup.ts';
 import { ClientListSchema, type ClientList, NetworkRequestSchema, type Client } from './schemas.ts';
 
@@ -11,7 +12,8 @@ export const request = NetworkRequestSchema;
 export const response = ClientListSchema;
 
 /**
- * The stations of the access point (`iw … station dump`) joined by MAC address with the network's
+ * The stations of the access point (`iw … station dump`, or where iw cannot answer hostapd's
+ * `all_sta`: see connected-stations.ts) joined by MAC address with the network's
  * DHCP leases. A station without a lease has `ip_addr` and `hostname` null: chutebox only knows the
  * addresses its dnsmasq handed out, so on a bridged network, where clients get their address from
  * another DHCP server (or set one), a client's IP address cannot be known.
@@ -24,13 +26,12 @@ export const response = ClientListSchema;
 export const handle: Handler<ClientList> = async (input, device) => {
   const network = await requestedNetwork(input, device, ['access-point'], 'list clients');
   const host = device.network(network.target);
-  const [dump, leaseFile] = await Promise.all([host.stationDump(), host.leases()]);
+  const [stations, leaseFile] = await Promise.all([connectedStations(host), host.leases()]);
   const leases = leasesOf(leaseFile ?? '');
-  return stationsOf(dump).map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
+  return stations.map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
 };
 
-/** The station dump's records, and the leases by MAC address, parsed again only when their text changed. */
-const stationsOf = reusingLast(parseStationDump);
+/** The leases by MAC address, parsed again only when the lease file changed. */
 const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
 
 /**

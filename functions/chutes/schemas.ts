@@ -109,7 +109,8 @@ export const StationLinkSchema = z.record(z.string(), z.string());
  * A station as iw prints it: `mac_addr` and every `key: value` line, keys lower-case with spaces and
  * `/` as `_` (`rx_packets`, `tx_bitrate`, `signal`, `signal_avg`, `inactive_time`, `wmm_wme`,
  * `tdls_peer`, `connected_time`, …), values verbatim with units (`-42 [-44, -45] dBm`). A Wi-Fi 7
- * multi-link station also has `links`, one record per `Link N:` block with its `link_id`.
+ * multi-link station also has `links`, one record per `Link N:` block with its `link_id`. Where iw
+ * cannot answer, a station as hostapd's `all_sta` gives it, in the same shape (functions/parsers/hostapd-sta.ts).
  */
 export const StationRecordSchema = z.catchall(z.object({ mac_addr: z.string(), links: z.optional(z.array(StationLinkSchema)) }), z.string());
 /** The parser's type: every key a string, but `links`. */
@@ -142,7 +143,8 @@ export type HostapdStatus = z.infer<typeof HostapdStatusSchema>;
 
 /**
  * One client of an access point: a station joined by MAC with its DHCP lease. Station fields are
- * verbatim iw values, null when iw does not print them (drivers differ).
+ * verbatim iw values (or hostapd's in iw's format, where iw cannot answer), null when the tool does
+ * not print them (drivers differ; a wired lab station has none).
  */
 export const ClientSchema = z.strictObject({
   mac_addr: z.string(),

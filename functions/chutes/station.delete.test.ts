@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
-import { chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
+import { chuteDevice, hostapdCommands, labAccessPoint, STATIONS, WIRED_STATION } from '../../test/support/chute-devices.ts';
 import * as stationDelete from './station.delete.ts';
 import * as stations from './stations.get.ts';
 
@@ -14,6 +14,28 @@ describe('DELETE /api/v1/chutes/:chute/networks/:network/stations/:mac', () => {
     expect(body).toEqual({ message: `station ${STATIONS[0]} was disconnected from network wlan of chute hello` });
     const after = await callFunction<{ mac_addr: string }[]>(stations, device, { chute: 'hello', network: 'wlan' });
     expect(after.body.map((s) => s.mac_addr)).toEqual([STATIONS[1], STATIONS[2]]);
+  });
+
+  it("disconnects the station with hostapd's DEAUTHENTICATE where iw cannot answer, and it is gone from the station list", async () => {
+    const device = chuteDevice({ networks: { 'hello/wlan': labAccessPoint() } });
+    const { status, body } = await callFunction(stationDelete, device, params(WIRED_STATION.toUpperCase()));
+    expect(status).toBe(200);
+    expect(body).toEqual({ message: `station ${WIRED_STATION} was disconnected from network wlan of chute hello` });
+    expect(hostapdCommands(device)).toEqual([['DEAUTHENTICATE', WIRED_STATION]]);
+    expect((await callFunction(stations, device, { chute: 'hello', network: 'wlan' })).body).toEqual([]);
+  });
+
+  it('responds with 404 where iw cannot answer for a station hostapd does not know, without deauthenticating it', async () => {
+    const device = chuteDevice({ networks: { 'hello/wlan': labAccessPoint() } });
+    expect((await callFunction(stationDelete, device, params('02:cb:00:00:01:99'))).status).toBe(404);
+    expect(hostapdCommands(device)).toEqual([]);
+  });
+
+  it('responds with 502 naming what hostapd answered when it refuses to deauthenticate the station', async () => {
+    const device = chuteDevice({ networks: { 'hello/wlan': labAccessPoint({ hostapdReplies: { DEAUTHENTICATE: 'FAIL\n' } }) } });
+    const { status, body } = await callFunction(stationDelete, device, params(WIRED_STATION));
+    expect(status).toBe(502);
+    expect(body).toMatchObject({ detail: `hostapd answered DEAUTHENTICATE ${WIRED_STATION} with FAIL` });
   });
 
   it('responds with 404 for a station that is not connected', async () => {

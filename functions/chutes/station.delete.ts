@@ -1,6 +1,7 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
+import { disconnectStation } from './connected-stations.ts';
 import { requestedStation } from './lookup.ts';
 import { MessageSchema, type Message, StationRequestSchema } from './schemas.ts';
 
@@ -9,8 +10,9 @@ export const request = StationRequestSchema;
 export const response = MessageSchema;
 
 /**
- * `iw dev <host interface> station del <mac>`, as ParaDrop does: the station is disconnected (it may
- * connect again).
+ * `iw dev <host interface> station del <mac>`, as ParaDrop does, or where iw cannot answer, hostapd's
+ * `DEAUTHENTICATE <mac>` (see connected-stations.ts): the station is disconnected (it may connect
+ * again).
  *
  * @throws HttpProblem 400 for a malformed MAC address, 404 when no such station is connected.
  * @example
@@ -18,7 +20,7 @@ export const response = MessageSchema;
  */
 export const handle: Handler<Message> = async (input, device) => {
   const { network, mac } = await requestedStation(input, device, 'disconnect a station');
-  if (!(await device.network(network.target).stationDel(mac))) {
+  if (!(await disconnectStation(device.network(network.target), mac))) {
     throw new HttpProblem(404, `no station ${mac} is connected to network ${network.name}`);
   }
   return { message: `station ${mac} was disconnected from network ${network.name} of chute ${network.chute}` };

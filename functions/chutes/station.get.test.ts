@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
-import { accessPoint, chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
+import { accessPoint, chuteDevice, labAccessPoint, STATIONS, WIRED_STATION } from '../../test/support/chute-devices.ts';
 import { HttpProblem } from '../core/problem.ts';
 import * as station from './station.get.ts';
 
@@ -19,6 +19,15 @@ describe('GET /api/v1/chutes/:chute/networks/:network/stations/:mac', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ mac_addr: STATIONS[1] });
     expect(device.calls.map((c) => [c.operation, c.args])).toEqual([['stationGet', [STATIONS[1]]]]);
+  });
+
+  it('responds with 200 and the station of hostapd where iw cannot answer, 404 for a MAC hostapd does not know', async () => {
+    const device = chuteDevice({ networks: { 'hello/wlan': labAccessPoint() } });
+    const { status, body } = await callFunction(station, device, params(WIRED_STATION.toUpperCase()));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ mac_addr: WIRED_STATION, authorized: 'yes', dot1xAuthSessionUserName: 'probe' });
+    expect(device.calls.map((c) => c.operation)).toEqual(['stationGet', 'hostapdStations']);
+    expect((await callFunction(station, device, params('02:cb:00:00:01:99'))).status).toBe(404);
   });
 
   it('responds with 404 for a station that is not connected', async () => {

@@ -1,7 +1,7 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
-import { parseStationDump } from '../parsers/iw-station.ts';
+import { connectedStation } from './connected-stations.ts';
 import { requestedStation } from './lookup.ts';
 import { StationRecordSchema, type StationRecord, StationRequestSchema } from './schemas.ts';
 
@@ -10,7 +10,8 @@ export const request = StationRequestSchema;
 export const response = StationRecordSchema;
 
 /**
- * `iw dev <host interface> station get <mac>`.
+ * `iw dev <host interface> station get <mac>`; where iw cannot answer, the station of hostapd's
+ * `all_sta` (see connected-stations.ts).
  *
  * @throws HttpProblem 400 for a malformed MAC address, 404 when no such station is connected.
  * @example
@@ -18,8 +19,7 @@ export const response = StationRecordSchema;
  */
 export const handle: Handler<StationRecord> = async (input, device) => {
   const { network, mac } = await requestedStation(input, device, 'read a station');
-  const output = await device.network(network.target).stationGet(mac);
-  const station = output === null ? undefined : parseStationDump(output).find((s) => s.mac_addr.toLowerCase() === mac);
+  const station = await connectedStation(device.network(network.target), mac);
   if (station === undefined) throw new HttpProblem(404, `no station ${mac} is connected to network ${network.name}`);
   return station;
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
-import { accessPoint, chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
+import { accessPoint, chuteDevice, labAccessPoint, NO_WIFI_STACK, STATIONS, WIRED_STATION } from '../../test/support/chute-devices.ts';
 import { rawFixture } from '../../test/support/info-devices.ts';
 import { HttpProblem } from '../core/problem.ts';
 import * as stations from './stations.get.ts';
@@ -58,16 +58,42 @@ describe('GET /api/v1/chutes/:chute/networks/:network/stations', () => {
     expect((await callFunction(stations, chuteDevice(), { chute: 'hello', network: 'nope' })).status).toBe(404);
   });
 
-  it('responds with the 503 or 504 the host side throws, its detail naming what failed', async () => {
-    for (const problem of [new HttpProblem(503, 'iw is not installed (looked for /usr/sbin/iw)'), new HttpProblem(504, 'iw did not answer within 5 s')]) {
-      const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ fails: { stationDump: problem } }) } });
-      expect(await callFunction(stations, device, WLAN)).toMatchObject({ status: problem.status, body: { detail: problem.message } });
-    }
+  it("responds with 200 and the stations hostapd knows where iw cannot answer (a lab link), in iw's shape", async () => {
+    const device = chuteDevice({ networks: { 'hello/wlan': labAccessPoint() } });
+    const { status, body } = await callFunction<Record<string, string>[]>(stations, device, WLAN);
+    expect(status).toBe(200);
+    expect(body).toEqual([
+      expect.objectContaining({ mac_addr: WIRED_STATION, authorized: 'yes', authenticated: 'no', associated: 'no', flags: '[AUTHORIZED]' }),
+    ]);
+    // A wired station has no radio: nothing is made up for it.
+    expect(body[0]).not.toHaveProperty('signal');
+    expect(device.calls.map((c) => c.operation)).toEqual(['stationDump', 'hostapdStations']);
   });
 
-  it('responds with 503 for a network whose host side has no resources', async () => {
-    const problem = new HttpProblem(503, 'network wlan of chute hello has no hostInterface recorded (chute cache networks.wlan.hostInterface)');
-    const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ fails: { stationDump: problem } }) } });
-    expect(await callFunction(stations, device, WLAN)).toMatchObject({ status: 503, body: { detail: problem.message } });
+  it('responds with 504 as iw does, without asking hostapd, when iw does not answer in time', async () => {
+    const problem = new HttpProblem(504, 'iw did not answer within 5 s');
+    const device = chuteDevice({ networks: { 'hello/wlan': labAccessPoint({ fails: { stationDump: problem } }) } });
+    expect(await callFunction(stations, device, WLAN)).toMatchObject({ status: 504, body: { detail: problem.message } });
+    expect(device.calls.map((c) => c.operation)).toEqual(['stationDump']);
+  });
+
+  it('responds with the problem of hostapd, naming why iw could not answer either, when neither can list the stations', async () => {
+    for (const [iw, hostapd] of [
+      [NO_WIFI_STACK, new HttpProblem(503, 'hostapd control socket /var/run/hostapd/vwlan3f2a does not exist (is hostapd running for this network?)')],
+      [
+        new HttpProblem(503, 'iw is not installed on PATH (as iw)'),
+        new HttpProblem(504, 'hostapd did not answer on its control socket /var/run/hostapd/vwlan3f2a in time'),
+      ],
+      [
+        new HttpProblem(503, 'network wlan of chute hello has no hostInterface recorded (chute cache networks.wlan.hostInterface)'),
+        new HttpProblem(503, 'network wlan of chute hello has no hostapdControl recorded (chute cache networks.wlan.hostapdControl)'),
+      ],
+    ]) {
+      const device = chuteDevice({ networks: { 'hello/wlan': labAccessPoint({ fails: { stationDump: iw, hostapdStations: hostapd } }) } });
+      expect(await callFunction(stations, device, WLAN)).toMatchObject({
+        status: hostapd!.status,
+        body: { detail: `${iw!.message}; nor can hostapd list the stations: ${hostapd!.message}` },
+      });
+    }
   });
 });

@@ -1,7 +1,6 @@
-import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
-import { parseStationDump } from '../parsers/iw-station.ts';
+import { connectedStations } from './connected-stations.ts';
 import { requestedNetwork } from './lookup.ts';
 import { NetworkRequestSchema, StationListSchema, type StationList } from './schemas.ts';
 
@@ -10,15 +9,13 @@ export const request = NetworkRequestSchema;
 export const response = StationListSchema;
 
 /**
- * `iw dev <host interface> station dump`, one record per station.
+ * `iw dev <host interface> station dump`, one record per station; where iw cannot answer (a lab
+ * link, no nl80211), hostapd's `all_sta` in the same shape (see connected-stations.ts).
  *
  * @example
  * await handle(input, device) // [{ mac_addr: '5c:f7:e6:1c:36:f7', signal: '-63 [-86, -63] dBm', tx_bitrate: '702.0 MBit/s VHT-MCS 8 80MHz VHT-NSS 2', … }]
  */
 export const handle: Handler<StationList> = async (input, device) => {
   const network = await requestedNetwork(input, device, ['access-point'], 'list stations');
-  return stationsOf(await device.network(network.target).stationDump());
+  return connectedStations(device.network(network.target));
 };
-
-/** The station dump's records, parsed again only when the dump changed. */
-const stationsOf = reusingLast(parseStationDump);

@@ -517,12 +517,21 @@ export interface StationBlock {
  * // [{ mac: '04:f0:21:32:3f:d2', text: 'Station 04:f0:21:32:3f:d2 (on wlan0)\n\tinactive time:\t70 ms\n' }]
  */
 export function stationBlocks(text: string): StationBlock[] {
+  return blocksByHeader(text, (line) => STATION_HEADER.exec(line.trimStart())?.[1] ?? null);
+}
+
+/**
+ * Splits a tool's output into one block per station, each verbatim from its header line up to the
+ * next header: `macOf` answers the MAC of a header line (its line end included) and null for any
+ * other line. Text before the first header belongs to no block.
+ */
+export function blocksByHeader(text: string, macOf: (line: string) => string | null): StationBlock[] {
   const starts: { mac: string; at: number }[] = [];
   for (let lineStart = 0; lineStart < text.length; ) {
     const lineEnd = text.indexOf('\n', lineStart);
     const next = lineEnd < 0 ? text.length : lineEnd + 1;
-    const header = STATION_HEADER.exec(text.slice(lineStart, next).trimStart());
-    if (header) starts.push({ mac: header[1]!, at: lineStart });
+    const mac = macOf(text.slice(lineStart, next));
+    if (mac !== null) starts.push({ mac, at: lineStart });
     lineStart = next;
   }
   return starts.map(({ mac, at }, i) => ({ mac, text: text.slice(at, starts[i + 1]?.at ?? text.length) }));

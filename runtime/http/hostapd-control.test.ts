@@ -47,6 +47,7 @@ function fakeHost(replies: Record<string, string | Promise<string> | Error | (()
     stationDump: async () => '',
     stationGet: async () => null,
     stationDel: async () => false,
+    hostapdStations: async () => '',
     leases: async () => null,
     async hostapd(command) {
       commands.push(command);

@@ -153,6 +153,35 @@ describe('hostNetwork hostapd (hostapd_cli)', () => {
   });
 });
 
+describe('hostNetwork hostapdStations (hostapd_cli all_sta)', () => {
+  it('runs hostapd_cli -p <socket dir> -i <socket name> -- all_sta and answers what it printed verbatim', async () => {
+    const hostapdCli = await script('hostapd_cli-all-sta', `printf '<%s>' "$@"; printf '\\n02:00:00:00:00:01\\nflags=[AUTHORIZED]\\n'`);
+    expect(await hostNetwork(TARGET, tools({ hostapdCli })).hostapdStations()).toBe(
+      '<-p></run/hostapd-test><-i><vwlan0><--><all_sta>\n02:00:00:00:00:01\nflags=[AUTHORIZED]\n',
+    );
+  });
+
+  it('answers 504 when hostapd timed out on a station after printing the ones before, 503 without a control socket', async () => {
+    const timedOut = await script(
+      'hostapd_cli-sta-timed-out',
+      `printf '02:00:00:00:00:01\\nflags=\\n'; echo "'STA-NEXT 02:00:00:00:00:01' command timed out."`,
+    );
+    expect(await problemOf(hostNetwork(TARGET, tools({ hostapdCli: timedOut })).hostapdStations())).toMatchObject({
+      status: 504,
+      message: expect.stringContaining('/run/hostapd-test/vwlan0'),
+    });
+    const missing = await script('hostapd_cli-no-socket', `echo "Failed to connect to hostapd - wpa_ctrl_open: No such file or directory" >&2; exit 255`);
+    expect(await problemOf(hostNetwork(TARGET, tools({ hostapdCli: missing })).hostapdStations())).toMatchObject({
+      status: 503,
+      message: expect.stringContaining('hostapd control socket /run/hostapd-test/vwlan0 does not exist'),
+    });
+    expect(await problemOf(hostNetwork({ ...TARGET, hostapdControl: null }, tools({})).hostapdStations())).toMatchObject({
+      status: 503,
+      message: expect.stringContaining('no hostapdControl recorded'),
+    });
+  });
+});
+
 describe('hostNetwork shared reads', () => {
   /**
    * A stand-in tool in a folder of its own that appends its arguments to `calls` there, takes 0.2 s,
@@ -229,6 +258,13 @@ describe('hostNetwork shared reads', () => {
     expect((await hostapdCli.runs()).sort()).toEqual(['-p /run/hostapd-test -i vwlan0 -- raw GET_CONFIG', '-p /run/hostapd-test -i vwlan0 -- raw STATUS']);
     await network().hostapd(['STATUS']);
     expect(await hostapdCli.runs()).toHaveLength(3);
+  });
+
+  it('runs hostapd_cli all_sta once for concurrent requests', async () => {
+    const hostapdCli = await countingTool('hostapd_cli-all-sta-shared', '02:00:00:00:00:01');
+    const network = perRequest({ hostapdCli: hostapdCli.path });
+    expect(await concurrently(5, () => network().hostapdStations())).toEqual(Array(5).fill('02:00:00:00:00:01\n'));
+    expect(await hostapdCli.runs()).toEqual(['-p /run/hostapd-test -i vwlan0 -- all_sta']);
   });
 
   it('runs hostapd_cli for each of concurrent SET and RELOAD requests, while concurrent STATUS requests share a run', async () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { NetworkHost, NetworkTarget } from '../../functions/core/device.ts';
-import { HttpProblem } from '../../functions/core/problem.ts';
+import { HttpProblem, isHttpProblem } from '../../functions/core/problem.ts';
 import { runTool, type Tool, type ToolResult } from '../tools/run.ts';
 import { sharedRuns, type SharedRuns } from '../tools/shared-run.ts';
 import { connectProblem, DEFAULT_NETWORK_TOOLS, type NetworkTools } from './tools.ts';
@@ -10,12 +10,15 @@ import { connectProblem, DEFAULT_NETWORK_TOOLS, type NetworkTools } from './tool
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
 /** What iw prints on stderr when the kernel knows no such station: `command failed: No such file or directory (-2)`. */
 const NO_SUCH_STATION = /\(-2\)/;
-/** `command failed: No such device (-19)`: the host interface is gone. */
+/** `command failed: No such device (-19)`: the host interface is gone, or is no Wi-Fi interface (a lab link). */
 const NO_SUCH_DEVICE = /\(-19\)/;
 /** The hostapd commands that only read, whose runs concurrent identical calls share. */
 const READ_ONLY_HOSTAPD_COMMANDS = new Set(['STATUS', 'GET_CONFIG']);
-/** hostapd_cli when hostapd took longer than its own 10 s (it still exits 0): `'STATUS' command timed out.` */
-const HOSTAPD_TIMED_OUT = /^'.*' command timed out\.\s*$/s;
+/**
+ * hostapd_cli when hostapd took longer than its own 10 s (it still exits 0): `'STATUS' command timed
+ * out.`, alone or, for `all_sta`, after the stations it read before (`'STA-NEXT <mac>' …`).
+ */
+const HOSTAPD_TIMED_OUT = /^'.*' command timed out\.$/m;
 
 /**
  * The host side of one chute network, on this machine: `iw dev <hostInterface> station …` for
@@ -41,7 +44,7 @@ const HOSTAPD_TIMED_OUT = /^'.*' command timed out\.\s*$/s;
  */
 export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT_NETWORK_TOOLS, runs: SharedToolRuns = sharedRuns()): NetworkHost {
   const iw: Tool = { name: 'iw', path: tools.iw, setting: '--iw PATH or CHUTEBOX_IW' };
-  const hostapdCli: Tool = { name: 'hostapd_cli', path: tools.hostapdCli, setting: '--hostapd-cli PATH or CHUTEBOX_HOSTAPD_CLI' };
+  const hostapdCliTool: Tool = { name: 'hostapd_cli', path: tools.hostapdCli, setting: '--hostapd-cli PATH or CHUTEBOX_HOSTAPD_CLI' };
   const limits = { timeoutMs: tools.timeoutMs };
 
   /** Runs a tool; a read shares the run in flight of the same executable with the same arguments. */
@@ -75,6 +78,34 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
     throw new HttpProblem(502, `iw ${command.join(' ')} failed: ${message}`);
   }
 
+  /**
+   * Runs `hostapd_cli -p <dir> -i <name> -- <args>` on the control socket (sharing a run in flight
+   * when `read`) and answers what it printed. `--` ends hostapd_cli's options: a value such as `-v`
+   * is sent to hostapd, not read as a flag.
+   */
+  async function hostapdCli(args: string[], read: boolean): Promise<string> {
+    const socket = recorded('hostapdControl');
+    const late = (within: string) => new HttpProblem(504, `hostapd did not answer on its control socket ${socket} ${within}`);
+    let result: ToolResult;
+    try {
+      result = await run(hostapdCliTool, ['-p', path.dirname(socket), '-i', path.basename(socket), '--', ...args], read);
+    } catch (error) {
+      throw isHttpProblem(error) && error.status === 504 ? late(`within ${tools.timeoutMs / 1000} s`) : error;
+    }
+    const output = result.stdout + result.stderr;
+    const cannotConnect = connectProblem(output, socket);
+    if (cannotConnect) throw cannotConnect;
+    if (HOSTAPD_TIMED_OUT.test(result.stdout)) throw late('in time');
+    if (result.code !== 0) {
+      // The command's name: `STATUS` of `raw STATUS`, or `all_sta`.
+      throw new HttpProblem(
+        502,
+        `hostapd_cli ${args[args[0] === 'raw' ? 1 : 0]} on ${socket} failed: ${output.trim() || `exit ${result.code ?? result.signal}`}`,
+      );
+    }
+    return result.stdout;
+  }
+
   function checkMac(mac: string): string {
     if (!MAC.test(mac)) throw new HttpProblem(400, `not a MAC address: ${JSON.stringify(mac)}`);
     return mac;
@@ -101,28 +132,11 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
       }
     },
     async hostapd(command) {
-      const socket = recorded('hostapdControl');
       if (command.length === 0) throw new HttpProblem(500, 'an empty hostapd command');
       if (command.some((word) => /[\r\n\0]/.test(word))) throw new HttpProblem(400, 'a hostapd command word must not hold a line break or NUL');
-      // `--` ends hostapd_cli's options: a value such as `-v` is sent to hostapd, not read as a flag.
-      const args = ['-p', path.dirname(socket), '-i', path.basename(socket), '--', 'raw', ...command];
-      let result: ToolResult;
-      try {
-        result = await run(hostapdCli, args, command.length === 1 && READ_ONLY_HOSTAPD_COMMANDS.has(command[0]!));
-      } catch (error) {
-        if (error instanceof HttpProblem && error.status === 504) {
-          throw new HttpProblem(504, `hostapd did not answer on its control socket ${socket} within ${tools.timeoutMs / 1000} s`);
-        }
-        throw error;
-      }
-      const output = `${result.stdout}${result.stderr}`;
-      const cannotConnect = connectProblem(output, socket);
-      if (cannotConnect !== null) throw cannotConnect;
-      if (HOSTAPD_TIMED_OUT.test(result.stdout)) throw new HttpProblem(504, `hostapd did not answer on its control socket ${socket} in time`);
-      if (result.code !== 0)
-        throw new HttpProblem(502, `hostapd_cli ${command[0]} on ${socket} failed: ${output.trim() || `exit ${result.code ?? result.signal}`}`);
-      return result.stdout;
+      return hostapdCli(['raw', ...command], READ_ONLY_HOSTAPD_COMMANDS.has(command.join(' ')));
     },
+    hostapdStations: () => hostapdCli(['all_sta'], true),
     async hostapdEvents(onEvent, onEnd) {
       // A bundle of its own (dist/hostapd-events.mjs), loaded on the first ATTACH: it keeps the runtime bundle small.
       return (await import('./hostapd-events.entry.ts')).attachHostapdEvents(host, target, tools, onEvent, onEnd);

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { connectedStations } from '../../functions/chutes/connected-stations.ts';
 import { chuteNetworks, type NetworkKind } from '../../functions/chutes/lookup.ts';
 import { CHUTE_NAME, type Device, type NetworkHost } from '../../functions/core/device.ts';
 import { isHttpProblem } from '../../functions/core/problem.ts';
@@ -8,8 +9,9 @@ import type { NetworkRecording, Recording } from './recording-device.ts';
 /**
  * Asks `device` (a recording device) about every installed chute and, for each network of its
  * configuration's `net` (as the network endpoints see them, `chuteNetworks`), for the raw sources
- * those endpoints read: of a Wi-Fi access point the station dump, the lease file and hostapd's
- * `STATUS` and `GET_CONFIG`; of a VLAN network its lease file; of a monitor interface nothing. A read
+ * those endpoints read: of a Wi-Fi access point its stations as the station endpoints read them (the
+ * station dump, or where iw cannot answer hostapd's `all_sta`), the lease file and hostapd's `STATUS`
+ * and `GET_CONFIG`; of a VLAN network its lease file; of a monitor interface nothing. A read
  * that fails with a 5xx problem (a tool or socket is missing, or did not answer in time) is left out
  * of the recording.
  *
@@ -48,7 +50,7 @@ function readsOf(kind: NetworkKind, host: NetworkHost): [string, () => Promise<u
   if (kind === 'vlan') return [leases];
   if (kind !== 'access-point') return [];
   return [
-    ['the station dump', () => host.stationDump()],
+    ['the stations', () => connectedStations(host)],
     leases,
     ["hostapd's STATUS", () => host.hostapd(['STATUS'])],
     ["hostapd's GET_CONFIG", () => host.hostapd(['GET_CONFIG'])],
@@ -106,6 +108,7 @@ export async function compareChutes(recording: Recording, scenario: Device): Pro
         leases: () => host.leases(),
         hostapdStatus: () => host.hostapd(['STATUS']),
         hostapdConfig: () => host.hostapd(['GET_CONFIG']),
+        hostapdStations: () => host.hostapdStations(),
       };
       for (const [field, expected] of Object.entries(answers) as [keyof NetworkRecording, string | null][]) {
         if ((await read[field]()) !== expected) differing.push(`${name}/${network}: ${field}`);

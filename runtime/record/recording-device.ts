@@ -38,6 +38,8 @@ export interface NetworkRecording {
   hostapdStatus?: string;
   /** `hostapd(['GET_CONFIG'])`. */
   hostapdConfig?: string;
+  /** `hostapdStations()`. */
+  hostapdStations?: string;
 }
 
 /** The hostapd commands that only read, and where their replies are recorded. */
@@ -51,7 +53,7 @@ const HOSTAPD_READS = new Map<string, 'hostapdStatus' | 'hostapdConfig'>([
  * put to the inner device once: asking again answers the first answer, so handlers that run through
  * this device see one consistent snapshot, and that snapshot is exactly what the recording holds.
  * `now()` is passed through (a scenario uses the real clock). Of a chute network, the reads are
- * recorded (`stationDump`, `leases`, hostapd `STATUS` and `GET_CONFIG`); `stationGet`, `stationDel`
+ * recorded (`stationDump`, `hostapdStations`, `leases`, hostapd `STATUS` and `GET_CONFIG`); `stationGet`, `stationDel`
  * and other hostapd commands are passed through unrecorded (a scenario answers them from the dump and
  * the hostapd replies), and never answered from a snapshot, as they change or probe the live device.
  * So are the change methods (`submitChange`, `change`, `changes`): a scenario has its own change log.
@@ -189,6 +191,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
         stationGet: (mac) => host.stationGet(mac),
         stationDel: (mac) => host.stationDel(mac),
         hostapdEvents: (onEvent, onEnd) => host.hostapdEvents(onEvent, onEnd),
+        hostapdStations: () => once(`hostapdStations:${id}`, () => host.hostapdStations(), keep('hostapdStations')),
         leases: () => once(`leases:${id}`, () => host.leases(), keep('leases')),
         hostapd(command) {
           const field = command.length === 1 ? HOSTAPD_READS.get(command[0]!) : undefined;

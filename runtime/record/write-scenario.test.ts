@@ -15,6 +15,10 @@ import type { Device, NetworkHost, NetworkTarget, StoredChute } from '../../func
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { routerHardware } from '../../test/support/config-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { NO_WIFI_STACK, WIRED_STATION } from '../../test/support/chute-devices.ts';
+import { rawFixture } from '../../test/support/info-devices.ts';
+import * as stations from '../../functions/chutes/stations.get.ts';
 import { compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, trimNetInterfaces, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
@@ -265,7 +269,10 @@ describe('writeScenario', () => {
       ['hello-world', 'wifi'],
       ['hotspot', 'guest'],
     ] as const) {
-      for (const file of Object.values(NETWORK_FILES)) {
+      // Where iw answered, hostapd's all_sta is neither read nor written.
+      const recorded = Object.values(NETWORK_FILES).filter((file) => file !== NETWORK_FILES.hostapdStations);
+      expect(await readdir(path.join(dir, `chutes/${chute}/networks/${network}`))).toEqual([...recorded].sort());
+      for (const file of recorded) {
         const at = `chutes/${chute}/networks/${network}/${file}`;
         expect(await readFile(path.join(dir, at), 'utf8'), at).toBe(await readFile(path.join(original.dir, at), 'utf8'));
       }
@@ -295,6 +302,7 @@ describe('recordingDevice: chutes and their networks', () => {
           stationDump: count('stationDump', () => host.stationDump()),
           stationGet: count('stationGet', (mac: string) => host.stationGet(mac)),
           stationDel: count('stationDel', (mac: string) => host.stationDel(mac)),
+          hostapdStations: count('hostapdStations', () => host.hostapdStations()),
           leases: count('leases', () => host.leases()),
           hostapd: count('hostapd', (command: string[]) => host.hostapd(command)),
           hostapdEvents: (onEvent: (text: string) => void, onEnd: (reason: string) => void) => host.hostapdEvents(onEvent, onEnd),
@@ -348,6 +356,28 @@ describe('recordingDevice: chutes and their networks', () => {
     expect(Object.keys(log.networks.get('hello-world')!.get('wifi')!)).toEqual(['stationDump', 'leases']);
     expect(Object.keys(log.networks.get('hotspot')!.get('staff')!)).toEqual(['leases']);
     expect(log.networks.get('hotspot')!.has('survey')).toBe(false);
+  });
+
+  it("records hostapd's all_sta where iw cannot answer, and the scenario written answers the stations as the device did", async () => {
+    const { device: scenario } = await loadScenario('default', undefined, { asRecorded: true });
+    const allSta = rawFixture('hostapd_all_sta/chutebox_lab_wired_8021x_md5_authorized.txt');
+    // A lab: no nl80211, and hostapd's wired driver knows one station on every access point.
+    const lab: Device = {
+      ...scenario,
+      network: (target) => ({ ...scenario.network(target), stationDump: () => Promise.reject(NO_WIFI_STACK), hostapdStations: async () => allSta }),
+    };
+    const { device, recording: log } = recordingDevice(lab);
+    expect(await readChutes(device)).toEqual([]);
+    expect(Object.keys(log.networks.get('hello-world')!.get('wifi')!)).toEqual(['hostapdStations', 'leases', 'hostapdStatus', 'hostapdConfig']);
+    const dir = await folder('chutes-of-a-lab');
+    await writeScenario({ ...log, uname: UNAME }, dir, 'the chutes of default in a lab');
+    expect(await readdir(path.join(dir, 'chutes/hello-world/networks/wifi'))).toContain(NETWORK_FILES.hostapdStations);
+    const copy = (await loadScenario(dir)).device;
+    expect(await compareChutes(log, copy)).toEqual([]);
+    const params = { chute: 'hello-world', network: 'wifi' };
+    const answer = await callFunction<{ mac_addr: string }[]>(stations, copy, params);
+    expect(answer).toEqual(await callFunction(stations, lab, params));
+    expect(answer.body.map((station) => station.mac_addr)).toEqual([WIRED_STATION]);
   });
 
   it('does not turn other failures into warnings', async () => {

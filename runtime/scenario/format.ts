@@ -45,6 +45,8 @@ export const NETWORK_FILES = {
   hostapdStatus: 'hostapd-status.txt',
   /** hostapd's reply to `GET_CONFIG`. */
   hostapdConfig: 'hostapd-get-config.txt',
+  /** `hostapd_cli -i <if> all_sta`: each station hostapd knows, recorded where iw could not answer. */
+  hostapdStations: 'hostapd-all-sta.txt',
 } as const;
 
 /** The folder of one chute network's recordings, relative to the scenario. */

@@ -1,3 +1,4 @@
+import { HttpProblem } from '../../functions/core/problem.ts';
 import { rawFixture } from './info-devices.ts';
 import { memoryDevice, type MemoryDevice, type MemoryDeviceSpec, type MemoryNetwork } from './memory-device.ts';
 
@@ -35,6 +36,26 @@ export function accessPoint(overrides: MemoryNetwork = {}): MemoryNetwork {
     hostapdConfig: AP_CONFIG,
     ...overrides,
   };
+}
+
+/** The wired 802.1X station of fixtures/raw/hostapd_all_sta/chutebox_lab_wired_8021x_md5_authorized.txt. */
+export const WIRED_STATION = '02:cb:00:00:01:02';
+
+/** What serve's host side answers for iw on a machine without Wi-Fi (runtime/network/host.ts). */
+export const NO_WIFI_STACK = new HttpProblem(503, 'this machine has no WiFi stack (iw: nl80211 not found.)');
+
+/**
+ * The host side of `wlan` on a lab link: iw cannot answer (no nl80211), hostapd runs its wired
+ * driver and knows one 802.1X station (`WIRED_STATION`), which has a lease.
+ */
+export function labAccessPoint(overrides: MemoryNetwork = {}): MemoryNetwork {
+  return accessPoint({
+    stationDump: undefined,
+    hostapdStations: rawFixture('hostapd_all_sta/chutebox_lab_wired_8021x_md5_authorized.txt'),
+    leases: `1645660000 ${WIRED_STATION} 192.168.128.50 probe 01:${WIRED_STATION}\n`,
+    fails: { stationDump: NO_WIFI_STACK, stationGet: NO_WIFI_STACK, stationDel: NO_WIFI_STACK },
+    ...overrides,
+  });
 }
 
 /**

@@ -60,7 +60,10 @@ export interface MemoryDeviceSpec {
  * recordings of `recordedNetworks` (emulator/recorded-networks.ts), which answers from them.
  */
 export interface MemoryNetwork {
-  /** What `iw … station dump` prints ('' when not given); `station get` answers one block of it. */
+  /**
+   * What `iw … station dump` prints; `station get` answers one block of it. Not given: '' (no
+   * station), or where `hostapdStations` is given a 503, as on a device where iw cannot answer.
+   */
   stationDump?: string;
   /** The dnsmasq lease file; absent or null: dnsmasq has written none yet. */
   leases?: string | null;
@@ -68,6 +71,8 @@ export interface MemoryNetwork {
   hostapdStatus?: string;
   /** hostapd's reply to `GET_CONFIG`. */
   hostapdConfig?: string;
+  /** What `hostapd_cli … all_sta` prints; without it, `hostapdStations` is a 503. */
+  hostapdStations?: string;
   /**
    * hostapd's reply to commands by their first word (`SET`, `RELOAD`), instead of what the recordings
    * answer; such a command changes nothing (a `SET ssid` answered here sets no SSID).
@@ -212,6 +217,10 @@ export function memoryNetworks(networks: Record<string, MemoryNetwork> = {}): De
         async stationDel(mac) {
           call('stationDel', [mac]);
           return host.stationDel(mac);
+        },
+        async hostapdStations() {
+          call('hostapdStations');
+          return host.hostapdStations();
         },
         async leases() {
           call('leases');

@@ -27,6 +27,13 @@ export interface NetworkHost {
   stationGet(mac: string): Promise<string | null>;
   /** `iw dev <hostInterface> station del <mac>`: disconnects a station; false when there was none. */
   stationDel(mac: string): Promise<boolean>;
+  /**
+   * Output of `hostapd_cli -p <dir> -i <name> all_sta` on the network's control socket, verbatim:
+   * hostapd's `STA` reply for each station it knows, one after the other ('' when it knows none).
+   * What the stations are read from where iw cannot answer (a wired lab link, no nl80211). Throws
+   * as `hostapd` does.
+   */
+  hostapdStations(): Promise<string>;
   /** The dnsmasq lease file, verbatim; null when it does not exist (yet). */
   leases(): Promise<string | null>;
   /**
