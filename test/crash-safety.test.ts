@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { installChute } from './support/chute-state.ts';
-import { call, getJson } from './support/http-client.ts';
+import { call, changePages, getJson } from './support/http-client.ts';
 import { keyLine } from './support/ssh-keys.ts';
 import { CLEAN_ENV, serveArgs, startChutebox, useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
@@ -121,7 +121,7 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
     const server = await start(args);
     const config = await getJson(server, '/config/hostconfig');
     expect(await getJson(server, '/config/sshKeys/tester')).toEqual(expect.arrayContaining(acknowledgedKeys));
-    const changes = new Map(((await getJson(server, '/changes/')) as ChangeRecord[]).map((change) => [change.id, change]));
+    const changes = new Map((await changePages(server)).flatMap((page) => page.changes).map((change) => [change.id, change]));
     for (const id of submitted.keys()) expect(['succeeded', 'failed'], `change ${id}`).toContain(changes.get(id)?.state);
     for (const id of readSucceeded) expect(changes.get(id)?.state, `change ${id}, read as succeeded before a kill`).toBe('succeeded');
     // The configuration in effect is the one of the last change that succeeded: a later one cut short was undone.
