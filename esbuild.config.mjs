@@ -26,6 +26,8 @@ const ENTRIES = {
   engine: 'runtime/engine/engine.entry.ts',
   // The device configuration (host configuration, pdconf, provisioning, accounts), loaded on first use.
   'device-config': 'runtime/config/index.ts',
+  // The change log's files (opened, written, kept within their bound), loaded when serve first opens the log.
+  'change-log': 'runtime/changes/log.ts',
   emulator: 'emulator/main.ts',
   record: 'emulator/record.ts',
   // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario-compiled.ts).

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body.ts';
 import type { Settings } from '../functions/core/device.ts';
+import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { scenarioFromDocument } from './scenario-core.ts';
@@ -24,6 +25,8 @@ export interface EmulatorAppOptions {
   auth?: boolean;
   /** How long each step of a chute change takes, in milliseconds (default 200). */
   changeDelayMs?: number;
+  /** How many change records it keeps, and for how long (default 200 records, 30 days, as `serve`). */
+  changeLog?: ChangeLogBound;
   /** A real controller's base URL for provisioning and telemetry; default the built-in fake controller. */
   controller?: string;
   /** Folder of the function bundles; default `functions/` beside this bundle. */
@@ -57,6 +60,7 @@ export interface EmulatorAppOptions {
 export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ app: Hono; scenario: Scenario }> {
   const scenarioOptions = {
     ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
+    ...(options.changeLog === undefined ? {} : { changeLog: options.changeLog }),
     ...(options.controller === undefined ? {} : { controller: options.controller }),
     ...(options.settings === undefined ? {} : { settings: options.settings }),
   };

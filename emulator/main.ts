@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listen } from '../runtime/http/listen.ts';
 import {
+  CHANGE_LOG_OPTIONS,
+  changeLogBound,
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
   listenOptions,
@@ -43,6 +45,7 @@ const OPTIONS = [
   },
   UPLOAD_LIMIT_OPTION,
   CHUTE_SUBNET_POOL_OPTION,
+  ...CHANGE_LOG_OPTIONS,
   {
     flag: 'controller',
     env: 'CHUTEBOX_CONTROLLER',
@@ -105,6 +108,7 @@ export async function main(argv: string[]): Promise<void> {
   const port = parsePort(values.port!);
   const auth = !switches['no-auth'];
   const changeDelayMs = parseMilliseconds(values['change-delay']!, 'change-delay');
+  const changeLog = changeLogBound(values);
   const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
   checkSubnetPool(values['chute-subnet-pool']!);
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
@@ -114,6 +118,7 @@ export async function main(argv: string[]): Promise<void> {
     scenario: values.scenario!,
     auth,
     changeDelayMs,
+    changeLog,
     ...(controller === undefined ? {} : { controller }),
     functionsDir,
     corsOrigin: values['cors-origin']!,

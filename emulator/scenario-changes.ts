@@ -19,6 +19,7 @@ import {
   type DevicePowerAction,
   type StoredChute,
 } from '../functions/core/device.ts';
+import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeRequestOf } from '../runtime/changes/runner.ts';
 import { ContainerList } from '../runtime/scenario/format.ts';
@@ -42,6 +43,8 @@ export interface EmulatedChangeOptions {
   resetDevice(): Promise<void>;
   /** The device's guard of factory resets, when other parts of it refuse work during one too; default one of its own. */
   resetGuard?: ResetGuard;
+  /** How many change records it keeps, and for how long, as a device does; default `DEFAULT_CHANGE_LOG_BOUND`. */
+  bound?: ChangeLogBound;
   /**
    * Starts from a snapshot's chutes, containers, images and change log instead of the base's: a
    * change it has `queued` or `running` is marked failed, as the device marks the changes a restart
@@ -209,6 +212,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
     openLog: async () => log,
     now: () => base.now(),
     turn: () => sleep(options.delayMs),
+    bound: options.bound,
     effects: {
       ...chuteEffectsBy(onChute),
       async 'update-hostconfig'(request, note, id) {

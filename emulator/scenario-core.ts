@@ -2,6 +2,7 @@ import { deepFreeze } from '../functions/core/deep-freeze.ts';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../functions/config/host-config.ts';
 import { answeredAtHand, atHand } from '../functions/core/at-hand.ts';
 import type { Device, DeviceSources, FsStats, Settings } from '../functions/core/device.ts';
+import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { resetGuard } from '../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './scenario-accounts.ts';
@@ -22,6 +23,8 @@ import { checkCompiledScenario, normalizePosix, treeFiles } from './scenario-tre
 export interface ScenarioOptions {
   /** How long each step of a change takes, in milliseconds (default DEFAULT_CHANGE_DELAY_MS). */
   changeDelayMs?: number;
+  /** How many change records it keeps, and for how long (default `DEFAULT_CHANGE_LOG_BOUND`, as `serve`). */
+  changeLog?: ChangeLogBound;
   /** A real controller's base URL for provisioning and telemetry; default the built-in fake controller. */
   controller?: string;
   /** What `settings()` answers (default none). */
@@ -145,6 +148,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       },
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
+        bound: options.changeLog,
         applyHostConfig: afterStart((request, note, id) => hostConfig.perform(request, note, id)),
         resetDevice: afterStart(async () => {
           await provisioning.clear();

@@ -9,7 +9,8 @@ import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import type { HeldReservations, NetworkChange } from '../functions/chutes/network-reservations.ts';
 import type { ChuteNetworks } from './network/chute-networks.ts';
-import { CHANGES_DIR, openChangeLog } from './changes/log.ts';
+import type { ChangeLogBound } from './changes/bound.ts';
+import { CHANGES_DIR } from './changes/log.ts';
 import { resetGuard, type ResetGuard } from './changes/reset-guard.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect } from './changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
@@ -48,6 +49,8 @@ export interface HostDeviceOptions {
   settings?: () => Settings;
   /** `--lab-link`: the Ethernet interface that stands in for radios and LAN ports in tests and labs (runtime/network/chute-networks.ts); none by default. */
   labLink?: string | null;
+  /** How many change records `<stateDir>/changes` keeps, and for how long; default `DEFAULT_CHANGE_LOG_BOUND`. */
+  changeLog?: ChangeLogBound;
 }
 
 /**
@@ -214,7 +217,9 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       ((await startedConfig()).effects[action] as ChangeEffect<A>)(request, note, id);
   const changesDir = path.join(stateDir, CHANGES_DIR);
   const runner = changeRunner({
-    openLog: () => openChangeLog(changesDir, Date.now),
+    // The change log's files (dist/change-log.mjs), loaded when the log is first opened.
+    openLog: () => import('./changes/log.ts').then((log) => log.openChangeLog(changesDir, Date.now)),
+    bound: options.changeLog,
     effects: {
       ...chuteEffectsBy(onChute),
       'update-hostconfig': onDevice('update-hostconfig'),

@@ -8,6 +8,8 @@ import { listen } from './http/listen.ts';
 import type { DevicePowerAction, Settings } from '../functions/core/device.ts';
 import { PDCONF_FILES, type PdconfFile } from '../functions/config/uci.ts';
 import {
+  CHANGE_LOG_OPTIONS,
+  changeLogBound,
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
   listenOptions,
@@ -34,6 +36,7 @@ const SERVE_OPTIONS = [
   },
   UPLOAD_LIMIT_OPTION,
   CHUTE_SUBNET_POOL_OPTION,
+  ...CHANGE_LOG_OPTIONS,
   {
     flag: 'lab-link',
     env: 'CHUTEBOX_LAB_LINK',
@@ -130,10 +133,12 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     if (command.length > 0) applyCommands[file] = command;
   }
   checkSubnetPool(values['chute-subnet-pool']!);
+  const changeLog = changeLogBound(values);
   let settings: Settings = {};
   const device = createHostDevice({
     ...hostDeviceOptions(values, stateDir),
     containerNetwork: values['container-network']!,
+    changeLog,
     labLink: values['lab-link'] ?? null,
     config: {
       passwdFile: values['passwd-file']!,

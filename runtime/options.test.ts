@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSubnetPool, optionsHelp, parseCount, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
+import { CHANGE_LOG_OPTIONS, changeLogBound, checkSubnetPool, optionsHelp, parseCount, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
 
 const SPECS = [
   { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port' },
@@ -96,5 +96,24 @@ describe('checkSubnetPool', () => {
   it('accepts auto and a network of /24 or larger, and refuses anything else naming the flag', () => {
     for (const good of ['auto', '172.30.0.0/16', '10.0.0.0/8', '192.168.200.0/24']) expect(checkSubnetPool(good)).toBe(good);
     for (const bad of ['', 'AUTO', '10.0.0.0', '10.0.0.0/25', '10.0.0.0/33', '300.0.0.0/8']) expect(() => checkSubnetPool(bad)).toThrow(/--chute-subnet-pool/);
+  });
+});
+
+describe('changeLogBound', () => {
+  it('keeps 200 records for 30 days by default, and takes other whole numbers', () => {
+    expect(changeLogBound(readOptions(CHANGE_LOG_OPTIONS, [], {}).values)).toEqual({ records: 200, days: 30 });
+    expect(changeLogBound(readOptions(CHANGE_LOG_OPTIONS, ['--change-log-days', '7'], { CHUTEBOX_CHANGE_LOG_RECORDS: '50' }).values)).toEqual({
+      records: 50,
+      days: 7,
+    });
+  });
+
+  it('refuses a bound that is not a whole number from 1, naming the flag', () => {
+    expect(() => changeLogBound(readOptions(CHANGE_LOG_OPTIONS, ['--change-log-records', '0'], {}).values)).toThrow(
+      /--change-log-records must be a whole number/,
+    );
+    expect(() => changeLogBound(readOptions(CHANGE_LOG_OPTIONS, ['--change-log-days', 'month'], {}).values)).toThrow(
+      /--change-log-days must be a whole number/,
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { parseCidr } from '../functions/parsers/ipv4.ts';
+import { DEFAULT_CHANGE_LOG_BOUND, type ChangeLogBound } from './changes/bound.ts';
 
 /** One string option of a command: a flag, the environment variable it may come from, a default. */
 export interface OptionSpec {
@@ -186,6 +187,40 @@ export function parseMegabytes(text: string, flag: string): number {
   const mib = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
   if (!(mib >= 1 && mib <= 65_536)) throw new UsageError(`--${flag} must be a whole number of MiB from 1 to 65536, not ${JSON.stringify(text)}`);
   return mib * 1024 * 1024;
+}
+
+/**
+ * `--change-log-records` and `--change-log-days`: how many change records `serve` and `emulate` keep,
+ * and for how long (runtime/changes/bound.ts).
+ */
+export const CHANGE_LOG_OPTIONS = [
+  {
+    flag: 'change-log-records',
+    env: 'CHUTEBOX_CHANGE_LOG_RECORDS',
+    default: String(DEFAULT_CHANGE_LOG_BOUND.records),
+    value: 'RECORDS',
+    description: 'change records kept, besides queued and running ones',
+    kind: 'number',
+  },
+  {
+    flag: 'change-log-days',
+    env: 'CHUTEBOX_CHANGE_LOG_DAYS',
+    default: String(DEFAULT_CHANGE_LOG_BOUND.days),
+    value: 'DAYS',
+    description: 'days an ended change is kept',
+    kind: 'number',
+  },
+] as const satisfies readonly OptionSpec[];
+
+/**
+ * The change log's bound from the values of `CHANGE_LOG_OPTIONS`.
+ *
+ * @throws UsageError naming `--change-log-records` or `--change-log-days`.
+ * @example
+ * changeLogBound({ 'change-log-records': '200', 'change-log-days': '30' }) // { records: 200, days: 30 }
+ */
+export function changeLogBound(values: Record<(typeof CHANGE_LOG_OPTIONS)[number]['flag'], string | undefined>): ChangeLogBound {
+  return { records: parseCount(values['change-log-records']!, 'change-log-records'), days: parseCount(values['change-log-days']!, 'change-log-days') };
 }
 
 /**

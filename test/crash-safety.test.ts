@@ -3,10 +3,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { installChute } from './support/chute-state.ts';
-import { call, getJson } from './support/http-client.ts';
+import { call, changePages, finalChange, getJson } from './support/http-client.ts';
 import { keyLine } from './support/ssh-keys.ts';
 import { CLEAN_ENV, serveArgs, startChutebox, useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
+import { writeScript } from './support/tool-scripts.ts';
 
 /*
  * `chutebox serve` killed with SIGKILL while it writes: host configuration PUTs and SSH key POSTs.
@@ -17,20 +18,25 @@ import { useTempDir } from './support/temp-dir.ts';
 const temp = useTempDir('chutebox-crash-');
 const start = useChutebox();
 
+/** A change record file: `<id>.json`. */
+const RECORD_FILE = /^[1-9][0-9]*\.json$/;
 /** A temporary file of `writeFileAtomic`: `.<name>.<12 hex>.tmp`. */
 const TEMP_FILE = /^\..+\.[0-9a-f]{12}\.tmp$/;
 const UID = process.getuid?.() ?? 0;
 const GID = process.getgid?.() ?? 0;
 
-/** A state dir, and a passwd file whose users have homes in the temp dir (`tester`'s made, owned by us: no root needed). */
-async function device(name: string) {
+/**
+ * A state dir, and a passwd file whose users have homes in the temp dir (`tester`'s made, owned by us:
+ * no root needed); `extra` flags of serve after them.
+ */
+async function device(name: string, ...extra: string[]) {
   const dir = await temp.folder(name);
   const home = path.join(dir, 'home', 'tester');
   await mkdir(home, { recursive: true });
   const passwdFile = path.join(dir, 'passwd');
   await writeFile(passwdFile, `root:x:0:0:root:${path.join(dir, 'home', 'root')}:/bin/sh\ntester:x:${UID}:${GID}:Test User:${home}:/bin/sh\n`);
   const stateDir = path.join(dir, 'state');
-  const args = serveArgs(stateDir, path.join(dir, 'none.sock'), ['--passwd-file', passwdFile]);
+  const args = serveArgs(stateDir, path.join(dir, 'none.sock'), ['--passwd-file', passwdFile, ...extra]);
   return { dir, home, stateDir, args };
 }
 
@@ -62,7 +68,8 @@ function delays(seed: number): () => number {
 
 describe('chutebox serve killed with SIGKILL during writes', () => {
   it('keeps every acknowledged SSH key and host configuration, every change read as succeeded, and leaves no temporary file, over 20 kills', async () => {
-    const { home, stateDir, args } = await device('kills');
+    // A bound no run reaches: this test is about the writes, the next one about the bound.
+    const { home, stateDir, args } = await device('kills', '--change-log-records', '100000');
     const random = delays(20);
     /** The keys whose POST answered 200. */
     const acknowledgedKeys: string[] = [];
@@ -121,7 +128,7 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
     const server = await start(args);
     const config = await getJson(server, '/config/hostconfig');
     expect(await getJson(server, '/config/sshKeys/tester')).toEqual(expect.arrayContaining(acknowledgedKeys));
-    const changes = new Map(((await getJson(server, '/changes/')) as ChangeRecord[]).map((change) => [change.id, change]));
+    const changes = new Map((await changePages(server)).flatMap((page) => page.changes).map((change) => [change.id, change]));
     for (const id of submitted.keys()) expect(['succeeded', 'failed'], `change ${id}`).toContain(changes.get(id)?.state);
     for (const id of readSucceeded) expect(changes.get(id)?.state, `change ${id}, read as succeeded before a kill`).toBe('succeeded');
     // The configuration in effect is the one of the last change that succeeded: a later one cut short was undone.
@@ -131,6 +138,53 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
     expect(await tempFiles(home)).toEqual([]);
     expect(acknowledgedKeys.length).toBeGreaterThan(20);
     expect(readSucceeded.size).toBeGreaterThanOrEqual(10);
+  }, 120_000);
+
+  it('keeps the change log within its bound and whole when killed while it removes records: nothing left of a removal, no torn record, no id given twice, over 10 kills', async () => {
+    const { dir, stateDir, args } = await device('bound', '--change-log-records', '3');
+    const reboot = await writeScript(dir, 'fake-reboot', 'exit 0');
+    const changesDir = path.join(stateDir, 'changes');
+    const random = delays(41);
+    /** The largest change id a POST answered. */
+    let largest = 0;
+    for (let kill = 0; kill <= 10; kill++) {
+      const server = await startChutebox([...args, '--reboot-command', reboot], CLEAN_ENV);
+      // The log as the start left it: its record files and nothing else, at most 3 ended changes and the one a kill cut short.
+      const names = await readdir(changesDir).catch(() => []);
+      const files = names.filter((name) => RECORD_FILE.test(name)).sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
+      expect(
+        names.filter((name) => !files.includes(name) && name !== 'next-id'),
+        `after kill ${kill}`,
+      ).toEqual([]);
+      expect(files.length).toBeLessThanOrEqual(4);
+      // Each file a whole record (JSON.parse throws on a torn one), and what is served is what is on disk.
+      const onDisk = await Promise.all(files.map(async (name) => JSON.parse(await readFile(path.join(changesDir, name), 'utf8')) as ChangeRecord));
+      expect(onDisk.map((change) => `${change.id}.json`)).toEqual(files);
+      const served = (await changePages(server)).flatMap((page) => page.changes).reverse();
+      expect(served).toEqual(onDisk);
+      if (kill === 10) {
+        await server.stop();
+        break;
+      }
+
+      let alive = true;
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      const rebooting = (async () => {
+        while (alive) {
+          const answer = await call(server.url, 'POST', '/api/v1/changes/', { json: { name: '__PARADROP__', updateClass: 'ROUTER', updateType: 'reboot' } });
+          expect(answer.status, answer.text).toBe(200);
+          expect(answer.body.change_id, 'a new id above every id given before').toBeGreaterThan(largest);
+          largest = answer.body.change_id;
+          await finalChange(server.url, largest);
+        }
+      })().catch((error: unknown) => (alive ? Promise.reject(error) : undefined));
+      await sleep(100 + random() * 400);
+      alive = false;
+      server.child.kill('SIGKILL');
+      await exited;
+      await rebooting;
+    }
+    expect(largest).toBeGreaterThanOrEqual(10);
   }, 120_000);
 
   it('removes at start the temporary files that writes cut short left of its own files, and nothing else', async () => {
@@ -147,6 +201,7 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
       `.provision.json.${hex}.tmp`,
       `changes/.3.json.${hex}.tmp`,
       `changes/.next-id.${hex}.tmp`,
+      `changes/.removing.${hex}.tmp`,
       `pdconf/.wireless.${hex}.tmp`,
       `pdconf/.status.json.${hex}.tmp`,
       `auth/.jwt-secret.${hex}.tmp`,

@@ -88,13 +88,13 @@ describe('chutebox emulate: GET /api/v1/changes/ and /api/v1/changes/:id', () =>
     server = await emulate();
   });
 
-  it('lists no change at first, then every change oldest first, each as GET /api/v1/changes/:id answers it', async () => {
+  it('lists no change at first, then every change newest first, each as GET /api/v1/changes/:id answers it', async () => {
     expect(await call(server, 'GET', '/changes/')).toMatchObject({ status: 200, type: 'application/json', body: [] });
     const first = await change(server, 'POST', '/chutes/hotspot/stop');
     const second = await change(server, 'POST', '/chutes/hello-world/stop');
     expect(second.id).toBe(first.id + 1);
     const list = await call(server, 'GET', '/changes/');
-    expect(list.body).toEqual([first, second]);
+    expect(list.body).toEqual([second, first]);
     expect((await call(server, 'GET', '/changes')).body).toEqual(list.body);
   });
 

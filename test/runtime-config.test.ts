@@ -79,6 +79,8 @@ describe('GET /api/v1/config/settings', () => {
       hostapd_event_program: '/from/file/echo',
       controller_timeout: 3,
       telemetry_queue_size: 100,
+      change_log_records: 200,
+      change_log_days: 30,
       pdconf_apply_network: [apply, 'network', '{file}'],
       pdconf_apply_wireless: null,
       state_dir: stateDir,

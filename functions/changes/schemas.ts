@@ -48,12 +48,34 @@ export const ChangeRecordSchema = z.strictObject({
 });
 export type ChangeRecord = DeviceChangeRecord;
 
-/** GET /api/v1/changes/: every change, oldest first. */
+/** GET /api/v1/changes/: a page of the changes, newest first. */
 export const ChangeListSchema = z.array(ChangeRecordSchema);
 export type ChangeList = ChangeRecord[];
 
-/** GET /api/v1/changes/: no path parameter, no body. */
-export const ChangeListRequestSchema = z.object({ params: z.object({}), body: z.undefined() });
+/** How many changes a page of GET /api/v1/changes/ holds without `?limit=`, and at most. */
+export const CHANGE_PAGE = { default: 50, most: 200 } as const;
+
+/** What `?limit=` must be, as an input error's message. */
+const PAGE_LIMIT_RULE = { error: `must be from 1 to ${CHANGE_PAGE.most}` };
+
+/** A whole number in a URL, as a change id is written (`CHANGE_ID`), read as a number. */
+const WholeNumberSchema = z.pipe(z.string().check(z.regex(CHANGE_ID, { error: 'must be a whole number' })), z.transform(Number));
+
+/**
+ * The query of GET /api/v1/changes/: `limit`, how many changes the page holds at most (1 to
+ * `CHANGE_PAGE.most`, default `CHANGE_PAGE.default`); `before`, a change id: only changes with a
+ * smaller id, the page after the one that ended with it.
+ */
+export const ChangePageQuerySchema = z.object({
+  limit: z._default(
+    z.pipe(WholeNumberSchema, z.number().check(z.minimum(1, PAGE_LIMIT_RULE), z.maximum(CHANGE_PAGE.most, PAGE_LIMIT_RULE))),
+    CHANGE_PAGE.default,
+  ),
+  before: z.optional(WholeNumberSchema),
+});
+
+/** GET /api/v1/changes/: no path parameter, a page in the query (`ChangePageQuerySchema`), no body. */
+export const ChangeListRequestSchema = z.object({ params: z.object({}), query: ChangePageQuerySchema, body: z.undefined() });
 
 /** GET /api/v1/changes/<id>: a whole number in the path, no body. */
 export const ChangeRequestSchema = z.object({ params: z.object({ id: z.string().check(z.regex(CHANGE_ID)) }), body: z.undefined() });

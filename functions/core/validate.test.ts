@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { HttpProblem } from './problem.ts';
-import { inputPath, validate, validateAsync } from './validate.ts';
+import { inputPath, validate, validateAsync, validateQuery } from './validate.ts';
 
 const Config = z.object({
   net: z.record(z.string(), z.strictObject({ type: z.string(), dns: z.optional(z.array(z.string())) })),
@@ -80,5 +80,40 @@ describe('validate', () => {
     expect(inputPath('', ['net', 'wlan', 'ssid'])).toBe('net.wlan.ssid');
     expect(inputPath('', ['dns', 1])).toBe('dns[1]');
     expect(inputPath('', [])).toBe('');
+  });
+});
+
+describe('validateQuery', () => {
+  const Count = z.pipe(z.string().check(z.regex(/^[0-9]+$/, { error: 'must be a whole number' })), z.transform(Number));
+  const Query = z.object({ count: z._default(z.pipe(Count, z.number().check(z.maximum(9, { error: 'must be at most 9' }))), 3), from: z.optional(Count) });
+  /** What `validateQuery` threw for `query`. */
+  const refused = (query: Record<string, string>) => {
+    try {
+      validateQuery(Query, query);
+    } catch (error) {
+      if (error instanceof HttpProblem) return { status: error.status, errors: error.errors };
+      throw error;
+    }
+    throw new Error('validateQuery accepted the query');
+  };
+
+  it('answers the query as the schema reads it, defaults filled in', () => {
+    expect(validateQuery(Query, { count: '7', from: '12', other: 'kept out' })).toEqual({ count: 7, from: 12 });
+    expect(validateQuery(Query, {})).toEqual({ count: 3 });
+  });
+
+  it('refuses a malformed parameter with 400 naming query.<name>, every bad one listed', () => {
+    expect(refused({ count: 'seven', from: 'x' })).toEqual({
+      status: 400,
+      errors: [
+        { path: 'query.count', message: 'must be a whole number' },
+        { path: 'query.from', message: 'must be a whole number' },
+      ],
+    });
+    expect(refused({ count: '12', from: 'x' }).status).toBe(400);
+  });
+
+  it('refuses a well-formed parameter that breaks a rule with 422 naming query.<name>', () => {
+    expect(refused({ count: '12' })).toEqual({ status: 422, errors: [{ path: 'query.count', message: 'must be at most 9' }] });
   });
 });

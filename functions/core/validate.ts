@@ -50,6 +50,25 @@ function validated<T>(result: z.util.SafeParseResult<T>, at: string, subject: st
 }
 
 /**
+ * The query of a request as `schema` (a `z.object` of its parameters, each a string as the URL gives
+ * it) reads it. A parameter not of the form its schema says (`?limit=ten`: zod's `invalid_format`) is
+ * malformed, a 400 as for a path parameter; one of the right form that breaks a rule (`?limit=500`)
+ * is a 422, as for a body. Each error names `query.<name>`.
+ *
+ * @throws HttpProblem 400 when a parameter is malformed, else 422, listing every bad parameter.
+ * @example
+ * validateQuery(ChangePageQuerySchema, { limit: '10' }) // { limit: 10 }
+ * validateQuery(ChangePageQuerySchema, { limit: 'ten' }) // throws 400 with errors [{ path: 'query.limit', message: 'must be a whole number' }]
+ */
+export function validateQuery<S extends z.ZodMiniType>(schema: S, query: Record<string, string>): z.output<S> {
+  const result = schema.safeParse(query, { error: english });
+  if (result.success) return result.data;
+  const errors = result.error.issues.map((issue): InputError => ({ path: inputPath('query', issue.path), message: issue.message }));
+  if (!result.error.issues.some((issue) => issue.code === 'invalid_format')) throw invalidInput('the query', errors);
+  throw new HttpProblem(400, `bad query parameter: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}`, { errors });
+}
+
+/**
  * The 422 problem for a request value with these violations (at least one): its detail names
  * `subject` and the first violation, and how many more there are.
  *

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../../functions/core/device.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
-import { markNextId, NEXT_ID_FILE, openChangeLog, POWER_NOTES } from './log.ts';
+import { DEFAULT_CHANGE_LOG_BOUND, recordsBeyond } from './bound.ts';
+import { markNextId, NEXT_ID_FILE, openChangeLog, POWER_NOTES, REMOVING_FILE } from './log.ts';
 
 const temp = useTempDir('chutebox-change-log-');
 const now = () => Date.parse('2026-01-02T03:04:05Z');
@@ -98,5 +99,67 @@ describe('opening the change log after the runtime stopped', () => {
     expect(log.interrupted).toEqual([1, 2, 3]);
     for (const id of [1, 2, 3]) expect(log.records.get(id)!.state).toBe('failed');
     expect(log.records.get(2)!.messages.at(-1)!.text).toBe('failed: the runtime stopped while the change was running');
+  });
+});
+
+describe('the change log within its bound', () => {
+  const BOUND = DEFAULT_CHANGE_LOG_BOUND;
+  /** The names in `dir` that are not change records. */
+  const notRecords = async (dir: string) => (await readdir(dir)).filter((name) => !/^[0-9]+\.json$/.test(name));
+  /** The ids of the record files in `dir`, in order. */
+  const recordFiles = async (dir: string) =>
+    (await readdir(dir))
+      .filter((name) => /^[0-9]+\.json$/.test(name))
+      .map((name) => Number.parseInt(name, 10))
+      .sort((a, b) => a - b);
+
+  it('stays within its bound across 2,000 changes: each removal takes its records from memory and disk, and the log opens again as it was', async () => {
+    const dir = await temp.folder('bound');
+    let log = await openChangeLog(dir, now);
+    for (let id = 1; id <= 2000; id++) {
+      // Written as a save writes it, but not flushed to disk one by one: 2,000 changes in a few seconds.
+      await writeFile(path.join(dir, `${id}.json`), JSON.stringify(record(id)));
+      log.records.set(id, record(id));
+      await log.remove(recordsBeyond(log.records, BOUND, now(), () => false));
+      expect(log.records.size).toBeLessThanOrEqual(BOUND.records);
+      if (id % 250 === 0) {
+        expect(await recordFiles(dir)).toEqual([...log.records.keys()].sort((a, b) => a - b));
+        log = await openChangeLog(dir, now);
+        expect(log.records.size).toBeGreaterThanOrEqual(BOUND.records * 0.9);
+      }
+    }
+    expect(await recordFiles(dir)).toEqual(Array.from({ length: log.records.size }, (_, i) => 2001 - log.records.size + i));
+    expect(await notRecords(dir)).toEqual([]);
+    expect(log.nextId).toBe(2001);
+  });
+
+  it('marks the next id before it removes the newest record, so no id is given twice', async () => {
+    const dir = await temp.folder('all-aged');
+    await withRecords(dir, 1, 2, 3);
+    const log = await openChangeLog(dir, () => Date.parse('2026-03-01T00:00:00Z'));
+    await log.remove(recordsBeyond(log.records, BOUND, Date.parse('2026-03-01T00:00:00Z'), () => false));
+    expect(log.records.size).toBe(0);
+    expect(await readdir(dir)).toEqual([NEXT_ID_FILE]);
+    expect((await openChangeLog(dir, now)).nextId).toBe(4);
+  });
+
+  it('finishes a removal a crash cut short when it opens the log: every record the removal names is gone, and nothing of it is left', async () => {
+    const dir = await temp.folder('cut-short');
+    await withRecords(dir, 3, 4, 5, 6);
+    // The crash came after the removal file was written and 1.json and 2.json were removed.
+    await writeFile(path.join(dir, REMOVING_FILE), '1.json\n2.json\n3.json\n4.json\n');
+    const log = await openChangeLog(dir, now);
+    expect([...log.records.keys()].sort()).toEqual([5, 6]);
+    expect(await readdir(dir)).toEqual(['5.json', '6.json']);
+    expect(log.nextId).toBe(7);
+  });
+
+  it('keeps every record when the crash came while the removal file was being written, and removes what that write left', async () => {
+    const dir = await temp.folder('not-begun');
+    await withRecords(dir, 1, 2, 3);
+    await writeFile(path.join(dir, `.${REMOVING_FILE}.0123456789ab.tmp`), '1.json\n');
+    const log = await openChangeLog(dir, now);
+    expect([...log.records.keys()].sort()).toEqual([1, 2, 3]);
+    expect((await readdir(dir)).sort()).toEqual(['1.json', '2.json', '3.json']);
   });
 });

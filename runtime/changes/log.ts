@@ -1,7 +1,7 @@
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeRecord, DevicePowerAction } from '../../functions/core/device.ts';
-import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
+import { removeInterruptedWrites, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
 /** The change log's folder in the runtime's state dir: `<state>/changes/`. */
@@ -15,6 +15,13 @@ const RECORD_FILE = /^([1-9][0-9]*)\.json$/;
  * reset writes it before it removes the records, and keeps it, so no id is ever given twice on a device.
  */
 export const NEXT_ID_FILE = 'next-id';
+
+/**
+ * The removal under way, `<dir>/removing`: the files of the records it removes, one a line. Written
+ * (atomically) before the first of their files goes and removed after the last, so that a removal a
+ * crash cut short is finished when the log is opened: it took every record it names, or none.
+ */
+export const REMOVING_FILE = 'removing';
 
 /**
  * What a reboot or shutdown change notes just before it runs its command, followed by the command
@@ -34,11 +41,17 @@ export interface ChangeLog {
   interrupted: number[];
   /** Writes a record atomically as `<dir>/<id>.json`. */
   save(record: ChangeRecord): Promise<void>;
+  /**
+   * Removes the records `ids` (of ended changes, none being saved) from `records` and from disk: all
+   * of them or none, whenever a crash comes (`REMOVING_FILE`).
+   */
+  remove(ids: readonly number[]): Promise<void>;
 }
 
 /**
  * Opens the change log in `dir` (created 0700): removes the temporary files that a crash left of its
- * writes (of `<id>.json` and `next-id`: `removeInterruptedWrites`), reads every `<id>.json`, and
+ * writes (of `<id>.json`, `next-id` and `removing`: `removeInterruptedWrites`), finishes a removal a
+ * crash cut short (`REMOVING_FILE`), reads every `<id>.json`, and
  * marks a record found `queued` or `running` as `failed`, since the runtime that ran it has stopped;
  * but a reboot or shutdown that was running its command (`POWER_NOTES`) as `succeeded`. A file that
  * cannot be read as a change record is skipped (logged), but its id still counts, so no id is ever
@@ -50,7 +63,9 @@ export interface ChangeLog {
  */
 export async function openChangeLog(dir: string, now: () => number): Promise<ChangeLog> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await removeInterruptedWrites(dir, (name) => RECORD_FILE.test(name) || name === NEXT_ID_FILE);
+  await removeInterruptedWrites(dir, (name) => RECORD_FILE.test(name) || name === NEXT_ID_FILE || name === REMOVING_FILE);
+  const removing = (await readIfExists(path.join(dir, REMOVING_FILE)))?.split('\n').filter((name) => RECORD_FILE.test(name));
+  if (removing !== undefined) await finishRemoval(dir, removing);
   const save = (record: ChangeRecord) => writeFileAtomic(path.join(dir, `${record.id}.json`), `${JSON.stringify(record)}\n`, 0o600);
   const records = new Map<number, ChangeRecord>();
   const interrupted: number[] = [];
@@ -79,7 +94,39 @@ export async function openChangeLog(dir: string, now: () => number): Promise<Cha
     }
     records.set(id, record);
   }
-  return { records, nextId: Math.max(largest + 1, await readNextIdMark(dir)), interrupted: interrupted.sort((a, b) => a - b), save };
+  return {
+    records,
+    nextId: Math.max(largest + 1, await readNextIdMark(dir)),
+    interrupted: interrupted.sort((a, b) => a - b),
+    save,
+    remove: (ids) => removeRecords(dir, records, ids),
+  };
+}
+
+/**
+ * Removes the records `ids` from `records` and their files from `dir`: the high-water mark first when
+ * the largest id on record goes (no id is given twice), then `REMOVING_FILE`, the moment the removal is
+ * done; only then are they gone from `records`, so what is served never comes back after a crash.
+ */
+async function removeRecords(dir: string, records: Map<number, ChangeRecord>, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const largest = Math.max(...records.keys());
+  if (ids.includes(largest)) await writeFileAtomic(path.join(dir, NEXT_ID_FILE), `${largest + 1}\n`, 0o600);
+  const files = ids.map((id) => `${id}.json`);
+  await writeFileAtomic(path.join(dir, REMOVING_FILE), `${files.join('\n')}\n`, 0o600);
+  for (const id of ids) records.delete(id);
+  await finishRemoval(dir, files);
+}
+
+/**
+ * Removes the record `files` from `dir`, flushes that to disk, then removes `REMOVING_FILE`. That last
+ * step needs no flush of its own: a removal file that a crash brings back is finished again, and
+ * finds nothing left to remove.
+ */
+async function finishRemoval(dir: string, files: readonly string[]): Promise<void> {
+  for (const file of files) await rm(path.join(dir, file), { force: true });
+  await syncDir(dir);
+  await rm(path.join(dir, REMOVING_FILE), { force: true });
 }
 
 /**

@@ -21,6 +21,9 @@ export function memoryChangeLog(records: readonly ChangeRecord[] = []): MemoryCh
     nextId: Math.max(0, ...records.map((record) => record.id)) + 1,
     interrupted: [],
     async save() {},
+    async remove(ids) {
+      for (const id of ids) log.records.delete(id);
+    },
     clear() {
       log.records.clear();
     },

@@ -5,7 +5,9 @@ import { changeSubject, type ChangeRecord, type ChangeRequest } from '../../func
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { heldSaves } from '../../test/support/held-saves.ts';
 import { markNextId, NEXT_ID_FILE, openChangeLog, type ChangeLog } from './log.ts';
+import { memoryChangeLog } from './memory-log.ts';
 import { everyAction } from '../../test/support/change-effects.ts';
+import { endedChange } from '../../test/support/change-log.ts';
 import { changeRunner, type ChangeEffect } from './runner.ts';
 
 const temp = useTempDir('chutebox-changes-');
@@ -204,9 +206,9 @@ describe('the runtime change log', () => {
       action: 'stop',
       chute: 'hello',
       state,
-      created: '2026-01-01T00:00:00.000Z',
-      updated: '2026-01-01T00:00:00.000Z',
-      messages: [{ time: '2026-01-01T00:00:00.000Z', text: 'queued' }],
+      created: '2026-01-20T00:00:00.000Z',
+      updated: '2026-01-20T00:00:00.000Z',
+      messages: [{ time: '2026-01-20T00:00:00.000Z', text: 'queued' }],
     });
     await writeFile(path.join(dir, '3.json'), JSON.stringify(record(3, 'succeeded')));
     await writeFile(path.join(dir, '7.json'), JSON.stringify(record(7, 'running')));
@@ -229,7 +231,7 @@ describe('the runtime change log', () => {
 
     expect((await runner.submitChange(stop('hello'))).id).toBe(10);
     await runner.idle();
-    const again = diskRunner({ dir, perform: async () => {} });
+    const again = diskRunner({ dir, perform: async () => {}, now });
     expect((await again.changes()).map((c) => c.id)).toEqual([3, 7, 8, 10]);
     expect((await again.submitChange(stop('hello'))).id).toBe(11);
     await again.idle();
@@ -242,9 +244,9 @@ describe('the runtime change log', () => {
       action: 'update-config',
       chute: 'hello',
       state,
-      created: '2026-01-01T00:00:00.000Z',
-      updated: '2026-01-01T00:00:00.000Z',
-      messages: [{ time: '2026-01-01T00:00:00.000Z', text: 'queued' }],
+      created: '2026-01-20T00:00:00.000Z',
+      updated: '2026-01-20T00:00:00.000Z',
+      messages: [{ time: '2026-01-20T00:00:00.000Z', text: 'queued' }],
     });
     await writeFile(path.join(dir, '2.json'), JSON.stringify(record(2, 'failed')));
     await writeFile(path.join(dir, '4.json'), JSON.stringify(record(4, 'running')));
@@ -273,6 +275,138 @@ describe('the runtime change log', () => {
     listed!.state = 'failed';
     expect((await runner.change(1))!.state).toBe('succeeded');
     expect((await runner.change(1))!.messages.map((m) => m.text)).not.toContain('tampered');
+  });
+});
+
+describe('the bound of the runtime change log', () => {
+  /** The record files, the removal file and temporary files in `dir`. */
+  const filesIn = async (dir: string) => {
+    const names = await readdir(dir);
+    return { records: names.filter((name) => /^[0-9]+\.json$/.test(name)).length, other: names.filter((name) => !/^[0-9]+\.json$/.test(name)) };
+  };
+
+  it('stays within its bound across 2,000 changes, the oldest removed as later ones end, and ids go on', async () => {
+    const log = memoryChangeLog();
+    // One time for every change: they end in the order of their ids, as each wave ran them.
+    const now = () => Date.parse('2026-01-02T03:04:05Z');
+    const runner = changeRunner({
+      openLog: async () => log,
+      effects: everyAction(async (_request, note) => note('done')),
+      now,
+      bound: { records: 50, days: 30 },
+    });
+    for (let wave = 0; wave < 50; wave++) {
+      await Promise.all(Array.from({ length: 40 }, (_, chute) => runner.submitChange(stop(`chute-${chute}`))));
+      await runner.idle();
+      const kept = (await runner.changes()).map((change) => change.id);
+      expect(kept.length).toBeLessThanOrEqual(50);
+      expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => 40 * (wave + 1) - kept.length + 1 + i));
+    }
+    expect(log.records.size).toBeGreaterThanOrEqual(45);
+    expect((await runner.submitChange(stop('hello'))).id).toBe(2001);
+    await runner.idle();
+  });
+
+  it('never removes a queued or running change: the oldest change, held running, outlives 60 later ones', async () => {
+    const dir = await temp.folder('held-running');
+    const { perform, release } = gatedPerform();
+    const runner = changeRunner({
+      openLog: () => openChangeLog(dir, Date.now),
+      effects: everyAction((request, note, id) => (request.action === 'start' ? perform(request, note, id) : note('done'))),
+      bound: { records: 10, days: 30 },
+    });
+    await runner.submitChange({ action: 'start', chute: 'slow' });
+    await runner.submitChange(stop('slow'));
+    for (let i = 0; i < 60; i++) await runner.submitChange(stop(`chute-${i % 20}`));
+    // Every change but the two of `slow` ends (idle() would wait for those too): wait for the 60 and their removals.
+    const settled = (kept: ChangeRecord[]) => kept.length <= 12 && kept.at(-1)!.id === 62 && kept.slice(2).every((change) => change.state === 'succeeded');
+    let kept = await runner.changes();
+    while (!settled(kept)) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      kept = await runner.changes();
+    }
+    expect(kept.slice(0, 2).map((change) => [change.id, change.state])).toEqual([
+      [1, 'running'],
+      [2, 'queued'],
+    ]);
+
+    await release('start slow');
+    await runner.idle();
+    expect((await runner.change(1))?.state).toBe('succeeded');
+    const ended = await runner.changes();
+    expect(ended.length).toBeLessThanOrEqual(10);
+    expect(await filesIn(dir)).toEqual({ records: ended.length, other: [] });
+  });
+
+  it('removes the records of changes that ended more than its days ago when it opens the log, and keeps those the start repairs', async () => {
+    const dir = await temp.folder('aged');
+    const now = () => Date.parse('2026-03-01T00:00:00Z');
+    const old = { created: '2026-01-01T00:00:00.000Z', updated: '2026-01-01T00:00:00.000Z' };
+    for (const id of [1, 2]) await writeFile(path.join(dir, `${id}.json`), JSON.stringify({ ...endedChange(id), ...old }));
+    await writeFile(path.join(dir, '3.json'), JSON.stringify({ ...endedChange(3), ...old, state: 'running' }));
+    await writeFile(path.join(dir, '4.json'), JSON.stringify(endedChange(4, '2026-02-15T00:00:00.000Z')));
+    const runner = diskRunner({ dir, perform: async () => {}, now });
+
+    expect((await runner.open()).map((change) => change.id)).toEqual([3]);
+    expect((await runner.changes()).map((change) => [change.id, change.state])).toEqual([
+      [3, 'failed'],
+      [4, 'succeeded'],
+    ]);
+    expect((await readdir(dir)).sort()).toEqual(['3.json', '4.json']);
+  });
+});
+
+describe('the bound of the runtime change log, and the changes under repair and notes', () => {
+  it('keeps every change the start repairs, even beyond the bound, until a change ends', async () => {
+    const dir = await temp.folder('repaired');
+    for (const id of [1, 2, 3])
+      await writeFile(path.join(dir, `${id}.json`), JSON.stringify({ ...endedChange(id, new Date().toISOString()), state: 'running' }));
+    const runner = changeRunner({ openLog: () => openChangeLog(dir, Date.now), effects: everyAction(async () => {}), bound: { records: 1, days: 30 } });
+
+    expect((await runner.open()).map((change) => [change.id, change.state])).toEqual([
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'failed'],
+    ]);
+    await runner.submitChange(stop('hello'));
+    await runner.idle();
+    expect((await runner.changes()).map((change) => change.id)).toEqual([4]);
+  });
+
+  it('writes nothing more of a record a removal takes: a note asked of it meanwhile waits, and finds it gone', async () => {
+    const dir = await temp.folder('note-removed');
+    const saved: string[] = [];
+    let releaseRemoval = () => {};
+    let removing: number[] = [];
+    const openLog = async (dir: string, now: () => number): Promise<ChangeLog> => {
+      const log = await openChangeLog(dir, now);
+      return {
+        ...log,
+        save: async (record) => (saved.push(`${record.id} ${record.messages.at(-1)!.text}`), log.save(record)),
+        async remove(ids) {
+          if (ids.length === 0) return;
+          removing = [...ids];
+          await new Promise<void>((release) => (releaseRemoval = release));
+          await log.remove(ids);
+        },
+      };
+    };
+    const runner = changeRunner({ openLog: () => openLog(dir, Date.now), effects: everyAction(async () => {}), bound: { records: 1, days: 30 } });
+    await runner.submitChange(stop('a'));
+    await runner.idle();
+    await runner.submitChange(stop('b'));
+    while (removing.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(removing).toEqual([1]);
+
+    saved.length = 0;
+    const annotated = runner.annotate(1, 'a note from elsewhere');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    releaseRemoval();
+    await annotated;
+    await runner.idle();
+    expect(saved).toEqual([]);
+    expect(await runner.change(1)).toBeNull();
+    expect(await readdir(dir)).toEqual(['2.json']);
   });
 });
 

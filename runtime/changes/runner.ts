@@ -9,6 +9,7 @@ import {
 } from '../../functions/core/device.ts';
 import { keptAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import { DEFAULT_CHANGE_LOG_BOUND, recordsBeyond, type ChangeLogBound } from './bound.ts';
 import type { ChangeLog } from './log.ts';
 
 /** Adds a timestamped message to the running change's record (and writes it). */
@@ -75,11 +76,13 @@ export interface ChangeRunnerOptions {
    * emulator's pace (`--change-delay`), a test device's hold until the test lets changes run.
    */
   turn?: () => Promise<void>;
+  /** How many records the log keeps, and for how long; default `DEFAULT_CHANGE_LOG_BOUND`. */
+  bound?: ChangeLogBound;
 }
 
 /** The Device's change methods, and `idle()` for whoever must wait until every change is final. */
 export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> & {
-  /** Resolves once every change submitted so far is final. */
+  /** Resolves once every change submitted so far is final, and the log within its bound. */
   idle(): Promise<void>;
   /**
    * Opens the log now rather than on first use, and answers the changes that an earlier runtime left
@@ -110,15 +113,29 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
  *
  * Messages: `queued`, `running`, what the action's effect notes, then `succeeded` or `failed: <reason>`.
  *
+ * The log stays within `bound`: when it is opened, and in the background after each change ends, the
+ * records beyond it (`recordsBeyond`: of ended changes only, those that ended longest ago first) are
+ * removed, one removal after the other; `idle()` and `exclusive()` wait for them too.
+ *
  * @example
  * const runner = changeRunner({ openLog: () => openChangeLog('/var/lib/chutebox/changes', Date.now), effects });
  * const { id } = await runner.submitChange({ action: 'stop', chute: 'hello' }); // state 'queued'
  */
 export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   const now = options.now ?? Date.now;
+  const bound = options.bound ?? DEFAULT_CHANGE_LOG_BOUND;
   let opening: Promise<ChangeLog> | undefined;
-  /** The log, opened on first use; at hand once open (`keptAtHand`), so that a read of it is answered at once. */
-  const log = () => (opening ??= keptAtHand(options.openLog()));
+  /**
+   * The log, opened on first use and brought within the bound (the changes the start repairs stay
+   * until a change ends); at hand once open (`keptAtHand`), so that a read of it is answered at once.
+   */
+  const log = () =>
+    (opening ??= keptAtHand(
+      options.openLog().then(async (changes) => {
+        await trim(changes, (id) => changes.interrupted.includes(id));
+        return changes;
+      }),
+    ));
   /** The tail of each chute's queue. */
   const queues = new Map<string, Promise<void>>();
   const running = new Set<Promise<void>>();
@@ -128,14 +145,30 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   let exclusive = 0;
   /** Settles when the last exclusive work is done: the next one waits for it. */
   let exclusiveTurns: Promise<unknown> = Promise.resolve();
+  /** Settles when the last removal of records beyond the bound is done: the next one waits for it. */
+  let trimmed: Promise<void> = Promise.resolve();
+
+  /** Runs `work` on record `id` once the work queued on it before is done: its saves, or its removal. */
+  function afterSaves(id: number, work: () => Promise<void>): Promise<void> {
+    const save = (saves.get(id) ?? Promise.resolve()).then(work);
+    const tail = save.catch(() => {});
+    saves.set(id, tail);
+    void tail.then(() => {
+      if (saves.get(id) === tail) saves.delete(id);
+    });
+    return save;
+  }
 
   /**
    * Adds a timestamped message (and the new state) to a copy of the saved record `id`, saves the copy,
    * and only then serves it. After a save that fails, the record served is still the last one saved.
+   * A record removed meanwhile (beyond the bound: a change that ended) gets nothing.
    */
   function note(changes: ChangeLog, id: number, text: string, state?: ChangeRecord['state']): Promise<void> {
-    const save = (saves.get(id) ?? Promise.resolve()).then(async () => {
-      const record = structuredClone(changes.records.get(id)!);
+    return afterSaves(id, async () => {
+      const saved = changes.records.get(id);
+      if (saved === undefined) return;
+      const record = structuredClone(saved);
       const time = new Date(now()).toISOString();
       record.messages.push({ time, text });
       if (state !== undefined) record.state = state;
@@ -143,12 +176,32 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
       await changes.save(record);
       changes.records.set(id, record);
     });
-    const tail = save.catch(() => {});
-    saves.set(id, tail);
-    void tail.then(() => {
-      if (saves.get(id) === tail) saves.delete(id);
-    });
-    return save;
+  }
+
+  /**
+   * Removes the records beyond the bound (`recordsBeyond`) once the removal before is done, but none
+   * with a save under way or that `keep` names. A save asked of a removed record afterwards waits for
+   * the removal and finds the record gone (`note`), so it cannot write it again. Never rejects: a
+   * failure is logged, and the next change tries again.
+   */
+  function trim(changes: ChangeLog, keep: (id: number) => boolean = () => false): Promise<void> {
+    trimmed = trimmed
+      .then(() => {
+        if (changes.records.size === 0) return;
+        const ids = recordsBeyond(changes.records, bound, now(), (id) => saves.has(id) || keep(id));
+        const removal = changes.remove(ids);
+        for (const id of ids) void afterSaves(id, () => removal);
+        return removal;
+      })
+      .catch((error: unknown) => console.error('trimming the change log failed:', error));
+    return trimmed;
+  }
+
+  /** `trim` in the background: `idle()` and `exclusive()` wait for it as for a change. */
+  function trimSoon(changes: ChangeLog): void {
+    const trimming = trim(changes);
+    running.add(trimming);
+    void trimming.finally(() => running.delete(trimming));
   }
 
   /** Runs the effect of the request's action. */
@@ -193,7 +246,7 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
       const answer = structuredClone(record);
       const queue = changeQueue(request);
       const previous = queues.get(queue) ?? Promise.resolve();
-      const done = previous.then(() => run(changes, record.id, request));
+      const done = previous.then(() => run(changes, record.id, request)).then(() => trimSoon(changes));
       queues.set(queue, done);
       running.add(done);
       void done.finally(() => {

@@ -40,7 +40,7 @@ export interface ChangeStream {
  * Follows change `id` for a websocket: sends each of its messages once, oldest first, as JSON
  * `{"time": 1795262401.5, "message": "running"}` (ParaDrop's change stream), reading the change
  * again every `CHANGE_POLL_MS` for new ones; once the change is `succeeded` or `failed` and every
- * message is sent, closes with 1000. A change that is gone (a factory reset cleared the log) closes
+ * message is sent, closes with 1000. A change that is gone (a factory reset cleared the log, or its bound removed the change) closes
  * with 1000 too, saying so; a change that cannot be read closes with 1011 (logged).
  *
  * @example

@@ -10,12 +10,12 @@ describe('corsPolicy(…).answerHeaders', () => {
     expect(Object.entries(headers)).toEqual([
       ['content-type', 'application/json'],
       ['access-control-allow-origin', 'https://a.example'],
-      ['access-control-expose-headers', 'WWW-Authenticate,Retry-After,Allow'],
+      ['access-control-expose-headers', 'WWW-Authenticate,Retry-After,Allow,Link'],
       ['vary', 'Origin'],
     ]);
     expect(cors.answerHeaders(JSON_ANSWER, 'https://evil.example')).toEqual({
       'content-type': 'application/json',
-      'access-control-expose-headers': 'WWW-Authenticate,Retry-After,Allow',
+      'access-control-expose-headers': 'WWW-Authenticate,Retry-After,Allow,Link',
       vary: 'Origin',
     });
   });

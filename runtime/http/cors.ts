@@ -1,8 +1,8 @@
 /** Methods and request headers a browser may use across origins; what a preflight answers. */
 const ALLOW_METHODS = 'GET,PUT,POST,DELETE,OPTIONS';
 const ALLOW_HEADERS = 'Authorization,Content-Type';
-/** Response headers a page may read: the challenge, the lockout and the methods of a 405. */
-const EXPOSE_HEADERS = 'WWW-Authenticate,Retry-After,Allow';
+/** Response headers a page may read: the challenge, the lockout, the methods of a 405 and the next page of a list. */
+const EXPOSE_HEADERS = 'WWW-Authenticate,Retry-After,Allow,Link';
 const MAX_AGE_SECONDS = '600';
 
 /** The CORS side of every answer, for one `--cors-origin` setting. */

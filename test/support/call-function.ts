@@ -46,6 +46,7 @@ type ParseResult = { success: boolean; error?: { issues: unknown[] } };
 
 /** More of a call: a query, and what a 4xx answer means (see `callFunction`). */
 export interface CallOptions {
+  /** The query parameters, checked with the path parameters and the body against the request schema. */
   query?: Record<string, string>;
   /**
    * The device itself refuses a request whose form is right (e.g. the controller refused the
@@ -104,14 +105,14 @@ export async function callFunction<T = any>(
  * const { headers, body } = await callFunctionRaw(hostconfig, device, { headers: { accept: 'text/yaml' } }); // headers['content-type'] 'text/yaml; charset=utf-8'
  */
 export async function callFunctionRaw<T = any>(module: EndpointModule, device: Device, request: RawRequest = {}): Promise<RawAnswer<T>> {
-  const { params = {}, body: sent } = request;
+  const { params = {}, query = {}, body: sent } = request;
   const headers = { ...request.headers, ...(sent === undefined ? {} : { 'content-type': sent.contentType }) };
-  const input: FunctionInput = { params, query: request.query ?? {}, headers, body: undefined, text: '' };
+  const input: FunctionInput = { params, query, headers, body: undefined, text: '' };
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});
   const out = await answered(module, input, sent, device).finally(() => log.mockRestore());
   const decoded = decodedAnswer(out);
   const document = sent === undefined ? { body: undefined } : sentDocument(module.route, sent);
-  const requestOk = document === null ? null : (await module.request.safeParseAsync({ params, body: document.body })).success;
+  const requestOk = document === null ? null : (await module.request.safeParseAsync({ params, query, body: document.body })).success;
   if (out.status === 200) {
     expect(module.response.safeParse(decoded).error?.issues ?? [], 'the response schema accepts a 200 answer').toEqual([]);
     if (requestOk !== null) expect(requestOk, 'the request schema accepts a request that succeeded').toBe(true);

@@ -24,3 +24,14 @@ export const CHANGES: ChangeRecord[] = [
   { id: 3, action: 'install', chute: 'lab', state: 'succeeded', created: T1, updated: T1, messages: [{ time: T1, text: 'queued' }] },
   { id: 4, action: 'update-hostconfig', chute: null, state: 'queued', created: T1, updated: T1, messages: [{ time: T1, text: 'queued' }] },
 ];
+
+/**
+ * A change that succeeded, with id `id`, that ended at `updated` (default the time of `CHANGES`): a
+ * record of a long log, for tests of its pages and its bound.
+ *
+ * @example
+ * Array.from({ length: 120 }, (_, i) => endedChange(i + 1)) // changes 1 to 120, oldest first
+ */
+export function endedChange(id: number, updated = T1): ChangeRecord {
+  return { id, action: 'stop', chute: 'hello', state: 'succeeded', created: updated, updated, messages: [{ time: updated, text: 'succeeded' }] };
+}

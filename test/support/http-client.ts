@@ -102,6 +102,26 @@ export async function finalChange(url: string, id: number, headers: Record<strin
 }
 
 /**
+ * The pages of `GET /api/v1/changes?limit=<limit>` on a started chutebox, the first one and each that
+ * the one before leads to by its `Link: <…>; rel="next"` header, as a client pages: each page's
+ * changes (newest first) and its `Link` header (null on the last page).
+ *
+ * @example
+ * const every = (await changePages(server)).flatMap((page) => page.changes);
+ */
+export async function changePages(server: { url: string }, limit = 200): Promise<{ changes: ChangeRecord[]; link: string | null }[]> {
+  const pages: { changes: ChangeRecord[]; link: string | null }[] = [];
+  for (let next: string | undefined = `/api/v1/changes?limit=${limit}`; next !== undefined; ) {
+    const answer = await call(server.url, 'GET', next);
+    expect(answer, `GET ${next}`).toMatchObject({ status: 200, type: 'application/json' });
+    const link = answer.headers.get('link');
+    pages.push({ changes: answer.body as ChangeRecord[], link });
+    next = link === null ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)![1]!;
+  }
+  return pages;
+}
+
+/**
  * The body of a 200 JSON answer to `GET /api/v1<endpoint>` (`callApi`), checked to be one.
  *
  * @example

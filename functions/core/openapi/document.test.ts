@@ -107,6 +107,33 @@ describe('openApiDocument', () => {
     expect(get.responses).toMatchObject({ 400: problem('BadRequest'), 404: problem('NotFound'), default: problem('Problem') });
   });
 
+  it('gives the query parameters of the request schema their schema, required or not, and answers 400 and 422 for them', () => {
+    const search: DescribedOperation = {
+      name: 'things-search-get',
+      route: defineRoute('GET /api/v1/search', 'Things by name, a page at a time'),
+      request: z.object({
+        params: z.object({}),
+        query: z.object({
+          name: z.string(),
+          page: z.optional(
+            z.pipe(
+              ThingParamSchema,
+              z.transform((text) => text.length),
+            ),
+          ),
+        }),
+        body: z.undefined(),
+      }),
+      response: ThingListSchema,
+    };
+    const get = openApiDocument({ info: { title: 'things', version: '1.0.0' }, operations: [search] }).paths['/api/v1/search']!.get!;
+    expect(get.parameters).toEqual([
+      { name: 'name', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'page', in: 'query', required: false, schema: { type: 'string', pattern: '^[a-z]+$' } },
+    ]);
+    expect(Object.keys(get.responses as object)).toEqual(['200', '400', '422', '500', 'default']);
+  });
+
   it('describes the answer of a route that answers YAML when asked (`answer: document`) in every document media type, and JSON only otherwise', () => {
     const thing = ref('Thing');
     expect((document.paths['/api/v1/things/{thing}']!.get!.responses as Record<string, { content?: object }>)['200']!.content).toEqual({

@@ -20,6 +20,10 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
     required: true,
     schema: params?.[name] === undefined ? { type: 'string' } : inlineSchema(params[name]),
   }));
+  const query = shape?.query === undefined ? undefined : inlineSchema(shape.query);
+  for (const [name, schema] of Object.entries(query?.properties ?? {})) {
+    parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
+  }
   if (op.websocket) parameters.push({ name: 'Upgrade', in: 'header', required: true, schema: { type: 'string', enum: ['websocket'] } });
   const requestBody = body(op, shape?.body, names);
 
@@ -37,7 +41,11 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
       content: { 'application/json': { schema: names.ref(answer.schema) } },
     };
   }
-  const derived = [...(parameters.some((p) => p.in === 'path') ? [400, 404] : []), ...(requestBody === undefined ? [] : [400, 413, 415, 422])];
+  const derived = [
+    ...(parameters.some((p) => p.in === 'path') ? [400, 404] : []),
+    ...(query === undefined ? [] : [400, 422]),
+    ...(requestBody === undefined ? [] : [400, 413, 415, 422]),
+  ];
   const problems = new Set([...(op.problems ?? derived), ...(secured && !op.public ? CREDENTIAL_PROBLEMS : []), 500]);
   for (const status of [...problems].sort((a, b) => a - b)) {
     if (PROBLEM_ANSWERS[status] === undefined) throw new Error(`${op.name}: no description of the problem status ${status} (PROBLEM_ANSWERS)`);

@@ -22,7 +22,11 @@ export interface DescribedOperation {
    */
   name: string;
   route: Route;
-  /** `z.object({ params, body })` as the endpoint modules export it: the path parameters and the body, either left out when there is none. */
+  /**
+   * `z.object({ params, query, body })` as the endpoint modules export it: the path parameters, the
+   * query parameters (a `z.object` of strings, as the URL gives them) and the body, each left out when
+   * there is none.
+   */
   request: Schema;
   /** The 200 answer (JSON); none for a websocket. */
   response?: Schema;
