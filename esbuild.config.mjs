@@ -37,6 +37,8 @@ const ENTRIES = {
   websocket: 'runtime/http/websocket.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
+  // The login's answer, loaded on the first login.
+  login: 'runtime/http/login.ts',
   // The reverse proxy of the chutes' web pages (serve only), loaded on the first request to /chutes/<chute>/.
   'chute-proxy': 'runtime/http/chute-proxy.ts',
   // The API reference page (GET /docs), loaded on its first request; it serves the files of dist/docs/.

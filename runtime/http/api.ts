@@ -8,9 +8,8 @@ import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
 import { NO_FIELDS, problemOutput } from '../../functions/core/invoke.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
-import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
+import type { AuthPolicy } from '../auth/policy.ts';
 import { authorizer, LOGIN_PATH } from './auth.ts';
-import { clientAddress } from './client-address.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './functions.ts';
 import { problemFor } from './problems.ts';
@@ -132,13 +131,8 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   }
   if (options.auth !== null) {
     const policy = options.auth;
-    app.post(LOGIN_PATH, async (c) => {
-      const { username, password } = await (await body()).readCredentials(c);
-      const token = await policy.login(username, password, clientAddress(c));
-      const answer = token === null ? { status: 401, body: { username, success: false } } : { status: 200, body: { username, success: true, token } };
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === null ? { 'www-authenticate': CHALLENGE } : {}) };
-      return send(c, { status: answer.status, headers, body: JSON.stringify(answer.body) });
-    });
+    // The login: runtime/http/login.ts, a bundle loaded on the first one.
+    app.post(LOGIN_PATH, async (c) => send(c, await (await import('./login.ts')).login(c, policy, await body())));
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
   app.get(HOSTAPD_CONTROL_PATH, async (c) => {
