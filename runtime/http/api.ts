@@ -7,6 +7,7 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/b
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
 import { NO_FIELDS, problemOutput } from '../../functions/core/invoke.ts';
+import type { HttpProblem } from '../../functions/core/problem.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
 import type { AuthPolicy } from '../auth/policy.ts';
 import { authorizer, LOGIN_PATH } from './auth.ts';
@@ -30,7 +31,7 @@ export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
 
 export interface ApiOptions {
   device: Device;
-  /** null serves everyone without credentials (and mounts no login endpoint). */
+  /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
   auth: AuthPolicy | null;
   /** Allowed CORS origin(s), comma-separated; default `*`. */
   corsOrigin?: string;
@@ -56,7 +57,8 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
  * auth policy and a body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
  * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
- * `listen` and behind the same auth policy. Every error is an `application/problem+json` answer: 404
+ * `listen` and behind the same auth policy. A request served without credentials must be local
+ * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
  * body, 500 without details.
  *
@@ -74,7 +76,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const cors = corsPolicy(options.corsOrigin);
-  const authorize = options.auth === null ? null : authorizer(options.auth);
+  const authorize = authorizer(options.auth);
   const { device } = options;
   // Every method and path answered, a route's aliases included, for the 404 and 405 answers.
   const routes: Pick<Route, 'method' | 'path'>[] = functions.flatMap((fn) => routePaths(fn.route).map((path) => ({ method: fn.route.method, path })));
@@ -118,7 +120,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    * `respond` once `c` is authorized: in the request's own turn when the policy decides at once (a
    * token or Basic credentials checked before, loopback while no password is set), else after it.
    */
-  function authorizeAndRespond(authorize: (c: Context) => Promise<unknown>, c: Context, fn: ApiFunction, withParams: boolean): Response | Promise<Response> {
+  function authorizeAndRespond(c: Context, fn: ApiFunction, withParams: boolean): Response | Promise<Response> {
     const decided = authorize(c);
     return valueAtHand(decided) === NOT_AT_HAND ? decided.then(() => respond(c, fn, withParams)) : respond(c, fn, withParams);
   }
@@ -127,7 +129,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     // One handler on the route's path and each of its aliases; Hono is asked for path parameters only on a route that has them.
     const paths = routePaths(fn.route);
     const withParams = paths.some((path) => path.includes(':'));
-    app.on(fn.route.method, [...paths], authorize === null ? (c) => respond(c, fn, withParams) : (c) => authorizeAndRespond(authorize, c, fn, withParams));
+    app.on(fn.route.method, [...paths], (c) => authorizeAndRespond(c, fn, withParams));
   }
   if (options.auth !== null) {
     const policy = options.auth;
@@ -136,11 +138,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
   app.get(HOSTAPD_CONTROL_PATH, async (c) => {
-    if (authorize !== null) await authorize(c);
+    await authorize(c);
     return (await import('./websocket.ts')).hostapdControl(c, device);
   });
   app.get(CHANGE_STREAM_PATH, async (c) => {
-    if (authorize !== null) await authorize(c);
+    await authorize(c);
     return (await import('./websocket.ts')).changeStream(c, device);
   });
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
@@ -151,8 +153,15 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   }
   // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
   app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));
-  // A preflight is answered for any path, without credentials: the browser sends none with it.
-  app.on('OPTIONS', '*', (c) => new Response(null, { status: 204, headers: cors.preflight(requestHeaders(c).origin) }));
+  // A preflight is answered for any path, without credentials: the browser sends none with it. It is
+  // refused as its request would be (a page of another origin while none are needed), but a 401 says
+  // only that the request will need them.
+  app.on('OPTIONS', '*', async (c) => {
+    await authorize(c).catch((error: HttpProblem) => {
+      if (error.status !== 401) throw error;
+    });
+    return new Response(null, { status: 204, headers: cors.preflight(requestHeaders(c).origin) });
+  });
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];

@@ -8,7 +8,8 @@ import type { RequestBody } from './request-body.ts';
 
 /**
  * The answer to a login: `200 {username, success: true, token}` for good credentials in its body,
- * `401 {username, success: false}` with the challenge for wrong ones.
+ * `401 {username, success: false}` with the challenge for wrong ones. It needs no check of where it
+ * comes from: while no password is set, no login succeeds.
  *
  * @throws HttpProblem 400, 413 or 415 for a body that holds no credentials; 403 or 429 from the policy.
  * @example
