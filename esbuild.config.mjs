@@ -39,6 +39,8 @@ const ENTRIES = {
   tokens: 'runtime/auth/tokens.ts',
   // The login's answer, loaded on the first login.
   login: 'runtime/http/login.ts',
+  // The answer to a CORS preflight, loaded on the first one.
+  preflight: 'runtime/http/preflight.ts',
   // The check of a request served without credentials (a loopback Host, no other origin), loaded on the first one.
   'local-request': 'runtime/http/local-request.ts',
   // The reverse proxy of the chutes' web pages (serve only), loaded on the first request to /chutes/<chute>/.

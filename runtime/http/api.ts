@@ -7,7 +7,6 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/b
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
 import { NO_FIELDS, problemOutput } from '../../functions/core/invoke.ts';
-import type { HttpProblem } from '../../functions/core/problem.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
 import type { AuthPolicy } from '../auth/policy.ts';
 import { authorizer, LOGIN_PATH } from './auth.ts';
@@ -153,15 +152,8 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   }
   // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
   app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));
-  // A preflight is answered for any path, without credentials: the browser sends none with it. It is
-  // refused as its request would be (a page of another origin while none are needed), but a 401 says
-  // only that the request will need them.
-  app.on('OPTIONS', '*', async (c) => {
-    await authorize(c).catch((error: HttpProblem) => {
-      if (error.status !== 401) throw error;
-    });
-    return new Response(null, { status: 204, headers: cors.preflight(requestHeaders(c).origin) });
-  });
+  // A preflight, on any path (runtime/http/preflight.ts, a bundle loaded on the first one).
+  app.on('OPTIONS', '*', async (c) => (await import('./preflight.ts')).preflight(c, authorize, cors));
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
