@@ -43,6 +43,8 @@ const ENTRIES = {
   preflight: 'runtime/http/preflight.ts',
   // The check of a request served without credentials (a loopback Host, no other origin), loaded on the first one.
   'local-request': 'runtime/http/local-request.ts',
+  // The problem answers to requests Node cannot read (a head over 16 KiB: 431), loaded on the first one.
+  'client-error': 'runtime/http/client-error.ts',
   // The reverse proxy of the chutes' web pages (serve only), loaded on the first request to /chutes/<chute>/.
   'chute-proxy': 'runtime/http/chute-proxy.ts',
   // The API reference page (GET /docs), loaded on its first request; it serves the files of dist/docs/.

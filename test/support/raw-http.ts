@@ -31,6 +31,35 @@ export function rawRequest(url: string, text: string): Promise<string> {
 }
 
 /**
+ * Sends `first` to the server at `url`, waits for its whole answer (a head and a `Content-Length`
+ * body), then sends `then` on the same connection, and answers everything written after the first
+ * answer until the connection closes.
+ *
+ * @example
+ * await rawRequestAfter(server.url, 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'GARBAGE\r\n\r\n') // 'HTTP/1.1 400 Bad Request\r\n…'
+ */
+export function rawRequestAfter(url: string, first: string, then: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname, () => socket.write(first));
+    let answer = Buffer.alloc(0);
+    /** Where the answer to `then` begins, once the first answer is whole. */
+    let rest: number | undefined;
+    socket.on('data', (chunk: Buffer) => {
+      answer = Buffer.concat([answer, chunk]);
+      const end = answer.indexOf('\r\n\r\n');
+      if (rest !== undefined || end < 0) return;
+      const length = end + 4 + Number(parseAnswer(answer.toString()).headers['content-length']);
+      if (answer.length < length) return;
+      rest = length;
+      socket.write(then);
+    });
+    socket.on('error', () => undefined);
+    socket.once('close', () => resolve(answer.subarray(rest ?? 0).toString()));
+  });
+}
+
+/**
  * `method path` with `headers` (a `Host` among them, or none) and `Connection: close`, sent with
  * `rawRequest`, and its answer read.
  *
