@@ -39,6 +39,14 @@ const ENTRIES = {
   websocket: 'runtime/http/websocket.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
+  // The login's answer, loaded on the first login.
+  login: 'runtime/http/login.ts',
+  // The answer to a CORS preflight, loaded on the first one.
+  preflight: 'runtime/http/preflight.ts',
+  // The check of a request served without credentials (a loopback Host, no other origin), loaded on the first one.
+  'local-request': 'runtime/http/local-request.ts',
+  // The problem answers to requests Node cannot read (a head over 16 KiB: 431), loaded on the first one.
+  'client-error': 'runtime/http/client-error.ts',
   // The reverse proxy of the chutes' web pages (serve only), loaded on the first request to /chutes/<chute>/.
   'chute-proxy': 'runtime/http/chute-proxy.ts',
   // The API reference page (GET /docs), loaded on its first request; it serves the files of dist/docs/.
@@ -310,7 +318,8 @@ async function buildBrowserMsw(functions, openApi) {
     `export async function endpointModules() { return [${functions.map((_, i) => `f${i}`).join(', ')}]; }`,
   ].join('\n');
   const unserved = path.join(root, 'emulator/msw-browser-unserved.ts');
-  const nodeOnly = new Set(['websocket.ts', 'docs.ts', 'chute-proxy.ts'].map((file) => path.join(root, 'runtime/http', file)));
+  // local-request.ts checks only requests that came over a socket, which a browser's never do.
+  const nodeOnly = new Set(['websocket.ts', 'docs.ts', 'chute-proxy.ts', 'local-request.ts'].map((file) => path.join(root, 'runtime/http', file)));
   const outfile = path.join(dist, 'lib-msw.browser.mjs');
   const { metafile } = await esbuild.build({
     ...shared,

@@ -63,7 +63,11 @@ const OPTIONS = [
 ] as const satisfies readonly OptionSpec[];
 
 const SWITCHES = [
-  { flag: 'no-auth', env: 'CHUTEBOX_NO_AUTH', description: 'serve every request without credentials' },
+  {
+    flag: 'no-auth',
+    env: 'CHUTEBOX_NO_AUTH',
+    description: 'serve every request without credentials that names the emulator localhost or a loopback address and comes from no web page of another origin',
+  },
   {
     flag: 'validate',
     env: 'CHUTEBOX_VALIDATE',
@@ -140,7 +144,9 @@ export async function main(argv: string[]): Promise<void> {
       `scenario ${scenario.name}${scenario.description ? `: ${scenario.description}` : ''}\n` +
       (values.state === undefined ? '' : `started from the state in ${values.state}\n`) +
       (switches.validate ? validationHint('refused') : switches['validate-log'] ? validationHint('logged') : '') +
-      (auth ? loginHint(server.url) : 'authentication is off: every request is served without credentials\n'),
+      (auth
+        ? loginHint(server.url)
+        : 'authentication is off: requests are served without credentials when they name the emulator localhost or a loopback address and come from no web page of another origin\n'),
   );
 
   const stop = () =>

@@ -16,7 +16,7 @@ export const STATE_RESET_PATH = '/_chutebox/state/reset';
 export interface StateApiOptions {
   /** The emulated device's state (`loadScenario`'s answer). */
   state: EmulatorStateApi;
-  /** The policy of the rest of the API; null serves everyone (`--no-auth`). */
+  /** The policy of the rest of the API; null serves every request without credentials, if it is local (`--no-auth`, runtime/http/auth.ts). */
   auth: AuthPolicy | null;
   /** As `createApp`'s `corsOrigin`. */
   corsOrigin?: string;
@@ -40,7 +40,7 @@ export interface StateApiOptions {
  * mountStateApi(app, { state: scenario, auth, corsOrigin, bodyLimit: uploadLimit });
  */
 export function mountStateApi(app: Hono, options: StateApiOptions): void {
-  const authorize = options.auth === null ? async () => null : authorizer(options.auth);
+  const authorize = authorizer(options.auth);
   const cors = corsPolicy(options.corsOrigin);
   const answer = (c: Context, status: number, body?: EmulatorState) =>
     new Response(body === undefined ? null : JSON.stringify(body), {

@@ -8,9 +8,8 @@ import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
 import { NO_FIELDS, problemOutput } from '../../functions/core/invoke.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
-import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
+import type { AuthPolicy } from '../auth/policy.ts';
 import { authorizer, LOGIN_PATH } from './auth.ts';
-import { clientAddress } from './client-address.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './functions.ts';
 import { problemFor } from './problems.ts';
@@ -31,7 +30,7 @@ export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
 
 export interface ApiOptions {
   device: Device;
-  /** null serves everyone without credentials (and mounts no login endpoint). */
+  /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
   auth: AuthPolicy | null;
   /** Allowed CORS origin(s), comma-separated; default `*`. */
   corsOrigin?: string;
@@ -57,7 +56,8 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
  * auth policy and a body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
  * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
- * `listen` and behind the same auth policy. Every error is an `application/problem+json` answer: 404
+ * `listen` and behind the same auth policy. A request served without credentials must be local
+ * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
  * body, 500 without details.
  *
@@ -75,7 +75,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const cors = corsPolicy(options.corsOrigin);
-  const authorize = options.auth === null ? null : authorizer(options.auth);
+  const authorize = authorizer(options.auth);
   const { device } = options;
   // Every method and path answered, a route's aliases included, for the 404 and 405 answers.
   const routes: Pick<Route, 'method' | 'path'>[] = functions.flatMap((fn) => routePaths(fn.route).map((path) => ({ method: fn.route.method, path })));
@@ -119,7 +119,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    * `respond` once `c` is authorized: in the request's own turn when the policy decides at once (a
    * token or Basic credentials checked before, loopback while no password is set), else after it.
    */
-  function authorizeAndRespond(authorize: (c: Context) => Promise<unknown>, c: Context, fn: ApiFunction, withParams: boolean): Response | Promise<Response> {
+  function authorizeAndRespond(c: Context, fn: ApiFunction, withParams: boolean): Response | Promise<Response> {
     const decided = authorize(c);
     return valueAtHand(decided) === NOT_AT_HAND ? decided.then(() => respond(c, fn, withParams)) : respond(c, fn, withParams);
   }
@@ -128,25 +128,20 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     // One handler on the route's path and each of its aliases; Hono is asked for path parameters only on a route that has them.
     const paths = routePaths(fn.route);
     const withParams = paths.some((path) => path.includes(':'));
-    app.on(fn.route.method, [...paths], authorize === null ? (c) => respond(c, fn, withParams) : (c) => authorizeAndRespond(authorize, c, fn, withParams));
+    app.on(fn.route.method, [...paths], (c) => authorizeAndRespond(c, fn, withParams));
   }
   if (options.auth !== null) {
     const policy = options.auth;
-    app.post(LOGIN_PATH, async (c) => {
-      const { username, password } = await (await body()).readCredentials(c);
-      const token = await policy.login(username, password, clientAddress(c));
-      const answer = token === null ? { status: 401, body: { username, success: false } } : { status: 200, body: { username, success: true, token } };
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === null ? { 'www-authenticate': CHALLENGE } : {}) };
-      return send(c, { status: answer.status, headers, body: JSON.stringify(answer.body) });
-    });
+    // The login: runtime/http/login.ts, a bundle loaded on the first one.
+    app.post(LOGIN_PATH, async (c) => send(c, await (await import('./login.ts')).login(c, policy, await body())));
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
   app.get(HOSTAPD_CONTROL_PATH, async (c) => {
-    if (authorize !== null) await authorize(c);
+    await authorize(c);
     return (await import('./websocket.ts')).hostapdControl(c, device);
   });
   app.get(CHANGE_STREAM_PATH, async (c) => {
-    if (authorize !== null) await authorize(c);
+    await authorize(c);
     return (await import('./websocket.ts')).changeStream(c, device);
   });
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
@@ -157,8 +152,8 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   }
   // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
   app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));
-  // A preflight is answered for any path, without credentials: the browser sends none with it.
-  app.on('OPTIONS', '*', (c) => new Response(null, { status: 204, headers: cors.preflight(requestHeaders(c).origin) }));
+  // A preflight, on any path (runtime/http/preflight.ts, a bundle loaded on the first one).
+  app.on('OPTIONS', '*', async (c) => (await import('./preflight.ts')).preflight(c, authorize, cors));
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];

@@ -1,12 +1,10 @@
-/** Methods and request headers a browser may use across origins; what a preflight answers. */
-const ALLOW_METHODS = 'GET,PUT,POST,DELETE,OPTIONS';
-const ALLOW_HEADERS = 'Authorization,Content-Type';
 /** Response headers a page may read: the challenge, the lockout, the methods of a 405 and the next page of a list. */
 const EXPOSE_HEADERS = 'WWW-Authenticate,Retry-After,Allow,Link';
-const MAX_AGE_SECONDS = '600';
 
-/** The CORS side of every answer, for one `--cors-origin` setting. */
+/** The CORS side of every answer, for one `--cors-origin` setting (a preflight's: runtime/http/preflight.ts). */
 export interface CorsPolicy {
+  /** Whether every origin is allowed (`*`). */
+  any: boolean;
   /**
    * The CORS headers of an answer to a request from `origin` (its `Origin` header): a shared object,
    * never to be changed; copy it into the answer's headers.
@@ -18,8 +16,6 @@ export interface CorsPolicy {
    * the same CORS headers, then given again: frozen too.
    */
   answerHeaders(headers: Readonly<Record<string, string>>, origin: string | undefined): Readonly<Record<string, string>>;
-  /** The headers of a `204` answer to a preflight (`OPTIONS`) from `origin`. */
-  preflight(origin: string | undefined): Record<string, string>;
 }
 
 /**
@@ -46,6 +42,7 @@ export function corsPolicy(setting: string | undefined): CorsPolicy {
   /** By an answer's frozen headers: the CORS headers they were last given with, and both together. */
   const made = new WeakMap<object, { cors: object; both: Readonly<Record<string, string>> }>();
   return {
+    any,
     headers,
     answerHeaders(answer, origin) {
       const cors = headers(origin);
@@ -55,13 +52,5 @@ export function corsPolicy(setting: string | undefined): CorsPolicy {
       if (Object.isFrozen(answer)) made.set(answer, { cors, both });
       return both;
     },
-    preflight: (origin) => ({
-      ...headers(origin),
-      ...(any ? {} : { vary: 'Origin, Access-Control-Request-Headers' }),
-      'access-control-max-age': MAX_AGE_SECONDS,
-      'access-control-allow-methods': ALLOW_METHODS,
-      'access-control-allow-headers': ALLOW_HEADERS,
-      ...(any ? { vary: 'Access-Control-Request-Headers' } : {}),
-    }),
   };
 }

@@ -46,10 +46,10 @@ const ASSET_CACHE = 'public, max-age=31536000, immutable';
  * @example
  * app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));
  */
-export async function docs(c: Context, authorize: ((c: Context) => Promise<unknown>) | null): Promise<Response> {
+export async function docs(c: Context, authorize: (c: Context) => Promise<unknown>): Promise<Response> {
   const { path } = c.req;
   if (path === '/docs' || path === '/docs/') {
-    if (authorize !== null) await authorize(c).catch(askForBasic);
+    await authorize(c).catch(askForBasic);
     return send(c, 'index.html', 'html', { 'cache-control': 'private, no-cache', 'content-security-policy': DOCS_CSP, 'referrer-policy': 'no-referrer' });
   }
   const asset = ASSET_PATH.exec(path);

@@ -16,7 +16,9 @@ const CLOSE_GRACE_MS = 5000;
 /**
  * Serves an app over HTTP on @hono/node-server. Port 0 picks a free port. Upgrade requests (the
  * websockets) go to runtime/http/websocket.ts, a bundle of its own loaded on the first one, which
- * answers them with the app too; `close()` closes the websockets as well. The shape of Node's tick
+ * answers them with the app too; `close()` closes the websockets as well. A request Node's server
+ * cannot read (a head over 16 KiB, a malformed one) gets a problem from runtime/http/client-error.ts,
+ * loaded likewise, where Node would write a bare status line. The shape of Node's tick
  * objects is kept alive (`keepTickShape`), so that the server is as fast after an idle as before.
  *
  * @example
@@ -39,6 +41,15 @@ export function listen(app: Hono, address: { host: string; port: number }): Prom
       });
     });
     server.once('error', reject);
+    server.on('clientError', (error, socket) => {
+      import('./client-error.ts').then(
+        (module) => module.answerClientError(error, socket),
+        (failure: unknown) => {
+          console.error(failure);
+          socket.destroy();
+        },
+      );
+    });
     server.on('upgrade', (incoming, socket, head) => {
       (websockets ??= import('./websocket.ts')).then(
         (module) => module.upgrade(app, server as Server, incoming, socket, head),

@@ -97,7 +97,8 @@ export const EXAMPLE_PARAMETERS: Readonly<Record<string, ExampleParameter>> = {
 const DESCRIPTION = [
   "chutebox answers ParaDrop's device API on `chutebox serve` (a device), `chutebox emulate` (a recorded device) and AWS Lambda.",
   `Log in with \`POST ${LOGIN_PATH}\` and send the token as \`Authorization: Bearer <token>\`, or send the credentials with HTTP Basic. ` +
-    'A device without a password serves only clients on the device itself, without credentials; `chutebox emulate --no-auth` serves everyone.',
+    'A device without a password serves only clients on the device itself, without credentials; `chutebox emulate --no-auth` serves every client without them. ' +
+    'A request served without credentials must name the server `localhost` or a loopback address in `Host` and come from no web page of another origin: else it gets 403.',
   'Every error is `application/problem+json` (RFC 9457). An unknown path answers 404, a known path with another method 405 (with `Allow`). ' +
     'A trailing slash is accepted on every path.',
   'The examples are the answers of the built-in `default` scenario.',

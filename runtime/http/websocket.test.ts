@@ -1,4 +1,3 @@
-import { connect } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chuteDevice, STATIONS } from '../../test/support/chute-devices.ts';
@@ -6,6 +5,7 @@ import { openWebSocket, opened, refused } from '../../test/support/websocket-cli
 import { fixedAuth } from '../auth/index.ts';
 import { createApp } from './app.ts';
 import { listen, type Listening } from './listen.ts';
+import { rawRequest } from '../../test/support/raw-http.ts';
 import { functionsFolder } from '../../test/support/test-bundles.ts';
 
 /**
@@ -33,18 +33,6 @@ async function serve(withAuth = false): Promise<Listening> {
 }
 
 const WLAN = '/api/v1/chutes/hello/networks/wlan/hostapd_control/ws';
-
-/** Sends raw HTTP/1.1 text and answers everything the server writes until it closes the connection. */
-function rawRequest(server: Listening, text: string): Promise<string> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(text));
-    let answer = '';
-    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
-    socket.once('end', () => resolve(answer));
-    socket.once('error', reject);
-  });
-}
 
 describe('GET …/hostapd_control/ws through createApp and listen', () => {
   it("opens on an access point: GET_CONFIG answers hostapd's reply; after ATTACH a station disconnected over HTTP comes as an event", async () => {
@@ -92,8 +80,8 @@ describe('GET …/hostapd_control/ws through createApp and listen', () => {
   it('answers an upgrade to another protocol (h2c) as an ordinary request, and closes the connection', async () => {
     const server = await serve();
     const answer = await rawRequest(
-      server,
-      'GET /api/v1/info/features HTTP/1.1\r\nHost: device\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n',
+      server.url,
+      'GET /api/v1/info/features HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n',
     );
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(answer).toMatch(/\r\nconnection: close\r\n/);
@@ -103,7 +91,7 @@ describe('GET …/hostapd_control/ws through createApp and listen', () => {
   it('answers 400 to an upgrade request that carries a body, which it cannot read', async () => {
     const server = await serve();
     const answer = await rawRequest(
-      server,
+      server.url,
       'POST /api/v1/chutes/hello/networks/wlan/stations HTTP/1.1\r\nHost: device\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Length: 2\r\n\r\n{}',
     );
     expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);

@@ -2,7 +2,6 @@
 // first upgrade request, so that `ws` stays out of the runtime bundle. See
 // docs/decisions/0013-hostapd-control-websocket.md and 0014-change-stream-websocket.md.
 import type { IncomingMessage, Server } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'hono';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -11,9 +10,10 @@ import { servingNetwork } from '../../functions/chutes/lookup.ts';
 import { pathParams } from '../../functions/chutes/params.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionInput } from '../../functions/core/invoke.ts';
-import { HttpProblem, PROBLEM_CONTENT_TYPE } from '../../functions/core/problem.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
 import { followChange } from './change-stream.ts';
 import { CLOSE, hostapdControlSession } from './hostapd-control.ts';
+import { problemResponse, writeResponse } from './socket-answer.ts';
 
 /** The largest message a client may send; hostapd reads a command into 4 KB. A longer one closes the websocket with 1009. */
 export const MAX_MESSAGE_BYTES = 4096;
@@ -33,9 +33,6 @@ interface UpgradeBindings {
    */
   [ACCEPT]: (open: (ws: WebSocket) => Promise<void>) => void;
 }
-
-/** Response headers that describe a connection, not a message: never copied onto the socket. */
-const CONNECTION_HEADERS = new Set(['connection', 'content-length', 'keep-alive', 'transfer-encoding', 'upgrade']);
 
 /** The open websockets of each server, and when each will have stopped all it started. */
 const servers = new WeakMap<Server, Map<WebSocket, Promise<void>>>();
@@ -173,21 +170,4 @@ function upgradeRequest(incoming: IncomingMessage): Request | HttpProblem {
   } catch (error) {
     return new HttpProblem(400, `not a request that can be served: ${(error as Error).message}`);
   }
-}
-
-function problemResponse(problem: HttpProblem): Response {
-  return new Response(JSON.stringify(problem), { status: problem.status, headers: { 'content-type': PROBLEM_CONTENT_TYPE } });
-}
-
-/** Writes a Fetch response on the socket as HTTP/1.1, and closes the connection. */
-async function writeResponse(socket: Duplex, response: Response, headOnly: boolean): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer());
-  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
-  response.headers.forEach((value, name) => {
-    if (!CONNECTION_HEADERS.has(name)) lines.push(`${name}: ${value}`);
-  });
-  // A 426 names the protocol to upgrade to (RFC 9110 section 15.5.22).
-  if (response.status === 426) lines.push('upgrade: websocket');
-  lines.push(`content-length: ${body.length}`, 'connection: close', '', '');
-  if (!socket.destroyed) socket.end(headOnly ? lines.join('\r\n') : Buffer.concat([Buffer.from(lines.join('\r\n')), body]));
 }
