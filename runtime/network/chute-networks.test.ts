@@ -113,7 +113,7 @@ const RADIOS = {
 };
 
 describe('chuteNetworks on a device with radios', () => {
-  it('makes the access point an interface of its radio with hostapd on nl80211 and the radio’s settings, and moves the monitor radio into the chute', async () => {
+  it('makes the access point an interface of its radio with hostapd on nl80211 and the radio’s settings, forgets the MAC the host knew for the chute’s address, and moves the monitor radio into the chute', async () => {
     const { tools, commands } = await standIns('made');
     const runDir = await temp.folder('made-run');
     let forwardingTurnedOn = 0;
@@ -140,6 +140,7 @@ describe('chuteNetworks on a device with radios', () => {
         'ip link set dev vwlan0001c name wlan0',
         'ip address add 10.128.0.2/24 dev wlan0',
         'ip link set dev wlan0 up',
+        'ip neigh flush to 10.128.0.2 dev vwlan0001',
         'ip link show dev mon0',
         'iw phy phy0 set netns 4242',
         'iw phy phy0 interface add mon0 type monitor',

@@ -138,6 +138,9 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     if (subnet !== undefined && reservation.chuteAddress !== null)
       await inChute(pid, ['address', 'add', `${reservation.chuteAddress}/${subnet.prefix}`, 'dev', intfName]);
     await inChute(pid, ['link', 'set', 'dev', intfName, 'up']);
+    // The new interface has a new MAC: the host forgets the one it learnt for the chute's address (a
+    // restart, an update), or it would send there until the entry expired, and the chute's page would fail.
+    if (reservation.chuteAddress !== null) await ip(['neigh', 'flush', 'to', reservation.chuteAddress, 'dev', reservation.hostInterface]);
     await note(`gave the chute its interface ${intfName} of network ${network}${reservation.chuteAddress === null ? '' : ` (${reservation.chuteAddress})`}`);
   }
 
