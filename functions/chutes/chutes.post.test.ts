@@ -127,6 +127,18 @@ describe('POST /api/v1/chutes/', () => {
     expect(target.submitted).toEqual([]);
   });
 
+  it('responds with 422 naming net.<name>.mode for a monitor interface where a lab link stands in for the radios, and submits nothing', async () => {
+    const target = memoryDevice(combine(pciRouter, { settings: { lab_link: 'lab0' } }));
+    const body = { name: 'sniffer', image: 'busybox', config: { net: { mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' } } } };
+    const out = await callFunctionRaw(install, target, { body: { contentType: 'application/json', text: JSON.stringify(body) }, refusedByDevice: true });
+    expect(out).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'net.mon.mode', message: expect.stringContaining('a lab link (--lab-link) stands in') }] },
+    });
+    expect(out.headers['content-type']).toBe('application/problem+json');
+    expect(target.submitted).toEqual([]);
+  });
+
   it('responds with 422 for a missing name and image, and for a configuration that is not a mapping', async () => {
     const target = device();
     const out = await postJson(target, { config: ['web'] });

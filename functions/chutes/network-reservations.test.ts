@@ -154,6 +154,15 @@ describe('reserveNetworks', () => {
     expect(reserveNetworks({ wifi: AP }, context({ radios: null })).wifi!.radio, 'a lab link stands in for the radios').toBeNull();
   });
 
+  it('refuses a monitor interface where a lab link stands in for the radios, naming its mode: its radio cannot move into the chute', () => {
+    expect(refusal(() => reserveNetworks({ wifi: AP, mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' } }, context({ radios: null })))).toEqual([
+      {
+        path: 'net.mon.mode',
+        message: 'a monitor interface takes a radio of its own, and this device has none: a lab link (--lab-link) stands in for its radios',
+      },
+    ]);
+  });
+
   it('takes the next name when the hashed one is in use on the host', () => {
     const first = reserveNetworks({ wifi: AP }, context()).wifi!.hostInterface;
     const next = reserveNetworks({ wifi: AP }, context({ interfaces: ['eth0', first] })).wifi!.hostInterface;

@@ -21,7 +21,8 @@ import { chooseRadio, radioOffers, type RadioHolders, type RadioOffer } from './
  *   next free number), `<LAN interface>.<vlan_id>` for a VLAN (one chute per VLAN ID);
  * - hostapd's control socket (an access point) and dnsmasq's lease file (a network with `dhcp`),
  *   both under the run folder in the state dir;
- * - the radio of an access point or a monitor network (radio-choice.ts), unless a lab link stands in.
+ * - the radio of an access point or a monitor network (radio-choice.ts), unless a lab link stands in
+ *   for the radios: then an access point has none, and a monitor network is refused.
  */
 
 /** What one chute network holds on the host: `networks.<network>` of the chute cache. */
@@ -70,6 +71,9 @@ export interface ReservationContext {
   radios: readonly RadioOffer[] | null;
 }
 
+/** Why a monitor network is refused where a lab link stands in for the radios: its phy would move into the chute, and a lab has none. */
+const LAB_LINK_MONITOR = 'a monitor interface takes a radio of its own, and this device has none: a lab link (--lab-link) stands in for its radios';
+
 /** The prefix length of a subnet taken from the pool, as ParaDrop's daemon gives. */
 export const CHUTE_PREFIX = 24;
 
@@ -82,7 +86,8 @@ export const AUTO_POOLS = { default: '10.128.0.0/9', wanInTen: '192.168.128.0/17
  * @throws HttpProblem 422 listing each entry that cannot be served: `net.<name>.ipv4_network` when it
  *   overlaps another chute's network, a network of the host or an earlier entry, or leaves no room for
  *   two addresses; `net.<name>.vlan_id` when another chute has that VLAN; `net.<name>` when the pool
- *   has no free subnet left.
+ *   has no free subnet left; `net.<name>.mode` for a monitor interface where a lab link stands in
+ *   for the radios.
  * @example
  * reserveNetworks({ wifi: { type: 'wifi', intfName: 'wlan0', dhcp: {} } }, context)
  * // { wifi: { hostInterface: 'vwlan5d1e', ipv4Network: '10.128.0.0/24', gateway: '10.128.0.1', chuteAddress: '10.128.0.2',
@@ -126,6 +131,7 @@ export function reserveNetworks(net: Readonly<Record<string, unknown>>, context:
       hostInterface = freeName(kind === 'monitor' ? 'vmon' : 'vwlan', `${context.chute}:${String(entry.intfName)}`, names);
     }
     names.add(hostInterface);
+    if (kind === 'monitor' && context.radios === null) errors.push({ path: `${path}.mode`, message: LAB_LINK_MONITOR });
     const radio = kind === 'vlan' || context.radios === null ? null : (chooseRadio(name, entry, context.radios, radios, errors) ?? null);
     let subnet: Ipv4Network | undefined;
     if (kind !== 'monitor') {
