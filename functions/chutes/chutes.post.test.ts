@@ -139,6 +139,27 @@ describe('POST /api/v1/chutes/', () => {
     expect(target.submitted).toEqual([]);
   });
 
+  it('responds with 422 naming net.<name>.type for a VLAN network on a device without br-lan or without 802.1Q, and submits nothing', async () => {
+    const body = JSON.stringify({ name: 'office', image: 'busybox', config: { net: { staff: { type: 'vlan', intfName: 'vlan0', vlan_id: 30 } } } });
+    const vlanConfig = 'VLAN Dev name\t | VLAN ID\nName-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD\n';
+    const lan = { '/sys/class/net/br-lan/ifindex': '4\n' };
+    for (const [files, message] of [
+      [{ '/proc/net/vlan/config': vlanConfig }, 'a VLAN network is tagged on the LAN interface br-lan, and this device has none'],
+      [lan, "a VLAN network needs 802.1Q, and this device's kernel has none (no 8021q loaded, built in or installed)"],
+    ] as const) {
+      const target = memoryDevice(combine(pciRouter, { files }));
+      const out = await callFunctionRaw(install, target, { body: { contentType: 'application/json', text: body }, refusedByDevice: true });
+      expect(out).toMatchObject({ status: 422, body: { errors: [{ path: 'net.staff.type', message }] } });
+      expect(target.submitted).toEqual([]);
+    }
+    const able = memoryDevice(combine(pciRouter, { files: { ...lan, '/proc/net/vlan/config': vlanConfig } }));
+    expect((await callFunctionRaw(install, able, { body: { contentType: 'application/json', text: body } })).status).toBe(200);
+    const lab = memoryDevice(combine(pciRouter, { settings: { lab_link: 'lab0' } }));
+    expect((await callFunctionRaw(install, lab, { body: { contentType: 'application/json', text: body } })).status, 'a lab link stands in for br-lan').toBe(
+      200,
+    );
+  });
+
   it('responds with 422 for a missing name and image, and for a configuration that is not a mapping', async () => {
     const target = device();
     const out = await postJson(target, { config: ['web'] });

@@ -30,6 +30,7 @@ function context(overrides: Partial<ReservationContext> = {}): ReservationContex
     runDir: '/var/lib/chutebox/networks',
     lanInterface: 'br-lan',
     radios: RADIOS,
+    dot1q: true,
     ...overrides,
   };
 }
@@ -120,6 +121,17 @@ describe('reserveNetworks', () => {
     expect(refusal(() => reserveNetworks({ mine: vlan }, context({ interfaces: ['br-lan', 'br-lan.20'] })))).toEqual([
       { path: 'net.mine.vlan_id', message: 'VLAN 20 is in use on the host (br-lan.20)' },
     ]);
+  });
+
+  it('refuses a VLAN network, naming its type, on a device without the LAN interface or without 802.1Q, unless a lab link stands in', () => {
+    const vlan = { type: 'vlan', intfName: 'vlan0', vlan_id: 20 };
+    expect(refusal(() => reserveNetworks({ guests: vlan }, context({ interfaces: ['lo', 'eth0'] })))).toEqual([
+      { path: 'net.guests.type', message: 'a VLAN network is tagged on the LAN interface br-lan, and this device has none' },
+    ]);
+    expect(refusal(() => reserveNetworks({ guests: vlan }, context({ dot1q: false })))).toEqual([
+      { path: 'net.guests.type', message: "a VLAN network needs 802.1Q, and this device's kernel has none (no 8021q loaded, built in or installed)" },
+    ]);
+    expect(reserveNetworks({ guests: vlan }, context({ interfaces: ['lo', 'eth0'], dot1q: null })).guests!.hostInterface).toBe('br-lan.20');
   });
 
   it('gives a monitor interface a vmon name and no subnet, and a network without dhcp no lease file', () => {
