@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
-import { combine, pciRouter } from '../../test/support/info-devices.ts';
+import { combine, lanBridge, pciRouter, vlanKernel } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
 import { isImageReference } from './bodies.ts';
@@ -141,18 +141,16 @@ describe('POST /api/v1/chutes/', () => {
 
   it('responds with 422 naming net.<name>.type for a VLAN network on a device without br-lan or without 802.1Q, and submits nothing', async () => {
     const body = JSON.stringify({ name: 'office', image: 'busybox', config: { net: { staff: { type: 'vlan', intfName: 'vlan0', vlan_id: 30 } } } });
-    const vlanConfig = 'VLAN Dev name\t | VLAN ID\nName-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD\n';
-    const lan = { '/sys/class/net/br-lan/ifindex': '4\n' };
-    for (const [files, message] of [
-      [{ '/proc/net/vlan/config': vlanConfig }, 'a VLAN network is tagged on the LAN interface br-lan, and this device has none'],
-      [lan, "a VLAN network needs 802.1Q, and this device's kernel has none (no 8021q loaded, built in or installed)"],
+    for (const [lacking, message] of [
+      [vlanKernel, 'a VLAN network is tagged on the LAN interface br-lan, and this device has none'],
+      [lanBridge, "a VLAN network needs 802.1Q, and this device's kernel has none (no 8021q loaded, built in or installed)"],
     ] as const) {
-      const target = memoryDevice(combine(pciRouter, { files }));
+      const target = memoryDevice(combine(pciRouter, lacking));
       const out = await callFunctionRaw(install, target, { body: { contentType: 'application/json', text: body }, refusedByDevice: true });
       expect(out).toMatchObject({ status: 422, body: { errors: [{ path: 'net.staff.type', message }] } });
       expect(target.submitted).toEqual([]);
     }
-    const able = memoryDevice(combine(pciRouter, { files: { ...lan, '/proc/net/vlan/config': vlanConfig } }));
+    const able = memoryDevice(combine(pciRouter, lanBridge, vlanKernel));
     expect((await callFunctionRaw(install, able, { body: { contentType: 'application/json', text: body } })).status).toBe(200);
     const lab = memoryDevice(combine(pciRouter, { settings: { lab_link: 'lab0' } }));
     expect((await callFunctionRaw(install, lab, { body: { contentType: 'application/json', text: body } })).status, 'a lab link stands in for br-lan').toBe(

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { VLAN_CONFIG } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { kernelTagsVlans } from './vlan.ts';
-
-/** What /proc/net/vlan/config holds with one VLAN, as the kernel prints it (net/8021q/vlanproc.c). */
-const VLAN_CONFIG = 'VLAN Dev name\t | VLAN ID\nName-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD\nbr-lan.20      | 20  | br-lan\n';
 
 describe('kernelTagsVlans', () => {
   it('answers true for a kernel with 8021q loaded or built in: /proc/net/vlan/config, or /sys/module/8021q', async () => {
