@@ -127,6 +127,15 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       .map((line) => line.split(':')[0])
       .sort()
       .join(' ');
+  /** Every file of serve's state dir but its folders, by path inside it, sorted. */
+  const stateFiles = async () => {
+    const entries = await readdir(stateDir, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((entry) => !entry.isDirectory())
+      .map((entry) => path.relative(stateDir, path.join(entry.parentPath, entry.name)))
+      .sort();
+  };
+  let stateBefore: string[];
   const pidFiles = async () =>
     (await readdir(path.join(stateDir, 'networks', 'pids')).catch(() => [] as string[])).filter((file) => file.endsWith('.pid')).sort();
 
@@ -155,6 +164,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     });
     linksBefore = links();
     server = await serve();
+    stateBefore = await stateFiles();
   }, 90_000);
 
   afterAll(async () => {
@@ -280,13 +290,27 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       '10.128.0.2/24',
     );
     expect(await processesWith(`${wifi.hostInterface}.conf`)).toHaveLength(1);
+    // A chute that stops and starts again keeps its leases, as dnsmasq on a router keeps them across its restarts.
+    expect((await call('GET', '/chutes/lab/networks/wifi/leases')).body).toEqual([expect.objectContaining({ hostname: 'phone' })]);
   }, 120_000);
 
-  it('delete leaves the router namespace as it was before the install: no interface, daemon or firewall rule', async () => {
+  it('delete leaves the router namespace and the state dir as they were before the install: no interface, daemon, firewall rule or lease', async () => {
+    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
     expect((await change('DELETE', '/chutes/lab')).state).toBe('succeeded');
     expect(await pidFiles()).toEqual([]);
     expect(links()).toBe(linksBefore);
     expect(namespaces!.exec(router, 'nft', ['list', 'chain', 'ip', 'chutebox', 'postrouting'])).not.toContain('comment');
+    // What is new belongs to the device, not to the chute: the change log, and what every chute shares and
+    // each change writes again (chutebox's nftables table, the rendered system configuration), which no longer names it.
+    const shared = (file: string) => file.startsWith('changes/') || file.startsWith('pdconf/') || file === 'networks/firewall.nft';
+    expect((await stateFiles()).filter((file) => !shared(file))).toEqual(stateBefore.filter((file) => !shared(file)));
+    for (const file of (await stateFiles()).filter((file) => shared(file) && !file.startsWith('changes/'))) {
+      expect(await readFile(path.join(stateDir, file), 'utf8'), file).not.toContain(wifi.hostInterface);
+    }
+    // A chute installed again under the same name starts without the leases of the one before.
+    expect((await change('POST', '/chutes', { name: 'lab', image: 'chutebox-net:sleeper', config: { net: NET } })).state).toBe('succeeded');
+    expect((await call('GET', '/chutes/lab/networks/wifi/leases')).body).toEqual([]);
+    expect((await change('DELETE', '/chutes/lab')).state).toBe('succeeded');
   }, 120_000);
 
   it('a VLAN network (here through the lab link, as this kernel has no 802.1Q) gets its interface, dnsmasq and the chute its vlan0', async () => {
