@@ -90,6 +90,28 @@ describe('supervise', () => {
     expect(await fileExists(pidFile)).toBe(false);
   });
 
+  it("keeps its log bounded: past maxLogBytes it is cut to its last lines, and the daemon's next lines follow them", async () => {
+    const { dir, argv } = await sleeper();
+    // 2000 numbered lines of 20 bytes (40 KB) at once, then one more once the log was cut.
+    const script = `i=1000; while [ $i -lt 3000 ]; do echo "line $i of the log"; i=$((i+1)); done; while [ ! -e ${dir}/cut ]; do ${argv[0]} 0.05; done; echo after the cut; ${argv.join(' ')}`;
+    const logFile = path.join(dir, 'dnsmasq-vwlan1a2b.log');
+    await started({
+      name: 'dnsmasq for vwlan1a2b',
+      argv: ['sh', '-c', script],
+      pidFile: path.join(dir, 'dnsmasq-vwlan1a2b.pid'),
+      maxLogBytes: 4096,
+      logCheckMs: 50,
+    });
+    await eventually(async () => (await readFile(logFile, 'utf8')).startsWith('[earlier lines cut'));
+    await writeFile(path.join(dir, 'cut'), '');
+    await eventually(async () => (await readFile(logFile, 'utf8')).endsWith('after the cut\n'));
+    const lines = (await readFile(logFile, 'utf8')).split('\n');
+    expect(lines[0]).toBe('[earlier lines cut: this log keeps at most 4096 bytes]');
+    expect(lines[1]).toMatch(/^line 2\d{3} of the log$/);
+    expect(lines.slice(-3)).toEqual(['line 2999 of the log', 'after the cut', '']);
+    expect((await readFile(logFile)).length).toBeLessThanOrEqual(4096);
+  });
+
   it('rejects naming the program, its exit code and the end of its log when it exits while settling', async () => {
     const { pidFile } = await sleeper();
     const noise = `${'x'.repeat(99)}\n`.repeat(50);
