@@ -32,21 +32,47 @@ const KEY = 'lab-passphrase';
 const NET = { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: KEY, dhcp: { start: 100, limit: 10, lease: '1h' } } };
 
 /** A request to the serve that runs in namespace `ns`, made from inside it (its loopback is its own); a JSON body is decoded. */
-function api(ns: string, url: string, method: string, body?: unknown): Promise<{ status: number; body: any; type: string | null }> {
+async function api(ns: string, url: string, method: string, body?: unknown): Promise<{ status: number; body: any; type: string | null }> {
   const script =
     'const [url, method, body] = process.argv.slice(1);' +
     "fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body || undefined })" +
     ".then(async (r) => console.log(JSON.stringify({ status: r.status, type: r.headers.get('content-type'), text: await r.text() })), (e) => { console.error(e); process.exit(1); });";
-  const args = ['netns', 'exec', ns, process.execPath, '-e', script, url, method, body === undefined ? '' : JSON.stringify(body)];
+  const { status, type, text } = await nodeIn<{ status: number; type: string | null; text: string }>(
+    ns,
+    script,
+    [url, method, body === undefined ? '' : JSON.stringify(body)],
+    `${method} ${url}`,
+  );
+  return { status, type, body: /json/.test(type ?? '') ? JSON.parse(text) : text };
+}
+
+/**
+ * GETs `url` from inside namespace `ns` until it answers 200 or `ms` have passed since the client
+ * started (its own start-up, slow on a loaded machine, is not counted), and answers the last status
+ * (0 when no answer came in time), its text and every try.
+ */
+function getWithin(ns: string, url: string, ms: number): Promise<{ status: number; text: string; tries: string[] }> {
+  const script =
+    'const [url, ms] = process.argv.slice(1); const start = Date.now(); const tries = [];' +
+    '(async () => { for (;;) { let status = 0, text = "";' +
+    ' try { const r = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, start + Number(ms) - Date.now())) }); status = r.status; text = await r.text(); }' +
+    ' catch (e) { text = String(e); }' +
+    ' tries.push(Date.now() - start + " ms: " + status + " " + text.slice(0, 200));' +
+    ' if (status === 200 || Date.now() - start >= Number(ms)) return console.log(JSON.stringify({ status, text, tries }));' +
+    ' await new Promise((resolve) => setTimeout(resolve, 100)); } })();';
+  return nodeIn(ns, script, [url, String(ms)], `GET ${url}`);
+}
+
+/** Runs a Node script in namespace `ns` and answers the JSON of the last line it prints. */
+function nodeIn<T>(ns: string, script: string, args: string[], what: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn('ip', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (out += chunk));
     child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`${method} ${url} in ${ns} failed: ${out}`));
-      const { status, type, text } = JSON.parse(out.trim().split('\n').at(-1)!);
-      resolve({ status, type, body: /json/.test(type ?? '') ? JSON.parse(text) : text });
+      if (code !== 0) return reject(new Error(`${what} in ${ns} failed: ${out}`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1)!));
     });
   });
 }
@@ -90,6 +116,15 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       .map((line) => line.split(':')[0])
       .sort()
       .join(' ');
+  /** Every file of serve's state dir but its folders, by path inside it, sorted. */
+  const stateFiles = async () => {
+    const entries = await readdir(stateDir, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((entry) => !entry.isDirectory())
+      .map((entry) => path.relative(stateDir, path.join(entry.parentPath, entry.name)))
+      .sort();
+  };
+  let stateBefore: string[];
   const pidFiles = async () =>
     (await readdir(path.join(stateDir, 'networks', 'pids')).catch(() => [] as string[])).filter((file) => file.endsWith('.pid')).sort();
 
@@ -112,8 +147,13 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     engine = await startDockerd({ netns: router });
     // A container that ends at once on docker stop's SIGTERM (a plain sleep as pid 1 ignores it).
     await engine.importBusybox('chutebox-net', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'] });
+    // A chute page: busybox httpd on port 8000.
+    await engine.importBusybox('chutebox-net', 'web', {
+      cmd: ['sh', '-c', 'busybox mkdir -p /www; echo "chute page $((6 * 7))" > /www/index.html; trap "exit 143" TERM; busybox httpd -f -p 8000 -h /www & wait'],
+    });
     linksBefore = links();
     server = await serve();
+    stateBefore = await stateFiles();
   }, 90_000);
 
   afterAll(async () => {
@@ -242,13 +282,27 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       '10.128.0.2/24',
     );
     expect(await processesWith(`${wifi.hostInterface}.conf`)).toHaveLength(1);
+    // A chute that stops and starts again keeps its leases, as dnsmasq on a router keeps them across its restarts.
+    expect((await call('GET', '/chutes/lab/networks/wifi/leases')).body).toEqual([expect.objectContaining({ hostname: 'phone' })]);
   }, 120_000);
 
-  it('delete leaves the router namespace as it was before the install: no interface, daemon or firewall rule', async () => {
+  it('delete leaves the router namespace and the state dir as they were before the install: no interface, daemon, firewall rule or lease', async () => {
+    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
     expect((await change('DELETE', '/chutes/lab')).state).toBe('succeeded');
     expect(await pidFiles()).toEqual([]);
     expect(links()).toBe(linksBefore);
     expect(namespaces!.exec(router, 'nft', ['list', 'chain', 'ip', 'chutebox', 'postrouting'])).not.toContain('comment');
+    // What is new belongs to the device, not to the chute: the change log, and what every chute shares and
+    // each change writes again (chutebox's nftables table, the rendered system configuration), which no longer names it.
+    const shared = (file: string) => file.startsWith('changes/') || file.startsWith('pdconf/') || file === 'networks/firewall.nft';
+    expect((await stateFiles()).filter((file) => !shared(file))).toEqual(stateBefore.filter((file) => !shared(file)));
+    for (const file of (await stateFiles()).filter((file) => shared(file) && !file.startsWith('changes/'))) {
+      expect(await readFile(path.join(stateDir, file), 'utf8'), file).not.toContain(wifi.hostInterface);
+    }
+    // A chute installed again under the same name starts without the leases of the one before.
+    expect((await change('POST', '/chutes', { name: 'lab', image: 'chutebox-net:sleeper', config: { net: NET } })).state).toBe('succeeded');
+    expect((await call('GET', '/chutes/lab/networks/wifi/leases')).body).toEqual([]);
+    expect((await change('DELETE', '/chutes/lab')).state).toBe('succeeded');
   }, 120_000);
 
   it('a VLAN network (here through the lab link, as this kernel has no 802.1Q) gets its interface, dnsmasq and the chute its vlan0', async () => {
@@ -272,9 +326,6 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
   }, 120_000);
 
   it("web.port: the chute's page answers at /chutes/<chute>/ through the proxy; 503 when it does not run, 502 when nothing answers", async () => {
-    await engine!.importBusybox('chutebox-net', 'web', {
-      cmd: ['sh', '-c', 'busybox mkdir -p /www; echo "chute page $((6 * 7))" > /www/index.html; trap "exit 143" TERM; busybox httpd -f -p 8000 -h /www & wait'],
-    });
     // The pool's first subnet again, which the earlier chutes held: their interfaces left their containers
     // before these stopped, so nothing of theirs answers for 10.128.0.2 any more (decision 0028).
     const config = { web: { port: 8000 }, net: { wifi: { ...NET.wifi, ssid: 'site' } } };
@@ -294,6 +345,32 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect(silent).toMatchObject({ status: 502, type: 'application/problem+json' });
     expect(silent.body.detail).toMatch(/^chute site does not answer on port 8001 \(10\.128\.0\.2\)/);
     expect((await change('DELETE', '/chutes/site')).state).toBe('succeeded');
+    expect(links()).toBe(linksBefore);
+  }, 120_000);
+
+  it("restart and PUT config: the chute's page answers at once after the change, though its address moved to a new MAC", async () => {
+    const config = { web: { port: 8000 }, net: { wifi: { ...NET.wifi, ssid: 'page' } } };
+    expect((await change('POST', '/chutes', { name: 'page', image: 'chutebox-net:web', config })).state).toBe('succeeded');
+    const url = `${server!.url}/chutes/page/`;
+    // The change is over once the container runs; httpd in it takes a moment to listen.
+    expect((await getWithin(router, url, 20_000)).status).toBe(200);
+    const macOf = async () => {
+      const [container] = await engine!.chuteContainers('page');
+      return /link\/ether (\S+)/.exec(
+        namespaces!.exec(router, 'nsenter', ['-t', String(container!.State.Pid), '-n', 'ip', '-o', 'link', 'show', 'dev', 'wlan0']),
+      )?.[1];
+    };
+    const before = await macOf();
+    for (const [what, run] of [
+      ['restart', () => change('POST', '/chutes/page/restart')],
+      ['PUT config', () => change('PUT', '/chutes/page/config', { ...config, net: { wifi: { ...NET.wifi, ssid: 'page2' } } })],
+    ] as const) {
+      expect((await run()).state, what).toBe('succeeded');
+      const answer = await getWithin(router, url, 2000);
+      expect({ what, status: answer.status, text: answer.text }, answer.tries.join('; ')).toEqual({ what, status: 200, text: 'chute page 42\n' });
+    }
+    expect(await macOf(), 'the chute interface is a new one, with a new MAC').not.toBe(before);
+    expect((await change('DELETE', '/chutes/page')).state).toBe('succeeded');
     expect(links()).toBe(linksBefore);
   }, 120_000);
 });

@@ -288,6 +288,12 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
     expect((await call(server, 'GET', '/chutes/clashing')).status).toBe(404);
   });
 
+  it("installs a VLAN network, as the scenario's device has br-lan and tags VLANs (proc/net/vlan/config)", async () => {
+    const net = { office: { type: 'vlan', intfName: 'vlan0', vlan_id: 30, dhcp: {} } };
+    expect((await change(server, 'POST', '/chutes/', { name: 'tagged', image: 'busybox:latest', config: { net } })).state).toBe('succeeded');
+    expect((await call(server, 'GET', '/chutes/tagged/cache')).body.networks.office).toMatchObject({ hostInterface: 'br-lan.30', vlanId: 30 });
+  });
+
   it('takes YAML; then the chute can be stopped like any other', async () => {
     const yaml = 'name: from-yaml\nimage: busybox:latest\nconfig:\n  environment:\n    DEBUG: yes\n';
     expect((await change(server, 'POST', '/chutes', yaml, 'application/yaml')).state).toBe('succeeded');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
-import { combine, pciRouter } from '../../test/support/info-devices.ts';
+import { combine, lanBridge, pciRouter, vlanKernel } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
 import { isImageReference } from './bodies.ts';
@@ -125,6 +125,37 @@ describe('POST /api/v1/chutes/', () => {
     expect(out.body.errors).toContainEqual({ path: 'image', message: expect.stringContaining('must be an image reference') });
     expect(out.body.detail).toMatch(/^the install request is not valid: .* \(and 10 more\)$/);
     expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 naming net.<name>.mode for a monitor interface where a lab link stands in for the radios, and submits nothing', async () => {
+    const target = memoryDevice(combine(pciRouter, { settings: { lab_link: 'lab0' } }));
+    const body = { name: 'sniffer', image: 'busybox', config: { net: { mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' } } } };
+    const out = await callFunctionRaw(install, target, { body: { contentType: 'application/json', text: JSON.stringify(body) }, refusedByDevice: true });
+    expect(out).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'net.mon.mode', message: expect.stringContaining('a lab link (--lab-link) stands in') }] },
+    });
+    expect(out.headers['content-type']).toBe('application/problem+json');
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 naming net.<name>.type for a VLAN network on a device without br-lan or without 802.1Q, and submits nothing', async () => {
+    const body = JSON.stringify({ name: 'office', image: 'busybox', config: { net: { staff: { type: 'vlan', intfName: 'vlan0', vlan_id: 30 } } } });
+    for (const [lacking, message] of [
+      [vlanKernel, 'a VLAN network is tagged on the LAN interface br-lan, and this device has none'],
+      [lanBridge, "a VLAN network needs 802.1Q, and this device's kernel has none (no 8021q loaded, built in or installed)"],
+    ] as const) {
+      const target = memoryDevice(combine(pciRouter, lacking));
+      const out = await callFunctionRaw(install, target, { body: { contentType: 'application/json', text: body }, refusedByDevice: true });
+      expect(out).toMatchObject({ status: 422, body: { errors: [{ path: 'net.staff.type', message }] } });
+      expect(target.submitted).toEqual([]);
+    }
+    const able = memoryDevice(combine(pciRouter, lanBridge, vlanKernel));
+    expect((await callFunctionRaw(install, able, { body: { contentType: 'application/json', text: body } })).status).toBe(200);
+    const lab = memoryDevice(combine(pciRouter, { settings: { lab_link: 'lab0' } }));
+    expect((await callFunctionRaw(install, lab, { body: { contentType: 'application/json', text: body } })).status, 'a lab link stands in for br-lan').toBe(
+      200,
+    );
   });
 
   it('responds with 422 for a missing name and image, and for a configuration that is not a mapping', async () => {

@@ -95,6 +95,23 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     expect(target.submitted).toEqual([]);
   });
 
+  it('responds with 422 naming net.<name>.mode for a new monitor interface where a lab link stands in for the radios, and submits nothing', async () => {
+    const target = memoryDevice(
+      combine(pciRouter, { settings: { lab_link: 'lab0' }, chutes: { hello: { record: { name: 'hello' }, config: structuredClone(STORED) } } }),
+    );
+    const config = { ...STORED, net: { ...STORED.net, mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' } } };
+    const out = await callFunctionRaw(configUpdate, target, {
+      params: { chute: 'hello' },
+      body: { contentType: 'application/json', text: JSON.stringify(config) },
+      refusedByDevice: true,
+    });
+    expect(out).toMatchObject({
+      status: 422,
+      body: { errors: [{ path: 'net.mon.mode', message: expect.stringContaining('a lab link (--lab-link) stands in') }] },
+    });
+    expect(target.submitted).toEqual([]);
+  });
+
   it('responds with 422 in YAML too, with the same paths', async () => {
     const target = device();
     const out = await put(target, 'text/yaml', 'web:\n  port: 0\nnet:\n  wlan:\n    type: wifi\n    intfName: Wlan0\n');

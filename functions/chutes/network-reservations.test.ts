@@ -30,6 +30,7 @@ function context(overrides: Partial<ReservationContext> = {}): ReservationContex
     runDir: '/var/lib/chutebox/networks',
     lanInterface: 'br-lan',
     radios: RADIOS,
+    dot1q: true,
     ...overrides,
   };
 }
@@ -122,6 +123,17 @@ describe('reserveNetworks', () => {
     ]);
   });
 
+  it('refuses a VLAN network, naming its type, on a device without the LAN interface or without 802.1Q, unless a lab link stands in', () => {
+    const vlan = { type: 'vlan', intfName: 'vlan0', vlan_id: 20 };
+    expect(refusal(() => reserveNetworks({ guests: vlan }, context({ interfaces: ['lo', 'eth0'] })))).toEqual([
+      { path: 'net.guests.type', message: 'a VLAN network is tagged on the LAN interface br-lan, and this device has none' },
+    ]);
+    expect(refusal(() => reserveNetworks({ guests: vlan }, context({ dot1q: false })))).toEqual([
+      { path: 'net.guests.type', message: "a VLAN network needs 802.1Q, and this device's kernel has none (no 8021q loaded, built in or installed)" },
+    ]);
+    expect(reserveNetworks({ guests: vlan }, context({ interfaces: ['lo', 'eth0'], dot1q: null })).guests!.hostInterface).toBe('br-lan.20');
+  });
+
   it('gives a monitor interface a vmon name and no subnet, and a network without dhcp no lease file', () => {
     const { mon, plain } = reserveNetworks({ mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' }, plain: { type: 'wifi', intfName: 'wlan0' } }, context());
     expect(mon).toMatchObject({
@@ -152,6 +164,15 @@ describe('reserveNetworks', () => {
       },
     ]);
     expect(reserveNetworks({ wifi: AP }, context({ radios: null })).wifi!.radio, 'a lab link stands in for the radios').toBeNull();
+  });
+
+  it('refuses a monitor interface where a lab link stands in for the radios, naming its mode: its radio cannot move into the chute', () => {
+    expect(refusal(() => reserveNetworks({ wifi: AP, mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' } }, context({ radios: null })))).toEqual([
+      {
+        path: 'net.mon.mode',
+        message: 'a monitor interface takes a radio of its own, and this device has none: a lab link (--lab-link) stands in for its radios',
+      },
+    ]);
   });
 
   it('takes the next name when the hashed one is in use on the host', () => {

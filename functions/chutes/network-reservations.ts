@@ -1,5 +1,6 @@
 import { currentHostConfig } from '../config/host-config.ts';
 import { DEFAULT_STATE_DIR, networkRunDir, type Device, type DeviceSources, type Settings, type StoredChute } from '../core/device.ts';
+import { kernelTagsVlans } from '../info/vlan.ts';
 import { readRadios } from '../info/wifi.ts';
 import type { InputError } from '../core/problem.ts';
 import { invalidInput } from '../core/validate.ts';
@@ -21,7 +22,8 @@ import { chooseRadio, radioOffers, type RadioHolders, type RadioOffer } from './
  *   next free number), `<LAN interface>.<vlan_id>` for a VLAN (one chute per VLAN ID);
  * - hostapd's control socket (an access point) and dnsmasq's lease file (a network with `dhcp`),
  *   both under the run folder in the state dir;
- * - the radio of an access point or a monitor network (radio-choice.ts), unless a lab link stands in.
+ * - the radio of an access point or a monitor network (radio-choice.ts), unless a lab link stands in
+ *   for the radios: then an access point has none, and a monitor network is refused.
  */
 
 /** What one chute network holds on the host: `networks.<network>` of the chute cache. */
@@ -68,7 +70,16 @@ export interface ReservationContext {
   lanInterface: string;
   /** The radios Wi-Fi networks can be given (`radioOffers`); null where a lab link stands in for them (`lab_link`). */
   radios: readonly RadioOffer[] | null;
+  /**
+   * Whether the kernel makes 802.1Q VLAN interfaces (`kernelTagsVlans`), which a VLAN network needs
+   * besides the LAN interface; null where a lab link stands in for the LAN ports (a VLAN network is
+   * then a macvlan of it).
+   */
+  dot1q: boolean | null;
 }
+
+/** Why a monitor network is refused where a lab link stands in for the radios: its phy would move into the chute, and a lab has none. */
+const LAB_LINK_MONITOR = 'a monitor interface takes a radio of its own, and this device has none: a lab link (--lab-link) stands in for its radios';
 
 /** The prefix length of a subnet taken from the pool, as ParaDrop's daemon gives. */
 export const CHUTE_PREFIX = 24;
@@ -82,7 +93,9 @@ export const AUTO_POOLS = { default: '10.128.0.0/9', wanInTen: '192.168.128.0/17
  * @throws HttpProblem 422 listing each entry that cannot be served: `net.<name>.ipv4_network` when it
  *   overlaps another chute's network, a network of the host or an earlier entry, or leaves no room for
  *   two addresses; `net.<name>.vlan_id` when another chute has that VLAN; `net.<name>` when the pool
- *   has no free subnet left.
+ *   has no free subnet left; `net.<name>.mode` for a monitor interface where a lab link stands in
+ *   for the radios; `net.<name>.type` for a VLAN network on a device without the LAN interface or
+ *   802.1Q.
  * @example
  * reserveNetworks({ wifi: { type: 'wifi', intfName: 'wlan0', dhcp: {} } }, context)
  * // { wifi: { hostInterface: 'vwlan5d1e', ipv4Network: '10.128.0.0/24', gateway: '10.128.0.1', chuteAddress: '10.128.0.2',
@@ -119,13 +132,16 @@ export function reserveNetworks(net: Readonly<Record<string, unknown>>, context:
       vlanId = Number(entry.vlan_id);
       const holder = vlans.get(vlanId);
       hostInterface = `${context.lanInterface}.${vlanId}`;
-      if (holder !== undefined) errors.push({ path: `${path}.vlan_id`, message: `VLAN ${vlanId} is taken by ${holder}` });
+      const unbuildable = vlanUnbuildable(context);
+      if (unbuildable !== null) errors.push({ path: `${path}.type`, message: unbuildable });
+      else if (holder !== undefined) errors.push({ path: `${path}.vlan_id`, message: `VLAN ${vlanId} is taken by ${holder}` });
       else if (names.has(hostInterface)) errors.push({ path: `${path}.vlan_id`, message: `VLAN ${vlanId} is in use on the host (${hostInterface})` });
       vlans.set(vlanId, `network ${name} of this chute`);
     } else {
       hostInterface = freeName(kind === 'monitor' ? 'vmon' : 'vwlan', `${context.chute}:${String(entry.intfName)}`, names);
     }
     names.add(hostInterface);
+    if (kind === 'monitor' && context.radios === null) errors.push({ path: `${path}.mode`, message: LAB_LINK_MONITOR });
     const radio = kind === 'vlan' || context.radios === null ? null : (chooseRadio(name, entry, context.radios, radios, errors) ?? null);
     let subnet: Ipv4Network | undefined;
     if (kind !== 'monitor') {
@@ -183,8 +199,9 @@ export const LAN_INTERFACE = 'br-lan';
 
 /**
  * The network reservations of a chute's `net`, with what the device has now: its routes
- * (`/proc/net/route`), its interfaces (`/sys/class/net`), the other chutes' caches, and the settings
- * `chute_subnet_pool` and `state_dir` (the run folder is `networkRunDir` of it). `pending` holds
+ * (`/proc/net/route`), its interfaces (`/sys/class/net`), its radios and 802.1Q support when the
+ * chute asks for Wi-Fi or a VLAN, the other chutes' caches, and the settings `chute_subnet_pool`,
+ * `state_dir` (the run folder is `networkRunDir` of it) and `lab_link`. `pending` holds
  * what changes running now reserved and have not stored yet (`networkLedger`).
  *
  * @throws HttpProblem 422 as `reserveNetworks`.
@@ -218,7 +235,22 @@ export async function reserveChuteNetworks(
     runDir: networkRunDir(typeof settings.state_dir === 'string' ? settings.state_dir : DEFAULT_STATE_DIR),
     lanInterface: LAN_INTERFACE,
     radios: await wifiRadios(device, change.net, settings),
+    dot1q: await vlanSupport(device, change.net, settings),
   });
+}
+
+/**
+ * Whether the kernel tags VLANs, for a chute with a VLAN network (nothing is read without one, and
+ * it answers true); null where a lab link (the `lab_link` setting) stands in for the LAN ports.
+ */
+async function vlanSupport(device: ReservationSources, net: NetworkChange['net'], settings: Settings): Promise<boolean | null> {
+  if (hasLabLink(settings)) return null;
+  return !Object.values(net).some((entry) => mapping(entry).type === 'vlan') || kernelTagsVlans(device);
+}
+
+/** Whether a lab link (the `lab_link` setting, `--lab-link`) stands in for the radios and the LAN ports. */
+function hasLabLink(settings: Settings): boolean {
+  return typeof settings.lab_link === 'string' && settings.lab_link !== '';
 }
 
 /**
@@ -226,7 +258,7 @@ export async function reserveChuteNetworks(
  * is read), null where a lab link (the `lab_link` setting) stands in for them.
  */
 async function wifiRadios(device: ReservationSources, net: NetworkChange['net'], settings: Settings): Promise<RadioOffer[] | null> {
-  if (typeof settings.lab_link === 'string' && settings.lab_link !== '') return null;
+  if (hasLabLink(settings)) return null;
   if (!Object.values(net).some((entry) => mapping(entry).type === 'wifi')) return [];
   const [config, radios] = await Promise.all([currentHostConfig(device), readRadios(device)]);
   return radioOffers(
@@ -297,6 +329,15 @@ export function recordedReservations(cache: Readonly<Record<string, unknown>>): 
     };
   }
   return reservations;
+}
+
+/** Why this device cannot build a VLAN network (no LAN interface to tag, no 802.1Q), or null when it can or a lab link stands in. */
+function vlanUnbuildable(context: ReservationContext): string | null {
+  if (context.dot1q === null) return null;
+  if (!context.interfaces.includes(context.lanInterface))
+    return `a VLAN network is tagged on the LAN interface ${context.lanInterface}, and this device has none`;
+  if (!context.dot1q) return "a VLAN network needs 802.1Q, and this device's kernel has none (no 8021q loaded, built in or installed)";
+  return null;
 }
 
 /** A network that is taken, and by what (for the 422 detail). */

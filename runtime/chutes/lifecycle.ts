@@ -42,8 +42,12 @@ export interface ChuteNetworkHooks {
    * container (`containerPid`, null when none runs) included; on a failure it leaves nothing of its own behind.
    */
   up(chute: StoredChute, note: Note, containerPid: number | null): Promise<void>;
-  /** Removes what was made for the chute's networks; with the pid of its running container, its interfaces in there too. */
-  down(chute: StoredChute, note: Note, containerPid?: number | null): Promise<void>;
+  /**
+   * Removes what was made for the chute's networks; with the pid of its running container, its
+   * interfaces in there too. Their DHCP leases stay (`keep`) when they are to come back as they were
+   * (a stop), and go (`remove`) when they go for good (a delete, an update that drops them).
+   */
+  down(chute: StoredChute, note: Note, leases: 'keep' | 'remove', containerPid?: number | null): Promise<void>;
   /** Takes the chute's own interfaces out of its running container, before the container stops. */
   leave(chute: StoredChute, note: Note, containerPid: number): Promise<void>;
 }
@@ -109,7 +113,7 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
     stop: onChute(async ({ chute, steps }, _request, note) => {
       await leaveContainer(options.networks, chute, steps, note);
       await steps.stop();
-      await options.networks?.down(chute, note);
+      await options.networks?.down(chute, note, 'keep');
     }),
     restart: onChute(async ({ chute, steps }, request, note) => {
       await leaveContainer(options.networks, chute, steps, note);
@@ -118,7 +122,7 @@ export function chuteEffects(options: LifecycleOptions): ChuteEffects {
       if (options.networks) await options.networks.up(chute, note, await steps.pid());
     }),
     delete: onChute(async ({ chute, engine, steps }, _request, note) => {
-      if (options.networks) await options.networks.down(chute, note, await steps.pid());
+      if (options.networks) await options.networks.down(chute, note, 'remove', await steps.pid());
       await steps.removeAll();
       await writer.remove(chute.name);
       await note(`removed the stored chute ${chute.name}`);
@@ -340,7 +344,7 @@ async function install(options: LifecycleOptions, request: ChuteInstall, note: N
       const reason = error instanceof Error ? error.message : String(error);
       await note(`the install failed: ${reason}; removing what it made`);
       try {
-        await options.networks?.down(chute, note);
+        await options.networks?.down(chute, note, 'remove');
         if (created !== undefined) await steps.remove(created);
         await writer.remove(name);
         await note(`removed the stored chute ${name}`);
@@ -420,7 +424,7 @@ async function updateConfig(
   let setAside = false;
   try {
     // A network the update removes or reserves anew goes first; one it keeps stays up through the update.
-    if (networks) await networks.down(withNetworksOnly(chute, droppedNetworks(chute, next)), note, await steps.pid());
+    if (networks) await networks.down(withNetworksOnly(chute, droppedNetworks(chute, next)), note, 'remove', await steps.pid());
     if (previous !== undefined) {
       await leaveContainer(networks, chute, steps, note);
       await steps.stopContainer(previous.Id);
@@ -435,7 +439,7 @@ async function updateConfig(
     const reason = error instanceof Error ? error.message : String(error);
     await note(`the new configuration failed: ${reason}; restoring the previous one`);
     try {
-      await networks?.down(withNetworksOnly(next, droppedNetworks(next, chute)), note);
+      await networks?.down(withNetworksOnly(next, droppedNetworks(next, chute)), note, 'remove');
       if (created !== undefined) await steps.remove(created);
       await writer.write(name, 'service', chute.config);
       if (replacesCache) await writer.write(name, 'cache', chute.cache);

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { StoredChute } from '../../functions/core/device.ts';
-import { useTempDir } from '../../test/support/temp-dir.ts';
+import { fileExists, useTempDir } from '../../test/support/temp-dir.ts';
 import { writeScript } from '../../test/support/tool-scripts.ts';
 import { apInterfaceArgs, chuteNetworks, linkArgs } from './chute-networks.ts';
 
@@ -113,7 +113,7 @@ const RADIOS = {
 };
 
 describe('chuteNetworks on a device with radios', () => {
-  it('makes the access point an interface of its radio with hostapd on nl80211 and the radio’s settings, and moves the monitor radio into the chute', async () => {
+  it('makes the access point an interface of its radio with hostapd on nl80211 and the radio’s settings, forgets the MAC the host knew for the chute’s address, and moves the monitor radio into the chute', async () => {
     const { tools, commands } = await standIns('made');
     const runDir = await temp.folder('made-run');
     let forwardingTurnedOn = 0;
@@ -140,6 +140,7 @@ describe('chuteNetworks on a device with radios', () => {
         'ip link set dev vwlan0001c name wlan0',
         'ip address add 10.128.0.2/24 dev wlan0',
         'ip link set dev wlan0 up',
+        'ip neigh flush to 10.128.0.2 dev vwlan0001',
         'ip link show dev mon0',
         'iw phy phy0 set netns 4242',
         'iw phy phy0 interface add mon0 type monitor',
@@ -157,7 +158,7 @@ describe('chuteNetworks on a device with radios', () => {
       expect(notes).toContain('moved radio pci-wifi-0 (phy0) into the chute, with its monitor interface mon0');
 
       const before = made.length;
-      await networks.down(chute, async (text) => void notes.push(text), 4242);
+      await networks.down(chute, async (text) => void notes.push(text), 'remove', 4242);
       const removed = (await commands()).slice(before).filter((line) => !line.startsWith('nft'));
       expect(removed, 'the chute’s interfaces leave first, the radio goes back to serve’s namespace').toEqual([
         'ip link delete dev wlan0',
@@ -168,7 +169,7 @@ describe('chuteNetworks on a device with radios', () => {
       expect(notes).toContain('moved radio pci-wifi-0 (phy0) back from the chute');
       expect(notes).toContain('stopped hostapd for network wifi');
     } finally {
-      await networks.down(chute, async () => {});
+      await networks.down(chute, async () => {}, 'remove');
     }
   });
 
@@ -180,5 +181,77 @@ describe('chuteNetworks on a device with radios', () => {
       'network wifi: radio pci-wifi-1 is not on this device or not in its host configuration',
     );
     expect((await commands()).filter((line) => line.startsWith('iw') || line.startsWith('hostapd') || line.startsWith('ip link add'))).toEqual([]);
+  });
+});
+
+/** A chute of the lab (`--lab-link`) with an access point `wifi` whose hostapd and dnsmasq files are in `runDir`. */
+function labChute(name: string, runDir: string, hostInterface: string): StoredChute {
+  return {
+    name,
+    record: { state: 'stopped' },
+    config: { net: { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'Lab', key: 'password1', dhcp: {} } } },
+    cache: {
+      networks: {
+        wifi: { hostInterface, hostapdControl: `${runDir}/hostapd/${hostInterface}`, leaseFile: `${runDir}/dnsmasq/${name}-wifi.leases` },
+      },
+    },
+  };
+}
+
+/** Writes the files hostapd and dnsmasq keep for a lab chute's network (the control socket as a plain file), and answers their paths. */
+async function networkFiles(chute: StoredChute): Promise<string[]> {
+  const wifi = (chute.cache.networks as Record<string, Record<string, string>>).wifi!;
+  const files = [`${wifi.hostapdControl}.conf`, `${wifi.hostapdControl}.eap_users`, wifi.hostapdControl!, wifi.leaseFile!];
+  for (const file of files) {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, file.endsWith('.leases') ? '1700000000 02:00:00:00:00:01 10.128.0.100 phone *\n' : '');
+  }
+  return files;
+}
+
+describe('chuteNetworks: what a network keeps in the run folder', () => {
+  it("keeps a network's DHCP leases when the chute stops, removes them when it goes, and hostapd's files either way", async () => {
+    const { tools } = await standIns('leases');
+    const runDir = await temp.folder('leases-run');
+    const networks = chuteNetworks({ runDir, labLink: 'lab0', radio: async () => null, tools, forwarding: async () => {} });
+    const chute = labChute('lab', runDir, 'vwlan0003');
+    const [conf, eapUsers, control, leases] = await networkFiles(chute);
+    const notes: string[] = [];
+    await networks.down(chute, async (text) => void notes.push(text), 'keep');
+    expect({ conf: await fileExists(conf!), eapUsers: await fileExists(eapUsers!), control: await fileExists(control!) }).toEqual({
+      conf: false,
+      eapUsers: false,
+      control: false,
+    });
+    expect(await fileExists(leases!), 'a stopped chute keeps its leases, as dnsmasq on a router does').toBe(true);
+    await networks.down(chute, async (text) => void notes.push(text), 'remove');
+    expect(await fileExists(leases!)).toBe(false);
+    expect(notes).toEqual(['removed the leases of network wifi']);
+  });
+
+  it('removes no file a chute cache names outside the run folder', async () => {
+    const { tools } = await standIns('outside');
+    const runDir = await temp.folder('outside-run');
+    const elsewhere = path.join(await temp.folder('outside-else'), 'precious');
+    await writeFile(elsewhere, 'keep me\n');
+    const networks = chuteNetworks({ runDir, labLink: 'lab0', radio: async () => null, tools, forwarding: async () => {} });
+    const chute = labChute('lab', runDir, 'vwlan0004');
+    (chute.cache.networks as Record<string, Record<string, string>>).wifi!.leaseFile = elsewhere;
+    await networks.down(chute, async () => {}, 'remove');
+    expect(await readFile(elsewhere, 'utf8')).toBe('keep me\n');
+  });
+
+  it('at start, removes the hostapd and dnsmasq files that no chute owns, and keeps those of a stopped chute', async () => {
+    const { tools } = await standIns('sweep');
+    const runDir = await temp.folder('sweep-run');
+    const networks = chuteNetworks({ runDir, labLink: 'lab0', radio: async () => null, tools, forwarding: async () => {} });
+    const stopped = labChute('kept', runDir, 'vwlan0005');
+    const kept = await networkFiles(stopped);
+    const gone = await networkFiles(labChute('deleted', runDir, 'vwlan0006'));
+    expect((await networks.sweep([stopped])).sort()).toEqual(
+      ['hostapd/vwlan0006', 'hostapd/vwlan0006.conf', 'hostapd/vwlan0006.eap_users', 'dnsmasq/deleted-wifi.leases'].sort(),
+    );
+    for (const file of kept) expect(await fileExists(file), file).toBe(true);
+    for (const file of gone) expect(await fileExists(file), file).toBe(false);
   });
 });

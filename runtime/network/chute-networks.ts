@@ -63,7 +63,8 @@ type Note = (text: string) => Promise<void>;
  * @example
  * const networks = chuteNetworks({ runDir: '/var/lib/chutebox/networks', labLink: null, tools });
  * await networks.up(chute, note);   // after its container started
- * await networks.down(chute, note); // when it stops or is deleted
+ * await networks.down(chute, note, 'keep');   // when it stops
+ * await networks.down(chute, note, 'remove'); // when it is deleted
  */
 export function chuteNetworks(options: ChuteNetworkOptions) {
   /** The daemons this serve supervises, by key (`hostapd-<interface>`, `dnsmasq-<interface>`), with the argv each runs. */
@@ -78,6 +79,20 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
   /** Where a daemon's pid is recorded, by its key (`daemonKeys`), with its log beside it. */
   const pidsDir = path.join(options.runDir, 'pids');
   const pidFileOf = (key: string) => path.join(pidsDir, `${key}.pid`);
+  /** hostapd's configuration of a network, and the EAP users of the wired stand-in. */
+  const hostapdFiles = (reservation: Pick<NetworkReservation, 'hostInterface'>) => {
+    const dir = path.join(options.runDir, 'hostapd');
+    return { conf: path.join(dir, `${reservation.hostInterface}.conf`), eapUsers: path.join(dir, `${reservation.hostInterface}.eap_users`) };
+  };
+
+  /** Removes a file of the run folder (a path read from a chute cache goes only when it is in there); answers whether it was there. */
+  async function removeOwn(file: string | null): Promise<boolean> {
+    if (file === null || path.relative(options.runDir, file).startsWith('..') || !path.isAbsolute(file)) return false;
+    return rm(file).then(
+      () => true,
+      () => false,
+    );
+  }
 
   /** Runs `ip` or `iw` on the host; a failure throws, naming the command line. */
   async function onHost(program: 'ip' | 'iw', args: string[]): Promise<void> {
@@ -138,6 +153,9 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     if (subnet !== undefined && reservation.chuteAddress !== null)
       await inChute(pid, ['address', 'add', `${reservation.chuteAddress}/${subnet.prefix}`, 'dev', intfName]);
     await inChute(pid, ['link', 'set', 'dev', intfName, 'up']);
+    // The new interface has a new MAC: the host forgets the one it learnt for the chute's address (a
+    // restart, an update), or it would send there until the entry expired, and the chute's page would fail.
+    if (reservation.chuteAddress !== null) await ip(['neigh', 'flush', 'to', reservation.chuteAddress, 'dev', reservation.hostInterface]);
     await note(`gave the chute its interface ${intfName} of network ${network}${reservation.chuteAddress === null ? '' : ` (${reservation.chuteAddress})`}`);
   }
 
@@ -210,17 +228,21 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
           }
         }
       } catch (error) {
-        await networks.down(chute, async () => {});
+        await networks.down(chute, async () => {}, 'keep');
         throw error;
       }
     },
 
     /**
-     * Removes what was made for the chute's networks: its daemons (by pid), their files, its firewall
-     * rules, its host interfaces and, with the pid of its still running container, its own
-     * interfaces in there (otherwise they go with the container's network namespace).
+     * Removes what was made for the chute's networks: its daemons (by pid), their files and hostapd's
+     * control socket, its firewall rules, its host interfaces and, with the pid of its still running
+     * container, its own interfaces in there (otherwise they go with the container's network
+     * namespace). dnsmasq's lease files stay with `leases: 'keep'`, when the networks come back as
+     * they were (a stop: dnsmasq finds its leases again at the next start, as a router's does), and
+     * go with `'remove'`, when the networks go for good (a delete, an update that drops them or
+     * reserves them anew, a failed install).
      */
-    async down(chute: StoredChute, note: Note, containerPid: number | null = null): Promise<void> {
+    async down(chute: StoredChute, note: Note, leases: 'keep' | 'remove', containerPid: number | null = null): Promise<void> {
       if (containerPid !== null) await networks.leave(chute, note, containerPid);
       for (const [network, reservation] of Object.entries(recordedReservations(chute.cache))) {
         for (const key of Object.values(daemonKeys(reservation))) {
@@ -231,8 +253,8 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
           await rm(logFileOf(pidFile), { force: true });
           if (stopped) await note(`stopped ${key.split('-')[0]} for network ${network}`);
         }
-        await rm(path.join(options.runDir, 'hostapd', `${reservation.hostInterface}.conf`), { force: true });
-        await rm(path.join(options.runDir, 'hostapd', `${reservation.hostInterface}.eap_users`), { force: true });
+        for (const file of [...Object.values(hostapdFiles(reservation)), reservation.hostapdControl]) await removeOwn(file);
+        if (leases === 'remove' && (await removeOwn(reservation.leaseFile))) await note(`removed the leases of network ${network}`);
         if (await firewall.remove(`${chute.name}/${network}`)) await note(`removed the firewall rules of network ${network}`);
         if (await interfaceExists(reservation.hostInterface)) {
           await ip(['link', 'delete', 'dev', reservation.hostInterface]);
@@ -257,8 +279,9 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     },
 
     /**
-     * At start: removes the firewall rules and stops every daemon that no network of `chutes` owns
-     * (left by a chute deleted while serve was down, or by a crash), and answers what it removed.
+     * At start: removes the firewall rules, stops every daemon and removes the hostapd and dnsmasq
+     * files that no network of `chutes` owns (left by a chute deleted while serve was down, or by a
+     * crash), and answers what it removed.
      */
     async sweep(chutes: readonly StoredChute[]): Promise<string[]> {
       const owned = new Set(
@@ -273,6 +296,20 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
         if (await stopRecorded(path.join(dir, file))) stopped.push(file.slice(0, -'.pid'.length));
         await rm(path.join(dir, file), { force: true });
         await rm(logFileOf(path.join(dir, file)), { force: true });
+      }
+      // What hostapd and dnsmasq keep of a network (left by a chute deleted before they were removed with it).
+      const files = new Set(
+        chutes.flatMap((chute) =>
+          Object.values(recordedReservations(chute.cache)).flatMap((r) =>
+            [...Object.values(hostapdFiles(r)), r.hostapdControl, r.leaseFile].flatMap((file) => (file === null ? [] : [path.resolve(file)])),
+          ),
+        ),
+      );
+      for (const folder of ['hostapd', 'dnsmasq']) {
+        for (const file of await readdir(path.join(options.runDir, folder)).catch(() => [] as string[])) {
+          const full = path.resolve(options.runDir, folder, file);
+          if (!files.has(full) && (await removeOwn(full))) stopped.push(`${folder}/${file}`);
+        }
       }
       return stopped;
     },
@@ -321,15 +358,13 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
     note: Note,
   ): Promise<void> {
     if (reservation.hostapdControl === null) throw new Error(`network ${network} has no hostapd control socket reserved`);
-    const dir = path.join(options.runDir, 'hostapd');
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const conf = path.join(dir, `${reservation.hostInterface}.conf`);
+    const { conf, eapUsers } = hostapdFiles(reservation);
+    await mkdir(path.dirname(conf), { recursive: true, mode: 0o700 });
     let text: string;
     if (settings !== null) {
       const { channel, hwmode, htmode, country } = settings;
       text = hostapdConfig(entry, reservation, { kind: 'radio', channel, hwmode, htmode, country: typeof country === 'string' ? country : undefined });
     } else {
-      const eapUsers = path.join(dir, `${reservation.hostInterface}.eap_users`);
       await writeFileAtomic(eapUsers, eapUserFile(entry), 0o600);
       text = hostapdConfig(entry, reservation, { kind: 'wired' }, eapUsers);
     }

@@ -10,6 +10,7 @@ import { handle as features } from '../../functions/info/features.get.ts';
 import { handle as hardware } from '../../functions/info/hardware.get.ts';
 import { handle as software } from '../../functions/info/software.get.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.get.ts';
+import { kernelTagsVlans } from '../../functions/info/vlan.ts';
 import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/parsers/environ.ts';
 import { redactPasswd } from '../../functions/parsers/passwd.ts';
 import { DEFAULT_STATE_DIR } from '../../functions/core/device.ts';
@@ -101,6 +102,8 @@ export async function record(argv: string[], openScenario: OpenScenario): Promis
   await device.programs();
   // The routes, which chute installs read to keep chute networks off the host's (functions/chutes/network-reservations.ts).
   await device.readFile('/proc/net/route');
+  // Whether the kernel makes VLAN interfaces, which installs of a chute with a VLAN network read.
+  await kernelTagsVlans(device);
   await device.accounts.passwd();
   for (const warning of await readChutes(device)) process.stderr.write(`warning: ${warning}\n`);
   redactEnvironment(recording);

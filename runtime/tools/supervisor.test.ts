@@ -4,7 +4,7 @@ import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { useTempDir } from '../../test/support/temp-dir.ts';
+import { fileExists, useTempDir } from '../../test/support/temp-dir.ts';
 import { logFileOf, type Supervised, type SupervisedSpec, stopRecorded, supervise } from './supervisor.ts';
 
 const temp = useTempDir('chutebox-supervisor-');
@@ -70,12 +70,6 @@ async function eventually(check: () => boolean | Promise<boolean>): Promise<void
   for (const end = Date.now() + 5000; !(await check()); await sleep(20)) if (Date.now() > end) throw new Error('timed out');
 }
 
-const exists = (file: string) =>
-  access(file).then(
-    () => true,
-    () => false,
-  );
-
 describe('supervise', () => {
   it('starts the program detached, records pid, argv and start time, logs its output, and stop() ends its whole group and removes the pid file', async () => {
     const { dir, argv } = await sleeper();
@@ -93,7 +87,29 @@ describe('supervise', () => {
     await daemon.stop();
     expect(await pidsRunning(['sh', '-c', script])).toEqual([]);
     expect(await pidsRunning(argv)).toEqual([]);
-    expect(await exists(pidFile)).toBe(false);
+    expect(await fileExists(pidFile)).toBe(false);
+  });
+
+  it("keeps its log bounded: past maxLogBytes it is cut to its last lines, and the daemon's next lines follow them", async () => {
+    const { dir, argv } = await sleeper();
+    // 2000 numbered lines of 20 bytes (40 KB) at once, then one more once the log was cut.
+    const script = `i=1000; while [ $i -lt 3000 ]; do echo "line $i of the log"; i=$((i+1)); done; while [ ! -e ${dir}/cut ]; do ${argv[0]} 0.05; done; echo after the cut; ${argv.join(' ')}`;
+    const logFile = path.join(dir, 'dnsmasq-vwlan1a2b.log');
+    await started({
+      name: 'dnsmasq for vwlan1a2b',
+      argv: ['sh', '-c', script],
+      pidFile: path.join(dir, 'dnsmasq-vwlan1a2b.pid'),
+      maxLogBytes: 4096,
+      logCheckMs: 50,
+    });
+    await eventually(async () => (await readFile(logFile, 'utf8')).startsWith('[earlier lines cut'));
+    await writeFile(path.join(dir, 'cut'), '');
+    await eventually(async () => (await readFile(logFile, 'utf8')).endsWith('after the cut\n'));
+    const lines = (await readFile(logFile, 'utf8')).split('\n');
+    expect(lines[0]).toBe('[earlier lines cut: this log keeps at most 4096 bytes]');
+    expect(lines[1]).toMatch(/^line 2\d{3} of the log$/);
+    expect(lines.slice(-3)).toEqual(['line 2999 of the log', 'after the cut', '']);
+    expect((await readFile(logFile)).length).toBeLessThanOrEqual(4096);
   });
 
   it('rejects naming the program, its exit code and the end of its log when it exits while settling', async () => {
@@ -109,7 +125,7 @@ describe('supervise', () => {
     expect(message).toContain(`${logFileOf(pidFile)}):\n`);
     expect(message).toMatch(/x\nLine 3: unknown configuration item$/);
     expect(message.length).toBeLessThan(2300);
-    expect(await exists(pidFile)).toBe(false);
+    expect(await fileExists(pidFile)).toBe(false);
   });
 
   it('rejects naming a missing executable', async () => {
@@ -118,7 +134,7 @@ describe('supervise', () => {
     await expect(failure).rejects.toThrow(
       'dnsmasq for vwlan1a2b cannot start: chutebox-no-such-dnsmasq is not installed on PATH (as chutebox-no-such-dnsmasq)',
     );
-    expect(await exists(pidFile)).toBe(false);
+    expect(await fileExists(pidFile)).toBe(false);
   });
 
   it('adopts the process its pid file names instead of starting a second one', async () => {
@@ -146,7 +162,7 @@ describe('supervise', () => {
 
     await daemon.stop();
     expect(await pidsRunning(argv)).toEqual([]);
-    expect(await exists(pidFile)).toBe(false);
+    expect(await fileExists(pidFile)).toBe(false);
   });
 
   it.each([
@@ -204,7 +220,7 @@ describe('stopRecorded', () => {
 
     expect(await stopRecorded(pidFile, 500)).toBe(true);
     expect(await pidsRunning(argv)).toEqual([]);
-    expect(await exists(pidFile)).toBe(false);
+    expect(await fileExists(pidFile)).toBe(false);
   });
 
   it('answers false, stopping nothing, for a stale or missing pid file', async () => {
@@ -214,7 +230,7 @@ describe('stopRecorded', () => {
 
     expect(await stopRecorded(pidFile)).toBe(false);
     expect(await pidsRunning(argv)).toEqual([record.pid]);
-    expect(await exists(pidFile)).toBe(false);
+    expect(await fileExists(pidFile)).toBe(false);
     expect(await stopRecorded(pidFile)).toBe(false);
   });
 });

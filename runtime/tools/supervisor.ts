@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { open, readFile, rm } from 'node:fs/promises';
+import { appendFile, open, readFile, rm, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileAtomic } from '../state/atomic-write.ts';
@@ -17,6 +17,10 @@ export interface SupervisedSpec {
   settleMs?: number;
   /** The first wait before a restart, doubled after each quick exit up to 30 s; default 1000 ms (tests pass less). */
   restartDelayMs?: number;
+  /** The most its log may grow to before it is cut to its last half (`trimLog`); default 256 KiB. */
+  maxLogBytes?: number;
+  /** How often the log's size is looked at; default 60 s (tests pass less). */
+  logCheckMs?: number;
 }
 
 /** A process `supervise` started or adopted, restarted whenever it exits until `stop()`. */
@@ -44,6 +48,9 @@ const STABLE_MS = 60_000;
 /** How often an adopted process (not our child: no exit event) is looked at. */
 const ADOPTED_POLL_MS = 1000;
 const LOG_TAIL_BYTES = 2048;
+/** The most a daemon's log keeps: hostapd and dnsmasq log each station and lease as long as they run. */
+const MAX_LOG_BYTES = 256 * 1024;
+const LOG_CHECK_MS = 60_000;
 
 /**
  * The log file beside a pid file: `.pid` replaced by `.log` (or `.log` appended).
@@ -141,6 +148,12 @@ function watch(spec: SupervisedSpec, first: PidRecord, exited: Promise<string>, 
     );
   };
   follow(first, exited);
+  const logFile = logFileOf(spec.pidFile);
+  const maxLogBytes = spec.maxLogBytes ?? MAX_LOG_BYTES;
+  const logCheck = setInterval(
+    () => void trimLog(logFile, maxLogBytes).catch((error: unknown) => console.error(`${spec.name}: its log ${logFile} cannot be cut:`, error)),
+    spec.logCheckMs ?? LOG_CHECK_MS,
+  ).unref();
 
   return {
     get pid() {
@@ -150,6 +163,7 @@ function watch(spec: SupervisedSpec, first: PidRecord, exited: Promise<string>, 
     stop(graceMs = DEFAULT_GRACE_MS) {
       stopped = true;
       clearTimeout(restartTimer);
+      clearInterval(logCheck);
       return (stopping ??= (async () => {
         await launching;
         await terminate(spec.name, current, graceMs);
@@ -270,6 +284,35 @@ async function readRecord(pidFile: string): Promise<PidRecord | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * Cuts a log that grew past `maxBytes` to its last half, from the start of a line, after a line that
+ * says so; answers whether it cut. The daemon writes on in append mode (its own descriptor), so its
+ * next lines follow what is kept.
+ *
+ * @example
+ * await trimLog('/var/lib/chutebox/networks/pids/dnsmasq-vwlan1a2b.log', 256 * 1024) // true when it was longer
+ */
+export async function trimLog(logFile: string, maxBytes: number): Promise<boolean> {
+  const log = await open(logFile, 'r').catch(() => null);
+  if (log === null) return false;
+  let tail: Buffer;
+  try {
+    const { size } = await log.stat();
+    if (size <= maxBytes) return false;
+    const keep = Math.floor(maxBytes / 2);
+    const { buffer, bytesRead } = await log.read(Buffer.alloc(keep), 0, keep, size - keep);
+    tail = buffer.subarray(0, bytesRead);
+  } finally {
+    await log.close();
+  }
+  await truncate(logFile, 0);
+  await appendFile(
+    logFile,
+    Buffer.concat([Buffer.from(`[earlier lines cut: this log keeps at most ${maxBytes} bytes]\n`), tail.subarray(tail.indexOf(0x0a) + 1)]),
+  );
+  return true;
 }
 
 /** What a process printed since `from`: its last lines, at most ~2 KB, to put in an error. */

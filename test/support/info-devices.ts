@@ -209,6 +209,15 @@ export const mipsRouter: MemoryDeviceSpec = combine(
   ),
 );
 
+/** What /proc/net/vlan/config holds with no VLAN yet, as a kernel with 8021q prints it (net/8021q/vlanproc.c). */
+export const VLAN_CONFIG = 'VLAN Dev name\t | VLAN ID\nName-Type: VLAN_NAME_TYPE_RAW_PLUS_VID_NO_PAD\n';
+
+/** The LAN bridge `br-lan`, which VLAN networks are tagged on; combine it with `vlanKernel` for a device that builds them. */
+export const lanBridge: MemoryDeviceSpec = { files: { '/sys/class/net/br-lan/ifindex': '4\n' } };
+
+/** A kernel with 802.1Q (8021q loaded or built in). */
+export const vlanKernel: MemoryDeviceSpec = { files: { '/proc/net/vlan/config': VLAN_CONFIG } };
+
 /** A virtual machine: no DMI, no device tree, no radios, an x86 cpuinfo without board names. */
 export const bareMachine: MemoryDeviceSpec = {
   uname: { sysname: 'Linux', release: '6.1.0-13-cloud-amd64', machine: 'x86_64' },

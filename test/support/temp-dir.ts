@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -31,4 +31,12 @@ export function useTempDir(prefix: string): { path(): string; folder(name: strin
       return dir;
     },
   };
+}
+
+/** Whether a file (or folder, or socket) exists at `file`. */
+export function fileExists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }
