@@ -111,7 +111,11 @@ export type HostDevice = Device & {
    * for it: the device's information is served at once, and what reads the configuration waits.
    */
   recover(): Promise<void>;
-  /** Stops sending telemetry once a configuration start still running has ended: the runtime is stopping. */
+  /**
+   * The runtime is stopping: the device configuration stops its commands and waits, a bounded time,
+   * for the changes to end and be recorded (`ConfigFacets.close`; one still running then is repaired
+   * at the next start, as after a crash).
+   */
   close(): Promise<void>;
 };
 
@@ -282,9 +286,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },
     async close() {
-      // A start still running (pdconf rendered and applied) ends first: nothing writes after close.
-      await configStarting?.catch(() => undefined);
-      (await configLoading?.catch(() => undefined))?.provisioning.stop();
+      await (await configLoading?.catch(() => undefined))?.close(runner.idle());
     },
   };
   return device;

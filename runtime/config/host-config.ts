@@ -226,8 +226,8 @@ export interface HostConfigStoreOptions {
   /** The runtime's state dir: `hostconfig.yaml`, `hostconfig.previous.yaml`, `pdconf/`. */
   stateDir: string;
   chutes: Pick<Device, 'chuteNames' | 'chute'>;
-  /** pdconf's apply commands (settings `pdconf_apply_<file>`) and their timeout (default 60 s). */
-  pdconf: { applyCommands: ApplyCommands; timeoutMs?: number };
+  /** pdconf's apply commands (settings `pdconf_apply_<file>`), their timeout (default 60 s), and what stops them as the runtime stops. */
+  pdconf: { applyCommands: ApplyCommands; timeoutMs?: number; stop?: AbortSignal };
   generate: () => Promise<HostConfig>;
   onApplied?: (config: HostConfig) => void;
   /** The change records (see `HostConfigServiceOptions.changes`). */
@@ -247,11 +247,7 @@ export interface HostConfigStoreOptions {
  */
 export function hostConfigStore(options: HostConfigStoreOptions): HostConfigService {
   const dir = path.join(options.stateDir, PDCONF_DIR);
-  const apply = commandApplier({
-    dir,
-    applyCommands: options.pdconf.applyCommands,
-    ...(options.pdconf.timeoutMs === undefined ? {} : { timeoutMs: options.pdconf.timeoutMs }),
-  });
+  const apply = commandApplier({ dir, ...options.pdconf });
   return hostConfigService({
     documents: directoryStore(options.stateDir, [HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, HOST_CONFIG_ROLLBACK_FILE]),
     pdconf: (source) => pdconfEngine({ store: directoryStore(dir, PDCONF_STORE_FILES), apply, now: options.now ?? Date.now, source }),
