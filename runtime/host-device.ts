@@ -108,7 +108,8 @@ export type HostDevice = Device & {
    * short and to set each chute's stored state from the engine (`recoverChutes`). A repair that fails
    * is logged, not thrown. Then starts loading the device configuration (`ConfigFacets.start`: the
    * stored provisioning, pdconf rendered and applied, telemetry started when due) without waiting
-   * for it: the device's information is served at once, and what reads the configuration waits.
+   * for it: the device's information is served at once, and what reads the configuration waits (the
+   * stored host configuration only for an update a crash cut short to be undone: `ConfigFacets.hostConfig`).
    */
   recover(): Promise<void>;
   /**
@@ -375,7 +376,7 @@ function hostServices(options: {
   const { config, startedConfig, guard, engine, socketPath } = options;
   return {
     hostConfig: {
-      read: async () => (await startedConfig()).hostConfig.read(),
+      read: async () => (await config()).hostConfig.read(),
       pdconf: async () => (await startedConfig()).hostConfig.pdconf(),
       reloadPdconf: async () => (guard.refuse(), (await startedConfig()).hostConfig.reloadPdconf()),
     },

@@ -1,16 +1,17 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device.ts';
-import { call, finalChange, getJson } from './support/http-client.ts';
+import { call, finalChange, getJson, type HttpAnswer } from './support/http-client.ts';
 import { groupMembers } from './support/processes.ts';
 import { serveArgs, type Started, useChutebox } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { writeScript } from './support/tool-scripts.ts';
 
 /**
- * pdconf's apply commands on `chutebox serve` while one runs: what a SIGTERM to serve does to the
- * command and to the change it belongs to.
+ * pdconf's apply commands on `chutebox serve` while one runs: what GET hostconfig answers meanwhile,
+ * and what a SIGTERM to serve does to the command and to the change it belongs to.
  */
 
 const temp = useTempDir('chutebox-pdconf-apply-');
@@ -60,6 +61,17 @@ async function holdingApply(dir: string, held: string) {
   };
 }
 
+/** Holds the apply command until `release` exists. */
+const untilReleased = (release: string) => `while [ ! -e '${release}' ]; do sleep 0.05; done`;
+
+/** GET hostconfig while an apply command is held: its answer, which must come within 10 s (the apply is held far longer). */
+async function hostConfigWhileHeld(server: Started): Promise<HttpAnswer> {
+  const answer = await Promise.race([call(server.url, 'GET', '/api/v1/config/hostconfig'), sleep(10_000, null)]);
+  expect(answer, 'GET hostconfig did not answer while the apply was held').not.toBeNull();
+  expect(answer!.status, answer!.text).toBe(200);
+  return answer!;
+}
+
 /** The sections of the network file in GET pdconf, which answers once the apply under way is over. */
 async function networkSections(server: Started): Promise<{ comment: string; success: boolean }[]> {
   const sections: { comment: string; success: boolean }[] = await getJson(server, '/config/pdconf');
@@ -82,6 +94,42 @@ async function heldUpdate(dir: string, held: string) {
   expect(put.status, put.text).toBe(200);
   return { ...apply, args, server, generated, change: put.body.change_id as number, held: await apply.pid() };
 }
+
+describe('GET /api/v1/config/hostconfig while an apply command runs', () => {
+  it('answers the generated configuration while the first start is still applying it', async () => {
+    const dir = await temp.folder('first-start');
+    const release = path.join(dir, 'release');
+    const { apply, hold, pid } = await holdingApply(dir, untilReleased(release));
+    await writeFile(hold, '');
+    const server = await start(serveWithApply(dir, apply));
+    const held = await pid();
+
+    expect((await hostConfigWhileHeld(server)).body.lan).toMatchObject({ proto: 'static', ipaddr: '192.168.1.1' });
+    expect(await groupMembers(held)).toContain(held);
+
+    await writeFile(release, '');
+    for (const section of await networkSections(server)) expect(section).toMatchObject({ success: true });
+  });
+
+  it('after a crash during an update, answers the configuration from before it while the next start applies that again', async () => {
+    const dir = await temp.folder('crash');
+    const release = path.join(dir, 'release');
+    const { server, args, generated, change, held: cutShort, pid } = await heldUpdate(dir, untilReleased(release));
+    server.child.kill('SIGKILL');
+    await server.stop();
+    process.kill(-cutShort, 'SIGKILL');
+
+    const restarted = await start(args);
+    const held = await pid();
+    expect((await hostConfigWhileHeld(restarted)).body).toEqual(generated);
+    expect(await groupMembers(held)).toContain(held);
+
+    await writeFile(release, '');
+    for (const section of await networkSections(restarted)) expect(section).toMatchObject({ success: true });
+    expect(await finalChange(restarted.url, change)).toMatchObject({ state: 'failed' });
+    expect(await getJson(restarted, '/config/hostconfig')).toEqual(generated);
+  });
+});
 
 describe('SIGTERM to chutebox serve while an apply command runs', () => {
   it('stops the command and its children, records the change failed, and exits 0; the next start applies the configuration from before', async () => {

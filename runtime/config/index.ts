@@ -40,6 +40,11 @@ export type DeviceEffects = Pick<ChangeEffects, DeviceAction>;
 
 /** What the host Device gets from this bundle. */
 export interface ConfigFacets {
+  /**
+   * The host configuration. Its `read` first waits for an update a crash cut short to be undone (the
+   * start's first step): the stored configuration is then the one in effect or being applied, and is
+   * answered without waiting for an apply.
+   */
   hostConfig: HostConfigService;
   provisioning: ProvisioningService;
   accounts: Device['accounts'];
@@ -50,10 +55,10 @@ export interface ConfigFacets {
    */
   effects: DeviceEffects;
   /**
-   * Loads the stored provisioning, repairs a host configuration update a crash cut short, renders and
-   * applies pdconf, starts telemetry when due, and removes what writes of SSH keys that a crash cut
-   * short left in the accounts' `~/.ssh` (`HostAccounts.removeInterruptedWrites`). Once: a second call
-   * answers the first.
+   * Loads the stored provisioning, undoes a host configuration update a crash cut short, renders and
+   * applies pdconf (failures are logged), starts telemetry when due, and removes what writes of SSH
+   * keys that a crash cut short left in the accounts' `~/.ssh` (`HostAccounts.removeInterruptedWrites`).
+   * Once: a second call answers the first.
    */
   start(): Promise<void>;
   /**
@@ -102,16 +107,23 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
   });
   const accounts = hostAccounts({ ...(options.passwdFile === undefined ? {} : { passwdFile: options.passwdFile }) });
   const power = powerChanges({ commands: options.powerCommands ?? {} });
+  let recovering: Promise<void> | undefined;
+  /** Undoes, once, a host configuration update a crash cut short (`HostConfigService.recover`). */
+  const recover = () =>
+    (recovering ??= hostConfig.recover().then((undone) => {
+      if (undone) console.error('a host configuration update was cut short: the one before it is back');
+    }));
   let starting: Promise<void> | undefined;
   async function start() {
     await service.ready();
-    if (await hostConfig.recover()) console.error('a host configuration update was cut short: the one before it is back');
-    await hostConfig.refresh();
+    await recover();
+    const report = await hostConfig.refresh();
+    for (const failure of report.failures) console.error(`host configuration: at start, ${failure}`);
     service.configure(telemetrySettings(await hostConfig.current()));
     await accounts.removeInterruptedWrites();
   }
   return {
-    hostConfig,
+    hostConfig: { ...hostConfig, read: () => recover().then(hostConfig.read) },
     provisioning: service,
     effects: unlessStopping(stopping.signal, {
       'update-hostconfig': (request, note, id) => hostConfig.perform(request, note, id),
