@@ -15,19 +15,22 @@ import { writeScript } from './support/tool-scripts.ts';
  */
 
 const temp = useTempDir('chutebox-pdconf-apply-');
-const start = useChutebox();
 
-/** The process groups of the apply commands the tests started (each leads its own): killed after the tests, should one be left. */
-const applyGroups: number[] = [];
-afterAll(() => {
-  for (const group of applyGroups) {
-    try {
-      process.kill(-group, 'SIGKILL');
-    } catch {
-      // gone, as it should be
+/** Where each apply command of the tests logs the pid of every run it holds (each leads its own process group). */
+const heldLogs: string[] = [];
+// Registered before useChutebox, so that it runs once every serve has stopped: kills the groups of held runs, should one be left.
+afterAll(async () => {
+  for (const log of heldLogs) {
+    for (const pid of (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean)) {
+      try {
+        process.kill(-Number(pid), 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
     }
   }
 });
+const start = useChutebox();
 
 /** `chutebox serve` on a state dir of `dir`, with `apply` as the network file's apply command; no engine. */
 function serveWithApply(dir: string, apply: string): string[] {
@@ -41,13 +44,14 @@ function serveWithApply(dir: string, apply: string): string[] {
 
 /**
  * An apply command in `dir` that succeeds at once, but while `hold` exists records its pid and runs
- * `held` (shell code) first. `pid()` waits for the pid of the run held now, and has its group killed
- * after the tests, should it be left.
+ * `held` (shell code) first. `pid()` waits for the pid of the run held now.
  */
 async function holdingApply(dir: string, held: string) {
   const hold = path.join(dir, 'hold');
   const pidFile = path.join(dir, 'apply.pid');
-  const apply = await writeScript(dir, 'apply', `if [ -e '${hold}' ]; then echo $$ > '${pidFile}'; ${held}; fi`);
+  const log = path.join(dir, 'held.log');
+  heldLogs.push(log);
+  const apply = await writeScript(dir, 'apply', `if [ -e '${hold}' ]; then echo $$ >> '${log}'; echo $$ > '${pidFile}'; ${held}; fi`);
   return {
     apply,
     hold,
@@ -55,7 +59,6 @@ async function holdingApply(dir: string, held: string) {
       await expect.poll(() => readFile(pidFile, 'utf8').catch(() => ''), { timeout: 15_000 }).toMatch(/^\d+\n$/);
       const pid = Number(await readFile(pidFile, 'utf8'));
       await rm(pidFile);
-      applyGroups.push(pid);
       return pid;
     },
   };
