@@ -111,10 +111,15 @@ export type HostDevice = Device & {
    * short and to set each chute's stored state from the engine (`recoverChutes`). A repair that fails
    * is logged, not thrown. Then starts loading the device configuration (`ConfigFacets.start`: the
    * stored provisioning, pdconf rendered and applied, telemetry started when due) without waiting
-   * for it: the device's information is served at once, and what reads the configuration waits.
+   * for it: the device's information is served at once, and what reads the configuration waits (the
+   * stored host configuration only for an update a crash cut short to be undone: `ConfigFacets.hostConfig`).
    */
   recover(): Promise<void>;
-  /** Stops sending telemetry once a configuration start still running has ended: the runtime is stopping. */
+  /**
+   * The runtime is stopping: the device configuration stops its commands and waits, a bounded time,
+   * for the changes to end and be recorded (`ConfigFacets.close`; one still running then is repaired
+   * at the next start, as after a crash).
+   */
   close(): Promise<void>;
 };
 
@@ -287,9 +292,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
     },
     async close() {
-      // A start still running (pdconf rendered and applied) ends first: nothing writes after close.
-      await configStarting?.catch(() => undefined);
-      (await configLoading?.catch(() => undefined))?.provisioning.stop();
+      await (await configLoading?.catch(() => undefined))?.close(runner.idle());
     },
   };
   return device;
@@ -378,7 +381,7 @@ function hostServices(options: {
   const { config, startedConfig, guard, engine, socketPath } = options;
   return {
     hostConfig: {
-      read: async () => (await startedConfig()).hostConfig.read(),
+      read: async () => (await config()).hostConfig.read(),
       pdconf: async () => (await startedConfig()).hostConfig.pdconf(),
       reloadPdconf: async () => (guard.refuse(), (await startedConfig()).hostConfig.reloadPdconf()),
     },

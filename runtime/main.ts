@@ -167,8 +167,8 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     ...heapLimit(),
   });
   const stop = () => {
-    void device.close();
-    server.close().then(
+    // The device stops the commands it runs and records how its changes ended before the runtime exits.
+    Promise.all([device.close(), server.close()]).then(
       () => process.exit(0),
       (error: unknown) => {
         console.error(error);

@@ -221,8 +221,8 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
     await symlink(path.join(home, 'elsewhere'), path.join(ssh, `.authorized_keys.${'f'.repeat(12)}.tmp`));
 
     const server = await start(args);
-    // The device configuration starts after the server listens; what reads it waits for that start.
-    await getJson(server, '/config/hostconfig');
+    // The device configuration starts after the server listens; GET pdconf waits for that start.
+    await getJson(server, '/config/pdconf');
     expect(await tempFiles(stateDir)).toEqual(kept.filter((name) => TEMP_FILE.test(path.basename(name))).sort());
     for (const name of kept) expect(await readFile(path.join(stateDir, name), 'utf8')).toBe('psk: a copy of a secret\n');
     expect((await readdir(ssh)).sort()).toEqual([`.authorized_keys.${'f'.repeat(12)}.tmp`, `.known_hosts.${hex}.tmp`]);

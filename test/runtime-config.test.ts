@@ -138,6 +138,8 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     args = serveWithPasswd(stateDir, path.join(dir, 'passwd'), commands);
     server = await start(args);
     generated = await getJson(server, '/config/hostconfig');
+    // GET pdconf answers once the start has applied the rendered files (GET hostconfig does not wait for that).
+    await getJson(server, '/config/pdconf');
   });
 
   it('applies every rendered file once at the first start', async () => {

@@ -144,7 +144,7 @@ describe('hostConfigStore: the update-hostconfig change', () => {
 });
 
 describe('hostConfigStore.recover', () => {
-  it('puts back and applies the configurations from before an update that a crash cut short, once', async () => {
+  it('puts back the configurations from before an update that a crash cut short, once, and the refresh that follows at start applies them', async () => {
     const { store, note, file, stateDir } = await setup();
     await store.perform({ action: 'update-hostconfig', config: edited('10.10.0.1') }, note);
     const before = await file('hostconfig.yaml');
@@ -157,8 +157,9 @@ describe('hostConfigStore.recover', () => {
     expect(await store.recover()).toBe(true);
     expect(await file('hostconfig.yaml')).toBe(before);
     expect((await readdir(stateDir)).sort()).toEqual(['hostconfig.yaml', 'pdconf']);
-    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.10.0.1'");
     expect(await store.recover()).toBe(false);
+    expect((await store.refresh()).applied.map((entry) => entry.file)).toEqual(['network']);
+    expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.10.0.1'");
   });
 
   /** The change records of a restarted runtime, in which change 1 (the update) reads `state`. */
@@ -190,6 +191,7 @@ describe('hostConfigStore.recover', () => {
     expect(await restarted.recover()).toBe(true);
     expect(await file('hostconfig.yaml')).toBe(before);
     expect((await readdir(stateDir)).sort()).toEqual(['hostconfig.yaml', 'pdconf']);
+    await restarted.refresh();
     expect(await readFile(path.join(stateDir, 'pdconf', 'network'), 'utf8')).toContain("option ipaddr '10.10.0.1'");
   });
 });

@@ -54,9 +54,10 @@ export interface HostConfigService extends HostConfigStore {
   refresh(): Promise<PdconfReport>;
   /**
    * At start, before anything else: when a crash cut an update short, puts back the configurations
-   * from before it and applies them. Answers whether there was one to undo. An update whose change
-   * record reads `succeeded` (`changes`) was over but for removing its rollback file: that is all
-   * that is done then.
+   * from before it, for the `refresh` that follows to apply (it applies every file whose rendering
+   * changed, and pdconf's status keeps a file due across a crash). Answers whether there was one to
+   * undo. An update whose change record reads `succeeded` (`changes`) was over but for removing its
+   * rollback file: that is all that is done then.
    */
   recover(): Promise<boolean>;
   /**
@@ -118,10 +119,15 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
     else await documents.write(name, text);
   }
 
-  /** Puts back the configurations of a rollback, applies them, and removes the rollback. */
-  async function restore(rollback: Rollback): Promise<PdconfReport> {
+  /** Puts back the configurations of a rollback. */
+  async function putBack(rollback: Rollback): Promise<void> {
     await put(HOST_CONFIG_FILE, rollback.current);
     await put(PREVIOUS_HOST_CONFIG_FILE, rollback.previous);
+  }
+
+  /** Puts back the configurations of a rollback, applies them, and removes the rollback. */
+  async function restore(rollback: Rollback): Promise<PdconfReport> {
+    await putBack(rollback);
     const report = await pdconf.update();
     await documents.remove(HOST_CONFIG_ROLLBACK_FILE);
     await applied();
@@ -199,8 +205,8 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
           await documents.remove(HOST_CONFIG_ROLLBACK_FILE);
           return false;
         }
-        const report = await restore(rollback);
-        for (const failure of report.failures) console.error(`host configuration: after an update cut short, ${failure}`);
+        await putBack(rollback);
+        await documents.remove(HOST_CONFIG_ROLLBACK_FILE);
         return true;
       }),
   };
@@ -226,8 +232,8 @@ export interface HostConfigStoreOptions {
   /** The runtime's state dir: `hostconfig.yaml`, `hostconfig.previous.yaml`, `pdconf/`. */
   stateDir: string;
   chutes: Pick<Device, 'chuteNames' | 'chute'>;
-  /** pdconf's apply commands (settings `pdconf_apply_<file>`) and their timeout (default 60 s). */
-  pdconf: { applyCommands: ApplyCommands; timeoutMs?: number };
+  /** pdconf's apply commands (settings `pdconf_apply_<file>`), their timeout (default 60 s), and what stops them as the runtime stops. */
+  pdconf: { applyCommands: ApplyCommands; timeoutMs?: number; stop?: AbortSignal };
   generate: () => Promise<HostConfig>;
   onApplied?: (config: HostConfig) => void;
   /** The change records (see `HostConfigServiceOptions.changes`). */
@@ -247,11 +253,7 @@ export interface HostConfigStoreOptions {
  */
 export function hostConfigStore(options: HostConfigStoreOptions): HostConfigService {
   const dir = path.join(options.stateDir, PDCONF_DIR);
-  const apply = commandApplier({
-    dir,
-    applyCommands: options.pdconf.applyCommands,
-    ...(options.pdconf.timeoutMs === undefined ? {} : { timeoutMs: options.pdconf.timeoutMs }),
-  });
+  const apply = commandApplier({ dir, ...options.pdconf });
   return hostConfigService({
     documents: directoryStore(options.stateDir, [HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, HOST_CONFIG_ROLLBACK_FILE]),
     pdconf: (source) => pdconfEngine({ store: directoryStore(dir, PDCONF_STORE_FILES), apply, now: options.now ?? Date.now, source }),

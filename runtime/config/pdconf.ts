@@ -6,7 +6,7 @@ import type { HostConfig } from '../../functions/config/host-config.ts';
 import { PDCONF_FILES, renderPdconf, type PdconfFile, type UciSectionId } from '../../functions/config/uci.ts';
 import type { PdconfSection, StoredChute } from '../../functions/core/device.ts';
 import { removeInterruptedWritesOnce, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
-import { runTool } from '../tools/run.ts';
+import { runToolUntil } from '../tools/run-until.ts';
 import { commandFailure } from './command-exit.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
@@ -99,24 +99,26 @@ export type ApplyCommands = Partial<Record<PdconfFile, readonly string[]>>;
 export const DEFAULT_APPLY_TIMEOUT_MS = 60_000;
 
 /**
- * Applies a file by running its command (settings `pdconf_apply_<file>`) through `runTool`: no shell,
+ * Applies a file by running its command (settings `pdconf_apply_<file>`) through `runToolUntil`: no shell,
  * the arguments as given, `{file}` replaced by the path of the rendered file in `dir`, stopped after
- * `timeoutMs`. Exit code 0 is success; anything else fails with the last line the command printed
- * (stderr first).
+ * `timeoutMs`, or when `stop` is aborted (the runtime stops: the apply fails, and the file is applied
+ * again at the next start). Exit code 0 is success; anything else fails with the last line the
+ * command printed (stderr first).
  *
  * @example
  * const apply = commandApplier({ dir: '/var/lib/chutebox/pdconf', applyCommands: { network: ['/usr/sbin/chutebox-apply', 'network', '{file}'] } });
  * await apply('network')  // { success: true, comment: 'applied with /usr/sbin/chutebox-apply network /var/lib/chutebox/pdconf/network' }
  * await apply('wireless') // null: no command
  */
-export function commandApplier(options: { dir: string; applyCommands: ApplyCommands; timeoutMs?: number }): Applier {
+export function commandApplier(options: { dir: string; applyCommands: ApplyCommands; timeoutMs?: number; stop?: AbortSignal }): Applier {
   return async (file) => {
     const command = options.applyCommands[file];
     if (command === undefined || command.length === 0) return null;
     const [program, ...args] = command.map((arg) => arg.replaceAll('{file}', path.join(options.dir, file)));
     const shown = [program, ...args].join(' ');
+    const tool = { name: `the ${file} apply command`, path: program!, setting: `the setting pdconf_apply_${file}` };
     try {
-      const result = await runTool({ name: `the ${file} apply command`, path: program!, setting: `the setting pdconf_apply_${file}` }, args, {
+      const result = await runToolUntil(options.stop ?? new AbortController().signal, tool, args, {
         timeoutMs: options.timeoutMs ?? DEFAULT_APPLY_TIMEOUT_MS,
         maxOutputBytes: 64 * 1024,
       });

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp-dir.ts';
+import { isRunning } from '../../test/support/processes.ts';
 import { problemOf, writeScript } from '../../test/support/tool-scripts.ts';
 import { runTool, type Tool } from './run.ts';
 
@@ -10,12 +11,6 @@ const temp = useTempDir('chutebox-run-tool-');
 /** Writes an executable shell script and answers it as a tool. */
 async function script(name: string, body: string): Promise<Tool> {
   return { name: 'probe', path: await writeScript(temp.path(), name, body), setting: '--probe PATH' };
-}
-
-/** Whether a process runs (a zombie left for its new parent to reap does not). */
-async function isRunning(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-  return stat !== null && !/^\d+ \(.*\) Z /.test(stat);
 }
 
 describe('runTool', () => {

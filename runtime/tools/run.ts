@@ -16,6 +16,8 @@ export interface RunLimits {
   timeoutMs?: number;
   /** Bytes of stdout (and, separately, of stderr) before the program is killed; default 4 MiB. */
   maxOutputBytes?: number;
+  /** Called once the program is spawned, with its pid (that of its process group), if it got one. */
+  onSpawn?: (pid: number | undefined) => void;
 }
 
 /** How a program that ran to its end finished. */
@@ -47,6 +49,7 @@ export function runTool(tool: Tool, args: readonly string[], limits: RunLimits =
   const maxOutputBytes = limits.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   return new Promise((resolve, reject) => {
     const child = spawn(tool.path, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, windowsHide: true });
+    limits.onSpawn?.(child.pid);
     const stdout = collect(child.stdout);
     const stderr = collect(child.stderr);
     /** Why we stopped the program, when we did. */

@@ -231,8 +231,8 @@ async function terminate(name: string, record: PidRecord, graceMs: number): Prom
   if (!(await goneWithin(5000))) throw new Error(`${name} (pid ${record.pid}) did not end after SIGKILL`);
 }
 
-/** Signals a process's group (ours lead their own), or the process alone when it left it. */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+/** Signals a process's group (ours lead their own), or the process alone when it left it; either may be gone already. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   for (const target of [-pid, pid]) {
     try {
       process.kill(target, signal);
