@@ -294,6 +294,19 @@ describe('restore() of a state that does not fit', () => {
     );
   });
 
+  it('refuses an SSID that PUT …/ssid refuses: a line break or an ESC in it', async () => {
+    const scenario = await emulator();
+    await changeEverything(scenario.device);
+    const state = structuredClone(await scenario.snapshot());
+    state.networks[0]!.ssid = 'a\nDISABLE';
+    state.networks[1]!.ssid = 'a\u001bb';
+    const problem = await refused(scenario, state);
+    expect(problem.errors).toEqual([
+      { path: 'networks[0].ssid', message: 'must not contain control characters' },
+      { path: 'networks[1].ssid', message: 'must not contain control characters' },
+    ]);
+  });
+
   it('refuses what only the scenario can tell: an engine it lacks, a key file of no account, an id past nextId', async () => {
     const scenario = await emulator();
     await changeEverything(scenario.device);
