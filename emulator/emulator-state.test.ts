@@ -307,6 +307,30 @@ describe('restore() of a state that does not fit', () => {
     ]);
   });
 
+  it('refuses a document nested deeper than a request body may be, a container field of the wrong type and a key that names a prototype, naming each', async () => {
+    const scenario = await emulator();
+    await changeEverything(scenario.device);
+    const state = structuredClone(await scenario.snapshot());
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
+    const hotspot = state.chutes.hotspot!;
+    const refusals: [unknown, string[]][] = [
+      [{ ...state, chutes: { ...state.chutes, hotspot: { ...hotspot, config: { ...hotspot.config, deep } } } }, ['chutes.hotspot.config']],
+      [{ ...state, chutes: { ...state.chutes, hotspot: { ...hotspot, cache: deep } } }, ['chutes.hotspot.cache']],
+      [{ ...state, engine: { ...state.engine, containers: [{ ...state.engine.containers![0]!, Names: 5 }] } }, ['engine.containers[0].Names']],
+      [{ ...state, chutes: { ...json('{"__proto__": {}}'), ...state.chutes } }, ['chutes.__proto__']],
+      [{ ...state, chutes: { ...state.chutes, prototype: hotspot } }, ['chutes.prototype']],
+      [{ ...state, accounts: { authorizedKeys: json('{"constructor": "ssh-ed25519 AAAA"}') } }, ['accounts.authorizedKeys.constructor']],
+      [
+        { ...state, chutes: { ...state.chutes, hotspot: { ...hotspot, record: { ...hotspot.record, nested: [json('{"__proto__": {"polluted": true}}')] } } } },
+        ['chutes.hotspot.record.nested[0].__proto__'],
+      ],
+    ];
+    for (const [value, expected] of refusals) expect(paths(await refused(scenario, value))).toEqual(expected);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('refuses what only the scenario can tell: an engine it lacks, a key file of no account, an id past nextId', async () => {
     const scenario = await emulator();
     await changeEverything(scenario.device);

@@ -5,7 +5,8 @@ import type { AuthPolicy } from '../runtime/auth/policy.ts';
 import { authorizer } from '../runtime/http/auth.ts';
 import { corsPolicy } from '../runtime/http/cors.ts';
 import { limitedBody } from '../runtime/http/limited-body.ts';
-import type { EmulatorState, EmulatorStateApi } from './emulator-state.ts';
+import type { EmulatorState } from './emulator-state.ts';
+import type { Scenario } from './scenario-core.ts';
 
 /** The emulator's state: `GET` exports it, `PUT` imports one. Only `chutebox emulate` serves it. */
 export const STATE_PATH = '/_chutebox/state';
@@ -15,7 +16,7 @@ export const STATE_RESET_PATH = '/_chutebox/state/reset';
 
 export interface StateApiOptions {
   /** The emulated device's state (`loadScenario`'s answer). */
-  state: EmulatorStateApi;
+  state: Pick<Scenario, 'snapshot' | 'restore' | 'reset'>;
   /** The policy of the rest of the API; null serves everyone (`--no-auth`). */
   auth: AuthPolicy | null;
   /** As `createApp`'s `corsOrigin`. */
@@ -29,8 +30,8 @@ export interface StateApiOptions {
  * same auth policy as the device API:
  * - `GET /_chutebox/state`: 200 and the state (`EmulatorState`, JSON), to save or import elsewhere;
  * - `PUT /_chutebox/state` with a state as JSON: 204 once the device is in that state; a state that
- *   does not fit (another version or scenario, a bad field) is a 422 problem naming each field, a body
- *   that is not JSON a 400 or 415, and nothing changes;
+ *   does not fit (another version or scenario, a bad field) is a 422 problem naming each field
+ *   (`body.networks[0].ssid`), a body that is not JSON a 400 or 415, and nothing changes;
  * - `POST /_chutebox/state/reset`: 204 once the device is back to its scenario as loaded.
  * Another method is a 405 naming the ones allowed. Errors are problems, as the rest of the API's
  * (createApp's error handler).
@@ -57,7 +58,7 @@ export function mountStateApi(app: Hono, options: StateApiOptions): void {
   app.put(STATE_PATH, async (c) => {
     await authorize(c);
     const state = decodeBody(c.req.header('content-type'), await readText(c), options.bodyLimit);
-    await options.state.restore(state as EmulatorState);
+    await options.state.restore(state as EmulatorState, 'body');
     return answer(c, 204);
   });
   app.post(STATE_RESET_PATH, async (c) => {

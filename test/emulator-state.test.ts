@@ -160,10 +160,10 @@ describe('chutebox emulate: GET and PUT /_chutebox/state', () => {
     const answered = await answers(server);
     const glAr150 = await emulate('--no-auth', '--scenario', 'gl-ar150');
     const refusals: [unknown, number, string[]][] = [
-      [await exported(glAr150), 422, ['scenario']],
-      [{ ...before, version: 2 }, 422, ['version']],
-      [{ ...before, networks: [{ chute: 'hotspot', network: 'guest', ssid: 'x'.repeat(33), disconnected: [] }] }, 422, ['networks[0].ssid']],
-      [{ ...before, engine: { ...before.engine, containers: null } }, 422, ['engine.containers']],
+      [await exported(glAr150), 422, ['body.scenario']],
+      [{ ...before, version: 2 }, 422, ['body.version']],
+      [{ ...before, networks: [{ chute: 'hotspot', network: 'guest', ssid: 'x'.repeat(33), disconnected: [] }] }, 422, ['body.networks[0].ssid']],
+      [{ ...before, engine: { ...before.engine, containers: null } }, 422, ['body.engine.containers']],
     ];
     for (const [state, status, paths] of refusals) {
       const answer = await imported(server, state);
@@ -177,6 +177,45 @@ describe('chutebox emulate: GET and PUT /_chutebox/state', () => {
     expect(await answers(server)).toEqual(answered);
     const after = await exported(server);
     expect({ ...after, clock: null }).toEqual({ ...before, clock: null });
+  });
+});
+
+describe('chutebox emulate: PUT /_chutebox/state of a state the API would not take', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await emulate('--no-auth');
+    await changeEverything(server);
+  });
+
+  /** Sends each state, expects a problem of `status` naming `paths`, and then the state and the answers as before. */
+  async function refusedAll(states: [string, number, string[]][]): Promise<void> {
+    const before = await exported(server);
+    const answered = await answers(server);
+    for (const [text, status, paths] of states) {
+      const answer = await call(server.url, 'PUT', STATE, { document: { type: 'application/json', text } });
+      expect(answer, answer.text.slice(0, 300)).toMatchObject({ status, type: PROBLEM_CONTENT_TYPE });
+      expect(answer.body.errors?.map((error: { path: string }) => error.path) ?? []).toEqual(paths);
+    }
+    expect((await callApi(server, 'GET', '/info/telemetry')).status).toBe(200);
+    expect(await answers(server)).toEqual(answered);
+    expect({ ...(await exported(server)), clock: null }).toEqual({ ...before, clock: null });
+  }
+
+  it('refuses a chute configuration nested 10,000 deep, a container whose Names is 5, and a key __proto__ or constructor with 422 naming the field, and changes nothing', async () => {
+    const before = await exported(server);
+    const text = JSON.stringify(before);
+    const deep = `${'{"a":'.repeat(10_000)}{}${'}'.repeat(10_000)}`;
+    const hotspot = JSON.stringify(before.chutes.hotspot);
+    const container = before.engine.containers![0]!;
+    await refusedAll([
+      [text.replace('"config":{', `"config":{"deep":${deep},`), 422, ['body.chutes.hello-world.config']],
+      [JSON.stringify({ ...before, engine: { ...before.engine, containers: [{ ...container, Names: 5 }] } }), 422, ['body.engine.containers[0].Names']],
+      [text.replace('"chutes":{', `"chutes":{"__proto__":${hotspot},`), 422, ['body.chutes.__proto__']],
+      [text.replace('"chutes":{', '"chutes":{"constructor":{},'), 422, ['body.chutes.constructor']],
+      [text.replace('"config":{', '"config":{"__proto__":{"polluted":true},'), 422, ['body.chutes.hello-world.config.__proto__']],
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
 
