@@ -95,7 +95,8 @@ export interface StateTarget {
  * Checks a value (parsed JSON, or a state from code) as a state of `target`'s device and answers it,
  * as given. First the keys that name a prototype (`StateDocumentSchema`), then the version and the
  * scenario, each alone, so that a state of another version or scenario is refused as such rather than
- * field by field; then every field, the documents a client wrote no deeper than a request body.
+ * field by field; then every field, the documents a client wrote no deeper than a request body, and
+ * each list within `STATE_LIMITS`.
  *
  * @param at where the fields are named from: `''` the state's root, `'body'` a request's body.
  * @throws HttpProblem 422 listing each violation as `{ path, message }`, paths from `at`

@@ -10,6 +10,7 @@ import { stationBlocks } from '../functions/parsers/iw-station.ts';
 import { NETWORK_FILES } from '../runtime/scenario/format.ts';
 import type { ScenarioClock } from './scenario-clock.ts';
 import { memoize } from './scenario-files.ts';
+import { atMost, STATE_LIMITS } from './state-limits.ts';
 
 /** One raw recording of a chute network (`NETWORK_FILES` names the file of each in a scenario). */
 export type NetworkRecording = keyof typeof NETWORK_FILES;
@@ -24,14 +25,18 @@ const name = z.string().check(z.regex(CHUTE_NAME, { error: 'must be a chute or n
  * changed, by chute and network, with the SSID set (`PUT …/ssid`; null: as recorded) and the stations
  * disconnected (`DELETE …/stations/<mac>`; lower-case MACs). A network not listed is as recorded.
  */
-export const NetworksStateSchema = z.array(
-  z.strictObject({
-    chute: name,
-    network: name,
-    ssid: z.nullable(SsidSchema),
-    disconnected: z.array(z.string().check(z.regex(MAC_ADDRESS, { error: 'must be a MAC address such as 02:00:00:aa:bb:cc' }))),
-  }),
-);
+export const NetworksStateSchema = z
+  .array(
+    z.strictObject({
+      chute: name,
+      network: name,
+      ssid: z.nullable(SsidSchema),
+      disconnected: z
+        .array(z.string().check(z.regex(MAC_ADDRESS, { error: 'must be a MAC address such as 02:00:00:aa:bb:cc' })))
+        .check(atMost(STATE_LIMITS.disconnected, 'stations')),
+    }),
+  )
+  .check(atMost(STATE_LIMITS.networks, 'networks'));
 export type NetworksState = z.infer<typeof NetworksStateSchema>;
 
 /** The Device's `network`, and the state of the networks it answers. */
