@@ -33,7 +33,7 @@ export interface EmulatorAppOptions {
   functionsDir?: string;
   /** Allowed CORS origin(s), as `createApp` takes them; default `*`. */
   corsOrigin?: string;
-  /** Largest upload, and largest state a PUT of `/_chutebox/state` takes, in bytes; default 512 MiB. */
+  /** Largest upload, in bytes; default 512 MiB (a state a PUT of `/_chutebox/state` takes has its own limit, `STATE_LIMITS`). */
   uploadLimit?: number;
   /** What the device's `settings()` answers. */
   settings?: () => Settings;
@@ -70,7 +70,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const app = await createApp({ functionsDir, device: scenario.device, auth, corsOrigin: options.corsOrigin, uploadLimit });
-  mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin, bodyLimit: uploadLimit });
+  mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin });
   if (options.validate === true || options.validate === 'log') {
     // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.
     const { validatingFetch } = await import('./openapi-validator.ts');

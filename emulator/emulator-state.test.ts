@@ -15,6 +15,7 @@ import { sshKey } from '../test/support/ssh-keys.ts';
 import { loadScenario, type EmulatorState, type Scenario } from './scenario-device.ts';
 import { EDITED_HOST_CONFIG } from '../test/support/config-devices.ts';
 import { endpointModules } from './endpoint-modules.ts';
+import { STATE_LIMITS } from './state-limits.ts';
 
 /*
  * The state of an emulated device, in-process (`Scenario.snapshot()`, `restore()`, `reset()`), on the
@@ -292,6 +293,69 @@ describe('restore() of a state that does not fit', () => {
     expect(paths(await refused(scenario, { ...state, extra: true }))).toEqual(
       expect.arrayContaining(['networks[0].ssid', 'changes.records[0].state', 'chutes.bad name', 'hostConfig.stored', 'clock.elapsedMs', 'extra']),
     );
+  });
+
+  it('refuses an SSID that PUT …/ssid refuses: a line break or an ESC in it', async () => {
+    const scenario = await emulator();
+    await changeEverything(scenario.device);
+    const state = structuredClone(await scenario.snapshot());
+    state.networks[0]!.ssid = 'a\nDISABLE';
+    state.networks[1]!.ssid = 'a\u001bb';
+    const problem = await refused(scenario, state);
+    expect(problem.errors).toEqual([
+      { path: 'networks[0].ssid', message: 'must not contain control characters' },
+      { path: 'networks[1].ssid', message: 'must not contain control characters' },
+    ]);
+  });
+
+  it('refuses a document nested deeper than a request body may be, a container field of the wrong type and a key that names a prototype, naming each', async () => {
+    const scenario = await emulator();
+    await changeEverything(scenario.device);
+    const state = structuredClone(await scenario.snapshot());
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
+    const hotspot = state.chutes.hotspot!;
+    const refusals: [unknown, string[]][] = [
+      [{ ...state, chutes: { ...state.chutes, hotspot: { ...hotspot, config: { ...hotspot.config, deep } } } }, ['chutes.hotspot.config']],
+      [{ ...state, chutes: { ...state.chutes, hotspot: { ...hotspot, cache: deep } } }, ['chutes.hotspot.cache']],
+      [{ ...state, engine: { ...state.engine, containers: [{ ...state.engine.containers![0]!, Names: 5 }] } }, ['engine.containers[0].Names']],
+      [{ ...state, chutes: { ...json('{"__proto__": {}}'), ...state.chutes } }, ['chutes.__proto__']],
+      [{ ...state, chutes: { ...state.chutes, prototype: hotspot } }, ['chutes.prototype']],
+      [{ ...state, accounts: { authorizedKeys: json('{"constructor": "ssh-ed25519 AAAA"}') } }, ['accounts.authorizedKeys.constructor']],
+      [
+        { ...state, chutes: { ...state.chutes, hotspot: { ...hotspot, record: { ...hotspot.record, nested: [json('{"__proto__": {"polluted": true}}')] } } } },
+        ['chutes.hotspot.record.nested[0].__proto__'],
+      ],
+    ];
+    for (const [value, expected] of refusals) expect(paths(await refused(scenario, value))).toEqual(expected);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses lists and mappings over the limits of a state, naming each', async () => {
+    const scenario = await emulator();
+    await changeEverything(scenario.device);
+    const state = structuredClone(await scenario.snapshot());
+    const many = <T>(limit: number, item: (i: number) => T) => Array.from({ length: limit + 1 }, (_, i) => item(i));
+    const record = state.changes.records[0]!;
+    const network = { chute: 'hotspot', network: 'guest', ssid: null, disconnected: [] };
+    const hotspot = state.chutes.hotspot!;
+    const refusals: [unknown, string[]][] = [
+      [
+        { ...state, changes: { nextId: STATE_LIMITS.changeRecords + 2, records: many(STATE_LIMITS.changeRecords, (i) => ({ ...record, id: i + 1 })) } },
+        ['changes.records'],
+      ],
+      [{ ...state, chutes: Object.fromEntries(many(STATE_LIMITS.chutes, (i) => [`chute-${i}`, hotspot])) }, ['chutes']],
+      [{ ...state, engine: { ...state.engine, images: many(STATE_LIMITS.images, (i) => `image-${i}:1`) } }, ['engine.images']],
+      [{ ...state, engine: { ...state.engine, containers: many(STATE_LIMITS.containers, (i) => ({ Id: `c${i}` })) } }, ['engine.containers']],
+      [{ ...state, networks: many(STATE_LIMITS.networks, (i) => ({ ...network, network: `n${i}` })) }, ['networks']],
+      [{ ...state, networks: [{ ...network, disconnected: many(STATE_LIMITS.disconnected, () => '02:00:00:00:00:01') }] }, ['networks[0].disconnected']],
+      [
+        { ...state, chutes: { ...state.chutes, hotspot: { ...hotspot, cache: Object.fromEntries(many(STATE_LIMITS.keys, (i) => [`k${i}`, 0])) } } },
+        ['chutes.hotspot.cache'],
+      ],
+    ];
+    for (const [value, expected] of refusals) expect(paths(await refused(scenario, value))).toEqual(expected);
   });
 
   it('refuses what only the scenario can tell: an engine it lacks, a key file of no account, an id past nextId', async () => {

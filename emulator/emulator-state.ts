@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { HttpProblem, type InputError } from '../functions/core/problem.ts';
+import { HttpProblem, inputPath, type InputError } from '../functions/core/problem.ts';
 import { invalidInput, validate } from '../functions/core/validate.ts';
 import { parsePasswd } from '../functions/parsers/passwd.ts';
 import { AccountsStateSchema, authorizedKeysFile, type AccountsState } from './scenario-accounts.ts';
@@ -8,6 +8,7 @@ import { ClockStateSchema, type ClockState } from './scenario-clock.ts';
 import { HostConfigStateSchema, type HostConfigState } from './scenario-host-config.ts';
 import { ProvisioningStateSchema, type ProvisioningState } from './scenario-provisioning.ts';
 import { NetworksStateSchema, type NetworksState } from './recorded-networks.ts';
+import { StateDocumentSchema } from './state-limits.ts';
 
 /*
  * The state of an emulated device as one JSON document: what `GET /_chutebox/state` exports, `PUT`
@@ -91,39 +92,42 @@ export interface StateTarget {
 }
 
 /**
- * Checks a value (parsed JSON, or a state from code) as a state of `target`'s device and answers it.
- * The version is checked first and then the scenario, each alone, so that a state of another version
- * or scenario is refused as such rather than field by field; then every field.
+ * Checks a value (parsed JSON, or a state from code) as a state of `target`'s device and answers it,
+ * as given. First the keys that name a prototype (`StateDocumentSchema`), then the version and the
+ * scenario, each alone, so that a state of another version or scenario is refused as such rather than
+ * field by field; then every field, the documents a client wrote no deeper than a request body, and
+ * each list within `STATE_LIMITS`.
  *
- * @throws HttpProblem 422 listing each violation as `{ path, message }`, paths from the state's root
- *   (`version`, `scenario`, `chutes.hotspot.config.net`, `changes.records[0].state`, `networks[1].ssid`).
+ * @param at where the fields are named from: `''` the state's root, `'body'` a request's body.
+ * @throws HttpProblem 422 listing each violation as `{ path, message }`, paths from `at`
+ *   (`version`, `chutes.hotspot.config.net`, `changes.records[0].state`, `body.networks[1].ssid`).
  * @example
  * await checkEmulatorState(JSON.parse(text), { scenario: 'default', engine: true, passwd: async () => passwdText });
  */
-export async function checkEmulatorState(value: unknown, target: StateTarget): Promise<EmulatorState> {
+export async function checkEmulatorState(value: unknown, target: StateTarget, at = ''): Promise<EmulatorState> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalidInput('the state', [{ path: '', message: 'must be an object: a state as GET /_chutebox/state answers it' }]);
+    throw invalidInput('the state', [{ path: at, message: 'must be an object: a state as GET /_chutebox/state answers it' }]);
   }
+  validate(StateDocumentSchema, value, at, 'the state');
   const { version, scenario } = value as Record<string, unknown>;
   if (version !== EMULATOR_STATE_VERSION) {
-    throw refused({
-      path: 'version',
-      message: `is ${JSON.stringify(version) ?? 'missing'}; this chutebox reads version ${EMULATOR_STATE_VERSION} only`,
-    });
+    throw refused({ path: inputPath(at, ['version']), message: `is ${shown(version)}; this chutebox reads version ${EMULATOR_STATE_VERSION} only` });
   }
   if (scenario !== target.scenario) {
     throw refused({
-      path: 'scenario',
-      message: `is ${JSON.stringify(scenario) ?? 'missing'}: a state of another scenario; this emulator serves ${JSON.stringify(target.scenario)}`,
+      path: inputPath(at, ['scenario']),
+      message: `is ${shown(scenario)}: a state of another scenario; this emulator serves ${JSON.stringify(target.scenario)}`,
     });
   }
-  const state = validate(EmulatorStateSchema, value, '', 'the state') satisfies EmulatorState;
+  // Checked, and then taken as given: zod's copy would put the known fields of a document first.
+  validate(EmulatorStateSchema, value, at, 'the state');
+  const state = value as EmulatorState;
   const errors = [
     ...engineErrors(state, target.engine),
     ...changeLogErrors(state),
     ...networkErrors(state),
     ...(await keyFileErrors(state, await target.passwd())),
-  ];
+  ].map((error) => ({ ...error, path: inputPath(at, error.path) }));
   if (errors.length > 0) throw invalidInput('the state', errors);
   return state;
 }
@@ -133,45 +137,59 @@ function refused(error: InputError): HttpProblem {
   return new HttpProblem(422, `the state does not fit this emulator: ${error.path} ${error.message}`, { errors: [error] });
 }
 
+/** A value as a refusal shows it: a string quoted, a scalar as it is, cut at 64 characters; a mapping or list by what it is. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'a list' : 'a mapping';
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 64 ? `${text.slice(0, 64)}…` : text;
+}
+
+/** A violation that only the whole state shows: its path as keys from the state's root. */
+interface StateError {
+  path: PropertyKey[];
+  message: string;
+}
+
 /** The engine is there in the state exactly when the scenario has one. */
-function engineErrors(state: EmulatorState, engine: boolean): InputError[] {
+function engineErrors(state: EmulatorState, engine: boolean): StateError[] {
   if (engine === (state.engine.containers !== null)) return [];
   return [
     {
-      path: 'engine.containers',
+      path: ['engine', 'containers'],
       message: engine ? 'must be a list: the scenario has a container engine' : 'must be null: the scenario has no container engine',
     },
   ];
 }
 
 /** Ids given once each, all below the next one. */
-function changeLogErrors(state: EmulatorState): InputError[] {
-  const errors: InputError[] = [];
+function changeLogErrors(state: EmulatorState): StateError[] {
+  const errors: StateError[] = [];
   const seen = new Set<number>();
   state.changes.records.forEach((record, i) => {
-    if (seen.has(record.id)) errors.push({ path: `changes.records[${i}].id`, message: `is ${record.id}, the id of an earlier record` });
-    else if (record.id >= state.changes.nextId)
-      errors.push({ path: `changes.records[${i}].id`, message: `is ${record.id}: must be below nextId (${state.changes.nextId})` });
+    const path = ['changes', 'records', i, 'id'];
+    if (seen.has(record.id)) errors.push({ path, message: `is ${record.id}, the id of an earlier record` });
+    else if (record.id >= state.changes.nextId) errors.push({ path, message: `is ${record.id}: must be below nextId (${state.changes.nextId})` });
     seen.add(record.id);
   });
   return errors;
 }
 
 /** Each network listed once. */
-function networkErrors(state: EmulatorState): InputError[] {
+function networkErrors(state: EmulatorState): StateError[] {
   const seen = new Set<string>();
   return state.networks.flatMap(({ chute, network }, i) => {
     const key = `${chute}/${network}`;
-    if (seen.has(key)) return [{ path: `networks[${i}]`, message: `lists ${key} again` }];
+    if (seen.has(key)) return [{ path: ['networks', i], message: `lists ${key} again` }];
     seen.add(key);
     return [];
   });
 }
 
 /** Each key file is that of an account of the scenario. */
-async function keyFileErrors(state: EmulatorState, passwd: string): Promise<InputError[]> {
+async function keyFileErrors(state: EmulatorState, passwd: string): Promise<StateError[]> {
   const files = new Set(parsePasswd(passwd).map((account) => authorizedKeysFile(account)));
   return Object.keys(state.accounts.authorizedKeys)
     .filter((file) => !files.has(file))
-    .map((file) => ({ path: `accounts.authorizedKeys.${file}`, message: "is not the authorized_keys file of an account of the scenario's etc/passwd" }));
+    .map((file) => ({ path: ['accounts', 'authorizedKeys', file], message: "is not the authorized_keys file of an account of the scenario's etc/passwd" }));
 }

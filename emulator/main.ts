@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listen } from '../runtime/http/listen.ts';
@@ -23,6 +23,7 @@ import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
 import { EMULATOR_ACCOUNT, emulatorApp } from './app.ts';
 import { builtInScenarios, SCENARIO_ENV, type EmulatorState, type Scenario } from './scenario-device.ts';
 import { STATE_PATH } from './state-api.ts';
+import { checkStateText, STATE_LIMITS } from './state-limits.ts';
 
 export { EMULATOR_ACCOUNT } from './app.ts';
 
@@ -159,30 +160,49 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 /**
- * Puts the scenario's device in the state of `--state FILE`.
+ * Puts the scenario's device in the state of `--state FILE`, within the limits of a PUT
+ * (`STATE_LIMITS`): a larger file is refused after its first bytes over the limit, not read whole.
  *
  * @throws Error naming the file and what does not fit (each field a line); the device is left as loaded.
  */
 async function restoreStateFile(file: string, scenario: Scenario): Promise<void> {
-  let text: string;
+  let text: string | null;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readAtMost(file, STATE_LIMITS.bytes);
   } catch (error) {
     throw new Error(`--state ${file}: cannot read it: ${(error as Error).message}`);
   }
-  let value: unknown;
+  if (text === null) throw new Error(`--state ${file} is larger than ${STATE_LIMITS.bytes} bytes, the most a state may be`);
   try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`--state ${file} is not JSON (a state as GET ${STATE_PATH} answers it): ${(error as Error).message}`);
-  }
-  try {
+    checkStateText(text, '');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new Error(`--state ${file} is not JSON (a state as GET ${STATE_PATH} answers it): ${(error as Error).message}`);
+    }
     await scenario.restore(value as EmulatorState);
   } catch (error) {
     if (!(error instanceof HttpProblem)) throw error;
     const lines = error.errors?.map((entry) => `${entry.path || 'the state'} ${entry.message}`) ?? [error.message];
     throw new Error(`--state ${file} does not fit scenario ${scenario.name}:\n  ${lines.join('\n  ')}`);
   }
+}
+
+/**
+ * A file's text, or null when it is larger than `limit` bytes: read up to one byte past the limit
+ * (a FIFO or a device file has no size to ask first).
+ *
+ * @throws Error for a file that cannot be read.
+ */
+async function readAtMost(file: string, limit: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of createReadStream(file, { end: limit })) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return size > limit ? null : Buffer.concat(chunks).toString('utf8');
 }
 
 function validationHint(requests: 'refused' | 'logged'): string {

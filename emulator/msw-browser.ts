@@ -27,7 +27,7 @@ export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDel
   auth?: false;
   /** Allowed CORS origin(s), as `chutebox emulate --cors-origin` takes them; default `*`. */
   corsOrigin?: string;
-  /** Largest upload, and largest state a PUT of `/_chutebox/state` takes, in bytes; default 512 MiB. */
+  /** Largest upload, in bytes; default 512 MiB (a state a PUT of `/_chutebox/state` takes has its own limit, `STATE_LIMITS`). */
   uploadLimit?: number;
 }
 
@@ -65,7 +65,7 @@ export function chuteboxHandlers(options: BrowserHandlersOptions): ChuteboxHandl
     });
     const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
     const app = apiApp(mountedModules(await endpointModules()), { device: scenario.device, auth: null, corsOrigin: options.corsOrigin, uploadLimit });
-    mountStateApi(app, { state: scenario, auth: null, corsOrigin: options.corsOrigin, bodyLimit: uploadLimit });
+    mountStateApi(app, { state: scenario, auth: null, corsOrigin: options.corsOrigin });
     return { app, scenario };
   });
 }

@@ -1,6 +1,6 @@
 import { allAtHand, thenAtHand } from '../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
-import { SSID_MAX_BYTES } from '../functions/chutes/bodies.ts';
+import { SsidSchema } from '../functions/chutes/bodies.ts';
 import { MAC_ADDRESS } from '../functions/chutes/params.ts';
 import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
@@ -11,6 +11,7 @@ import { stationBlocks, type StationBlock } from '../functions/parsers/iw-statio
 import { NETWORK_FILES } from '../runtime/scenario/format.ts';
 import type { ScenarioClock } from './scenario-clock.ts';
 import { memoize } from './scenario-files.ts';
+import { atMost, STATE_LIMITS } from './state-limits.ts';
 
 /** One raw recording of a chute network (`NETWORK_FILES` names the file of each in a scenario). */
 export type NetworkRecording = keyof typeof NETWORK_FILES;
@@ -25,21 +26,18 @@ const name = z.string().check(z.regex(CHUTE_NAME, { error: 'must be a chute or n
  * changed, by chute and network, with the SSID set (`PUT …/ssid`; null: as recorded) and the stations
  * disconnected (`DELETE …/stations/<mac>`; lower-case MACs). A network not listed is as recorded.
  */
-export const NetworksStateSchema = z.array(
-  z.strictObject({
-    chute: name,
-    network: name,
-    ssid: z.nullable(
-      z.string().check(
-        z.refine((ssid: string) => {
-          const bytes = new TextEncoder().encode(ssid).length;
-          return bytes >= 1 && bytes <= SSID_MAX_BYTES;
-        }, `must be 1 to ${SSID_MAX_BYTES} bytes in UTF-8, as hostapd takes an SSID`),
-      ),
-    ),
-    disconnected: z.array(z.string().check(z.regex(MAC_ADDRESS, { error: 'must be a MAC address such as 02:00:00:aa:bb:cc' }))),
-  }),
-);
+export const NetworksStateSchema = z
+  .array(
+    z.strictObject({
+      chute: name,
+      network: name,
+      ssid: z.nullable(SsidSchema),
+      disconnected: z
+        .array(z.string().check(z.regex(MAC_ADDRESS, { error: 'must be a MAC address such as 02:00:00:aa:bb:cc' })))
+        .check(atMost(STATE_LIMITS.disconnected, 'stations')),
+    }),
+  )
+  .check(atMost(STATE_LIMITS.networks, 'networks'));
 export type NetworksState = z.infer<typeof NetworksStateSchema>;
 
 /** The Device's `network`, and the state of the networks it answers. */
@@ -80,11 +78,12 @@ interface NetworkState {
  * - `leases` is the `leases` recording verbatim, or null without it; given a `clock`, its expiries are
  *   moved to that clock (`ScenarioClock.leases`);
  * - `hostapd` answers `STATUS` with the `hostapdStatus` recording and `GET_CONFIG` with
- *   `hostapdConfig`, `SET ssid <value>` with `OK` (or `FAIL` for an empty SSID or one over 32 bytes,
- *   as hostapd does), `RELOAD` with `OK`, `PING` with `PONG`, a `SET` of any other field with `FAIL`,
- *   `DEAUTHENTICATE <mac>` with `OK` (`FAIL` for a word that is no MAC), removing the station from both
- *   lists when one has it, and anything else with `UNKNOWN COMMAND`; replies end in a newline, as
- *   hostapd's do. An SSID set shows in both replies the way hostapd prints it (`printf_encode`, e.g. `caf\xc3\xa9`): in
+ *   `hostapdConfig`, `SET ssid <value>` with `OK` (or `FAIL` for an SSID that PUT …/ssid refuses,
+ *   `SsidSchema`: empty or over 32 bytes, as hostapd does, or with a control character), `RELOAD`
+ *   with `OK`, `PING` with `PONG`, a `SET` of any other field with `FAIL`, `DEAUTHENTICATE <mac>`
+ *   with `OK` (`FAIL` for a word that is no MAC), removing the station from both lists when one has
+ *   it, and anything else with `UNKNOWN COMMAND`; replies end in a newline, as hostapd's do. An SSID
+ *   set shows in both replies the way hostapd prints it (`printf_encode`, e.g. `caf\xc3\xa9`): in
  *   `GET_CONFIG`'s `ssid`, and in `STATUS`'s `ssid[i]` of this network's BSS (the `bssid[i]` equal to
  *   `GET_CONFIG`'s `bssid`, else the `bss[i]` equal to the host interface, else the first). Without
  *   any hostapd recording, every command is a 503 problem, as a device without the control socket.
@@ -258,8 +257,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
                 const space = rest.indexOf(' ');
                 if (space < 0 || rest.slice(0, space) !== 'ssid') return 'FAIL\n';
                 const ssid = rest.slice(space + 1);
-                const bytes = new TextEncoder().encode(ssid).length;
-                if (bytes < 1 || bytes > SSID_MAX_BYTES) return 'FAIL\n';
+                if (!SsidSchema.safeParse(ssid).success) return 'FAIL\n';
                 state().ssid = ssid;
                 return 'OK\n';
               }

@@ -5,6 +5,7 @@ import { ChangeRecordSchema } from '../functions/changes/schemas.ts';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
 import { resolvePlaceholders } from '../functions/chutes/redact.ts';
+import { ChuteConfigSchema } from '../functions/chutes/chute-config.ts';
 import { cacheWithNetworks, networkChange, networkLedger, reservationNotes } from '../functions/chutes/network-reservations.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import {
@@ -22,9 +23,10 @@ import {
 import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeRequestOf } from '../runtime/changes/runner.ts';
-import { ContainerList } from '../runtime/scenario/format.ts';
+import { ContainerSchema } from '../runtime/scenario/format.ts';
 import { jsonCopy } from './json-copy.ts';
-import { ChuteCache, ServiceNet, storedChutes, type ChuteDocuments } from './scenario-chutes.ts';
+import { ChuteCache, storedChutes, type ChuteDocuments } from './scenario-chutes.ts';
+import { atMost, shallow, STATE_LIMITS } from './state-limits.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
@@ -71,14 +73,25 @@ export interface ChangesState {
 
 const chuteName = z.string().check(z.regex(CHUTE_NAME, { error: 'must be a chute name' }));
 
-/** `ChangesState.chutes`: each chute's documents, checked as a scenario's `chutes/<chute>/` are. */
-export const ChutesStateSchema = z.record(chuteName, z.strictObject({ record: z.record(z.string(), z.unknown()), config: ServiceNet, cache: ChuteCache }));
+/**
+ * `ChangesState.chutes`: each chute's documents, checked as a scenario's `chutes/<chute>/` are (the
+ * configuration as the API takes one), none nested deeper than a request body may be.
+ */
+export const ChutesStateSchema = z
+  .record(chuteName, z.strictObject({ record: shallow(z.record(z.string(), z.unknown())), config: shallow(ChuteConfigSchema), cache: shallow(ChuteCache) }))
+  .check(z.refine((chutes) => Object.keys(chutes).length <= STATE_LIMITS.chutes, `must hold at most ${STATE_LIMITS.chutes} chutes`));
 
-/** `ChangesState.engine`. */
-export const EngineStateSchema = z.strictObject({ containers: z.nullable(ContainerList), images: z.array(z.string()) });
+/** `ChangesState.engine`: each container as the engine lists one (`ContainerSchema`). */
+export const EngineStateSchema = z.strictObject({
+  containers: z.nullable(z.array(shallow(ContainerSchema)).check(atMost(STATE_LIMITS.containers, 'containers'))),
+  images: z.array(z.string()).check(atMost(STATE_LIMITS.images, 'images')),
+});
 
 /** `ChangesState.changes`: every record as `GET /api/v1/changes` answers it. */
-export const ChangeLogStateSchema = z.strictObject({ nextId: z.int().check(z.positive()), records: z.array(ChangeRecordSchema) });
+export const ChangeLogStateSchema = z.strictObject({
+  nextId: z.int().check(z.positive()),
+  records: z.array(ChangeRecordSchema).check(atMost(STATE_LIMITS.changeRecords, 'change records')),
+});
 
 /** The Device of `emulatedChanges`, and its state. */
 export type EmulatedDevice = Device & {

@@ -102,6 +102,14 @@ describe('a scenario with bad chutes fails to load, naming the file', () => {
     expect(message).toContain('→ at net');
   });
 
+  it('a configuration that PUT …/config refuses, which a state could not import: an SSID with a line break', async () => {
+    const service = 'net:\n  wifi: { type: wifi, intfName: wlan0, ssid: "lab\\nDISABLE" }\n';
+    const dir = await scenario('bad-ssid', { 'chutes/lab/chute.yaml': CHUTE, 'chutes/lab/service.yaml': service });
+    const message = await loadError(dir);
+    expect(message).toContain(`${path.join(dir, 'chutes/lab/service.yaml')} is not a chute configuration`);
+    expect(message).toContain('→ at net.wifi.ssid');
+  });
+
   it('a cache whose network resources are not strings', async () => {
     const dir = await scenario('bad-cache', {
       'chutes/lab/chute.yaml': CHUTE,

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
+import { ChuteConfigSchema } from '../functions/chutes/chute-config.ts';
 import { CHUTE_NAME, type Device, type StoredChute } from '../functions/core/device.ts';
 import { chuteStore } from '../runtime/chutes/store.ts';
 import { deepFreeze } from '../functions/core/deep-freeze.ts';
@@ -11,11 +12,6 @@ import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } fr
 
 const DOCUMENTS = ['chute', 'service', 'cache'] as const;
 const RECORDINGS: readonly string[] = Object.values(NETWORK_FILES);
-
-/** What the emulator reads of `service.yaml`: `net` maps network names to their settings. */
-export const ServiceNet = z.looseObject({
-  net: z.optional(z.record(z.string(), z.looseObject({ type: z.optional(z.string()), mode: z.optional(z.string()), intfName: z.optional(z.string()) }))),
-});
 
 const maybeString = z.optional(z.nullable(z.string()));
 
@@ -31,10 +27,10 @@ export type ChuteDocuments = Omit<StoredChute, 'name'>;
  * The chutes of a scenario folder, read and checked: `chutes/<chute>/chute.yaml`, `service.yaml`
  * and optional `cache.yaml`, read by the runtime's chute store (`runtime/chutes/store.ts`) in YAML,
  * by chute name (sorted). Everything is checked here, so a bad scenario fails at start-up naming the
- * file: each document must be YAML holding a mapping, `service.yaml`'s `net` a mapping of networks,
- * `cache.yaml`'s `networks.<network>` hold strings, and every `networks/<network>/` folder must
- * belong to an entry of `net` and hold only the recordings of `NETWORK_FILES`. Folders whose name
- * starts with a dot are ignored.
+ * file: each document must be YAML holding a mapping, `service.yaml` a chute configuration as the API
+ * takes one (`ChuteConfigSchema`), `cache.yaml`'s `networks.<network>` hold strings, and every
+ * `networks/<network>/` folder must belong to an entry of `net` and hold only the recordings of
+ * `NETWORK_FILES`. Folders whose name starts with a dot are ignored.
  *
  * @throws ScenarioError
  * @example
@@ -54,7 +50,7 @@ export async function readChutes(dir: string): Promise<Record<string, ChuteDocum
       throw new ScenarioError((error as Error).message);
     });
     if (chute === null) throw new ScenarioError(`${folder} is not a chute: it has no chute.yaml`);
-    const { net } = check(ServiceNet, chute.config, `${path.join(folder, 'service.yaml')} is not a chute configuration`);
+    const { net } = check(ChuteConfigSchema, chute.config, `${path.join(folder, 'service.yaml')} is not a chute configuration`);
     check(ChuteCache, chute.cache, `${path.join(folder, 'cache.yaml')} is not a chute cache`);
     await checkNetworkFolders(path.join(folder, 'networks'), Object.keys(net ?? {}));
     chutes[entry] = { record: chute.record, config: chute.config, cache: chute.cache };

@@ -50,6 +50,11 @@ export interface Scenario extends EmulatorStateApi {
   description: string | null;
   /** The one Device that serves it, whatever state is restored behind it: hand it to the HTTP app once. */
   device: Device;
+  /**
+   * `EmulatorStateApi.restore`, its refusal naming the fields from `at` (`checkEmulatorState`):
+   * `'body'` for a state that came as a request's body, as `PUT /_chutebox/state` gives it.
+   */
+  restore(state: EmulatorState, at?: string): Promise<void>;
 }
 
 /** What a scenario device is made of: the scenario's documents and its raw files, however they were read. */
@@ -205,10 +210,9 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         };
       }
     },
-    async restore(state) {
-      enter(
-        await checkEmulatorState(state, { scenario: name, engine: documents.engine !== null, passwd: async () => (await files.readFile(PASSWD_FILE)) ?? '' }),
-      );
+    async restore(state, at) {
+      const target = { scenario: name, engine: documents.engine !== null, passwd: async () => (await files.readFile(PASSWD_FILE)) ?? '' };
+      enter(await checkEmulatorState(state, target, at));
     },
     async reset() {
       enter();

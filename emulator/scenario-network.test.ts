@@ -99,16 +99,16 @@ describe('a recorded network: hostapd', () => {
 
   it("sets the SSID of this network's BSS, printed as hostapd prints it, until the emulator restarts", async () => {
     const networks = scenarioNetworks(DEFAULT);
-    expect(await networks(WIFI).hostapd(['SET', 'ssid', 'Café "lab"\tnet'])).toBe('OK\n');
+    expect(await networks(WIFI).hostapd(['SET', 'ssid', 'Café "lab"\\net'])).toBe('OK\n');
     expect(await networks(WIFI).hostapd(['RELOAD'])).toBe('OK\n');
     const status = await networks(WIFI).hostapd(['STATUS']);
     // The radio's other BSS (the device's own access point) keeps its SSID.
     expect(field(status, 'ssid[0]')).toBe('OpenWrt');
-    expect(field(status, 'ssid[1]')).toBe('Caf\\xc3\\xa9 \\"lab\\"\\tnet');
-    expect(field(await networks(WIFI).hostapd(['GET_CONFIG']), 'ssid')).toBe('Caf\\xc3\\xa9 \\"lab\\"\\tnet');
+    expect(field(status, 'ssid[1]')).toBe('Caf\\xc3\\xa9 \\"lab\\"\\\\net');
+    expect(field(await networks(WIFI).hostapd(['GET_CONFIG']), 'ssid')).toBe('Caf\\xc3\\xa9 \\"lab\\"\\\\net');
     // Only that line changed.
     const original = await recorded('hello-world', 'wifi', 'hostapd-status.txt');
-    expect(status.split('\n').filter((line, i) => line !== original.split('\n')[i])).toEqual(['ssid[1]=Caf\\xc3\\xa9 \\"lab\\"\\tnet']);
+    expect(status.split('\n').filter((line, i) => line !== original.split('\n')[i])).toEqual(['ssid[1]=Caf\\xc3\\xa9 \\"lab\\"\\\\net']);
     expect(await networks(GUEST).hostapd(['GET_CONFIG'])).toBe(await recorded('hotspot', 'guest', 'hostapd-get-config.txt'));
     expect(await scenarioNetworks(DEFAULT)(WIFI).hostapd(['STATUS'])).toBe(original);
   });
@@ -120,6 +120,14 @@ describe('a recorded network: hostapd', () => {
     expect(await network.hostapd(['SET', 'ssid'])).toBe('FAIL\n');
     expect(await network.hostapd(['SET', 'ssid', 'é'.repeat(16)])).toBe('OK\n');
     expect(field(await network.hostapd(['GET_CONFIG']), 'ssid')).toBe('\\xc3\\xa9'.repeat(16));
+  });
+
+  it('refuses with FAIL an SSID that PUT …/ssid refuses: a line break, CR, NUL, ESC or C1 control in it, and changes nothing', async () => {
+    const network = scenarioNetworks(DEFAULT)(WIFI);
+    for (const ssid of ['a\nDISABLE', 'a\rb', 'a\0b', 'a\u001bb', 'a\u0085b', 'tab\tbed']) {
+      expect(await network.hostapd(['SET', 'ssid', ssid]), JSON.stringify(ssid)).toBe('FAIL\n');
+    }
+    expect(await network.hostapd(['GET_CONFIG'])).toBe(await recorded('hello-world', 'wifi', 'hostapd-get-config.txt'));
   });
 
   it('answers other SET fields with FAIL and unknown commands with UNKNOWN COMMAND', async () => {

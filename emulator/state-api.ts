@@ -5,7 +5,9 @@ import type { AuthPolicy } from '../runtime/auth/policy.ts';
 import { authorizer } from '../runtime/http/auth.ts';
 import { corsPolicy } from '../runtime/http/cors.ts';
 import { limitedBody } from '../runtime/http/limited-body.ts';
-import type { EmulatorState, EmulatorStateApi } from './emulator-state.ts';
+import type { EmulatorState } from './emulator-state.ts';
+import type { Scenario } from './scenario-core.ts';
+import { checkStateText, STATE_LIMITS } from './state-limits.ts';
 
 /** The emulator's state: `GET` exports it, `PUT` imports one. Only `chutebox emulate` serves it. */
 export const STATE_PATH = '/_chutebox/state';
@@ -15,29 +17,28 @@ export const STATE_RESET_PATH = '/_chutebox/state/reset';
 
 export interface StateApiOptions {
   /** The emulated device's state (`loadScenario`'s answer). */
-  state: EmulatorStateApi;
+  state: Pick<Scenario, 'snapshot' | 'restore' | 'reset'>;
   /** The policy of the rest of the API; null serves every request without credentials, if it is local (`--no-auth`, runtime/http/auth.ts). */
   auth: AuthPolicy | null;
   /** As `createApp`'s `corsOrigin`. */
   corsOrigin?: string;
-  /** Largest state a `PUT` takes, in bytes. */
-  bodyLimit: number;
 }
 
 /**
  * Mounts the emulator's admin API on the HTTP app (after `createApp`, before it serves), behind the
  * same auth policy as the device API:
  * - `GET /_chutebox/state`: 200 and the state (`EmulatorState`, JSON), to save or import elsewhere;
- * - `PUT /_chutebox/state` with a state as JSON: 204 once the device is in that state; a state that
- *   does not fit (another version or scenario, a bad field) is a 422 problem naming each field, a body
- *   that is not JSON a 400 or 415, and nothing changes;
+ * - `PUT /_chutebox/state` with a state as JSON: 204 once the device is in that state; a body over
+ *   `STATE_LIMITS.bytes` is cut with a 413 as it streams in, a state that does not fit (another
+ *   version or scenario, a bad field, over a limit of `STATE_LIMITS`) is a 422 problem naming each
+ *   field (`body.networks[0].ssid`), a body that is not JSON a 400 or 415, and nothing changes;
  * - `POST /_chutebox/state/reset`: 204 once the device is back to its scenario as loaded.
  * Another method is a 405 naming the ones allowed. Errors are problems, as the rest of the API's
  * (createApp's error handler).
  *
  * @example
  * const app = await createApp({ functionsDir, device: scenario.device, auth, corsOrigin });
- * mountStateApi(app, { state: scenario, auth, corsOrigin, bodyLimit: uploadLimit });
+ * mountStateApi(app, { state: scenario, auth, corsOrigin });
  */
 export function mountStateApi(app: Hono, options: StateApiOptions): void {
   const authorize = authorizer(options.auth);
@@ -48,7 +49,7 @@ export function mountStateApi(app: Hono, options: StateApiOptions): void {
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'cache-control': 'no-store' }), ...cors.headers(c.req.header('origin')) },
     });
   /** The request body as text, cut with a 413 as soon as it passes the limit. */
-  const readText = limitedBody(options.bodyLimit, (c) => c.req.text());
+  const readText = limitedBody(STATE_LIMITS.bytes, (c) => c.req.text());
 
   app.get(STATE_PATH, async (c) => {
     await authorize(c);
@@ -56,8 +57,10 @@ export function mountStateApi(app: Hono, options: StateApiOptions): void {
   });
   app.put(STATE_PATH, async (c) => {
     await authorize(c);
-    const state = decodeBody(c.req.header('content-type'), await readText(c), options.bodyLimit);
-    await options.state.restore(state as EmulatorState);
+    const text = await readText(c);
+    checkStateText(text, 'body');
+    const state = decodeBody(c.req.header('content-type'), text, STATE_LIMITS.bytes);
+    await options.state.restore(state as EmulatorState, 'body');
     return answer(c, 204);
   });
   app.post(STATE_RESET_PATH, async (c) => {

@@ -4,8 +4,10 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../emulator/scenario-device.ts';
 import { PROBLEM_CONTENT_TYPE } from '../functions/core/problem.ts';
-import { call, callApi, changeOver, type HttpAnswer } from './support/http-client.ts';
+import { call, callAlone, callApi, changeOver, type HttpAnswer } from './support/http-client.ts';
+import { STATE_LIMITS } from '../emulator/state-limits.ts';
 import { sshKey } from './support/ssh-keys.ts';
+import { streamedBody } from './support/streamed-body.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
@@ -160,10 +162,10 @@ describe('chutebox emulate: GET and PUT /_chutebox/state', () => {
     const answered = await answers(server);
     const glAr150 = await emulate('--no-auth', '--scenario', 'gl-ar150');
     const refusals: [unknown, number, string[]][] = [
-      [await exported(glAr150), 422, ['scenario']],
-      [{ ...before, version: 2 }, 422, ['version']],
-      [{ ...before, networks: [{ chute: 'hotspot', network: 'guest', ssid: 'x'.repeat(33), disconnected: [] }] }, 422, ['networks[0].ssid']],
-      [{ ...before, engine: { ...before.engine, containers: null } }, 422, ['engine.containers']],
+      [await exported(glAr150), 422, ['body.scenario']],
+      [{ ...before, version: 2 }, 422, ['body.version']],
+      [{ ...before, networks: [{ chute: 'hotspot', network: 'guest', ssid: 'x'.repeat(33), disconnected: [] }] }, 422, ['body.networks[0].ssid']],
+      [{ ...before, engine: { ...before.engine, containers: null } }, 422, ['body.engine.containers']],
     ];
     for (const [state, status, paths] of refusals) {
       const answer = await imported(server, state);
@@ -177,6 +179,73 @@ describe('chutebox emulate: GET and PUT /_chutebox/state', () => {
     expect(await answers(server)).toEqual(answered);
     const after = await exported(server);
     expect({ ...after, clock: null }).toEqual({ ...before, clock: null });
+  });
+});
+
+describe('chutebox emulate: PUT /_chutebox/state of a state the API would not take', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await emulate('--no-auth');
+    await changeEverything(server);
+  });
+
+  /** Sends each state, expects a problem of `status` naming `paths`, and then the state and the answers as before. */
+  async function refusedAll(states: [string, number, string[]][]): Promise<void> {
+    const before = await exported(server);
+    const answered = await answers(server);
+    for (const [text, status, paths] of states) {
+      const answer = await callAlone(server.url, 'PUT', STATE, { document: { type: 'application/json', text } });
+      expect(answer, answer.text.slice(0, 300)).toMatchObject({ status, type: PROBLEM_CONTENT_TYPE });
+      expect(answer.body.errors?.map((error: { path: string }) => error.path) ?? []).toEqual(paths);
+    }
+    expect((await callApi(server, 'GET', '/info/telemetry')).status).toBe(200);
+    expect(await answers(server)).toEqual(answered);
+    expect({ ...(await exported(server)), clock: null }).toEqual({ ...before, clock: null });
+  }
+
+  it(`refuses a state over ${STATE_LIMITS.bytes} bytes with 413, cut as it streams in, and goes on answering with its state as before`, async () => {
+    const before = await exported(server);
+    const oversized = JSON.stringify({ ...before, chutes: { ...before.chutes, padding: 'x'.repeat(STATE_LIMITS.bytes) } });
+    await refusedAll([[oversized, 413, []]]);
+    // A body without a length that never ends: answered once it passes the limit, not when it ends.
+    const endless = streamedBody(' '.repeat(64 * 1024), Number.POSITIVE_INFINITY);
+    const answer = await callAlone(server.url, 'PUT', STATE, { streamed: { type: 'application/json', body: endless.body } });
+    expect(answer).toMatchObject({ status: 413, body: { status: 413, detail: `the request body is larger than ${STATE_LIMITS.bytes} bytes` } });
+    expect(await exported(server)).toMatchObject({ chutes: before.chutes, changes: before.changes });
+  });
+
+  it('refuses a state over a limit of its lists or of its values with 422 naming the field, and changes nothing', async () => {
+    const before = await exported(server);
+    const record = before.changes.records[0]!;
+    const records = Array.from({ length: STATE_LIMITS.changeRecords + 1 }, (_, i) => ({ ...record, id: i + 1 }));
+    const chutes = Object.fromEntries(Array.from({ length: STATE_LIMITS.chutes + 1 }, (_, i) => [`chute-${i}`, before.chutes.hotspot]));
+    const images = Array.from({ length: STATE_LIMITS.images + 1 }, (_, i) => `chutebox/image-${i}:1`);
+    const withConfig = (extra: unknown) => ({ ...before.chutes, hotspot: { ...before.chutes.hotspot!, config: { ...before.chutes.hotspot!.config, extra } } });
+    const keys = Object.fromEntries(Array.from({ length: STATE_LIMITS.keys + 1 }, (_, i) => [`k${i}`, 0]));
+    await refusedAll([
+      [JSON.stringify({ ...before, changes: { nextId: records.length + 1, records } }), 422, ['body.changes.records']],
+      [JSON.stringify({ ...before, chutes }), 422, ['body.chutes']],
+      [JSON.stringify({ ...before, engine: { ...before.engine, images } }), 422, ['body.engine.images']],
+      [JSON.stringify({ ...before, chutes: withConfig(keys) }), 422, ['body.chutes.hotspot.config.extra']],
+      [JSON.stringify({ ...before, chutes: withConfig(new Array(STATE_LIMITS.values).fill(0)) }), 422, ['body']],
+    ]);
+  });
+
+  it('refuses a chute configuration nested 10,000 deep, a container whose Names is 5, and a key __proto__ or constructor with 422 naming the field, and changes nothing', async () => {
+    const before = await exported(server);
+    const text = JSON.stringify(before);
+    const deep = `${'{"a":'.repeat(10_000)}{}${'}'.repeat(10_000)}`;
+    const hotspot = JSON.stringify(before.chutes.hotspot);
+    const container = before.engine.containers![0]!;
+    await refusedAll([
+      [text.replace('"config":{', `"config":{"deep":${deep},`), 422, ['body.chutes.hello-world.config']],
+      [JSON.stringify({ ...before, engine: { ...before.engine, containers: [{ ...container, Names: 5 }] } }), 422, ['body.engine.containers[0].Names']],
+      [text.replace('"chutes":{', `"chutes":{"__proto__":${hotspot},`), 422, ['body.chutes.__proto__']],
+      [text.replace('"chutes":{', '"chutes":{"constructor":{},'), 422, ['body.chutes.constructor']],
+      [text.replace('"config":{', '"config":{"__proto__":{"polluted":true},'), 422, ['body.chutes.hello-world.config.__proto__']],
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
 
@@ -222,6 +291,29 @@ describe('chutebox emulate --state FILE', () => {
     expect(result.stderr).toContain(`--state ${file} does not fit scenario default:`);
     expect(result.stderr).toContain('scenario is "gl-ar150": a state of another scenario');
     expect(result.stdout).not.toContain('listening on');
+  });
+
+  it(`refuses to start with a file over ${STATE_LIMITS.bytes} bytes, with many values or nested 10,000 deep, naming the file and the field`, async () => {
+    const server = await emulate('--no-auth');
+    const text = JSON.stringify(await exported(server));
+    const deep = `${'{"a":'.repeat(10_000)}{}${'}'.repeat(10_000)}`;
+    for (const [name, content, message] of [
+      ['large.json', text.replace('"config":{', `"config":{"padding":"${'x'.repeat(STATE_LIMITS.bytes)}",`), `is larger than ${STATE_LIMITS.bytes} bytes`],
+      [
+        'dense.json',
+        text.replace('"config":{', `"config":{"padding":[${new Array(STATE_LIMITS.values).fill(0).join(',')}],`),
+        `the state holds more than ${STATE_LIMITS.values} values`,
+      ],
+      ['deep.json', text.replace('"config":{', `"config":{"deep":${deep},`), 'chutes.hello-world.config nests mappings and lists more than 64 deep'],
+    ]) {
+      const file = path.join(temp.path(), name!);
+      await writeFile(file, content!);
+      const result = spawnSync(process.execPath, [CLI, 'emulate', '--port', '0', '--state', file], { env: CLEAN_ENV, encoding: 'utf8', timeout: 30_000 });
+      expect(result.status, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`--state ${file}`);
+      expect(result.stderr).toContain(message);
+      expect(result.stdout).not.toContain('listening on');
+    }
   });
 
   it('refuses to start with a file that is not JSON', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../runtime/http/app.ts';
 import { functionsFolder } from './support/test-bundles.ts';
 import { memoryDevice } from './support/memory-device.ts';
+import { streamedBody } from './support/streamed-body.ts';
 
 const LIMIT = 64;
 let dir: string;
@@ -69,17 +70,10 @@ describe('a request body', () => {
   });
 
   it('responds with 413 when a streamed body (no Content-Length) grows over the limit', async () => {
-    let chunksSent = 0;
-    const stream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        chunksSent++;
-        controller.enqueue(new TextEncoder().encode('x'.repeat(40)));
-        if (chunksSent === 1000) controller.close();
-      },
-    });
-    const res = await echo({ body: stream, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    const streamed = streamedBody('x'.repeat(40), 1000);
+    const res = await echo({ body: streamed.body, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
     await expectProblem(res, 413);
-    expect(chunksSent).toBeLessThan(10);
+    expect(streamed.pulled()).toBeLessThan(10);
   });
 
   it('is accepted at exactly the limit', async () => {

@@ -19,6 +19,10 @@ const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
 const recording = (chute: string, network: string, file: string) => readFile(new URL(`chutes/${chute}/networks/${network}/${file}`, SCENARIO), 'utf8');
 const control = (server: Started, chute: string, network: string) => `${server.url}/api/v1/chutes/${chute}/networks/${network}/hostapd_control/ws`;
 
+/** What serve and emulate answer, alike, to a message that is no one command, and to a SET with a control character. */
+const NOT_ONE_COMMAND = 'FAIL a message is one hostapd command: it must not hold a line break or NUL\n';
+const CONTROL_IN_SET = 'FAIL a SET must not hold control characters\n';
+
 const temp = useTempDir('chutebox-hostapd-control-');
 const start = useChutebox();
 
@@ -71,6 +75,26 @@ describe('GET /api/v1/chutes/:chute/networks/:network/hostapd_control/ws on chut
     ws.send('PING');
     expect(await ws.next()).toBe('PONG\n');
     ws.close();
+  });
+
+  it('answers FAIL <detail> to a message with a line break, NUL or ESC, and the SSID stays as it was', async () => {
+    const ssid = '/api/v1/chutes/hotspot/networks/guest/ssid';
+    const before = (await call(server.url, 'GET', ssid)).body;
+    const ws = opened(await openWebSocket(control(server, 'hotspot', 'guest')));
+    for (const [message, reply] of [
+      ['SET ssid a\nDISABLE', NOT_ONE_COMMAND],
+      ['SET ssid a\rb', NOT_ONE_COMMAND],
+      ['SET ssid a\0b', NOT_ONE_COMMAND],
+      ['STATUS\nRELOAD', NOT_ONE_COMMAND],
+      ['SET ssid a\u001bb', CONTROL_IN_SET],
+    ]) {
+      ws.send(message!);
+      expect(await ws.next(), JSON.stringify(message)).toBe(reply);
+    }
+    ws.send('PING');
+    expect(await ws.next()).toBe('PONG\n');
+    ws.close();
+    expect((await call(server.url, 'GET', ssid)).body).toEqual(before);
   });
 
   it('closes with 1003 on a binary message', async () => {
@@ -254,6 +278,21 @@ describe.skipIf(skipped)(
       await ws.closed;
       await expect.poll(hostapdCliChildren, { timeout: 10_000, interval: 100 }).toEqual([]);
       expect(() => process.kill(children[0]!, 0)).toThrow();
+    });
+
+    it('answers FAIL <detail> to a message with a line break and to a SET with ESC, as the emulator does, and hostapd keeps its SSID', async () => {
+      const ws = opened(await openWebSocket(`${server!.url}/api/v1/chutes/probe/networks/wifi/hostapd_control/ws`));
+      for (const [message, reply] of [
+        ['STATUS\nRELOAD', NOT_ONE_COMMAND],
+        ['SET ssid a\nDISABLE', NOT_ONE_COMMAND],
+        ['SET ssid a\u001bb', CONTROL_IN_SET],
+      ]) {
+        ws.send(message!);
+        expect(await ws.next(), JSON.stringify(message)).toBe(reply);
+      }
+      ws.close();
+      expect(operatorCli('get_config').stdout).toMatch(/^ssid=chutebox-ws$/m);
+      expect(operatorCli('status').stdout).toMatch(/^state=ENABLED$/m);
     });
 
     it('stopping chutebox serve while attached leaves no hostapd_cli behind', async () => {

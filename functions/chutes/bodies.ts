@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { CHUTE_NAME } from '../core/device.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
+import { CONTROL_RANGE } from './control-characters.ts';
 
 /*
  * The request bodies of the chute endpoints, which handlers validate at run time (`validate`):
@@ -16,16 +17,17 @@ function utf8Length(text: string): number {
 }
 
 /**
- * The body of PUT …/ssid. An SSID is 1 to 32 bytes; chutebox takes it as UTF-8 text without control
- * characters (C0, DEL, C1). Other fields, such as a `bssid` sent back from a GET, are ignored.
+ * An SSID as chutebox takes it: 1 to 32 bytes, UTF-8 text without control characters. The one rule
+ * of PUT …/ssid, of a chute configuration's `ssid`, of the emulator's hostapd `SET ssid` and of its state.
  */
-export const SsidUpdateSchema = z.object({
-  ssid: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).check(
-    z.minLength(1, { error: 'must not be empty' }),
-    z.refine((ssid: string) => utf8Length(ssid) <= SSID_MAX_BYTES, { error: `must be at most ${SSID_MAX_BYTES} bytes in UTF-8` }),
-    z.regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { error: 'must not contain control characters' }),
-  ),
-});
+export const SsidSchema = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).check(
+  z.minLength(1, { error: 'must not be empty' }),
+  z.refine((ssid: string) => utf8Length(ssid) <= SSID_MAX_BYTES, { error: `must be at most ${SSID_MAX_BYTES} bytes in UTF-8` }),
+  z.regex(new RegExp(`^[^${CONTROL_RANGE}]*$`), { error: 'must not contain control characters' }),
+);
+
+/** The body of PUT …/ssid: `ssid` (`SsidSchema`). Other fields, such as a `bssid` sent back from a GET, are ignored. */
+export const SsidUpdateSchema = z.object({ ssid: SsidSchema });
 export type SsidUpdate = z.infer<typeof SsidUpdateSchema>;
 
 /** The name of an environment variable: not empty, without `=` or NUL, which an environment cannot hold. */

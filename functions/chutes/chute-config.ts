@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { validate } from '../core/validate.ts';
-import { EnvironmentNameSchema, SsidUpdateSchema } from './bodies.ts';
+import { EnvironmentNameSchema, SsidSchema } from './bodies.ts';
 import { NETWORK_NAME, NETWORK_NAME_MESSAGE } from './params.ts';
 
 /*
@@ -245,7 +245,7 @@ export const AccessPointEntrySchema = z.looseObject({
   dhcp: z.optional(DhcpConfigSchema),
   /** The network the chute asks for, e.g. `10.0.0.0/24`. */
   ipv4_network: z.optional(Ipv4NetworkSchema),
-  ssid: z.optional(SsidUpdateSchema.shape.ssid),
+  ssid: z.optional(SsidSchema),
   key: z.optional(WpaKeySchema),
   options: z.optional(AccessPointOptionsSchema),
   /** DNS servers advertised to clients. */

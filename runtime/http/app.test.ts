@@ -7,6 +7,7 @@ import { fixedAuth } from '../auth/index.ts';
 import { createApp } from './app.ts';
 import { listen } from './listen.ts';
 import { functionsFolder } from '../../test/support/test-bundles.ts';
+import { streamedBody } from '../../test/support/streamed-body.ts';
 
 let dir: string;
 
@@ -146,22 +147,15 @@ describe('createApp with fixedAuth (the emulator)', () => {
 
   it('cuts a streamed login body over the limit with 413, and answers GET on the login path with 405', async () => {
     const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: await fixedAuth({ username: 'paradrop', password: '' }), bodyLimit: 64 });
-    let chunksSent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        chunksSent++;
-        controller.enqueue(new TextEncoder().encode(' '.repeat(40)));
-        if (chunksSent === 1000) controller.close();
-      },
-    });
+    const streamed = streamedBody(' '.repeat(40), 1000);
     const res = await app.request('/api/v1/auth/local', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body,
+      body: streamed.body,
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect(chunksSent).toBeLessThan(10);
+    expect(streamed.pulled()).toBeLessThan(10);
     const get = await app.request('/api/v1/auth/local');
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');

@@ -131,6 +131,29 @@ describe('the hostapd control channel: commands', () => {
     expect(fake.commands).toEqual([]);
   });
 
+  it('answers FAIL <detail> to a message with a line break or NUL, and to a SET with a control character, without asking hostapd', async () => {
+    const fake = fakeHost({ PING: 'PONG\n' });
+    const { channel, messages } = recordingChannel();
+    const session = hostapdControlSession(fake.host, channel);
+    const messagesSent = [
+      'STATUS\nRELOAD',
+      'SET ssid a\nDISABLE',
+      'PING\r',
+      'PING\0',
+      'ATTACH\n',
+      'SET ssid a\u001bb',
+      'SET ssid a\tb',
+      'SET ssid a\u0085b',
+      'PING',
+    ];
+    for (const text of messagesSent) session.receive(text);
+    const oneLine = 'FAIL a message is one hostapd command: it must not hold a line break or NUL\n';
+    const control = 'FAIL a SET must not hold control characters\n';
+    expect(await messages(messagesSent.length)).toEqual([oneLine, oneLine, oneLine, oneLine, oneLine, control, control, control, 'PONG\n']);
+    expect(fake.commands).toEqual([['PING']]);
+    expect(fake.subscriptions).toEqual([]);
+  });
+
   it('closes with 1003 on a binary message, and then ignores what comes', async () => {
     const fake = fakeHost({ PING: 'PONG\n' });
     const { channel, sent, closes } = recordingChannel();

@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTER } from '../../functions/chutes/control-characters.ts';
 import type { HostapdEvents, NetworkHost } from '../../functions/core/device.ts';
 import { isHttpProblem, toProblem } from '../../functions/core/problem.ts';
 
@@ -38,8 +39,9 @@ export const MAX_WAITING_COMMANDS = 64;
  * - `ATTACH` subscribes to hostapd's events (`host.hostapdEvents`) and answers `OK\n`; each event
  *   is then sent as one message `<3>TEXT` (see `EVENT_LEVEL`). `DETACH` stops them and answers `OK\n`,
  *   or `FAIL\n` when not attached, as hostapd does.
- * - A command that fails (an `HttpProblem`: 503 no control socket, 504 no answer in time, 400 a
- *   line break in a word) is answered `FAIL <detail>\n`: the channel stays open for the next one.
+ * - A message with a line break or NUL, or a `SET` with a control character, is answered
+ *   `FAIL <detail>\n` without asking hostapd (`refusal`), and so is a command that fails (an
+ *   `HttpProblem`: 503 no control socket, 504 no answer in time): the channel stays open for the next one.
  * - A binary message closes the channel with 1003; events that stop by themselves (hostapd went
  *   away) close it with 1011 and the reason.
  *
@@ -98,6 +100,8 @@ export function hostapdControlSession(host: NetworkHost, channel: ControlChannel
   }
 
   async function run(text: string): Promise<string> {
+    const refused = refusal(text);
+    if (refused !== null) return `FAIL ${refused}\n`;
     if (text === 'ATTACH') return attach();
     if (text === 'DETACH') return (await detach()) ? 'OK\n' : 'FAIL\n';
     if (text === '') return 'FAIL an empty command\n';
@@ -122,6 +126,17 @@ export function hostapdControlSession(host: NetworkHost, channel: ControlChannel
     },
     closed,
   };
+}
+
+/**
+ * Why a message is no command hostapd is sent, or null: a line break or NUL (the control protocol
+ * takes one command a datagram, and hostapd would read the lines as one unknown command), or a control
+ * character in a `SET`, which PUT …/ssid refuses too. The same on the device and in the emulator.
+ */
+function refusal(text: string): string | null {
+  if (/[\r\n\0]/.test(text)) return 'a message is one hostapd command: it must not hold a line break or NUL';
+  if (text.startsWith('SET ') && CONTROL_CHARACTER.test(text)) return 'a SET must not hold control characters';
+  return null;
 }
 
 /** The detail of what a command threw; anything but an HttpProblem is logged and not shown. */

@@ -85,8 +85,26 @@ export type DeviceYaml = z.infer<typeof DeviceYaml>;
  */
 const ContainerId = z.string().check(z.regex(CONTAINER_REF, { error: 'must be letters, digits, "_", "." or "-"' }));
 
-/** `engine/containers.json`: the engine's list; only `Id` is checked, the rest is passed on raw. */
-export const ContainerList = z.array(z.looseObject({ Id: ContainerId }));
+const text = z.optional(z.string());
+
+/**
+ * One container as the engine lists it (`GET /containers/json`): the fields chutebox reads have the
+ * types Docker gives them (`Id`, `Names`, `Image`, `Created`, `Labels`, `State`, `Status`, the
+ * addresses in `NetworkSettings`), any of them but `Id` may be left out, and the rest is passed on raw.
+ */
+export const ContainerSchema = z.looseObject({
+  Id: ContainerId,
+  Names: z.optional(z.array(z.string())),
+  Image: text,
+  Created: z.optional(z.int()),
+  Labels: z.optional(z.nullable(z.record(z.string(), z.string()))),
+  State: text,
+  Status: text,
+  NetworkSettings: z.optional(z.looseObject({ Networks: z.optional(z.nullable(z.record(z.string(), z.looseObject({ IPAddress: text })))) })),
+});
+
+/** `engine/containers.json`: the engine's list of containers. */
+export const ContainerList = z.array(ContainerSchema);
 
 /** `engine/stats/<id>.json`: one raw stats body. */
 export const StatsBody = z.record(z.string(), z.unknown());

@@ -1,3 +1,6 @@
+import http from 'node:http';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { expect } from 'vitest';
 import type { ChangeRecord } from '../../functions/core/device.ts';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/core/problem.ts';
@@ -25,6 +28,8 @@ export interface CallOptions {
   json?: unknown;
   /** Sent as is, with its content type. */
   document?: { type: string; text: string };
+  /** Sent in chunks as the stream gives them, without a Content-Length (`streamedBody`). */
+  streamed?: { type: string; body: ReadableStream<Uint8Array> };
   headers?: Record<string, string>;
 }
 
@@ -38,19 +43,52 @@ const CHANGE_DEADLINE_MS = 20_000;
  * const { status, body } = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config });
  */
 export async function call(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<HttpAnswer> {
-  const headers: Record<string, string> = { ...options.headers };
-  let body: string | undefined;
-  if (options.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.json);
-  } else if (options.document !== undefined) {
-    headers['content-type'] = options.document.type;
-    body = options.document.text;
+  const { headers, body } = requestOf(options);
+  const res = await fetch(`${url}${endpoint}`, { method, headers, ...(body === undefined ? {} : { body, duplex: 'half' }) } as RequestInit);
+  return answerOf(res.status, res.headers, await res.text());
+}
+
+/**
+ * `call` on a connection of its own, closed after it: for a request the server answers before it has
+ * read the body (a 413), whose connection it drains for a while and may then drop, which `fetch`
+ * would otherwise hand on to the next call.
+ *
+ * @example
+ * const answer = await callAlone(server.url, 'PUT', '/_chutebox/state', { document: { type: 'application/json', text: huge } });
+ */
+export async function callAlone(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<HttpAnswer> {
+  const { headers, body } = requestOf(options);
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    return await new Promise<HttpAnswer>((resolve, reject) => {
+      const request = http.request(`${url}${endpoint}`, { method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(answerOf(res.statusCode ?? 0, new Headers(res.headers as Record<string, string>), Buffer.concat(chunks).toString('utf8'))));
+        res.on('error', reject);
+      });
+      request.on('error', reject);
+      if (typeof body === 'object') Readable.fromWeb(body as NodeReadableStream<Uint8Array>).pipe(request);
+      else request.end(body);
+    });
+  } finally {
+    agent.destroy();
   }
-  const res = await fetch(`${url}${endpoint}`, { method, headers, ...(body === undefined ? {} : { body }) });
-  const text = await res.text();
-  const type = res.headers.get('content-type');
-  return { status: res.status, type, text, body: /json/.test(type ?? '') && text !== '' ? JSON.parse(text) : text, headers: res.headers };
+}
+
+/** The headers and body of a call's request. */
+function requestOf(options: CallOptions): { headers: Record<string, string>; body: string | ReadableStream<Uint8Array> | undefined } {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.json !== undefined) return { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(options.json) };
+  if (options.document !== undefined) return { headers: { ...headers, 'content-type': options.document.type }, body: options.document.text };
+  if (options.streamed !== undefined) return { headers: { ...headers, 'content-type': options.streamed.type }, body: options.streamed.body };
+  return { headers, body: undefined };
+}
+
+/** An answer as the tests read it: the body decoded when it is JSON. */
+function answerOf(status: number, headers: Headers, text: string): HttpAnswer {
+  const type = headers.get('content-type');
+  return { status, type, text, body: /json/.test(type ?? '') && text !== '' ? JSON.parse(text) : text, headers };
 }
 
 /**
