@@ -318,7 +318,8 @@ async function buildBrowserMsw(functions, openApi) {
     `export async function endpointModules() { return [${functions.map((_, i) => `f${i}`).join(', ')}]; }`,
   ].join('\n');
   const unserved = path.join(root, 'emulator/msw-browser-unserved.ts');
-  // local-request.ts checks only requests that came over a socket, which a browser's never do.
+  // local-request.ts checks only requests that came over a socket or carry credentials: the browser
+  // build has neither (it has no auth policy).
   const nodeOnly = new Set(['websocket.ts', 'docs.ts', 'chute-proxy.ts', 'local-request.ts'].map((file) => path.join(root, 'runtime/http', file)));
   const outfile = path.join(dist, 'lib-msw.browser.mjs');
   const { metafile } = await esbuild.build({

@@ -41,8 +41,8 @@ export interface StateApiOptions {
  * mountStateApi(app, { state: scenario, auth, corsOrigin });
  */
 export function mountStateApi(app: Hono, options: StateApiOptions): void {
-  const authorize = authorizer(options.auth);
   const cors = corsPolicy(options.corsOrigin);
+  const authorize = authorizer(options.auth, cors.listed);
   const answer = (c: Context, status: number, body?: EmulatorState) =>
     new Response(body === undefined ? null : JSON.stringify(body), {
       status,

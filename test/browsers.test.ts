@@ -20,6 +20,9 @@ const temp = useTempDir('chutebox-browsers-');
 const start = useChutebox();
 
 const EVIL = 'http://evil.example';
+/** An origin listed with --cors-origin. */
+const PORTAL = 'https://portal.example';
+const FACTORY_RESET = '/api/v1/config/factoryReset';
 const HOSTCONFIG = '/api/v1/config/hostconfig';
 const PASSWORD = 'a browser password';
 const BASIC = `Basic ${Buffer.from(`paradrop:${PASSWORD}`).toString('base64')}`;
@@ -56,6 +59,21 @@ function expectRefused(answer: { status: number; body: Problem }, why: RegExp) {
 }
 
 const OTHER_ORIGIN = /another origin/;
+
+/** A 403 problem saying that a page of another origin must log in and send a token. */
+function expectBearerAsked(answer: { status: number; body: Problem }) {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(403);
+  expect(answer.body).toMatchObject({ type: 'about:blank', title: 'Forbidden', status: 403 });
+  expect(answer.body.detail).toContain(`not from a page of ${EVIL}`);
+  expect(answer.body.detail).toMatch(/POST \/api\/v1\/auth\/local[\s\S]*Authorization: Bearer/);
+}
+
+/** A login from a page of `origin`: the token. */
+async function login(server: Started, password: string, origin: string): Promise<{ token: string }> {
+  const answer = await call(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password }, headers: { origin } });
+  expect(answer.status, answer.text).toBe(200);
+  return answer.body;
+}
 const OTHER_HOST = /localhost or a loopback address/;
 
 describe('chutebox serve without a password, to a web page', () => {
@@ -129,11 +147,15 @@ describe('chutebox serve without a password, to a web page', () => {
 describe('chutebox serve with a password, to a web page', () => {
   let server: Started;
   let config: HostConfig;
+  let own: string;
+  let token: string;
   const withCredentials = (headers: Record<string, string> = {}) => ({ authorization: BASIC, ...headers });
 
   beforeAll(async () => {
     server = await serve('password', PASSWORD);
+    own = new URL(server.url).origin;
     config = (await call(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body;
+    token = (await login(server, PASSWORD, EVIL)).token;
   });
 
   it('allows a preflight from any origin, as --cors-origin * says: the request itself needs credentials', async () => {
@@ -143,10 +165,28 @@ describe('chutebox serve with a password, to a web page', () => {
     expect(answer.headers.get('access-control-allow-methods')).toContain('PUT');
   });
 
-  it('refuses a PUT from another origin without credentials with 401, and takes it with them', async () => {
+  it("refuses another site's form POST to factoryReset with the browser's remembered Basic credentials, and nothing is reset", async () => {
+    const changes = await call(server.url, 'GET', '/api/v1/changes', { headers: withCredentials() });
+    expectBearerAsked(await call(server.url, 'POST', FACTORY_RESET, { headers: withCredentials({ origin: EVIL }) }));
+    expect((await call(server.url, 'GET', '/api/v1/changes', { headers: withCredentials() })).body).toEqual(changes.body);
+    expect((await call(server.url, 'GET', HOSTCONFIG)).status).toBe(401);
+    expect((await call(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body).toEqual(config);
+  });
+
+  it('refuses a PUT from another origin without credentials with 401, and takes it with a token', async () => {
     expect((await call(server.url, 'PUT', HOSTCONFIG, { json: renamed(config, 'evil'), headers: { origin: EVIL } })).status).toBe(401);
-    await rename(server, config, 'elsewhere', withCredentials({ origin: EVIL }));
+    await rename(server, config, 'elsewhere', { authorization: `Bearer ${token}`, origin: EVIL });
     expect((await call(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body.system.hostname).toBe('elsewhere');
+  });
+
+  it('takes Basic credentials from its own page, and from a client that sends no Origin', async () => {
+    for (const [hostname, headers] of [
+      ['own-page', withCredentials({ origin: own })],
+      ['no-page', withCredentials()],
+    ] as const) {
+      await rename(server, config, hostname, headers);
+      expect((await call(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body.system.hostname).toBe(hostname);
+    }
   });
 
   it('answers a request with credentials whatever Host names it', async () => {
@@ -154,9 +194,11 @@ describe('chutebox serve with a password, to a web page', () => {
     expect(answer.status).toBe(200);
   });
 
-  it('opens the change stream to a page of another origin that has the credentials', async () => {
+  it('refuses the change stream to a page of another origin with Basic credentials, and opens it with a token', async () => {
     const id = await rename(server, config, 'streamed', withCredentials());
-    const ws = opened(await openWebSocket(`${server.url}/ws/changes/${id}/stream`, withCredentials({ origin: EVIL })));
+    const stream = `${server.url}/ws/changes/${id}/stream`;
+    expectBearerAsked(refused(await openWebSocket(stream, withCredentials({ origin: EVIL }))));
+    const ws = opened(await openWebSocket(stream, { authorization: `Bearer ${token}`, origin: EVIL }));
     expect(JSON.parse(await ws.next())).toMatchObject({ message: expect.any(String) });
     ws.close();
     await ws.closed;
@@ -196,11 +238,40 @@ describe('chutebox emulate --no-auth, to a web page', () => {
 });
 
 describe('chutebox emulate with its account, to a web page', () => {
-  it('allows a preflight from any origin, and answers a request with the credentials', async () => {
-    const server = await start(['emulate', '--port', '0']);
+  const EMULATOR_BASIC = `Basic ${btoa('paradrop:')}`;
+  const STOP = '/api/v1/chutes/hotspot/stop';
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await start(['emulate', '--port', '0', '--cors-origin', PORTAL]);
+  });
+
+  /** The emulated device as `GET /_chutebox/state` exports it, but for its clock, which runs on. */
+  async function state(): Promise<unknown> {
+    const { clock: _, ...device } = (await call(server.url, 'GET', '/_chutebox/state', { headers: { authorization: EMULATOR_BASIC } })).body;
+    return device;
+  }
+
+  it("refuses another site's form POSTs with the remembered Basic credentials, and the device stays as it was", async () => {
+    const before = await state();
+    for (const endpoint of [FACTORY_RESET, STOP, '/_chutebox/state/reset']) {
+      expectBearerAsked(await call(server.url, 'POST', endpoint, { headers: { authorization: EMULATOR_BASIC, origin: EVIL } }));
+    }
+    expect(await state()).toEqual(before);
+  });
+
+  it('allows a preflight from any origin, and answers a page of any origin that logs in with the empty password and sends the token', async () => {
     expect((await preflight(server, EVIL)).status).toBe(204);
-    const answer = await call(server.url, 'GET', '/api/v1/info/features', { headers: { origin: EVIL, authorization: `Basic ${btoa('paradrop:')}` } });
-    expect(answer.status).toBe(200);
-    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    const { token } = await login(server, '', EVIL);
+    const answer = await call(server.url, 'POST', STOP, { headers: { origin: EVIL, authorization: `Bearer ${token}` } });
+    expect(answer.status, answer.text).toBe(200);
+    expect((await finalChange(server.url, answer.body.change_id, { authorization: `Bearer ${token}` })).state).toBe('succeeded');
+  });
+
+  it('takes Basic credentials from its own page, a page of an origin --cors-origin lists, and a client that sends no Origin', async () => {
+    for (const headers of [{ origin: new URL(server.url).origin }, { origin: PORTAL }, {}] as Record<string, string>[]) {
+      const answer = await call(server.url, 'GET', '/api/v1/info/features', { headers: { authorization: EMULATOR_BASIC, ...headers } });
+      expect(answer.status, JSON.stringify(headers)).toBe(200);
+    }
   });
 });

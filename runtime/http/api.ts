@@ -75,7 +75,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const cors = corsPolicy(options.corsOrigin);
-  const authorize = authorizer(options.auth);
+  const authorize = authorizer(options.auth, cors.listed);
   const { device } = options;
   // Every method and path answered, a route's aliases included, for the 404 and 405 answers.
   const routes: Pick<Route, 'method' | 'path'>[] = functions.flatMap((fn) => routePaths(fn.route).map((path) => ({ method: fn.route.method, path })));

@@ -145,6 +145,24 @@ describe('createApp with fixedAuth (the emulator)', () => {
     expect((await app.request('/api/v1/info/features', { headers: { authorization: `Basic ${btoa('paradrop:')}` } })).status).toBe(200);
   });
 
+  it('refuses Basic credentials from a page of another origin with 403, and takes them from its own, a listed one and no page', async () => {
+    const auth = await fixedAuth({ username: 'paradrop', password: '' });
+    const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth, corsOrigin: 'https://portal.example' });
+    const post = (headers: Record<string, string>) =>
+      app.request('/api/v1/test/echo/reset', { method: 'POST', headers: { host: 'router.lan:8080', ...headers } });
+    const basic = `Basic ${btoa('paradrop:')}`;
+    const refused = await post({ authorization: basic, origin: 'http://evil.example' });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(((await refused.json()) as { detail: string }).detail).toContain('Authorization: Bearer');
+    for (const origin of ['http://router.lan:8080', 'https://router.lan:8080', 'https://portal.example']) {
+      expect((await post({ authorization: basic, origin })).status, origin).toBe(200);
+    }
+    expect((await post({ authorization: basic })).status).toBe(200);
+    const token = await auth.login('paradrop', '', undefined);
+    expect((await post({ authorization: `Bearer ${token}`, origin: 'http://evil.example' })).status).toBe(200);
+  });
+
   it('cuts a streamed login body over the limit with 413, and answers GET on the login path with 405', async () => {
     const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: await fixedAuth({ username: 'paradrop', password: '' }), bodyLimit: 64 });
     const streamed = streamedBody(' '.repeat(40), 1000);

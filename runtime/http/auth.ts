@@ -10,23 +10,42 @@ export const LOGIN_PATH = '/api/v1/auth/local';
 /** What a request served without credentials is let through with. */
 const OPEN = atHand(null);
 
+/** An `Authorization` header with Basic credentials, which a browser sends by itself once it has them. */
+const BASIC = /^basic\s/i;
+
 /**
  * What every request but the login goes through: `policy.authorize` with its `Authorization` header
  * and peer address, or no credentials at all without a policy (`emulate --no-auth`). A request served
- * without credentials must then be local (`local`). Resolves when the request may go on; at hand
- * when the policy decided at once and the request is not checked for the first time.
+ * without credentials must then be local (`local`); one with Basic credentials and an `Origin` must
+ * come from a page of the server's own or one of the `listed` origins of `--cors-origin` (`ownPage`).
+ * Resolves when the request may go on; at hand when the policy decided at once and the request is not
+ * checked for the first time.
  *
- * @throws HttpProblem 401, 403 or 429 from the policy; 403 for a request served without credentials that is not local.
+ * @throws HttpProblem 401, 403 or 429 from the policy; 403 for a request served without credentials
+ *   that is not local, or with Basic credentials from a page of another origin.
  * @example
- * const authorize = authorizer(policy);
+ * const authorize = authorizer(policy, corsPolicy(corsOrigin).listed);
  * app.get('/api/v1/info/features', async (c) => { await authorize(c); … });
  */
-export function authorizer(policy: AuthPolicy | null): (c: Context) => Promise<unknown> {
+export function authorizer(policy: AuthPolicy | null, listed: readonly string[]): (c: Context) => Promise<unknown> {
+  /** What more a request the policy let through as `user` must pass, or undefined: nothing (no `Origin` is the common case). */
+  const more = (c: Context, headers: Record<string, string>, user: unknown): Promise<unknown> | undefined =>
+    user === null ? local(c) : headers.origin === undefined || !BASIC.test(headers.authorization!) ? undefined : ownPage(headers, listed);
   return (c) => {
-    const decided = policy?.authorize(requestHeaders(c).authorization, clientAddress(c)) ?? OPEN;
+    const headers = requestHeaders(c);
+    const decided = policy?.authorize(headers.authorization, clientAddress(c)) ?? OPEN;
     const user = valueAtHand(decided);
-    return user === NOT_AT_HAND ? decided.then((user) => user ?? local(c)) : user === null ? local(c) : decided;
+    return user === NOT_AT_HAND ? decided.then((user) => more(c, headers, user) ?? user) : (more(c, headers, user) ?? decided);
   };
+}
+
+/**
+ * Whether a request with Basic credentials and an `Origin` may go on: a browser adds the Basic
+ * credentials it remembers to any request to the server, a form another site submits too
+ * (runtime/http/local-request.ts, loaded on the first such request).
+ */
+function ownPage(headers: Record<string, string>, listed: readonly string[]): Promise<void> {
+  return import('./local-request.ts').then((module) => module.assertOwnPage(headers, listed));
 }
 
 /** The `Host` of the last request found local: a client sends the same one on every request. */

@@ -43,3 +43,11 @@ describe('corsPolicy(…).answerHeaders', () => {
     expect(cors.answerHeaders(problem, undefined)).toEqual({ ...first, 'retry-after': '30' });
   });
 });
+
+describe('corsPolicy(…).listed', () => {
+  it('names the origins of --cors-origin, never *: * trusts no one with credentials', () => {
+    expect(corsPolicy(undefined).listed).toEqual([]);
+    expect(corsPolicy('*').listed).toEqual([]);
+    expect(corsPolicy(' https://a.example, *,https://b.example ').listed).toEqual(['https://a.example', 'https://b.example']);
+  });
+});

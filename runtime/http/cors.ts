@@ -5,6 +5,8 @@ const EXPOSE_HEADERS = 'WWW-Authenticate,Retry-After,Allow,Link';
 export interface CorsPolicy {
   /** Whether every origin is allowed (`*`). */
   any: boolean;
+  /** The origins listed by name (never `*`): trusted with Basic credentials too (runtime/http/auth.ts). */
+  listed: readonly string[];
   /**
    * The CORS headers of an answer to a request from `origin` (its `Origin` header): a shared object,
    * never to be changed; copy it into the answer's headers.
@@ -43,6 +45,7 @@ export function corsPolicy(setting: string | undefined): CorsPolicy {
   const made = new WeakMap<object, { cors: object; both: Readonly<Record<string, string>> }>();
   return {
     any,
+    listed: origins.filter((origin) => origin !== '*'),
     headers,
     answerHeaders(answer, origin) {
       const cors = headers(origin);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { assertLocal, isLocalHost } from './local-request.ts';
+import { assertLocal, assertOwnPage, isLocalHost } from './local-request.ts';
 
 describe('isLocalHost', () => {
   it.each([
@@ -68,5 +68,46 @@ describe('assertLocal', () => {
     const problem = refusal({ host: 'rebind.evil.example:8080', origin: 'http://rebind.evil.example:8080' });
     expect(problem!.status).toBe(403);
     expect(problem!.message).toMatch(/localhost or a loopback address[\s\S]*chutebox passwd/);
+  });
+});
+
+describe('assertOwnPage', () => {
+  const BASIC = `Basic ${btoa('paradrop:secret')}`;
+  const refusal = (host: string | undefined, origin: string, listed: string[] = []) => {
+    try {
+      assertOwnPage({ host, origin, authorization: BASIC }, listed);
+      return undefined;
+    } catch (error) {
+      return error as HttpProblem;
+    }
+  };
+
+  it.each([
+    ['router.lan:8080', 'http://router.lan:8080'],
+    ['router.lan:8080', 'https://router.lan:8080'],
+    ['router.lan', 'https://router.lan'],
+    ['Router.LAN', 'http://router.lan'],
+    ['192.168.1.1:8080', 'http://192.168.1.1:8080'],
+  ])('takes Basic credentials on Host %s from its own page %s, over http or https (behind a proxy)', (host, origin) => {
+    expect(refusal(host, origin)).toBeUndefined();
+  });
+
+  it('takes Basic credentials from a page of an origin --cors-origin lists by name', () => {
+    expect(refusal('router.lan:8080', 'https://portal.example', ['https://portal.example'])).toBeUndefined();
+  });
+
+  it.each([
+    ['router.lan:8080', 'http://evil.example'],
+    ['router.lan:8080', 'http://router.lan:3000'],
+    ['router.lan:8080', 'http://router.lan.evil.example:8080'],
+    ['router.lan:8080', 'null'],
+    ['router.lan:8080', 'file://router.lan:8080'],
+    [undefined, 'http://evil.example'],
+  ])('refuses Basic credentials on Host %s from a page of %s with a 403 that says to log in and send a Bearer token', (host, origin) => {
+    const problem = refusal(host, origin, ['https://portal.example']);
+    expect(problem).toBeInstanceOf(HttpProblem);
+    expect(problem!.status).toBe(403);
+    expect(problem!.message).toContain(`not from a page of ${origin}`);
+    expect(problem!.message).toMatch(/POST \/api\/v1\/auth\/local[\s\S]*Authorization: Bearer <token>/);
   });
 });

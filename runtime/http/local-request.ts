@@ -1,7 +1,8 @@
-// What a request served without credentials must be: addressed to this machine by a loopback name,
-// and not sent by a web page of another origin. A bundle of its own (dist/local-request.mjs), loaded
-// on the first such request whose Host was not found local before. See
-// docs/decisions/0040-browsers-and-a-device-without-a-password.md.
+// What a request from a browser must be: served without credentials, addressed to this machine by a
+// loopback name and not sent by a web page of another origin; with Basic credentials, not sent by a
+// page of another origin either, unless --cors-origin lists it. A bundle of its own
+// (dist/local-request.mjs), loaded on the first such request whose Host was not found local before,
+// or with Basic credentials and an Origin. See docs/decisions/0040-browsers-and-a-device-without-a-password.md.
 import type { IncomingHttpHeaders } from 'node:http';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { isLoopback } from '../auth/loopback.ts';
@@ -56,4 +57,36 @@ export function isLocalHost(host: string | undefined): boolean {
   const [, ipv6, name] = HOST.exec(host ?? '') ?? [];
   if (ipv6 !== undefined) return ipv6 === '::' || isLoopback(ipv6);
   return name !== undefined && (name.toLowerCase() === 'localhost' || name === '0.0.0.0' || isLoopback(name));
+}
+
+/**
+ * Checks a request with Basic credentials and an `Origin`: a browser that has answered the Basic
+ * prompt (of `/docs`) sends the credentials by itself with every request to the server, the form
+ * that a page of any site submits to it too. So the page must be the server's own (its `Origin`
+ * names the `Host`, over http or https, as behind a proxy) or one `--cors-origin` lists by name.
+ *
+ * @throws HttpProblem 403 saying to log in and send the token as Bearer, which no browser adds by itself.
+ * @example
+ * assertOwnPage({ host: 'router.lan:8080', origin: 'https://router.lan:8080', authorization: 'Basic …' }, []) // passes
+ * assertOwnPage({ host: 'router.lan:8080', origin: 'http://evil.example', authorization: 'Basic …' }, []) // throws a 403
+ */
+export function assertOwnPage(headers: IncomingHttpHeaders, listed: readonly string[]): void {
+  const { host, origin = '' } = headers;
+  if (listed.includes(origin) || (host !== undefined && originHost(origin) === host.toLowerCase())) return;
+  throw new HttpProblem(
+    403,
+    `this server takes Basic credentials only from its own pages and the origins listed with --cors-origin, not from a page of ${origin}, ` +
+      'as a browser sends the ones it remembers with the forms of any page: a page of another origin must log in with POST /api/v1/auth/local ' +
+      'and send the token as "Authorization: Bearer <token>"',
+  );
+}
+
+/** The host (and port) of an http or https origin, lower case, or undefined for another one (`null`, a file). */
+function originHost(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.host : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -17,7 +17,10 @@ export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; hea
     description: 'No credentials, or bad ones',
     headers: { 'WWW-Authenticate': { description: 'The schemes to authenticate with', schema: { type: 'string' } } },
   },
-  403: { description: 'The device has no password yet, and the client is not on the device itself' },
+  403: {
+    description:
+      'Refused: the device has no password yet and the client is not on it; a request without credentials that is not local; or Basic credentials from a web page of another origin (log in and send the token)',
+  },
   404: { description: 'Nothing by that name: no such chute, network, station, change or user' },
   409: { description: 'A conflict: the network cannot serve the operation, the name is taken, a factory reset is running' },
   413: { description: 'The body is over the limit: 1 MiB, or 512 MiB for an upload' },
