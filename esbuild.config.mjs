@@ -96,7 +96,7 @@ function linkEntries(self) {
 /**
  * The engine client (dockerode) reaches for modules that chutebox never uses, as it only talks to a
  * local UNIX socket: ssh2 and native addons (`*.node`), which esbuild cannot bundle, and gRPC (only
- * for BuildKit image builds, ~380 KB). Each becomes a stub that loads fine and throws when used.
+ * for BuildKit image builds, and large). Each becomes a stub that loads fine and throws when used.
  */
 function stubUnused() {
   const stubs = {
@@ -161,8 +161,9 @@ function ajvCodeStrings() {
 /**
  * A function bundle takes yaml's ES module build (the package's `default` export condition) rather
  * than its CommonJS one (`node`): function bundles have no `require` shim for the Node built-ins the
- * CommonJS build asks for, and esbuild drops what a handler does not use (stringify alone: about
- * 50 KB instead of 115 KB). Every other bundle takes it as well: the ES module build loads sooner.
+ * CommonJS build asks for, and esbuild drops what a handler does not use (a handler that only
+ * stringifies carries only what stringify needs). Every other bundle takes it as well: the ES
+ * module build loads sooner.
  */
 function yamlModules() {
   return {
@@ -382,7 +383,7 @@ const [openApi] = await Promise.all([
       outfile: path.join(dist, `${name}.mjs`),
       plugins: [
         linkEntries(name),
-        // Without yaml's CommonJS wrapper, serve's device configuration loads about 4 ms sooner at start.
+        // Without yaml's CommonJS wrapper, serve's device configuration loads sooner at start.
         yamlModules(),
         ...(name === 'validator' ? [ajvCodeStrings()] : []),
         ...(name === 'engine' ? [stubUnused()] : name === 'websocket' ? [stubOptionalAddons()] : []),

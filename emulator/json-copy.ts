@@ -1,8 +1,8 @@
 /**
  * A deep copy of a JSON value (arrays and plain objects are copied, anything else is taken as it
  * is): what the emulator hands each caller of a document it keeps, so that a caller who edits its
- * copy changes no later answer. About four times faster than `structuredClone` for a scenario's
- * small documents, which the emulator copies on every request.
+ * copy changes no later answer. Cheaper than `structuredClone` for a scenario's small documents,
+ * which the emulator copies on every request.
  *
  * @example
  * const record = { name: 'lab', environment: { PORT: '80' } };

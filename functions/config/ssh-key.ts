@@ -11,7 +11,10 @@ export const ACCEPTED_KEY_TYPES = [
   'sk-ecdsa-sha2-nistp256@openssh.com',
 ] as const;
 
-/** The longest public key line taken, in bytes of UTF-8 (a 16384-bit RSA key is about 2.8 KB). */
+/**
+ * The longest public key line taken, in bytes of UTF-8: the largest RSA key taken, in base64, with
+ * room for a long comment.
+ */
 export const MAX_KEY_BYTES = 16 * 1024;
 
 /** RSA moduli below this many bits are refused (NIST SP 800-131A; OpenSSH's default). */
@@ -55,8 +58,8 @@ class KeyRefused extends Error {}
  * Why a text is not a public key that may be added to `authorized_keys`, or null when it is one.
  *
  * The text is one line `<type> <base64> [comment]` (white space around it is ignored; no options
- * such as `command="…"`), at most 16 KB. The base64 payload is decoded as the SSH wire format
- * (RFC 4253 §6.6) and must be exactly the key its type names, nothing after it:
+ * such as `command="…"`), at most `MAX_KEY_BYTES`. The base64 payload is decoded as the SSH wire
+ * format (RFC 4253 §6.6) and must be exactly the key its type names, nothing after it:
  * - `ssh-ed25519`: a 32-byte key;
  * - `ssh-rsa`: exponent odd and at least 3, modulus of 2048 to 16384 bits;
  * - `ecdsa-sha2-nistp256/384/521`: the same curve inside, an uncompressed point (`0x04 ‖ X ‖ Y`) on it;

@@ -10,8 +10,8 @@ export const response = OpenApiDocumentSchema;
 /**
  * The OpenAPI document the build generated from every endpoint's route and schemas (dist/openapi.json,
  * docs/decisions/0029-openapi-from-the-schemas.md). The build puts it into this bundle, so it costs
- * nothing until it is first asked for; it is serialised then, once (about 120 KB of JSON, a
- * millisecond's work that no later request repeats).
+ * nothing until it is first asked for; it is serialised then, once, and every later request
+ * answers that JSON.
  *
  * @throws HttpProblem 404 from source, where no build gave it a document.
  * @example

@@ -2,7 +2,7 @@ import { readFile, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Device } from '../../functions/core/device.ts';
 
-/** Raw files are small (cpuinfo of a 64-core server is ~60 KB); anything larger is cut here. */
+/** Raw files are small, even `/proc/cpuinfo` of a server with many cores; anything larger is cut here. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
 /**

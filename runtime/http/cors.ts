@@ -23,8 +23,8 @@ export interface CorsPolicy {
 /**
  * CORS for `--cors-origin`: `*` (the default) or a comma-separated list of origins, answered the way
  * Hono's cors middleware answers them. Written out here because that middleware builds a Response
- * and its Headers for every request, then copies them into the real answer: on a router that was
- * a tenth of the time of a request (docs/decisions/0017-a-request-costs-what-its-answer-needs.md).
+ * and its Headers for every request, then copies them into the real answer: work that no answer
+ * needs (docs/decisions/0017-a-request-costs-what-its-answer-needs.md).
  *
  * @example
  * const cors = corsPolicy('https://a.example');

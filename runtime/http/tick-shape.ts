@@ -11,10 +11,11 @@ let kept: object | undefined;
  * `trigger_async_id_symbol`, then `callback` and `args`). While the server idles, no tick object
  * is alive, and V8's memory reducer collects the hidden classes of that shape. The literal's
  * feedback then sees a second class, and `nextTick` is optimized to define each computed key
- * through the runtime: about a quarter fewer requests a second, for the life of the process, after the
- * first idle of about 8 seconds (a device idles after start). One object alive keeps the classes,
- * and their feedback stays on the fast path. The keys are taken from an `AsyncResource`, which
- * carries the same two symbols; the ids are doubles, as Node's (read from a `Float64Array`).
+ * through the runtime: from the first idle of a few seconds (a device idles after start), every
+ * request is slower for the life of the process (the figures are in the decision). One object alive
+ * keeps the classes, and their feedback stays on the fast path. The keys are taken from an
+ * `AsyncResource`, which carries the same two symbols; the ids are doubles, as Node's (read from a
+ * `Float64Array`).
  * Answers the kept object; a second call keeps no other.
  *
  * @example

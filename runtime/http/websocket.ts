@@ -15,7 +15,7 @@ import { followChange } from './change-stream.ts';
 import { CLOSE, hostapdControlSession } from './hostapd-control.ts';
 import { problemResponse, writeResponse } from './socket-answer.ts';
 
-/** The largest message a client may send; hostapd reads a command into 4 KB. A longer one closes the websocket with 1009. */
+/** The largest message a client may send: the buffer hostapd reads a command into. A longer one closes the websocket with 1009. */
 export const MAX_MESSAGE_BYTES = 4096;
 
 /** How long open websockets get to finish their closing handshake when the server stops. */

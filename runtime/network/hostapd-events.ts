@@ -9,7 +9,7 @@ import { connectProblem, type NetworkTools } from './tools.ts';
 
 /**
  * Characters kept of one event line; the rest of a longer line is dropped. hostapd_cli reads an
- * event into 4 KB, so a real event is never cut.
+ * event into a buffer of this size, so a real event is never cut.
  */
 export const MAX_EVENT_CHARS = 4096;
 

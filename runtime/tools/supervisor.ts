@@ -315,7 +315,7 @@ export async function trimLog(logFile: string, maxBytes: number): Promise<boolea
   return true;
 }
 
-/** What a process printed since `from`: its last lines, at most ~2 KB, to put in an error. */
+/** What a process printed since `from`: its last lines, at most `LOG_TAIL_BYTES`, to put in an error. */
 async function logTail(logFile: string, from: number): Promise<string> {
   const text = (await readFile(logFile).catch(() => Buffer.alloc(0))).subarray(from);
   const tail = text.subarray(Math.max(0, text.length - LOG_TAIL_BYTES)).toString('utf8');
