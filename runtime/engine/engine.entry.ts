@@ -7,7 +7,8 @@
 export * from './docker.ts';
 // The lifecycle is engine work and needs the configuration code (zod): it lives in this bundle too,
 // with the writer of the chutes it changes and the repair of changes a crash cut short.
-export { chuteEffects, runningPid } from '../chutes/lifecycle.ts';
+export { chuteEffects } from '../chutes/lifecycle.ts';
+export { runningPid } from '../chutes/container-steps.ts';
 export { chuteWriter } from '../chutes/store.ts';
 export { recoverChutes } from '../chutes/recover.ts';
 // What a chute's networks hold on the host, which installs and updates reserve.
