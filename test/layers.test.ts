@@ -128,7 +128,7 @@ const show = (edge: Edge) => `${edge.from} → ${edge.to}${edge.kind === 'static
 describe('source layers: functions/ ← runtime/ ← emulator/', () => {
   it('reads static, dynamic and type imports of the source (the graph is not empty)', () => {
     expect(graph).toContainEqual({ from: 'emulator/cli.ts', to: 'runtime/main.ts', local: true, kind: 'dynamic' });
-    expect(graph).toContainEqual({ from: 'runtime/host-device.ts', to: 'runtime/engine/engine.entry.ts', local: true, kind: 'dynamic' });
+    expect(graph).toContainEqual({ from: 'runtime/device/host-parts.ts', to: 'runtime/engine/engine.entry.ts', local: true, kind: 'dynamic' });
     expect(graph).toContainEqual({ from: 'runtime/chutes/container-steps.ts', to: 'runtime/engine/docker.ts', local: true, kind: 'type' });
     expect(graph).toContainEqual({ from: 'emulator/app.ts', to: 'runtime/http/app.ts', local: true, kind: 'static' });
   });

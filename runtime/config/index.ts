@@ -1,7 +1,7 @@
 /**
  * The device configuration of the runtime (`dist/device-config.mjs`): host configuration and pdconf,
  * provisioning and telemetry, system accounts, factory reset, reboot and shutdown. A bundle of its own because it carries
- * a YAML parser (about 130 KB): `runtime/host-device.ts` loads it on first use, and at start.
+ * a YAML parser (about 130 KB): the host Device (`runtime/device/host-parts.ts`) loads it on first use, and at start.
  */
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
