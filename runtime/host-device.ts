@@ -123,7 +123,7 @@ export type HostDevice = Device & {
  * `iw`, `hostapd_cli` and dnsmasq's lease files), `hostChanges` (the one change pipeline: changes to
  * chutes run on the engine, logged in `<stateDir>/changes`), `hostServices` (the device
  * configuration, the image store, `hostFactoryReset`), and `hostRecover` at start. The engine client
- * is a separate bundle (`dist/engine.mjs`), loaded on first use (at start only when a chute is stored;
+ * is a separate bundle (`dist/chute-lifecycle.mjs`), loaded on first use (at start only when a chute is stored;
  * see `recover`), as is the device configuration (`dist/device-config.mjs`). Concurrent identical
  * reads share one run in flight (`sharedRuns`): the tool reads of every network's `hostNetwork` and
  * `containers()`; a read that starts after a run ended always gets a new run.

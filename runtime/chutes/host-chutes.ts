@@ -25,7 +25,7 @@ export interface HostChutesOptions {
   device: () => Device;
 }
 
-/** The host's work on its chutes with the engine bundle's code (`hostChutes`). */
+/** The host's work on its chutes with the chute-lifecycle bundle's code (`hostChutes`). */
 export interface HostChutes {
   /** What each change to a chute does (runtime/chutes/lifecycle.ts). */
   effects: ChuteEffects;
@@ -39,7 +39,7 @@ export interface HostChutes {
 }
 
 /**
- * The host's work on its chutes, made once per device when the engine bundle is first loaded: the
+ * The host's work on its chutes, made once per device when the chute-lifecycle bundle is first loaded: the
  * host side of the chutes' networks (one for the runtime's life: it supervises their daemons), their
  * reservations (one change at a time), the effects of changes to chutes, the repair at start.
  */

@@ -11,7 +11,7 @@ import type { HostParts } from './host-parts.ts';
  * the device configuration.
  */
 export function hostChanges(host: HostParts, bound: ChangeLogBound | undefined): ChangeRunner {
-  /** The effect of a chute action, from the engine bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
+  /** The effect of a chute action, from the chute-lifecycle bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
   const onChute =
     <A extends ChuteAction>(action: A): ChangeEffect<A> =>
     async (request, note, id) => {

@@ -13,26 +13,26 @@ export interface HostParts {
   /** The Docker Engine API socket. */
   socketPath: string;
   engine: EngineClient;
-  /** The host's work on its chutes, from the engine bundle, made once on first use; null when the bundle cannot be loaded. */
+  /** The host's work on its chutes, from the chute-lifecycle bundle, made once on first use; null when the bundle cannot be loaded. */
   chutesOnEngine: () => Promise<HostChutes | null>;
   /** The device configuration, from its bundle. */
   config: DeviceConfig;
 }
 
-/** The engine client bundle (dist/engine.mjs), loaded on first use; null when it cannot be loaded. */
-export type EngineClient = () => Promise<typeof import('../engine/engine.entry.ts') | null>;
+/** The engine client: the chute-lifecycle bundle (dist/chute-lifecycle.mjs), loaded on first use; null when it cannot be loaded. */
+export type EngineClient = () => Promise<typeof import('../chutes/chute-lifecycle.entry.ts') | null>;
 
-/** The engine client (dist/engine.mjs), loaded once on first use; null (logged) when its bundle cannot be loaded. */
+/** The engine client (dist/chute-lifecycle.mjs), loaded once on first use; null (logged) when its bundle cannot be loaded. */
 export function engineClient(): EngineClient {
-  let loading: Promise<typeof import('../engine/engine.entry.ts') | null> | undefined;
+  let loading: Promise<typeof import('../chutes/chute-lifecycle.entry.ts') | null> | undefined;
   return () =>
-    (loading ??= import('../engine/engine.entry.ts').catch((error: unknown) => {
-      console.error('the container engine client (engine.mjs) cannot be loaded:', error);
+    (loading ??= import('../chutes/chute-lifecycle.entry.ts').catch((error: unknown) => {
+      console.error('the container engine client (chute-lifecycle.mjs) cannot be loaded:', error);
       return null;
     }));
 }
 
-/** The host's work on its chutes (`hostChutes`), made once with the engine bundle's code on first use; null when it cannot be loaded. */
+/** The host's work on its chutes (`hostChutes`), made once with the chute-lifecycle bundle's code on first use; null when it cannot be loaded. */
 export function chutesOnEngine(engine: EngineClient, options: HostChutesOptions): () => Promise<HostChutes | null> {
   let made: Promise<HostChutes | null> | undefined;
   return () => (made ??= engine().then((client) => client?.hostChutes(options) ?? null));

@@ -4,7 +4,7 @@ import type { HostParts } from './host-parts.ts';
 
 /**
  * What the runtime does with the host once at start (`HostDevice.recover`): opens the change log, then,
- * when the chutes folder holds anything, loads the engine bundle to repair the chutes
+ * when the chutes folder holds anything, loads the chute-lifecycle bundle to repair the chutes
  * (`HostChutes.repairAtStart`); then starts the device configuration without waiting for it.
  */
 export async function hostRecover(host: HostParts, runner: ChangeRunner): Promise<void> {

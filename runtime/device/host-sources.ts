@@ -32,7 +32,7 @@ export function hostSources(options: {
   const containerLists = sharedRuns<Record<string, unknown>[] | null>();
   /**
    * The known programs on the runtime's PATH, looked up on the first call (not at start, and with the
-   * engine bundle's code, where the chute networks that need them are built) and kept for the
+   * chute-lifecycle bundle's code, where the chute networks that need them are built) and kept for the
    * runtime's life: later calls answer this same promise, with no file access (features asks on every
    * request). A program installed meanwhile shows after a restart of `chutebox serve`.
    */
