@@ -1,4 +1,4 @@
-import { resolvePlaceholders } from '../functions/chutes/redact.ts';
+import { resolvePlaceholders } from '../functions/config/secret-placeholders.ts';
 import { CHUTE_LABEL, chuteContainerName, type ChuteAction, type StoredChute } from '../functions/core/device.ts';
 import type { ChangeRequestOf } from '../runtime/changes/runner.ts';
 

@@ -1,4 +1,4 @@
-import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
+import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
 import { chuteImageTag, isBuiltImage } from '../../functions/chutes/image-tag.ts';
 import type { AfterSucceeded, ChangeRequestOf, Note } from '../changes/runner.ts';
 import type { ChuteAtWork, WorkDone } from './chute-work.ts';
