@@ -186,8 +186,8 @@ const ENDPOINT_FILE = new RegExp(`^([a-z0-9]+(?:-[a-z0-9]+)*)\\.(${METHODS.join(
 
 /**
  * Endpoint modules: functions/<area>/<resource>.<method>.ts, each exporting `route` (docs/layout.md).
- * The bundle's name comes from the path: functions/chutes/ssid.put.ts → `chutes-ssid-put`
- * (dist/functions/chutes-ssid-put.mjs). Any other file is a helper; one exporting `route` fails the
+ * The bundle's name comes from the path: functions/networks/ssid.put.ts → `networks-ssid-put`
+ * (dist/functions/networks-ssid-put.mjs). Any other file is a helper; one exporting `route` fails the
  * build, as does an endpoint file without `route`.
  */
 async function findFunctions() {
