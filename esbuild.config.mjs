@@ -23,7 +23,8 @@ const ENTRIES = {
   chutebox: 'emulator/cli.ts',
   runtime: 'runtime/main.ts',
   passwd: 'runtime/passwd.ts',
-  engine: 'runtime/engine/engine.entry.ts',
+  // The Docker client and the chute work on the host (lifecycle, chute networks, repair at start), loaded on first use.
+  'chute-lifecycle': 'runtime/chutes/chute-lifecycle.entry.ts',
   // The device configuration (host configuration, pdconf, provisioning, accounts), loaded on first use.
   'device-config': 'runtime/config/index.ts',
   // The change log's files (opened, written, kept within their bound), loaded when serve first opens the log.
@@ -186,8 +187,8 @@ const ENDPOINT_FILE = new RegExp(`^([a-z0-9]+(?:-[a-z0-9]+)*)\\.(${METHODS.join(
 
 /**
  * Endpoint modules: functions/<area>/<resource>.<method>.ts, each exporting `route` (docs/layout.md).
- * The bundle's name comes from the path: functions/chutes/ssid.put.ts → `chutes-ssid-put`
- * (dist/functions/chutes-ssid-put.mjs). Any other file is a helper; one exporting `route` fails the
+ * The bundle's name comes from the path: functions/networks/ssid.put.ts → `networks-ssid-put`
+ * (dist/functions/networks-ssid-put.mjs). Any other file is a helper; one exporting `route` fails the
  * build, as does an endpoint file without `route`.
  */
 async function findFunctions() {
@@ -386,7 +387,7 @@ const [openApi] = await Promise.all([
         // Without yaml's CommonJS wrapper, serve's device configuration loads sooner at start.
         yamlModules(),
         ...(name === 'validator' ? [ajvCodeStrings()] : []),
-        ...(name === 'engine' ? [stubUnused()] : name === 'websocket' ? [stubOptionalAddons()] : []),
+        ...(name === 'chute-lifecycle' ? [stubUnused()] : name === 'websocket' ? [stubOptionalAddons()] : []),
       ],
       external: LIBRARY_EXTERNALS[name] ?? [],
       // CommonJS dependencies (dockerode, yaml) call require() for Node built-ins.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as changesPost from '../functions/changes/changes.post.ts';
 import * as chutesPost from '../functions/chutes/chutes.post.ts';
-import * as ssidPut from '../functions/chutes/ssid.put.ts';
-import * as stationDelete from '../functions/chutes/station.delete.ts';
+import * as ssidPut from '../functions/networks/ssid.put.ts';
+import * as stationDelete from '../functions/networks/station.delete.ts';
 import * as stopPost from '../functions/chutes/stop.post.ts';
 import * as hostconfigPut from '../functions/config/hostconfig.put.ts';
 import * as provisionPost from '../functions/config/provision.post.ts';

@@ -4,14 +4,12 @@ import * as z from 'zod/mini';
 import { ChangeRecordSchema } from '../functions/changes/schemas.ts';
 import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../functions/chutes/image-tag.ts';
-import { resolvePlaceholders } from '../functions/chutes/redact.ts';
 import { ChuteConfigSchema } from '../functions/chutes/chute-config.ts';
 import { cacheWithNetworks, networkChange, networkLedger, reservationNotes } from '../functions/chutes/network-reservations.ts';
 import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
 import {
   CHUTE_LABEL,
   CHUTE_NAME,
-  chuteContainerName,
   type ChangeRecord,
   type ChangeRequest,
   type ChuteAction,
@@ -21,10 +19,11 @@ import {
   type StoredChute,
 } from '../functions/core/device.ts';
 import type { ChangeLogBound } from '../runtime/changes/bound.ts';
-import { memoryChangeLog } from '../runtime/changes/memory-log.ts';
-import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeRequestOf } from '../runtime/changes/runner.ts';
+import { memoryChangeLog, type MemoryChangeLog } from '../runtime/changes/memory-log.ts';
+import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeEffects, type ChangeRequestOf, type Note } from '../runtime/changes/runner.ts';
 import { ContainerSchema } from '../runtime/scenario/format.ts';
 import { jsonCopy } from './json-copy.ts';
+import { CHUTE_EDITS, type ChuteEdit } from './scenario-chute-edits.ts';
 import { ChuteCache, storedChutes, type ChuteDocuments } from './scenario-chutes.ts';
 import { atMost, shallow, STATE_LIMITS } from './state-limits.ts';
 
@@ -143,17 +142,69 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
   const base: Omit<Device, ChangeMethods> = state === undefined ? scenario : { ...scenario, ...restoredEngine(state) };
   /** Changes are refused while a factory reset waits or runs. */
   const guard = options.resetGuard ?? resetGuard();
+  const made = changesMade(base, state);
+  const log = memoryChangeLog(state === undefined ? [] : interrupted(state.changes.records, new Date(base.now()).toISOString()));
+  if (state !== undefined) log.nextId = Math.max(log.nextId, state.changes.nextId);
+  const runner = changeRunner({
+    openLog: async () => log,
+    now: () => base.now(),
+    turn: () => sleep(options.delayMs),
+    bound: options.bound,
+    effects: emulatedEffects(made, options),
+  });
+  return {
+    ...base,
+    ...made.reads,
+    async submitChange(request) {
+      guard.refuse();
+      if (request.action === 'install') {
+        // The chute is there, installing, from the moment its install is queued, as on a device.
+        if ((await made.reads.chute(request.chute)) !== null) made.conflicting.add(request);
+        else made.touched.set(request.chute, deepFreeze(installing(request)));
+      }
+      return runner.submitChange(request);
+    },
+    change: runner.change,
+    changes: runner.changes,
+    async loadImage(archive) {
+      const tags = await uploadedImageTags(archive);
+      for (const tag of tags) made.loaded.add(tag);
+      return tags;
+    },
+    factoryReset: () => guard.run(() => runner.exclusive(() => resetEmulated(made, log, options.resetDevice))),
+    snapshot: () => snapshotOf(made, log),
+  };
+}
+
+/**
+ * What changes have made of the emulated device so far, in memory: every effect edits it, every read
+ * of chutes and containers answers from it.
+ */
+interface ChangesMade {
+  /** The chutes and containers changes started from. */
+  base: Omit<Device, ChangeMethods>;
   /** Chutes a change has touched: their current documents, or null once deleted. */
+  touched: Map<string, StoredChute | null>;
+  /** The tags of the images loaded (`loadImage`) or built since the emulator started. */
+  loaded: Set<string>;
+  /** Installs of a name that was taken when they were queued: they fail when they run. */
+  conflicting: WeakSet<ChangeRequest>;
+  /** The emulator's own copy of the engine's containers, which changes edit (then call `edited`). */
+  containers(): Promise<Record<string, unknown>[] | null>;
+  /** Drops the frozen copy of the containers that `reads.containers()` answers: a change edited them. */
+  edited(): void;
+  /** The Device's reads of what changes make: chutes, containers and their stats. */
+  reads: Pick<Device, 'containers' | 'containerStats' | 'chuteNames' | 'chute'>;
+}
+
+/** Nothing changed yet: the chutes and containers of `base`, and the images of a snapshot's `state`. */
+function changesMade(base: Omit<Device, ChangeMethods>, state: ChangesState | undefined): ChangesMade {
   const touched = new Map<string, StoredChute | null>();
   let engine: Promise<Record<string, unknown>[] | null> | undefined;
   /** The emulator's own copy of the engine's containers, which changes edit. */
   const containers = () => (engine ??= keptAtHand(base.containers().then((list) => (list === null ? null : structuredClone(list)))));
   /** What `containers()` answers: a frozen copy of the emulator's, made again after a change. */
   let answer: Promise<Record<string, unknown>[] | null> | undefined;
-  /** The tags of the images loaded (`loadImage`) or built since the emulator started. */
-  const loaded = new Set<string>(state?.engine.images);
-  /** Installs of a name that was taken when they were queued: they fail when they run. */
-  const conflicting = new WeakSet<ChangeRequest>();
 
   /** A chute as it is now: read-only, the same frozen object to every caller until a change replaces it. At hand when the base's is. */
   function current(name: string): Promise<StoredChute | null> {
@@ -168,133 +219,127 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
       return [...names].sort();
     });
   }
-  /** The reservations of the chutes' networks among the chutes installed now, one change at a time. */
-  const reserve = networkLedger({ ...base, chute: current, chuteNames });
 
-  /** What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits a copy of the chute and keeps it. */
-  const onChute =
-    <A extends ChuteAction>(action: A): ChangeEffect<A> =>
-    async (request, note, id) => {
-      await sleep(options.delayMs);
-      if (conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
-      const found = await current(request.chute);
-      if (found === null) throw new Error(`chute ${request.chute} is not installed`);
-      const chute = structuredClone(found);
-      const list = await containers();
-      const asked: ChangeRequestOf<ChuteAction> = request;
-      // As on a device: the networks are reserved before anything changes, and noted right after the chute or its configuration is stored.
-      const held =
-        asked.action === 'install' || asked.action === 'update' || asked.action === 'update-config'
-          ? await reserve(networkChange(asked.chute, asked.config, asked.action === 'install' ? null : found))
-          : undefined;
-      try {
-        if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image))
-          await note(`image ${asked.image} was loaded from an uploaded archive`);
-        if ((asked.action === 'install' && asked.image === null) || asked.action === 'update') {
-          // The emulator builds nothing: it names the image as a device would tag it, and remembers it.
-          const image = chuteImageTag(
-            asked.chute,
-            asked.version,
-            id,
-            asked.action === 'update' && typeof chute.record.image === 'string' ? chute.record.image : undefined,
-          );
-          loaded.add(image);
-          chute.record.image = image;
-          await note(`built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
-        }
-        const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: base.now() });
-        if (held !== undefined) {
-          chute.cache = cacheWithNetworks(chute.cache, held.networks);
-          messages.splice(1, 0, ...reservationNotes(held.networks));
-        }
-        for (const text of messages) await note(text);
-        answer = undefined;
-        touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
-      } finally {
-        held?.release();
-      }
-    };
+  return {
+    base,
+    touched,
+    loaded: new Set<string>(state?.engine.images),
+    conflicting: new WeakSet<ChangeRequest>(),
+    containers,
+    edited: () => {
+      answer = undefined;
+    },
+    reads: {
+      containers: () => (answer ??= keptAtHand(containers().then((list) => (list === null ? null : deepFreeze(structuredClone(list)))))),
+      containerStats: (id) =>
+        thenAtHand(containers(), (list) => {
+          const container = list?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
+          return container?.State === 'running' ? base.containerStats(id) : null;
+        }),
+      chuteNames,
+      chute: current,
+    },
+  };
+}
+
+/** What each change does in the emulator, each after `delayMs`: a chute's edits what changes made, the device's own say what they do. */
+function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): ChangeEffects {
+  /** The reservations of the chutes' networks among the chutes installed now, one change at a time. */
+  const reserve = networkLedger({ ...made.base, chute: made.reads.chute, chuteNames: made.reads.chuteNames });
   /** A reboot or shutdown of the emulated device: it says so, and nothing else happens. */
   const power: ChangeEffect<'reboot' | 'shutdown'> = async (request, note) => {
     await sleep(options.delayMs);
     await note(EMULATED_POWER[request.action]);
   };
-  const log = memoryChangeLog(state === undefined ? [] : interrupted(state.changes.records, new Date(base.now()).toISOString()));
-  if (state !== undefined) log.nextId = Math.max(log.nextId, state.changes.nextId);
-  const runner = changeRunner({
-    openLog: async () => log,
-    now: () => base.now(),
-    turn: () => sleep(options.delayMs),
-    bound: options.bound,
-    effects: {
-      ...chuteEffectsBy(onChute),
-      async 'update-hostconfig'(request, note, id) {
-        await sleep(options.delayMs);
-        return options.applyHostConfig(request, note, id);
-      },
-      reboot: power,
-      shutdown: power,
-    },
-  });
-
   return {
-    ...base,
-    containers: () => (answer ??= keptAtHand(containers().then((list) => (list === null ? null : deepFreeze(structuredClone(list)))))),
-    containerStats: (id) =>
-      thenAtHand(containers(), (list) => {
-        const container = list?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
-        return container?.State === 'running' ? base.containerStats(id) : null;
-      }),
-    chuteNames,
-    chute: current,
-    async submitChange(request) {
-      guard.refuse();
-      if (request.action === 'install') {
-        // The chute is there, installing, from the moment its install is queued, as on a device.
-        if ((await current(request.chute)) !== null) conflicting.add(request);
-        else touched.set(request.chute, deepFreeze(installing(request)));
+    ...chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options.delayMs, action)),
+    async 'update-hostconfig'(request, note, id) {
+      await sleep(options.delayMs);
+      return options.applyHostConfig(request, note, id);
+    },
+    reboot: power,
+    shutdown: power,
+  };
+}
+
+/** What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits a copy of the chute and keeps it. */
+function chuteEffect<A extends ChuteAction>(made: ChangesMade, reserve: ReturnType<typeof networkLedger>, delayMs: number, action: A): ChangeEffect<A> {
+  return async (request, note, id) => {
+    await sleep(delayMs);
+    if (made.conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
+    const found = await made.reads.chute(request.chute);
+    if (found === null) throw new Error(`chute ${request.chute} is not installed`);
+    const chute = structuredClone(found);
+    const list = await made.containers();
+    const asked: ChangeRequestOf<ChuteAction> = request;
+    // As on a device: the networks are reserved before anything changes, and noted right after the chute or its configuration is stored.
+    const held =
+      asked.action === 'install' || asked.action === 'update' || asked.action === 'update-config'
+        ? await reserve(networkChange(asked.chute, asked.config, asked.action === 'install' ? null : found))
+        : undefined;
+    try {
+      await emulatedImage(made.loaded, asked, chute, note, id);
+      const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: made.base.now() });
+      if (held !== undefined) {
+        chute.cache = cacheWithNetworks(chute.cache, held.networks);
+        messages.splice(1, 0, ...reservationNotes(held.networks));
       }
-      return runner.submitChange(request);
-    },
-    change: runner.change,
-    changes: runner.changes,
-    async loadImage(archive) {
-      const tags = await uploadedImageTags(archive);
-      for (const tag of tags) loaded.add(tag);
-      return tags;
-    },
-    factoryReset: () =>
-      guard.run(() =>
-        runner.exclusive(async () => {
-          const names = new Set([...(await base.chuteNames()), ...touched.keys()]);
-          const list = await containers();
-          if (list !== null) list.splice(0, list.length, ...list.filter((entry) => !names.has(String((entry.Labels as Record<string, unknown>)[CHUTE_LABEL]))));
-          answer = undefined;
-          for (const name of names) touched.set(name, null);
-          log.clear();
-          loaded.clear();
-          await options.resetDevice();
-          return { success: true, message: 'factory reset: the default host configuration is back, every chute is removed, provisioning is cleared' };
-        }),
-      ),
-    async snapshot() {
-      const [names, list] = await Promise.all([base.chuteNames(), containers()]);
-      const recorded = await Promise.all(names.map((name) => base.chute(name)));
-      // From here on nothing is awaited: the state of one moment.
-      const now = new Map<string, StoredChute>();
-      for (const chute of recorded) if (chute !== null && !touched.has(chute.name)) now.set(chute.name, chute);
-      for (const [name, chute] of touched) if (chute !== null) now.set(name, chute);
-      const chutes: Record<string, ChuteDocuments> = {};
-      for (const name of [...now.keys()].sort()) {
-        const { record, config, cache } = now.get(name)!;
-        chutes[name] = jsonCopy({ record, config, cache });
-      }
-      return {
-        chutes,
-        engine: { containers: list === null ? null : jsonCopy(list), images: [...loaded].sort() },
-        changes: { nextId: log.nextId, records: [...log.records.values()].sort((a, b) => a.id - b.id).map((record) => jsonCopy(record)) },
-      };
-    },
+      for (const text of messages) await note(text);
+      made.edited();
+      made.touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
+    } finally {
+      held?.release();
+    }
+  };
+}
+
+/**
+ * The image of an install or an update from source, as the emulator has it (`chute.record.image`):
+ * one loaded from an archive is noted; one built from the source is named as a device would tag it,
+ * and remembered, but nothing is built.
+ */
+async function emulatedImage(loaded: Set<string>, asked: ChangeRequestOf<ChuteAction>, chute: StoredChute, note: Note, id: number): Promise<void> {
+  if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image)) await note(`image ${asked.image} was loaded from an uploaded archive`);
+  if ((asked.action === 'install' && asked.image === null) || asked.action === 'update') {
+    const current = asked.action === 'update' && typeof chute.record.image === 'string' ? chute.record.image : undefined;
+    const image = chuteImageTag(asked.chute, asked.version, id, current);
+    loaded.add(image);
+    chute.record.image = image;
+    await note(`built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
+  }
+}
+
+/** A factory reset of the emulated device: every chute and its containers gone, no change and no image kept, then the device's own (`resetDevice`). */
+async function resetEmulated(made: ChangesMade, log: MemoryChangeLog, resetDevice: () => Promise<void>) {
+  const names = new Set([...(await made.base.chuteNames()), ...made.touched.keys()]);
+  const list = await made.containers();
+  if (list !== null) list.splice(0, list.length, ...list.filter((entry) => !names.has(String((entry.Labels as Record<string, unknown>)[CHUTE_LABEL]))));
+  made.edited();
+  for (const name of names) made.touched.set(name, null);
+  log.clear();
+  made.loaded.clear();
+  await resetDevice();
+  return { success: true, message: 'factory reset: the default host configuration is back, every chute is removed, provisioning is cleared' };
+}
+
+/** What changes have made of the device, now (`EmulatedDevice.snapshot`). */
+async function snapshotOf(made: ChangesMade, log: MemoryChangeLog): Promise<ChangesState> {
+  const { base, touched } = made;
+  const [names, list] = await Promise.all([base.chuteNames(), made.containers()]);
+  const recorded = await Promise.all(names.map((name) => base.chute(name)));
+  // From here on nothing is awaited: the state of one moment.
+  const now = new Map<string, StoredChute>();
+  for (const chute of recorded) if (chute !== null && !touched.has(chute.name)) now.set(chute.name, chute);
+  for (const [name, chute] of touched) if (chute !== null) now.set(name, chute);
+  const chutes: Record<string, ChuteDocuments> = {};
+  for (const name of [...now.keys()].sort()) {
+    const { record, config, cache } = now.get(name)!;
+    chutes[name] = jsonCopy({ record, config, cache });
+  }
+  return {
+    chutes,
+    engine: { containers: list === null ? null : jsonCopy(list), images: [...made.loaded].sort() },
+    changes: { nextId: log.nextId, records: [...log.records.values()].sort((a, b) => a.id - b.id).map((record) => jsonCopy(record)) },
   };
 }
 
@@ -335,103 +380,6 @@ const EMULATED_POWER: Record<DevicePowerAction, string> = {
   reboot: 'the emulated device does not really reboot: nothing is restarted, its uptime goes on, and what changed since the emulator started stays',
   shutdown: 'the emulated device does not really shut down: it goes on answering as before',
 };
-
-/** The containers of the emulated engine (null: the scenario has no engine), which changes edit in place, and the clock. */
-interface EmulatedEngine {
-  containers: Record<string, unknown>[] | null;
-  now: number;
-}
-
-/** What a change to a chute does to its documents and to the engine (both edited in place), as messages. */
-type ChuteEdit<A extends ChuteAction> = (chute: StoredChute, request: ChangeRequestOf<A>, engine: EmulatedEngine) => string[];
-
-/** The containers that belong to a chute. */
-function owned(chute: StoredChute, engine: EmulatedEngine): Record<string, unknown>[] {
-  return (engine.containers ?? []).filter((entry) => (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === chute.name);
-}
-
-/** A container's id as the device's change messages show it: its first 12 characters. */
-const short = (id: unknown) => String(id).slice(0, 12);
-
-/**
- * Runs a chute's container (made, as on a device, when it has none), noting each step as the device's
- * lifecycle does (runtime/chutes/lifecycle.ts).
- */
-function startChute(chute: StoredChute, engine: EmulatedEngine, environment?: Record<string, string>): string[] {
-  chute.record.state = 'running';
-  if (environment !== undefined) chute.record.environment = { ...environment };
-  if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as running (emulated)`];
-  const messages: string[] = [];
-  let container = owned(chute, engine)[0];
-  if (container === undefined) {
-    container = newContainer(chute, engine.now);
-    engine.containers.push(container);
-    messages.push(`created container ${short(container.Id)} from image ${String(container.Image)}`);
-  }
-  Object.assign(container, { State: 'running', Status: 'Up Less than a second' });
-  // A device makes the container anew for a new environment; the emulator keeps the recorded one (and its stats).
-  const extra =
-    environment === undefined ? '' : ` with the new environment (${Object.keys(environment).join(', ') || 'none'}; emulated: the recorded container is kept)`;
-  return [...messages, `started container ${short(container.Id)}${extra}`];
-}
-
-/** Stops a chute's container, noting it as the device does. */
-function stopChute(chute: StoredChute, engine: EmulatedEngine): string[] {
-  chute.record.state = 'stopped';
-  if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as stopped (emulated)`];
-  const container = owned(chute, engine)[0];
-  if (container === undefined) return ['no container to stop'];
-  if (container.State === 'running' || container.State === 'restarting' || container.State === 'paused')
-    Object.assign(container, { State: 'exited', Status: 'Exited (0) Less than a second ago' });
-  return [`stopped container ${short(container.Id)}`];
-}
-
-/** What each change to a chute does in the emulator: a table that lacks an action does not compile. */
-const CHUTE_EDITS: { [A in ChuteAction]: ChuteEdit<A> } = {
-  start: (chute, request, engine) => startChute(chute, engine, request.environment),
-  stop: (chute, _request, engine) => stopChute(chute, engine),
-  restart: (chute, request, engine) => [...stopChute(chute, engine), ...startChute(chute, engine, request.environment)],
-  delete(chute, _request, engine) {
-    chute.record.state = 'stopped';
-    const gone = owned(chute, engine);
-    if (engine.containers !== null) engine.containers.splice(0, engine.containers.length, ...engine.containers.filter((entry) => !gone.includes(entry)));
-    return [...gone.map((container) => `stopped and removed container ${short(container.Id)}`), `removed the stored chute ${chute.name}`];
-  },
-  'update-config'(chute, request, engine) {
-    // Placeholders keep the secrets in effect now, which a change queued before this one may have set.
-    chute.config = resolvePlaceholders(structuredClone(request.config), chute.config, `the configuration of chute ${chute.name}`);
-    return ['stored the new configuration', ...stopChute(chute, engine), ...startChute(chute, engine)];
-  },
-  install: (chute, _request, engine) => [`stored chute ${chute.name}`, ...startChute(chute, engine)],
-  update(chute, request, engine) {
-    Object.assign(chute.record, { version: request.version, environment: { ...request.environment } });
-    chute.config = structuredClone(request.config);
-    return [
-      `stored the new record (image ${String(chute.record.image)}, version ${String(request.version)}) and configuration`,
-      ...stopChute(chute, engine),
-      ...startChute(chute, engine),
-    ];
-  },
-};
-
-/** A container for a chute that has none in the recordings, as a device would create it. */
-function newContainer(chute: StoredChute, now: number): Record<string, unknown> {
-  const { image, version } = chute.record;
-  return {
-    Id: randomHex(32),
-    Names: [`/${chuteContainerName(chute.name)}`],
-    Image: typeof image === 'string' ? image : `chutebox/${chute.name}:${typeof version === 'string' || typeof version === 'number' ? version : 'latest'}`,
-    Created: Math.floor(now / 1000),
-    Labels: { [CHUTE_LABEL]: chute.name },
-    State: 'running',
-    Status: 'Up Less than a second',
-  };
-}
-
-/** `bytes` random bytes in hex, from Web Crypto (Node and browsers alike: the browser's msw handlers run this too). */
-function randomHex(bytes: number): string {
-  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { okBody as info } from '../test/support/call-function.ts';
-import * as leases from '../functions/chutes/leases.get.ts';
+import * as leases from '../functions/networks/leases.get.ts';
 import type { Device } from '../functions/core/device.ts';
 import * as software from '../functions/info/software.get.ts';
 import * as telemetry from '../functions/info/telemetry.get.ts';

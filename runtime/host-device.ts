@@ -1,26 +1,19 @@
-import { mkdir, readdir, statfs } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { answeredAtHand, atHand, thenAtHand } from '../functions/core/at-hand.ts';
-import { CHUTE_LABEL, DEFAULT_STATE_DIR, networkRunDir } from '../functions/core/device.ts';
-import type { ChuteAction, Device, DeviceAction, DeviceServices, DeviceSources, Settings } from '../functions/core/device.ts';
-import { prepareAuth } from './auth/local.ts';
-import type { ConfigFacetOptions, ConfigFacets } from './config/index.ts';
-import { HttpProblem } from '../functions/core/problem.ts';
-import type { HeldReservations, NetworkChange } from '../functions/chutes/network-reservations.ts';
-import type { ChuteNetworks } from './network/chute-networks.ts';
+import { DEFAULT_STATE_DIR } from '../functions/core/device.ts';
+import type { Device, Settings } from '../functions/core/device.ts';
+import type { ConfigFacetOptions } from './config/index.ts';
 import type { ChangeLogBound } from './changes/bound.ts';
-import { CHANGES_DIR } from './changes/log.ts';
-import { resetGuard, type ResetGuard } from './changes/reset-guard.ts';
-import { changeRunner, chuteEffectsBy, type ChangeEffect } from './changes/runner.ts';
+import { resetGuard } from './changes/reset-guard.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
-import { rootedFiles } from './device/files.ts';
-import { isUnixSocket } from './engine/socket.ts';
-import { hostNetwork, type SharedToolRuns } from './network/host.ts';
+import { hostChanges } from './device/host-changes.ts';
+import { hostNetworks, networkTools } from './device/host-networks.ts';
+import { chutesOnEngine, deviceConfig, engineClient, type HostParts } from './device/host-parts.ts';
+import { hostFactoryReset } from './device/host-reset.ts';
+import { hostServices } from './device/host-services.ts';
+import { hostSources } from './device/host-sources.ts';
+import { hostRecover } from './device/host-recover.ts';
 import { DEFAULT_NETWORK_TOOLS, type NetworkTools } from './network/tools.ts';
 import { parseSeconds, type OptionSpec } from './options.ts';
-import { sharedRuns } from './tools/shared-run.ts';
-import { watchedPath } from './state/watched-file.ts';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DEFAULT_CONTAINER_NETWORK = 'bridge';
@@ -124,288 +117,60 @@ export type HostDevice = Device & {
 };
 
 /**
- * The real host as a Device, composed of its facets (functions/core/device/): `hostSources`, the
- * networks (`hostNetwork`), the change log of the one change pipeline, `hostServices`. Files from `/`, `uname(2)` and `statfs(2)` from Node, containers from the
- * Docker Engine, installed chutes from the state dir, chute networks through `iw`, `hostapd_cli` and
- * dnsmasq's lease files, changes to chutes run on the engine and logged in `<stateDir>/changes`
- * (runtime/changes/runner.ts, runtime/chutes/lifecycle.ts). The engine client is a separate bundle
- * (`dist/engine.mjs`), loaded on first use (at start only when a chute is stored; see `recover`).
- * Concurrent identical reads share one run in flight (`sharedRuns`): the tool reads of every
- * network's `hostNetwork` (one map for the device, as `network()` makes a new object per request)
- * and `containers()`; a read that starts after a run ended always gets a new run.
+ * The real host as a Device, composed of its facets (functions/core/device/), each built in
+ * runtime/device/: `hostSources` (files from `/`, `uname(2)` and `statfs(2)` from Node, containers
+ * from the Docker Engine, installed chutes from the state dir), `hostNetworks` (chute networks through
+ * `iw`, `hostapd_cli` and dnsmasq's lease files), `hostChanges` (the one change pipeline: changes to
+ * chutes run on the engine, logged in `<stateDir>/changes`), `hostServices` (the device
+ * configuration, the image store, `hostFactoryReset`), and `hostRecover` at start. The engine client
+ * is a separate bundle (`dist/chute-lifecycle.mjs`), loaded on first use (at start only when a chute is stored;
+ * see `recover`), as is the device configuration (`dist/device-config.mjs`). Concurrent identical
+ * reads share one run in flight (`sharedRuns`): the tool reads of every network's `hostNetwork` and
+ * `containers()`; a read that starts after a run ended always gets a new run.
  *
  * @example
  * createHostDevice({ stateDir: '/var/lib/chutebox', tools: { iw: '/usr/sbin/iw', timeoutMs: 2000 } })
  */
 export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
-  const socketPath = options.dockerSocket ?? DEFAULT_DOCKER_SOCKET;
-  const tools: NetworkTools = {
-    iw: options.tools?.iw ?? DEFAULT_NETWORK_TOOLS.iw,
-    hostapdCli: options.tools?.hostapdCli ?? DEFAULT_NETWORK_TOOLS.hostapdCli,
-    eventProgram: options.tools?.eventProgram ?? DEFAULT_NETWORK_TOOLS.eventProgram,
-    timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs,
-  };
-  /** The tool reads in flight, shared by the `hostNetwork` of every request. */
-  const toolRuns: SharedToolRuns = sharedRuns();
-  let loading: Promise<typeof import('./engine/engine.entry.ts') | null> | undefined;
-  /** The engine client (dist/engine.mjs), loaded once on first use; null (logged) when its bundle cannot be loaded. */
-  const engine = () =>
-    (loading ??= import('./engine/engine.entry.ts').catch((error: unknown) => {
-      console.error('the container engine client (engine.mjs) cannot be loaded:', error);
-      return null;
-    }));
   const stateDir = options.stateDir ?? DEFAULT_STATE_DIR;
   const chutesDir = path.join(stateDir, 'chutes');
   const chutes = chuteStore(chutesDir, JSON_FORMAT);
-  let configLoading: Promise<ConfigFacets> | undefined;
-  /** The device configuration (dist/device-config.mjs), loaded once on first use. */
-  const config = () =>
-    (configLoading ??= import('./config/index.ts').then((bundle) =>
-      bundle.configFacets({ applyCommands: {}, ...options.config, stateDir, device: () => device }),
-    ));
-  let configStarting: Promise<ConfigFacets> | undefined;
-  /**
-   * The device configuration once started (`ConfigFacets.start`: an update cut short undone, pdconf
-   * rendered and applied, telemetry started), which happens once: `recover` starts it without
-   * waiting, so the API listens meanwhile, and whatever reads the configuration waits for it. The
-   * accounts need no start (`chutebox record` reads them without starting anything).
-   */
-  const startedConfig = () =>
-    (configStarting ??= config().then(async (facets) => {
-      await facets.start();
-      return facets;
-    }));
-  /** The reservations of the chutes' networks, one change at a time (made with the engine bundle, which has the code). */
-  let ledger: ((change: NetworkChange) => Promise<HeldReservations>) | undefined;
-  /** The host side of the chutes' networks, one for the runtime's life: it supervises their daemons. */
-  let networks: ChuteNetworks | undefined;
-  const hostNetworks = (client: NonNullable<Awaited<ReturnType<EngineClient>>>) =>
-    (networks ??= client.chuteNetworks({
-      runDir: networkRunDir(stateDir),
+  const socketPath = options.dockerSocket ?? DEFAULT_DOCKER_SOCKET;
+  const engine = engineClient();
+  const tools = networkTools(options.tools);
+  const host: HostParts = {
+    stateDir,
+    chutesDir,
+    chutes,
+    socketPath,
+    engine,
+    chutesOnEngine: chutesOnEngine(engine, {
+      stateDir,
+      chutesDir,
+      chutes,
+      socketPath,
+      networkMode: options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK,
       labLink: options.labLink ?? null,
-      radio: client.deviceRadios(device),
-      tools: {
-        ip: 'ip',
-        iw: options.tools?.iw ?? DEFAULT_NETWORK_TOOLS.iw,
-        hostapd: 'hostapd',
-        dnsmasq: 'dnsmasq',
-        nsenter: 'nsenter',
-        nft: 'nft',
-        iptables: 'iptables',
-        timeoutMs: options.tools?.timeoutMs ?? DEFAULT_NETWORK_TOOLS.timeoutMs,
-      },
-    }));
-  /** The effect of a chute action, from the engine bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
-  const onChute =
-    <A extends ChuteAction>(action: A): ChangeEffect<A> =>
-    async (request, note, id) => {
-      const client = await engine();
-      if (client === null) throw new Error('the container engine client cannot be loaded');
-      const networkMode = options.containerNetwork ?? DEFAULT_CONTAINER_NETWORK;
-      const effects = client.chuteEffects({
-        chutes,
-        writer: client.chuteWriter(chutesDir),
-        engine: () => client.chuteEngine(socketPath),
-        networkMode,
-        reserve: (change) => (ledger ??= client.networkLedger(device))(change),
-        networks: hostNetworks(client),
-      });
-      const after = await (effects[action] as ChangeEffect<A>)(request, note, id);
-      // The chutes' networks are part of the system configuration.
-      if (action !== 'start' && action !== 'stop' && action !== 'restart') await (await startedConfig()).hostConfig.refresh();
-      return after;
-    };
-  /** The effect of a change of the device itself, from the configuration bundle. */
-  const onDevice =
-    <A extends DeviceAction>(action: A): ChangeEffect<A> =>
-    async (request, note, id) =>
-      ((await startedConfig()).effects[action] as ChangeEffect<A>)(request, note, id);
-  const changesDir = path.join(stateDir, CHANGES_DIR);
-  const runner = changeRunner({
-    // The change log's files (dist/change-log.mjs), loaded when the log is first opened.
-    openLog: () => import('./changes/log.ts').then((log) => log.openChangeLog(changesDir, Date.now)),
-    bound: options.changeLog,
-    effects: {
-      ...chuteEffectsBy(onChute),
-      'update-hostconfig': onDevice('update-hostconfig'),
-      reboot: onDevice('reboot'),
-      shutdown: onDevice('shutdown'),
-    },
-  });
-  /** Removes every container that carries the chute label; answers how many chutes were stored. */
-  async function removeChuteContainers(): Promise<number> {
-    const stored = (await chutes.chuteNames()).length;
-    const client = await engine();
-    const reachable = client === null ? null : await client.reachableChuteEngine(socketPath);
-    if (reachable === null) {
-      if (stored > 0) throw new HttpProblem(503, 'no container engine is reachable: the chutes cannot be removed, so nothing was reset');
-      return 0;
-    }
-    for (const container of await reachable.listAll()) {
-      const labels = container.Labels as Record<string, string>;
-      await reachable.remove(labels[CHUTE_LABEL]!, String(container.Id));
-    }
-    return stored;
-  }
+      tools,
+      device: () => device,
+    }),
+    config: deviceConfig({ applyCommands: {}, ...options.config, stateDir, device: () => device }),
+  };
+  const runner = hostChanges(host, options.changeLog);
   /** Holds off a second reset, provisioning and a pdconf reload during a factory reset (the runner holds off changes). */
   const guard = resetGuard();
-  async function reset() {
-    const facets = await startedConfig();
-    return runner.exclusive(
-      () =>
-        facets.factoryReset({
-          removeChuteContainers,
-          async prepareState() {
-            await prepareAuth(stateDir);
-            // What `runner.open()` makes at start (the reset keeps it, emptied but for the next change id); the runner reads it again after the reset.
-            await mkdir(path.join(stateDir, CHANGES_DIR), { recursive: true, mode: 0o700 });
-          },
-        }),
-      true,
-    );
-  }
+  const { config } = host;
   const device: HostDevice = {
     ...hostSources({ socketPath, chutes, engine, settings: options.settings }),
-    network: (target) => hostNetwork(target, tools, toolRuns),
+    ...hostNetworks(tools),
     submitChange: runner.submitChange,
     change: runner.change,
     changes: runner.changes,
-    ...hostServices({ socketPath, engine, config, startedConfig, guard, reset }),
-    async recover() {
-      const interrupted = await runner.open();
-      if ((await readdir(chutesDir).catch(() => [])).length > 0) {
-        const client = await engine();
-        const repair = client?.recoverChutes({
-          dir: chutesDir,
-          engine: await client.reachableChuteEngine(socketPath),
-          interrupted,
-          annotate: runner.annotate,
-          change: runner.change,
-        });
-        await repair?.catch((error: unknown) => console.error('repairing the chutes at start failed:', error));
-        if (client !== null) {
-          const reachable = await client.reachableChuteEngine(socketPath);
-          const stored = (await Promise.all((await chutes.chuteNames()).map((name) => chutes.chute(name)))).filter((chute) => chute !== null);
-          await hostNetworks(client).repair(stored, async (name) => (reachable === null ? null : client.runningPid(reachable, name)));
-        }
-      }
-      startedConfig().catch((error: unknown) => console.error('the device configuration cannot be started:', error));
-    },
+    ...hostServices({ socketPath, engine, config: config.loaded, startedConfig: config.started, guard, reset: hostFactoryReset(host, runner) }),
+    recover: () => hostRecover(host, runner),
     async close() {
-      await (await configLoading?.catch(() => undefined))?.close(runner.idle());
+      await (await config.ifLoading()?.catch(() => undefined))?.close(runner.idle());
     },
   };
   return device;
-}
-
-/** What `containers()` answers without an engine. */
-const NO_ENGINE = atHand(null);
-
-/** The engine client bundle (dist/engine.mjs), loaded on first use; null when it cannot be loaded. */
-type EngineClient = () => Promise<typeof import('./engine/engine.entry.ts') | null>;
-
-/**
- * The host's raw sources: files from `/`, `statfs(2)` and `uname(2)` from Node, the programs on the
- * PATH, the engine's JSON (concurrent lists share one request; no socket, no engine, and the client is
- * not even loaded), the chutes of the state dir, the settings loaded at start.
- */
-function hostSources(options: {
-  socketPath: string;
-  chutes: Pick<DeviceSources, 'chuteNames' | 'chute'>;
-  engine: EngineClient;
-  settings: (() => Settings) | undefined;
-}): DeviceSources {
-  const { socketPath, engine } = options;
-  /**
-   * Whether an engine listens on the socket: a stat, made again only after the socket's folder
-   * changed (the engine started or stopped), so that a device without one answers at once.
-   */
-  const engineListening = watchedPath(socketPath, isUnixSocket);
-  /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
-  const containerLists = sharedRuns<Record<string, unknown>[] | null>();
-  /**
-   * The known programs on the runtime's PATH, looked up on the first call (not at start, and with the
-   * engine bundle's code, where the chute networks that need them are built) and kept for the
-   * runtime's life: later calls answer this same promise, with no file access (features asks on every
-   * request). A program installed meanwhile shows after a restart of `chutebox serve`.
-   */
-  let programsFound: Promise<readonly string[]> | undefined;
-  return {
-    ...rootedFiles('/'),
-    ...options.chutes,
-    async statfs(path) {
-      try {
-        const s = await statfs(path);
-        return { type: s.type, bsize: s.bsize, blocks: s.blocks, bfree: s.bfree, bavail: s.bavail, files: s.files, ffree: s.ffree };
-      } catch {
-        return null;
-      }
-    },
-    async uname() {
-      return { sysname: os.type(), release: os.release(), version: os.version(), machine: os.machine() };
-    },
-    programs: () => (programsFound ??= engine().then((client) => client?.programsOnPath(process.env.PATH ?? '') ?? [])),
-    now: () => Date.now(),
-    containers: () =>
-      thenAtHand(engineListening(), (listening) =>
-        listening
-          ? containerLists.run(socketPath, async () => {
-              const client = await engine();
-              return client === null ? null : client.listChuteContainers(socketPath);
-            })
-          : NO_ENGINE,
-      ),
-    async containerStats(id) {
-      const client = await engine();
-      return client === null ? null : client.containerStats(socketPath, id);
-    },
-    settings: answeredAtHand(() => options.settings?.() ?? {}),
-  };
-}
-
-/**
- * The host's services: the device configuration's (host configuration, provisioning, accounts), from
- * its bundle, refused during a factory reset where a device refuses them; the image store of the
- * engine; the factory reset.
- */
-function hostServices(options: {
-  socketPath: string;
-  engine: EngineClient;
-  /** The device-configuration bundle, loaded (the accounts need no start). */
-  config: () => Promise<ConfigFacets>;
-  /** The same, once started. */
-  startedConfig: () => Promise<ConfigFacets>;
-  guard: ResetGuard;
-  reset: DeviceServices['factoryReset'];
-}): DeviceServices {
-  const { config, startedConfig, guard, engine, socketPath } = options;
-  return {
-    hostConfig: {
-      read: async () => (await config()).hostConfig.read(),
-      pdconf: async () => (await startedConfig()).hostConfig.pdconf(),
-      reloadPdconf: async () => (guard.refuse(), (await startedConfig()).hostConfig.reloadPdconf()),
-    },
-    provisioning: {
-      status: async () => (await startedConfig()).provisioning.status(),
-      provision: async (credentials) => (guard.refuse(), (await startedConfig()).provisioning.provision(credentials)),
-    },
-    accounts: {
-      passwd: async () => (await config()).accounts.passwd(),
-      authorizedKeys: async (account) => (await config()).accounts.authorizedKeys(account),
-      updateAuthorizedKeys: async (account, update) => (await config()).accounts.updateAuthorizedKeys(account, update),
-    },
-    factoryReset: () => guard.run(options.reset),
-    async loadImage(archive) {
-      const client = await engine();
-      if (client === null) throw new HttpProblem(503, 'the container engine client cannot be loaded');
-      try {
-        return await client.loadImage(socketPath, archive);
-      } catch (error) {
-        const { statusCode, message } = error as { statusCode?: number; message: string };
-        if (statusCode === undefined) throw new HttpProblem(503, `no container engine is reachable: ${message}`);
-        if (statusCode < 500) throw new HttpProblem(422, 'the container engine refused the image archive', { errors: [{ path: 'body', message }] });
-        throw new HttpProblem(502, `the container engine failed to load the image archive: ${message}`);
-      }
-    },
-  };
 }

@@ -52,7 +52,7 @@ describe('chutebox emulate --validate', () => {
         type: 'about:blank',
         title: 'Bad Request',
         status: 400,
-        operation: 'chutes-ssid-put',
+        operation: 'networks-ssid-put',
         errors: [{ path: 'body.ssid', message: 'must be string' }],
       },
     });
@@ -192,7 +192,7 @@ describe('CHUTEBOX_VALIDATE=1', () => {
     expect(server.output()).toContain('requests outside the OpenAPI document are refused');
     expect(await callApi(server, 'PUT', '/chutes/hotspot/networks/guest/ssid', BAD_SSID)).toMatchObject({
       status: 400,
-      body: { operation: 'chutes-ssid-put' },
+      body: { operation: 'networks-ssid-put' },
     });
   });
 });

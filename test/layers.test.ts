@@ -128,8 +128,8 @@ const show = (edge: Edge) => `${edge.from} → ${edge.to}${edge.kind === 'static
 describe('source layers: functions/ ← runtime/ ← emulator/', () => {
   it('reads static, dynamic and type imports of the source (the graph is not empty)', () => {
     expect(graph).toContainEqual({ from: 'emulator/cli.ts', to: 'runtime/main.ts', local: true, kind: 'dynamic' });
-    expect(graph).toContainEqual({ from: 'runtime/host-device.ts', to: 'runtime/engine/engine.entry.ts', local: true, kind: 'dynamic' });
-    expect(graph).toContainEqual({ from: 'runtime/chutes/lifecycle.ts', to: 'runtime/engine/docker.ts', local: true, kind: 'type' });
+    expect(graph).toContainEqual({ from: 'runtime/device/host-parts.ts', to: 'runtime/chutes/chute-lifecycle.entry.ts', local: true, kind: 'dynamic' });
+    expect(graph).toContainEqual({ from: 'runtime/chutes/container-steps.ts', to: 'runtime/engine/docker.ts', local: true, kind: 'type' });
     expect(graph).toContainEqual({ from: 'emulator/app.ts', to: 'runtime/http/app.ts', local: true, kind: 'static' });
   });
 
@@ -152,7 +152,7 @@ describe('source layers: functions/ ← runtime/ ← emulator/', () => {
   // can reach back to the module that loads it (as host.ts ↔ hostapd-events.ts once did).
   it('has bundle entries (*.entry.ts) that only re-export, named by no import but a dynamic or type one', () => {
     const entries = [...new Set(graph.map((edge) => edge.from))].filter(isEntry);
-    expect(entries).toContain('runtime/engine/engine.entry.ts');
+    expect(entries).toContain('runtime/chutes/chute-lifecycle.entry.ts');
     expect(entries.flatMap((file) => ownStatements(readFileSync(path.join(ROOT, file), 'utf8')).map((statement) => `${file}: ${statement}`))).toEqual([]);
     expect(graph.filter((edge) => isEntry(edge.to) && edge.kind === 'static').map(show)).toEqual([]);
   });

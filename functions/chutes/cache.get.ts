@@ -2,7 +2,7 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
-import { redactDocument } from './redact.ts';
+import { redactDocument } from '../config/secret-placeholders.ts';
 import { ChuteCacheSchema, type ChuteCache, ChuteRequestSchema } from './schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/cache', "The chute's cache, secrets redacted");

@@ -3,7 +3,7 @@ import { encodeDocument, negotiate } from '../core/body-formats/index.ts';
 import { reply, type Handler, type Reply } from '../core/invoke.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
-import { redactDocument } from './redact.ts';
+import { redactDocument } from '../config/secret-placeholders.ts';
 import { ChuteRequestSchema, StoredChuteConfigSchema } from './schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/config', 'The chute configuration, as JSON or YAML', { answer: 'document' });

@@ -1,7 +1,7 @@
 import type { InputError } from '../core/problem.ts';
 import { invalidInput } from '../core/validate.ts';
 import { collectViolations } from '../core/violations.ts';
-import { restoreRedacted } from './redact.ts';
+import { restoreRedacted } from '../config/secret-placeholders.ts';
 
 /**
  * Checks an edited configuration (a chute's, the host's) as it will apply: its `[redacted]`

@@ -66,7 +66,7 @@ export type StoredChuteConfig = z.infer<typeof StoredChuteConfigSchema>;
 
 /**
  * GET /api/v1/chutes/<chute>/cache: the chute cache as stored (host resources of each network under
- * `networks.<network>`, the container id, …), secrets `[redacted]` (functions/chutes/redact.ts).
+ * `networks.<network>`, the container id, …), secrets `[redacted]` (functions/config/secret-placeholders.ts).
  */
 export const ChuteCacheSchema = z.record(z.string(), z.unknown());
 export type ChuteCache = z.infer<typeof ChuteCacheSchema>;

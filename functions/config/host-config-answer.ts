@@ -1,4 +1,4 @@
-import { redactDocument } from '../chutes/redact.ts';
+import { redactDocument } from './secret-placeholders.ts';
 import { encodeDocument, negotiate, type DocumentMediaType } from '../core/body-formats/index.ts';
 import { reply, type FunctionInput, type Reply } from '../core/invoke.ts';
 import type { HostConfig } from './host-config.ts';

@@ -6,7 +6,7 @@ export type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 /**
  * Where a function answers. `path` uses `:name` segments for path parameters, as Hono does. The
  * bundle's name is not restated here: the build derives it from the module's file
- * (`functions/chutes/network.get.ts` → `dist/functions/chutes-network-get.mjs`, docs/layout.md).
+ * (`functions/networks/network.get.ts` → `dist/functions/networks-network-get.mjs`, docs/layout.md).
  * Declared with `defineRoute`.
  */
 export interface Route {

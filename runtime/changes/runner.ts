@@ -43,7 +43,7 @@ export type ChangeEffects = { [A in ChangeAction]: ChangeEffect<A> };
 
 /**
  * The effects of every chute action, each made by `make(action)`: for a device that runs all of them
- * through one function of its own (the host loads the engine bundle first, the emulator edits its
+ * through one function of its own (the host loads the chute-lifecycle bundle first, the emulator edits its
  * state). A chute action added to `ChangeRequest` is a compile error here until it is listed.
  *
  * @example

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { chuteContainerName, type ChangeAction, type ChangeRecord } from '../../functions/core/device.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { ChuteEngine } from '../engine/docker.ts';
-import type { Rollback } from './lifecycle.ts';
+import type { Rollback } from './replace-chute.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT, leftover, type ChuteWriter } from './store.ts';
 
 export interface RecoverOptions {

@@ -71,7 +71,7 @@ export type ChuteDocument = 'chute' | 'service' | 'cache';
 /**
  * The files the runtime keeps in a chute's folder: its documents, and `rollback.json`, which a
  * configuration update writes before it touches anything, to undo it after a crash (see `Rollback` in
- * lifecycle.ts), and removes when it is over.
+ * replace-chute.ts), and removes when it is over.
  */
 export type ChuteFile = ChuteDocument | 'rollback';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { encodeDocument } from '../../functions/core/body-formats/index.ts';
-import { resolvePlaceholders } from '../../functions/chutes/redact.ts';
+import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
 import { parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device.ts';
 import type { AfterSucceeded, Note } from '../changes/runner.ts';

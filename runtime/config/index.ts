@@ -1,8 +1,8 @@
 /**
  * The device configuration of the runtime (`dist/device-config.mjs`): host configuration and pdconf,
  * provisioning and telemetry, system accounts, factory reset, reboot and shutdown. A bundle of its own because it carries
- * a YAML parser, larger than the runtime bundle's budget (docs/bundles.md): `runtime/host-device.ts` loads it on first
- * use, and at start.
+ * a YAML parser, larger than the runtime bundle's budget (docs/bundles.md): the host Device
+ * (`runtime/device/host-parts.ts`) loads it on first use, and at start.
  */
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** The built engine client, copied to a folder without node_modules to prove it stands alone. */
-const BUNDLE = fileURLToPath(new URL('../../dist/engine.mjs', import.meta.url));
+const BUNDLE = fileURLToPath(new URL('../../dist/chute-lifecycle.mjs', import.meta.url));
 
 type Engine = typeof import('./docker.ts');
 
@@ -42,8 +42,8 @@ function json(res: import('node:http').ServerResponse, status: number, body: unk
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'chutebox-engine-'));
-  await copyFile(BUNDLE, path.join(dir, 'engine.mjs'));
-  engine = (await import(pathToFileURL(path.join(dir, 'engine.mjs')).href)) as Engine;
+  await copyFile(BUNDLE, path.join(dir, 'chute-lifecycle.mjs'));
+  engine = (await import(pathToFileURL(path.join(dir, 'chute-lifecycle.mjs')).href)) as Engine;
 });
 
 afterAll(async () => {
@@ -54,13 +54,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('listChuteContainers (dist/engine.mjs)', () => {
+describe('listChuteContainers (dist/chute-lifecycle.mjs)', () => {
   it('answers null when the socket does not exist', async () => {
     expect(await engine.listChuteContainers(path.join(dir, 'missing.sock'))).toBeNull();
   });
 
   it('answers null when the path is not a socket', async () => {
-    expect(await engine.listChuteContainers(path.join(dir, 'engine.mjs'))).toBeNull();
+    expect(await engine.listChuteContainers(path.join(dir, 'chute-lifecycle.mjs'))).toBeNull();
   });
 
   it('lists every chute-labelled container, running or not, without asking for stats', async () => {
@@ -89,7 +89,7 @@ describe('listChuteContainers (dist/engine.mjs)', () => {
   });
 });
 
-describe('containerStats (dist/engine.mjs)', () => {
+describe('containerStats (dist/chute-lifecycle.mjs)', () => {
   let socket: string;
   let requests: string[];
 
@@ -120,7 +120,7 @@ describe('containerStats (dist/engine.mjs)', () => {
   });
 });
 
-describe('chuteEngine (dist/engine.mjs)', () => {
+describe('chuteEngine (dist/chute-lifecycle.mjs)', () => {
   /** Containers of the fake engine by id: their labels and state. */
   const CONTAINERS: Record<string, { Labels: Record<string, string>; State: string }> = {
     aaa111: { Labels: { 'io.chutebox.chute': 'hello' }, State: 'running' },

@@ -15,7 +15,7 @@ const STOP_GRACE_SECONDS = 10;
 /*
  * The engine calls of the host Device, on the Docker Engine behind a UNIX socket: the two reads of the
  * endpoints and the chute lifecycle (`chuteEngine`, driven by `chuteLifecycle`). Part of the engine
- * bundle, `dist/engine.mjs` (its entry: engine.entry.ts), loaded on first use, so the runtime stays small.
+ * bundle, `dist/chute-lifecycle.mjs` (its entry: runtime/chutes/chute-lifecycle.entry.ts), loaded on first use, so the runtime stays small.
  */
 
 /**

@@ -52,7 +52,7 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
     problems: [400, 403, 413, 415, 429],
   },
   {
-    name: 'chutes-hostapd-control-ws',
+    name: 'networks-hostapd-control-ws',
     route: defineRoute(`GET ${HOSTAPD_CONTROL_PATH}`, "A websocket to the access point's hostapd control interface"),
     request: NetworkRequestSchema,
     description:

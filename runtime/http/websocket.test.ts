@@ -17,7 +17,7 @@ let dir: string;
 const servers: Listening[] = [];
 
 beforeAll(async () => {
-  dir = await functionsFolder([], ['info-features-get.mjs', 'chutes-station-delete.mjs']);
+  dir = await functionsFolder([], ['info-features-get.mjs', 'networks-station-delete.mjs']);
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { connectedStations } from '../../functions/chutes/connected-stations.ts';
+import { connectedStations } from '../../functions/networks/connected-stations.ts';
 import { chuteNetworks, type NetworkKind } from '../../functions/chutes/lookup.ts';
 import { CHUTE_NAME, type Device, type NetworkHost } from '../../functions/core/device.ts';
 import { isHttpProblem } from '../../functions/core/problem.ts';

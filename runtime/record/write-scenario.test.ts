@@ -18,7 +18,7 @@ import { memoryDevice } from '../../test/support/memory-device.ts';
 import { callFunction } from '../../test/support/call-function.ts';
 import { NO_WIFI_STACK, WIRED_STATION } from '../../test/support/chute-devices.ts';
 import { rawFixture } from '../../test/support/info-devices.ts';
-import * as stations from '../../functions/chutes/stations.get.ts';
+import * as stations from '../../functions/networks/stations.get.ts';
 import { compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, trimNetInterfaces, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';

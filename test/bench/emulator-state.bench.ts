@@ -4,7 +4,7 @@
 // test (issue 13); test/bench/ratio-reporter.ts prints each median in ms. No test asserts a time.
 import { bench, describe } from 'vitest';
 import * as chutesGet from '../../functions/chutes/chutes.get.ts';
-import * as stationsGet from '../../functions/chutes/stations.get.ts';
+import * as stationsGet from '../../functions/networks/stations.get.ts';
 import * as hostconfigGet from '../../functions/config/hostconfig.get.ts';
 import * as pdconfGet from '../../functions/config/pdconf.get.ts';
 import { invoke, type Handler } from '../../functions/core/invoke.ts';

@@ -17,7 +17,7 @@ export type Json = Record<string, unknown>;
  */
 export interface DescribedOperation {
   /**
-   * Its name, unique: the bundle's for an endpoint (`chutes-ssid-put`, docs/layout.md), else one of
+   * Its name, unique: the bundle's for an endpoint (`networks-ssid-put`, docs/layout.md), else one of
    * the same form (`auth-local-post`). It is the operationId; its first segment is the tag.
    */
   name: string;

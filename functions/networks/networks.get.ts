@@ -1,8 +1,8 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
-import { chuteNetworks, loadChute, networkSummary } from './lookup.ts';
-import { pathParams } from './params.ts';
-import { ChuteRequestSchema, NetworkListSchema, type NetworkList } from './schemas.ts';
+import { chuteNetworks, loadChute, networkSummary } from '../chutes/lookup.ts';
+import { pathParams } from '../chutes/params.ts';
+import { ChuteRequestSchema, NetworkListSchema, type NetworkList } from '../chutes/schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/networks', "The networks of a chute's configuration");
 export const request = ChuteRequestSchema;

@@ -3,8 +3,8 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { hostapdAnswer, parseHostapdReply } from '../parsers/hostapd.ts';
-import { requestedNetwork } from './lookup.ts';
-import { HostapdStatusSchema, type HostapdStatus, NetworkRequestSchema } from './schemas.ts';
+import { requestedNetwork } from '../chutes/lookup.ts';
+import { HostapdStatusSchema, type HostapdStatus, NetworkRequestSchema } from '../chutes/schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/hostapd_status', "The access point's low-level status (hostapd STATUS)");
 export const request = NetworkRequestSchema;

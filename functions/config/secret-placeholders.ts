@@ -1,6 +1,11 @@
+/**
+ * The `[redacted]` placeholders of secrets in configuration documents, the chutes' and the host's:
+ * GETs answer them in place of secrets (`redactDocument`), and a PUT or a queued change puts the
+ * stored secret back in their place (`restoreRedacted`, `resolvePlaceholders`).
+ */
 import { inputPath, type InputError } from '../core/problem.ts';
 import { isSecretName, REDACTED } from '../parsers/environ.ts';
-import { mapping } from './chute-record.ts';
+import { mapping } from '../chutes/chute-record.ts';
 
 /**
  * Field names of Wi-Fi secrets that the environment rule (`isSecretName`) does not catch: a network's

@@ -2,8 +2,8 @@ import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { parseLeases } from '../parsers/dnsmasq-leases.ts';
-import { requestedNetwork } from './lookup.ts';
-import { LeaseListSchema, type LeaseList, NetworkRequestSchema } from './schemas.ts';
+import { requestedNetwork } from '../chutes/lookup.ts';
+import { LeaseListSchema, type LeaseList, NetworkRequestSchema } from '../chutes/schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/leases', "The DHCP leases of a chute network's dnsmasq");
 export const request = NetworkRequestSchema;

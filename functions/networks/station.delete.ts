@@ -2,8 +2,8 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { disconnectStation } from './connected-stations.ts';
-import { requestedStation } from './lookup.ts';
-import { MessageSchema, type Message, StationRequestSchema } from './schemas.ts';
+import { requestedStation } from '../chutes/lookup.ts';
+import { MessageSchema, type Message, StationRequestSchema } from '../chutes/schemas.ts';
 
 export const route = defineRoute('DELETE /api/v1/chutes/:chute/networks/:network/stations/:mac', 'Disconnect a station from an access point');
 export const request = StationRequestSchema;

@@ -3,8 +3,8 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { decodeSsid, parseHostapdReply } from '../parsers/hostapd.ts';
-import { requestedNetwork } from './lookup.ts';
-import { NetworkRequestSchema, SsidRecordSchema, type SsidRecord } from './schemas.ts';
+import { requestedNetwork } from '../chutes/lookup.ts';
+import { NetworkRequestSchema, SsidRecordSchema, type SsidRecord } from '../chutes/schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/ssid', 'The SSID and BSSID an access point broadcasts');
 export const request = NetworkRequestSchema;

@@ -2,8 +2,8 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { connectedStation } from './connected-stations.ts';
-import { requestedStation } from './lookup.ts';
-import { StationRecordSchema, type StationRecord, StationRequestSchema } from './schemas.ts';
+import { requestedStation } from '../chutes/lookup.ts';
+import { StationRecordSchema, type StationRecord, StationRequestSchema } from '../chutes/schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/stations/:mac', 'One station connected to an access point');
 export const request = StationRequestSchema;

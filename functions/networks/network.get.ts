@@ -1,8 +1,8 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
-import { findNetwork, networkSummary } from './lookup.ts';
-import { pathParams } from './params.ts';
-import { NetworkRequestSchema, NetworkSummarySchema, type NetworkSummary } from './schemas.ts';
+import { findNetwork, networkSummary } from '../chutes/lookup.ts';
+import { pathParams } from '../chutes/params.ts';
+import { NetworkRequestSchema, NetworkSummarySchema, type NetworkSummary } from '../chutes/schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network', 'One network of a chute');
 export const request = NetworkRequestSchema;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretField, redactDocument, resolvePlaceholders, restoreRedacted } from './redact.ts';
+import { isSecretField, redactDocument, resolvePlaceholders, restoreRedacted } from './secret-placeholders.ts';
 
 describe('redactDocument', () => {
   it('replaces the values of secret-looking fields at any depth and keeps everything else', () => {

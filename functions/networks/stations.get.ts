@@ -1,8 +1,8 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
 import { connectedStations } from './connected-stations.ts';
-import { requestedNetwork } from './lookup.ts';
-import { NetworkRequestSchema, StationListSchema, type StationList } from './schemas.ts';
+import { requestedNetwork } from '../chutes/lookup.ts';
+import { NetworkRequestSchema, StationListSchema, type StationList } from '../chutes/schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/stations', 'The stations connected to an access point');
 export const request = NetworkRequestSchema;

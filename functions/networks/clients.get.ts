@@ -4,8 +4,8 @@ import type { Handler } from '../core/invoke.ts';
 import { parseLeases, type LeaseRecord } from '../parsers/dnsmasq-leases.ts';
 import type { StationRecord } from '../parsers/iw-station.ts';
 import { connectedStations } from './connected-stations.ts';
-import { requestedNetwork } from './lookup.ts';
-import { ClientListSchema, type ClientList, NetworkRequestSchema, type Client } from './schemas.ts';
+import { requestedNetwork } from '../chutes/lookup.ts';
+import { ClientListSchema, type ClientList, NetworkRequestSchema, type Client } from '../chutes/schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute/networks/:network/clients', 'Stations of an access point with their DHCP lease (IP, host name)');
 export const request = NetworkRequestSchema;

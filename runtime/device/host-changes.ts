@@ -1,0 +1,42 @@
+import path from 'node:path';
+import type { ChuteAction, DeviceAction } from '../../functions/core/device.ts';
+import type { ChangeLogBound } from '../changes/bound.ts';
+import { CHANGES_DIR } from '../changes/log.ts';
+import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeRunner } from '../changes/runner.ts';
+import type { HostParts } from './host-parts.ts';
+
+/**
+ * The host's change pipeline (runtime/changes/runner.ts), its log in `<stateDir>/changes`, kept within
+ * `bound`: changes to chutes run on the engine (`HostChutes.effects`), changes of the device itself in
+ * the device configuration.
+ */
+export function hostChanges(host: HostParts, bound: ChangeLogBound | undefined): ChangeRunner {
+  /** The effect of a chute action, from the chute-lifecycle bundle (loaded on the first change); the host configuration renders the chute's networks after it. */
+  const onChute =
+    <A extends ChuteAction>(action: A): ChangeEffect<A> =>
+    async (request, note, id) => {
+      const chutes = await host.chutesOnEngine();
+      if (chutes === null) throw new Error('the container engine client cannot be loaded');
+      const after = await (chutes.effects[action] as ChangeEffect<A>)(request, note, id);
+      // The chutes' networks are part of the system configuration.
+      if (action !== 'start' && action !== 'stop' && action !== 'restart') await (await host.config.started()).hostConfig.refresh();
+      return after;
+    };
+  /** The effect of a change of the device itself, from the configuration bundle. */
+  const onDevice =
+    <A extends DeviceAction>(action: A): ChangeEffect<A> =>
+    async (request, note, id) =>
+      ((await host.config.started()).effects[action] as ChangeEffect<A>)(request, note, id);
+  const changesDir = path.join(host.stateDir, CHANGES_DIR);
+  return changeRunner({
+    // The change log's files (dist/change-log.mjs), loaded when the log is first opened.
+    openLog: () => import('../changes/log.ts').then((log) => log.openChangeLog(changesDir, Date.now)),
+    bound,
+    effects: {
+      ...chuteEffectsBy(onChute),
+      'update-hostconfig': onDevice('update-hostconfig'),
+      reboot: onDevice('reboot'),
+      shutdown: onDevice('shutdown'),
+    },
+  });
+}
