@@ -4,7 +4,8 @@ import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { CONTROL_RANGE } from './control-characters.ts';
 
 /*
- * The request bodies of the chute endpoints, which handlers validate at run time (`validate`):
+ * The request bodies of the chute endpoints (and the query of an image upload), which handlers
+ * validate at run time (`validate`, `validateQuery`):
  * kept apart from schemas.ts (which re-exports them), so a handler's bundle holds only these.
  */
 
@@ -77,6 +78,13 @@ export function isImageReference(text: string): boolean {
   const name = IMAGE_REFERENCE.exec(text)?.groups?.name;
   return name !== undefined && name.length <= 255;
 }
+
+/**
+ * The query of an install from an image archive (`POST /api/v1/chutes?name=<chute>&version=<v>`):
+ * `name`, a chute name (a missing one is told with the archive's own violations). Other parameters,
+ * `version` among them, are taken as they are.
+ */
+export const ImageUploadQuerySchema = z.object({ name: z.optional(z.string().check(z.regex(CHUTE_NAME, { error: CHUTE_NAME_MESSAGE }))) });
 
 /** `cpu_shares` below 2 is not a weight the engine takes (the kernel's minimum). */
 export const MIN_CPU_SHARES = 2;
