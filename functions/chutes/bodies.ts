@@ -17,13 +17,18 @@ function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
+const SSID_TOO_LONG = { error: `must be at most ${SSID_MAX_BYTES} bytes in UTF-8` };
+
 /**
  * An SSID as chutebox takes it: 1 to 32 bytes, UTF-8 text without control characters. The one rule
  * of PUT …/ssid, of a chute configuration's `ssid`, of the emulator's hostapd `SET ssid` and of its state.
+ * The 32 bytes imply at most 32 characters, which the OpenAPI document says (`maxLength`); the
+ * refinement counts the bytes of a shorter text, which JSON Schema cannot.
  */
 export const SsidSchema = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).check(
   z.minLength(1, { error: 'must not be empty' }),
-  z.refine((ssid: string) => utf8Length(ssid) <= SSID_MAX_BYTES, { error: `must be at most ${SSID_MAX_BYTES} bytes in UTF-8` }),
+  z.maxLength(SSID_MAX_BYTES, SSID_TOO_LONG),
+  z.refine((ssid: string) => ssid.length > SSID_MAX_BYTES || utf8Length(ssid) <= SSID_MAX_BYTES, SSID_TOO_LONG),
   z.regex(new RegExp(`^[^${CONTROL_RANGE}]*$`), { error: 'must not contain control characters' }),
 );
 
