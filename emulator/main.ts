@@ -74,7 +74,7 @@ const SWITCHES = [
     env: 'CHUTEBOX_VALIDATE',
     description:
       'check every request below /api/v1 against the OpenAPI document (GET /api/v1/openapi.json) and answer one outside it with a problem ' +
-      '(400 naming the rule broken, or 404, 405, 415), after the credentials; log each answer that breaks the document to stderr',
+      'naming the rule broken, with the status the API gives it (400, 404, 405, 415, 422, 426), after the credentials; log each answer that breaks the document to stderr',
   },
   {
     flag: 'validate-log',

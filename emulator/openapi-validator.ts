@@ -9,9 +9,10 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import type { Hono } from 'hono';
 import { mediaType } from '../functions/core/body.ts';
-import { documentKind, parseYaml } from '../functions/core/body-formats/index.ts';
+import { documentKind, parseJson, parseYaml } from '../functions/core/body-formats/index.ts';
 import { inputPath, isHttpProblem, problem, PROBLEM_CONTENT_TYPE, toProblem, type InputError } from '../functions/core/problem.ts';
 import { corsPolicy } from '../runtime/http/cors.ts';
+import { choosingBranches } from './openapi-branches.ts';
 
 /** What `--validate` does with a request outside the document: `refuse` answers it (400, 404, 405, 415); `log` only logs it. */
 export type ValidationMode = 'refuse' | 'log';
@@ -34,6 +35,9 @@ export type Fetch = Hono['fetch'];
 
 /** The beginning of every line the validator logs; test/support/spawn.ts reads them. */
 export const LOG_PREFIX = 'openapi:';
+
+/** How a `$ref` to a schema of the document begins. */
+const SCHEMA_REF = '#/components/schemas/';
 
 /** Requests under this prefix are checked, besides those on a path of the document (the change stream). */
 const API_PREFIX = '/api/v1';
@@ -82,19 +86,36 @@ interface DocumentPath {
 type Verdict =
   | { kind: 'outside-scope' }
   | { kind: 'unknown'; status: 404 | 405; errors: InputError[]; allow?: string }
-  | { kind: 'operation'; operation: Operation; errors: InputError[]; status: 400 | 415; body?: ArrayBuffer };
+  | { kind: 'operation'; operation: Operation; errors: InputError[]; status: number; body?: ArrayBuffer };
+
+/** A rule a request breaks, and the status the API answers it with (docs/api/README.md#errors). */
+interface Broken {
+  status: number;
+  error: InputError;
+}
+
+/**
+ * Which status a request that breaks several rules gets, as the API checks them: what cannot be read
+ * (a path or query parameter, the body's JSON or YAML) first, then a missing `Upgrade`, the media
+ * type, and the rules of what was read.
+ */
+const PRECEDENCE = [400, 426, 415, 422];
 
 /**
  * The emulated router's `fetch` wrapped by the OpenAPI validator: requests below `/api/v1` (and on any
  * path of the document) are checked against the document: path and method, path parameters, required
  * headers, the request body's media type and, for JSON and YAML, its content. One outside the
- * document is answered (`refuse`: 404 or 405 for a path or method the document has not, 415 for a
- * media type the operation does not take, else 400, each a problem whose `errors` name the rule and
- * where) after the credentials are checked as the API checks them (a request without them stays a
- * 401); `log` hands it to the handlers all the same. Each answer is checked against the operation's
+ * document is answered (`refuse`) with the status the API gives it, and `errors` naming the rule and
+ * the field as the API names it: 404 or 405 for a path or method the document has not; 400 for a
+ * malformed path or query parameter or a body that is not JSON or YAML; 426 without `Upgrade` on a
+ * websocket path; 415 for a media type the operation does not take; 422 for a body the schema refuses
+ * (of a union, the rules of the branch the body chose: `choosingBranches`). Only the rules of the
+ * status that wins are listed (`PRECEDENCE`), as the API stops at the first check that fails. The
+ * credentials are checked first, as the API checks them (a request without them stays a 401); `log`
+ * hands the request to the handlers all the same. Each answer is checked against the operation's
  * answer for its status and media type; one that breaks it is logged and served unchanged. Every
  * request or answer outside the document is one line of `options.log`:
- * `openapi: request PUT /api/v1/chutes/a/networks/b/ssid 400 refused: body.ssid must be string`.
+ * `openapi: request PUT /api/v1/chutes/a/networks/b/ssid 422 refused: body.ssid must be string`.
  * Websocket upgrades, preflights and every other path (`/_chutebox/*`, `/docs`) pass untouched.
  *
  * @throws Error when there is no document: neither `openapi.json` beside `options.functionsDir` nor a
@@ -175,7 +196,7 @@ function refuse(verdict: Exclude<Verdict, { kind: 'outside-scope' }>): { status:
   const operation = verdict.kind === 'operation' ? verdict.operation.operationId : undefined;
   const detail = `the request is outside the API's OpenAPI document (GET /api/v1/openapi.json)${operation === undefined ? '' : ` for ${operation}`}: ${rules(errors.slice(0, 1))}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
   const extensions = operation === undefined ? {} : { operation };
-  const headers = verdict.kind === 'unknown' && verdict.allow !== undefined ? { allow: verdict.allow } : {};
+  const headers = verdict.kind === 'unknown' && verdict.allow !== undefined ? { allow: verdict.allow } : status === 426 ? { upgrade: 'websocket' } : {};
   return { status, body: problem(status, detail, errors, extensions), headers: headers as Record<string, string> };
 }
 
@@ -210,14 +231,17 @@ async function readDocument(functionsDir: string): Promise<Document> {
 function documentChecks(document: Document) {
   const ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });
   addFormats(ajv);
+  // Each union a body chooses a branch of as a chain that reports the chosen branch's errors alone.
+  const schemas = document.components.schemas ?? {};
+  const resolve = (ref: string) => (ref.startsWith(SCHEMA_REF) ? schemas[ref.slice(SCHEMA_REF.length)] : undefined);
+  const branching = (schema: unknown) => JSON.stringify(choosingBranches(schema, resolve));
   // The components as `$defs` of one schema, so that every `$ref` of the document resolves there.
-  const defs = JSON.parse(JSON.stringify(document.components.schemas ?? {}).replaceAll('"#/components/schemas/', '"#/$defs/'));
-  ajv.addSchema({ $id: 'openapi', $defs: defs });
+  ajv.addSchema({ $id: 'openapi', $defs: JSON.parse(branching(schemas).replaceAll(`"${SCHEMA_REF}`, '"#/$defs/')) });
   const compiled = new Map<unknown, ValidateFunction>();
   const validator = (schema: unknown): ValidateFunction => {
     let validate = compiled.get(schema);
     if (validate === undefined) {
-      validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"openapi#/$defs/')) as object);
+      validate = ajv.compile(JSON.parse(branching(schema).replaceAll(`"${SCHEMA_REF}`, '"openapi#/$defs/')) as object);
       compiled.set(schema, validate);
     }
     return validate;
@@ -268,17 +292,18 @@ function documentChecks(document: Document) {
         return { kind: 'unknown', status: 405, allow, errors: [{ path: 'method', message: `must be one of ${allow} on ${found[0]!.path.template}` }] };
       }
       const operation = match.path.methods[method]!;
-      const errors: InputError[] = [];
+      const broken: Broken[] = [];
+      const verdict = (body?: ArrayBuffer): Verdict => ({ kind: 'operation', operation, ...decided(broken), ...(body === undefined ? {} : { body }) });
       for (const parameter of operation.parameters ?? []) {
         const at =
           parameter.in === 'path' ? `params.${parameter.name}` : `${parameter.in === 'header' ? 'headers' : parameter.in}.${parameter.name.toLowerCase()}`;
         const value = parameterValue(parameter, request, match.params);
-        if (value === null) errors.push({ path: at, message: 'is not valid percent-encoding' });
+        if (value === null) broken.push({ status: 400, error: { path: at, message: 'is not valid percent-encoding' } });
         else if (value === undefined) {
-          if (parameter.required) errors.push({ path: at, message: 'is required' });
-        } else if (parameter.schema !== undefined) errors.push(...check(parameter.schema, value, at));
+          if (parameter.required) broken.push({ status: missingStatus(parameter), error: { path: at, message: 'is required' } });
+        } else if (parameter.schema !== undefined) broken.push(...check(parameter.schema, value, at).map((error) => ({ status: 400, error })));
       }
-      if (operation.requestBody === undefined) return { kind: 'operation', operation, errors, status: 400 };
+      if (operation.requestBody === undefined) return verdict();
 
       const { required = false, content } = operation.requestBody;
       const headers = request.headers;
@@ -286,23 +311,26 @@ function documentChecks(document: Document) {
       const length = headers.get('content-length');
       const carriesBody = length !== null ? length !== '0' : headers.get('transfer-encoding') !== null || request.body !== null;
       if (!carriesBody) {
-        if (required) errors.push({ path: 'body', message: `is required (${Object.keys(content).join(', ')})` });
-        return { kind: 'operation', operation, errors, status: 400 };
+        if (required) broken.push({ status: 422, error: { path: 'body', message: `is required (${Object.keys(content).join(', ')})` } });
+        return verdict();
       }
       const type = mediaType(headers.get('content-type') ?? undefined);
       const media = content[type];
       if (media === undefined) {
-        errors.push({ path: 'headers.content-type', message: `must be one of ${Object.keys(content).join(', ')}, not ${type || 'none'}` });
-        return { kind: 'operation', operation, errors, status: errors.length === 1 ? 415 : 400 };
+        broken.push({
+          status: 415,
+          error: { path: 'headers.content-type', message: `must be one of ${Object.keys(content).join(', ')}, not ${type || 'none'}` },
+        });
+        return verdict();
       }
       // Raw bytes (an upload, an empty Media Type Object): the media type is all there is to check.
-      if (media.schema === undefined || Number(headers.get('content-length') ?? 0) > MAX_CHECKED_BODY)
-        return { kind: 'operation', operation, errors, status: 400 };
+      if (media.schema === undefined || Number(headers.get('content-length') ?? 0) > MAX_CHECKED_BODY) return verdict();
       const body = await request.arrayBuffer();
-      if (body.byteLength > MAX_CHECKED_BODY) return { kind: 'operation', operation, errors, status: 400, body };
+      if (body.byteLength > MAX_CHECKED_BODY) return verdict(body);
       const parsed = parsedDocument(type, new TextDecoder().decode(body));
-      errors.push(...('error' in parsed ? [parsed.error] : check(media.schema, parsed.value, 'body')));
-      return { kind: 'operation', operation, errors, status: 400, body };
+      if ('error' in parsed) broken.push({ status: 400, error: parsed.error });
+      else broken.push(...check(media.schema, parsed.value, 'body').map((error) => ({ status: 422, error })));
+      return verdict(body);
     },
 
     /** The rules an answer breaks: its status not described, a media type not described, a body its schema rejects. */
@@ -326,13 +354,27 @@ function documentChecks(document: Document) {
   };
 }
 
-/** A body's text as YAML for a YAML media type, else as JSON; or the rule it breaks when it does not parse. */
+/**
+ * The status and the rules of a request that breaks `broken`: the first status of `PRECEDENCE` among
+ * them, and only its rules, as the API answers the first check that fails.
+ */
+function decided(broken: readonly Broken[]): { status: number; errors: InputError[] } {
+  const status = PRECEDENCE.find((candidate) => broken.some((rule) => rule.status === candidate)) ?? 400;
+  return { status, errors: broken.filter((rule) => rule.status === status).map((rule) => rule.error) };
+}
+
+/** The status of a missing required parameter: 426 for `Upgrade` (a websocket path), as the API answers; else 422, a required field missing. */
+function missingStatus(parameter: Parameter): number {
+  return parameter.in === 'header' && parameter.name.toLowerCase() === 'upgrade' ? 426 : 422;
+}
+
+/** A body's text as YAML for a YAML media type, else as JSON, read as the API reads it; or the rule it breaks when it does not parse (the API's, naming `body`). */
 function parsedDocument(type: string, text: string): { value: unknown } | { error: InputError } {
-  const yaml = documentKind(type) === 'yaml';
   try {
-    return { value: yaml ? parseYaml(text) : JSON.parse(text) };
+    return { value: documentKind(type) === 'yaml' ? parseYaml(text) : parseJson(text) };
   } catch (error) {
-    return { error: { path: 'body', message: `is not valid ${yaml ? 'YAML' : 'JSON'}: ${(error as Error).message}` } };
+    if (!isHttpProblem(error) || error.errors?.[0] === undefined) throw error;
+    return { error: error.errors[0] };
   }
 }
 
@@ -367,6 +409,8 @@ export function inputErrors(errors: readonly ErrorObject[], at: string): InputEr
       .map((key) => (/^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : key));
     let where = inputPath(at, keys);
     let message = error.message ?? 'is not valid';
+    // A chain of `choosingBranches` says which branch failed; the branch's own errors say why.
+    if (error.keyword === 'if') continue;
     if (error.keyword === 'required') {
       where = inputPath(where, [(error.params as { missingProperty: string }).missingProperty]);
       message = 'is required';

@@ -114,6 +114,6 @@ describe('chutebox emulate: POST /api/v1/changes/ with a reboot', () => {
       'the emulated device does not really reboot: nothing is restarted, its uptime goes on, and what changed since the emulator started stays',
     );
     const refused = await call(server.url, 'POST', '/api/v1/changes/', { json: { ...REBOOT, updateClass: 'CHUTE' } });
-    expect(refused).toMatchObject({ status: 422, body: { errors: [{ path: 'updateClass' }] } });
+    expect(refused).toMatchObject({ status: 422, body: { errors: [{ path: 'body.updateClass' }] } });
   });
 });

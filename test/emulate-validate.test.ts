@@ -43,15 +43,15 @@ describe('chutebox emulate --validate', () => {
     expect(server.output()).toContain('requests outside the OpenAPI document are refused');
   });
 
-  it('answers 400 naming the field for a body the document refuses, and logs it', async () => {
+  it('answers 422 naming the field for a body the document refuses, as the API does, and logs it', async () => {
     const { answer, lines } = await logged(server, () => api('PUT', '/chutes/hotspot/networks/guest/ssid', BAD_SSID));
     expect(answer).toMatchObject({
-      status: 400,
+      status: 422,
       type: 'application/problem+json',
       body: {
         type: 'about:blank',
-        title: 'Bad Request',
-        status: 400,
+        title: 'Unprocessable Content',
+        status: 422,
         operation: 'networks-ssid-put',
         errors: [{ path: 'body.ssid', message: 'must be string' }],
       },
@@ -59,13 +59,13 @@ describe('chutebox emulate --validate', () => {
     expect(answer.body.detail).toMatch(/outside the API's OpenAPI document .*body\.ssid must be string/);
     expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(lines).toEqual([
-      { kind: 'request', method: 'PUT', path: '/api/v1/chutes/hotspot/networks/guest/ssid', status: 400, rules: 'body.ssid must be string' },
+      { kind: 'request', method: 'PUT', path: '/api/v1/chutes/hotspot/networks/guest/ssid', status: 422, rules: 'body.ssid must be string' },
     ]);
   });
 
   it('names every violation: a missing field, one the schema does not allow', async () => {
     const answer = await api('POST', '/config/sshKeys/paradrop', {});
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(422);
     expect(answer.body.errors).toEqual(
       expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^body\.\w+$/), message: 'is required' })]),
     );
@@ -99,16 +99,40 @@ describe('chutebox emulate --validate', () => {
     expect(await api('PUT', '/chutes/hello-world', '{}')).toMatchObject({ status: 415, body: { errors: [{ path: 'headers.content-type' }] } });
   });
 
-  it('checks a YAML body against the same schema as JSON', async () => {
+  it('checks a YAML body against the same schema as JSON: 422 for a rule it breaks, 400 naming the body, line and column when it is no YAML', async () => {
     const answer = await api('PUT', '/chutes/hello-world/config', 'web:\n  port: eighty\n', 'application/yaml');
-    expect(answer).toMatchObject({ status: 400, body: { errors: [{ path: 'body.web.port', message: 'must be number' }] } });
+    expect(answer).toMatchObject({ status: 422, body: { errors: [{ path: 'body.web.port', message: 'must be number' }] } });
     const malformed = await api('PUT', '/chutes/hello-world/config', 'web: [\n', 'application/yaml');
-    expect(malformed).toMatchObject({ status: 400, body: { errors: [{ path: 'body', message: expect.stringMatching(/^is not valid YAML/) }] } });
+    expect(malformed).toMatchObject({
+      status: 400,
+      body: { errors: [{ path: 'body', message: expect.stringMatching(/^is not valid YAML: .* at line \d+, column \d+$/) }] },
+    });
   });
 
-  it('answers 400 for a missing required body', async () => {
+  it('answers 422 for a missing required body, as for any missing field', async () => {
     const answer = await call(server.url, 'PUT', '/api/v1/chutes/hotspot/networks/guest/ssid', { headers: { authorization } });
-    expect(answer).toMatchObject({ status: 400, body: { errors: [{ path: 'body', message: expect.stringMatching(/^is required/) }] } });
+    expect(answer).toMatchObject({ status: 422, body: { errors: [{ path: 'body', message: expect.stringMatching(/^is required/) }] } });
+  });
+
+  it('reports the rules of the branch a network entry chose by its type and mode, or the values they may take', async () => {
+    const install = (entry: Record<string, unknown>) => api('POST', '/chutes', { name: 'branchy', image: 'busybox:1', config: { net: { w: entry } } });
+    const wifi = await install({ type: 'wifi', intfName: 'BAD', key: 'short' });
+    expect(wifi.status).toBe(422);
+    expect(wifi.body.errors).toEqual([
+      { path: 'body.config.net.w.intfName', message: expect.stringMatching(/^must match pattern/) },
+      { path: 'body.config.net.w.key', message: 'must NOT have fewer than 8 characters' },
+    ]);
+    const monitor = await install({ type: 'wifi', mode: 'monitor' });
+    expect(monitor.body.errors).toEqual([{ path: 'body.config.net.w.intfName', message: 'is required' }]);
+    const vlan = await install({ type: 'vlan', intfName: 'vlan0' });
+    expect(vlan.body.errors).toEqual([{ path: 'body.config.net.w.vlan_id', message: 'is required' }]);
+    expect((await install({ type: 'mesh', intfName: 'mesh0' })).body.errors).toEqual([
+      { path: 'body.config.net.w.type', message: 'must be one of "wifi", "vlan"' },
+    ]);
+    expect((await install({ type: 'wifi', mode: 'mesh', intfName: 'w0' })).body.errors).toEqual([
+      { path: 'body.config.net.w.mode', message: 'must be one of "ap", "monitor"' },
+    ]);
+    expect((await install({ intfName: 'w0' })).body.errors).toEqual([{ path: 'body.config.net.w.type', message: 'is required' }]);
   });
 
   it('passes a request the document takes to the handlers, which answer it, refinements of their own included', async () => {
@@ -122,8 +146,9 @@ describe('chutebox emulate --validate', () => {
     expect(lines).toEqual([]);
   });
 
-  it('lets query parameters through: the document describes none, and OpenAPI allows those it does not name', async () => {
+  it('checks the query parameters the document names, and lets others through, as OpenAPI allows', async () => {
     expect((await api('GET', '/chutes?unknown=1')).status).toBe(200);
+    expect(await api('GET', '/changes?limit=ten')).toMatchObject({ status: 400, body: { errors: [{ path: 'query.limit' }] } });
   });
 
   it('leaves /_chutebox/state alone: its answers are its own, nothing is logged', async () => {
@@ -136,13 +161,14 @@ describe('chutebox emulate --validate', () => {
     expect(openApiVerdicts(server.output()).filter((line) => line.path.startsWith('/_chutebox'))).toEqual([]);
   });
 
-  it('passes websocket upgrades untouched; a GET of a websocket path without Upgrade is outside the document', async () => {
+  it('passes websocket upgrades untouched; a GET of a websocket path without Upgrade is outside the document: 426, as the API answers', async () => {
     const ws = await openWebSocket(`${server.url}/ws/changes/1/stream`, { authorization });
     // No change 1 yet, or one: either way the answer is the API's own, not the validator's.
     if ('status' in ws) expect(ws.body.operation).toBeUndefined();
     else ws.close();
     const plain = await call(server.url, 'GET', '/api/v1/chutes/hotspot/networks/guest/hostapd_control/ws', { headers: { authorization } });
-    expect(plain).toMatchObject({ status: 400, body: { errors: [{ path: 'headers.upgrade', message: 'is required' }] } });
+    expect(plain).toMatchObject({ status: 426, body: { errors: [{ path: 'headers.upgrade', message: 'is required' }] } });
+    expect(plain.headers.get('upgrade')).toBe('websocket');
   });
 });
 
@@ -191,7 +217,7 @@ describe('CHUTEBOX_VALIDATE=1', () => {
     const server = await start(['emulate', '--port', '0', '--no-auth'], { ...CLEAN_ENV, CHUTEBOX_VALIDATE: '1' });
     expect(server.output()).toContain('requests outside the OpenAPI document are refused');
     expect(await callApi(server, 'PUT', '/chutes/hotspot/networks/guest/ssid', BAD_SSID)).toMatchObject({
-      status: 400,
+      status: 422,
       body: { operation: 'networks-ssid-put' },
     });
   });
@@ -200,7 +226,7 @@ describe('CHUTEBOX_VALIDATE=1', () => {
 describe('emulatorApp({ validate }) in process', () => {
   const functionsDir = fileURLToPath(new URL('../dist/functions/', import.meta.url));
 
-  it('answers 400 with validate: true, and the handlers with validate: "log"', async () => {
+  it('answers the 422 itself with validate: true, and the handlers with validate: "log"', async () => {
     const lines: string[] = [];
     const original = console.error;
     console.error = (line: string) => void lines.push(line);
@@ -213,14 +239,14 @@ describe('emulatorApp({ validate }) in process', () => {
           body: JSON.stringify(BAD_SSID),
         });
       const refused = await refusing.app.fetch(request());
-      expect(refused.status).toBe(400);
+      expect(refused.status).toBe(422);
       expect(await refused.json()).toMatchObject({ errors: [{ path: 'body.ssid', message: 'must be string' }] });
 
       const logging = await emulatorApp({ functionsDir, auth: false, validate: 'log' });
       const served = await logging.app.fetch(request());
       expect(served.status).toBe(422);
       expect(lines).toEqual([
-        'openapi: request PUT /api/v1/chutes/hotspot/networks/guest/ssid 400 refused: body.ssid must be string',
+        'openapi: request PUT /api/v1/chutes/hotspot/networks/guest/ssid 422 refused: body.ssid must be string',
         'openapi: request PUT /api/v1/chutes/hotspot/networks/guest/ssid 422 served: body.ssid must be string',
       ]);
     } finally {

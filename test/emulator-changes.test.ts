@@ -166,7 +166,7 @@ net:
         staff: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 },
       },
     };
-    const paths = ['net.guest.dhcp.limit', 'net.guest.key', 'net.guest.ssid', 'net.staff.vlan_id', 'web.port'];
+    const paths = ['body.net.guest.dhcp.limit', 'body.net.guest.key', 'body.net.guest.ssid', 'body.net.staff.vlan_id', 'body.web.port'];
     const json = await call(server, 'PUT', '/chutes/hotspot/config', bad);
     expect(json).toMatchObject({ status: 422, type: 'application/problem+json' });
     expect(json.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(paths);
@@ -174,7 +174,7 @@ net:
     expect(yaml.status).toBe(422);
     expect(yaml.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(paths);
     const placeholder = await call(server, 'PUT', '/chutes/hotspot/config', { net: { guest: { type: 'wifi', intfName: 'wlan0', key: '[redacted]' } } });
-    expect(placeholder.body.errors).toEqual([{ path: 'net.guest.key', message: expect.stringContaining('no secret here to keep') }]);
+    expect(placeholder.body.errors).toEqual([{ path: 'body.net.guest.key', message: expect.stringContaining('no secret here to keep') }]);
     expect((await call(server, 'GET', '/chutes/hotspot/config')).body).toEqual(before);
     expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
   });
@@ -280,10 +280,12 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
     const body = { name: 'clashing', image: 'busybox:latest', config: { net: { wlan: { ...CONFIG.net.wlan, ipv4_network: '192.168.1.0/24' } } } };
     const refused = await call(server, 'POST', '/chutes/', body);
     expect(refused.status).toBe(422);
-    expect(refused.body.errors).toEqual([{ path: 'net.wlan.ipv4_network', message: "192.168.1.0/24 overlaps 192.168.1.0/24, the host's network on br-lan" }]);
+    expect(refused.body.errors).toEqual([
+      { path: 'body.config.net.wlan.ipv4_network', message: "192.168.1.0/24 overlaps 192.168.1.0/24, the host's network on br-lan" },
+    ]);
     const taken = await call(server, 'POST', '/chutes/', { ...body, config: { net: { wlan: { ...CONFIG.net.wlan, ipv4_network: '192.168.128.128/25' } } } });
     expect(taken.body.errors).toEqual([
-      { path: 'net.wlan.ipv4_network', message: '192.168.128.128/25 overlaps 192.168.128.0/24, network wifi of chute hello-world' },
+      { path: 'body.config.net.wlan.ipv4_network', message: '192.168.128.128/25 overlaps 192.168.128.0/24, network wifi of chute hello-world' },
     ]);
     expect((await call(server, 'GET', '/chutes/clashing')).status).toBe(404);
   });
@@ -311,7 +313,12 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
       config: { web: { port: 0 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33) } } },
     });
     expect(bad).toMatchObject({ status: 422, type: 'application/problem+json' });
-    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['config.net.wlan.ssid', 'config.web.port', 'image', 'name']);
+    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).toEqual([
+      'body.config.net.wlan.ssid',
+      'body.config.web.port',
+      'body.image',
+      'body.name',
+    ]);
     expect((await call(server, 'GET', '/chutes/-bad')).status).toBe(400);
     expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
   });

@@ -115,21 +115,21 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
     };
     expect(paths(await call(server, 'PUT', '/config/hostconfig', bad))).toEqual(
       expect.arrayContaining([
-        'firewall.defaults.input',
-        'firewall.defaults.forward',
-        'lan.ipaddr',
-        'wifi[0].channel',
-        'telemetry.enabled',
-        'telemetry.interval',
+        'body.firewall.defaults.input',
+        'body.firewall.defaults.forward',
+        'body.lan.ipaddr',
+        'body.wifi[0].channel',
+        'body.telemetry.enabled',
+        'body.telemetry.interval',
       ]),
     );
     // The same in ParaDrop's wrapper, and in YAML.
-    expect(paths(await call(server, 'PUT', '/config/hostconfig', { config: bad }))).toContain('firewall.defaults.input');
+    expect(paths(await call(server, 'PUT', '/config/hostconfig', { config: bad }))).toContain('body.config.firewall.defaults.input');
     expect(
       paths(await call(server, 'PUT', '/config/hostconfig', 'firewall:\n  defaults: {input: ALLOW, output: ACCEPT, forward: DROP}\n', 'application/yaml')),
-    ).toEqual(expect.arrayContaining(['firewall.defaults.input', 'lan']));
+    ).toEqual(expect.arrayContaining(['body.firewall.defaults.input', 'body.lan']));
     // A Wi-Fi network on a radio the configuration does not set up.
-    expect(paths(await call(server, 'PUT', '/config/hostconfig', { ...EDITED_HOST_CONFIG, wifi: [] }))).toEqual(['wifi-interfaces[0].device']);
+    expect(paths(await call(server, 'PUT', '/config/hostconfig', { ...EDITED_HOST_CONFIG, wifi: [] }))).toEqual(['body.wifi-interfaces[0].device']);
     expect(await snapshot(server)).toEqual(before);
   });
 
@@ -186,7 +186,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       ...edited,
       'wifi-interfaces': [...edited['wifi-interfaces'], { device: 'pci-wifi-1', ssid: 'new', encryption: 'psk2', key: '[redacted]' }],
     };
-    expect(paths(await call(server, 'PUT', '/config/hostconfig', orphan))).toEqual(['wifi-interfaces[1].key']);
+    expect(paths(await call(server, 'PUT', '/config/hostconfig', orphan))).toEqual(['body.wifi-interfaces[1].key']);
     expect(await snapshot(server)).toEqual(before);
   });
 

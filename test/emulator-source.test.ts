@@ -67,7 +67,7 @@ describe('chutebox emulate: install and update a chute from its source', () => {
     expect((await send('PUT', '/chutes/ghost', source('name: ghost\n'))).status).toBe(404);
     const other = await send('PUT', '/chutes/sourced', source('name: hotspot\n'));
     expect(other.status).toBe(422);
-    expect(((await other.json()) as { errors: { path: string }[] }).errors.map((error) => error.path)).toEqual(['paradrop.yaml.name']);
+    expect(((await other.json()) as { errors: { path: string }[] }).errors.map((error) => error.path)).toEqual(['body.paradrop.yaml.name']);
     expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
   });
 

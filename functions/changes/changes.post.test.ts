@@ -33,35 +33,35 @@ describe('POST /api/v1/changes/', () => {
     expect(await device.changes()).toMatchObject([{ id: 1, action: 'reboot', chute: null, state: 'queued' }]);
   });
 
-  it('responds with 422 naming updateClass for a chute update, saying where chute changes and the host configuration go, and queues nothing', async () => {
+  it('responds with 422 naming body.updateClass for a chute update, saying where chute changes and the host configuration go, and queues nothing', async () => {
     const answer = await json({ name: 'hello', updateClass: 'CHUTE', updateType: 'start' });
     expect(answer.status).toBe(422);
     const paths = answer.body.errors.map((error: { path: string }) => error.path).sort();
-    expect(paths).toEqual(['name', 'updateClass', 'updateType']);
-    const updateClass = answer.body.errors.find((error: { path: string }) => error.path === 'updateClass');
+    expect(paths).toEqual(['body.name', 'body.updateClass', 'body.updateType']);
+    const updateClass = answer.body.errors.find((error: { path: string }) => error.path === 'body.updateClass');
     expect(updateClass.message).toMatch(/^must be ROUTER: /);
     expect(updateClass.message).toContain('POST /api/v1/chutes/<chute>/start');
     expect(updateClass.message).toContain('PUT /api/v1/config/hostconfig');
     expect(answer.submitted).toEqual([]);
   });
 
-  it('responds with 422 naming updateType for a ROUTER update other than reboot or shutdown, and naming the field that is missing', async () => {
+  it('responds with 422 naming body.updateType for a ROUTER update other than reboot or shutdown, and naming the field that is missing', async () => {
     const other = await json({ ...REBOOT, updateType: 'sethostconfig' });
     expect(other).toMatchObject({
       status: 422,
-      body: { errors: [{ path: 'updateType', message: expect.stringMatching(/^must be reboot or shutdown: .*PUT \/api\/v1\/config\/hostconfig/) }] },
+      body: { errors: [{ path: 'body.updateType', message: expect.stringMatching(/^must be reboot or shutdown: .*PUT \/api\/v1\/config\/hostconfig/) }] },
     });
     const missing = await json({ updateType: 'reboot' });
-    expect(missing).toMatchObject({ status: 422, body: { errors: [{ path: 'updateClass', message: expect.stringMatching(/^is required: /) }] } });
-    expect(missing.body.detail).toMatch(/^the change request is not valid: updateClass is required/);
+    expect(missing).toMatchObject({ status: 422, body: { errors: [{ path: 'body.updateClass', message: expect.stringMatching(/^is required: /) }] } });
+    expect(missing.body.detail).toMatch(/^the change request is not valid: body\.updateClass is required/);
     expect(other.submitted).toEqual([]);
   });
 
-  it('responds with 422 naming name when it is not __PARADROP__', async () => {
+  it('responds with 422 naming body.name when it is not __PARADROP__', async () => {
     const answer = await json({ ...REBOOT, name: 'hello' });
     expect(answer).toMatchObject({
       status: 422,
-      body: { errors: [{ path: 'name', message: expect.stringMatching(/^must be __PARADROP__ \(the device itself\) when given: /) }] },
+      body: { errors: [{ path: 'body.name', message: expect.stringMatching(/^must be __PARADROP__ \(the device itself\) when given: /) }] },
     });
     expect(answer.submitted).toEqual([]);
   });

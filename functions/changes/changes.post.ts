@@ -21,12 +21,12 @@ export const response = ChangeAcceptedSchema;
  * 422 names. The change runs the device's reboot or shutdown command; `/ws/changes/<id>/stream` and
  * `GET /api/v1/changes/<id>` follow it.
  *
- * @throws HttpProblem 400 for a malformed body, 413, 415, 422 naming `updateClass`, `updateType` or
- *   `name`, and 409 during a factory reset.
+ * @throws HttpProblem 400 for a malformed body, 413, 415, 422 naming `body.updateClass`,
+ *   `body.updateType` or `body.name`, and 409 during a factory reset.
  * @example
  * await handle({ …, headers: { 'content-type': 'application/json' }, text: '{"name": "__PARADROP__", "updateClass": "ROUTER", "updateType": "reboot"}' }, device) // { change_id: 9 }
  */
 export const handle: Handler<ChangeAccepted> = async (input, device) => {
-  const { updateType } = validate(DeviceChangeBodySchema, decodeDocumentBody(input.headers['content-type'], input.text), '', 'the change request');
+  const { updateType } = validate(DeviceChangeBodySchema, decodeDocumentBody(input.headers['content-type'], input.text), 'body', 'the change request');
   return submit(device, { action: updateType });
 };

@@ -4,7 +4,8 @@ import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { CONTROL_RANGE } from './control-characters.ts';
 
 /*
- * The request bodies of the chute endpoints, which handlers validate at run time (`validate`):
+ * The request bodies of the chute endpoints (and the query of an image upload), which handlers
+ * validate at run time (`validate`, `validateQuery`):
  * kept apart from schemas.ts (which re-exports them), so a handler's bundle holds only these.
  */
 
@@ -16,13 +17,18 @@ function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
 }
 
+const SSID_TOO_LONG = { error: `must be at most ${SSID_MAX_BYTES} bytes in UTF-8` };
+
 /**
  * An SSID as chutebox takes it: 1 to 32 bytes, UTF-8 text without control characters. The one rule
  * of PUT …/ssid, of a chute configuration's `ssid`, of the emulator's hostapd `SET ssid` and of its state.
+ * The 32 bytes imply at most 32 characters, which the OpenAPI document says (`maxLength`); the
+ * refinement counts the bytes of a shorter text, which JSON Schema cannot.
  */
 export const SsidSchema = z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).check(
   z.minLength(1, { error: 'must not be empty' }),
-  z.refine((ssid: string) => utf8Length(ssid) <= SSID_MAX_BYTES, { error: `must be at most ${SSID_MAX_BYTES} bytes in UTF-8` }),
+  z.maxLength(SSID_MAX_BYTES, SSID_TOO_LONG),
+  z.refine((ssid: string) => ssid.length > SSID_MAX_BYTES || utf8Length(ssid) <= SSID_MAX_BYTES, SSID_TOO_LONG),
   z.regex(new RegExp(`^[^${CONTROL_RANGE}]*$`), { error: 'must not contain control characters' }),
 );
 
@@ -77,6 +83,13 @@ export function isImageReference(text: string): boolean {
   const name = IMAGE_REFERENCE.exec(text)?.groups?.name;
   return name !== undefined && name.length <= 255;
 }
+
+/**
+ * The query of an install from an image archive (`POST /api/v1/chutes?name=<chute>&version=<v>`):
+ * `name`, a chute name (a missing one is told with the archive's own violations). Other parameters,
+ * `version` among them, are taken as they are.
+ */
+export const ImageUploadQuerySchema = z.object({ name: z.optional(z.string().check(z.regex(CHUTE_NAME, { error: CHUTE_NAME_MESSAGE }))) });
 
 /** `cpu_shares` below 2 is not a weight the engine takes (the kernel's minimum). */
 export const MIN_CPU_SHARES = 2;

@@ -205,11 +205,17 @@ const Ipv4NetworkSchema = z
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const RAW_WPA_KEY = /^[0-9a-fA-F]{64}$/;
 
-/** A WPA passphrase (8 to 63 printable ASCII characters) or a raw WPA key (64 hex digits). */
+const KEY_TOO_LONG = { error: 'must be at most 63 characters, or exactly 64 hex digits (a raw WPA key)' };
+
+/**
+ * A WPA passphrase (8 to 63 printable ASCII characters) or a raw WPA key (64 hex digits). The OpenAPI
+ * document says all but the hex digits of a 64-character key (`minLength`, `maxLength`, `pattern`).
+ */
 export const WpaKeySchema = z.string({ error: 'must be a string' }).check(
-  z.refine((key: string) => key.length >= 8, { error: 'must be at least 8 characters' }),
-  z.refine((key: string) => key.length <= 63 || RAW_WPA_KEY.test(key), { error: 'must be at most 63 characters, or exactly 64 hex digits (a raw WPA key)' }),
-  z.refine((key: string) => PRINTABLE_ASCII.test(key), { error: 'must be printable ASCII characters (codes 32 to 126), as a WPA passphrase is' }),
+  z.minLength(8, { error: 'must be at least 8 characters' }),
+  z.maxLength(64, KEY_TOO_LONG),
+  z.refine((key: string) => key.length !== 64 || RAW_WPA_KEY.test(key), KEY_TOO_LONG),
+  z.regex(PRINTABLE_ASCII, { error: 'must be printable ASCII characters (codes 32 to 126), as a WPA passphrase is' }),
 );
 
 /** More settings of an access point. */

@@ -39,18 +39,30 @@ describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdto
   it('responds with 422 when paradrop.yaml names another chute, for an image archive, and for a bad paradrop.yaml', async () => {
     const target = device();
     const other = await put(target, 'hello', tarArchive({ 'paradrop.yaml': 'name: other\n', Dockerfile: DOCKERFILE }));
-    expect(other.body).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/names chute other, not hello/) }] });
+    expect(other.body).toMatchObject({
+      status: 422,
+      errors: [{ path: 'body.paradrop.yaml.name', message: expect.stringMatching(/names chute other, not hello/) }],
+    });
     const archive = await put(target, 'hello', dockerSaveArchive(['hello:2']));
     expect(archive.body).toMatchObject({ status: 422, errors: [{ path: 'body', message: expect.stringMatching(/image archive/) }] });
     const light = await put(target, 'hello', tarArchive({ 'paradrop.yaml': 'name: hello\nservices:\n  main: { type: light, image: python2 }\n' }));
     expect(light.status).toBe(422);
-    expect(light.body.errors.map((error: { path: string }) => error.path)).toEqual(['paradrop.yaml.services.main.type', 'paradrop.yaml.services.main.source']);
+    expect(light.body.errors.map((error: { path: string }) => error.path)).toEqual([
+      'body.paradrop.yaml.services.main.type',
+      'body.paradrop.yaml.services.main.source',
+    ]);
     expect(target.submitted).toEqual([]);
   });
 
   it('responds with 415 for a body that is not a tar, and 400 for a bad chute name', async () => {
     const target = device();
-    expect(await put(target, 'hello', '{"config": {}}', 'application/json')).toMatchObject({ status: 415, body: { accepted: ['application/x-tar'] } });
+    expect(await put(target, 'hello', '{"config": {}}', 'application/json')).toMatchObject({
+      status: 415,
+      body: {
+        accepted: ['application/x-tar'],
+        errors: [{ path: 'headers.content-type', message: expect.stringMatching(/^must be one of application\/x-tar \(the chute's source/) }],
+      },
+    });
     expect((await put(target, '../x', tarArchive({ 'paradrop.yaml': 'name: x\n' }))).status).toBe(400);
     expect(target.submitted).toEqual([]);
   });

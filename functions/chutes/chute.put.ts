@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
-import { HttpProblem } from '../core/problem.ts';
+import { mediaType, unsupportedMediaType } from '../core/body.ts';
 import { invalidInput } from '../core/validate.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
@@ -22,16 +22,16 @@ export const response = ChangeAcceptedSchema;
  *
  * @throws HttpProblem 400 for a bad chute name, 404 for a chute that is not installed, 413, 415 for a
  *   body that is not `application/x-tar`, 422 listing every violation (`body` for a tar that is not a
- *   chute's source, `paradrop.yaml.name` when it names another chute, paths under `paradrop.yaml`).
+ *   chute's source, `body.paradrop.yaml.name` when it names another chute, paths under
+ *   `body.paradrop.yaml`).
  * @example
  * await handle({ …, params: { chute: 'hello' }, headers: { 'content-type': 'application/x-tar' }, bytes: source }, device) // { change_id: 12 }
  */
 export const handle: Handler<ChangeAccepted> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   if (input.bytes === undefined) {
-    throw new HttpProblem(415, `the request body must be ${TAR_TYPE}: the chute's source, with paradrop.yaml at its root, as pdtools update-chute sends it`, {
-      extensions: { accepted: [TAR_TYPE] },
-    });
+    const what = " (the chute's source, with paradrop.yaml at its root, as pdtools update-chute sends it)";
+    throw unsupportedMediaType(mediaType(input.headers['content-type']), [TAR_TYPE], what);
   }
   await loadChute(device, chute);
   const upload = await readUpload(input.bytes);
@@ -42,7 +42,8 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
   const source = readChuteSource(upload);
   if (source.name !== chute)
     throw invalidInput("the chute's source", [
-      { path: 'paradrop.yaml.name', message: `names chute ${source.name}, not ${chute}: a chute is updated from its own source` },
+      { path: source.namePath, message: `names chute ${source.name}, not ${chute}: a chute is updated from its own source` },
     ]);
-  return submit(device, { action: 'update', chute, version: source.version, config: source.config, environment: source.environment, source: input.bytes });
+  const update = { action: 'update', chute, version: source.version, config: source.config, environment: source.environment, source: input.bytes } as const;
+  return submit(device, update, source.configPath);
 };

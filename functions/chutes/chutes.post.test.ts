@@ -92,7 +92,7 @@ describe('POST /api/v1/chutes/', () => {
     expect(target.submitted).toEqual([]);
   });
 
-  it('responds with 422 listing every violation with its path, those of the configuration under config., and submits nothing', async () => {
+  it('responds with 422 listing every violation with its path in the body, those of the configuration under body.config., and submits nothing', async () => {
     const target = device();
     const body = {
       name: '../etc',
@@ -109,37 +109,37 @@ describe('POST /api/v1/chutes/', () => {
     expect(out.status).toBe(422);
     expect(out.headers['content-type']).toBe('application/problem+json');
     expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
-      'allocation.cpu_shares',
-      'allocation.prioritize_traffic',
-      'config.net.guest.vlan_id',
-      'config.net.wlan.key',
-      'config.net.wlan.ssid',
-      'config.web.port',
-      'environment.A=B',
-      'environment.PORT',
-      'image',
-      'name',
-      'version',
+      'body.allocation.cpu_shares',
+      'body.allocation.prioritize_traffic',
+      'body.config.net.guest.vlan_id',
+      'body.config.net.wlan.key',
+      'body.config.net.wlan.ssid',
+      'body.config.web.port',
+      'body.environment.A=B',
+      'body.environment.PORT',
+      'body.image',
+      'body.name',
+      'body.version',
     ]);
-    expect(out.body.errors).toContainEqual({ path: 'allocation.cpu_shares', message: 'must be an integer of at least 2' });
-    expect(out.body.errors).toContainEqual({ path: 'image', message: expect.stringContaining('must be an image reference') });
+    expect(out.body.errors).toContainEqual({ path: 'body.allocation.cpu_shares', message: 'must be an integer of at least 2' });
+    expect(out.body.errors).toContainEqual({ path: 'body.image', message: expect.stringContaining('must be an image reference') });
     expect(out.body.detail).toMatch(/^the install request is not valid: .* \(and 10 more\)$/);
     expect(target.submitted).toEqual([]);
   });
 
-  it('responds with 422 naming net.<name>.mode for a monitor interface where a lab link stands in for the radios, and submits nothing', async () => {
+  it('responds with 422 naming body.config.net.<name>.mode for a monitor interface where a lab link stands in for the radios, and submits nothing', async () => {
     const target = memoryDevice(combine(pciRouter, { settings: { lab_link: 'lab0' } }));
     const body = { name: 'sniffer', image: 'busybox', config: { net: { mon: { type: 'wifi', mode: 'monitor', intfName: 'mon0' } } } };
     const out = await callFunctionRaw(install, target, { body: { contentType: 'application/json', text: JSON.stringify(body) }, refusedByDevice: true });
     expect(out).toMatchObject({
       status: 422,
-      body: { errors: [{ path: 'net.mon.mode', message: expect.stringContaining('a lab link (--lab-link) stands in') }] },
+      body: { errors: [{ path: 'body.config.net.mon.mode', message: expect.stringContaining('a lab link (--lab-link) stands in') }] },
     });
     expect(out.headers['content-type']).toBe('application/problem+json');
     expect(target.submitted).toEqual([]);
   });
 
-  it('responds with 422 naming net.<name>.type for a VLAN network on a device without br-lan or without 802.1Q, and submits nothing', async () => {
+  it('responds with 422 naming body.config.net.<name>.type for a VLAN network on a device without br-lan or without 802.1Q, and submits nothing', async () => {
     const body = JSON.stringify({ name: 'office', image: 'busybox', config: { net: { staff: { type: 'vlan', intfName: 'vlan0', vlan_id: 30 } } } });
     for (const [lacking, message] of [
       [vlanKernel, 'a VLAN network is tagged on the LAN interface br-lan, and this device has none'],
@@ -147,7 +147,7 @@ describe('POST /api/v1/chutes/', () => {
     ] as const) {
       const target = memoryDevice(combine(pciRouter, lacking));
       const out = await callFunctionRaw(install, target, { body: { contentType: 'application/json', text: body }, refusedByDevice: true });
-      expect(out).toMatchObject({ status: 422, body: { errors: [{ path: 'net.staff.type', message }] } });
+      expect(out).toMatchObject({ status: 422, body: { errors: [{ path: 'body.config.net.staff.type', message }] } });
       expect(target.submitted).toEqual([]);
     }
     const able = memoryDevice(combine(pciRouter, lanBridge, vlanKernel));
@@ -163,20 +163,23 @@ describe('POST /api/v1/chutes/', () => {
     const out = await postJson(target, { config: ['web'] });
     expect(out.body.errors).toEqual(
       expect.arrayContaining([
-        { path: 'name', message: 'is required' },
-        { path: 'image', message: 'is required' },
-        { path: 'config', message: expect.any(String) },
+        { path: 'body.name', message: 'is required' },
+        { path: 'body.image', message: 'is required' },
+        { path: 'body.config', message: expect.any(String) },
       ]),
     );
     expect(out.body.errors).toHaveLength(3);
     expect(target.submitted).toEqual([]);
   });
 
-  it('checks the configuration in a YAML body too, naming its paths under config.', async () => {
+  it('checks the configuration in a YAML body too, naming its paths under body.config.', async () => {
     const target = device();
     const out = await post(target, 'text/yaml', 'name: web\nimage: web:1\nconfig:\n  net:\n    wlan: { type: wifi, intfName: Wlan0, dhcp: { limit: 0 } }\n');
     expect(out.status).toBe(422);
-    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['config.net.wlan.dhcp.limit', 'config.net.wlan.intfName']);
+    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
+      'body.config.net.wlan.dhcp.limit',
+      'body.config.net.wlan.intfName',
+    ]);
     expect(target.submitted).toEqual([]);
   });
 
@@ -243,15 +246,17 @@ describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () =>
     expect(target.submitted).toEqual([{ action: 'install', chute: 'web', image: 'uploaded/web:2', version: '2', config: {}, environment: {}, allocation: {} }]);
   });
 
-  it('responds with 422 naming body and name for a tar without a tagged image or bytes that are not a tar, and loads nothing', async () => {
+  it('responds with 422 naming body and query.name for a tar without a tagged image, bytes that are not a tar or no name, 400 for a name that is none, and loads nothing', async () => {
     const target = device();
-    const untagged = await upload(target, { name: '-bad' }, dockerSaveArchive([]));
+    const untagged = await upload(target, {}, dockerSaveArchive([]));
     expect(untagged).toMatchObject({ status: 422 });
-    expect(untagged.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['body', 'name']);
+    expect(untagged.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['body', 'query.name']);
     const notTar = await upload(target, { name: 'web' }, new TextEncoder().encode('{"name":"web"}'));
     expect(notTar).toMatchObject({ status: 422, body: { errors: [{ path: 'body' }] } });
     expect(notTar.body.errors[0].message).toMatch(/not a tar/);
-    expect((await upload(target, {}, dockerSaveArchive(['a:1']))).body.errors).toEqual([{ path: 'name', message: expect.stringMatching(/required/) }]);
+    expect((await upload(target, {}, dockerSaveArchive(['a:1']))).body.errors).toEqual([{ path: 'query.name', message: expect.stringMatching(/required/) }]);
+    const badName = await upload(target, { name: '-bad' }, dockerSaveArchive(['a:1']));
+    expect(badName).toMatchObject({ status: 400, body: { errors: [{ path: 'query.name', message: expect.stringMatching(/^must be a chute name/) }] } });
     expect(target.loaded).toEqual([]);
     expect(target.submitted).toEqual([]);
   });
@@ -342,7 +347,7 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     ]);
   });
 
-  it('responds with 422 listing every violation with its path under paradrop.yaml, and submits nothing', async () => {
+  it('responds with 422 listing every violation with its path under body.paradrop.yaml, and submits nothing', async () => {
     const target = device();
     const yaml = [
       'name: -bad',
@@ -360,20 +365,20 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     const out = await upload(target, tarArchive({ 'paradrop.yaml': yaml }));
     expect(out.status).toBe(422);
     expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
-      'paradrop.yaml.environment.PORT',
-      'paradrop.yaml.name',
-      'paradrop.yaml.services.main.interfaces.wlan0.wireless.key',
-      'paradrop.yaml.services.main.source',
-      'paradrop.yaml.services.main.source',
-      'paradrop.yaml.services.main.type',
-      'paradrop.yaml.version',
-      'paradrop.yaml.web.port',
+      'body.paradrop.yaml.environment.PORT',
+      'body.paradrop.yaml.name',
+      'body.paradrop.yaml.services.main.interfaces.wlan0.wireless.key',
+      'body.paradrop.yaml.services.main.source',
+      'body.paradrop.yaml.services.main.source',
+      'body.paradrop.yaml.services.main.type',
+      'body.paradrop.yaml.version',
+      'body.paradrop.yaml.web.port',
     ]);
     expect(out.body.errors).toContainEqual({
-      path: 'paradrop.yaml.services.main.type',
+      path: 'body.paradrop.yaml.services.main.type',
       message: expect.stringMatching(/light is not supported.*add a Dockerfile/),
     });
-    expect(out.body.errors).toContainEqual({ path: 'paradrop.yaml.services.main.source', message: expect.stringMatching(/has no Dockerfile/) });
+    expect(out.body.errors).toContainEqual({ path: 'body.paradrop.yaml.services.main.source', message: expect.stringMatching(/has no Dockerfile/) });
     expect(target.submitted).toEqual([]);
   });
 
@@ -383,12 +388,12 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     const out = await upload(target, tarArchive({ 'paradrop.yaml': twoServices, Dockerfile: DOCKERFILE }));
     expect(out.body).toMatchObject({
       status: 422,
-      errors: [{ path: 'paradrop.yaml.services', message: expect.stringMatching(/one container per chute.*main, db/) }],
+      errors: [{ path: 'body.paradrop.yaml.services', message: expect.stringMatching(/one container per chute.*main, db/) }],
     });
     const nameless = await upload(target, tarArchive({ 'paradrop.yaml': 'version: 1\n', Dockerfile: DOCKERFILE }));
-    expect(nameless.body).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml.name', message: expect.stringMatching(/is required/) }] });
+    expect(nameless.body).toMatchObject({ status: 422, errors: [{ path: 'body.paradrop.yaml.name', message: expect.stringMatching(/is required/) }] });
     const notYaml = await upload(target, tarArchive({ 'paradrop.yaml': 'name: [x\n', Dockerfile: DOCKERFILE }));
-    expect(notYaml.body).toMatchObject({ status: 422, errors: [{ path: 'paradrop.yaml' }] });
+    expect(notYaml.body).toMatchObject({ status: 422, errors: [{ path: 'body.paradrop.yaml' }] });
     expect(target.submitted).toEqual([]);
   });
 

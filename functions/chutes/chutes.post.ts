@@ -1,13 +1,11 @@
 import { defineRoute } from '../core/route.ts';
 import { decodeDocumentBody } from '../core/body-formats/index.ts';
 import type { Handler } from '../core/invoke.ts';
-import { HttpProblem, type InputError } from '../core/problem.ts';
-import { invalidInput, validate } from '../core/validate.ts';
+import { HttpProblem, nestedPath, type InputError } from '../core/problem.ts';
+import { invalidInput, validate, validateQuery } from '../core/validate.ts';
 import { collectViolations } from '../core/violations.ts';
-import { CHUTE_NAME } from '../core/device.ts';
 import { manifestTags } from '../parsers/image-archive.ts';
-import { ChuteInstallBodySchema } from './bodies.ts';
-import { CHUTE_NAME_MESSAGE } from './params.ts';
+import { ChuteInstallBodySchema, ImageUploadQuerySchema } from './bodies.ts';
 import { checkChuteConfig } from './chute-config.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteInstallRequestSchema } from './schemas.ts';
 import { DOCUMENT_OR_TAR, readChuteSource, readUpload, type Upload } from './source.ts';
@@ -27,18 +25,19 @@ const UPLOAD_SUBJECT = 'the image upload';
  * Everything is checked before the change is queued: on any 4xx nothing is submitted.
  *
  * @throws HttpProblem 400 for a malformed body, 413, 415, 422 listing every violation with its path
- *   (`name`, `image`, `environment.PORT`, `allocation.cpu_shares`, `config.net.wlan.ssid`), and 409
- *   when a chute by that name is installed.
+ *   (`body.name`, `body.image`, `body.environment.PORT`, `body.allocation.cpu_shares`,
+ *   `body.config.net.wlan.ssid`), and 409 when a chute by that name is installed.
  *
  * With `Content-Type: application/x-tar` the body is a tar, told apart by its content. A chute's source,
  * as `pdtools node install-chute` sends it (`paradrop.yaml` or `paradrop.yml` at its root, no query):
  * the chute's name, version and configuration come from paradrop.yaml (`readChuteSource`, which
  * lists the mapping), and the change builds the chute's image from the tar's Dockerfile before it
- * installs the chute (422 with paths under `paradrop.yaml`, 409 for a name that is taken). Or an
+ * installs the chute (422 with paths under `body.paradrop.yaml`, 409 for a name that is taken). Or an
  * image archive (`docker save`, `manifest.json` at its root), the
  * chute's name and version are in the query (`?name=hello&version=2`): the archive is loaded into the
  * engine and the chute installed from its first repo tag, with an empty configuration (422 naming
- * `body` when the archive is not a docker-save archive or names no image, `name` for a bad name).
+ * `body` when the archive is not a docker-save archive or names no image, `query.name` for a missing
+ * name; 400 naming `query.name` for a name that is not one).
  * Any other tar, or bytes that are not a tar: 422 naming `body`, saying what was expected.
  * @example
  * await handle({ …, headers: { 'content-type': 'application/yaml' }, text: 'name: hello\nimage: hello-world:1\nconfig:\n  web: { port: 80 }\n' }, device) // { change_id: 4 }
@@ -51,11 +50,11 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
   }
   const document = decodeDocumentBody(input.headers['content-type'], input.text);
   const violations: InputError[] = [];
-  const fields = collectViolations(violations, () => validate(ChuteInstallBodySchema, document, '', SUBJECT));
-  collectViolations(violations, () => checkChuteConfig(document.config ?? {}), underConfig);
+  const fields = collectViolations(violations, () => validate(ChuteInstallBodySchema, document, 'body', SUBJECT));
+  collectViolations(violations, () => checkChuteConfig(document.config ?? {}), inConfig);
   if (fields === undefined || violations.length > 0) throw invalidInput(SUBJECT, violations);
   await checkNotInstalled(device, fields.name);
-  return submit(device, {
+  const request = {
     action: 'install',
     chute: fields.name,
     image: fields.image,
@@ -63,22 +62,22 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
     config: (document.config ?? {}) as Record<string, unknown>,
     environment: fields.environment ?? {},
     allocation: fields.allocation ?? {},
-  });
+  } as const;
+  return submit(device, request, inConfig);
 };
 
 /** An install from a chute's source: paradrop.yaml checked, then queued; the change builds the image. */
 async function installSource(archive: Uint8Array, upload: Upload, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
-  const { name, version, environment, config } = readChuteSource(upload);
+  const { name, version, environment, config, configPath } = readChuteSource(upload);
   await checkNotInstalled(device, name);
-  return submit(device, { action: 'install', chute: name, image: null, source: archive, version, config, environment, allocation: {} });
+  return submit(device, { action: 'install', chute: name, image: null, source: archive, version, config, environment, allocation: {} }, configPath);
 }
 
 /** An install from an uploaded image archive: checked, loaded into the engine, then queued. */
 async function installUpload(query: Record<string, string>, archive: Uint8Array, upload: Upload, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
+  const { name } = validateQuery(ImageUploadQuerySchema, query);
   const violations: InputError[] = [];
-  const name = query.name;
-  if (name === undefined) violations.push({ path: 'name', message: 'is required (in the query: ?name=<chute>)' });
-  else if (!CHUTE_NAME.test(name)) violations.push({ path: 'name', message: CHUTE_NAME_MESSAGE });
+  if (name === undefined) violations.push({ path: 'query.name', message: 'is required (in the query: ?name=<chute>)' });
   let tags: string[] = [];
   try {
     tags = manifestTags(upload.files.get('manifest.json')!);
@@ -97,8 +96,7 @@ async function checkNotInstalled(device: Parameters<Handler>[1], name: string): 
   if ((await device.chute(name)) !== null) throw new HttpProblem(409, `a chute named ${name} is already installed`);
 }
 
-/** `net.wlan.ssid` of the configuration is `config.net.wlan.ssid` of the body; its root is `config`. */
-function underConfig(path: string): string {
-  if (path === '') return 'config';
-  return path.startsWith('[') ? `config${path}` : `config.${path}`;
+/** `net.wlan.ssid` of the configuration is `body.config.net.wlan.ssid` of the request. */
+function inConfig(path: string): string {
+  return nestedPath('body.config', path);
 }

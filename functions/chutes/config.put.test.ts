@@ -78,7 +78,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     expect(target.submitted).toEqual([{ action: 'update-config', chute: 'hello', config: edited }]);
   });
 
-  it('responds with 422 listing every violation with its path, a placeholder with no stored secret among them, and submits nothing', async () => {
+  it('responds with 422 listing every violation with its path in the body, a placeholder with no stored secret among them, and submits nothing', async () => {
     const target = device();
     const body = {
       web: { port: 70000 },
@@ -89,13 +89,13 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     expect(out.status).toBe(422);
     expect(out.headers['content-type']).toBe('application/problem+json');
     const paths = (out.body.errors as { path: string }[]).map((error) => error.path).sort();
-    expect(paths).toEqual(['environment.NEW_SECRET', 'net.mesh.key', 'net.wlan.key', 'net.wlan.ssid', 'web.port']);
-    expect(out.body.errors).toContainEqual({ path: 'net.mesh.key', message: expect.stringContaining('[redacted], the placeholder of a secret') });
+    expect(paths).toEqual(['body.environment.NEW_SECRET', 'body.net.mesh.key', 'body.net.wlan.key', 'body.net.wlan.ssid', 'body.web.port']);
+    expect(out.body.errors).toContainEqual({ path: 'body.net.mesh.key', message: expect.stringContaining('[redacted], the placeholder of a secret') });
     expect(out.body.detail).toMatch(/^the chute configuration is not valid: .* \(and 4 more\)$/);
     expect(target.submitted).toEqual([]);
   });
 
-  it('responds with 422 naming net.<name>.mode for a new monitor interface where a lab link stands in for the radios, and submits nothing', async () => {
+  it('responds with 422 naming body.net.<name>.mode for a new monitor interface where a lab link stands in for the radios, and submits nothing', async () => {
     const target = memoryDevice(
       combine(pciRouter, { settings: { lab_link: 'lab0' }, chutes: { hello: { record: { name: 'hello' }, config: structuredClone(STORED) } } }),
     );
@@ -107,7 +107,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     });
     expect(out).toMatchObject({
       status: 422,
-      body: { errors: [{ path: 'net.mon.mode', message: expect.stringContaining('a lab link (--lab-link) stands in') }] },
+      body: { errors: [{ path: 'body.net.mon.mode', message: expect.stringContaining('a lab link (--lab-link) stands in') }] },
     });
     expect(target.submitted).toEqual([]);
   });
@@ -116,7 +116,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
     const target = device();
     const out = await put(target, 'text/yaml', 'web:\n  port: 0\nnet:\n  wlan:\n    type: wifi\n    intfName: Wlan0\n');
     expect(out.status).toBe(422);
-    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['net.wlan.intfName', 'web.port']);
+    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['body.net.wlan.intfName', 'body.web.port']);
     expect(target.submitted).toEqual([]);
   });
 

@@ -28,8 +28,9 @@ export const response = ChangeAcceptedSchema;
  * runs (a change in between removed that network).
  *
  * @throws HttpProblem 400 for a bad chute name or a malformed body, 404 for a chute that is not
- *   installed, 413, 415, and 422 listing every violation with its path (`net.wlan.ssid`), a
- *   placeholder with no stored secret behind it among them.
+ *   installed, 413, 415, and 422 listing every violation with its path (`body.net.wlan.ssid`), a
+ *   placeholder with no stored secret behind it among them, and a network the device cannot give
+ *   what it asks for (`body.net.wlan.ipv4_network`).
  * @example
  * await handle({ …, params: { chute: 'hello' }, headers: { 'content-type': 'application/yaml' }, text: 'web:\n  port: 8000\n' }, device) // { change_id: 9 }
  */
@@ -37,7 +38,7 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   const stored = await loadChute(device, chute);
   const edited = decodeDocumentBody(input.headers['content-type'], input.text);
-  checkEditedConfig(edited, stored.config, checkChuteConfig, 'the chute configuration');
+  checkEditedConfig(edited, stored.config, checkChuteConfig, 'the chute configuration', 'body');
   // The placeholders stay: the change resolves them against the configuration stored when it runs.
   return submit(device, { action: 'update-config', chute, config: edited });
 };

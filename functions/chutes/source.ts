@@ -1,6 +1,6 @@
 import { decodeDocumentBody } from '../core/body-formats/index.ts';
 import { CHUTE_NAME } from '../core/device.ts';
-import { isHttpProblem, type InputError } from '../core/problem.ts';
+import { isHttpProblem, nestedPath, type InputError } from '../core/problem.ts';
 import type { RouteOptions } from '../core/route.ts';
 import { invalidInput, validate } from '../core/validate.ts';
 import { collectViolations } from '../core/violations.ts';
@@ -44,12 +44,16 @@ export const DOCUMENT_OR_TAR = { body: 'document', upload: [TAR_TYPE] } as const
 /** The files pdtools puts at the root of a chute's source, the first found is read. */
 const CHUTE_FILES = ['paradrop.yaml', 'paradrop.yml'] as const;
 
-/** What a chute's source installs: the chute record's fields and its configuration. */
+/** What a chute's source installs: the chute record's fields and its configuration, and where they are in the request. */
 export interface ChuteSource {
   name: string;
   version: string | null;
   environment: Record<string, string>;
   config: Record<string, unknown>;
+  /** Where the chute's name is in the request: `body.paradrop.yaml.name`. */
+  namePath: string;
+  /** Where a path of the configuration (`net.wlan.ssid`) came from in the request: `body.paradrop.yaml.services.main.interfaces.wlan.wireless.ssid`. */
+  configPath(path: string): string;
 }
 
 /** What an upload to POST /api/v1/chutes/ holds, told apart by its content. */
@@ -93,26 +97,27 @@ export async function readUpload(archive: Uint8Array): Promise<Upload> {
  * Reads a chute's source (an upload `readUpload` read): its paradrop.yaml, mapped onto chutebox's
  * record and configuration (see the table above), everything checked at once.
  *
- * @throws HttpProblem 422 listing every violation, paths under `paradrop.yaml` (`paradrop.yaml.name`,
- *   `paradrop.yaml.services.main.type`, `paradrop.yaml.config.net.wlan.ssid`), `body` when the upload
- *   is not a chute's source.
+ * @throws HttpProblem 422 listing every violation, paths under the file in the body
+ *   (`body.paradrop.yaml.name`, `body.paradrop.yaml.services.main.type`,
+ *   `body.paradrop.yaml.config.net.wlan.ssid`), `body` when the upload is not a chute's source.
  * @example
  * readChuteSource(await readUpload(tarArchive({ 'paradrop.yaml': 'name: hello\nversion: 2\nconfig:\n  web: { port: 80 }\n', Dockerfile: 'FROM busybox\n' })))
- * // { name: 'hello', version: '2', environment: {}, config: { web: { port: 80 } } }
+ * // { name: 'hello', version: '2', environment: {}, config: { web: { port: 80 } }, namePath: 'body.paradrop.yaml.name', configPath }
  */
 export function readChuteSource(upload: Upload): ChuteSource {
   const subject = "the chute's source";
-  const at = CHUTE_FILES.find((name) => upload.files.has(name));
-  if (at === undefined) throw invalidInput(subject, [{ path: 'body', message: "is not a chute's source: the tar has no paradrop.yaml at its root" }]);
+  const file = CHUTE_FILES.find((name) => upload.files.has(name));
+  if (file === undefined) throw invalidInput(subject, [{ path: 'body', message: "is not a chute's source: the tar has no paradrop.yaml at its root" }]);
+  const at = nestedPath('body', file);
   let spec: Record<string, unknown>;
   try {
-    spec = decodeDocumentBody('application/yaml', new TextDecoder().decode(upload.files.get(at)));
+    spec = decodeDocumentBody('application/yaml', new TextDecoder().decode(upload.files.get(file)));
   } catch (error) {
     if (!isHttpProblem(error)) throw error;
     throw invalidInput(subject, [{ path: at, message: error.message }]);
   }
   const violations: InputError[] = [];
-  const where = (path: string) => (path === '' ? at : `${at}.${path}`);
+  const where = (path: string) => nestedPath(at, path);
   const fail = (path: string, message: string) => violations.push({ path: where(path), message });
 
   const older = 'services' in spec ? undefined : spec.config;
@@ -146,6 +151,8 @@ export function readChuteSource(upload: Upload): ChuteSource {
     version: version === undefined || version === null ? null : String(version),
     environment,
     config: form.config,
+    namePath: where(spec.name === undefined ? 'config.name' : 'name'),
+    configPath: (path) => where(form.pathOf(path)),
   };
 }
 
@@ -179,7 +186,7 @@ function fromOlderForm(spec: Record<string, unknown>, fail: Fail): Form | null {
     fail('config', 'must be a mapping: the chute configuration (environment, net, web, host_config)');
     return null;
   }
-  return { config: config as Record<string, unknown>, source: '', pathOf: (path) => (path === '' ? 'config' : `config.${path}`) };
+  return { config: config as Record<string, unknown>, source: '', pathOf: (path) => nestedPath('config', path) };
 }
 
 /** The form with `services`: exactly one, of type normal, built from the root of the source. */

@@ -1,5 +1,7 @@
 import type { ChangeRequest, Device } from '../core/device.ts';
 import type { FunctionInput } from '../core/invoke.ts';
+import { nestedPath } from '../core/problem.ts';
+import { placeViolations } from '../core/violations.ts';
 import { mapping } from './chute-record.ts';
 import { loadChute } from './lookup.ts';
 import { networkChange, reserveChuteNetworks } from './network-reservations.ts';
@@ -11,18 +13,21 @@ import type { ChangeAccepted } from './schemas.ts';
  * background; `GET /api/v1/changes/<id>` shows how it goes. A change that sets a chute's
  * configuration (install, update, update-config) is refused first when its networks cannot have what
  * they ask for on this device now (`reserveChuteNetworks`); the change reserves them when it runs.
+ * `configPath` says where a path of the chute configuration is in the request (default: the body
+ * is the configuration).
  *
- * @throws HttpProblem 422 naming `net.<name>.ipv4_network`, `net.<name>.vlan_id` or `net.<name>`.
+ * @throws HttpProblem 422 naming `<configPath>.net.<name>.ipv4_network`, `….vlan_id` or `….net.<name>`.
  * @example
  * await submit(device, { action: 'stop', chute: 'hello' }) // { change_id: 7 }
+ * await submit(device, install, (path) => nestedPath('body.config', path)) // 422 naming body.config.net.wifi.vlan_id when VLAN 5 is taken
  */
-export async function submit(device: Device, request: ChangeRequest): Promise<ChangeAccepted> {
+export async function submit(device: Device, request: ChangeRequest, configPath = (path: string) => nestedPath('body', path)): Promise<ChangeAccepted> {
   if (
     (request.action === 'install' || request.action === 'update' || request.action === 'update-config') &&
     Object.keys(mapping(request.config.net)).length > 0
   ) {
     const stored = request.action === 'install' ? null : await device.chute(request.chute);
-    await reserveChuteNetworks(device, networkChange(request.chute, request.config, stored));
+    await placeViolations(() => reserveChuteNetworks(device, networkChange(request.chute, request.config, stored)), configPath, 'the chute configuration');
   }
   const { id } = await device.submitChange(request);
   return { change_id: id };

@@ -380,17 +380,18 @@ export function checkHostConfig(value: unknown): HostConfig {
 }
 
 /**
- * The configuration a PUT body holds: the body itself, or ParaDrop's wrapper `{"config": {...}}`
- * (a body whose only field is a mapping named `config`).
+ * The configuration a PUT body holds, and where it is in the request: the body itself (`body`), or
+ * ParaDrop's wrapper `{"config": {...}}` (a body whose only field is a mapping named `config`:
+ * `body.config`).
  *
  * @example
- * unwrapHostConfig({ config: { firewall: … } }) // { firewall: … }
- * unwrapHostConfig({ firewall: … })             // { firewall: … }
+ * unwrapHostConfig({ config: { firewall: … } }) // { config: { firewall: … }, at: 'body.config' }
+ * unwrapHostConfig({ firewall: … })             // { config: { firewall: … }, at: 'body' }
  */
-export function unwrapHostConfig(body: Record<string, unknown>): Record<string, unknown> {
+export function unwrapHostConfig(body: Record<string, unknown>): { config: Record<string, unknown>; at: string } {
   const keys = Object.keys(body);
   const inner = body.config;
   if (keys.length === 1 && keys[0] === 'config' && typeof inner === 'object' && inner !== null && !Array.isArray(inner))
-    return inner as Record<string, unknown>;
-  return body;
+    return { config: inner as Record<string, unknown>, at: 'body.config' };
+  return { config: body, at: 'body' };
 }

@@ -36,14 +36,11 @@ function put(target: Device, contentType: string, text: string, options: CallOpt
 
 const json = (target: Device, body: unknown, options: CallOptions = {}) => put(target, 'application/json', JSON.stringify(body), options);
 
-/** The paths of a 422's errors, sorted. */
-function paths(out: RawAnswer): string[] {
-  return (out.body.errors as { path: string }[]).map((error) => error.path).sort();
-}
-
 /**
- * Sends a bad body and checks the 422 and that nothing was submitted or stored; `refusedByDevice` when
- * only what is stored makes it bad (see `callFunction`).
+ * Sends a bad body and checks the 422, that every error names a field of the body (`body.…`), and
+ * that nothing was submitted or stored; answers the paths and messages by the field's path in the
+ * configuration (`lan.ipaddr` for `body.lan.ipaddr`). `refusedByDevice` when only what is stored
+ * makes it bad (see `callFunction`).
  */
 async function rejects(
   body: unknown,
@@ -56,9 +53,12 @@ async function rejects(
   expect(out.headers['content-type']).toBe('application/problem+json');
   expect(target.submitted).toEqual([]);
   expect(await target.hostConfig.read()).toBe(stored);
+  const errors = out.body.errors as { path: string; message: string }[];
+  expect(errors.filter((error) => !error.path.startsWith('body.'))).toEqual([]);
+  const inConfig = errors.map((error) => ({ ...error, path: error.path.slice('body.'.length) }));
   return {
-    paths: paths(out),
-    messages: Object.fromEntries((out.body.errors as { path: string; message: string }[]).map((error) => [error.path, error.message])),
+    paths: inConfig.map((error) => error.path).sort(),
+    messages: Object.fromEntries(inConfig.map((error) => [error.path, error.message])),
   };
 }
 
@@ -76,6 +76,12 @@ describe('PUT /api/v1/config/hostconfig', () => {
     const target = device();
     expect((await json(target, { config: valid() })).status).toBe(200);
     expect(target.submitted).toEqual([{ action: 'update-hostconfig', config: valid() }]);
+  });
+
+  it("names the fields of a configuration in ParaDrop's wrapper under body.config", async () => {
+    const body = valid();
+    body.lan.netmask = '255.0.255.0';
+    expect((await rejects({ config: body })).paths).toEqual(['config.lan.netmask']);
   });
 
   it('takes YAML, read as YAML 1.1', async () => {

@@ -26,16 +26,16 @@ export const response = ChangeAcceptedSchema;
  * the previous configuration is restored and the change fails.
  *
  * @throws HttpProblem 400 for a malformed body, 413, 415, and 422 listing every violation with its
- *   path from the configuration's root (`firewall.defaults.input`, `wifi[0].channel`), a placeholder
- *   with no secret behind it among them.
+ *   path in the body (`body.firewall.defaults.input`, `body.wifi[0].channel`; `body.config.…` in the
+ *   wrapper), a placeholder with no secret behind it among them.
  * @example
  * await handle({ …, headers: { 'content-type': 'application/json' }, text: '{"config": {"firewall": …, "lan": …}}' }, device) // { change_id: 4 }
  */
 export const handle: Handler<ChangeAccepted> = async (input, device) => {
-  const edited = unwrapHostConfig(decodeDocumentBody(input.headers['content-type'], input.text));
+  const { config: edited, at } = unwrapHostConfig(decodeDocumentBody(input.headers['content-type'], input.text));
   // A stored file that cannot be read has no secret to keep: a PUT without placeholders replaces it.
   const inEffect = await currentHostConfig(device).catch(() => ({}));
-  checkEditedConfig(edited, inEffect, checkHostConfig, 'the host configuration');
+  checkEditedConfig(edited, inEffect, checkHostConfig, 'the host configuration', at);
   // The placeholders stay: the change resolves them against the configuration in effect when it runs.
   return submit(device, { action: 'update-hostconfig', config: edited });
 };

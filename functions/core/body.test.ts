@@ -26,6 +26,32 @@ describe('the request body a transport hands a function', () => {
     expect(statusOf(() => readBody({}, 'application/json', '"é"', 3))).toBe(413);
   });
 
+  it.each([
+    [
+      'the content type of a body that is not JSON, and what is accepted',
+      'text/plain',
+      'ssid=lab',
+      {
+        status: 415,
+        message: 'the request body must be one of application/json, not text/plain',
+        errors: [{ path: 'headers.content-type', message: 'must be one of application/json, not text/plain' }],
+        extensions: { accepted: ['application/json'] },
+      },
+    ],
+    [
+      'the body of malformed JSON',
+      'application/json',
+      '{"a": ',
+      {
+        status: 400,
+        message: 'the request body is not valid JSON: Unexpected end of JSON input',
+        errors: [{ path: 'body', message: 'is not valid JSON: Unexpected end of JSON input' }],
+      },
+    ],
+  ])('names %s, as a document route does', (_, contentType, text, problem) => {
+    expect(() => decodeBody(contentType, text)).toThrow(expect.objectContaining(problem));
+  });
+
   it('is left to the handler on a document route (YAML passes), with the size limit still enforced', () => {
     expect(readBody({ body: 'document' }, 'application/yaml', 'net: {}\n')).toBeUndefined();
     expect(readBody({ body: 'document' }, 'text/plain', 'whatever')).toBeUndefined();

@@ -1,3 +1,4 @@
+import { unreadableBody } from './body-formats/malformed.ts';
 import { HttpProblem } from './problem.ts';
 import type { Route } from './route.ts';
 
@@ -28,7 +29,7 @@ export function mediaType(contentType: string | undefined): string {
  * Decodes a request body the way every transport must: an empty body is `undefined`; anything else
  * must be JSON (`application/json` or a `+json` type), at most `limit` bytes, and well formed.
  *
- * @throws HttpProblem 413, 415 or 400.
+ * @throws HttpProblem 413, 415 or 400, each naming the field (`headers.content-type`, `body`).
  * @example
  * decodeBody('application/json', '{"ssid":"lab"}') // { ssid: 'lab' }
  */
@@ -36,14 +37,30 @@ export function decodeBody(contentType: string | undefined, text: string, limit 
   if (text.length === 0) return undefined;
   checkBodySize(text, limit);
   const type = mediaType(contentType);
-  if (!isJsonMediaType(type)) {
-    throw new HttpProblem(415, `the request body must be application/json, not ${type || 'untyped'}`);
-  }
+  if (!isJsonMediaType(type)) throw unsupportedMediaType(type, ['application/json']);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new HttpProblem(400, `the request body is not valid JSON: ${(error as Error).message}`);
+    // Not parseJson, which places the error at a line and column: it would not fit the info-* bundles' budget.
+    throw unreadableBody(`is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The 415 answer to a body of media type `type` (from `mediaType`), none of `accepted`: the detail
+ * lists them (and says what the body must hold, `what`), the extension `accepted` too, and `errors`
+ * names `headers.content-type`, as `emulate --validate` does.
+ *
+ * @example
+ * unsupportedMediaType('text/plain', ['application/json'])
+ * // HttpProblem 415 'the request body must be one of application/json, not text/plain', errors [{ path: 'headers.content-type', … }]
+ */
+export function unsupportedMediaType(type: string, accepted: readonly string[], what = ''): HttpProblem {
+  const must = `must be one of ${accepted.join(', ')}${what}, not ${type || 'untyped'}`;
+  return new HttpProblem(415, `the request body ${must}`, {
+    errors: [{ path: 'headers.content-type', message: must }],
+    extensions: { accepted: [...accepted] },
+  });
 }
 
 /** Whether a media type (from `mediaType`) is JSON: `application/json` or a `+json` type. */

@@ -11,7 +11,11 @@ export interface Problem {
   [extension: string]: unknown;
 }
 
-/** One violation in a request: `path` names the field, e.g. `net.wlan.ssid` or `params.chute`. */
+/**
+ * One violation in a request: `path` names the field from the part of the request it is in:
+ * `body.config.net.wlan.ssid`, `body.dns[0]`, `params.chute`, `query.limit`, `headers.content-type`
+ * (docs/api/README.md#errors).
+ */
 export interface InputError {
   path: string;
   message: string;
@@ -45,7 +49,7 @@ const TITLES: Record<number, string> = {
  *
  * @example
  * throw new HttpProblem(404, `no chute named ${name}`);
- * throw new HttpProblem(422, 'invalid configuration', { errors: [{ path: 'web.port', message: 'must be at most 65535' }] });
+ * throw new HttpProblem(422, 'invalid configuration', { errors: [{ path: 'body.web.port', message: 'must be at most 65535' }] });
  */
 export class HttpProblem extends Error {
   readonly status: number;
@@ -115,4 +119,19 @@ export function inputPath(at: string, path: readonly PropertyKey[]): string {
     else out += out === '' ? String(key) : `.${String(key)}`;
   }
   return out;
+}
+
+/**
+ * A path from a value (`net.wlan.ssid`, `[0].ssid`, `''` for the value itself) placed under where
+ * that value is: how a check of a part of a request names its fields in the request.
+ *
+ * @example
+ * nestedPath('body.config', 'net.wlan.ssid') // 'body.config.net.wlan.ssid'
+ * nestedPath('body', '[0]')                  // 'body[0]'
+ * nestedPath('body', '')                     // 'body'
+ */
+export function nestedPath(at: string, path: string): string {
+  if (path === '') return at;
+  if (at === '' || path.startsWith('[')) return at + path;
+  return `${at}.${path}`;
 }

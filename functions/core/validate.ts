@@ -1,21 +1,26 @@
 import type * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { HttpProblem, inputPath, type InputError } from './problem.ts';
+import { invalidInput } from './violations.ts';
 
 export { inputPath } from './problem.ts';
+export { invalidInput } from './violations.ts';
 
 /** English messages for checks that carry none of their own (zod/mini ships no locale by default). */
 const english = en().localeError;
 
 /**
  * Checks a request value against a zod/mini schema and answers what the schema makes of it.
- * Every violation becomes one `{ path, message }` error, its path starting at `at` (`body.ssid`,
- * `body.net.wlan.dns[0]`; an unknown key of a strict object is named itself: `body.extra`). With
- * `at` = `''` paths start at the value itself (`net.wlan.ssid`, `dns[1]`; the value itself is `''`).
- * Messages are the schema's own where it gives them, else zod's English ones. The problem's detail
- * names `subject`: `at`, or "the input" when `at` is empty.
+ * Every violation becomes one `{ path, message }` error, its path starting at `at`, where the value
+ * is in the request (`body.ssid`, `body.net.wlan.dns[0]`; an unknown key of a strict object is named
+ * itself: `body.extra`). A check of a part of a request (a chute configuration) passes `at` = `''`:
+ * paths then start at the value itself (`net.wlan.ssid`, `dns[1]`; the value itself is `''`), and
+ * the endpoint places them in the request (`nestedPath`). Whatever the rule broken, a missing field
+ * or a wrong type among them, the answer is a 422 (docs/api/README.md#errors). Messages are the
+ * schema's own where it gives them, else zod's English ones. The problem's detail names `subject`:
+ * `at`, or "the input" when `at` is empty.
  *
- * Importing this pulls zod/mini into a bundle (about 15 KB): use it in handlers that take a body.
+ * Importing this pulls zod/mini into a bundle: use it in handlers that take a body.
  *
  * @throws HttpProblem 422 listing every violation.
  * @example
@@ -66,19 +71,4 @@ export function validateQuery<S extends z.ZodMiniType>(schema: S, query: Record<
   const errors = result.error.issues.map((issue): InputError => ({ path: inputPath('query', issue.path), message: issue.message }));
   if (!result.error.issues.some((issue) => issue.code === 'invalid_format')) throw invalidInput('the query', errors);
   throw new HttpProblem(400, `bad query parameter: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}`, { errors });
-}
-
-/**
- * The 422 problem for a request value with these violations (at least one): its detail names
- * `subject` and the first violation, and how many more there are.
- *
- * @example
- * invalidInput('the chute configuration', [{ path: 'web.port', message: 'must be an integer from 1 to 65535' }])
- * // HttpProblem 422 'the chute configuration is not valid: web.port must be an integer from 1 to 65535'
- */
-export function invalidInput(subject: string, errors: readonly InputError[]): HttpProblem {
-  const first = errors[0]!;
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  const where = first.path === '' ? '' : `${first.path} `;
-  return new HttpProblem(422, `${subject} is not valid: ${where}${first.message}${more}`, { errors: [...errors] });
 }

@@ -179,11 +179,18 @@ describe('createApp with fixedAuth (the emulator)', () => {
     expect(get.headers.get('allow')).toBe('POST');
   });
 
-  it('responds with 400 to a login without username or password', async () => {
+  it('responds with 422 naming the field to a login without a password or with a username that is no string, and 400 to one that is not JSON', async () => {
     const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth: await fixedAuth({ username: 'paradrop', password: '' }) });
-    const res = await app.request('/api/v1/auth/local', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"paradrop"}' });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ errors: [{ path: 'body.password', message: 'must be a string' }] });
+    const login = (body: string) => app.request('/api/v1/auth/local', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const missing = await login('{"username":"paradrop"}');
+    expect(missing.status).toBe(422);
+    expect(await missing.json()).toMatchObject({ errors: [{ path: 'body.password', message: 'is required' }] });
+    const wrongType = await login('{"username":5,"password":""}');
+    expect(wrongType.status).toBe(422);
+    expect(await wrongType.json()).toMatchObject({ errors: [{ path: 'body.username', message: 'must be a string' }] });
+    const malformed = await login('{"username":');
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ errors: [{ path: 'body', message: expect.stringMatching(/^is not valid JSON/) }] });
   });
 });
 

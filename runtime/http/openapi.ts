@@ -49,7 +49,7 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
         headers: { 'WWW-Authenticate': { description: 'The schemes to authenticate with', schema: { type: 'string' } } },
       },
     },
-    problems: [400, 403, 413, 415, 429],
+    problems: [400, 403, 413, 415, 422, 429],
   },
   {
     name: 'networks-hostapd-control-ws',

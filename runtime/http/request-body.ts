@@ -38,13 +38,14 @@ export function requestBody(limit: number, uploadLimit: number) {
 /**
  * The username and password of a login body (`{"username": …, "password": …}`, decoded).
  *
- * @throws HttpProblem 400 naming each missing field.
+ * @throws HttpProblem 422 naming each field that is missing or not a string (a body that is read but
+ *   breaks a rule, docs/api/README.md#errors).
  */
 export function credentials(body: unknown): { username: string; password: string } {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const errors = (['username', 'password'] as const)
     .filter((name) => typeof fields[name] !== 'string')
-    .map((name) => ({ path: `body.${name}`, message: 'must be a string' }));
-  if (errors.length > 0) throw new HttpProblem(400, 'a login needs a JSON body {"username": …, "password": …}', { errors });
+    .map((name) => ({ path: `body.${name}`, message: fields[name] === undefined ? 'is required' : 'must be a string' }));
+  if (errors.length > 0) throw new HttpProblem(422, 'a login needs a JSON body {"username": …, "password": …}', { errors });
   return { username: fields.username as string, password: fields.password as string };
 }

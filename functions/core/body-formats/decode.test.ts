@@ -74,16 +74,19 @@ describe('a document body (chute configuration) in JSON or YAML', () => {
     ['YAML with a bad indentation', 'application/yaml', 'web:\n  port: 8000\n bad: 1\n', 'YAML', 3, 1],
     ['YAML with a mapping inside a compact mapping', 'application/yaml', 'net:\n  wlan: type: wifi\n', 'YAML', 2, 9],
     ['YAML with a key given twice', 'text/yaml', 'web:\n  port: 1\nweb:\n  port: 2\n', 'YAML', 3, 1],
-  ])('answers 400 naming the line and column for %s', (_, contentType, text, format, line, column) => {
+  ])('answers 400 naming the body, the line and the column for %s', (_, contentType, text, format, line, column) => {
     const problem = rejection(contentType, text);
     expect(problem.status).toBe(400);
     expect(problem.message).toMatch(new RegExp(`^the request body is not valid ${format}: .+ at line ${line}, column ${column}$`));
     expect(problem.extensions).toEqual({ line, column });
+    expect(problem.errors).toEqual([{ path: 'body', message: problem.message.replace(/^the request body /, '') }]);
   });
 
-  it('answers 400 for a YAML body with several documents or an alias without its anchor', () => {
+  it('answers 400 naming the body for a YAML body with several documents or an alias without its anchor', () => {
     expect(rejection('application/yaml', 'web: {port: 1}\n---\nweb: {port: 2}\n').message).toMatch(/more than one document at line 2, column 1$/);
-    expect(rejection('application/yaml', 'dns: *servers\n').message).toMatch(/Unresolved alias/);
+    const alias = rejection('application/yaml', 'dns: *servers\n');
+    expect(alias.message).toMatch(/Unresolved alias/);
+    expect(alias.errors).toEqual([{ path: 'body', message: expect.stringMatching(/^is not valid YAML: Unresolved alias/) }]);
   });
 
   it.each([
@@ -98,6 +101,7 @@ describe('a document body (chute configuration) in JSON or YAML', () => {
       const problem = rejection(contentType, nested(depth));
       expect(problem.status).toBe(400);
       expect(problem.message).toBe(`the request body nests mappings and lists more than ${MAX_DEPTH} deep`);
+      expect(problem.errors).toEqual([{ path: 'body', message: `nests mappings and lists more than ${MAX_DEPTH} deep` }]);
     }
   });
 
@@ -114,18 +118,22 @@ describe('a document body (chute configuration) in JSON or YAML', () => {
     ['a JSON array', 'application/json', '[{"web": {}}]'],
     ['JSON null', 'application/json', 'null'],
     ['an empty body', undefined, ''],
-  ])('answers 422 at the root for %s', (_, contentType, text) => {
+  ])('answers 422 naming the body for %s', (_, contentType, text) => {
     const problem = rejection(contentType, text);
     expect(problem.status).toBe(422);
-    expect(problem.errors).toEqual([{ path: '', message: 'must be a mapping' }]);
+    expect(problem.errors).toEqual([{ path: 'body', message: 'must be a mapping' }]);
   });
 
-  it.each([['text/plain'], ['application/x-www-form-urlencoded'], [undefined]])('answers 415 listing the accepted types for %s', (contentType) => {
-    const problem = rejection(contentType, 'web: {port: 80}');
-    expect(problem.status).toBe(415);
-    expect(problem.message).toMatch(/must be application\/json, application\/yaml, application\/x-yaml or text\/yaml, not /);
-    expect(problem.extensions).toEqual({ accepted: [...DOCUMENT_MEDIA_TYPES] });
-  });
+  it.each([['text/plain'], ['application/x-www-form-urlencoded'], [undefined]])(
+    'answers 415 listing the accepted types, naming the content type, for %s',
+    (contentType) => {
+      const problem = rejection(contentType, 'web: {port: 80}');
+      expect(problem.status).toBe(415);
+      expect(problem.message).toMatch(/must be one of application\/json, application\/yaml, application\/x-yaml, text\/yaml, not /);
+      expect(problem.extensions).toEqual({ accepted: [...DOCUMENT_MEDIA_TYPES] });
+      expect(problem.errors).toEqual([{ path: 'headers.content-type', message: problem.message.replace(/^the request body /, '') }]);
+    },
+  );
 
   it('answers 413 for a body over the limit, counted in bytes', () => {
     expect(rejection('application/json', '{"ssid": "ééé"}', 15).status).toBe(413);

@@ -2,7 +2,8 @@
  * How deep a decoded document may nest (`MAX_DEPTH`), the check of a decoded value, and the problem
  * a deeper one is answered with.
  */
-import { HttpProblem } from '../problem.ts';
+import type { HttpProblem } from '../problem.ts';
+import { unreadableBody } from './malformed.ts';
 
 /** How deep a decoded document may nest mappings and lists; a chute configuration needs about 5. */
 export const MAX_DEPTH = 64;
@@ -21,5 +22,5 @@ export function tooDeep(value: unknown): boolean {
 
 /** The 400 problem of a body nested deeper than MAX_DEPTH. */
 export function tooDeepProblem(): HttpProblem {
-  return new HttpProblem(400, `the request body nests mappings and lists more than ${MAX_DEPTH} deep`);
+  return unreadableBody(`nests mappings and lists more than ${MAX_DEPTH} deep`);
 }

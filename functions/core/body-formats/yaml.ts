@@ -9,9 +9,8 @@
  * switches to YAML 1.2. Numbers are numbers: `2.0` reads as 2.
  */
 import { Composer, LineCounter, Parser, type CST, type DocumentOptions, type ParseOptions, type SchemaOptions, type ToJSOptions } from 'yaml';
-import { HttpProblem } from '../problem.ts';
 import { MAX_DEPTH, tooDeepProblem } from './depth.ts';
-import { malformed } from './malformed.ts';
+import { malformed, unreadableBody } from './malformed.ts';
 
 /** At most this many alias expansions in a YAML document: a guard against "billion laughs" bombs. */
 export const MAX_ALIAS_COUNT = 100;
@@ -57,7 +56,7 @@ export function parseYaml(text: string): unknown {
     return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT } satisfies ToJSOptions);
   } catch (error) {
     // An alias to a missing anchor, or more alias expansions than MAX_ALIAS_COUNT.
-    if (error instanceof ReferenceError) throw new HttpProblem(400, `the request body is not valid YAML: ${error.message}`);
+    if (error instanceof ReferenceError) throw unreadableBody(`is not valid YAML: ${error.message}`);
     throw error;
   }
 }

@@ -12,7 +12,10 @@ import type { Json } from './types.ts';
  * (`BadRequest`). Any other status is the `default` answer.
  */
 export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; headers?: Json }>> = {
-  400: { description: 'Malformed: the body, a path parameter such as a MAC address, or a field that is missing (`errors` names it)' },
+  400: {
+    description:
+      'The request cannot be read: a body that is not JSON or YAML, a path or query parameter not of its form such as a MAC address (`errors` names it: `body`, `params.mac`, `query.limit`)',
+  },
   401: {
     description: 'No credentials, or bad ones',
     headers: { 'WWW-Authenticate': { description: 'The schemes to authenticate with', schema: { type: 'string' } } },
@@ -25,7 +28,10 @@ export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; hea
   409: { description: 'A conflict: the network cannot serve the operation, the name is taken, a factory reset is running' },
   413: { description: 'The body is over the limit: 1 MiB, or 512 MiB for an upload' },
   415: { description: 'The body is of a media type the operation does not take (`accepted` lists those it takes)' },
-  422: { description: 'The body breaks a rule (`errors` names every violation); nothing was changed' },
+  422: {
+    description:
+      'The request is read but breaks a rule: a field missing or of the wrong type, a value out of its range (`errors` names every violation: `body.ssid`, `body.config.net.wlan.key`); nothing was changed',
+  },
   426: {
     description: 'Not a websocket upgrade request',
     headers: { Upgrade: { description: 'The protocol to upgrade to', schema: { type: 'string', enum: ['websocket'] } } },
