@@ -1,8 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEVICE_FILE, ScenarioError } from '../runtime/scenario/format.ts';
-import { PACKAGE_ROOT } from './package-root.ts';
+import { DEVICE_FILE, ScenarioError } from '../../runtime/scenario/format.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 
 /** The scenarios shipped with chutebox: `fixtures/scenarios/` of the package. */
 export const BUILT_IN_SCENARIOS = new URL('fixtures/scenarios/', PACKAGE_ROOT);
