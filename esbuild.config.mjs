@@ -31,8 +31,8 @@ const ENTRIES = {
   'change-log': 'runtime/changes/log.ts',
   emulator: 'emulator/main.ts',
   record: 'emulator/record.ts',
-  // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario-compiled.ts).
-  'scenario-command': 'emulator/scenario-command.ts',
+  // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario/compiled.ts).
+  'scenario-command': 'emulator/scenario/command.ts',
   'scenario-device': 'emulator/lambda-device.ts',
   // Reading request bodies (and the login's), loaded on the first request with a body.
   'request-body': 'runtime/http/request-body.ts',
@@ -256,7 +256,7 @@ async function generateOpenApi(functions) {
   schemaFiles.sort((a, b) => (path.basename(b) === 'schemas.ts') - (path.basename(a) === 'schemas.ts'));
   const contents = [
     `import { apiDocument, deviceTime } from ${source('runtime/http/openapi.ts')};`,
-    `import { loadScenario } from ${source('emulator/scenario-device.ts')};`,
+    `import { loadScenario } from ${source('emulator/scenario/device.ts')};`,
     ...functions.map((fn, i) => `import * as f${i} from ${JSON.stringify(fn.file)};`),
     ...schemaFiles.map((file, i) => `import * as s${i} from ${source(file)};`),
     `const endpoints = [${functions.map((fn, i) => `{ name: ${JSON.stringify(fn.name)}, ...f${i} }`).join(', ')}];`,
@@ -290,12 +290,12 @@ async function generateOpenApi(functions) {
 /**
  * The built-in scenarios' documents (device.yaml, engine recordings, chutes, config/hostconfig.yaml),
  * parsed and checked now and written as dist/scenarios/<name>.json, which `chutebox emulate` reads
- * instead of parsing YAML at start (emulator/scenario-compiled.ts). A bad built-in scenario fails the
+ * instead of parsing YAML at start (emulator/scenario/compiled.ts). A bad built-in scenario fails the
  * build. The compiler runs from a bundle of its own, removed when done.
  */
 async function compileScenarios() {
   const tool = path.join(dist, '.compile-scenarios.mjs');
-  await esbuild.build({ ...shared, entryPoints: [path.join(root, 'emulator/scenario-compiled.ts')], outfile: tool, plugins: [yamlModules()] });
+  await esbuild.build({ ...shared, entryPoints: [path.join(root, 'emulator/scenario/compiled.ts')], outfile: tool, plugins: [yamlModules()] });
   try {
     const { compileScenarios: compile } = await import(pathToFileURL(tool).href);
     await compile(path.join(dist, 'scenarios'));

@@ -6,9 +6,9 @@ import type { Settings } from '../functions/core/device.ts';
 import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
-import { scenarioFromDocument } from './scenario-core.ts';
-import { loadScenario, type Scenario } from './scenario-device.ts';
-import type { CompiledScenario } from './scenario-tree.ts';
+import { scenarioFromDocument } from './scenario/core.ts';
+import { loadScenario, type Scenario } from './scenario/device.ts';
+import type { CompiledScenario } from './scenario/tree.ts';
 import { mountStateApi } from './state-api.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */

@@ -16,7 +16,7 @@ const COMMANDS: Record<string, { summary: string; run: Command }> = {
   record: { summary: "record this machine's raw sources as a scenario", run: async (argv) => (await import('./record.ts')).main(argv) },
   scenario: {
     summary: 'compile a scenario folder to one JSON document (scenario compile DIR)',
-    run: async (argv) => (await import('./scenario-command.ts')).main(argv),
+    run: async (argv) => (await import('./scenario/command.ts')).main(argv),
   },
   passwd: { summary: 'set the password of the API (read from stdin)', run: async (argv) => (await import('../runtime/passwd.ts')).main(argv) },
 };

@@ -12,7 +12,7 @@ import { HttpProblem } from '../functions/core/problem.ts';
 import { callFunction, type Answer, type EndpointModule } from '../test/support/call-function.ts';
 import { settledChange } from '../test/support/emulated-changes.ts';
 import { sshKey } from '../test/support/ssh-keys.ts';
-import { loadScenario, type EmulatorState, type Scenario } from './scenario-device.ts';
+import { loadScenario, type EmulatorState, type Scenario } from './scenario/device.ts';
 import { EDITED_HOST_CONFIG } from '../test/support/config-devices.ts';
 import { endpointModules } from './endpoint-modules.ts';
 import { STATE_LIMITS } from './state-limits.ts';

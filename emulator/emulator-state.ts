@@ -2,18 +2,18 @@ import * as z from 'zod/mini';
 import { HttpProblem, inputPath, type InputError } from '../functions/core/problem.ts';
 import { invalidInput, validate } from '../functions/core/validate.ts';
 import { parsePasswd } from '../functions/parsers/passwd.ts';
-import { AccountsStateSchema, authorizedKeysFile, type AccountsState } from './scenario-accounts.ts';
-import { ChangeLogStateSchema, ChutesStateSchema, EngineStateSchema, type ChangesState } from './scenario-changes.ts';
-import { ClockStateSchema, type ClockState } from './scenario-clock.ts';
-import { HostConfigStateSchema, type HostConfigState } from './scenario-host-config.ts';
-import { ProvisioningStateSchema, type ProvisioningState } from './scenario-provisioning.ts';
-import { NetworksStateSchema, type NetworksState } from './recorded-networks.ts';
+import { AccountsStateSchema, authorizedKeysFile, type AccountsState } from './scenario/accounts.ts';
+import { ChangeLogStateSchema, ChutesStateSchema, EngineStateSchema, type ChangesState } from './scenario/changes.ts';
+import { ClockStateSchema, type ClockState } from './scenario/clock.ts';
+import { HostConfigStateSchema, type HostConfigState } from './scenario/host-config.ts';
+import { ProvisioningStateSchema, type ProvisioningState } from './scenario/provisioning.ts';
+import { NetworksStateSchema, type NetworksState } from './scenario/recorded-networks.ts';
 import { StateDocumentSchema } from './state-limits.ts';
 
 /*
  * The state of an emulated device as one JSON document: what `GET /_chutebox/state` exports, `PUT`
  * imports, `chutebox emulate --state FILE` starts from, and `Scenario.snapshot()` / `restore()` /
- * `reset()` take and give in-process (emulator/scenario-device.ts). Each part is its facet's: the
+ * `reset()` take and give in-process (emulator/scenario/device.ts). Each part is its facet's: the
  * facet's module says what it holds, gives it (`snapshot()`) and starts from it. See
  * docs/emulator.md#state-snapshot-restore-reset and docs/decisions/0030-emulator-state-snapshots.md.
  */

@@ -1,6 +1,6 @@
 import type { Device } from '../functions/core/device.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
-import { loadScenario, SCENARIO_ENV } from './scenario-device.ts';
+import { loadScenario, SCENARIO_ENV } from './scenario/device.ts';
 
 /**
  * The device of a function bundle outside a router (AWS Lambda): the scenario named by

@@ -19,9 +19,9 @@ import type { Settings } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { heapLimit, readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
-import { DEFAULT_CHANGE_DELAY_MS } from './scenario-changes.ts';
+import { DEFAULT_CHANGE_DELAY_MS } from './scenario/changes.ts';
 import { EMULATOR_ACCOUNT, emulatorApp } from './app.ts';
-import { builtInScenarios, SCENARIO_ENV, type EmulatorState, type Scenario } from './scenario-device.ts';
+import { builtInScenarios, SCENARIO_ENV, type EmulatorState, type Scenario } from './scenario/device.ts';
 import { STATE_PATH } from './state-api.ts';
 import { checkStateText, STATE_LIMITS } from './state-limits.ts';
 

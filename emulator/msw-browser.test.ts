@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chuteboxHandlers } from './msw-browser.ts';
-import { compileScenario } from './scenario-compiled.ts';
-import type { CompiledScenario } from './scenario-tree.ts';
+import { compileScenario } from './scenario/compiled.ts';
+import type { CompiledScenario } from './scenario/tree.ts';
 
 const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
 const ROUTER = 'http://router.test';

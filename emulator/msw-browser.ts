@@ -3,12 +3,12 @@ import { functionInvoke } from '../functions/core/function-invoke.ts';
 import { apiApp, type ApiFunction } from '../runtime/http/api.ts';
 import { endpointModules, type EndpointModule } from './endpoint-modules.ts';
 import { routerHandlers, type ChuteboxHandlers } from './msw-router.ts';
-import { scenarioFromDocument, type ScenarioOptions } from './scenario-core.ts';
-import type { CompiledScenario } from './scenario-tree.ts';
+import { scenarioFromDocument, type ScenarioOptions } from './scenario/core.ts';
+import type { CompiledScenario } from './scenario/tree.ts';
 import { mountStateApi } from './state-api.ts';
 
 export type { ChuteboxHandlers } from './msw-router.ts';
-export type { CompiledScenario } from './scenario-tree.ts';
+export type { CompiledScenario } from './scenario/tree.ts';
 
 /** How the browser's `chuteboxHandlers` answers: the router's base URL, its compiled scenario, and how it is emulated. */
 export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDelayMs' | 'controller' | 'settings'> {

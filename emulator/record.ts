@@ -1,5 +1,5 @@
 import { record } from '../runtime/record/command.ts';
-import { loadScenario } from './scenario-device.ts';
+import { loadScenario } from './scenario/device.ts';
 
 /**
  * `chutebox record --out DIR` (dist/record.mjs): the recorder of runtime/record/, which reads back

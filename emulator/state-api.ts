@@ -6,7 +6,7 @@ import { authorizer } from '../runtime/http/auth.ts';
 import { corsPolicy } from '../runtime/http/cors.ts';
 import { limitedBody } from '../runtime/http/limited-body.ts';
 import type { EmulatorState } from './emulator-state.ts';
-import type { Scenario } from './scenario-core.ts';
+import type { Scenario } from './scenario/core.ts';
 import { checkStateText, STATE_LIMITS } from './state-limits.ts';
 
 /** The emulator's state: `GET` exports it, `PUT` imports one. Only `chutebox emulate` serves it. */

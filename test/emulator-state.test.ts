@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { EmulatorState } from '../emulator/scenario-device.ts';
+import type { EmulatorState } from '../emulator/scenario/device.ts';
 import { PROBLEM_CONTENT_TYPE } from '../functions/core/problem.ts';
 import { call, callAlone, callApi, changeOver, type HttpAnswer } from './support/http-client.ts';
 import { STATE_LIMITS } from '../emulator/state-limits.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadScenario } from '../emulator/scenario-device.ts';
+import { loadScenario } from '../emulator/scenario/device.ts';
 import type { Environment, Telemetry } from '../functions/info/schemas.ts';
 import { CLEAN_ENV, useChutebox, type Started } from './support/spawn.ts';
 

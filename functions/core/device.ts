@@ -21,7 +21,7 @@ export * from './device/sources.ts';
  *
  * Naming rules (`CHUTE_NAME`, `CHUTE_LABEL`, …) are in `device/names.ts`. The runtime implements it on
  * the real host (runtime/host-device.ts), the emulator over a recorded scenario
- * (emulator/scenario-device.ts), the tests in memory (test/support/memory-device.ts).
+ * (emulator/scenario/device.ts), the tests in memory (test/support/memory-device.ts).
  *
  * @example
  * const text = await device.readFile('/proc/meminfo'); // null when the device has no such file

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryAccounts, scenarioAccounts } from '../../emulator/scenario-accounts.ts';
+import { memoryAccounts, scenarioAccounts } from '../../emulator/scenario/accounts.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { rootedFiles } from '../device/files.ts';

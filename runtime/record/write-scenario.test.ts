@@ -9,7 +9,7 @@ import { handle as features } from '../../functions/info/features.get.ts';
 import { handle as hardware } from '../../functions/info/hardware.get.ts';
 import { handle as software } from '../../functions/info/software.get.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.get.ts';
-import { loadScenario } from '../../emulator/scenario-device.ts';
+import { loadScenario } from '../../emulator/scenario/device.ts';
 import { NETWORK_FILES } from '../scenario/format.ts';
 import type { Device, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';

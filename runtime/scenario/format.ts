@@ -7,7 +7,7 @@ import type { ChuteFormat } from '../chutes/store.ts';
 
 /**
  * The parts of a scenario folder that are not mirrored device files (see fixtures/scenarios/README.md).
- * `emulator/scenario-device.ts` reads them and `chutebox record` (runtime/record/) writes them, both
+ * `emulator/scenario/device.ts` reads them and `chutebox record` (runtime/record/) writes them, both
  * through this module, which lies in the runtime so that both import it downward.
  */
 export const DEVICE_FILE = 'device.yaml';

@@ -8,7 +8,7 @@ import * as stationsGet from '../../functions/networks/stations.get.ts';
 import * as hostconfigGet from '../../functions/config/hostconfig.get.ts';
 import * as pdconfGet from '../../functions/config/pdconf.get.ts';
 import { invoke, type Handler } from '../../functions/core/invoke.ts';
-import { loadScenario } from '../../emulator/scenario-device.ts';
+import { loadScenario } from '../../emulator/scenario/device.ts';
 
 const OPTIONS = { time: 500, warmupTime: 100 };
 

@@ -1,5 +1,5 @@
 import type { Device } from '../../functions/core/device.ts';
-import type { MemoryAccountsSpec } from '../../emulator/scenario-accounts.ts';
+import type { MemoryAccountsSpec } from '../../emulator/scenario/accounts.ts';
 import { memoryDevice } from './memory-device.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { MemoryHostConfigOptions } from '../../emulator/scenario-host-config.ts';
+import type { MemoryHostConfigOptions } from '../../emulator/scenario/host-config.ts';
 import { combine, radios } from './info-devices.ts';
 import { memoryDevice, type MemoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 

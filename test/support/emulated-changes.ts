@@ -1,5 +1,5 @@
 import type { ChangeRecord, Device } from '../../functions/core/device.ts';
-import { emulatedChanges } from '../../emulator/scenario-changes.ts';
+import { emulatedChanges } from '../../emulator/scenario/changes.ts';
 import type { MemoryDevice } from './memory-device.ts';
 
 /**

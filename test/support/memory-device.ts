@@ -1,6 +1,6 @@
-import { memoryAccounts, type MemoryAccountsSpec } from '../../emulator/scenario-accounts.ts';
-import { memoryHostConfig, type MemoryHostConfigOptions } from '../../emulator/scenario-host-config.ts';
-import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../../emulator/scenario-provisioning.ts';
+import { memoryAccounts, type MemoryAccountsSpec } from '../../emulator/scenario/accounts.ts';
+import { memoryHostConfig, type MemoryHostConfigOptions } from '../../emulator/scenario/host-config.ts';
+import { scenarioProvisioning, type ScenarioProvisioning, type ScenarioProvisioningOptions } from '../../emulator/scenario/provisioning.ts';
 import { generateHostConfig } from '../../functions/config/host-config.ts';
 import type {
   ChangeRecord,
@@ -22,7 +22,7 @@ import { changeRunner } from '../../runtime/changes/runner.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';
 import { everyAction } from './change-effects.ts';
 import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
-import { recordedNetworks } from '../../emulator/recorded-networks.ts';
+import { recordedNetworks } from '../../emulator/scenario/recorded-networks.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
 export interface MemoryDeviceSpec {
@@ -57,7 +57,7 @@ export interface MemoryDeviceSpec {
 
 /**
  * The raw outputs of one chute network's host resources, as a device's tools would print them: the
- * recordings of `recordedNetworks` (emulator/recorded-networks.ts), which answers from them.
+ * recordings of `recordedNetworks` (emulator/scenario/recorded-networks.ts), which answers from them.
  */
 export interface MemoryNetwork {
   /**

@@ -1,10 +1,10 @@
 import type { Device, ProvisionCredentials } from '../../functions/core/device.ts';
-import type { ScenarioProvisioning, ScenarioProvisioningOptions } from '../../emulator/scenario-provisioning.ts';
+import type { ScenarioProvisioning, ScenarioProvisioningOptions } from '../../emulator/scenario/provisioning.ts';
 import { memoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 
 /*
  * Devices for the provisioning handler tests: a memory device whose provisioning is the emulator's
- * (memory store, built-in fake controller: emulator/fake-controller.ts).
+ * (memory store, built-in fake controller: emulator/scenario/fake-controller.ts).
  */
 
 /** Credentials the fake controller accepts, of the shape ParaDrop's controller hands out. */

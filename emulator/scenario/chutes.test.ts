@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../test/support/temp-dir.ts';
-import { readChutes, storedChutes } from './scenario-chutes.ts';
-import { loadScenario, ScenarioError } from './scenario-device.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { readChutes, storedChutes } from './chutes.ts';
+import { loadScenario, ScenarioError } from './device.ts';
 
 const temp = useTempDir('chutebox-scenario-chutes-');
 

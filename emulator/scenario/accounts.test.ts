@@ -1,17 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { callFunction } from '../test/support/call-function.ts';
-import * as sshKeys from '../functions/config/ssh-keys.get.ts';
-import * as sshKeysAdd from '../functions/config/ssh-keys.post.ts';
-import { findAccount } from '../functions/parsers/passwd.ts';
-import { rootedFiles } from '../runtime/device/files.ts';
-import { memoryDevice } from '../test/support/memory-device.ts';
-import { sshKey } from '../test/support/ssh-keys.ts';
-import { memoryAccounts, scenarioAccounts } from './scenario-accounts.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import * as sshKeys from '../../functions/config/ssh-keys.get.ts';
+import * as sshKeysAdd from '../../functions/config/ssh-keys.post.ts';
+import { findAccount } from '../../functions/parsers/passwd.ts';
+import { rootedFiles } from '../../runtime/device/files.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
+import { sshKey } from '../../test/support/ssh-keys.ts';
+import { memoryAccounts, scenarioAccounts } from './accounts.ts';
 
-const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
-const PARADROP_KEYS = new URL('../fixtures/scenarios/default/home/paradrop/.ssh/authorized_keys', import.meta.url);
+const DEFAULT = fileURLToPath(new URL('../../fixtures/scenarios/default/', import.meta.url));
+const PARADROP_KEYS = new URL('../../fixtures/scenarios/default/home/paradrop/.ssh/authorized_keys', import.meta.url);
 
 /** A device whose accounts are those of the default scenario. */
 function scenarioDevice() {

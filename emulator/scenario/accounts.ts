@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import type { Account, Accounts, Device } from '../functions/core/device.ts';
-import { atHand, thenAtHand } from '../functions/core/at-hand.ts';
-import { findAccount } from '../functions/parsers/passwd.ts';
-import { PASSWD_FILE } from '../runtime/scenario/format.ts';
+import type { Account, Accounts, Device } from '../../functions/core/device.ts';
+import { atHand, thenAtHand } from '../../functions/core/at-hand.ts';
+import { findAccount } from '../../functions/parsers/passwd.ts';
+import { PASSWD_FILE } from '../../runtime/scenario/format.ts';
 
 /** The device path of an account's `~/.ssh/authorized_keys`. */
 export function authorizedKeysFile(account: Account): string {

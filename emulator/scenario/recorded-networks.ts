@@ -1,17 +1,17 @@
-import { allAtHand, thenAtHand } from '../functions/core/at-hand.ts';
+import { allAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
-import { SsidSchema } from '../functions/chutes/bodies.ts';
-import { MAC_ADDRESS } from '../functions/chutes/params.ts';
-import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../functions/core/device.ts';
-import { HttpProblem } from '../functions/core/problem.ts';
-import { reusingLast } from '../functions/core/reusing-last.ts';
-import { encodeSsid, parseHostapdReply } from '../functions/parsers/hostapd.ts';
-import { allStaBlocks } from '../functions/parsers/hostapd-sta.ts';
-import { stationBlocks, type StationBlock } from '../functions/parsers/iw-station.ts';
-import { NETWORK_FILES } from '../runtime/scenario/format.ts';
-import type { ScenarioClock } from './scenario-clock.ts';
-import { memoize } from './scenario-files.ts';
-import { atMost, STATE_LIMITS } from './state-limits.ts';
+import { SsidSchema } from '../../functions/chutes/bodies.ts';
+import { MAC_ADDRESS } from '../../functions/chutes/params.ts';
+import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../../functions/core/device.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import { reusingLast } from '../../functions/core/reusing-last.ts';
+import { encodeSsid, parseHostapdReply } from '../../functions/parsers/hostapd.ts';
+import { allStaBlocks } from '../../functions/parsers/hostapd-sta.ts';
+import { stationBlocks, type StationBlock } from '../../functions/parsers/iw-station.ts';
+import { NETWORK_FILES } from '../../runtime/scenario/format.ts';
+import type { ScenarioClock } from './clock.ts';
+import { memoize } from './files.ts';
+import { atMost, STATE_LIMITS } from '../state-limits.ts';
 
 /** One raw recording of a chute network (`NETWORK_FILES` names the file of each in a scenario). */
 export type NetworkRecording = keyof typeof NETWORK_FILES;

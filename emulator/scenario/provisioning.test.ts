@@ -1,8 +1,8 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import type { ProvisionCredentials } from '../functions/core/device.ts';
-import { useMockController } from '../test/support/controller.ts';
-import { scenarioProvisioning } from './scenario-provisioning.ts';
+import type { ProvisionCredentials } from '../../functions/core/device.ts';
+import { useMockController } from '../../test/support/controller.ts';
+import { scenarioProvisioning } from './provisioning.ts';
 
 const CREDENTIALS: ProvisionCredentials = { routerId: 'lab-1', apitoken: 't0k3n', pdserver: 'https://paradrop.org', wampRouter: 'ws://paradrop.org:9086/ws' };
 

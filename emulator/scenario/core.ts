@@ -1,23 +1,23 @@
-import { deepFreeze } from '../functions/core/deep-freeze.ts';
-import { generateHostConfig, telemetrySettings, type HostConfig } from '../functions/config/host-config.ts';
-import { answeredAtHand, atHand } from '../functions/core/at-hand.ts';
-import type { Device, DeviceSources, FsStats, Settings } from '../functions/core/device.ts';
-import type { ChangeLogBound } from '../runtime/changes/bound.ts';
-import { resetGuard } from '../runtime/changes/reset-guard.ts';
-import { telemetryReport } from '../runtime/controller/telemetry.ts';
-import { scenarioAccounts } from './scenario-accounts.ts';
-import { memoryHostConfig } from './scenario-host-config.ts';
-import { scenarioProvisioning, type ApitokenMemory } from './scenario-provisioning.ts';
-import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges, type EmulatedDevice } from './scenario-changes.ts';
-import { checkEmulatorState, EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from './emulator-state.ts';
+import { deepFreeze } from '../../functions/core/deep-freeze.ts';
+import { generateHostConfig, telemetrySettings, type HostConfig } from '../../functions/config/host-config.ts';
+import { answeredAtHand, atHand } from '../../functions/core/at-hand.ts';
+import type { Device, DeviceSources, FsStats, Settings } from '../../functions/core/device.ts';
+import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
+import { resetGuard } from '../../runtime/changes/reset-guard.ts';
+import { telemetryReport } from '../../runtime/controller/telemetry.ts';
+import { scenarioAccounts } from './accounts.ts';
+import { memoryHostConfig } from './host-config.ts';
+import { scenarioProvisioning, type ApitokenMemory } from './provisioning.ts';
+import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges, type EmulatedDevice } from './changes.ts';
+import { checkEmulatorState, EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from '../emulator-state.ts';
 import { fakeController } from './fake-controller.ts';
-import { storedChutes } from './scenario-chutes.ts';
-import type { EngineRecordings, ScenarioDocuments } from './scenario-documents.ts';
+import { storedChutes } from './chutes.ts';
+import type { EngineRecordings, ScenarioDocuments } from './documents.ts';
 import { jsonCopy } from './json-copy.ts';
-import { PASSWD_FILE, type DeviceYaml } from '../runtime/scenario/format.ts';
-import { scenarioNetworks } from './scenario-network.ts';
-import { scenarioClock } from './scenario-clock.ts';
-import { checkCompiledScenario, normalizePosix, treeFiles } from './scenario-tree.ts';
+import { PASSWD_FILE, type DeviceYaml } from '../../runtime/scenario/format.ts';
+import { scenarioNetworks } from './network.ts';
+import { scenarioClock } from './clock.ts';
+import { checkCompiledScenario, normalizePosix, treeFiles } from './tree.ts';
 
 /** How a scenario is served. */
 export interface ScenarioOptions {

@@ -1,10 +1,10 @@
-import { allAtHand, thenAtHand } from '../functions/core/at-hand.ts';
+import { allAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
-import type { Device } from '../functions/core/device.ts';
-import { reusingLast } from '../functions/core/reusing-last.ts';
-import { parseStat } from '../functions/parsers/stat.ts';
-import { parseUptime } from '../functions/parsers/uptime.ts';
-import { kept, normalizePosix } from './scenario-tree.ts';
+import type { Device } from '../../functions/core/device.ts';
+import { reusingLast } from '../../functions/core/reusing-last.ts';
+import { parseStat } from '../../functions/parsers/stat.ts';
+import { parseUptime } from '../../functions/parsers/uptime.ts';
+import { kept, normalizePosix } from './tree.ts';
 
 /** The raw files whose numbers follow the emulator's clock. */
 export const CLOCK_FILES = { uptime: '/proc/uptime', stat: '/proc/stat' } as const;

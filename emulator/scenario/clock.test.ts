@@ -1,16 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { okBody as info } from '../test/support/call-function.ts';
-import * as leases from '../functions/networks/leases.get.ts';
-import type { Device } from '../functions/core/device.ts';
-import * as software from '../functions/info/software.get.ts';
-import * as telemetry from '../functions/info/telemetry.get.ts';
-import type { Software, Telemetry } from '../functions/info/schemas.ts';
-import type { LeaseRecord } from '../functions/parsers/dnsmasq-leases.ts';
-import { parseUptime } from '../functions/parsers/uptime.ts';
-import { useTempDir } from '../test/support/temp-dir.ts';
-import { loadScenario, type ScenarioOptions } from './scenario-device.ts';
+import { okBody as info } from '../../test/support/call-function.ts';
+import * as leases from '../../functions/networks/leases.get.ts';
+import type { Device } from '../../functions/core/device.ts';
+import * as software from '../../functions/info/software.get.ts';
+import * as telemetry from '../../functions/info/telemetry.get.ts';
+import type { Software, Telemetry } from '../../functions/info/schemas.ts';
+import type { LeaseRecord } from '../../functions/parsers/dnsmasq-leases.ts';
+import { parseUptime } from '../../functions/parsers/uptime.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { loadScenario, type ScenarioOptions } from './device.ts';
 
 const temp = useTempDir('chutebox-scenario-clock-');
 

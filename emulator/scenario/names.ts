@@ -1,13 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEVICE_FILE, ScenarioError } from '../runtime/scenario/format.ts';
+import { DEVICE_FILE, ScenarioError } from '../../runtime/scenario/format.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 
-/**
- * The scenarios shipped with chutebox: `fixtures/scenarios/` of the package, found from this module
- * both as source (`emulator/`) and as bundle (`dist/`), which sit at the same depth.
- */
-export const BUILT_IN_SCENARIOS = new URL('../fixtures/scenarios/', import.meta.url);
+/** The scenarios shipped with chutebox: `fixtures/scenarios/` of the package. */
+export const BUILT_IN_SCENARIOS = new URL('fixtures/scenarios/', PACKAGE_ROOT);
 
 /** A built-in scenario name: no slash, no leading dot. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

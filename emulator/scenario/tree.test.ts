@@ -2,13 +2,13 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { rootedFiles } from '../runtime/device/files.ts';
-import { useTempDir } from '../test/support/temp-dir.ts';
-import { readScenarioTree } from './scenario-compiled.ts';
-import { checkCompiledScenario, normalizePosix, treeFiles, type ScenarioTree } from './scenario-tree.ts';
+import { rootedFiles } from '../../runtime/device/files.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { readScenarioTree } from './compiled.ts';
+import { checkCompiledScenario, normalizePosix, treeFiles, type ScenarioTree } from './tree.ts';
 
 const temp = useTempDir('chutebox-scenario-tree-');
-const BUILT_IN = fileURLToPath(new URL('../fixtures/scenarios/', import.meta.url));
+const BUILT_IN = fileURLToPath(new URL('../../fixtures/scenarios/', import.meta.url));
 
 /** Every device path of a tree, and each with a trailing slash, `/./` and `//` in it: what a caller may ask. */
 function pathsOf(tree: ScenarioTree): string[] {

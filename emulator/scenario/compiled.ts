@@ -2,12 +2,12 @@ import { lstat, mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/pr
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { ScenarioError } from '../runtime/scenario/format.ts';
-import { readScenarioDocuments } from './scenario-documents.ts';
-import { BUILT_IN_SCENARIOS, builtInScenarios } from './scenario-names.ts';
-import { checkCompiledScenario, COMPILED_SCENARIO_FORMAT, type CompiledScenario, type ScenarioTree } from './scenario-tree.ts';
+import { ScenarioError } from '../../runtime/scenario/format.ts';
+import { readScenarioDocuments } from './documents.ts';
+import { BUILT_IN_SCENARIOS, builtInScenarios } from './names.ts';
+import { checkCompiledScenario, COMPILED_SCENARIO_FORMAT, type CompiledScenario, type ScenarioTree } from './tree.ts';
 
-export { COMPILED_SCENARIO_FORMAT, type CompiledScenario, type ScenarioTree } from './scenario-tree.ts';
+export { COMPILED_SCENARIO_FORMAT, type CompiledScenario, type ScenarioTree } from './tree.ts';
 
 /**
  * Where the build writes the built-in scenarios, compiled: `scenarios/<name>.json` beside the bundle

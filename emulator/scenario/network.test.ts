@@ -2,15 +2,15 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { NetworkTarget } from '../functions/core/device.ts';
-import { isHttpProblem } from '../functions/core/problem.ts';
-import { useTempDir } from '../test/support/temp-dir.ts';
-import { scenarioFiles } from './scenario-files.ts';
-import { scenarioNetworks as networksOf } from './scenario-network.ts';
+import type { NetworkTarget } from '../../functions/core/device.ts';
+import { isHttpProblem } from '../../functions/core/problem.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { scenarioFiles } from './files.ts';
+import { scenarioNetworks as networksOf } from './network.ts';
 
 /** The networks of a scenario folder, read through its files as the emulator reads them. */
 const scenarioNetworks = (dir: string) => networksOf(scenarioFiles(dir));
-const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
+const DEFAULT = fileURLToPath(new URL('../../fixtures/scenarios/default/', import.meta.url));
 const recorded = (chute: string, network: string, file: string) => readFile(path.join(DEFAULT, 'chutes', chute, 'networks', network, file), 'utf8');
 
 const target = (chute: string, network: string, hostInterface: string | null = null): NetworkTarget => ({

@@ -1,7 +1,7 @@
-import { answeredAtHand } from '../functions/core/at-hand.ts';
-import type { Device } from '../functions/core/device.ts';
-import { ScenarioError } from '../runtime/scenario/format.ts';
-import type { ScenarioDocuments } from './scenario-documents.ts';
+import { answeredAtHand } from '../../functions/core/at-hand.ts';
+import type { Device } from '../../functions/core/device.ts';
+import { ScenarioError } from '../../runtime/scenario/format.ts';
+import type { ScenarioDocuments } from './documents.ts';
 
 /**
  * One entry of a scenario folder, as `ScenarioTree` holds it: a regular file's text (as `rootedFiles`

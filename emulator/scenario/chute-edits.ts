@@ -1,6 +1,6 @@
-import { resolvePlaceholders } from '../functions/config/secret-placeholders.ts';
-import { CHUTE_LABEL, chuteContainerName, type ChuteAction, type StoredChute } from '../functions/core/device.ts';
-import type { ChangeRequestOf } from '../runtime/changes/runner.ts';
+import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
+import { CHUTE_LABEL, chuteContainerName, type ChuteAction, type StoredChute } from '../../functions/core/device.ts';
+import type { ChangeRequestOf } from '../../runtime/changes/runner.ts';
 
 /** The containers of the emulated engine (null: the scenario has no engine), which changes edit in place, and the clock. */
 export interface EmulatedEngine {

@@ -2,9 +2,9 @@ import { cp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { skipWithoutStrace, traceFiles } from '../test/support/strace.ts';
-import { useChutebox } from '../test/support/spawn.ts';
-import { useTempDir } from '../test/support/temp-dir.ts';
+import { skipWithoutStrace, traceFiles } from '../../test/support/strace.ts';
+import { useChutebox } from '../../test/support/spawn.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
 
 /*
  * What `chutebox emulate` reads per request, seen from outside the process: strace, attached to the
@@ -14,9 +14,9 @@ import { useTempDir } from '../test/support/temp-dir.ts';
 
 const temp = useTempDir('chutebox-scenario-reads-');
 const start = useChutebox();
-const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
-const MANIFEST = new URL('../dist/manifest.json', import.meta.url);
-const skipped = skipWithoutStrace('emulator/scenario-reads.test.ts');
+const DEFAULT = fileURLToPath(new URL('../../fixtures/scenarios/default/', import.meta.url));
+const MANIFEST = new URL('../../dist/manifest.json', import.meta.url);
+const skipped = skipWithoutStrace('emulator/scenario/reads.test.ts');
 
 /** A value of the default scenario for each path parameter of a GET route; `id` has none (no change yet). */
 const PARAMS: Record<string, string | null> = { chute: 'hello-world', network: 'wifi', mac: '6e:8d:3a:5f:21:c4', user: 'paradrop', id: null };

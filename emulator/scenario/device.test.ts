@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtInScenarios, loadScenario, resolveScenario, ScenarioError } from './scenario-device.ts';
+import { builtInScenarios, loadScenario, resolveScenario, ScenarioError } from './device.ts';
 
 const UNAME = 'uname: { sysname: Linux, release: 6.1.0-18-amd64, version: "#1 SMP PREEMPT_DYNAMIC", machine: x86_64 }\n';
 
@@ -43,7 +43,7 @@ describe('scenario names', () => {
 
   it('resolves a name without a slash to the built-in folder', async () => {
     const dir = await resolveScenario('gl-ar150');
-    expect(dir).toBe(path.resolve(new URL('../fixtures/scenarios/gl-ar150', import.meta.url).pathname));
+    expect(dir).toBe(path.resolve(new URL('../../fixtures/scenarios/gl-ar150', import.meta.url).pathname));
   });
 
   it('resolves anything with a slash as a folder path, relative to the working directory', async () => {

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CHUTE_LABEL, CONTAINER_REF } from '../functions/core/device.ts';
-import { readChutes, type ChuteDocuments } from './scenario-chutes.ts';
+import { CHUTE_LABEL, CONTAINER_REF } from '../../functions/core/device.ts';
+import { readChutes, type ChuteDocuments } from './chutes.ts';
 import {
   check,
   ContainerList,
@@ -13,8 +13,8 @@ import {
   STATS_DIR,
   statsFile,
   type DeviceYaml,
-} from '../runtime/scenario/format.ts';
-import { readScenarioHostConfig } from './scenario-host-config.ts';
+} from '../../runtime/scenario/format.ts';
+import { readScenarioHostConfig } from './host-config.ts';
 
 /**
  * What a scenario says besides its raw device files, parsed and checked: everything the emulator

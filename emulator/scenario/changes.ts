@@ -1,12 +1,12 @@
-import { deepFreeze } from '../functions/core/deep-freeze.ts';
-import { atHand, keptAtHand, thenAtHand } from '../functions/core/at-hand.ts';
+import { deepFreeze } from '../../functions/core/deep-freeze.ts';
+import { atHand, keptAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
-import { ChangeRecordSchema } from '../functions/changes/schemas.ts';
-import { resetGuard, type ResetGuard } from '../runtime/changes/reset-guard.ts';
-import { chuteImageTag } from '../functions/chutes/image-tag.ts';
-import { ChuteConfigSchema } from '../functions/chutes/chute-config.ts';
-import { cacheWithNetworks, networkChange, networkLedger, reservationNotes } from '../functions/chutes/network-reservations.ts';
-import { uploadedImageTags } from '../functions/parsers/image-archive.ts';
+import { ChangeRecordSchema } from '../../functions/changes/schemas.ts';
+import { resetGuard, type ResetGuard } from '../../runtime/changes/reset-guard.ts';
+import { chuteImageTag } from '../../functions/chutes/image-tag.ts';
+import { ChuteConfigSchema } from '../../functions/chutes/chute-config.ts';
+import { cacheWithNetworks, networkChange, networkLedger, reservationNotes } from '../../functions/chutes/network-reservations.ts';
+import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
 import {
   CHUTE_LABEL,
   CHUTE_NAME,
@@ -17,15 +17,15 @@ import {
   type Device,
   type DevicePowerAction,
   type StoredChute,
-} from '../functions/core/device.ts';
-import type { ChangeLogBound } from '../runtime/changes/bound.ts';
-import { memoryChangeLog, type MemoryChangeLog } from '../runtime/changes/memory-log.ts';
-import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeEffects, type ChangeRequestOf, type Note } from '../runtime/changes/runner.ts';
-import { ContainerSchema } from '../runtime/scenario/format.ts';
+} from '../../functions/core/device.ts';
+import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
+import { memoryChangeLog, type MemoryChangeLog } from '../../runtime/changes/memory-log.ts';
+import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeEffects, type ChangeRequestOf, type Note } from '../../runtime/changes/runner.ts';
+import { ContainerSchema } from '../../runtime/scenario/format.ts';
 import { jsonCopy } from './json-copy.ts';
-import { CHUTE_EDITS, type ChuteEdit } from './scenario-chute-edits.ts';
-import { ChuteCache, storedChutes, type ChuteDocuments } from './scenario-chutes.ts';
-import { atMost, shallow, STATE_LIMITS } from './state-limits.ts';
+import { CHUTE_EDITS, type ChuteEdit } from './chute-edits.ts';
+import { ChuteCache, storedChutes, type ChuteDocuments } from './chutes.ts';
+import { atMost, shallow, STATE_LIMITS } from '../state-limits.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;

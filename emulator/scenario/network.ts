@@ -1,8 +1,8 @@
-import { atHand } from '../functions/core/at-hand.ts';
-import { CHUTE_NAME, type Device } from '../functions/core/device.ts';
-import { NETWORK_FILES, networkDir } from '../runtime/scenario/format.ts';
+import { atHand } from '../../functions/core/at-hand.ts';
+import { CHUTE_NAME, type Device } from '../../functions/core/device.ts';
+import { NETWORK_FILES, networkDir } from '../../runtime/scenario/format.ts';
 import { recordedNetworks, type RecordedNetworks } from './recorded-networks.ts';
-import type { ScenarioClock } from './scenario-clock.ts';
+import type { ScenarioClock } from './clock.ts';
 
 /**
  * The chute networks of a scenario, answered from the raw recordings in

@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { UsageError } from '../runtime/options.ts';
-import { compileScenario } from './scenario-compiled.ts';
-import { resolveScenario } from './scenario-names.ts';
+import { UsageError } from '../../runtime/options.ts';
+import { compileScenario } from './compiled.ts';
+import { resolveScenario } from './names.ts';
 
 const HELP = [
   'usage: chutebox scenario compile DIR [--out FILE]',

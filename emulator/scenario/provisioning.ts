@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { controllerClient } from '../runtime/controller/client.ts';
+import { controllerClient } from '../../runtime/controller/client.ts';
 import {
   memoryProvisionStore,
   provisioning,
@@ -7,7 +7,7 @@ import {
   type ProvisionStore,
   type StoredProvision,
   type TelemetrySettings,
-} from '../runtime/config/provisioning.ts';
+} from '../../runtime/config/provisioning.ts';
 import { fakeController, type FakeController } from './fake-controller.ts';
 
 const filled = z.string().check(z.minLength(1, 'must not be empty'));

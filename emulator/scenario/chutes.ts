@@ -1,14 +1,14 @@
-import { atHand } from '../functions/core/at-hand.ts';
+import { atHand } from '../../functions/core/at-hand.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
-import { ChuteConfigSchema } from '../functions/chutes/chute-config.ts';
-import { CHUTE_NAME, type Device, type StoredChute } from '../functions/core/device.ts';
-import { chuteStore } from '../runtime/chutes/store.ts';
-import { deepFreeze } from '../functions/core/deep-freeze.ts';
+import { ChuteConfigSchema } from '../../functions/chutes/chute-config.ts';
+import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
+import { chuteStore } from '../../runtime/chutes/store.ts';
+import { deepFreeze } from '../../functions/core/deep-freeze.ts';
 import { jsonCopy } from './json-copy.ts';
-import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } from '../runtime/scenario/format.ts';
+import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } from '../../runtime/scenario/format.ts';
 
 const DOCUMENTS = ['chute', 'service', 'cache'] as const;
 const RECORDINGS: readonly string[] = Object.values(NETWORK_FILES);

@@ -2,12 +2,12 @@ import { mkdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { rootedFiles } from '../runtime/device/files.ts';
-import { useTempDir } from '../test/support/temp-dir.ts';
-import { memoize, scenarioFiles } from './scenario-files.ts';
+import { rootedFiles } from '../../runtime/device/files.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { memoize, scenarioFiles } from './files.ts';
 
 const temp = useTempDir('chutebox-scenario-files-');
-const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
+const DEFAULT = fileURLToPath(new URL('../../fixtures/scenarios/default/', import.meta.url));
 
 /** A folder with the given files (relative path → contents). */
 async function folder(name: string, files: Record<string, string>): Promise<string> {

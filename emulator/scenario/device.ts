@@ -1,15 +1,15 @@
 import path from 'node:path';
-import { compiledScenario } from './scenario-compiled.ts';
-import { emulateScenario, type Scenario, type ScenarioOptions } from './scenario-core.ts';
-import { readScenarioDocuments } from './scenario-documents.ts';
-import { scenarioFiles } from './scenario-files.ts';
-import { BUILT_IN_SCENARIOS, isScenarioName, resolveScenario } from './scenario-names.ts';
-import { treeFiles } from './scenario-tree.ts';
+import { compiledScenario } from './compiled.ts';
+import { emulateScenario, type Scenario, type ScenarioOptions } from './core.ts';
+import { readScenarioDocuments } from './documents.ts';
+import { scenarioFiles } from './files.ts';
+import { BUILT_IN_SCENARIOS, isScenarioName, resolveScenario } from './names.ts';
+import { treeFiles } from './tree.ts';
 
-export { ScenarioError } from '../runtime/scenario/format.ts';
-export { EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from './emulator-state.ts';
-export { BUILT_IN_SCENARIOS, builtInScenarios, resolveScenario } from './scenario-names.ts';
-export { emulateScenario, scenarioFromDocument, type Scenario, type ScenarioOptions, type ScenarioSource } from './scenario-core.ts';
+export { ScenarioError } from '../../runtime/scenario/format.ts';
+export { EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from '../emulator-state.ts';
+export { BUILT_IN_SCENARIOS, builtInScenarios, resolveScenario } from './names.ts';
+export { emulateScenario, scenarioFromDocument, type Scenario, type ScenarioOptions, type ScenarioSource } from './core.ts';
 
 /** Environment variable naming the scenario to serve (`chutebox emulate`, the Lambda device module). */
 export const SCENARIO_ENV = 'CHUTEBOX_SCENARIO';

@@ -1,10 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hostConfigFor, type HostConfig } from '../functions/config/host-config.ts';
-import { useTempDir } from '../test/support/temp-dir.ts';
-import { memoryHostConfig, readScenarioHostConfig } from './scenario-host-config.ts';
-import { ScenarioError } from '../runtime/scenario/format.ts';
+import { hostConfigFor, type HostConfig } from '../../functions/config/host-config.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { memoryHostConfig, readScenarioHostConfig } from './host-config.ts';
+import { ScenarioError } from '../../runtime/scenario/format.ts';
 
 const temp = useTempDir('chutebox-scenario-hostconfig-');
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { memoryDevice } from '../test/support/memory-device.ts';
-import { settledChange as settled } from '../test/support/emulated-changes.ts';
-import type { Device } from '../functions/core/device.ts';
-import { chuteState } from '../functions/chutes/state.ts';
-import { emulatedChanges } from './scenario-changes.ts';
+import { memoryDevice } from '../../test/support/memory-device.ts';
+import { settledChange as settled } from '../../test/support/emulated-changes.ts';
+import type { Device } from '../../functions/core/device.ts';
+import { chuteState } from '../../functions/chutes/state.ts';
+import { emulatedChanges } from './changes.ts';
 
 const LABEL = 'io.chutebox.chute';
 

@@ -2,21 +2,21 @@ import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { callFunction, okBody as get } from '../test/support/call-function.ts';
-import * as chute from '../functions/chutes/chute.get.ts';
-import * as leases from '../functions/networks/leases.get.ts';
-import * as stations from '../functions/networks/stations.get.ts';
-import type { Device } from '../functions/core/device.ts';
-import * as hardware from '../functions/info/hardware.get.ts';
-import * as software from '../functions/info/software.get.ts';
-import { useTempDir } from '../test/support/temp-dir.ts';
-import { loadScenario } from './scenario-device.ts';
+import { callFunction, okBody as get } from '../../test/support/call-function.ts';
+import * as chute from '../../functions/chutes/chute.get.ts';
+import * as leases from '../../functions/networks/leases.get.ts';
+import * as stations from '../../functions/networks/stations.get.ts';
+import type { Device } from '../../functions/core/device.ts';
+import * as hardware from '../../functions/info/hardware.get.ts';
+import * as software from '../../functions/info/software.get.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { loadScenario } from './device.ts';
 
 // A scenario is a recording: the emulator reads it at start (its documents) or on first use (its raw
 // files and network recordings) and answers from memory after that. An edit shows after a restart.
 
 const temp = useTempDir('chutebox-scenario-memory-');
-const DEFAULT = fileURLToPath(new URL('../fixtures/scenarios/default/', import.meta.url));
+const DEFAULT = fileURLToPath(new URL('../../fixtures/scenarios/default/', import.meta.url));
 const WIFI = { chute: 'hello-world', network: 'wifi' };
 
 /** A copy of the default scenario that the test may change. */

@@ -1,6 +1,6 @@
-import { keptAtHand } from '../functions/core/at-hand.ts';
-import type { Device } from '../functions/core/device.ts';
-import { rootedFiles } from '../runtime/device/files.ts';
+import { keptAtHand } from '../../functions/core/at-hand.ts';
+import type { Device } from '../../functions/core/device.ts';
+import { rootedFiles } from '../../runtime/device/files.ts';
 
 /** How many answers `memoize` keeps by default: far more than a scenario has files and folders. */
 const MAX_ANSWERS = 10_000;

@@ -2,16 +2,16 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../test/support/temp-dir.ts';
-import { compiledScenario, compileScenario, compileScenarios, readScenarioTree } from './scenario-compiled.ts';
-import { readScenarioDocuments } from './scenario-documents.ts';
-import { ScenarioError } from '../runtime/scenario/format.ts';
-import { BUILT_IN_SCENARIOS, builtInScenarios } from './scenario-names.ts';
+import { useTempDir } from '../../test/support/temp-dir.ts';
+import { compiledScenario, compileScenario, compileScenarios, readScenarioTree } from './compiled.ts';
+import { readScenarioDocuments } from './documents.ts';
+import { ScenarioError } from '../../runtime/scenario/format.ts';
+import { BUILT_IN_SCENARIOS, builtInScenarios } from './names.ts';
 
 const temp = useTempDir('chutebox-scenario-compiled-');
 
 /** What the build wrote (`npm test` builds before vitest runs). */
-const DIST_SCENARIOS = new URL('../dist/scenarios/', import.meta.url);
+const DIST_SCENARIOS = new URL('../../dist/scenarios/', import.meta.url);
 
 const UNAME = 'uname: { sysname: Linux, release: 6.1.0, version: "#1", machine: x86_64 }\n';
 
