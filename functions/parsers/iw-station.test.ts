@@ -240,6 +240,11 @@ describe('iw station dump: rules beyond the samples', () => {
     expect(parseStationDump(text)).toEqual([{ mac_addr: 'aa:bb:cc:dd:ee:ff', signal: '-50 dBm' }]);
   });
 
+  it('starts a station at a Station line after any white space, as stationBlocks splits the dump', () => {
+    const text = '\fStation aa:bb:cc:dd:ee:ff (on wlan0)\n\tsignal:  \t-50 dBm\n';
+    expect(stationBlocks(text).map((block) => parseStationDump(block.text))).toEqual([[{ mac_addr: 'aa:bb:cc:dd:ee:ff', signal: '-50 dBm' }]]);
+  });
+
   it('gives no station for an empty dump', () => {
     expect(parseStationDump('')).toEqual([]);
     expect(parseStationDump('\n')).toEqual([]);
