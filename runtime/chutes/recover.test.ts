@@ -5,7 +5,7 @@ import type { ChangeRecord } from '../../functions/core/device.ts';
 import { fakeEngine, type FakeContainer } from '../../test/support/fake-engine.ts';
 import { installChute } from '../../test/support/chute-state.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
-import { type Rollback } from './lifecycle.ts';
+import type { Rollback } from './lifecycle.ts';
 import { recoverChutes } from './recover.ts';
 import { chuteWriter } from './store.ts';
 import { storedChuteEffects } from '../../test/support/chute-lifecycle.ts';
