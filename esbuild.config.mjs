@@ -465,7 +465,7 @@ for (const fn of functions) {
 for (const name of Object.keys(ENTRIES)) {
   manifest.entries.push({ name, file: `${name}.mjs`, ...(await sizes(path.join(dist, `${name}.mjs`))) });
 }
-await writeFile(path.join(dist, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+await writeFile(path.join(dist, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 if (withTypes) await writeTypes(functions, manifest);
 
 if (!quiet) {

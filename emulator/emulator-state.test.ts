@@ -7,6 +7,7 @@ import * as stopPost from '../functions/chutes/stop.post.ts';
 import * as hostconfigPut from '../functions/config/hostconfig.put.ts';
 import * as provisionPost from '../functions/config/provision.post.ts';
 import * as sshKeysPost from '../functions/config/ssh-keys.post.ts';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
 import type { Device } from '../functions/core/device.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { callFunction, type Answer, type EndpointModule } from '../test/support/call-function.ts';
@@ -62,7 +63,7 @@ async function answers(device: Device): Promise<Record<string, Answer>> {
     for (const params of paramsOf(endpoint.route.path))
       seen[`GET ${endpoint.route.path} ${JSON.stringify(params)}`] = await callFunction(endpoint, device, params);
   }
-  const provision = seen['GET /api/v1/config/provision {}']!.body;
+  const provision = seen['GET /api/v1/config/provision {}']!.body as Record<string, unknown>;
   if (provision.provisioned) provision.httpConnected = 'not compared';
   return seen;
 }
@@ -73,7 +74,7 @@ async function emulator(clock = { now: START }): Promise<Scenario> {
 }
 
 /** Waits for the change a call queued, and checks it succeeded. */
-async function changed(device: Device, answer: Answer): Promise<void> {
+async function changed(device: Device, answer: Answer<ChangeAccepted>): Promise<void> {
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   expect(await settledChange(device, answer.body.change_id)).toMatchObject({ state: 'succeeded' });
 }
@@ -171,7 +172,7 @@ describe('snapshot() and restore()', () => {
     await scenario.restore(saved);
     expect(await answers(scenario.device)).toEqual(atSnapshot);
     // New changes go on from the snapshot's ids.
-    const reboot = await callFunction(changesPost, scenario.device, {}, { updateClass: 'ROUTER', updateType: 'reboot' });
+    const reboot = await callFunction<ChangeAccepted>(changesPost, scenario.device, {}, { updateClass: 'ROUTER', updateType: 'reboot' });
     expect(reboot.body.change_id).toBe(saved.changes.nextId);
   });
 
@@ -237,7 +238,7 @@ describe('snapshot() and restore()', () => {
 
   it('takes a change under way as it is; restored, it reads failed, as after a restart', async () => {
     const scenario = await loadScenario('default', undefined, { changeDelayMs: 50 });
-    const { change_id: id } = (await callFunction(stopPost, scenario.device, { chute: 'hotspot' })).body;
+    const { change_id: id } = (await callFunction<ChangeAccepted>(stopPost, scenario.device, { chute: 'hotspot' })).body;
     const state = await scenario.snapshot();
     expect(state.changes.records).toEqual([expect.objectContaining({ id, state: 'queued' })]);
     await scenario.restore(state);

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HostConfig } from '../functions/config/host-config.ts';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
 import type { Problem } from '../functions/core/problem.ts';
 import { call, finalChange } from './support/http-client.ts';
 import { rawCall } from './support/raw-http.ts';
@@ -43,7 +44,7 @@ const renamed = (config: HostConfig, hostname: string) => ({ ...config, system: 
 
 /** PUTs the host configuration with another hostname, waits for the change and answers its id. */
 async function rename(server: Started, config: HostConfig, hostname: string, headers: Record<string, string> = {}): Promise<number> {
-  const answer = await call(server.url, 'PUT', HOSTCONFIG, { json: renamed(config, hostname), headers });
+  const answer = await call<ChangeAccepted>(server.url, 'PUT', HOSTCONFIG, { json: renamed(config, hostname), headers });
   expect(answer.status, answer.text).toBe(200);
   const { origin: _, ...credentials } = headers;
   expect((await finalChange(server.url, answer.body.change_id, credentials)).state).toBe('succeeded');
@@ -51,26 +52,28 @@ async function rename(server: Started, config: HostConfig, hostname: string, hea
 }
 
 /** A 403 problem that says why and what to do. */
-function expectRefused(answer: { status: number; body: Problem }, why: RegExp) {
+function expectRefused(answer: { status: number; body: unknown }, why: RegExp) {
   expect(answer.status, JSON.stringify(answer.body)).toBe(403);
   expect(answer.body).toMatchObject({ type: 'about:blank', title: 'Forbidden', status: 403 });
-  expect(answer.body.detail).toMatch(why);
-  expect(answer.body.detail).toContain('chutebox passwd');
+  const { detail } = answer.body as Problem;
+  expect(detail).toMatch(why);
+  expect(detail).toContain('chutebox passwd');
 }
 
 const OTHER_ORIGIN = /another origin/;
 
 /** A 403 problem saying that a page of another origin must log in and send a token. */
-function expectBearerAsked(answer: { status: number; body: Problem }) {
+function expectBearerAsked(answer: { status: number; body: unknown }) {
   expect(answer.status, JSON.stringify(answer.body)).toBe(403);
   expect(answer.body).toMatchObject({ type: 'about:blank', title: 'Forbidden', status: 403 });
-  expect(answer.body.detail).toContain(`not from a page of ${EVIL}`);
-  expect(answer.body.detail).toMatch(/POST \/api\/v1\/auth\/local[\s\S]*Authorization: Bearer/);
+  const { detail } = answer.body as Problem;
+  expect(detail).toContain(`not from a page of ${EVIL}`);
+  expect(detail).toMatch(/POST \/api\/v1\/auth\/local[\s\S]*Authorization: Bearer/);
 }
 
 /** A login from a page of `origin`: the token. */
 async function login(server: Started, password: string, origin: string): Promise<{ token: string }> {
-  const answer = await call(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password }, headers: { origin } });
+  const answer = await call<{ token: string }>(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password }, headers: { origin } });
   expect(answer.status, answer.text).toBe(200);
   return answer.body;
 }
@@ -84,7 +87,7 @@ describe('chutebox serve without a password, to a web page', () => {
   beforeAll(async () => {
     server = await serve('open');
     own = new URL(server.url).origin;
-    config = (await call(server.url, 'GET', HOSTCONFIG)).body;
+    config = (await call<HostConfig>(server.url, 'GET', HOSTCONFIG)).body;
   });
 
   it('refuses a preflight from another origin with a 403 problem and no CORS allowance', async () => {
@@ -107,7 +110,7 @@ describe('chutebox serve without a password, to a web page', () => {
       ['no-page', {}],
     ] as const) {
       await rename(server, config, hostname, headers);
-      expect((await call(server.url, 'GET', HOSTCONFIG)).body.system.hostname).toBe(hostname);
+      expect((await call<HostConfig>(server.url, 'GET', HOSTCONFIG)).body.system?.hostname).toBe(hostname);
     }
   });
 
@@ -154,7 +157,7 @@ describe('chutebox serve with a password, to a web page', () => {
   beforeAll(async () => {
     server = await serve('password', PASSWORD);
     own = new URL(server.url).origin;
-    config = (await call(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body;
+    config = (await call<HostConfig>(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body;
     token = (await login(server, PASSWORD, EVIL)).token;
   });
 
@@ -176,7 +179,7 @@ describe('chutebox serve with a password, to a web page', () => {
   it('refuses a PUT from another origin without credentials with 401, and takes it with a token', async () => {
     expect((await call(server.url, 'PUT', HOSTCONFIG, { json: renamed(config, 'evil'), headers: { origin: EVIL } })).status).toBe(401);
     await rename(server, config, 'elsewhere', { authorization: `Bearer ${token}`, origin: EVIL });
-    expect((await call(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body.system.hostname).toBe('elsewhere');
+    expect((await call<HostConfig>(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body.system?.hostname).toBe('elsewhere');
   });
 
   it('takes Basic credentials from its own page, and from a client that sends no Origin', async () => {
@@ -185,7 +188,7 @@ describe('chutebox serve with a password, to a web page', () => {
       ['no-page', withCredentials()],
     ] as const) {
       await rename(server, config, hostname, headers);
-      expect((await call(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body.system.hostname).toBe(hostname);
+      expect((await call<HostConfig>(server.url, 'GET', HOSTCONFIG, { headers: withCredentials() })).body.system?.hostname).toBe(hostname);
     }
   });
 
@@ -248,7 +251,8 @@ describe('chutebox emulate with its account, to a web page', () => {
 
   /** The emulated device as `GET /_chutebox/state` exports it, but for its clock, which runs on. */
   async function state(): Promise<unknown> {
-    const { clock: _, ...device } = (await call(server.url, 'GET', '/_chutebox/state', { headers: { authorization: EMULATOR_BASIC } })).body;
+    const { clock: _, ...device } = (await call<Record<string, unknown>>(server.url, 'GET', '/_chutebox/state', { headers: { authorization: EMULATOR_BASIC } }))
+      .body;
     return device;
   }
 
@@ -263,7 +267,7 @@ describe('chutebox emulate with its account, to a web page', () => {
   it('allows a preflight from any origin, and answers a page of any origin that logs in with the empty password and sends the token', async () => {
     expect((await preflight(server, EVIL)).status).toBe(204);
     const { token } = await login(server, '', EVIL);
-    const answer = await call(server.url, 'POST', STOP, { headers: { origin: EVIL, authorization: `Bearer ${token}` } });
+    const answer = await call<ChangeAccepted>(server.url, 'POST', STOP, { headers: { origin: EVIL, authorization: `Bearer ${token}` } });
     expect(answer.status, answer.text).toBe(200);
     expect((await finalChange(server.url, answer.body.change_id, { authorization: `Bearer ${token}` })).state).toBe('succeeded');
   });

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { call, changePages, finalChange, problemOf } from './support/http-client.ts';
 import { serveArgs, useChutebox, type Started } from './support/spawn.ts';
@@ -23,7 +24,7 @@ const REBOOT = { name: '__PARADROP__', updateClass: 'ROUTER', updateType: 'reboo
 /** Reboots the device `count` times, each once the one before is final. */
 async function reboot(server: Started, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const answer = await call(server.url, 'POST', '/api/v1/changes/', { json: REBOOT });
+    const answer = await call<ChangeAccepted>(server.url, 'POST', '/api/v1/changes/', { json: REBOOT });
     expect(answer.status, answer.text).toBe(200);
     expect((await finalChange(server.url, answer.body.change_id)).state).toBe('succeeded');
   }
@@ -71,7 +72,7 @@ describe('GET /api/v1/changes on serve and emulate, over 30 changes and a bound 
 
   it("answers ParaDrop's GET /api/v1/changes/ with a JSON array of the newest changes", async () => {
     for (const server of [serve, emulate]) {
-      const answer = await call(server.url, 'GET', '/api/v1/changes/');
+      const answer = await call<ChangeRecord[]>(server.url, 'GET', '/api/v1/changes/');
       expect(answer).toMatchObject({ status: 200, type: 'application/json' });
       expect(answer.body.map((change: ChangeRecord) => change.id).slice(0, 3)).toEqual([30, 29, 28]);
     }

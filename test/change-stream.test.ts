@@ -2,6 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
+import type { HostConfig } from '../functions/config/host-config.ts';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { call, callApi, finalChange } from './support/http-client.ts';
 import { openWebSocket, opened, refused } from './support/websocket-client.ts';
@@ -47,7 +49,7 @@ function asStreamed(change: ChangeRecord): StreamEnd['messages'] {
 
 /** Queues a change with a call below /api/v1 and answers its id. */
 async function submit(server: Started, method: string, endpoint: string, headers: Record<string, string> = {}): Promise<number> {
-  const answer = await callApi(server, method, endpoint, undefined, undefined, headers);
+  const answer = await callApi<ChangeAccepted>(server, method, endpoint, undefined, undefined, headers);
   expect(answer.status, answer.text).toBe(200);
   return answer.body.change_id;
 }
@@ -186,11 +188,13 @@ describe('GET /ws/changes/:id/stream on chutebox serve', () => {
       path.join(dir, 'passwd'),
       ...commands,
     ]);
-    const config = (await call(server.url, 'GET', '/api/v1/config/hostconfig')).body;
+    const config = (await call<HostConfig>(server.url, 'GET', '/api/v1/config/hostconfig')).body;
 
     await writeFile(hold, '');
     try {
-      const put = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: { ...config, lan: { ...config.lan, ipaddr: '10.42.0.1' } } });
+      const put = await call<ChangeAccepted>(server.url, 'PUT', '/api/v1/config/hostconfig', {
+        json: { ...config, lan: { ...config.lan, ipaddr: '10.42.0.1' } },
+      });
       expect(put.status, put.text).toBe(200);
       const id: number = put.body.change_id;
       let first: unknown;

@@ -2,6 +2,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeAccepted, ChuteRecord, SsidRecord } from '../functions/chutes/schemas.ts';
+import type { ChangeRecord } from '../functions/core/device.ts';
+import type { Problem } from '../functions/core/problem.ts';
+import type { CachedNetworks } from './support/chute-state.ts';
 import { dockerUnavailableReason, findOnPath, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { createNamespacePair, networkUnavailableReason, processesWith, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
 import { CLEAN_ENV, CLI, serveArgs, startChutebox, type Started } from './support/spawn.ts';
@@ -32,7 +36,7 @@ const KEY = 'lab-passphrase';
 const NET = { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: KEY, dhcp: { start: 100, limit: 10, lease: '1h' } } };
 
 /** A request to the serve that runs in namespace `ns`, made from inside it (its loopback is its own); a JSON body is decoded. */
-async function api(ns: string, url: string, method: string, body?: unknown): Promise<{ status: number; body: any; type: string | null }> {
+async function api<T = unknown>(ns: string, url: string, method: string, body?: unknown): Promise<{ status: number; body: T; type: string | null }> {
   const script =
     'const [url, method, body] = process.argv.slice(1);' +
     "fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body || undefined })" +
@@ -96,17 +100,17 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       { ...CLEAN_ENV, CHUTEBOX_LAB_LINK: lab.a, CHUTEBOX_CONTAINER_NETWORK: 'none' },
       { command: 'ip' },
     );
-  const call = (method: string, endpoint: string, body?: unknown) => api(router, `${server!.url}/api/v1${endpoint}`, method, body);
+  const call = <T = unknown>(method: string, endpoint: string, body?: unknown) => api<T>(router, `${server!.url}/api/v1${endpoint}`, method, body);
   /** Submits a change and answers its record once it is over. */
   async function change(method: string, endpoint: string, body?: unknown) {
-    const accepted = await call(method, endpoint, body);
+    const accepted = await call<ChangeAccepted>(method, endpoint, body);
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-    let record: any;
+    let record: ChangeRecord | undefined;
     await waitUntil(`change ${accepted.body.change_id} over`, async () => {
-      record = (await call('GET', `/changes/${accepted.body.change_id}`)).body;
+      record = (await call<ChangeRecord>('GET', `/changes/${accepted.body.change_id}`)).body;
       return record.state === 'succeeded' || record.state === 'failed';
     });
-    return record;
+    return record!;
   }
   const links = () =>
     namespaces!
@@ -173,7 +177,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
   it('install: the access point gets its interface with the host address, hostapd and dnsmasq, and the station a lease', async () => {
     const installed = await change('POST', '/chutes', { name: 'lab', image: 'chutebox-net:sleeper', config: { net: NET } });
     expect(installed.state, JSON.stringify(installed.messages)).toBe('succeeded');
-    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
+    const { wifi } = (await call<CachedNetworks<'wifi'>>('GET', '/chutes/lab/cache')).body.networks;
     expect(wifi).toMatchObject({ ipv4Network: '10.128.0.0/24', gateway: '10.128.0.1' });
     expect(namespaces!.exec(router, 'ip', ['-o', 'address', 'show', 'dev', wifi.hostInterface])).toContain('10.128.0.1/24');
     expect(await pidFiles()).toEqual([`dnsmasq-${wifi.hostInterface}.pid`, `hostapd-${wifi.hostInterface}.pid`]);
@@ -221,7 +225,10 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
       config: { net: { guests: { ...NET.wifi, ssid: 'other' } } },
     });
     expect(other.state, JSON.stringify(other.messages)).toBe('succeeded');
-    expect((await call('GET', '/chutes/other/cache')).body.networks.guests).toMatchObject({ ipv4Network: '10.128.1.0/24', chuteAddress: '10.128.1.2' });
+    expect((await call<CachedNetworks<'guests'>>('GET', '/chutes/other/cache')).body.networks.guests).toMatchObject({
+      ipv4Network: '10.128.1.0/24',
+      chuteAddress: '10.128.1.2',
+    });
     const pidOf = async (chute: string) => String((await engine!.chuteContainers(chute))[0]!.State.Pid);
     const inChute = async (chute: string, command: string, args: string[]) =>
       spawnSync('ip', ['netns', 'exec', router, 'nsenter', '-t', await pidOf(chute), '-n', command, ...args], { encoding: 'utf8', timeout: 20_000 });
@@ -239,7 +246,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
   }, 120_000);
 
   it('after serve is killed, the next serve adopts the daemons it left: no duplicate, the same pids', async () => {
-    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
+    const { wifi } = (await call<CachedNetworks<'wifi'>>('GET', '/chutes/lab/cache')).body.networks;
     const before = [...(await processesWith(`${wifi.hostInterface}.conf`)), ...(await processesWith(`--interface=${wifi.hostInterface}`))].sort();
     expect(before).toHaveLength(2);
     process.kill(server!.child.pid!, 'SIGKILL');
@@ -249,7 +256,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     const inChute = (...args: string[]) => ['-t', String(container!.State.Pid), '-n', 'ip', ...args];
     namespaces!.exec(router, 'nsenter', inChute('link', 'delete', 'dev', 'wlan0'));
     server = await serve();
-    await waitUntil('the chute reads running again', async () => (await call('GET', '/chutes/lab')).body?.state === 'running');
+    await waitUntil('the chute reads running again', async () => (await call<ChuteRecord>('GET', '/chutes/lab')).body?.state === 'running');
     const after = [...(await processesWith(`${wifi.hostInterface}.conf`)), ...(await processesWith(`--interface=${wifi.hostInterface}`))].sort();
     expect(after).toEqual(before);
     expect((await call('GET', '/chutes/lab/networks/wifi/hostapd_status')).body).toMatchObject({ state: 'ENABLED' });
@@ -257,7 +264,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
   }, 120_000);
 
   it('PUT config with a new SSID restarts hostapd alone: dnsmasq and the lease file stay', async () => {
-    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
+    const { wifi } = (await call<CachedNetworks<'wifi'>>('GET', '/chutes/lab/cache')).body.networks;
     const [hostapdBefore] = await processesWith(`${wifi.hostInterface}.conf`);
     const [dnsmasqBefore] = await processesWith(`--interface=${wifi.hostInterface}`);
     const updated = await change('PUT', '/chutes/lab/config', { net: { wifi: { ...NET.wifi, ssid: 'renamed' } } });
@@ -265,12 +272,12 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     const [hostapdAfter] = await processesWith(`${wifi.hostInterface}.conf`);
     expect(hostapdAfter).not.toBe(hostapdBefore);
     expect(await processesWith(`--interface=${wifi.hostInterface}`)).toEqual([dnsmasqBefore]);
-    expect((await call('GET', '/chutes/lab/networks/wifi/ssid')).body.ssid).toBe('renamed');
+    expect((await call<SsidRecord>('GET', '/chutes/lab/networks/wifi/ssid')).body.ssid).toBe('renamed');
     expect((await call('GET', '/chutes/lab/networks/wifi/leases')).body).toHaveLength(1);
   }, 120_000);
 
   it("stop removes the chute's daemons and interface; start makes them again", async () => {
-    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
+    const { wifi } = (await call<CachedNetworks<'wifi'>>('GET', '/chutes/lab/cache')).body.networks;
     expect((await change('POST', '/chutes/lab/stop')).state).toBe('succeeded');
     expect(await pidFiles()).toEqual([]);
     expect(await processesWith(`${wifi.hostInterface}.conf`)).toEqual([]);
@@ -287,7 +294,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
   }, 120_000);
 
   it('delete leaves the router namespace and the state dir as they were before the install: no interface, daemon, firewall rule or lease', async () => {
-    const { wifi } = (await call('GET', '/chutes/lab/cache')).body.networks;
+    const { wifi } = (await call<CachedNetworks<'wifi'>>('GET', '/chutes/lab/cache')).body.networks;
     expect((await change('DELETE', '/chutes/lab')).state).toBe('succeeded');
     expect(await pidFiles()).toEqual([]);
     expect(links()).toBe(linksBefore);
@@ -309,7 +316,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     const net = { staff: { type: 'vlan', intfName: 'vlan0', vlan_id: 20, dhcp: { start: 50, limit: 5, lease: '1h' } } };
     const installed = await change('POST', '/chutes', { name: 'office', image: 'chutebox-net:sleeper', config: { net } });
     expect(installed.state, JSON.stringify(installed.messages)).toBe('succeeded');
-    const { staff } = (await call('GET', '/chutes/office/cache')).body.networks;
+    const { staff } = (await call<CachedNetworks<'staff'>>('GET', '/chutes/office/cache')).body.networks;
     expect(staff).toMatchObject({ hostInterface: 'br-lan.20', vlanId: 20, ipv4Network: '10.128.0.0/24', hostapdControl: null });
     expect(namespaces!.exec(router, 'ip', ['-o', 'address', 'show', 'dev', 'br-lan.20'])).toContain('10.128.0.1/24');
     const script = path.join(dir, 'udhcpc.script');
@@ -336,12 +343,12 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect(page).toMatchObject({ status: 200, body: 'chute page 42\n' });
     expect((await api(router, `${server!.url}/chutes/site`, 'GET')).body).toBe('chute page 42\n');
     expect((await change('POST', '/chutes/site/stop')).state).toBe('succeeded');
-    const stopped = await api(router, `${server!.url}/chutes/site/`, 'GET');
+    const stopped = await api<Problem>(router, `${server!.url}/chutes/site/`, 'GET');
     expect(stopped).toMatchObject({ status: 503, type: 'application/problem+json' });
     expect(stopped.body.detail).toBe('chute site is not running: its web page at port 8000 cannot be reached');
     expect((await change('PUT', '/chutes/site/config', { ...config, web: { port: 8001 } })).state).toBe('succeeded');
     expect((await change('POST', '/chutes/site/start')).state).toBe('succeeded');
-    const silent = await api(router, `${server!.url}/chutes/site/`, 'GET');
+    const silent = await api<Problem>(router, `${server!.url}/chutes/site/`, 'GET');
     expect(silent).toMatchObject({ status: 502, type: 'application/problem+json' });
     expect(silent.body.detail).toMatch(/^chute site does not answer on port 8001 \(10\.128\.0\.2\)/);
     expect((await change('DELETE', '/chutes/site')).state).toBe('succeeded');

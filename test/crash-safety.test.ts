@@ -1,11 +1,13 @@
 import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
+import type { HostConfig } from '../functions/config/host-config.ts';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { installChute } from './support/chute-state.ts';
 import { call, changePages, finalChange, getJson } from './support/http-client.ts';
 import { keyLine } from './support/ssh-keys.ts';
-import { CLEAN_ENV, serveArgs, startChutebox, useChutebox, type Started } from './support/spawn.ts';
+import { CLEAN_ENV, serveArgs, startChutebox, useChutebox } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { writeScript } from './support/tool-scripts.ts';
 
@@ -80,7 +82,7 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
     let keys = 0;
     let configs = 0;
     /** The host configuration the PUTs edit (its LAN address), as the first start serves it. */
-    let edited: any;
+    let edited: HostConfig | undefined;
 
     for (let kill = 0; kill < 20; kill++) {
       const server = await startChutebox(args, CLEAN_ENV);
@@ -97,14 +99,14 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
         }
       };
       const putConfigs = async () => {
-        edited ??= await getJson(server, '/config/hostconfig');
+        edited ??= await getJson<HostConfig>(server, '/config/hostconfig');
         while (alive) {
           const ipaddr = `10.${20 + (configs >> 8)}.${configs++ & 255}.1`;
-          const answer = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: { ...edited, lan: { ...edited.lan, ipaddr } } });
+          const answer = await call<ChangeAccepted>(server.url, 'PUT', '/api/v1/config/hostconfig', { json: { ...edited, lan: { ...edited.lan, ipaddr } } });
           expect(answer.status, answer.text).toBe(200);
           submitted.set(answer.body.change_id, ipaddr);
           for (;;) {
-            const change = (await getJson(server, `/changes/${answer.body.change_id}`)) as ChangeRecord;
+            const change = await getJson<ChangeRecord>(server, `/changes/${answer.body.change_id}`);
             if (change.state === 'succeeded') {
               readSucceeded.add(change.id);
               sawSucceeded();
@@ -126,7 +128,7 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
     }
 
     const server = await start(args);
-    const config = await getJson(server, '/config/hostconfig');
+    const config = await getJson<HostConfig>(server, '/config/hostconfig');
     expect(await getJson(server, '/config/sshKeys/tester')).toEqual(expect.arrayContaining(acknowledgedKeys));
     const changes = new Map((await changePages(server)).flatMap((page) => page.changes).map((change) => [change.id, change]));
     for (const id of submitted.keys()) expect(['succeeded', 'failed'], `change ${id}`).toContain(changes.get(id)?.state);
@@ -171,7 +173,9 @@ describe('chutebox serve killed with SIGKILL during writes', () => {
       const exited = new Promise((resolve) => server.child.once('exit', resolve));
       const rebooting = (async () => {
         while (alive) {
-          const answer = await call(server.url, 'POST', '/api/v1/changes/', { json: { name: '__PARADROP__', updateClass: 'ROUTER', updateType: 'reboot' } });
+          const answer = await call<ChangeAccepted>(server.url, 'POST', '/api/v1/changes/', {
+            json: { name: '__PARADROP__', updateClass: 'ROUTER', updateType: 'reboot' },
+          });
           expect(answer.status, answer.text).toBe(200);
           expect(answer.body.change_id, 'a new id above every id given before').toBeGreaterThan(largest);
           largest = answer.body.change_id;

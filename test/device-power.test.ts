@@ -1,6 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
+import type { ChangeRecord } from '../functions/core/device.ts';
 import { call, changeOver, finalChange } from './support/http-client.ts';
 import { useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
@@ -24,7 +26,7 @@ function serve(stateDir: string, ...extra: string[]): Promise<Started> {
 
 /** POST /api/v1/changes/ with `body`; answers the change id. */
 async function postChange(server: Started, body: unknown): Promise<number> {
-  const answer = await call(server.url, 'POST', '/api/v1/changes/', { json: body });
+  const answer = await call<ChangeAccepted>(server.url, 'POST', '/api/v1/changes/', { json: body });
   expect(answer, answer.text).toMatchObject({ status: 200, body: { change_id: expect.any(Number) } });
   return answer.body.change_id;
 }
@@ -87,7 +89,7 @@ describe('chutebox serve: POST /api/v1/changes/ with a reboot or shutdown', () =
     );
     const first = await serve(stateDir, '--reboot-command', script);
     const exited = new Promise((resolve) => first.child.once('exit', resolve));
-    const answer = await call(first.url, 'POST', '/api/v1/changes/', {
+    const answer = await call<ChangeAccepted>(first.url, 'POST', '/api/v1/changes/', {
       document: { type: 'application/yaml', text: 'updateClass: ROUTER\nupdateType: reboot\n' },
     });
     expect(answer.status).toBe(200);
@@ -96,7 +98,7 @@ describe('chutebox serve: POST /api/v1/changes/ with a reboot or shutdown', () =
     expect(await readFile(marker, 'utf8')).toBe('\n');
 
     const second = await serve(stateDir);
-    const change = (await call(second.url, 'GET', `/api/v1/changes/${answer.body.change_id}`)).body;
+    const change = (await call<ChangeRecord>(second.url, 'GET', `/api/v1/changes/${answer.body.change_id}`)).body;
     expect(change).toMatchObject({ action: 'reboot', state: 'succeeded' });
     expect(change.messages.slice(-2).map((m: { text: string }) => m.text)).toEqual([
       `rebooting: ${script}`,

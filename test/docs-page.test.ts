@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { OpenApiDocument } from '../functions/meta/schemas.ts';
 import { DOCS_CSP, takesGzip } from '../runtime/http/docs.ts';
 import { call } from './support/http-client.ts';
 import { CLI, type Started, useChutebox } from './support/spawn.ts';
@@ -55,7 +56,7 @@ describe('GET /docs on chutebox emulate --no-auth', () => {
   });
 
   it('carries the same document as GET /api/v1/openapi.json, the stations endpoint included', async () => {
-    const document = (await call(server.url, 'GET', '/api/v1/openapi.json')).body;
+    const document = (await call<OpenApiDocument>(server.url, 'GET', '/api/v1/openapi.json')).body;
     expect(inlinedDocument(page)).toEqual(document);
     expect(Object.keys(document.paths)).toContain('/api/v1/chutes/{chute}/networks/{network}/stations');
   });
@@ -122,7 +123,7 @@ describe('GET /docs with auth on', () => {
 
     const page = await call(server.url, 'GET', '/docs', { headers: basic('paradrop', '') });
     expect([page.status, page.type]).toEqual([200, 'text/html; charset=utf-8']);
-    const { token } = (await call(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: '' } })).body;
+    const { token } = (await call<{ token: string }>(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: '' } })).body;
     expect((await call(server.url, 'GET', '/docs', { headers: { authorization: `Bearer ${token}` } })).text).toBe(page.text);
 
     // The assets need no credentials: Redoc and a start script, the same on every device.

@@ -3,6 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { useChutebox, type Started } from './support/spawn.ts';
 import { callApi as call, changeOver as change, finalChange } from './support/http-client.ts';
+import type { ChangeRecord } from '../functions/core/device.ts';
+import type { Problem } from '../functions/core/problem.ts';
+import type { InputProblem } from './support/call-function.ts';
+import type { CachedNetworks } from './support/chute-state.ts';
+import type { ChangeAccepted, ChuteList, ChuteRecord } from '../functions/chutes/schemas.ts';
+import type { ChuteConfig } from '../functions/chutes/chute-config.ts';
+import type { Telemetry } from '../functions/info/schemas.ts';
 import { dockerSaveArchive } from './support/tar.ts';
 
 /**
@@ -13,13 +20,13 @@ import { dockerSaveArchive } from './support/tar.ts';
  */
 
 const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
-const scenarioYaml = async (file: string) => parse(await readFile(new URL(file, SCENARIO), 'utf8')) as Record<string, any>;
+const scenarioYaml = async (file: string) => parse(await readFile(new URL(file, SCENARIO), 'utf8')) as Record<string, unknown>;
 
 const start = useChutebox();
 const emulate = (...args: string[]) => start(['emulate', '--port', '0', '--no-auth', '--change-delay', '5', ...args]);
 
 async function chuteState(server: Started, chute: string): Promise<string> {
-  const answer = await call(server, 'GET', `/chutes/${chute}`);
+  const answer = await call<ChuteRecord>(server, 'GET', `/chutes/${chute}`);
   expect(answer.status).toBe(200);
   return answer.body.state;
 }
@@ -37,7 +44,7 @@ describe('chutebox emulate: POST /api/v1/chutes/:chute/stop, start and restart',
     expect(stopped.messages.map((m) => m.text)).toEqual(['queued', 'running', expect.stringMatching(/^stopped container [0-9a-f]{12}$/), 'succeeded']);
     for (const { time } of stopped.messages) expect(Number.isNaN(Date.parse(time))).toBe(false);
     expect(await chuteState(server, 'hotspot')).toBe('stopped');
-    const list = await call(server, 'GET', '/chutes/');
+    const list = await call<ChuteList>(server, 'GET', '/chutes/');
     expect(list.body.map((chute: { name: string; state: string }) => [chute.name, chute.state])).toEqual([
       ['hello-world', 'running'],
       ['hotspot', 'stopped'],
@@ -54,13 +61,13 @@ describe('chutebox emulate: POST /api/v1/chutes/:chute/stop, start and restart',
     expect(restarted).toMatchObject({ action: 'restart', chute: 'hello-world', state: 'succeeded' });
     expect(restarted.messages.map((m) => m.text)).toContainEqual(expect.stringMatching(/^started container [0-9a-f]{12} with the new environment \(MODE; /));
     expect(await chuteState(server, 'hello-world')).toBe('running');
-    expect((await call(server, 'GET', '/chutes/hello-world')).body.environment).toEqual({ MODE: 'demo' });
+    expect((await call<ChuteRecord>(server, 'GET', '/chutes/hello-world')).body.environment).toEqual({ MODE: 'demo' });
     await change(server, 'POST', '/chutes/hello-world/restart');
-    expect((await call(server, 'GET', '/chutes/hello-world')).body.environment).toEqual({ MODE: 'demo' });
+    expect((await call<ChuteRecord>(server, 'GET', '/chutes/hello-world')).body.environment).toEqual({ MODE: 'demo' });
   });
 
   it('responds with 422 for a start body whose environment is not strings, and queues nothing', async () => {
-    const before = (await call(server, 'GET', '/changes/')).body.length;
+    const before = (await call<ChangeRecord[]>(server, 'GET', '/changes/')).body.length;
     const answer = await call(server, 'POST', '/chutes/hotspot/start', { environment: { PORT: 8080 } });
     expect(answer).toMatchObject({
       status: 422,
@@ -71,7 +78,7 @@ describe('chutebox emulate: POST /api/v1/chutes/:chute/stop, start and restart',
   });
 
   it('responds with 404 for a chute that is not installed and 400 for a bad name, and queues nothing', async () => {
-    const before = (await call(server, 'GET', '/changes')).body.length;
+    const before = (await call<ChangeRecord[]>(server, 'GET', '/changes')).body.length;
     for (const action of ['start', 'stop', 'restart']) {
       expect((await call(server, 'POST', `/chutes/nosuch/${action}`)).status).toBe(404);
       expect((await call(server, 'POST', `/chutes/-bad/${action}`)).body).toMatchObject({ status: 400, errors: [{ path: 'params.chute' }] });
@@ -99,8 +106,8 @@ describe('chutebox emulate: GET /api/v1/changes/ and /api/v1/changes/:id', () =>
   });
 
   it('answers a change queued with a delay as queued, running or finished, and finished in the end', async () => {
-    const answer = await call(server, 'POST', '/chutes/hotspot/start');
-    const now = await call(server, 'GET', `/changes/${answer.body.change_id}`);
+    const answer = await call<ChangeAccepted>(server, 'POST', '/chutes/hotspot/start');
+    const now = await call<ChangeRecord>(server, 'GET', `/changes/${answer.body.change_id}`);
     expect(['queued', 'running', 'succeeded']).toContain(now.body.state);
     expect((await finalChange(server.url, answer.body.change_id)).state).toBe('succeeded');
   });
@@ -138,14 +145,14 @@ net:
   it('takes a YAML configuration: the change succeeds and GET config answers the new one, its key hidden', async () => {
     const updated = await change(server, 'PUT', '/chutes/hello-world/config', NEW_CONFIG_YAML, 'application/yaml');
     expect(updated).toMatchObject({ action: 'update-config', chute: 'hello-world', state: 'succeeded' });
-    const config = await call(server, 'GET', '/chutes/hello-world/config');
+    const config = await call<ChuteConfig>(server, 'GET', '/chutes/hello-world/config');
     expect(config.body).toEqual({ ...parse(NEW_CONFIG_YAML, { version: '1.1' }), net: { wifi: { ...parse(NEW_CONFIG_YAML).net.wifi, key: '[redacted]' } } });
-    expect(config.body.environment.DEBUG).toBe(true);
+    expect(config.body.environment?.DEBUG).toBe(true);
     expect(await chuteState(server, 'hello-world')).toBe('running');
   });
 
   it('takes JSON, and the GET, edit, PUT round trip with the [redacted] key', async () => {
-    const edited = (await call(server, 'GET', '/chutes/hello-world/config')).body;
+    const edited = (await call<{ net: { wifi: { ssid: string; key: string } } }>(server, 'GET', '/chutes/hello-world/config')).body;
     edited.net.wifi.ssid = 'round-trip';
     expect(edited.net.wifi.key).toBe('[redacted]');
     expect((await change(server, 'PUT', '/chutes/hello-world/config', edited)).state).toBe('succeeded');
@@ -157,7 +164,7 @@ net:
 
   it('responds with 422 listing every violation with its path, in JSON and YAML, and changes nothing', async () => {
     const before = (await call(server, 'GET', '/chutes/hotspot/config')).body;
-    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const changes = (await call<ChangeRecord[]>(server, 'GET', '/changes/')).body.length;
     const bad = {
       ...(await scenarioYaml('chutes/hotspot/service.yaml')),
       web: { port: 0 },
@@ -167,20 +174,22 @@ net:
       },
     };
     const paths = ['body.net.guest.dhcp.limit', 'body.net.guest.key', 'body.net.guest.ssid', 'body.net.staff.vlan_id', 'body.web.port'];
-    const json = await call(server, 'PUT', '/chutes/hotspot/config', bad);
+    const json = await call<InputProblem>(server, 'PUT', '/chutes/hotspot/config', bad);
     expect(json).toMatchObject({ status: 422, type: 'application/problem+json' });
     expect(json.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(paths);
-    const yaml = await call(server, 'PUT', '/chutes/hotspot/config', JSON.stringify(bad), 'application/x-yaml');
+    const yaml = await call<InputProblem>(server, 'PUT', '/chutes/hotspot/config', JSON.stringify(bad), 'application/x-yaml');
     expect(yaml.status).toBe(422);
     expect(yaml.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(paths);
-    const placeholder = await call(server, 'PUT', '/chutes/hotspot/config', { net: { guest: { type: 'wifi', intfName: 'wlan0', key: '[redacted]' } } });
+    const placeholder = await call<Problem>(server, 'PUT', '/chutes/hotspot/config', {
+      net: { guest: { type: 'wifi', intfName: 'wlan0', key: '[redacted]' } },
+    });
     expect(placeholder.body.errors).toEqual([{ path: 'body.net.guest.key', message: expect.stringContaining('no secret here to keep') }]);
     expect((await call(server, 'GET', '/chutes/hotspot/config')).body).toEqual(before);
     expect((await call(server, 'GET', '/changes/')).body).toHaveLength(changes);
   });
 
   it('responds with 415 for another media type, 400 for a malformed body, 404 and 400 for the chute, and changes nothing', async () => {
-    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const changes = (await call<ChangeRecord[]>(server, 'GET', '/changes/')).body.length;
     expect((await call(server, 'PUT', '/chutes/hotspot/config', 'web: {port: 80}', 'text/plain')).status).toBe(415);
     expect((await call(server, 'PUT', '/chutes/hotspot/config', 'web: [1', 'application/yaml')).status).toBe(400);
     expect((await call(server, 'PUT', '/chutes/nosuch/config', { web: { port: 80 } })).status).toBe(404);
@@ -200,17 +209,17 @@ describe('chutebox emulate: DELETE /api/v1/chutes/:chute', () => {
     expect(await change(server, 'DELETE', '/chutes/hotspot')).toMatchObject({ action: 'delete', chute: 'hotspot', state: 'succeeded' });
     expect((await call(server, 'GET', '/chutes/hotspot')).status).toBe(404);
     expect((await call(server, 'GET', '/chutes/hotspot/config')).status).toBe(404);
-    expect((await call(server, 'GET', '/chutes/')).body.map((chute: { name: string }) => chute.name)).toEqual(['hello-world']);
+    expect((await call<ChuteList>(server, 'GET', '/chutes/')).body.map((chute: { name: string }) => chute.name)).toEqual(['hello-world']);
     expect((await call(server, 'POST', '/chutes/hotspot/start')).status).toBe(404);
-    const telemetry = await call(server, 'GET', '/info/telemetry');
+    const telemetry = await call<Telemetry>(server, 'GET', '/info/telemetry');
     expect(telemetry.body.chutes.map((chute: { name: string }) => chute.name)).toEqual(['hello-world']);
   });
 
   it('fails a change queued for the chute before it was deleted', async () => {
     // Steps slow enough that the start is queued while the delete still runs.
     const slow = await start(['emulate', '--port', '0', '--no-auth', '--change-delay', '300']);
-    const deleted = await call(slow, 'DELETE', '/chutes/hello-world');
-    const started = await call(slow, 'POST', '/chutes/hello-world/start');
+    const deleted = await call<ChangeAccepted>(slow, 'DELETE', '/chutes/hello-world');
+    const started = await call<ChangeAccepted>(slow, 'POST', '/chutes/hello-world/start');
     expect(started.status).toBe(200);
     expect((await finalChange(slow.url, deleted.body.change_id)).state).toBe('succeeded');
     const failed = await finalChange(slow.url, started.body.change_id);
@@ -244,7 +253,7 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
     const installed = await change(server, 'POST', '/chutes/', body);
     expect(installed).toMatchObject({ action: 'install', chute: 'newcomer', state: 'succeeded' });
     expect(installed.messages.map((m) => m.text)).toContainEqual(expect.stringMatching(/^created container [0-9a-f]{12} from image chutebox\/newcomer:1$/));
-    const list = await call(server, 'GET', '/chutes/');
+    const list = await call<ChuteList>(server, 'GET', '/chutes/');
     expect(list.body.map((chute: { name: string; state: string }) => [chute.name, chute.state])).toEqual([
       ['hello-world', 'running'],
       ['hotspot', 'running'],
@@ -261,7 +270,7 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
     expect((await call(server, 'GET', '/chutes/newcomer/config')).body).toEqual({ ...CONFIG, net: { wlan: { ...CONFIG.net.wlan, key: '[redacted]' } } });
     // As on a device, its network holds a subnet of the pool (the scenario's WAN is not in 10/8) off the other chutes' and the host's,
     // and the first radio of the scenario's host configuration (the ath10k, on 5 GHz).
-    const { wlan } = (await call(server, 'GET', '/chutes/newcomer/cache')).body.networks;
+    const { wlan } = (await call<CachedNetworks<'wlan'>>(server, 'GET', '/chutes/newcomer/cache')).body.networks;
     expect(wlan).toEqual({
       hostInterface: expect.stringMatching(/^vwlan[0-9a-f]{4}$/),
       ipv4Network: '10.128.0.0/24',
@@ -278,12 +287,15 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
 
   it('refuses an install whose network overlaps the LAN or another chute, naming the field, and installs nothing', async () => {
     const body = { name: 'clashing', image: 'busybox:latest', config: { net: { wlan: { ...CONFIG.net.wlan, ipv4_network: '192.168.1.0/24' } } } };
-    const refused = await call(server, 'POST', '/chutes/', body);
+    const refused = await call<Problem>(server, 'POST', '/chutes/', body);
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual([
       { path: 'body.config.net.wlan.ipv4_network', message: "192.168.1.0/24 overlaps 192.168.1.0/24, the host's network on br-lan" },
     ]);
-    const taken = await call(server, 'POST', '/chutes/', { ...body, config: { net: { wlan: { ...CONFIG.net.wlan, ipv4_network: '192.168.128.128/25' } } } });
+    const taken = await call<Problem>(server, 'POST', '/chutes/', {
+      ...body,
+      config: { net: { wlan: { ...CONFIG.net.wlan, ipv4_network: '192.168.128.128/25' } } },
+    });
     expect(taken.body.errors).toEqual([
       { path: 'body.config.net.wlan.ipv4_network', message: '192.168.128.128/25 overlaps 192.168.128.0/24, network wifi of chute hello-world' },
     ]);
@@ -293,7 +305,10 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
   it("installs a VLAN network, as the scenario's device has br-lan and tags VLANs (proc/net/vlan/config)", async () => {
     const net = { office: { type: 'vlan', intfName: 'vlan0', vlan_id: 30, dhcp: {} } };
     expect((await change(server, 'POST', '/chutes/', { name: 'tagged', image: 'busybox:latest', config: { net } })).state).toBe('succeeded');
-    expect((await call(server, 'GET', '/chutes/tagged/cache')).body.networks.office).toMatchObject({ hostInterface: 'br-lan.30', vlanId: 30 });
+    expect((await call<CachedNetworks<'office'>>(server, 'GET', '/chutes/tagged/cache')).body.networks.office).toMatchObject({
+      hostInterface: 'br-lan.30',
+      vlanId: 30,
+    });
   });
 
   it('takes YAML; then the chute can be stopped like any other', async () => {
@@ -305,9 +320,9 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
   });
 
   it('responds with 409 for a name that is taken and 422 listing every violation, and queues nothing', async () => {
-    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const changes = (await call<ChangeRecord[]>(server, 'GET', '/changes/')).body.length;
     expect(await call(server, 'POST', '/chutes/', { name: 'hotspot', image: 'busybox' })).toMatchObject({ status: 409, type: 'application/problem+json' });
-    const bad = await call(server, 'POST', '/chutes/', {
+    const bad = await call<InputProblem>(server, 'POST', '/chutes/', {
       name: '-bad',
       image: 'Busybox',
       config: { web: { port: 0 }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33) } } },
@@ -345,7 +360,7 @@ describe('chutebox emulate: POST /api/v1/chutes/ with an image tar', () => {
   });
 
   it('responds with 422 naming body for bytes that are not a tar, 413 above --upload-limit, and queues nothing', async () => {
-    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const changes = (await call<ChangeRecord[]>(server, 'GET', '/changes/')).body.length;
     const notTar = await upload('name=other', new TextEncoder().encode('name: other\n'));
     expect(notTar.status).toBe(422);
     expect(((await notTar.json()) as { errors: { path: string }[] }).errors.map((error) => error.path)).toEqual(['body']);

@@ -3,7 +3,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import type { HostConfig } from '../functions/config/host-config.ts';
+import type { FactoryResetResult, ProvisionStatus, SettingsRecord } from '../functions/config/schemas.ts';
 import type { ChangeRecord } from '../functions/core/device.ts';
+import type { Telemetry } from '../functions/info/schemas.ts';
+import type { InputProblem } from './support/call-function.ts';
 import { loadScenario } from '../emulator/scenario/device.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
 import { callApi as call, changeOver as change, type HttpAnswer, getJson } from './support/http-client.ts';
@@ -37,7 +41,7 @@ async function snapshot(server: Started): Promise<Record<string, unknown>> {
 /** The 422 problem's paths. */
 function paths(answer: HttpAnswer): string[] {
   expect(answer, answer.text).toMatchObject({ status: 422, type: 'application/problem+json' });
-  return (answer.body.errors as { path: string }[]).map((error) => error.path);
+  return (answer.body as InputProblem).errors.map((error) => error.path);
 }
 
 /** The scenario's radios, by the ids GET /api/v1/info/hardware gives them. */
@@ -69,14 +73,14 @@ describe("the default scenario's network interfaces", () => {
 
 describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
   let server: Started;
-  let generated: Record<string, any>;
+  let generated: HostConfig;
 
   beforeAll(async () => {
     server = await emulate();
   });
 
   it('GET responds with 200 and the configuration generated from the hardware: WAN eth0, LAN eth1 and eth2, one wifi entry per radio', async () => {
-    generated = await getJson(server, '/config/hostconfig');
+    generated = await getJson<HostConfig>(server, '/config/hostconfig');
     expect(generated).toMatchObject({
       firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } },
       wan: { interface: 'eth0', proto: 'dhcp' },
@@ -84,7 +88,7 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
       'wifi-interfaces': [],
       telemetry: { enabled: true, interval: 60 },
     });
-    expect(generated.wifi.map((entry: { id: string }) => entry.id)).toEqual(await radioIds(server));
+    expect(generated.wifi?.map((entry: { id: string }) => entry.id)).toEqual(await radioIds(server));
     expect(generated.wifi).toEqual([
       { id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' },
       { id: 'pci-wifi-1', channel: 1, hwmode: '11g', htmode: 'HT20' },
@@ -176,15 +180,15 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
 
   it('a GET, edit and PUT back keeps the redacted key in effect', async () => {
     expect((await change(server, 'PUT', '/config/hostconfig', EDITED_HOST_CONFIG)).state).toBe('succeeded');
-    const edited = await getJson(server, '/config/hostconfig');
-    edited.system.hostname = 'renamed';
+    const edited = await getJson<HostConfig>(server, '/config/hostconfig');
+    edited.system = { ...edited.system, hostname: 'renamed' };
     expect((await change(server, 'PUT', '/config/hostconfig', edited)).state).toBe('succeeded');
     expect(await getJson(server, '/config/hostconfig')).toMatchObject({ system: { hostname: 'renamed' }, 'wifi-interfaces': [{ key: '[redacted]' }] });
     // A placeholder with no secret behind it is refused.
     const before = await snapshot(server);
     const orphan = {
       ...edited,
-      'wifi-interfaces': [...edited['wifi-interfaces'], { device: 'pci-wifi-1', ssid: 'new', encryption: 'psk2', key: '[redacted]' }],
+      'wifi-interfaces': [...(edited['wifi-interfaces'] ?? []), { device: 'pci-wifi-1', ssid: 'new', encryption: 'psk2', key: '[redacted]' }],
     };
     expect(paths(await call(server, 'PUT', '/config/hostconfig', orphan))).toEqual(['body.wifi-interfaces[1].key']);
     expect(await snapshot(server)).toEqual(before);
@@ -192,11 +196,11 @@ describe('chutebox emulate: GET and PUT /api/v1/config/hostconfig', () => {
 
   it('a change of telemetry shows in GET /api/v1/config/provision', async () => {
     expect((await change(server, 'PUT', '/config/hostconfig', { ...EDITED_HOST_CONFIG, telemetry: { enabled: true, interval: 900 } })).state).toBe('succeeded');
-    expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 900 });
+    expect((await getJson<ProvisionStatus>(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 900 });
     expect((await change(server, 'PUT', '/config/hostconfig', { config: { ...EDITED_HOST_CONFIG, telemetry: { enabled: false, interval: 120 } } })).state).toBe(
       'succeeded',
     );
-    expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 120 });
+    expect((await getJson<ProvisionStatus>(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 120 });
   });
 
   it('GET /api/v1/changes lists every host configuration change, with no chute', async () => {
@@ -265,7 +269,7 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
   });
 
   it('GET responds with not provisioned, and GET /api/v1/config/pdid with null', async () => {
-    expect(await getJson(server, '/config/provision')).toMatchObject({
+    expect(await getJson<ProvisionStatus>(server, '/config/provision')).toMatchObject({
       provisioned: false,
       routerId: null,
       pdserver: null,
@@ -277,12 +281,12 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
 
   it('POST responds with 422 naming body.apitoken when the controller refuses the token, and stores nothing', async () => {
     const before = await snapshot(server);
-    const refused = await call(server, 'POST', '/config/provision', { ...PROVISION, apitoken: 'refuse' });
+    const refused = await call<InputProblem>(server, 'POST', '/config/provision', { ...PROVISION, apitoken: 'refuse' });
     expect(paths(refused)).toEqual(['body.apitoken']);
     expect(refused.body.detail).toContain('refused');
     expect(paths(await call(server, 'POST', '/config/provision', { ...PROVISION, routerId: 'unknown-router' }))).toEqual(['body.routerId']);
     expect(await snapshot(server)).toEqual(before);
-    expect((await getJson(server, '/config/provision')).provisioned).toBe(false);
+    expect((await getJson<ProvisionStatus>(server, '/config/provision')).provisioned).toBe(false);
   });
 
   it('POST responds with 422 naming every bad or missing field, and stores nothing', async () => {
@@ -311,7 +315,7 @@ describe('chutebox emulate: POST and GET /api/v1/config/provision with the built
     };
     expect(answer.body).toMatchObject(expected);
     expect(answer.text).not.toContain(PROVISION.apitoken);
-    expect(await getJson(server, '/config/provision')).toMatchObject(expected);
+    expect(await getJson<ProvisionStatus>(server, '/config/provision')).toMatchObject(expected);
     expect(await getJson(server, '/config/pdid')).toEqual({ pdid: PROVISION.routerId });
   });
 
@@ -366,7 +370,7 @@ describe('chutebox emulate --controller URL', () => {
       path: `/api/routers/${PROVISION.routerId}`,
       authorization: `Bearer ${PROVISION.apitoken}`,
     });
-    expect((await getJson(server, '/config/settings')).controller).toBe(controller().url);
+    expect((await getJson<SettingsRecord>(server, '/config/settings')).controller).toBe(controller().url);
   });
 
   it('exits with code 2 and a message naming --controller for a URL that is not http(s)', () => {
@@ -467,7 +471,7 @@ describe('chutebox emulate: GET /api/v1/config/settings', () => {
     const file = path.join(dir, 'chutebox.settings');
     await writeFile(file, '# emulator settings\nportal_server_port=1\ncors_origin="https://portal.example"\nupload_limit=64\nchange_delay=250\n');
     const server = await emulate(['--settings', file], { ...CLEAN_ENV, CHUTEBOX_UPLOAD_LIMIT: '128' });
-    const settings = await getJson(server, '/config/settings');
+    const settings = await getJson<SettingsRecord>(server, '/config/settings');
     expect(settings).toMatchObject({
       portal_server_port: Number(new URL(server.url).port),
       cors_origin: 'https://portal.example',
@@ -514,16 +518,16 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
       expect(paths(await call(server, 'POST', '/config/factoryReset', body)), JSON.stringify(body)).toEqual(['body']);
     }
     expect(await snapshot(server)).toEqual(before);
-    expect(await getJson(server, '/config/provision')).toMatchObject({ provisioned: true });
+    expect(await getJson<ProvisionStatus>(server, '/config/provision')).toMatchObject({ provisioned: true });
   });
 
   it('responds with {success, message} when done: every chute gone, provisioning cleared, the generated configuration back, no changes', async () => {
-    const answer = await call(server, 'POST', '/config/factoryReset', {});
+    const answer = await call<FactoryResetResult>(server, 'POST', '/config/factoryReset', {});
     expect(answer).toMatchObject({ status: 200, type: 'application/json', body: { success: true, message: expect.any(String) } });
     expect(Object.keys(answer.body).sort()).toEqual(['message', 'success']);
     expect(await getJson(server, '/chutes')).toEqual([]);
     expect(await getJson(server, '/changes')).toEqual([]);
-    expect(await getJson(server, '/config/provision')).toMatchObject({
+    expect(await getJson<ProvisionStatus>(server, '/config/provision')).toMatchObject({
       provisioned: false,
       routerId: null,
       pdserver: null,
@@ -532,7 +536,7 @@ describe('chutebox emulate: POST /api/v1/config/factoryReset', () => {
     });
     expect(await getJson(server, '/config/pdid')).toEqual({ pdid: '' });
     expect(await getJson(server, '/config/hostconfig')).toEqual(generated);
-    expect((await getJson(server, '/info/telemetry')).chutes).toEqual([]);
+    expect((await getJson<Telemetry>(server, '/info/telemetry')).chutes).toEqual([]);
   });
 
   it('responds with 200 without a body too, and the device works as a fresh one afterwards', async () => {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useChutebox, type Started } from './support/spawn.ts';
+import type { ChangeRecord } from '../functions/core/device.ts';
 import { callApi as call, finalChange } from './support/http-client.ts';
 import { tarArchive } from './support/tar.ts';
 
@@ -63,7 +64,7 @@ describe('chutebox emulate: install and update a chute from its source', () => {
   });
 
   it('responds with 404 to a PUT of a chute that is not installed, 422 to one naming another chute, and queues nothing', async () => {
-    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const changes = (await call<ChangeRecord[]>(server, 'GET', '/changes/')).body.length;
     expect((await send('PUT', '/chutes/ghost', source('name: ghost\n'))).status).toBe(404);
     const other = await send('PUT', '/chutes/sourced', source('name: hotspot\n'));
     expect(other.status).toBe(422);
@@ -72,7 +73,7 @@ describe('chutebox emulate: install and update a chute from its source', () => {
   });
 
   it('responds with 422 naming body to tars broken after a readable first entry, or cut short, on install and update, and queues nothing', async () => {
-    const changes = (await call(server, 'GET', '/changes/')).body.length;
+    const changes = (await call<ChangeRecord[]>(server, 'GET', '/changes/')).body.length;
     const good = source('name: sourced\nversion: 3\n');
     // paradrop.yaml reads well; the header after it is damaged (its checksum no longer adds up), or the tar stops inside a file.
     const corrupted = good.slice();

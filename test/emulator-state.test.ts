@@ -3,7 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorState } from '../emulator/scenario/device.ts';
-import { PROBLEM_CONTENT_TYPE } from '../functions/core/problem.ts';
+import { PROBLEM_CONTENT_TYPE, type Problem } from '../functions/core/problem.ts';
+import type { InputProblem } from './support/call-function.ts';
 import { call, callAlone, callApi, changeOver, type HttpAnswer } from './support/http-client.ts';
 import { STATE_LIMITS } from '../emulator/state-limits.ts';
 import { sshKey } from './support/ssh-keys.ts';
@@ -55,7 +56,8 @@ async function answers(server: Started, headers: Record<string, string> = {}): P
     const { status, body } = await callApi(server, 'GET', endpoint, undefined, undefined, headers);
     seen[endpoint] = { status, body };
   }
-  if (seen['/config/provision']!.body.provisioned) seen['/config/provision']!.body.httpConnected = 'not compared';
+  const provision = seen['/config/provision']!.body as Record<string, unknown>;
+  if (provision.provisioned) provision.httpConnected = 'not compared';
   return seen;
 }
 
@@ -87,8 +89,8 @@ async function exported(server: Started, headers: Record<string, string> = {}): 
 }
 
 /** A PUT of a state (as JSON unless `document` says otherwise). */
-function imported(server: Started, state: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-  return call(server.url, 'PUT', STATE, { json: state, headers });
+function imported<T = unknown>(server: Started, state: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer<T>> {
+  return call<T>(server.url, 'PUT', STATE, { json: state, headers });
 }
 
 describe('chutebox emulate: POST /_chutebox/state/reset', () => {
@@ -168,7 +170,7 @@ describe('chutebox emulate: GET and PUT /_chutebox/state', () => {
       [{ ...before, engine: { ...before.engine, containers: null } }, 422, ['body.engine.containers']],
     ];
     for (const [state, status, paths] of refusals) {
-      const answer = await imported(server, state);
+      const answer = await imported<InputProblem>(server, state);
       expect(answer, answer.text).toMatchObject({ status, type: PROBLEM_CONTENT_TYPE });
       expect(answer.body.errors.map((error: { path: string }) => error.path)).toEqual(paths);
     }
@@ -195,7 +197,7 @@ describe('chutebox emulate: PUT /_chutebox/state of a state the API would not ta
     const before = await exported(server);
     const answered = await answers(server);
     for (const [text, status, paths] of states) {
-      const answer = await callAlone(server.url, 'PUT', STATE, { document: { type: 'application/json', text } });
+      const answer = await callAlone<Problem>(server.url, 'PUT', STATE, { document: { type: 'application/json', text } });
       expect(answer, answer.text.slice(0, 300)).toMatchObject({ status, type: PROBLEM_CONTENT_TYPE });
       expect(answer.body.errors?.map((error: { path: string }) => error.path) ?? []).toEqual(paths);
     }
@@ -269,7 +271,7 @@ describe('chutebox emulate with authentication: the admin API', () => {
   });
 
   it('serves a client that logged in, as the rest of the API', async () => {
-    const login = await call(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: '' } });
+    const login = await call<{ token: string }>(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: '' } });
     expect(login.status).toBe(200);
     const headers = { authorization: `Bearer ${login.body.token}` };
     const loaded = await answers(server, headers);

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { InputProblem } from './support/call-function.ts';
 import { callApi, getJson, type HttpAnswer } from './support/http-client.ts';
 import { useChutebox, type Started } from './support/spawn.ts';
 
@@ -113,8 +114,8 @@ const BAD_REQUESTS: BadRequest[] = [
 ];
 
 /** The status and the sorted field paths of an answer. */
-function contract(answer: HttpAnswer): { status: number; paths: string[] } {
-  const errors = (answer.body?.errors ?? []) as { path: string }[];
+function contract(answer: HttpAnswer<Partial<InputProblem> | undefined>): { status: number; paths: string[] } {
+  const errors = answer.body?.errors ?? [];
   return { status: answer.status, paths: errors.map((error) => error.path).sort() };
 }
 
@@ -128,7 +129,7 @@ describe('the same bad requests with and without emulate --validate', () => {
       ['emulate --validate', ['--validate']],
     ] as const) {
       const server = await start(['emulate', '--port', '0', '--change-delay', '0', ...flags]);
-      const login = await callApi(server, 'POST', '/auth/local', { username: 'paradrop', password: '' });
+      const login = await callApi<{ token: string }>(server, 'POST', '/auth/local', { username: 'paradrop', password: '' });
       expect(login.status).toBe(200);
       servers.push({ name, server, authorization: `Bearer ${login.body.token}` });
     }
@@ -139,7 +140,7 @@ describe('the same bad requests with and without emulate --validate', () => {
     const wrong: string[] = [];
     for (const bad of BAD_REQUESTS) {
       for (const { name, server, authorization } of servers) {
-        const answer = await callApi(server, bad.method, bad.endpoint, bad.body, bad.type, { authorization });
+        const answer = await callApi<Partial<InputProblem> | undefined>(server, bad.method, bad.endpoint, bad.body, bad.type, { authorization });
         const got = contract(answer);
         if (answer.type !== 'application/problem+json' || got.status !== bad.status || got.paths.join() !== bad.paths.join()) {
           wrong.push(`${name}: ${bad.what}: ${got.status} ${got.paths.join(', ')} (${answer.text})`);

@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
+import type { HostConfig } from '../functions/config/host-config.ts';
+import type { ChangeRecord } from '../functions/core/device.ts';
 import { call, finalChange } from './support/http-client.ts';
 import { useHttpController } from './support/http-controller.ts';
 import { sshKey } from './support/ssh-keys.ts';
@@ -68,7 +71,7 @@ function comparable(entries: Record<string, Entry>): Record<string, Entry> {
 
 describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
   let freshTree: Record<string, Entry>;
-  let generated: unknown;
+  let generated: HostConfig;
   let stateDir: string;
   let home: string;
   let server: Started;
@@ -81,10 +84,10 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
   const bearer = (value = token) => ({ authorization: `Bearer ${value}` });
   const reset = (headers: Record<string, string> = {}) => call(server.url, 'POST', '/api/v1/config/factoryReset', { headers });
   /** The generated host configuration with another LAN address. */
-  const configured = (ipaddr: string) => ({ ...(generated as Record<string, any>), lan: { ...(generated as Record<string, any>).lan, ipaddr } });
+  const configured = (ipaddr: string) => ({ ...generated, lan: { ...generated.lan, ipaddr } });
   /** PUT /api/v1/config/hostconfig: answers the change's id once it has succeeded. */
   async function changeHostConfig(ipaddr: string): Promise<number> {
-    const put = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: configured(ipaddr) });
+    const put = await call<ChangeAccepted>(server.url, 'PUT', '/api/v1/config/hostconfig', { json: configured(ipaddr) });
     expect(put.status, put.text).toBe(200);
     expect((await finalChange(server.url, put.body.change_id)).state).toBe('succeeded');
     return put.body.change_id;
@@ -102,7 +105,7 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
 
     // A: a fresh install, after its first start.
     const fresh = await serve(path.join(dir, 'fresh'));
-    generated = (await call(fresh.url, 'GET', '/api/v1/config/hostconfig')).body;
+    generated = (await call<HostConfig>(fresh.url, 'GET', '/api/v1/config/hostconfig')).body;
     await fresh.stop();
     freshTree = await tree(path.join(dir, 'fresh'));
 
@@ -116,10 +119,10 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
     expect(provision.status, provision.text).toBe(200);
     const key = await call(server.url, 'POST', '/api/v1/config/sshKeys/tester', { json: { key: sshKey('ed25519') } });
     expect(key.status, key.text).toBe(200);
-    largestOldId = Math.max(...(await call(server.url, 'GET', '/api/v1/changes/')).body.map((change: { id: number }) => change.id));
+    largestOldId = Math.max(...(await call<ChangeRecord[]>(server.url, 'GET', '/api/v1/changes/')).body.map((change: { id: number }) => change.id));
     expect(largestOldId).toBeGreaterThanOrEqual(oldChangeId);
     expect(spawnSync(process.execPath, [CLI, 'passwd', '--state-dir', stateDir], { input: `${PASSWORD}\n` }).status).toBe(0);
-    const login = await call(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: PASSWORD } });
+    const login = await call<{ token: string }>(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: PASSWORD } });
     expect(login.status, login.text).toBe(200);
     token = login.body.token;
   });
@@ -175,7 +178,7 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
   });
 
   it('after a restart on the same state dir, still answers 404 to the old change id and numbers on above every id given', async () => {
-    const newest = Math.max(...(await call(server.url, 'GET', '/api/v1/changes/')).body.map((change: { id: number }) => change.id));
+    const newest = Math.max(...(await call<ChangeRecord[]>(server.url, 'GET', '/api/v1/changes/')).body.map((change: { id: number }) => change.id));
     expect(newest).toBeGreaterThan(largestOldId);
     await server.stop();
     server = await serve(stateDir);
@@ -186,7 +189,7 @@ describe('POST /api/v1/config/factoryReset on chutebox serve', () => {
   it('refuses the token from before the reset once a password is set again; a new login works', async () => {
     expect(spawnSync(process.execPath, [CLI, 'passwd', '--state-dir', stateDir], { input: `${PASSWORD}\n` }).status).toBe(0);
     expect((await call(server.url, 'GET', '/api/v1/config/provision', { headers: bearer() })).status).toBe(401);
-    const login = await call(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: PASSWORD } });
+    const login = await call<{ token: string }>(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: PASSWORD } });
     expect(login.status).toBe(200);
     expect((await call(server.url, 'GET', '/api/v1/config/provision', { headers: bearer(login.body.token) })).status).toBe(200);
   });

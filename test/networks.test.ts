@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HostapdStatus, NetworkList, StationList } from '../functions/chutes/schemas.ts';
+import type { Problem } from '../functions/core/problem.ts';
+import type { InputProblem } from './support/call-function.ts';
 import { callApi, getJson } from './support/http-client.ts';
 import { writeChute } from './support/chute-state.ts';
 import { findOnPath } from './support/dockerd.ts';
@@ -55,7 +58,7 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
   });
 
   it('GET …/networks lists the networks of the chute configuration in the state dir', async () => {
-    const answer = await callApi(server, 'GET', `/chutes/${CHUTE}/networks`);
+    const answer = await callApi<NetworkList>(server, 'GET', `/chutes/${CHUTE}/networks`);
     expect(answer.status).toBe(200);
     expect([...answer.body].sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name))).toEqual([
       { name: 'guest', type: 'wifi', interface: 'wlan1' },
@@ -65,7 +68,7 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
   });
 
   it('GET …/stations responds with 200 and one record per station of `iw dev <host interface> station dump`', async () => {
-    const answer = await callApi(server, 'GET', `${WIFI}/stations`);
+    const answer = await callApi<StationList>(server, 'GET', `${WIFI}/stations`);
     expect(answer.status).toBe(200);
     expect(answer.body.map((station: { mac_addr: string }) => station.mac_addr)).toEqual(STATION_MACS);
     expect(answer.body[0]).toMatchObject({
@@ -109,7 +112,7 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
   });
 
   it('responds with 503 naming hostInterface for a network whose host interface is not recorded', async () => {
-    const answer = await callApi(server, 'GET', `/chutes/${CHUTE}/networks/guest/stations`);
+    const answer = await callApi<Problem>(server, 'GET', `/chutes/${CHUTE}/networks/guest/stations`);
     expect(answer.status).toBe(503);
     expect(answer.body.detail).toContain('hostInterface');
   });
@@ -121,14 +124,14 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
       'test/networks.test.ts: the hostapd_status test is skipped: hostapd_cli is not on PATH (apt-get install -y hostapd); set CHUTEBOX_REQUIRE_NETWORK=1 to make this a failure',
     );
   it.skipIf(noHostapdCli)('GET …/hostapd_status responds with 503 naming the control socket when no hostapd runs for the network', async () => {
-    const answer = await callApi(server, 'GET', `${WIFI}/hostapd_status`);
+    const answer = await callApi<Problem>(server, 'GET', `${WIFI}/hostapd_status`);
     expect(answer.status).toBe(503);
     expect(answer.body.detail).toMatch(/hostapd control socket \S+\/no-hostapd\/vwlan0 does not exist/);
   });
 
   it('responds with 503 naming iw and --iw when the iw path does not exist', async () => {
     const missing = path.join(temp.path(), 'no-such-dir', 'iw');
-    const answer = await callApi(await serve('missing-iw', ['--iw', missing]), 'GET', `${WIFI}/stations`);
+    const answer = await callApi<Problem>(await serve('missing-iw', ['--iw', missing]), 'GET', `${WIFI}/stations`);
     expect(answer.status).toBe(503);
     expect(answer.body.detail).toContain(missing);
     expect(answer.body.detail).toContain('--iw');
@@ -136,7 +139,7 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
 
   it('responds with 504 naming iw when iw runs past --tool-timeout', async () => {
     const silent = await writeSilentIw(await temp.folder('silent-iw'));
-    const answer = await callApi(await serve('silent-iw', ['--iw', silent, '--tool-timeout', '1']), 'GET', `${WIFI}/stations`);
+    const answer = await callApi<Problem>(await serve('silent-iw', ['--iw', silent, '--tool-timeout', '1']), 'GET', `${WIFI}/stations`);
     expect(answer.status).toBe(504);
     expect(answer.body.detail).toMatch(/\biw\b.*1 s/);
   });
@@ -292,7 +295,7 @@ describe.skipIf(skipped)(
     });
 
     it('PUT …/ssid with an SSID over 32 bytes responds with 422 and leaves hostapd as it was', async () => {
-      const answer = await callApi(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'x'.repeat(33) });
+      const answer = await callApi<InputProblem>(server!, 'PUT', `${WIFI}/ssid`, { ssid: 'x'.repeat(33) });
       expect(answer.status).toBe(422);
       expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'body.ssid' })]);
       expect(operatorCli('get_config').stdout).toContain('ssid=caf\\xc3\\xa9 lab\n');
@@ -305,7 +308,9 @@ describe.skipIf(skipped)(
       );
       const supplicant = daemon('wpa_supplicant', namespaces!.b, 'wpa_supplicant', ['-D', 'wired', '-i', eap.b, '-c', path.join(dir, 'wpa_supplicant.conf')]);
       await waitUntil('wpa_supplicant authenticated', async () => (await supplicant.output()).includes('CTRL-EVENT-EAP-SUCCESS'), 30_000, supplicant.output);
-      await expect.poll(async () => (await callApi(server!, 'GET', `${WIFI}/hostapd_status`)).body['num_sta[0]'], { timeout: 15_000, interval: 200 }).toBe('1');
+      await expect
+        .poll(async () => (await callApi<HostapdStatus>(server!, 'GET', `${WIFI}/hostapd_status`)).body['num_sta[0]'], { timeout: 15_000, interval: 200 })
+        .toBe('1');
       expect(operatorCli('all_sta').stdout).toContain(STATION_MAC);
     });
 
@@ -328,14 +333,14 @@ describe.skipIf(skipped)(
       expect(answer.status, answer.text).toBe(200);
       // hostapd keeps the station for a few seconds, no longer authorized, before it drops it.
       const authorized = async () =>
-        (await callApi(server!, 'GET', `${WIFI}/stations`)).body.find((s: { mac_addr: string }) => s.mac_addr === STATION_MAC)?.authorized;
+        (await callApi<StationList>(server!, 'GET', `${WIFI}/stations`)).body.find((s: { mac_addr: string }) => s.mac_addr === STATION_MAC)?.authorized;
       expect([undefined, 'no']).toContain(await authorized());
       expect(await hostapd.output()).toContain(`AP-STA-DISCONNECTED ${STATION_MAC}`);
     });
 
     it('responds with 503 naming the control socket once hostapd has stopped', async () => {
       await hostapd.stop();
-      const answer = await callApi(server!, 'GET', `${WIFI}/hostapd_status`);
+      const answer = await callApi<Problem>(server!, 'GET', `${WIFI}/hostapd_status`);
       expect(answer.status).toBe(503);
       expect(answer.body.detail).toContain(path.join(controlDir, eap.a));
     });

@@ -2,6 +2,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
+import type { HostConfig } from '../functions/config/host-config.ts';
 import type { ChangeRecord } from '../functions/core/device.ts';
 import { call, finalChange, getJson, type HttpAnswer } from './support/http-client.ts';
 import { groupMembers } from './support/processes.ts';
@@ -68,8 +70,8 @@ async function holdingApply(dir: string, held: string) {
 const untilReleased = (release: string) => `while [ ! -e '${release}' ]; do sleep 0.05; done`;
 
 /** GET hostconfig while an apply command is held: its answer, which must come within 10 s (the apply is held far longer). */
-async function hostConfigWhileHeld(server: Started): Promise<HttpAnswer> {
-  const answer = await Promise.race([call(server.url, 'GET', '/api/v1/config/hostconfig'), sleep(10_000, null)]);
+async function hostConfigWhileHeld(server: Started): Promise<HttpAnswer<HostConfig>> {
+  const answer = await Promise.race([call<HostConfig>(server.url, 'GET', '/api/v1/config/hostconfig'), sleep(10_000, null)]);
   expect(answer, 'GET hostconfig did not answer while the apply was held').not.toBeNull();
   expect(answer!.status, answer!.text).toBe(200);
   return answer!;
@@ -90,12 +92,14 @@ async function heldUpdate(dir: string, held: string) {
   const apply = await holdingApply(dir, held);
   const args = serveWithApply(dir, apply.apply);
   const server = await start(args);
-  const generated = await getJson(server, '/config/hostconfig');
+  const generated = await getJson<HostConfig>(server, '/config/hostconfig');
   await networkSections(server);
   await writeFile(apply.hold, '');
-  const put = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: { ...generated, lan: { ...generated.lan, ipaddr: '10.42.0.1' } } });
+  const put = await call<ChangeAccepted>(server.url, 'PUT', '/api/v1/config/hostconfig', {
+    json: { ...generated, lan: { ...generated.lan, ipaddr: '10.42.0.1' } },
+  });
   expect(put.status, put.text).toBe(200);
-  return { ...apply, args, server, generated, change: put.body.change_id as number, held: await apply.pid() };
+  return { ...apply, args, server, generated, change: put.body.change_id, held: await apply.pid() };
 }
 
 describe('GET /api/v1/config/hostconfig while an apply command runs', () => {

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InputProblem } from './support/call-function.ts';
 import { callApi, getJson } from './support/http-client.ts';
 import { parse } from 'yaml';
 import { writeChute } from './support/chute-state.ts';
@@ -93,7 +94,7 @@ describe('chutes on chutebox serve without a container engine', () => {
   it('responds with 404 for an unknown chute and 400 naming params.chute for a bad name', async () => {
     for (const endpoint of ['/nosuch', '/nosuch/config', '/nosuch/cache'])
       expect((await callApi(server, 'GET', `/chutes${endpoint}`)).status, endpoint).toBe(404);
-    const bad = await callApi(server, 'GET', '/chutes/..%2Fchutes');
+    const bad = await callApi<InputProblem>(server, 'GET', '/chutes/..%2Fchutes');
     expect(bad).toMatchObject({ status: 400, type: 'application/problem+json' });
     expect(bad.body.errors).toEqual([expect.objectContaining({ path: 'params.chute' })]);
   });

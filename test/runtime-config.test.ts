@@ -5,6 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
+import type { HostConfig } from '../functions/config/host-config.ts';
+import type { PdconfStatus, ProvisionStatus, SettingsRecord } from '../functions/config/schemas.ts';
+import type { InputProblem } from './support/call-function.ts';
 import { call, finalChange, type HttpAnswer, getJson } from './support/http-client.ts';
 import { useHttpController } from './support/http-controller.ts';
 import { sshKey } from './support/ssh-keys.ts';
@@ -31,7 +35,7 @@ function serveWithPasswd(stateDir: string, passwdFile: string, extra: string[] =
 
 /** PUT /api/v1/config/hostconfig, then waits for its change to become final. */
 async function putHostConfig(server: Started, config: unknown) {
-  const answer = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config });
+  const answer = await call<ChangeAccepted>(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config });
   expect(answer.status, answer.text).toBe(200);
   return finalChange(server.url, answer.body.change_id);
 }
@@ -69,7 +73,7 @@ describe('GET /api/v1/config/settings', () => {
       env,
     );
 
-    const settings = await getJson(server, '/config/settings');
+    const settings = await getJson<SettingsRecord>(server, '/config/settings');
     expect(settings).toMatchObject({
       host: '127.0.0.1',
       portal_server_port: Number(new URL(server.url).port),
@@ -113,9 +117,9 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
   let stateDir: string;
   let args: string[];
   let server: Started;
-  let generated: any;
-  let first: any;
-  let second: any;
+  let generated: HostConfig;
+  let first: HostConfig;
+  let second: HostConfig;
 
   const logFile = () => path.join(dir, 'apply.log');
   const pdconfFile = (file: string) => path.join(stateDir, 'pdconf', file);
@@ -127,7 +131,7 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     await action();
     return (await applied()).slice(before);
   }
-  const withLan = (config: any, ipaddr: string) => ({ ...config, lan: { ...config.lan, ipaddr } });
+  const withLan = (config: HostConfig, ipaddr: string) => ({ ...config, lan: { ...config.lan, ipaddr } });
 
   beforeAll(async () => {
     dir = await temp.folder('hostconfig');
@@ -137,7 +141,7 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     const commands = PDCONF_FILES.flatMap((file) => [`--pdconf-apply-${file}`, `${apply} ${file} {file}`]);
     args = serveWithPasswd(stateDir, path.join(dir, 'passwd'), commands);
     server = await start(args);
-    generated = await getJson(server, '/config/hostconfig');
+    generated = await getJson<HostConfig>(server, '/config/hostconfig');
     // GET pdconf answers once the start has applied the rendered files (GET hostconfig does not wait for that).
     await getJson(server, '/config/pdconf');
   });
@@ -180,7 +184,7 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
     expect(parseYaml(await readFile(path.join(stateDir, 'hostconfig.yaml'), 'utf8'), { version: '1.1' })).toEqual(second);
     expect(await readFile(pdconfFile('network'), 'utf8')).toContain("option ipaddr '10.42.0.1'");
 
-    const sections: any[] = await getJson(server, '/config/pdconf');
+    const sections = await getJson<PdconfStatus>(server, '/config/pdconf');
     const network = sections.filter((section) => section.comment.startsWith('network: '));
     expect(network.length).toBeGreaterThan(0);
     for (const section of network) {
@@ -191,8 +195,8 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
 
   it('PUT /api/v1/config/pdconf applies every file again, in order, and answers each section applied', async () => {
     await rm(path.join(dir, 'fail-network'));
-    let answer: HttpAnswer;
-    const ran = await appliedDuring(async () => (answer = await call(server.url, 'PUT', '/api/v1/config/pdconf')));
+    let answer: HttpAnswer<PdconfStatus>;
+    const ran = await appliedDuring(async () => (answer = await call<PdconfStatus>(server.url, 'PUT', '/api/v1/config/pdconf')));
     expect(answer!.status, answer!.text).toBe(200);
     expect(ran).toEqual(PDCONF_FILES.map((file) => `${file} ${pdconfFile(file)}`));
     expect(answer!.body.length).toBeGreaterThan(0);
@@ -202,15 +206,15 @@ describe('PUT /api/v1/config/hostconfig and pdconf on chutebox serve', () => {
   });
 
   it('after a restart on the same state dir, GET hostconfig and GET pdconf answer as before, and nothing is applied again', async () => {
-    const pdconfBefore: any[] = await getJson(server, '/config/pdconf');
-    const withoutAge = (sections: any[]) => sections.map(({ age: _age, ...section }) => section);
+    const pdconfBefore = await getJson<PdconfStatus>(server, '/config/pdconf');
+    const withoutAge = (sections: PdconfStatus) => sections.map(({ age: _age, ...section }) => section);
     const ran = await appliedDuring(async () => {
       await server.stop();
       server = await start(args);
     });
     expect(ran).toEqual([]);
     expect(await getJson(server, '/config/hostconfig')).toEqual(second);
-    expect(withoutAge(await getJson(server, '/config/pdconf'))).toEqual(withoutAge(pdconfBefore));
+    expect(withoutAge(await getJson<PdconfStatus>(server, '/config/pdconf'))).toEqual(withoutAge(pdconfBefore));
   });
 });
 
@@ -267,7 +271,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
     ...overrides,
   });
   const provisionFile = () => path.join(stateDir, 'provision.json');
-  const provision = (body: unknown) => call(server.url, 'POST', '/api/v1/config/provision', { json: body });
+  const provision = <T = unknown>(body: unknown) => call<T>(server.url, 'POST', '/api/v1/config/provision', { json: body });
 
   beforeAll(async () => {
     const dir = await temp.folder('provision');
@@ -277,7 +281,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
   });
 
   it('responds with 422 naming body.apitoken when the controller answers 401, and stores nothing', async () => {
-    const answer = await provision(credentials({ apitoken: 'not-the-token' }));
+    const answer = await provision<InputProblem>(credentials({ apitoken: 'not-the-token' }));
     expect(answer.status, answer.text).toBe(422);
     expect(answer.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.apitoken']);
     expect(controller().requests.at(-1)).toMatchObject({ method: 'GET', path: '/api/routers/r-lab-1', authorization: 'Bearer not-the-token' });
@@ -314,7 +318,7 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
 
   it('with telemetry enabled every 10 s, the controller receives a telemetry report, and GET provision shows its delivery', async () => {
     const from = controller().requests.length;
-    const change = await putHostConfig(server, { ...(await getJson(server, '/config/hostconfig')), telemetry: { enabled: true, interval: 10 } });
+    const change = await putHostConfig(server, { ...(await getJson<HostConfig>(server, '/config/hostconfig')), telemetry: { enabled: true, interval: 10 } });
     expect(change.state, JSON.stringify(change.messages)).toBe('succeeded');
 
     const report = await controller().next((r) => r.method === 'POST' && r.path === '/api/routers/r-lab-1/telemetry', from);
@@ -324,24 +328,24 @@ describe('POST /api/v1/config/provision and telemetry on chutebox serve', () => 
     expect(body.chutes).toEqual([]);
 
     // The controller has the report before the runtime has the answer: wait for the runtime to note it.
-    let status = await getJson(server, '/config/provision');
+    let status = await getJson<ProvisionStatus>(server, '/config/provision');
     while (status.telemetry.lastSuccess === null && status.telemetry.lastError === null) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      status = await getJson(server, '/config/provision');
+      status = await getJson<ProvisionStatus>(server, '/config/provision');
     }
     expect(status).toMatchObject({ provisioned: true, httpConnected: true, telemetry: { enabled: true, interval: 10, lastError: null, queued: 0 } });
-    expect(Date.parse(status.telemetry.lastSuccess)).not.toBeNaN();
+    expect(Date.parse(status.telemetry.lastSuccess ?? '')).not.toBeNaN();
   });
 
   // That nothing is sent afterwards is shown with fake timers in runtime/controller/telemetry.test.ts.
   it('with telemetry disabled in the host configuration, GET provision shows it off with nothing queued', async () => {
-    const change = await putHostConfig(server, { ...(await getJson(server, '/config/hostconfig')), telemetry: { enabled: false, interval: 10 } });
+    const change = await putHostConfig(server, { ...(await getJson<HostConfig>(server, '/config/hostconfig')), telemetry: { enabled: false, interval: 10 } });
     expect(change.state, JSON.stringify(change.messages)).toBe('succeeded');
-    expect((await getJson(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 10, queued: 0 });
+    expect((await getJson<ProvisionStatus>(server, '/config/provision')).telemetry).toMatchObject({ enabled: false, interval: 10, queued: 0 });
   });
 
   it('after a restart on the same state dir, the device is still provisioned with the same controller, telemetry still off', async () => {
-    const before = await getJson(server, '/config/provision');
+    const before = await getJson<ProvisionStatus>(server, '/config/provision');
     await server.stop();
     server = await start(args);
     expect(await getJson(server, '/config/provision')).toMatchObject({

@@ -3,6 +3,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/p
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hardware, Software, Telemetry } from '../functions/info/schemas.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
 
 const DIST_FUNCTIONS = new URL('../dist/functions/', import.meta.url);
@@ -49,11 +50,11 @@ describe('chutebox serve on this machine, fresh state, loopback client', () => {
     server = await start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', path.join(tmp, 'no-docker.sock')]);
   });
 
-  const get = async (endpoint: string) => {
+  const get = async <T = unknown>(endpoint: string) => {
     const res = await fetch(`${server.url}${endpoint}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
-    return (await res.json()) as Record<string, any>;
+    return (await res.json()) as T;
   };
 
   it('prints exactly one "listening on http://127.0.0.1:PORT" line with the real port', () => {
@@ -74,7 +75,7 @@ describe('chutebox serve on this machine, fresh state, loopback client', () => {
   });
 
   it('GET /api/v1/info/hardware responds with 200, the MemTotal of /proc/meminfo in bytes, the machine and the radios of /sys/class/ieee80211', async () => {
-    const hardware = await get('/api/v1/info/hardware');
+    const hardware = await get<Hardware>('/api/v1/info/hardware');
     expect(hardware.memory).toBe(await memTotalBytes());
     expect(hardware.cpu).toBe(os.machine());
     const radios = await readdir('/sys/class/ieee80211').catch(() => []);
@@ -83,7 +84,7 @@ describe('chutebox serve on this machine, fresh state, loopback client', () => {
 
   it('GET /api/v1/info/software responds with 200, the kernel as <type>-<release>, the OS name and the uptime', async () => {
     const before = await uptimeSeconds();
-    const software = await get('/api/v1/info/software');
+    const software = await get<Software>('/api/v1/info/software');
     const after = await uptimeSeconds();
     expect(software.kernelVersion).toBe(`${os.type()}-${os.release()}`);
     expect(software.osVersion).toBe(await osVersion());
@@ -105,7 +106,7 @@ describe('chutebox serve on this machine, fresh state, loopback client', () => {
 
   it('GET /api/v1/info/telemetry responds with 200 and the CPUs, interfaces and memory of this machine, and no chutes', async () => {
     const before = Date.now() / 1000;
-    const telemetry = await get('/api/v1/info/telemetry');
+    const telemetry = await get<Telemetry>('/api/v1/info/telemetry');
     const after = Date.now() / 1000;
     expect(telemetry.time).toBeGreaterThanOrEqual(Math.floor(before));
     expect(telemetry.time).toBeLessThanOrEqual(Math.ceil(after));

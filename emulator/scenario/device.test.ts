@@ -64,7 +64,7 @@ describe('scenario names', () => {
 
   it('finds built-in names in another folder when asked to', async () => {
     await scenario('builtins/lab', { 'device.yaml': UNAME });
-    const builtIn = pathToFileURL(path.join(tmp, 'builtins') + '/');
+    const builtIn = pathToFileURL(`${path.join(tmp, 'builtins')}/`);
     expect(await builtInScenarios(builtIn)).toEqual(['lab']);
     expect((await loadScenario('lab', builtIn)).dir).toBe(path.join(tmp, 'builtins', 'lab'));
   });

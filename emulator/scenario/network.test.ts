@@ -116,7 +116,7 @@ describe('a recorded network: hostapd', () => {
   it('refuses an empty SSID and one over 32 bytes, as hostapd does, and changes nothing', async () => {
     const network = scenarioNetworks(DEFAULT)(WIFI);
     expect(await network.hostapd(['SET', 'ssid', ''])).toBe('FAIL\n');
-    expect(await network.hostapd(['SET', 'ssid', 'é'.repeat(16) + 'x'])).toBe('FAIL\n');
+    expect(await network.hostapd(['SET', 'ssid', `${'é'.repeat(16)}x`])).toBe('FAIL\n');
     expect(await network.hostapd(['SET', 'ssid'])).toBe('FAIL\n');
     expect(await network.hostapd(['SET', 'ssid', 'é'.repeat(16)])).toBe('OK\n');
     expect(field(await network.hostapd(['GET_CONFIG']), 'ssid')).toBe('\\xc3\\xa9'.repeat(16));

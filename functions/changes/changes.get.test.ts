@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callFunction, callFunctionRaw } from '../../test/support/call-function.ts';
 import { CHANGES, endedChange } from '../../test/support/change-log.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
+import type { ChangeRecord } from '../core/device.ts';
 import * as list from './changes.get.ts';
 
 /** A device that keeps changes 1 to `count`. */
@@ -23,7 +24,7 @@ describe('GET /api/v1/changes/', () => {
   });
 
   it('answers the 50 newest changes by default, with a Link to the next page', async () => {
-    const answer = await callFunctionRaw(list, withChanges(120));
+    const answer = await callFunctionRaw<ChangeRecord[]>(list, withChanges(120));
     expect(ids(answer.body)).toEqual(Array.from({ length: 50 }, (_, i) => 120 - i));
     expect(answer.headers.link).toBe('</api/v1/changes?limit=50&before=71>; rel="next"');
   });
@@ -33,7 +34,7 @@ describe('GET /api/v1/changes/', () => {
     const seen: number[] = [];
     let query: Record<string, string> = { limit: '45' };
     for (let pages = 1; ; pages++) {
-      const answer = await callFunctionRaw(list, device, { query });
+      const answer = await callFunctionRaw<ChangeRecord[]>(list, device, { query });
       expect(answer.status).toBe(200);
       seen.push(...ids(answer.body));
       if (answer.headers.link === undefined) {
@@ -48,12 +49,12 @@ describe('GET /api/v1/changes/', () => {
 
   it('answers the changes below ?before=, at most ?limit=, with no Link when no older change is kept', async () => {
     const device = withChanges(10);
-    const answer = await callFunctionRaw(list, device, { query: { limit: '3', before: '4' } });
+    const answer = await callFunctionRaw<ChangeRecord[]>(list, device, { query: { limit: '3', before: '4' } });
     expect(ids(answer.body)).toEqual([3, 2, 1]);
     expect(answer.headers.link).toBeUndefined();
-    expect(ids((await callFunction(list, device, {}, undefined, { query: { before: '1' } })).body)).toEqual([]);
-    expect(ids((await callFunction(list, device, {}, undefined, { query: { before: '999' } })).body)).toHaveLength(10);
-    expect(ids((await callFunction(list, device, {}, undefined, { query: { limit: '200' } })).body)).toHaveLength(10);
+    expect(ids((await callFunction<ChangeRecord[]>(list, device, {}, undefined, { query: { before: '1' } })).body)).toEqual([]);
+    expect(ids((await callFunction<ChangeRecord[]>(list, device, {}, undefined, { query: { before: '999' } })).body)).toHaveLength(10);
+    expect(ids((await callFunction<ChangeRecord[]>(list, device, {}, undefined, { query: { limit: '200' } })).body)).toHaveLength(10);
   });
 
   it('responds with 400 naming query.limit or query.before when it is not a whole number', async () => {

@@ -1,21 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { callFunctionRaw } from '../../test/support/call-function.ts';
+import { callFunctionRaw, type InputProblem } from '../../test/support/call-function.ts';
+import type { ChangeAccepted } from '../chutes/schemas.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import * as create from './changes.post.ts';
 
 const REBOOT = { name: '__PARADROP__', updateClass: 'ROUTER', updateType: 'reboot' };
 
 /** POST /api/v1/changes/ on a fresh device with a body of `contentType`; answers the status, the decoded body and what the device was asked to do. */
-async function post(text: string, contentType = 'application/json', device = memoryDevice()) {
-  const { status, body } = await callFunctionRaw(create, device, { body: { contentType, text } });
+async function post<T = unknown>(text: string, contentType = 'application/json', device = memoryDevice()) {
+  const { status, body } = await callFunctionRaw<T>(create, device, { body: { contentType, text } });
   return { status, body, submitted: device.submitted };
 }
 
-const json = (body: unknown) => post(JSON.stringify(body));
+const json = <T = unknown>(body: unknown) => post<T>(JSON.stringify(body));
 
 describe('POST /api/v1/changes/', () => {
   it('responds with 200 and {change_id} and queues a reboot of the device for what pdtools node reboot sends', async () => {
-    const answer = await json(REBOOT);
+    const answer = await json<ChangeAccepted>(REBOOT);
     expect(answer).toMatchObject({ status: 200, body: { change_id: 1 } });
     expect(Object.keys(answer.body)).toEqual(['change_id']);
     expect(answer.submitted).toEqual([{ action: 'reboot' }]);
@@ -34,11 +35,11 @@ describe('POST /api/v1/changes/', () => {
   });
 
   it('responds with 422 naming body.updateClass for a chute update, saying where chute changes and the host configuration go, and queues nothing', async () => {
-    const answer = await json({ name: 'hello', updateClass: 'CHUTE', updateType: 'start' });
+    const answer = await json<InputProblem>({ name: 'hello', updateClass: 'CHUTE', updateType: 'start' });
     expect(answer.status).toBe(422);
     const paths = answer.body.errors.map((error: { path: string }) => error.path).sort();
     expect(paths).toEqual(['body.name', 'body.updateClass', 'body.updateType']);
-    const updateClass = answer.body.errors.find((error: { path: string }) => error.path === 'body.updateClass');
+    const updateClass = answer.body.errors.find((error: { path: string }) => error.path === 'body.updateClass')!;
     expect(updateClass.message).toMatch(/^must be ROUTER: /);
     expect(updateClass.message).toContain('POST /api/v1/chutes/<chute>/start');
     expect(updateClass.message).toContain('PUT /api/v1/config/hostconfig');
@@ -51,7 +52,7 @@ describe('POST /api/v1/changes/', () => {
       status: 422,
       body: { errors: [{ path: 'body.updateType', message: expect.stringMatching(/^must be reboot or shutdown: .*PUT \/api\/v1\/config\/hostconfig/) }] },
     });
-    const missing = await json({ updateType: 'reboot' });
+    const missing = await json<InputProblem>({ updateType: 'reboot' });
     expect(missing).toMatchObject({ status: 422, body: { errors: [{ path: 'body.updateClass', message: expect.stringMatching(/^is required: /) }] } });
     expect(missing.body.detail).toMatch(/^the change request is not valid: body\.updateClass is required/);
     expect(other.submitted).toEqual([]);

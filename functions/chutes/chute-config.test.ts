@@ -330,7 +330,7 @@ describe('chute configuration: whole documents', () => {
     const { config } = checkChuteConfig(decoded);
     expect(config).toBe(decoded);
     expect(config).toEqual(JSON.parse(SEED_SHAPE_JSON));
-    expect(leaseSeconds(config.net!['wifi']! as AccessPointEntry)).toBe(12 * 3600);
+    expect(leaseSeconds(config.net!.wifi! as AccessPointEntry)).toBe(12 * 3600);
   });
 
   it("accepts a ParaDrop developer's service.yaml unchanged, and gives it back as written", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
-import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
+import { callFunctionRaw, type InputProblem, type RawAnswer } from '../../test/support/call-function.ts';
 import * as update from './chute.put.ts';
 
 /** A device with one chute installed, `hello`. */
@@ -10,8 +10,13 @@ const device = () => memoryDevice({ chutes: { hello: { record: { name: 'hello', 
 const DOCKERFILE = 'FROM chutebox-test:sleeper\nENV STAGE=two\n';
 
 /** PUT /api/v1/chutes/<chute> with a body of `contentType`: bytes (an upload) or text. */
-function put(target: ReturnType<typeof device>, chute: string, body: Uint8Array | string, contentType = 'application/x-tar'): Promise<RawAnswer> {
-  return callFunctionRaw(update, target, { params: { chute }, body: typeof body === 'string' ? { contentType, text: body } : { contentType, bytes: body } });
+function put<T = unknown>(
+  target: ReturnType<typeof device>,
+  chute: string,
+  body: Uint8Array | string,
+  contentType = 'application/x-tar',
+): Promise<RawAnswer<T>> {
+  return callFunctionRaw<T>(update, target, { params: { chute }, body: typeof body === 'string' ? { contentType, text: body } : { contentType, bytes: body } });
 }
 
 describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdtools update-chute sends it)', () => {
@@ -45,7 +50,11 @@ describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdto
     });
     const archive = await put(target, 'hello', dockerSaveArchive(['hello:2']));
     expect(archive.body).toMatchObject({ status: 422, errors: [{ path: 'body', message: expect.stringMatching(/image archive/) }] });
-    const light = await put(target, 'hello', tarArchive({ 'paradrop.yaml': 'name: hello\nservices:\n  main: { type: light, image: python2 }\n' }));
+    const light = await put<InputProblem>(
+      target,
+      'hello',
+      tarArchive({ 'paradrop.yaml': 'name: hello\nservices:\n  main: { type: light, image: python2 }\n' }),
+    );
     expect(light.status).toBe(422);
     expect(light.body.errors.map((error: { path: string }) => error.path)).toEqual([
       'body.paradrop.yaml.services.main.type',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
+import { callFunctionRaw, type InputProblem, type RawAnswer } from '../../test/support/call-function.ts';
 import { combine, lanBridge, pciRouter, vlanKernel } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
@@ -11,11 +11,11 @@ import * as install from './chutes.post.ts';
 const device = () => memoryDevice(combine(pciRouter, { chutes: { hello: { record: { name: 'hello', image: 'hello-world:1' }, config: {} } } }));
 
 /** POST /api/v1/chutes/ with a body of `contentType`. */
-function post(target: ReturnType<typeof device>, contentType: string, text: string): Promise<RawAnswer> {
-  return callFunctionRaw(install, target, { body: { contentType, text } });
+function post<T = unknown>(target: ReturnType<typeof device>, contentType: string, text: string): Promise<RawAnswer<T>> {
+  return callFunctionRaw<T>(install, target, { body: { contentType, text } });
 }
 
-const postJson = (target: ReturnType<typeof device>, body: unknown) => post(target, 'application/json', JSON.stringify(body));
+const postJson = <T = unknown>(target: ReturnType<typeof device>, body: unknown) => post<T>(target, 'application/json', JSON.stringify(body));
 
 const CONFIG = {
   environment: { GREETING: 'hi', PORT: 8080 },
@@ -60,7 +60,7 @@ describe('POST /api/v1/chutes/', () => {
     const target = device();
     const yaml = [
       'name: hello-yaml',
-      'image: hello@sha256:' + 'ab'.repeat(32),
+      `image: hello@sha256:${'ab'.repeat(32)}`,
       'version: 2',
       'config:',
       '  environment:',
@@ -75,7 +75,7 @@ describe('POST /api/v1/chutes/', () => {
       {
         action: 'install',
         chute: 'hello-yaml',
-        image: 'hello@sha256:' + 'ab'.repeat(32),
+        image: `hello@sha256:${'ab'.repeat(32)}`,
         version: '2',
         config: { environment: { DEBUG: true }, net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', dhcp: { leasetime: '30m' } } } },
         environment: {},
@@ -105,7 +105,7 @@ describe('POST /api/v1/chutes/', () => {
         net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short' }, guest: { type: 'vlan', intfName: 'eth1', vlan_id: 4095 } },
       },
     };
-    const out = await postJson(target, body);
+    const out = await postJson<InputProblem>(target, body);
     expect(out.status).toBe(422);
     expect(out.headers['content-type']).toBe('application/problem+json');
     expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
@@ -160,7 +160,7 @@ describe('POST /api/v1/chutes/', () => {
 
   it('responds with 422 for a missing name and image, and for a configuration that is not a mapping', async () => {
     const target = device();
-    const out = await postJson(target, { config: ['web'] });
+    const out = await postJson<InputProblem>(target, { config: ['web'] });
     expect(out.body.errors).toEqual(
       expect.arrayContaining([
         { path: 'body.name', message: 'is required' },
@@ -174,7 +174,11 @@ describe('POST /api/v1/chutes/', () => {
 
   it('checks the configuration in a YAML body too, naming its paths under body.config.', async () => {
     const target = device();
-    const out = await post(target, 'text/yaml', 'name: web\nimage: web:1\nconfig:\n  net:\n    wlan: { type: wifi, intfName: Wlan0, dhcp: { limit: 0 } }\n');
+    const out = await post<InputProblem>(
+      target,
+      'text/yaml',
+      'name: web\nimage: web:1\nconfig:\n  net:\n    wlan: { type: wifi, intfName: Wlan0, dhcp: { limit: 0 } }\n',
+    );
     expect(out.status).toBe(422);
     expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
       'body.config.net.wlan.dhcp.limit',
@@ -222,7 +226,7 @@ describe('isImageReference', () => {
       '/busybox',
       'busybox/',
       'a..b',
-      'a:1@sha256:' + '0f'.repeat(32),
+      `a:1@sha256:${'0f'.repeat(32)}`,
       'x'.repeat(256),
     ]) {
       expect(isImageReference(image), image).toBe(false);
@@ -233,8 +237,8 @@ describe('isImageReference', () => {
 
 describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () => {
   /** The upload: the query and the bytes of the archive. */
-  function upload(target: ReturnType<typeof device>, query: Record<string, string>, bytes: Uint8Array): Promise<RawAnswer> {
-    return callFunctionRaw(install, target, { query, body: { contentType: 'application/x-tar', bytes } });
+  function upload<T = unknown>(target: ReturnType<typeof device>, query: Record<string, string>, bytes: Uint8Array): Promise<RawAnswer<T>> {
+    return callFunctionRaw<T>(install, target, { query, body: { contentType: 'application/x-tar', bytes } });
   }
 
   it('responds with 200 and loads the archive, then queues an install from its first tag with an empty configuration', async () => {
@@ -248,14 +252,16 @@ describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () =>
 
   it('responds with 422 naming body and query.name for a tar without a tagged image, bytes that are not a tar or no name, 400 for a name that is none, and loads nothing', async () => {
     const target = device();
-    const untagged = await upload(target, {}, dockerSaveArchive([]));
+    const untagged = await upload<InputProblem>(target, {}, dockerSaveArchive([]));
     expect(untagged).toMatchObject({ status: 422 });
     expect(untagged.body.errors.map((error: { path: string }) => error.path).sort()).toEqual(['body', 'query.name']);
-    const notTar = await upload(target, { name: 'web' }, new TextEncoder().encode('{"name":"web"}'));
+    const notTar = await upload<InputProblem>(target, { name: 'web' }, new TextEncoder().encode('{"name":"web"}'));
     expect(notTar).toMatchObject({ status: 422, body: { errors: [{ path: 'body' }] } });
-    expect(notTar.body.errors[0].message).toMatch(/not a tar/);
-    expect((await upload(target, {}, dockerSaveArchive(['a:1']))).body.errors).toEqual([{ path: 'query.name', message: expect.stringMatching(/required/) }]);
-    const badName = await upload(target, { name: '-bad' }, dockerSaveArchive(['a:1']));
+    expect(notTar.body.errors[0]?.message).toMatch(/not a tar/);
+    expect((await upload<InputProblem>(target, {}, dockerSaveArchive(['a:1']))).body.errors).toEqual([
+      { path: 'query.name', message: expect.stringMatching(/required/) },
+    ]);
+    const badName = await upload<InputProblem>(target, { name: '-bad' }, dockerSaveArchive(['a:1']));
     expect(badName).toMatchObject({ status: 400, body: { errors: [{ path: 'query.name', message: expect.stringMatching(/^must be a chute name/) }] } });
     expect(target.loaded).toEqual([]);
     expect(target.submitted).toEqual([]);
@@ -270,8 +276,8 @@ describe('POST /api/v1/chutes/ with an image archive (application/x-tar)', () =>
 
 describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with paradrop.yaml, as pdtools install-chute sends it)", () => {
   /** The upload: the bytes of the chute's source. */
-  function upload(target: ReturnType<typeof device>, bytes: Uint8Array): Promise<RawAnswer> {
-    return callFunctionRaw(install, target, { body: { contentType: 'application/x-tar', bytes } });
+  function upload<T = unknown>(target: ReturnType<typeof device>, bytes: Uint8Array): Promise<RawAnswer<T>> {
+    return callFunctionRaw<T>(install, target, { body: { contentType: 'application/x-tar', bytes } });
   }
 
   const DOCKERFILE = 'FROM chutebox-test:sleeper\nCOPY greeting.txt /greeting.txt\n';
@@ -362,7 +368,7 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
       'web: { service: main, port: 0 }',
       '',
     ].join('\n');
-    const out = await upload(target, tarArchive({ 'paradrop.yaml': yaml }));
+    const out = await upload<InputProblem>(target, tarArchive({ 'paradrop.yaml': yaml }));
     expect(out.status).toBe(422);
     expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
       'body.paradrop.yaml.environment.PORT',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
+import { callFunctionRaw, type InputProblem, type RawAnswer } from '../../test/support/call-function.ts';
+import type { ChangeAccepted } from './schemas.ts';
 import { combine, pciRouter } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
@@ -17,8 +18,8 @@ const STORED = {
 const device = () => memoryDevice(combine(pciRouter, { chutes: { hello: { record: { name: 'hello' }, config: structuredClone(STORED) } } }));
 
 /** PUT …/config as a transport hands it over: the raw text and its content type. */
-function put(target: Device, contentType: string, text: string, chute = 'hello'): Promise<RawAnswer> {
-  return callFunctionRaw(configUpdate, target, { params: { chute }, body: { contentType, text } });
+function put<T = unknown>(target: Device, contentType: string, text: string, chute = 'hello'): Promise<RawAnswer<T>> {
+  return callFunctionRaw<T>(configUpdate, target, { params: { chute }, body: { contentType, text } });
 }
 
 /** A service.yaml as a chute developer writes it: YAML 1.1 booleans, the seed's `lease`, an unknown field. */
@@ -69,7 +70,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
 
   it('takes the [redacted] placeholders a GET answers where secrets are stored, and queues the change with them, not with the secrets', async () => {
     const target = device();
-    const edited = structuredClone(STORED) as any;
+    const edited = structuredClone(STORED);
     edited.environment.API_TOKEN = '[redacted]';
     edited.net.wlan.key = '[redacted]';
     edited.net.wlan.options.acct_secret = '[redacted]';
@@ -85,7 +86,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
       environment: { API_TOKEN: '[redacted]', NEW_SECRET: '[redacted]' },
       net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'x'.repeat(33), key: 'short' }, mesh: { type: 'wifi', intfName: 'wlan1', key: '[redacted]' } },
     };
-    const out = await put(target, 'application/json', JSON.stringify(body));
+    const out = await put<InputProblem>(target, 'application/json', JSON.stringify(body));
     expect(out.status).toBe(422);
     expect(out.headers['content-type']).toBe('application/problem+json');
     const paths = (out.body.errors as { path: string }[]).map((error) => error.path).sort();
@@ -114,7 +115,7 @@ describe('PUT /api/v1/chutes/:chute/config', () => {
 
   it('responds with 422 in YAML too, with the same paths', async () => {
     const target = device();
-    const out = await put(target, 'text/yaml', 'web:\n  port: 0\nnet:\n  wlan:\n    type: wifi\n    intfName: Wlan0\n');
+    const out = await put<InputProblem>(target, 'text/yaml', 'web:\n  port: 0\nnet:\n  wlan:\n    type: wifi\n    intfName: Wlan0\n');
     expect(out.status).toBe(422);
     expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual(['body.net.wlan.intfName', 'body.web.port']);
     expect(target.submitted).toEqual([]);
@@ -149,8 +150,8 @@ describe('PUT /api/v1/chutes/:chute/config with [redacted] while an earlier chan
 
   it('keeps the key in effect when B runs: the one A set', async () => {
     const { device: target, release } = heldChanges(device());
-    const a = (await put(target, 'application/json', JSON.stringify(A()))).body.change_id;
-    const b = await put(target, 'application/json', JSON.stringify(B()));
+    const a = (await put<ChangeAccepted>(target, 'application/json', JSON.stringify(A()))).body.change_id;
+    const b = await put<ChangeAccepted>(target, 'application/json', JSON.stringify(B()));
     expect(b.status).toBe(200);
     expect((await target.change(a))!.state).not.toMatch(/succeeded|failed/);
     release();
@@ -162,8 +163,8 @@ describe('PUT /api/v1/chutes/:chute/config with [redacted] while an earlier chan
   it('fails B naming the path when A removed the network behind its placeholder, and changes nothing of the configuration', async () => {
     const { device: target, release } = heldChanges(device());
     const withoutWifi = { environment: STORED.environment, web: STORED.web };
-    const a = (await put(target, 'application/json', JSON.stringify(withoutWifi))).body.change_id;
-    const b = (await put(target, 'application/json', JSON.stringify(B()))).body.change_id;
+    const a = (await put<ChangeAccepted>(target, 'application/json', JSON.stringify(withoutWifi))).body.change_id;
+    const b = (await put<ChangeAccepted>(target, 'application/json', JSON.stringify(B()))).body.change_id;
     release();
     expect((await settledChange(target, a)).state).toBe('succeeded');
     const failed = await settledChange(target, b);

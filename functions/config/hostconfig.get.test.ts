@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configDevice, routerHardware } from '../../test/support/config-devices.ts';
 import { callFunctionRaw, type RawAnswer } from '../../test/support/call-function.ts';
 import * as hostconfig from './hostconfig.get.ts';
+import type { HostConfiguration } from './schemas.ts';
 
 /** A stored host configuration with secrets: a Wi-Fi key and a PPPoE password. */
 const STORED = `# The host configuration of chutebox
@@ -21,8 +22,8 @@ x_vendor: kept
 `;
 
 /** GET /api/v1/config/hostconfig with the given Accept header. */
-function get(device: ReturnType<typeof configDevice>, accept?: string): Promise<RawAnswer> {
-  return callFunctionRaw(hostconfig, device, { headers: accept === undefined ? {} : { accept } });
+function get<T = unknown>(device: ReturnType<typeof configDevice>, accept?: string): Promise<RawAnswer<T>> {
+  return callFunctionRaw<T>(hostconfig, device, { headers: accept === undefined ? {} : { accept } });
 }
 
 describe('GET /api/v1/config/hostconfig', () => {
@@ -43,9 +44,9 @@ describe('GET /api/v1/config/hostconfig', () => {
   });
 
   it('responds with YAML when Accept asks for it', async () => {
-    const out = await get(configDevice(routerHardware, { stored: STORED }), 'application/yaml');
+    const out = await get<HostConfiguration>(configDevice(routerHardware, { stored: STORED }), 'application/yaml');
     expect(out.headers['content-type']).toBe('application/yaml');
-    expect(out.body.wan.password).toBe('[redacted]');
+    expect(out.body.wan?.password).toBe('[redacted]');
     expect(out.body.firewall.defaults.forward).toBe('DROP');
   });
 

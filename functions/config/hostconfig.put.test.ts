@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callFunctionRaw, type CallOptions, type RawAnswer } from '../../test/support/call-function.ts';
+import { callFunctionRaw, type CallOptions, type InputProblem, type RawAnswer } from '../../test/support/call-function.ts';
+import type { ChangeAccepted } from '../chutes/schemas.ts';
 import { configDevice, routerHardware, type ConfigDevice } from '../../test/support/config-devices.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
 import type { Device } from '../core/device.ts';
@@ -7,7 +8,7 @@ import { parseStoredHostConfig } from './host-config.ts';
 import * as update from './hostconfig.put.ts';
 
 /** A valid host configuration: the LAN with DHCP, a DHCP WAN, one radio with an access point. */
-function valid(): Record<string, any> {
+function valid() {
   return {
     firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } },
     lan: { interfaces: ['eth1', 'eth2'], proto: 'static', ipaddr: '192.168.1.1', netmask: '255.255.255.0', dhcp: { start: 100, limit: 150, leasetime: '12h' } },
@@ -30,11 +31,16 @@ wifi-interfaces: [{ device: pci-wifi-0, ssid: home, encryption: psk2, key: hunte
 const device = (stored: string | null = STORED) => configDevice(routerHardware, { stored });
 
 /** PUT /api/v1/config/hostconfig with a body of `contentType`. */
-function put(target: Device, contentType: string, text: string, options: CallOptions = {}): Promise<RawAnswer> {
-  return callFunctionRaw(update, target, { ...options, body: { contentType, text } });
+function put<T = unknown>(target: Device, contentType: string, text: string, options: CallOptions = {}): Promise<RawAnswer<T>> {
+  return callFunctionRaw<T>(update, target, { ...options, body: { contentType, text } });
 }
 
-const json = (target: Device, body: unknown, options: CallOptions = {}) => put(target, 'application/json', JSON.stringify(body), options);
+const json = <T = unknown>(target: Device, body: unknown, options: CallOptions = {}) => put<T>(target, 'application/json', JSON.stringify(body), options);
+
+/** The paths of a 422's errors, sorted. */
+function paths(out: RawAnswer<InputProblem>): string[] {
+  return out.body.errors.map((error) => error.path).sort();
+}
 
 /**
  * Sends a bad body and checks the 422, that every error names a field of the body (`body.…`), and
@@ -48,7 +54,7 @@ async function rejects(
   options: CallOptions = {},
 ): Promise<{ paths: string[]; messages: Record<string, string> }> {
   const target = device(stored);
-  const out = await json(target, body, options);
+  const out = await json<InputProblem>(target, body, options);
   expect(out.status, JSON.stringify(out.body)).toBe(422);
   expect(out.headers['content-type']).toBe('application/problem+json');
   expect(target.submitted).toEqual([]);
@@ -123,19 +129,16 @@ describe('PUT /api/v1/config/hostconfig', () => {
   });
 
   it('responds with 422 listing every violation with its path, and submits and stores nothing', async () => {
-    const body = valid();
-    body.firewall.defaults.input = 'ALLOW';
-    delete body.firewall.defaults.output;
-    body.lan.netmask = '255.0.255.0';
-    body.lan.dhcp.leasetime = 'forever';
-    body.wan.proto = 'dhcpv6';
-    body.wifi.push({ id: 'pci-wifi-1', channel: 15 }, { id: 'PCI wifi', channel: 'auto' });
-    body['wifi-interfaces'][0].ssid = 'x'.repeat(33);
-    body['wifi-interfaces'][0].key = 'short';
-    body['wifi-interfaces'][0].mode = 'mesh';
-    body.system.hostname = '-router';
-    body.telemetry.interval = 5;
-    body.telemetry.enabled = 'yes';
+    const ok = valid();
+    const body = {
+      firewall: { defaults: { input: 'ALLOW', forward: 'REJECT' } },
+      lan: { ...ok.lan, netmask: '255.0.255.0', dhcp: { ...ok.lan.dhcp, leasetime: 'forever' } },
+      wan: { ...ok.wan, proto: 'dhcpv6' },
+      wifi: [...ok.wifi, { id: 'pci-wifi-1', channel: 15 }, { id: 'PCI wifi', channel: 'auto' }],
+      'wifi-interfaces': [{ ...ok['wifi-interfaces'][0], ssid: 'x'.repeat(33), key: 'short', mode: 'mesh' }],
+      system: { ...ok.system, hostname: '-router' },
+      telemetry: { interval: 5, enabled: 'yes' },
+    };
     const { paths, messages } = await rejects(body);
     expect(paths).toEqual([
       'firewall.defaults.input',
@@ -166,10 +169,12 @@ describe('PUT /api/v1/config/hostconfig', () => {
   });
 
   it('responds with 422 for addresses that do not fit their subnets', async () => {
-    const body = valid();
-    body.lan.ipaddr = '192.168.1.0';
-    body.lan.dhcp = { start: 200, limit: 100, leasetime: 3600 };
-    body.wan = { interface: 'eth0', proto: 'static', ipaddr: '192.168.1.20', netmask: '255.255.0.0', gateway: '10.0.0.1' };
+    const ok = valid();
+    const body = {
+      ...ok,
+      lan: { ...ok.lan, ipaddr: '192.168.1.0', dhcp: { start: 200, limit: 100, leasetime: 3600 } },
+      wan: { interface: 'eth0', proto: 'static', ipaddr: '192.168.1.20', netmask: '255.255.0.0', gateway: '10.0.0.1' },
+    };
     const { paths, messages } = await rejects(body);
     expect(paths).toEqual(['lan.dhcp.limit', 'lan.ipaddr', 'wan.gateway', 'wan.netmask']);
     expect(messages['lan.ipaddr']).toBe('is the network address of 192.168.1.0/24: it must be a host address of its subnet');
@@ -188,17 +193,19 @@ describe('PUT /api/v1/config/hostconfig', () => {
   });
 
   it('responds with 422 for radio settings that do not go together', async () => {
-    const body = valid();
-    body.wifi = [
-      { id: 'pci-wifi-0', channel: 36, hwmode: '11g' },
-      { id: 'pci-wifi-1', channel: 6, htmode: 'VHT80' },
-      { id: 'usb-wifi-0', channel: 'auto', hwmode: '11b', htmode: 'HT20' },
-      { id: 'pci-wifi-0', channel: 'auto' },
-      { id: 'pci-wifi-2', channel: 11, htmode: 'HT40+' },
-      { id: 'pci-wifi-3', channel: 36, htmode: 'HT40-' },
-      { id: 'pci-wifi-4', channel: 7, htmode: 'HT40-' },
-      { id: 'pci-wifi-5', channel: 153, htmode: 'HT40-' },
-    ];
+    const body = {
+      ...valid(),
+      wifi: [
+        { id: 'pci-wifi-0', channel: 36, hwmode: '11g' },
+        { id: 'pci-wifi-1', channel: 6, htmode: 'VHT80' },
+        { id: 'usb-wifi-0', channel: 'auto', hwmode: '11b', htmode: 'HT20' },
+        { id: 'pci-wifi-0', channel: 'auto' },
+        { id: 'pci-wifi-2', channel: 11, htmode: 'HT40+' },
+        { id: 'pci-wifi-3', channel: 36, htmode: 'HT40-' },
+        { id: 'pci-wifi-4', channel: 7, htmode: 'HT40-' },
+        { id: 'pci-wifi-5', channel: 153, htmode: 'HT40-' },
+      ],
+    };
     const { messages } = await rejects(body);
     expect(messages).toEqual({
       'wifi[0].channel': 'is a 5 GHz channel, but hwmode 11g is 2.4 GHz only',
@@ -211,14 +218,15 @@ describe('PUT /api/v1/config/hostconfig', () => {
   });
 
   it('responds with 422 for Wi-Fi networks on radios wifi does not list, and keys that do not match the encryption', async () => {
-    const body = { ...valid() };
-    delete body.wan;
-    body['wifi-interfaces'] = [
-      { device: 'pci-wifi-9', ssid: 'a', encryption: 'sae' },
-      { device: 'pci-wifi-0', ssid: 'b', key: 'hunter2hunter2' },
-      { device: 'pci-wifi-0', ssid: 'c', encryption: 'none', key: 'hunter2hunter2' },
-      { device: 'pci-wifi-0', mode: 'sta', ssid: 'd', encryption: 'owe', network: 'wan' },
-    ];
+    const { wan: _, ...body } = {
+      ...valid(),
+      'wifi-interfaces': [
+        { device: 'pci-wifi-9', ssid: 'a', encryption: 'sae' },
+        { device: 'pci-wifi-0', ssid: 'b', key: 'hunter2hunter2' },
+        { device: 'pci-wifi-0', ssid: 'c', encryption: 'none', key: 'hunter2hunter2' },
+        { device: 'pci-wifi-0', mode: 'sta', ssid: 'd', encryption: 'owe', network: 'wan' },
+      ],
+    };
     const { messages } = await rejects(body);
     expect(messages).toEqual({
       'wifi-interfaces[0].device': 'must be the id of an entry of wifi (wifi lists pci-wifi-0)',
@@ -264,8 +272,8 @@ describe('PUT /api/v1/config/hostconfig with [redacted] while an earlier change 
   it('keeps the key in effect when B runs: the one A set', async () => {
     const base = device();
     const { device: target, release } = heldChanges(base);
-    const a = (await json(target, A())).body.change_id;
-    const b = await json(target, B());
+    const a = (await json<ChangeAccepted>(target, A())).body.change_id;
+    const b = await json<ChangeAccepted>(target, B());
     expect(b.status).toBe(200);
     expect((await target.change(a))!.state).not.toMatch(/succeeded|failed/);
     release();
@@ -278,8 +286,8 @@ describe('PUT /api/v1/config/hostconfig with [redacted] while an earlier change 
     const base = device();
     const { device: target, release } = heldChanges(base);
     const withoutWifi = { ...valid(), 'wifi-interfaces': [] };
-    const a = (await json(target, withoutWifi)).body.change_id;
-    const b = (await json(target, B())).body.change_id;
+    const a = (await json<ChangeAccepted>(target, withoutWifi)).body.change_id;
+    const b = (await json<ChangeAccepted>(target, B())).body.change_id;
     release();
     expect((await settledChange(target, a)).state).toBe('succeeded');
     const after = await base.hostConfig.read();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configDevice, routerHardware } from '../../test/support/config-devices.ts';
 import { callFunction, callFunctionRaw } from '../../test/support/call-function.ts';
 import * as newConfig from './new-config.get.ts';
+import type { HostConfiguration } from './schemas.ts';
 
 const STORED =
   'firewall: { defaults: { input: DROP, output: ACCEPT, forward: DROP } }\nlan: { interfaces: [], proto: static, ipaddr: 10.0.0.1, netmask: 255.255.255.0 }\n';
@@ -27,7 +28,7 @@ describe('GET /api/v1/config/new-config', () => {
   });
 
   it('responds with YAML when Accept asks for it', async () => {
-    const out = await callFunctionRaw(newConfig, configDevice(routerHardware), { headers: { accept: 'text/yaml' } });
+    const out = await callFunctionRaw<HostConfiguration>(newConfig, configDevice(routerHardware), { headers: { accept: 'text/yaml' } });
     expect(out.headers['content-type']).toBe('text/yaml; charset=utf-8');
     expect(out.body.wan).toEqual({ interface: 'eth0', proto: 'dhcp' });
   });

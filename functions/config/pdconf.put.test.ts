@@ -3,11 +3,12 @@ import { configDevice, routerHardware } from '../../test/support/config-devices.
 import { callFunction, okBody } from '../../test/support/call-function.ts';
 import * as pdconf from './pdconf.get.ts';
 import * as reload from './pdconf.put.ts';
+import type { PdconfStatus } from './schemas.ts';
 
 describe('PUT /api/v1/config/pdconf', () => {
   it('responds with 200 and the status after applying every file, and GET then shows the age in reloads since', async () => {
     const device = configDevice(routerHardware);
-    const { status, body: sections } = await callFunction(reload, device);
+    const { status, body: sections } = await callFunction<PdconfStatus>(reload, device);
     expect(status).toBe(200);
     expect(new Set(sections.map((section: { comment: string }) => section.comment.replace(/^\w+: /, '')))).toEqual(new Set(['applied (emulated)']));
     expect(sections.every((section: { success: boolean; age: number }) => section.success && section.age === 0)).toBe(true);

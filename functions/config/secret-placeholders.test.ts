@@ -55,7 +55,7 @@ describe('restoreRedacted', () => {
   const stored = { env: ['API_TOKEN=abc', 'TZ=UTC'], net: { wlan: { key: 'hunter22', ssid: 'old' } }, credentials: { user: 'u', pass: 'p' } };
 
   it('puts the stored value back wherever a GET wrote a placeholder, and keeps everything else as edited', () => {
-    const edited = redactDocument(stored) as Record<string, any>;
+    const edited = redactDocument(stored);
     edited.net.wlan.ssid = 'new';
     expect(restoreRedacted(edited, stored)).toEqual({ document: { ...stored, net: { wlan: { key: 'hunter22', ssid: 'new' } } }, errors: [] });
   });

@@ -38,88 +38,23 @@ export interface LeaseRecord {
  */
 export function parseLeases(text: string): LeaseRecord[] {
   const leases: LeaseRecord[] = [];
-  // dnsmasq separates fields with one space; a file with tabs or `\r` (edited, or copied through
-  // Windows) is split at any run of blanks.
-  const spacesOnly = !text.includes('\t') && !text.includes('\r');
-  // The first space at or after the field being read: each space of the text is searched for once,
-  // and the search past a line's last field finds the next line's first space.
-  let space = -1;
   let ipv6 = false;
-  for (let lineStart = 0, lineEnd = 0; lineStart < text.length; lineStart = lineEnd + 1) {
-    lineEnd = text.indexOf('\n', lineStart);
-    if (lineEnd < 0) lineEnd = text.length;
-    // The fields one space apart, as dnsmasq writes them, end at `a`, `b`, `c`, `d` and `e`; a line
-    // that ends before its fourth field is no lease. A line with a leading or double space among its
-    // first five fields is read by `readLineAtBlanks`, as is every line of a file with tabs or `\r`.
-    oneSpaceApart: {
-      if (!spacesOnly) break oneSpaceApart;
-      if (space < lineStart) space = nextSpace(text, lineStart);
-      const a = Math.min(space, lineEnd);
-      if (a === lineStart) break oneSpaceApart;
-      if (a - lineStart === 4 && text.startsWith('duid', lineStart)) ipv6 = true;
-      if (a + 1 >= lineEnd) continue;
-      const b = Math.min((space = nextSpace(text, a + 1)), lineEnd);
-      if (b === a + 1) break oneSpaceApart;
-      if (b + 1 >= lineEnd) continue;
-      const c = Math.min((space = nextSpace(text, b + 1)), lineEnd);
-      if (c === b + 1) break oneSpaceApart;
-      if (c + 1 >= lineEnd) continue;
-      const d = Math.min((space = nextSpace(text, c + 1)), lineEnd);
-      if (d === c + 1) break oneSpaceApart;
-      const e = d + 1 < lineEnd ? Math.min((space = nextSpace(text, d + 1)), lineEnd) : d;
-      if (e === d + 1) break oneSpaceApart;
-      if (!isDigitsAt(text, lineStart, a)) continue;
-      const expires = text.slice(lineStart, a);
-      const ip = text.slice(b + 1, c);
-      const hostname = isStar(text, c + 1, d) ? '*' : text.slice(c + 1, d);
-      const clientId = e === d || isStar(text, d + 1, e) ? undefined : text.slice(d + 1, e);
-      const mac = ipv6 || ip.includes(':') ? undefined : text.slice(a + 1, b);
-      leases.push(lease(expires, mac, ip, hostname, clientId));
-      continue;
-    }
-    ipv6 = readLineAtBlanks(text, lineStart, lineEnd, ipv6, leases);
+  for (const line of text.split('\n')) {
+    // dnsmasq separates fields with one space; a file edited, or copied through Windows, may have
+    // tabs, runs of blanks or `\r`.
+    const [expires, mac, ip, hostname, clientId] = line.trim().split(/[ \t\r]+/, 5) as [string, ...(string | undefined)[]];
+    if (expires === 'duid') ipv6 = true;
+    if (hostname === undefined || !DIGITS.test(expires)) continue;
+    leases.push(lease(expires, ipv6 || ip!.includes(':') ? undefined : mac, ip!, hostname, clientId === '*' ? undefined : clientId));
   }
   return leases;
 }
 
-/**
- * Reads the line `text[from, to)` with fields separated by any run of spaces, tabs or `\r`: a lease
- * goes into `leases`. Answers whether the leases that follow are IPv6 ones (`ipv6`, or true after
- * the `duid` line).
- */
-function readLineAtBlanks(text: string, from: number, to: number, ipv6: boolean, leases: LeaseRecord[]): boolean {
-  const line = text.slice(from, to).trim();
-  if (line === '') return ipv6;
-  const [expires, mac, ip, hostname, clientId] = line.split(/[ \t\r]+/, 5) as [string, ...(string | undefined)[]];
-  if (expires === 'duid') ipv6 = true;
-  if (hostname === undefined || !isDigitsAt(expires, 0, expires.length)) return ipv6;
-  leases.push(lease(expires, ipv6 || ip!.includes(':') ? undefined : mac, ip!, hostname, clientId === '*' ? undefined : clientId));
-  return ipv6;
-}
+/** One or more decimal digits: an expiry. */
+const DIGITS = /^\d+$/;
 
 /** The record of one lease, its fields in the order dnsmasq writes them; no `mac_addr` or `client_id` when undefined. */
 function lease(expires: string, mac: string | undefined, ip: string, hostname: string, clientId: string | undefined): LeaseRecord {
-  // One object literal per shape, so that every lease of a shape shares one hidden class.
   if (mac === undefined) return clientId === undefined ? { expires, ip_addr: ip, hostname } : { expires, ip_addr: ip, hostname, client_id: clientId };
   return clientId === undefined ? { expires, mac_addr: mac, ip_addr: ip, hostname } : { expires, mac_addr: mac, ip_addr: ip, hostname, client_id: clientId };
-}
-
-/** The position of the first space at or after `from`, or the text's length. */
-function nextSpace(text: string, from: number): number {
-  const at = text.indexOf(' ', from);
-  return at < 0 ? text.length : at;
-}
-
-/** Whether `text[from, to)` is `*`, dnsmasq's mark of an absent hostname or client id. */
-function isStar(text: string, from: number, to: number): boolean {
-  return to === from + 1 && text.charCodeAt(from) === 42;
-}
-
-/** Whether `text[from, to)` is one or more decimal digits. */
-function isDigitsAt(text: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return to > from;
 }

@@ -113,4 +113,4 @@ const encoder = new TextEncoder();
 const SIMPLE_ESCAPES: Record<string, number> = { '\\': 0x5c, '"': 0x22, n: 0x0a, r: 0x0d, t: 0x09, e: 0x1b };
 
 /** Bytes printf_encode writes as a named escape. */
-const NAMED_BYTES: Record<number, string> = { 0x5c: '\\\\', 0x22: '\\"', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x1b: '\\e' };
+const NAMED_BYTES: Record<number, string> = Object.fromEntries(Object.entries(SIMPLE_ESCAPES).map(([letter, byte]) => [byte, `\\${letter}`]));

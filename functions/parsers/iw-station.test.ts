@@ -240,6 +240,11 @@ describe('iw station dump: rules beyond the samples', () => {
     expect(parseStationDump(text)).toEqual([{ mac_addr: 'aa:bb:cc:dd:ee:ff', signal: '-50 dBm' }]);
   });
 
+  it('starts a station at a Station line after any white space, as stationBlocks splits the dump', () => {
+    const text = '\fStation aa:bb:cc:dd:ee:ff (on wlan0)\n\tsignal:  \t-50 dBm\n';
+    expect(stationBlocks(text).map((block) => parseStationDump(block.text))).toEqual([[{ mac_addr: 'aa:bb:cc:dd:ee:ff', signal: '-50 dBm' }]]);
+  });
+
   it('gives no station for an empty dump', () => {
     expect(parseStationDump('')).toEqual([]);
     expect(parseStationDump('\n')).toEqual([]);
@@ -270,7 +275,7 @@ describe('iw station dump split into station blocks', () => {
 describe('iw station dump: each station read by the same rules, whatever the station before it printed', () => {
   /** A dump of stations 02:00:00:00:00:01, …:02, … with the given lines, each indented with a tab. */
   const dump = (...stations: string[][]) =>
-    stations.map((lines, n) => [`Station 02:00:00:00:00:0${n + 1} (on wlan0)`, ...lines.map((line) => `\t${line}`)].join('\n')).join('\n') + '\n';
+    `${stations.map((lines, n) => [`Station 02:00:00:00:00:0${n + 1} (on wlan0)`, ...lines.map((line) => `\t${line}`)].join('\n')).join('\n')}\n`;
   const FLAGS = ['authorized:\tyes', 'authenticated:\tyes', 'MFP:\t\tno'];
 
   it('reads a station that prints a line more, a line less or its lines in another order', () => {

@@ -30,6 +30,7 @@ export type ChangeRequestOf<A extends ChangeAction> = ChangeRequest & { action: 
  * `AfterSucceeded`, which the runner calls once the change's `succeeded` is saved, before the next
  * change of its queue begins.
  */
+// biome-ignore lint/suspicious/noConfusingVoidType: `void` lets a plain async function with no return be an effect; `undefined` would not.
 export type ChangeEffect<A extends ChangeAction = ChangeAction> = (request: ChangeRequestOf<A>, note: Note, id: number) => Promise<void | AfterSucceeded>;
 
 /**
@@ -209,7 +210,7 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
     (options.effects[request.action] as ChangeEffect<A>)(request, note, id);
 
   async function run(changes: ChangeLog, id: number, request: ChangeRequest): Promise<void> {
-    let after: void | AfterSucceeded;
+    let after: Awaited<ReturnType<ChangeEffect>>;
     try {
       await options.turn?.();
       await note(changes, id, 'running', 'running');

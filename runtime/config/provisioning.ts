@@ -1,4 +1,4 @@
-import { DEFAULT_TELEMETRY, telemetrySettings } from '../../functions/config/host-config.ts';
+import { DEFAULT_TELEMETRY, type telemetrySettings } from '../../functions/config/host-config.ts';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device.ts';

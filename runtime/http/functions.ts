@@ -42,7 +42,7 @@ export async function mountFunctions(dir: string): Promise<MountedFunction[]> {
   const seen = new Map<string, string>();
   for (const name of names.filter((file) => file.endsWith('.mjs')).sort()) {
     const file = path.join(dir, name);
-    const fn = listed.has(name) ? lazyFunction(file, listed.get(name)!) : loadedFunction(file, await importBundle(file));
+    const fn = listed.has(name) ? lazyFunction(file, listed.get(name)!) : loadedFunction(await importBundle(file));
     for (const routePath of routePaths(fn.route)) {
       const key = `${fn.route.method} ${routePath}`;
       if (seen.has(key)) throw new Error(`${file} and ${seen.get(key)} both answer ${key}`);
@@ -94,7 +94,7 @@ function lazyFunction(file: string, route: Route): MountedFunction {
   return fn;
 }
 
-function loadedFunction(file: string, bundle: FunctionBundle): MountedFunction {
+function loadedFunction(bundle: FunctionBundle): MountedFunction {
   return { route: bundle.route, loaded: bundle, load: () => Promise.resolve(bundle) };
 }
 

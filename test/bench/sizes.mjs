@@ -34,7 +34,7 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KB`.padStart(9);
 const rows = [];
 for (const [name, contents] of Object.entries(BASELINES)) {
   const bytes = await baseline(contents);
-  rows.push(['baseline: ' + name, bytes.length, gzipSync(bytes).length]);
+  rows.push([`baseline: ${name}`, bytes.length, gzipSync(bytes).length]);
 }
 const manifest = JSON.parse(await readFile(path.join(root, 'dist/manifest.json'), 'utf8'));
 for (const f of manifest.functions) rows.push([f.file, f.bytes, f.gzipBytes]);

@@ -18,13 +18,13 @@ class RouterClient {
     });
     this.token = ((await answer.json()) as { token: string }).token;
   }
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  async call<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const answer = await fetch(`${this.base}/api/v1${path}`, {
       method,
       headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: answer.status, body: await answer.json() };
+    return { status: answer.status, body: (await answer.json()) as T };
   }
 }
 
@@ -40,27 +40,27 @@ describe('startEmulator in a controller’s vitest suite', () => {
   afterAll(() => router.stop());
 
   it('lists the chutes', async () => {
-    const chutes = await client.call('GET', '/chutes');
+    const chutes = await client.call<{ name: string }[]>('GET', '/chutes');
     expect(chutes.status).toBe(200);
     expect(chutes.body.map((chute: { name: string }) => chute.name).sort()).toEqual(['hello-world', 'hotspot']);
   });
 
   it('changes an SSID, and stops a chute by following its change until it succeeds', async () => {
     expect((await client.call('PUT', '/chutes/hotspot/networks/guest/ssid', { ssid: 'controller test' })).status).toBe(200);
-    expect((await client.call('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).toBe('controller test');
-    const stop = await client.call('POST', '/chutes/hotspot/stop');
-    let change = await client.call('GET', `/changes/${stop.body.change_id}`);
+    expect((await client.call<{ ssid: string }>('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).toBe('controller test');
+    const stop = await client.call<{ change_id: number }>('POST', '/chutes/hotspot/stop');
+    let change = await client.call<{ state: string }>('GET', `/changes/${stop.body.change_id}`);
     for (let i = 0; i < 100 && change.body.state !== 'succeeded' && change.body.state !== 'failed'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       change = await client.call('GET', `/changes/${stop.body.change_id}`);
     }
     expect(change.body.state).toBe('succeeded');
-    expect((await client.call('GET', '/chutes/hotspot')).body.state).toBe('stopped');
+    expect((await client.call<{ state: string }>('GET', '/chutes/hotspot')).body.state).toBe('stopped');
   });
 
   it('starts every test from the scenario again (reset after each)', async () => {
-    expect((await client.call('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).not.toBe('controller test');
-    expect((await client.call('GET', '/chutes/hotspot')).body.state).toBe('running');
+    expect((await client.call<{ ssid: string }>('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).not.toBe('controller test');
+    expect((await client.call<{ state: string }>('GET', '/chutes/hotspot')).body.state).toBe('running');
   });
 });
 
@@ -74,7 +74,7 @@ describe('chuteboxHandlers with msw’s setupServer', () => {
   it('answers the controller’s requests without a port', async () => {
     const client = new RouterClient('http://router.test');
     await client.login();
-    expect((await client.call('GET', '/chutes/hotspot/networks')).body.map((network: { name: string }) => network.name)).toContain('guest');
+    expect((await client.call<{ name: string }[]>('GET', '/chutes/hotspot/networks')).body.map((network: { name: string }) => network.name)).toContain('guest');
   });
 });
 

@@ -3,7 +3,7 @@ import { decodeBody, isUpload, mediaType } from '../../functions/core/body.ts';
 import { decodeDocumentBody, DOCUMENT_MEDIA_TYPES, parseYaml } from '../../functions/core/body-formats/index.ts';
 import type { Device } from '../../functions/core/device.ts';
 import { invoke, problemOutput, type FunctionInput, type FunctionOutput, type Handler } from '../../functions/core/invoke.ts';
-import { PROBLEM_CONTENT_TYPE } from '../../functions/core/problem.ts';
+import { type InputError, PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/core/problem.ts';
 import type { Route } from '../../functions/core/route.ts';
 
 /*
@@ -17,19 +17,22 @@ import type { Route } from '../../functions/core/route.ts';
  * An answer: its status and decoded body. `callFunctionRaw` adds the response headers and the raw
  * text (`RawAnswer`); the HTTP client (`http-client.ts`) adds what only a wire shows (`HttpAnswer`).
  */
-export interface Answer<T = any> {
+export interface Answer<T = unknown> {
   status: number;
   body: T;
 }
 
+/** The problem document of a request refused for what it holds (a 400 or 422): it lists each violation. */
+export type InputProblem = Problem & { errors: InputError[] };
+
 /** An `Answer` with what a transport sends besides: the response headers (lower-case names) and the body as text. */
-export interface RawAnswer<T = any> extends Answer<T> {
+export interface RawAnswer<T = unknown> extends Answer<T> {
   headers: Record<string, string>;
   text: string;
 }
 
 /** What an endpoint module exports that `callFunction` uses: how its route takes a body, its handler and zod schemas. */
-export interface EndpointModule<T = any> {
+export interface EndpointModule<T = unknown> {
   route: Route;
   handle: Handler<T>;
   request: SafeParse;
@@ -78,7 +81,7 @@ export interface RawRequest extends CallOptions {
  * const { status, body } = await callFunction(stations, chuteDevice(), { chute: 'hello', network: 'wlan' });
  * await callFunction(ssidUpdate, device, { chute: 'hello', network: 'wlan' }, { ssid: '' }); // { status: 422, body: { errors: [{ path: 'body.ssid', … }] } }
  */
-export async function callFunction<T = any>(
+export async function callFunction<T = unknown>(
   module: EndpointModule,
   device: Device,
   params: Record<string, string> = {},
@@ -104,7 +107,7 @@ export async function callFunction<T = any>(
  * await callFunctionRaw(configUpdate, device, { params: { chute: 'hello' }, body: { contentType: 'application/yaml', text: 'web: { port: 80 }\n' } }) // { status: 200, body: { change_id: 1 }, headers, text }
  * const { headers, body } = await callFunctionRaw(hostconfig, device, { headers: { accept: 'text/yaml' } }); // headers['content-type'] 'text/yaml; charset=utf-8'
  */
-export async function callFunctionRaw<T = any>(module: EndpointModule, device: Device, request: RawRequest = {}): Promise<RawAnswer<T>> {
+export async function callFunctionRaw<T = unknown>(module: EndpointModule, device: Device, request: RawRequest = {}): Promise<RawAnswer<T>> {
   const { params = {}, query = {}, body: sent } = request;
   const headers = { ...request.headers, ...(sent === undefined ? {} : { 'content-type': sent.contentType }) };
   const input: FunctionInput = { params, query, headers, body: undefined, text: '' };
@@ -171,7 +174,7 @@ function decodedAnswer(out: FunctionOutput): unknown {
  * @example
  * const hardware = await okBody(hardwareGet, device); // typed by the module's handler
  */
-export async function okBody<T = any>(module: EndpointModule<T>, device: Device, params: Record<string, string> = {}): Promise<T> {
+export async function okBody<T>(module: EndpointModule<T>, device: Device, params: Record<string, string> = {}): Promise<T> {
   const { status, body } = await callFunction<T>(module, device, params);
   expect(status, JSON.stringify(body)).toBe(200);
   return body;

@@ -1,5 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { NetworkReservation } from '../../functions/chutes/network-reservations.ts';
+import type { ChuteCache } from '../../functions/chutes/schemas.ts';
+
+/** `GET /api/v1/chutes/<chute>/cache` as the tests read it: the reservations of its networks named `N`. */
+export type CachedNetworks<N extends string> = ChuteCache & { networks: Record<N, NetworkReservation> };
 
 /** The host resources behind one chute network, as the runtime records them in the chute cache. */
 export interface NetworkResources {

@@ -14,10 +14,10 @@ import type { Answer } from './call-function.ts';
 
 /**
  * An answer over HTTP: `Answer` (status, body: the decoded JSON, or the text when the answer is not
- * JSON; `any`, as the tests reach into answers of many shapes) plus its content type, its raw text
- * (to check what it must not contain) and its headers.
+ * JSON; of the type `T` the caller expects, unchecked) plus its content type, its raw text (to check
+ * what it must not contain) and its headers.
  */
-export interface HttpAnswer extends Answer<any> {
+export interface HttpAnswer<T = unknown> extends Answer<T> {
   type: string | null;
   text: string;
   headers: Headers;
@@ -42,10 +42,10 @@ const CHANGE_DEADLINE_MS = 20_000;
  * @example
  * const { status, body } = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config });
  */
-export async function call(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<HttpAnswer> {
+export async function call<T = unknown>(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<HttpAnswer<T>> {
   const { headers, body } = requestOf(options);
   const res = await fetch(`${url}${endpoint}`, { method, headers, ...(body === undefined ? {} : { body, duplex: 'half' }) } as RequestInit);
-  return answerOf(res.status, res.headers, await res.text());
+  return answerOf<T>(res.status, res.headers, await res.text());
 }
 
 /**
@@ -56,15 +56,17 @@ export async function call(url: string, method: string, endpoint: string, option
  * @example
  * const answer = await callAlone(server.url, 'PUT', '/_chutebox/state', { document: { type: 'application/json', text: huge } });
  */
-export async function callAlone(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<HttpAnswer> {
+export async function callAlone<T = unknown>(url: string, method: string, endpoint: string, options: CallOptions = {}): Promise<HttpAnswer<T>> {
   const { headers, body } = requestOf(options);
   const agent = new http.Agent({ keepAlive: true });
   try {
-    return await new Promise<HttpAnswer>((resolve, reject) => {
+    return await new Promise<HttpAnswer<T>>((resolve, reject) => {
       const request = http.request(`${url}${endpoint}`, { method, headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve(answerOf(res.statusCode ?? 0, new Headers(res.headers as Record<string, string>), Buffer.concat(chunks).toString('utf8'))));
+        res.on('end', () =>
+          resolve(answerOf<T>(res.statusCode ?? 0, new Headers(res.headers as Record<string, string>), Buffer.concat(chunks).toString('utf8'))),
+        );
         res.on('error', reject);
       });
       request.on('error', reject);
@@ -86,7 +88,7 @@ function requestOf(options: CallOptions): { headers: Record<string, string>; bod
 }
 
 /** An answer as the tests read it: the body decoded when it is JSON. */
-function answerOf(status: number, headers: Headers, text: string): HttpAnswer {
+function answerOf<T>(status: number, headers: Headers, text: string): HttpAnswer<T> {
   const type = headers.get('content-type');
   return { status, type, text, body: /json/.test(type ?? '') && text !== '' ? JSON.parse(text) : text, headers };
 }
@@ -98,16 +100,16 @@ function answerOf(status: number, headers: Headers, text: string): HttpAnswer {
  * @example
  * await callApi(server, 'PUT', '/config/hostconfig', yamlText, 'application/yaml');
  */
-export function callApi(
+export function callApi<T = unknown>(
   server: { url: string },
   method: string,
   endpoint: string,
   body?: unknown,
   type = 'application/json',
   headers: Record<string, string> = {},
-): Promise<HttpAnswer> {
+): Promise<HttpAnswer<T>> {
   const document = body === undefined ? undefined : { type, text: typeof body === 'string' ? body : JSON.stringify(body) };
-  return call(server.url, method, `/api/v1${endpoint}`, { headers, ...(document === undefined ? {} : { document }) });
+  return call<T>(server.url, method, `/api/v1${endpoint}`, { headers, ...(document === undefined ? {} : { document }) });
 }
 
 /**
@@ -115,7 +117,7 @@ export function callApi(
  * waits until the change is final.
  */
 export async function changeOver(server: { url: string }, method: string, endpoint: string, body?: unknown, type?: string): Promise<ChangeRecord> {
-  const answer = await callApi(server, method, endpoint, body, type);
+  const answer = await callApi<{ change_id: number }>(server, method, endpoint, body, type);
   expect(answer, `${method} ${endpoint}`).toMatchObject({ status: 200, type: 'application/json' });
   expect(Object.keys(answer.body)).toEqual(['change_id']);
   expect(Number.isInteger(answer.body.change_id)).toBe(true);
@@ -130,9 +132,9 @@ export async function changeOver(server: { url: string }, method: string, endpoi
 export async function finalChange(url: string, id: number, headers: Record<string, string> = {}): Promise<ChangeRecord> {
   const deadline = Date.now() + CHANGE_DEADLINE_MS;
   for (;;) {
-    const answer = await call(url, 'GET', `/api/v1/changes/${id}`, { headers });
+    const answer = await call<ChangeRecord>(url, 'GET', `/api/v1/changes/${id}`, { headers });
     if (answer.status !== 200) throw new Error(`GET /api/v1/changes/${id} answered ${answer.status}: ${answer.text}`);
-    const change = answer.body as ChangeRecord;
+    const change = answer.body;
     if (change.state === 'succeeded' || change.state === 'failed') return change;
     if (Date.now() > deadline) throw new Error(`change ${id} is still ${change.state} after ${CHANGE_DEADLINE_MS / 1000} s: ${answer.text}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -150,10 +152,10 @@ export async function finalChange(url: string, id: number, headers: Record<strin
 export async function changePages(server: { url: string }, limit = 200): Promise<{ changes: ChangeRecord[]; link: string | null }[]> {
   const pages: { changes: ChangeRecord[]; link: string | null }[] = [];
   for (let next: string | undefined = `/api/v1/changes?limit=${limit}`; next !== undefined; ) {
-    const answer = await call(server.url, 'GET', next);
+    const answer: HttpAnswer<ChangeRecord[]> = await call(server.url, 'GET', next);
     expect(answer, `GET ${next}`).toMatchObject({ status: 200, type: 'application/json' });
     const link = answer.headers.get('link');
-    pages.push({ changes: answer.body as ChangeRecord[], link });
+    pages.push({ changes: answer.body, link });
     next = link === null ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)![1]!;
   }
   return pages;
@@ -165,10 +167,10 @@ export async function changePages(server: { url: string }, limit = 200): Promise
  * @example
  * const chutes = await getJson<ChuteRecord[]>(server, '/chutes/');
  */
-export async function getJson<T = any>(server: { url: string }, endpoint: string, headers: Record<string, string> = {}): Promise<T> {
-  const answer = await callApi(server, 'GET', endpoint, undefined, undefined, headers);
+export async function getJson<T = unknown>(server: { url: string }, endpoint: string, headers: Record<string, string> = {}): Promise<T> {
+  const answer = await callApi<T>(server, 'GET', endpoint, undefined, undefined, headers);
   expect(answer, `GET ${endpoint}`).toMatchObject({ status: 200, type: 'application/json' });
-  return answer.body as T;
+  return answer.body;
 }
 
 /**
@@ -179,9 +181,9 @@ export async function getJson<T = any>(server: { url: string }, endpoint: string
  * expect((await problemOf(server, 'GET', '/chutes/nope', 404)).detail).toContain('nope');
  */
 export async function problemOf(server: { url: string }, method: string, endpoint: string, status: number, body?: unknown): Promise<Problem> {
-  const answer = await callApi(server, method, endpoint, body);
+  const answer = await callApi<Problem>(server, method, endpoint, body);
   expect(answer.status, `${method} ${endpoint}: ${answer.text}`).toBe(status);
   expect(answer.type).toBe(PROBLEM_CONTENT_TYPE);
   expect(answer.body.status).toBe(status);
-  return answer.body as Problem;
+  return answer.body;
 }

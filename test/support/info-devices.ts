@@ -338,6 +338,6 @@ export const chuteEngine: MemoryDeviceSpec = {
  * @example
  * const hardware = await infoOf(await import('../../functions/info/hardware.get.ts'), mipsRouter);
  */
-export function infoOf<T = any>(module: EndpointModule<T>, spec: MemoryDeviceSpec): Promise<T> {
+export function infoOf<T>(module: EndpointModule<T>, spec: MemoryDeviceSpec): Promise<T> {
   return okBody<T>(module, memoryDevice(spec));
 }

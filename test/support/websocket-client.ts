@@ -19,7 +19,7 @@ export interface Refusal {
   type: string | null;
   headers: IncomingMessage['headers'];
   /** The decoded JSON body, or the text. */
-  body: any;
+  body: unknown;
 }
 
 /**
