@@ -37,11 +37,6 @@ function put<T = unknown>(target: Device, contentType: string, text: string, opt
 
 const json = <T = unknown>(target: Device, body: unknown, options: CallOptions = {}) => put<T>(target, 'application/json', JSON.stringify(body), options);
 
-/** The paths of a 422's errors, sorted. */
-function paths(out: RawAnswer<InputProblem>): string[] {
-  return out.body.errors.map((error) => error.path).sort();
-}
-
 /**
  * Sends a bad body and checks the 422, that every error names a field of the body (`body.…`), and
  * that nothing was submitted or stored; answers the paths and messages by the field's path in the
