@@ -1,7 +1,6 @@
 import { mkdir, readdir, statfs } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { answeredAtHand, atHand, thenAtHand } from '../functions/core/at-hand.ts';
 import { CHUTE_LABEL, DEFAULT_STATE_DIR, networkRunDir } from '../functions/core/device.ts';
 import type { ChuteAction, Device, DeviceAction, DeviceServices, DeviceSources, Settings } from '../functions/core/device.ts';
 import { prepareAuth } from './auth/local.ts';
@@ -298,9 +297,6 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   return device;
 }
 
-/** What `containers()` answers without an engine. */
-const NO_ENGINE = atHand(null);
-
 /** The engine client bundle (dist/engine.mjs), loaded on first use; null when it cannot be loaded. */
 type EngineClient = () => Promise<typeof import('./engine/engine.entry.ts') | null>;
 
@@ -318,7 +314,7 @@ function hostSources(options: {
   const { socketPath, engine } = options;
   /**
    * Whether an engine listens on the socket: a stat, made again only after the socket's folder
-   * changed (the engine started or stopped), so that a device without one answers at once.
+   * changed (the engine started or stopped).
    */
   const engineListening = watchedPath(socketPath, isUnixSocket);
   /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
@@ -347,19 +343,19 @@ function hostSources(options: {
     programs: () => (programsFound ??= engine().then((client) => client?.programsOnPath(process.env.PATH ?? '') ?? [])),
     now: () => Date.now(),
     containers: () =>
-      thenAtHand(engineListening(), (listening) =>
+      engineListening().then((listening) =>
         listening
           ? containerLists.run(socketPath, async () => {
               const client = await engine();
               return client === null ? null : client.listChuteContainers(socketPath);
             })
-          : NO_ENGINE,
+          : null,
       ),
     async containerStats(id) {
       const client = await engine();
       return client === null ? null : client.containerStats(socketPath, id);
     },
-    settings: answeredAtHand(() => options.settings?.() ?? {}),
+    settings: async () => options.settings?.() ?? {},
   };
 }
 
