@@ -29,5 +29,19 @@ describe('functionInvoke', () => {
     states[0] = 'exited';
     const second = await get(request, device);
     expect([first.body, second.body]).toEqual(['{"states":["running"],"hostname":"router\\n"}', '{"states":["exited"],"hostname":"router\\n"}']);
+    expect(second.headers.etag).not.toBe(first.headers.etag);
+  });
+
+  it('answers a GET with an ETag and a 304 to a request that names it, and a PUT with neither', async () => {
+    const handle: Handler = async () => ({ ok: true });
+    const get = functionInvoke(defineRoute('GET /api/v1/info/ok', 'OK'), handle);
+    const first = await get(request, memoryDevice());
+    expect(first.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const again = await get({ ...request, headers: { ...request.headers, 'if-none-match': first.headers.etag! } }, memoryDevice());
+    expect(again).toEqual({ status: 304, headers: { etag: first.headers.etag }, body: '' });
+    const put = functionInvoke(defineRoute('PUT /api/v1/info/ok', 'Set OK'), handle);
+    const written = await put({ ...request, headers: { 'if-none-match': '*' } }, memoryDevice());
+    expect(written.status).toBe(200);
+    expect(written.headers.etag).toBeUndefined();
   });
 });

@@ -30,6 +30,8 @@ export interface FunctionOutput {
   status: number;
   headers: Readonly<Record<string, string>>;
   body: string;
+  /** `body` as UTF-8, when the core made it (a long GET answer, see `withEntityTag`): a transport sends these rather than encode `body` again. */
+  bytes?: Uint8Array;
 }
 
 /**
@@ -70,7 +72,7 @@ function isReply(value: unknown): value is Reply {
  */
 export interface FunctionBundle {
   route: Route;
-  /** The answer (see functionInvoke). */
+  /** The answer (for a GET, with its ETag: see functionInvoke). */
   invoke(input: FunctionInput, device: Device): Promise<FunctionOutput>;
   handler(event: unknown, context?: unknown): Promise<unknown>;
 }

@@ -88,7 +88,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    * through `c.req.header` would build a Fetch `Headers` of the whole request).
    */
   const send = (c: Context, out: FunctionOutput, origin = requestHeaders(c).origin) =>
-    new Response(out.body, { status: out.status, headers: cors.answerHeaders(out.headers, origin) as Record<string, string> });
+    new Response(bodyOf(out), { status: out.status, headers: cors.answerHeaders(out.headers, origin) as Record<string, string> });
   let bodies: Promise<RequestBody> | undefined;
   /** Reading bodies: runtime/http/request-body.ts, a bundle of its own loaded on the first request with one. */
   const body = () => (bodies ??= import('./request-body.ts').then((module) => module.requestBody(limit, uploadLimit)));
@@ -149,6 +149,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   });
   app.onError((error, c) => send(c, problemOutput(problemFor(error))));
   return app;
+}
+
+/** What is written for an answer: its UTF-8 when the core made it, else its body; none for a 304 (a Fetch `Response` of that status must have none). */
+function bodyOf(out: FunctionOutput): string | Uint8Array | null {
+  return out.status === 304 ? null : (out.bytes ?? out.body);
 }
 
 /** The request's query; none asked of Hono (which would parse the URL) when its target has no `?`. */
