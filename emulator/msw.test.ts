@@ -37,6 +37,22 @@ describe('chuteboxHandlers with setupServer (msw in Node)', () => {
     expect(await guestSsid('http://router.test')).toBe(recorded);
   });
 
+  it('answers a GET with an ETag, a 304 without a body to a request that names it, and a new ETag once a PUT changed the answer', async () => {
+    const url = 'http://router.test/api/v1/chutes/hotspot/networks/guest/ssid';
+    const first = await fetch(url);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const again = await fetch(url, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(await again.text()).toBe('');
+    await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ssid: 'changed by a test' }) });
+    const changed = await fetch(url, { headers: { 'if-none-match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect(((await changed.json()) as { ssid: string }).ssid).toBe('changed by a test');
+  });
+
   it('refuses a base URL with a path', () => {
     expect(() => chuteboxHandlers({ baseUrl: 'http://router.test/api' })).toThrow(/must be an origin/);
   });

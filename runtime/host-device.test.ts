@@ -2,7 +2,6 @@ import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOT_AT_HAND, valueAtHand } from '../functions/core/at-hand.ts';
 import { useTempDir } from '../test/support/temp-dir.ts';
 import { createHostDevice } from './host-device.ts';
 
@@ -42,19 +41,17 @@ describe('the host device during a factory reset', () => {
 });
 
 describe('the host device and its container engine', () => {
-  it('answers no containers at once while no engine listens, and asks the engine that starts listening on the socket', async () => {
+  it('answers no containers while no engine listens, and asks the engine that starts listening on the socket', async () => {
     const device = await hostDevice('engine');
     const socket = path.join(temp.path(), 'engine', 'none.sock');
-    await device.containers();
-    expect(valueAtHand(device.containers())).toBeNull();
+    expect(await device.containers()).toBeNull();
 
     // An engine that lists one chute container, as `GET /containers/json` answers.
     const listed = [{ Id: 'c0ffee', Names: ['/chute-hello'], State: 'running', Labels: { 'paradrop.chute': 'hello' } }];
     const engine = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(listed)));
     await new Promise<void>((resolve) => engine.listen(socket, resolve));
     try {
-      await expect.poll(() => valueAtHand(device.containers()), { interval: 10 }).toBe(NOT_AT_HAND);
-      await expect(device.containers()).resolves.toMatchObject([{ Id: 'c0ffee' }]);
+      await expect.poll(() => device.containers(), { interval: 10 }).toMatchObject([{ Id: 'c0ffee' }]);
     } finally {
       await new Promise((resolve) => engine.close(resolve));
       await device.close();

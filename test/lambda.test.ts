@@ -98,6 +98,26 @@ describe('Lambda handler of GET /api/v1/info/hardware', () => {
     expect(JSON.parse(result.body!).vendor).toBe('PC Engines');
   });
 
+  it('responds with an ETag, and with 304 and no body to a request whose If-None-Match names it', async () => {
+    const first = await hardware(httpApiEvent('GET', '/api/v1/info/hardware'));
+    const etag = first.headers!.etag as string;
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const event = httpApiEvent('GET', '/api/v1/info/hardware');
+    event.headers['If-None-Match'] = `W/"other", ${etag}`;
+    const again = await hardware(event);
+    expect(again.statusCode).toBe(304);
+    expect(again.headers).toEqual({ etag });
+    expect(again.body).toBe('');
+  });
+
+  it("responds to HEAD with the GET's status and headers and no body", async () => {
+    const get = await hardware(httpApiEvent('GET', '/api/v1/info/hardware'));
+    const head = await hardware(httpApiEvent('HEAD', '/api/v1/info/hardware'));
+    expect(head.statusCode).toBe(200);
+    expect(head.headers).toEqual(get.headers);
+    expect(head.body).toBe('');
+  });
+
   it('responds to another method with 405 and Allow: GET', async () => {
     const result = await hardware(httpApiEvent('POST', '/api/v1/info/hardware'));
     expect(result.statusCode).toBe(405);

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import type { Account, Accounts, Device } from '../../functions/core/device.ts';
-import { atHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import { findAccount } from '../../functions/parsers/passwd.ts';
 import { PASSWD_FILE } from '../../runtime/scenario/format.ts';
 
@@ -47,14 +46,14 @@ export function scenarioAccounts(files: Pick<Device, 'readFile'>, state?: Accoun
   const written = new Map<string, string>(Object.entries(state?.authorizedKeys ?? {}));
   let queue: Promise<unknown> = Promise.resolve();
 
-  /** The keys written since the start at hand, else the scenario's file (at hand once read). */
+  /** The keys written since the start, else the scenario's file. */
   function authorizedKeys(account: Account): Promise<string | null> {
     const file = authorizedKeysFile(account);
-    return written.has(file) ? atHand(written.get(file)!) : files.readFile(file);
+    return written.has(file) ? Promise.resolve(written.get(file)!) : files.readFile(file);
   }
 
   return {
-    passwd: () => thenAtHand(files.readFile(PASSWD_FILE), (text) => text ?? ''),
+    passwd: async () => (await files.readFile(PASSWD_FILE)) ?? '',
     authorizedKeys,
     updateAuthorizedKeys(account, update) {
       const done = queue.then(async () => {

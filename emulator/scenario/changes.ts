@@ -1,5 +1,4 @@
 import { deepFreeze } from '../../functions/core/deep-freeze.ts';
-import { atHand, keptAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
 import { ChangeRecordSchema } from '../../functions/changes/schemas.ts';
 import { resetGuard, type ResetGuard } from '../../runtime/changes/reset-guard.ts';
@@ -202,18 +201,18 @@ function changesMade(base: Omit<Device, ChangeMethods>, state: ChangesState | un
   const touched = new Map<string, StoredChute | null>();
   let engine: Promise<Record<string, unknown>[] | null> | undefined;
   /** The emulator's own copy of the engine's containers, which changes edit. */
-  const containers = () => (engine ??= keptAtHand(base.containers().then((list) => (list === null ? null : structuredClone(list)))));
+  const containers = () => (engine ??= base.containers().then((list) => (list === null ? null : structuredClone(list))));
   /** What `containers()` answers: a frozen copy of the emulator's, made again after a change. */
   let answer: Promise<Record<string, unknown>[] | null> | undefined;
 
-  /** A chute as it is now: read-only, the same frozen object to every caller until a change replaces it. At hand when the base's is. */
+  /** A chute as it is now: read-only, the same frozen object to every caller until a change replaces it. */
   function current(name: string): Promise<StoredChute | null> {
-    return touched.has(name) ? atHand(touched.get(name)!) : base.chute(name);
+    return touched.has(name) ? Promise.resolve(touched.get(name)!) : base.chute(name);
   }
 
-  /** The names of the chutes installed now; at hand when the base's are. */
+  /** The names of the chutes installed now. */
   function chuteNames(): Promise<string[]> {
-    return thenAtHand(base.chuteNames(), (recorded) => {
+    return base.chuteNames().then((recorded) => {
       const names = new Set(recorded.filter((name) => touched.get(name) !== null));
       for (const [name, chute] of touched) if (chute !== null) names.add(name);
       return [...names].sort();
@@ -230,9 +229,9 @@ function changesMade(base: Omit<Device, ChangeMethods>, state: ChangesState | un
       answer = undefined;
     },
     reads: {
-      containers: () => (answer ??= keptAtHand(containers().then((list) => (list === null ? null : deepFreeze(structuredClone(list)))))),
+      containers: () => (answer ??= containers().then((list) => (list === null ? null : deepFreeze(structuredClone(list))))),
       containerStats: (id) =>
-        thenAtHand(containers(), (list) => {
+        containers().then((list) => {
           const container = list?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
           return container?.State === 'running' ? base.containerStats(id) : null;
         }),

@@ -1,4 +1,3 @@
-import { atHand } from '../../functions/core/at-hand.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -71,10 +70,9 @@ export async function readChutes(dir: string): Promise<Record<string, ChuteDocum
 export function storedChutes(documents: Record<string, ChuteDocuments>): Pick<Device, 'chuteNames' | 'chute'> {
   const names = Object.keys(documents).sort();
   const chutes = new Map(names.map((name) => [name, deepFreeze({ name, ...jsonCopy(documents[name]!) })]));
-  // Answered at once (`atHand`), from memory.
   return {
-    chuteNames: () => atHand([...names]),
-    chute: (name) => atHand(chutes.get(name) ?? null),
+    chuteNames: async () => [...names],
+    chute: async (name) => chutes.get(name) ?? null,
   };
 }
 

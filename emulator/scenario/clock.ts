@@ -1,4 +1,3 @@
-import { allAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
 import type { Device } from '../../functions/core/device.ts';
 import { reusingLast } from '../../functions/core/reusing-last.ts';
@@ -74,9 +73,9 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
   /** The files `recorded` last read, and what they said: parsed again only when either text changed. */
   let last: { uptime: string | null; stat: string | null; at: Recorded | null } | undefined;
 
-  /** The recording's clock, read from its files now (at hand when they are); null when either file or `btime` is missing. */
+  /** The recording's clock, read from its files now; null when either file or `btime` is missing. */
   function recorded(): Promise<{ at: Recorded; uptime: string; stat: string } | null> {
-    return thenAtHand(allAtHand<[string | null, string | null]>([files.readFile(CLOCK_FILES.uptime), files.readFile(CLOCK_FILES.stat)]), ([uptime, stat]) => {
+    return Promise.all([files.readFile(CLOCK_FILES.uptime), files.readFile(CLOCK_FILES.stat)]).then(([uptime, stat]) => {
       if (last === undefined || last.uptime !== uptime || last.stat !== stat) last = { uptime, stat, at: recordedAt(uptime, stat) };
       return uptime === null || stat === null || last.at === null ? null : { at: last.at, uptime, stat };
     });
@@ -97,7 +96,7 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
     readFile(devicePath) {
       const file = kept(clockFiles, devicePath, clockFile);
       if (file === null) return files.readFile(devicePath);
-      return thenAtHand(recorded(), (clock) => {
+      return recorded().then((clock) => {
         if (clock === null) return files.readFile(devicePath);
         return file === CLOCK_FILES.uptime
           ? uptimeNow(clock.uptime, clock.at, elapsedCs())
@@ -105,7 +104,7 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
       });
     },
     leases: (text) =>
-      thenAtHand(recorded(), (clock) => {
+      recorded().then((clock) => {
         if (clock === null) return text;
         const shift = Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100);
         return shift === 0 ? text : leasesNow(text, shift, clock.at.bootTime);

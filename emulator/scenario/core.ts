@@ -1,7 +1,6 @@
 import { deepFreeze } from '../../functions/core/deep-freeze.ts';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../../functions/config/host-config.ts';
-import { answeredAtHand, atHand } from '../../functions/core/at-hand.ts';
-import type { Device, DeviceSources, FsStats, Settings } from '../../functions/core/device.ts';
+import type { Device, DeviceSources, Settings } from '../../functions/core/device.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { resetGuard } from '../../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';
@@ -97,7 +96,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   const network = scenarioNetworks(files, clock);
   const fake = options.controller === undefined ? fakeController() : null;
   const apitokens: ApitokenMemory = new Map();
-  const settings = answeredAtHand(() => options.settings?.() ?? {});
+  const settings = async () => options.settings?.() ?? {};
   // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
   let generated: Promise<HostConfig> | undefined;
   const generate = async () => jsonCopy(await (generated ??= generateHostConfig(device)));
@@ -240,7 +239,7 @@ function forwarding<T extends object>(current: () => T, shape: T): T {
   return forward as T;
 }
 
-/** The raw sources of a scenario whose files, `device.yaml` and engine recordings are already at hand, but its chutes and settings. */
+/** The raw sources of a scenario whose files, `device.yaml` and engine recordings are in memory, but its chutes and settings. */
 function scenarioSources(
   files: Pick<Device, 'readFile' | 'readDir' | 'realPath'>,
   spec: DeviceYaml,
@@ -249,27 +248,23 @@ function scenarioSources(
 ): Omit<DeviceSources, 'chuteNames' | 'chute' | 'settings'> {
   // Each answer made once and frozen, as a device answers the same numbers while nothing changed: a
   // parse of them is then reused (`reusingLast` compares its sources by identity).
-  const statfs = new Map(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), atHand(Object.freeze({ ...stats }))]));
-  const unameAnswer = atHand(Object.freeze({ ...spec.uname }));
+  const statfs = new Map(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), deepFreeze({ ...stats })]));
+  const uname = deepFreeze({ ...spec.uname });
   const programs: readonly string[] = Object.freeze([...(spec.programs ?? [])]);
   // Frozen: every call shares them, as calls share an engine request on a device.
   const engine =
     recordings === null
       ? null
-      : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, atHand(deepFreeze(body))])) };
-  // Answered at once (`atHand`): what a device answers from memory.
-  const programsAnswer = atHand(programs);
-  const containersAnswer = atHand(engine === null ? null : engine.containers);
-  const none = atHand(null);
+      : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) };
   return {
     ...files,
     // A mount point as recorded is found without spelling it again (`mountKey`).
-    statfs: (mountPoint) => statfs.get(mountPoint) ?? statfs.get(mountKey(mountPoint)) ?? none,
-    uname: () => unameAnswer,
-    programs: () => programsAnswer,
+    statfs: async (mountPoint) => statfs.get(mountPoint) ?? statfs.get(mountKey(mountPoint)) ?? null,
+    uname: async () => uname,
+    programs: async () => programs,
     now,
-    containers: () => containersAnswer,
-    containerStats: (id) => engine?.stats.get(id) ?? none,
+    containers: async () => engine?.containers ?? null,
+    containerStats: async (id) => engine?.stats.get(id) ?? null,
   };
 }
 
@@ -287,7 +282,7 @@ function onFirstUse(start: () => Promise<void>) {
   let done = false;
   return <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
     (...args: A): Promise<R> => {
-      // Once started, `fn`'s own answer: one at hand (`atHand`) stays so.
+      // Once started, `fn`'s own answer, as if unwrapped.
       if (done) return fn(...args);
       return (started ??= start().then(() => void (done = true))).then(() => fn(...args));
     };

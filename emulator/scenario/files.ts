@@ -1,4 +1,3 @@
-import { keptAtHand } from '../../functions/core/at-hand.ts';
 import type { Device } from '../../functions/core/device.ts';
 import { rootedFiles } from '../../runtime/device/files.ts';
 
@@ -21,7 +20,7 @@ export function memoize<T>(compute: (key: string) => Promise<T>, max = MAX_ANSWE
   return (key) => {
     const kept = answers.get(key);
     if (kept !== undefined) return kept;
-    const answer = keptAtHand(compute(key));
+    const answer = compute(key);
     if (answers.size < max) {
       answers.set(key, answer);
       answer.catch(() => {
@@ -48,7 +47,7 @@ export function scenarioFiles(dir: string): Pick<Device, 'readFile' | 'readDir' 
   const files = rootedFiles(dir);
   return {
     readFile: memoize(files.readFile),
-    // One frozen list a folder, the same each time (a reused answer's check compares it at once).
+    // One frozen list a folder, the same each time.
     readDir: memoize(async (devicePath) => Object.freeze(await files.readDir(devicePath))),
     realPath: memoize(files.realPath),
   };

@@ -1,4 +1,3 @@
-import { atHand } from '../../functions/core/at-hand.ts';
 import { CHUTE_NAME, type Device } from '../../functions/core/device.ts';
 import { NETWORK_FILES, networkDir } from '../../runtime/scenario/format.ts';
 import { recordedNetworks, type RecordedNetworks } from './recorded-networks.ts';
@@ -27,7 +26,7 @@ export function scenarioNetworks(files: Pick<Device, 'readFile'>, clock?: Pick<S
   return recordedNetworks(
     ({ chute, network }, recording) =>
       // Handlers validate the names first; anything else has no recordings rather than a path.
-      CHUTE_NAME.test(chute) && CHUTE_NAME.test(network) ? read(`${networkDir(chute, network)}/${NETWORK_FILES[recording]}`) : atHand(null),
+      CHUTE_NAME.test(chute) && CHUTE_NAME.test(network) ? read(`${networkDir(chute, network)}/${NETWORK_FILES[recording]}`) : Promise.resolve(null),
     clock,
   );
 }

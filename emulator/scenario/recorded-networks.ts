@@ -1,4 +1,3 @@
-import { allAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
 import { SsidSchema } from '../../functions/chutes/bodies.ts';
 import { MAC_ADDRESS } from '../../functions/chutes/params.ts';
@@ -11,6 +10,7 @@ import { stationBlocks, type StationBlock } from '../../functions/parsers/iw-sta
 import { NETWORK_FILES } from '../../runtime/scenario/format.ts';
 import type { ScenarioClock } from './clock.ts';
 import { memoize } from './files.ts';
+import { kept } from './tree.ts';
 import { atMost, STATE_LIMITS } from '../state-limits.ts';
 
 /** One raw recording of a chute network (`NETWORK_FILES` names the file of each in a scenario). */
@@ -50,11 +50,6 @@ export type RecordedNetworks = ((target: NetworkTarget) => NetworkHost) & {
    */
   restore(state: NetworksState): void;
 };
-
-/** A network's host, and the fields of the target it was made from. */
-interface HostMade extends Pick<NetworkTarget, 'chute' | 'network' | 'hostInterface'> {
-  host: NetworkHost;
-}
 
 /** What a recorded network has been told since its networks were created. */
 interface NetworkState {
@@ -115,10 +110,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     const text = await read({ chute, network }, 'hostapdStations');
     return text === null ? null : allStaBlocks(text);
   });
-  /**
-   * The station dump of a list of stations, joined once per list: while no station is removed, every
-   * read answers the same text, which a reused answer's check then compares at once.
-   */
+  /** The station dump of a list of stations, joined once per list: while no station is removed, every read answers the same text. */
   const dumps = new WeakMap<readonly StationBlock[], string>();
   const dumpOf = (blocks: readonly StationBlock[]) => {
     let dump = dumps.get(blocks);
@@ -127,20 +119,13 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
   };
 
   /**
-   * The host made for each target object, with the fields it was made from. A handler asks for its
-   * network's host on each request, and a reused answer's check asks again with the target the
-   * handler passed (functions/core/answer-reuse.ts): that check, made on most requests, finds the
-   * host made before instead of making its closures and reads again.
+   * The host made for each network, by its chute, name and host interface (a handler makes a new
+   * target on every request): made once, with its closures and its recordings' reads.
    */
-  const hosts = new WeakMap<NetworkTarget, HostMade>();
+  const hosts = new Map<string, NetworkHost>();
   const network = (target: NetworkTarget): NetworkHost => {
-    const known = hosts.get(target);
-    if (known !== undefined && known.chute === target.chute && known.network === target.network && known.hostInterface === target.hostInterface)
-      return known.host;
-    const made = { chute: target.chute, network: target.network, hostInterface: target.hostInterface };
-    const host = networkHost(made);
-    hosts.set(target, { ...made, host });
-    return host;
+    const { chute, network, hostInterface } = target;
+    return kept(hosts, JSON.stringify([chute, network, hostInterface]), () => networkHost({ chute, network, hostInterface }));
   };
 
   /** The host of one network, made from what it needs of its target. */
@@ -160,9 +145,8 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       const removed = states.get(key)?.removed;
       return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
     };
-    // Every read is answered at once (`atHand`) when the recordings are.
     const stations = () =>
-      thenAtHand(allAtHand([recordedStations(key), recordedHostapdStations(key)]), ([blocks, hostapdBlocks]) => {
+      Promise.all([recordedStations(key), recordedHostapdStations(key)]).then(([blocks, hostapdBlocks]) => {
         if (blocks === null && hostapdBlocks !== null) {
           throw new HttpProblem(
             503,
@@ -172,23 +156,20 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         return present(blocks ?? NO_STATIONS);
       });
     const hostapdStations = () =>
-      thenAtHand(recordedHostapdStations(key), (blocks) => {
+      recordedHostapdStations(key).then((blocks) => {
         if (blocks === null) throw new HttpProblem(503, `hostapd's all_sta is not recorded for ${where} (no ${NETWORK_FILES.hostapdStations})`);
         return present(blocks);
       });
 
     /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when none of hostapd's recordings is there. */
     const hostapdRecordings = () =>
-      thenAtHand(
-        allAtHand<[string | null, string | null, string | null]>([recording('hostapdStatus'), recording('hostapdConfig'), recording('hostapdStations')]),
-        ([status, config, stations]) => {
-          if (status === null && config === null && stations === null) {
-            const files = [NETWORK_FILES.hostapdStatus, NETWORK_FILES.hostapdConfig, NETWORK_FILES.hostapdStations].join(', ');
-            throw new HttpProblem(503, `hostapd's control interface is not recorded for ${where} (none of ${files} is)`);
-          }
-          return [status, config] as const;
-        },
-      );
+      Promise.all([recording('hostapdStatus'), recording('hostapdConfig'), recording('hostapdStations')]).then(([status, config, stations]) => {
+        if (status === null && config === null && stations === null) {
+          const files = [NETWORK_FILES.hostapdStatus, NETWORK_FILES.hostapdConfig, NETWORK_FILES.hostapdStations].join(', ');
+          throw new HttpProblem(503, `hostapd's control interface is not recorded for ${where} (none of ${files} is)`);
+        }
+        return [status, config] as const;
+      });
 
     /** Disconnects a station that is there (lower-case MAC): gone from both lists of stations, and its event sent. */
     const disconnect = (lower: string) => {
@@ -219,16 +200,16 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     }
 
     return {
-      stationDump: () => thenAtHand(stations(), dumpOf),
-      stationGet: (mac) => thenAtHand(stations(), (blocks) => blocks.find((block) => block.mac.toLowerCase() === mac.toLowerCase())?.text ?? null),
+      stationDump: () => stations().then(dumpOf),
+      stationGet: (mac) => stations().then((blocks) => blocks.find((block) => block.mac.toLowerCase() === mac.toLowerCase())?.text ?? null),
       async stationDel(mac) {
         const lower = mac.toLowerCase();
         if (!(await stations()).some((block) => block.mac.toLowerCase() === lower)) return false;
         disconnect(lower);
         return true;
       },
-      hostapdStations: () => thenAtHand(hostapdStations(), dumpOf),
-      leases: () => thenAtHand(recording('leases'), (text) => (text === null || clock === undefined ? text : clock.leases(text))),
+      hostapdStations: () => hostapdStations().then(dumpOf),
+      leases: () => recording('leases').then((text) => (text === null || clock === undefined ? text : clock.leases(text))),
       async hostapdEvents(onEvent) {
         await hostapdRecordings();
         const listeners = state().listeners;
@@ -243,7 +224,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       hostapd: (command) =>
         command[0] === 'DEAUTHENTICATE'
           ? deauthenticate(command)
-          : thenAtHand(hostapdRecordings(), ([status, config]) => {
+          : hostapdRecordings().then(([status, config]) => {
               const line = command.join(' ');
               if (line === 'STATUS') {
                 return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndexOf(reply, config, target.hostInterface)}]`);

@@ -1,4 +1,3 @@
-import { answeredAtHand } from '../../functions/core/at-hand.ts';
 import type { Device } from '../../functions/core/device.ts';
 import { ScenarioError } from '../../runtime/scenario/format.ts';
 import type { ScenarioDocuments } from './documents.ts';
@@ -41,7 +40,7 @@ export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDi
   const entry = (devicePath: string): ScenarioTreeEntry | undefined => (Object.hasOwn(tree, devicePath) ? tree[devicePath] : undefined);
 
   // Where each path asked for resolves, and the answers to reading it: the tree never changes, and the
-  // info endpoints ask the same paths on every request (a reused answer's check reads them all again).
+  // info endpoints ask the same paths on every request.
   const resolvedPaths = new Map<string, string | null>();
   const fileAnswers = new Map<string, Promise<string | null>>();
   const dirAnswers = new Map<string, Promise<readonly string[]>>();
@@ -81,19 +80,18 @@ export function treeFiles(tree: ScenarioTree): Pick<Device, 'readFile' | 'readDi
     return entry(at) === undefined ? null : at;
   }
 
-  const readFile = answeredAtHand((devicePath: string) => {
+  const readFile = async (devicePath: string) => {
     const at = resolve(devicePath);
     const found = at === null ? undefined : entry(at);
     return found !== undefined && 'file' in found ? found.file : null;
-  });
-  const readDir = answeredAtHand((devicePath: string): readonly string[] => {
+  };
+  const readDir = async (devicePath: string): Promise<readonly string[]> => {
     const at = resolve(devicePath);
     const found = at === null ? undefined : entry(at);
     return Object.freeze(found !== undefined && 'dir' in found ? [...found.dir] : []);
-  });
-  const realPath = answeredAtHand(resolve);
-  // Answered at once (`atHand`), from memory: a file's text, a folder's names (frozen) and a real
-  // path as the same answer each time.
+  };
+  const realPath = async (devicePath: string) => resolve(devicePath);
+  // From memory: a file's text, a folder's names (frozen) and a real path as the same answer each time.
   return {
     readFile: (devicePath) => kept(fileAnswers, devicePath, readFile),
     readDir: (devicePath) => kept(dirAnswers, devicePath, readDir),

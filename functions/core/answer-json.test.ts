@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { answerJson } from './answer-json.ts';
 import { deepFreeze } from './deep-freeze.ts';
 
@@ -36,19 +36,23 @@ describe('answerJson', () => {
     expect(answerJson(undefined)).toBe('null');
   });
 
-  it('makes the JSON of a frozen part once, however many answers hold it', () => {
-    let reads = 0;
-    // Frozen all the way down: it holds a number, through a getter that counts its reads.
-    const counters = Object.freeze({
-      get rx_bytes() {
-        reads++;
-        return 2863876;
-      },
-    });
+  it('makes the JSON of a deep-frozen part once, however many answers hold it', () => {
+    const counters = deepFreeze({ rx_bytes: 2863876 });
+    const stringify = vi.spyOn(JSON, 'stringify');
+    onTestFinished(() => stringify.mockRestore());
     expect(answerJson({ time: 1, network: counters })).toBe('{"time":1,"network":{"rx_bytes":2863876}}');
     expect(answerJson({ time: 2, network: counters })).toBe('{"time":2,"network":{"rx_bytes":2863876}}');
     expect(answerJson({ time: 3, system: { network: counters } })).toBe('{"time":3,"system":{"network":{"rx_bytes":2863876}}}');
-    expect(reads).toBe(1);
+    expect(stringify.mock.calls.filter(([value]) => value === counters)).toHaveLength(1);
+  });
+
+  it('answers what a part frozen one level holds now, when that changed in place', () => {
+    const states = ['running'];
+    const container = Object.freeze({ name: 'hello-world', states });
+    expect(answerJson({ containers: [container], time: 1 })).toBe('{"containers":[{"name":"hello-world","states":["running"]}],"time":1}');
+    expect(answerJson({ container, time: 1 })).toBe('{"container":{"name":"hello-world","states":["running"]},"time":1}');
+    states[0] = 'exited';
+    expect(answerJson({ container, time: 2 })).toBe('{"container":{"name":"hello-world","states":["exited"]},"time":2}');
   });
 
   it('serialises an object that is not frozen as it is now, every time', () => {

@@ -1,3 +1,5 @@
+import { isDeepFrozen } from './deep-freeze.ts';
+
 /**
  * How deep `answerJson` takes an answer apart: the answer and the objects it holds. Deeper, or in an
  * array that is not frozen, the whole value goes to `JSON.stringify` at once, which is faster than
@@ -5,23 +7,21 @@
  */
 const COMPOSED_LEVELS = 2;
 
-/** The JSON of each frozen object serialised so far, for as long as the object lives. */
+/** The JSON of each deep-frozen object serialised so far, for as long as the object lives. */
 const frozenJson = new WeakMap<object, string>();
 
 /**
- * `JSON.stringify(value)` for an answer, made once for each frozen object in it: an object frozen
- * all the way down (as `reusingLast` and `deepFreeze` freeze) cannot change, so its JSON is kept
- * beside it, while it lives, and used again whenever an answer holds it. Answers are often a few new
- * fields around frozen parts that stay the same from request to request (`reusingLast` answers
- * them): GET /api/v1/info/telemetry's is new on every request for its `time`, but its CPU times,
- * memory, disk usage, chutes and network counters are the same objects while their sources answer
- * the same, and their JSON (nearly all of its 3.8 KB, about 200 numbers) took `JSON.stringify`
- * about 15 µs to make again.
+ * `JSON.stringify(value)` for an answer, made once for each deep-frozen object in it: an object
+ * frozen all the way down by `deepFreeze` (as `reusingLast` freezes its parses) can never change, so
+ * its JSON is kept beside it, while it lives, and used again whenever an answer holds it. Answers are
+ * often a few new fields around such parts (GET /api/v1/info/telemetry: a new `time`, and the parses
+ * of sources that answered the same).
  *
  * The answer and the objects it holds (not arrays that are not frozen) are joined here from their
  * members' JSON; below that, `JSON.stringify` serialises each value as it is. A member that is
  * `undefined` (or a function) is left out, as `JSON.stringify` leaves it out; an object with a
- * `toJSON`, or of a class, goes to `JSON.stringify` as it is.
+ * `toJSON`, or of a class, goes to `JSON.stringify` as it is. An object frozen by `Object.freeze`
+ * alone is serialised every time: what it holds may change.
  *
  * @example
  * const cpus = deepFreeze([{ user: 612.34 }]);
@@ -35,7 +35,7 @@ export function answerJson(value: unknown): string {
 
 function composed(value: unknown, level: number): string | undefined {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  if (Object.isFrozen(value)) {
+  if (isDeepFrozen(value)) {
     let json = frozenJson.get(value);
     if (json === undefined) {
       json = JSON.stringify(value);

@@ -1,16 +1,48 @@
+/** Every value `deepFreeze` made unchangeable, with all it holds: those `reusingLast` and `answerJson` may take as the same. */
+const unchangeable = new WeakSet<object>();
+
 /**
  * A JSON value made read-only down to its leaves, and answered as it is: what is handed to several
  * callers at once (an emulated engine's answer, a parse that `reusingLast` shares), so that a handler
- * that tried to change it throws instead of changing every later answer.
+ * that tried to change it throws instead of changing every later answer. An object frozen before
+ * (`Object.freeze` freezes one level) is gone through too: what it holds may not be. A value that
+ * holds something no freeze can fix (bytes, a `Map`, a function) is frozen as far as it goes, but
+ * not taken as unchangeable (`isDeepFrozen`).
  *
  * @example
  * const list = deepFreeze([{ State: 'running' }]);
  * list[0].State = 'exited'; // TypeError
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
+  freeze(value);
   return value;
+}
+
+/** Freezes `value` all the way down; whether it can now never change. */
+function freeze(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value !== 'function';
+  if (unchangeable.has(value)) return true;
+  if (ArrayBuffer.isView(value)) return false;
+  Object.freeze(value);
+  let all = Array.isArray(value) || isPlainObject(value);
+  for (const child of Object.values(value)) all = freeze(child) && all;
+  if (all) unchangeable.add(value);
+  return all;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Whether `deepFreeze` froze `value` and all it holds, so that it can never change. (Frozen by
+ * `Object.freeze` alone, an object may hold one that changes.)
+ *
+ * @example
+ * isDeepFrozen(deepFreeze({ list: [1] })) // true
+ * isDeepFrozen(Object.freeze({ list: [1] })) // false: its list may change
+ */
+export function isDeepFrozen(value: object): boolean {
+  return unchangeable.has(value);
 }

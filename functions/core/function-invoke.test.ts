@@ -20,17 +20,28 @@ describe('functionInvoke', () => {
     expect(seen).toEqual([{ params: { chute: 'hotspot' }, query: { verbose: '1' }, headers: { accept: 'application/yaml' }, body: undefined, text: '' }]);
   });
 
-  it('answers a GET again from the same reads without running its handler, and runs a PUT on every request', async () => {
-    let runs = 0;
-    const handle: Handler = async (_input, device) => (runs++, { hostname: await device.readFile('/etc/hostname') });
-    const device = memoryDevice({ files: { '/etc/hostname': 'router\n' } });
+  it('runs a GET handler on every request, so that each answer is what its device holds now', async () => {
+    const states = ['running'];
+    const handle: Handler = async (_input, device) => ({ states: await device.programs(), hostname: await device.readFile('/etc/hostname') });
+    const device = memoryDevice({ files: { '/etc/hostname': 'router\n' }, programs: states });
     const get = functionInvoke(defineRoute('GET /api/v1/info/hostname', 'The hostname'), handle);
-    const answers = [await get(request, device), await get(request, device)];
-    expect(answers.map((out) => out.body)).toEqual(['{"hostname":"router\\n"}', '{"hostname":"router\\n"}']);
-    expect(runs).toBe(1);
-    const put = functionInvoke(defineRoute('PUT /api/v1/info/hostname', 'Set the hostname'), handle);
-    await put(request, device);
-    await put(request, device);
-    expect(runs).toBe(3);
+    const first = await get(request, device);
+    states[0] = 'exited';
+    const second = await get(request, device);
+    expect([first.body, second.body]).toEqual(['{"states":["running"],"hostname":"router\\n"}', '{"states":["exited"],"hostname":"router\\n"}']);
+    expect(second.headers.etag).not.toBe(first.headers.etag);
+  });
+
+  it('answers a GET with an ETag and a 304 to a request that names it, and a PUT with neither', async () => {
+    const handle: Handler = async () => ({ ok: true });
+    const get = functionInvoke(defineRoute('GET /api/v1/info/ok', 'OK'), handle);
+    const first = await get(request, memoryDevice());
+    expect(first.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const again = await get({ ...request, headers: { ...request.headers, 'if-none-match': first.headers.etag! } }, memoryDevice());
+    expect(again).toEqual({ status: 304, headers: { etag: first.headers.etag }, body: '' });
+    const put = functionInvoke(defineRoute('PUT /api/v1/info/ok', 'Set OK'), handle);
+    const written = await put({ ...request, headers: { 'if-none-match': '*' } }, memoryDevice());
+    expect(written.status).toBe(200);
+    expect(written.headers.etag).toBeUndefined();
   });
 });

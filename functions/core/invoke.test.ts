@@ -22,19 +22,6 @@ describe('invoke', () => {
     expect([first.body, second.body]).toEqual(['{"stations":1}', '{"stations":2}']);
   });
 
-  it('gives the UTF-8 of a body answered again, encoded once, so that a transport need not encode it on every answer', async () => {
-    const document = Object.freeze({ title: 'Café API', paths: Object.freeze({}) });
-    const first = await invoke(async () => document, input, memoryDevice());
-    const second = await invoke(async () => document, input, memoryDevice());
-    const third = await invoke(async () => document, input, memoryDevice());
-    expect(first.bytes).toBeUndefined();
-    expect(new TextDecoder().decode(second.bytes)).toBe(second.body);
-    expect(third.bytes).toBe(second.bytes);
-    const changed = await invoke(async () => ({ title: 'Other API' }), input, memoryDevice());
-    expect(changed.bytes).toBeUndefined();
-    expect(changed.body).toBe('{"title":"Other API"}');
-  });
-
   it('answers a reply with its own body, content type and headers', async () => {
     const out = await invoke(async () => reply('ok: true\n', 'application/yaml', { vary: 'accept' }), input, memoryDevice());
     expect(out).toEqual({ status: 200, headers: { vary: 'accept', 'content-type': 'application/yaml' }, body: 'ok: true\n' });

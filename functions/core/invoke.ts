@@ -23,17 +23,14 @@ export const NO_FIELDS: Record<string, string> = Object.freeze({});
 
 /**
  * What a function hands back to its transport: a complete HTTP answer with a serialised body. A
- * transport never changes it: an answer given again is the same object, and answers share their
- * `headers` (every JSON answer has `JSON_HEADERS`); a transport adds its own headers to a copy.
+ * transport never changes it: answers share their `headers` (every JSON answer has `JSON_HEADERS`);
+ * a transport adds its own headers to a copy.
  */
 export interface FunctionOutput {
   status: number;
   headers: Readonly<Record<string, string>>;
   body: string;
-  /**
-   * `body` as UTF-8, when the bundle had it already: a 200 answer the same as the bundle's last one.
-   * A transport sends these rather than encode `body` again (see `withBytes`).
-   */
+  /** `body` as UTF-8, when the core made it (a long GET answer, see `withEntityTag`): a transport sends these rather than encode `body` again. */
   bytes?: Uint8Array;
 }
 
@@ -75,8 +72,8 @@ function isReply(value: unknown): value is Reply {
  */
 export interface FunctionBundle {
   route: Route;
-  /** The answer; a value rather than a promise when it is known at once (see functions/core/answer-reuse.ts). */
-  invoke(input: FunctionInput, device: Device): FunctionOutput | Promise<FunctionOutput>;
+  /** The answer (for a GET, with its ETag: see functionInvoke). */
+  invoke(input: FunctionInput, device: Device): Promise<FunctionOutput>;
   handler(event: unknown, context?: unknown): Promise<unknown>;
 }
 
@@ -101,30 +98,8 @@ export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'c
 
 /** What a handler answered as a 200: a JSON value as `application/json`, a `reply` as it is. */
 export function valueOutput(value: unknown): FunctionOutput {
-  if (isReply(value)) return withBytes({ status: 200, headers: { ...value.headers, 'content-type': value.contentType }, body: value.body });
-  return withBytes({ status: 200, headers: JSON_HEADERS, body: answerJson(value) });
-}
-
-/** The last body this bundle answered with a 200, and its UTF-8 once it was answered again. */
-let lastBody: string | undefined;
-let lastBytes: Uint8Array | undefined;
-const ENCODER = new TextEncoder();
-
-/**
- * `out` with `bytes` when its body is the same as the last one answered: a body answered again (a
- * frozen answer's JSON, the OpenAPI document) is encoded once. Node encodes a string body twice an
- * answer, to count its bytes and to send them: for the 184 KB OpenAPI document, a two-byte string
- * for its two non-ASCII characters, that was 400 µs a request. A body seen for the first time is left
- * a string: encoding it would cost what writing it costs.
- */
-function withBytes(out: FunctionOutput): FunctionOutput {
-  if (out.body !== lastBody) {
-    lastBody = out.body;
-    lastBytes = undefined;
-    return out;
-  }
-  out.bytes = lastBytes ??= ENCODER.encode(out.body);
-  return out;
+  if (isReply(value)) return { status: 200, headers: Object.assign({}, value.headers, { 'content-type': value.contentType }), body: value.body };
+  return { status: 200, headers: JSON_HEADERS, body: answerJson(value) };
 }
 
 /**

@@ -13,7 +13,8 @@ export const DEVICE_MODULE_ENV = 'CHUTEBOX_DEVICE_MODULE';
  * The device comes from a module loaded at run time, so the scenario loader is never bundled into the
  * function: `CHUTEBOX_DEVICE_MODULE` names it (default: `scenario-device.mjs` beside the `functions/`
  * folder of the bundle), and it exports `createDevice(): Promise<Device>`. The stock module serves
- * the scenario named by `CHUTEBOX_SCENARIO`. Authentication is left to API Gateway (an authorizer).
+ * the scenario named by `CHUTEBOX_SCENARIO`. Authentication is left to API Gateway (an authorizer). A
+ * GET's function answers HEAD too, with the GET's status and headers and no body.
  *
  * @example
  * // dist/functions/info-hardware-get.mjs
@@ -30,7 +31,9 @@ export function lambdaHandler(
       const method = event.requestContext.http.method.toUpperCase();
       const params = matchRoute(route, stripStage(event));
       if (params === null) throw noResource(event.rawPath);
-      if (method !== route.method) throw methodNotAllowed(method, route.method);
+      // HEAD is a GET answered without its body.
+      const head = method === 'HEAD' && route.method === 'GET';
+      if (method !== route.method && !head) throw methodNotAllowed(method, route.method);
       const headers = lowerCaseKeys(event.headers ?? {});
       const query = definedValues(event.queryStringParameters ?? {});
       const input: FunctionInput = isUpload(route, headers['content-type'])
@@ -42,7 +45,8 @@ export function lambdaHandler(
         device = undefined;
         throw error;
       });
-      return toResult(await run(input, await device));
+      const out = await run(input, await device);
+      return toResult(head ? { status: out.status, headers: out.headers, body: '' } : out);
     } catch (error) {
       return toResult(problemOutput(error));
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseMeminfo } from '../parsers/meminfo.ts';
+import { deepFreeze } from './deep-freeze.ts';
 import { reusingLast } from './reusing-last.ts';
 
 describe('reusingLast', () => {
@@ -43,5 +44,21 @@ describe('reusingLast', () => {
     const shifted = reusingLast((text: string, shift: number) => (calls++, `${text}+${shift}`));
     expect([shifted('a', 1), shifted('a', 1), shifted('a', 2), shifted('b', 2), shifted('b', 2)]).toEqual(['a+1', 'a+1', 'a+2', 'b+2', 'b+2']);
     expect(calls).toBe(3);
+  });
+
+  it('works out again from a list changed in place, which is the same object as before', () => {
+    const usage = reusingLast((containers: { State: string }[]) => containers.map((container) => container.State));
+    const containers = [{ State: 'running' }];
+    expect(usage(containers)).toEqual(['running']);
+    containers[0]!.State = 'exited';
+    expect(usage(containers)).toEqual(['exited']);
+  });
+
+  it('reuses its answer for the same deep-frozen source, which cannot have changed', () => {
+    let calls = 0;
+    const usage = reusingLast((containers: readonly { State: string }[]) => (calls++, containers.map((container) => container.State)));
+    const containers = deepFreeze([{ State: 'running' }]);
+    expect([usage(containers), usage(containers)]).toEqual([['running'], ['running']]);
+    expect(calls).toBe(1);
   });
 });

@@ -89,11 +89,15 @@ const loadOf = reusingLast((text: string): [number, number, number] => parseLoad
 const storageMountsOf = reusingLast((text: string) => storageMounts(parseMounts(text)));
 
 async function readDiskUsage(device: Device, mounts: Mount[]): Promise<DiskUsage[]> {
-  return diskUsageOf(mounts, ...(await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)))));
+  return diskUsageOf(mounts, JSON.stringify(await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)))));
 }
 
-/** The space of each file system of `mounts`, from their `statfs` answers, worked out again only when one changed. */
-const diskUsageOf = reusingLast((mounts: Mount[], ...answers: (FsStats | null)[]) => {
+/**
+ * The space of each file system of `mounts`, from their `statfs` answers (as JSON: the numbers, not
+ * the objects the device answered, which it may change), worked out again only when one changed.
+ */
+const diskUsageOf = reusingLast((mounts: Mount[], statfsJson: string) => {
+  const answers = JSON.parse(statfsJson) as (FsStats | null)[];
   const measured = mounts.flatMap((mount, i) => {
     const stats = answers[i];
     return stats ? [{ mount, stats }] : [];

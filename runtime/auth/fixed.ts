@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { atHand } from '../../functions/core/at-hand.ts';
 import { hashPassword } from './passwords.ts';
 import { createPolicy, lazyTokenKey, type AuthPolicy } from './policy.ts';
 
@@ -11,9 +10,9 @@ import { createPolicy, lazyTokenKey, type AuthPolicy } from './policy.ts';
  * const auth = await fixedAuth({ username: 'paradrop', password: '' });
  */
 export async function fixedAuth(account: { username: string; password: string }): Promise<AuthPolicy> {
-  const users = atHand({ [account.username]: await hashPassword(account.password) });
+  const users = { [account.username]: await hashPassword(account.password) };
   return createPolicy({
-    users: () => users,
+    users: async () => users,
     secret: lazyTokenKey(randomBytes(32)),
     openToLoopbackWithoutPassword: false,
   });

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { thenAtHand } from '../../functions/core/at-hand.ts';
 import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
 import { hashPassword } from './passwords.ts';
 import { createPolicy, lazyTokenKey, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
@@ -35,7 +34,10 @@ export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   const users = watchedFile(files.passwd, (bytes) => (bytes === null ? {} : parseUsers(bytes.toString('utf8'), files.passwd)));
   const secretKey = watchedFile(files.secret, (bytes) => (bytes === null ? null : lazyTokenKey(checkedSecret(bytes, files.secret))));
   /** The key of the secret on disk now: a factory reset replaces it, and the tokens signed before stop working. */
-  const secret = () => thenAtHand(secretKey(), (key) => (key === null ? readOrCreateSecret(files.secret).then(tokenKey) : key()));
+  const secret = async () => {
+    const key = await secretKey();
+    return key === null ? tokenKey(await readOrCreateSecret(files.secret)) : key();
+  };
   // The secret is read and checked now; its key is made on the first token.
   await secretKey();
   return createPolicy({ users, secret, openToLoopbackWithoutPassword: true });

@@ -1,5 +1,4 @@
 import { webcrypto } from 'node:crypto';
-import { atHand, keptAtHand, thenAtHand, valueAtHand } from '../../functions/core/at-hand.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts';
 import { isLoopback } from './loopback.ts';
@@ -20,9 +19,8 @@ export interface AuthPolicy {
   login(username: string, password: string, client: string | undefined): Promise<string | null>;
   /**
    * Every other request: the user it acts as, from its `Authorization` header (`Bearer <token>` or
-   * `Basic`), or null for a loopback client while no password is set. Decided at once (an `atHand`
-   * answer, functions/core/at-hand.ts) when the accounts and the key are, and the token or the Basic
-   * credentials were checked before.
+   * `Basic`), or null for a loopback client while no password is set. A token or Basic credentials
+   * checked before are not checked again (see `createPolicy`).
    * @throws HttpProblem 401 (with `WWW-Authenticate`), 403 or 429.
    */
   authorize(authorization: string | undefined, client: string | undefined): Promise<string | null>;
@@ -32,15 +30,9 @@ export interface AuthPolicy {
 export type UserTable = Record<string, string>;
 
 export interface PolicyOptions {
-  /**
-   * The current accounts; asked on every request, so a `chutebox passwd` takes effect at once. An
-   * answer at hand (`atHand`, `keptAtHand`) lets a request be authorized in its own turn.
-   */
+  /** The current accounts; asked on every request, so a `chutebox passwd` takes effect at once. */
   users(): Promise<UserTable>;
-  /**
-   * HMAC key of the tokens, or how to get the current one (asked on every token signed or checked;
-   * best answered at hand, as `lazyTokenKey` does).
-   */
+  /** HMAC key of the tokens, or how to get the current one (asked on every token signed or checked). */
   secret: webcrypto.CryptoKey | (() => Promise<webcrypto.CryptoKey>);
   /** While no password is set: serve loopback clients without credentials (others get 403). */
   openToLoopbackWithoutPassword: boolean;
@@ -58,8 +50,6 @@ const NO_PASSWORD = 'no password is set on this device, so only clients on the d
 const VERIFIED_CACHE_SIZE = 64;
 /** Tokens whose signature was checked, remembered with their claims: a client sends the same one for an hour. */
 const TOKEN_CACHE_SIZE = 64;
-/** A password check known at once to have passed. */
-const PASSED = atHand(true);
 
 /**
  * The policy behind `localAuth` and `fixedAuth`.
@@ -71,8 +61,7 @@ const PASSED = atHand(true);
  */
 export function createPolicy(options: PolicyOptions): AuthPolicy {
   const { secret } = options;
-  const fixedSecret = typeof secret === 'function' ? undefined : atHand(secret);
-  const currentSecret = typeof secret === 'function' ? secret : () => fixedSecret!;
+  const currentSecret = typeof secret === 'function' ? secret : async () => secret;
   const now = options.now ?? Date.now;
   const verify = options.verify ?? verifyPassword;
   const limiter = failureLimiter({ now, ...options.limiter });
@@ -90,19 +79,19 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
    * it or looking it up (`again` answers null when the answer may have changed: a new key, an
    * expired token).
    */
-  let accepted: { header: string; users: UserTable; again: (client: string | undefined) => string | null } | undefined;
+  let accepted: { header: string; users: UserTable; again: (client: string | undefined) => Promise<string | null> } | undefined;
 
   /**
    * Checks a password, remembering recent successes, keyed by the credentials as the request sent
    * them (what every Basic request carries in the clear anyway) and kept only while the stored hash
-   * is the same. A keyed hash of them was the key before: Node's Hmac object cost about 17 µs a
-   * request, half of a request's time (docs/decisions/0017-a-request-costs-what-its-answer-needs.md).
+   * is the same: a keyed hash of them would cost more than the rest of the request
+   * (docs/decisions/0017-a-request-costs-what-its-answer-needs.md).
    */
-  function checkPassword(users: UserTable, username: string, password: string): Promise<boolean> {
+  async function checkPassword(users: UserTable, username: string, password: string): Promise<boolean> {
     const stored = Object.hasOwn(users, username) ? users[username]! : undefined;
-    if (stored === undefined) return atHand(false);
+    if (stored === undefined) return false;
     const key = `${username}\0${password}`;
-    if (verified.get(key) === stored) return PASSED;
+    if (verified.get(key) === stored) return true;
     // Concurrent checks of the same credentials share one scrypt (16 MiB each): a client that opens
     // 32 connections at once must not cost 32 of them.
     return checks
@@ -118,17 +107,12 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   }
 
   /** Checks a password for `client`, refused with 429 while it is locked out and counted when wrong. */
-  function attempt(users: UserTable, username: string, password: string, client: string | undefined): Promise<boolean> {
+  async function attempt(users: UserTable, username: string, password: string, client: string | undefined): Promise<boolean> {
     const address = client ?? 'unknown';
-    try {
-      limiter.assertAllowed(address);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return thenAtHand(checkPassword(users, username, password), (ok) => {
-      if (!ok) limiter.recordFailure(address);
-      return ok;
-    });
+    limiter.assertAllowed(address);
+    const ok = await checkPassword(users, username, password);
+    if (!ok) limiter.recordFailure(address);
+    return ok;
   }
 
   function isOpen(users: UserTable, client: string | undefined): boolean {
@@ -141,28 +125,24 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
    * The user of a token signed with the current secret that has not expired and whose user still
    * exists; `header` (the request's `Authorization`) is remembered as `accepted` when it is.
    */
-  function userOfToken(users: UserTable, token: string, header: string): Promise<string | null> {
-    return thenAtHand(currentSecret(), (key) => {
-      if (key !== checkedWith) {
-        checked.clear();
-        checkedWith = key;
-      }
-      const accept = (claims: TokenClaims) => {
-        const user = userOfClaims(users, claims);
-        if (user !== null) accepted = { header, users, again: () => (valueAtHand(currentSecret()) === key ? userOfClaims(users, claims) : null) };
-        return user;
-      };
-      const claims = checked.get(token);
-      if (claims !== undefined) return accept(claims);
-      return tokens()
-        .then((code) => code.verifyToken(token, key))
-        .then((verified) => {
-          if (verified === null) return null;
-          checked.set(token, verified);
-          if (checked.size > TOKEN_CACHE_SIZE) checked.delete(checked.keys().next().value!);
-          return accept(verified);
-        });
-    });
+  async function userOfToken(users: UserTable, token: string, header: string): Promise<string | null> {
+    const key = await currentSecret();
+    if (key !== checkedWith) {
+      checked.clear();
+      checkedWith = key;
+    }
+    let claims = checked.get(token);
+    if (claims === undefined) {
+      const verified = await (await tokens()).verifyToken(token, key);
+      if (verified === null) return null;
+      checked.set(token, verified);
+      if (checked.size > TOKEN_CACHE_SIZE) checked.delete(checked.keys().next().value!);
+      claims = verified;
+    }
+    const user = userOfClaims(users, claims);
+    const known = claims;
+    if (user !== null) accepted = { header, users, again: async () => ((await currentSecret()) === key ? userOfClaims(users, known) : null) };
+    return user;
   }
 
   /** `username`, whose password `header` carried and was verified, for every request from a client not locked out. */
@@ -170,7 +150,7 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     accepted = {
       header,
       users,
-      again: (client) => {
+      again: async (client) => {
         limiter.assertAllowed(client ?? 'unknown');
         return username;
       },
@@ -194,32 +174,28 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
       return (await tokens()).signToken({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, await currentSecret());
     },
 
-    authorize(authorization, client) {
-      return thenAtHand(options.users(), (users) => {
-        if (isOpen(users, client)) return null;
-        const last = accepted;
-        const user = last !== undefined && last.header === authorization && last.users === users ? last.again(client) : null;
-        if (user !== null) return user;
-        const [, scheme = '', value = ''] = /^(\S+)\s+(\S+)\s*$/.exec(authorization ?? '') ?? [];
-        if (scheme.toLowerCase() === 'bearer') {
-          return thenAtHand(userOfToken(users, value, authorization!), (user) => {
-            if (user === null) throw refused(authorization);
-            return user;
-          });
+    async authorize(authorization, client) {
+      const users = await options.users();
+      if (isOpen(users, client)) return null;
+      const last = accepted;
+      const user = last !== undefined && last.header === authorization && last.users === users ? await last.again(client) : null;
+      if (user !== null) return user;
+      const [, scheme = '', value = ''] = /^(\S+)\s+(\S+)\s*$/.exec(authorization ?? '') ?? [];
+      if (scheme.toLowerCase() === 'bearer') {
+        const user = await userOfToken(users, value, authorization!);
+        if (user === null) throw refused(authorization);
+        return user;
+      }
+      if (scheme.toLowerCase() === 'basic') {
+        const decoded = Buffer.from(value, 'base64').toString('utf8');
+        const colon = decoded.indexOf(':');
+        if (colon > 0) {
+          const username = decoded.slice(0, colon);
+          if (!(await attempt(users, username, decoded.slice(colon + 1), client))) throw refused(authorization);
+          return acceptBasic(authorization!, users, username);
         }
-        if (scheme.toLowerCase() === 'basic') {
-          const decoded = Buffer.from(value, 'base64').toString('utf8');
-          const colon = decoded.indexOf(':');
-          if (colon > 0) {
-            const username = decoded.slice(0, colon);
-            return thenAtHand(attempt(users, username, decoded.slice(colon + 1), client), (ok) => {
-              if (!ok) throw refused(authorization);
-              return acceptBasic(authorization!, users, username);
-            });
-          }
-        }
-        throw refused(authorization);
-      });
+      }
+      throw refused(authorization);
     },
   };
 }
@@ -256,5 +232,5 @@ export function tokenKey(secret: Uint8Array): Promise<webcrypto.CryptoKey> {
  */
 export function lazyTokenKey(secret: Uint8Array): () => Promise<webcrypto.CryptoKey> {
   let key: Promise<webcrypto.CryptoKey> | undefined;
-  return () => (key ??= keptAtHand(tokenKey(secret)));
+  return () => (key ??= tokenKey(secret));
 }

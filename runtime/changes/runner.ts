@@ -7,7 +7,6 @@ import {
   type ChuteAction,
   type Device,
 } from '../../functions/core/device.ts';
-import { keptAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { DEFAULT_CHANGE_LOG_BOUND, recordsBeyond, type ChangeLogBound } from './bound.ts';
 import type { ChangeLog } from './log.ts';
@@ -128,15 +127,13 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   let opening: Promise<ChangeLog> | undefined;
   /**
    * The log, opened on first use and brought within the bound (the changes the start repairs stay
-   * until a change ends); at hand once open (`keptAtHand`), so that a read of it is answered at once.
+   * until a change ends).
    */
   const log = () =>
-    (opening ??= keptAtHand(
-      options.openLog().then(async (changes) => {
-        await trim(changes, (id) => changes.interrupted.includes(id));
-        return changes;
-      }),
-    ));
+    (opening ??= options.openLog().then(async (changes) => {
+      await trim(changes, (id) => changes.interrupted.includes(id));
+      return changes;
+    }));
   /** The tail of each chute's queue. */
   const queues = new Map<string, Promise<void>>();
   const running = new Set<Promise<void>>();
@@ -257,11 +254,11 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
       return answer;
     },
     change: (id) =>
-      thenAtHand(log(), (changes) => {
+      log().then((changes) => {
         const record = changes.records.get(id);
         return record === undefined ? null : structuredClone(record);
       }),
-    changes: () => thenAtHand(log(), (changes) => [...changes.records.values()].sort((a, b) => a.id - b.id).map((record) => structuredClone(record))),
+    changes: () => log().then((changes) => [...changes.records.values()].sort((a, b) => a.id - b.id).map((record) => structuredClone(record))),
     async idle() {
       while (running.size > 0) await Promise.all(running);
     },

@@ -1,5 +1,4 @@
 import { reusingLast } from '../../functions/core/reusing-last.ts';
-import { answeredAtHand, NOT_AT_HAND, thenAtHand, valueAtHand } from '../../functions/core/at-hand.ts';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostConfig } from '../../functions/config/host-config.ts';
@@ -73,7 +72,7 @@ export function memoryStore(initial: Record<string, string> = {}): TextStore & {
   const files = new Map(Object.entries(initial));
   return {
     files,
-    read: answeredAtHand((name: string) => files.get(name) ?? null),
+    read: async (name: string) => files.get(name) ?? null,
     async write(name, text) {
       files.set(name, text);
     },
@@ -295,11 +294,9 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
   return {
     status: () => {
       if (pending > 0) return exclusive(() => renderedSections());
-      // Nothing runs: the stored status as read now. From memory, at once; from disk, ahead of any
-      // operation asked for meanwhile, as before.
+      // Nothing runs: the stored status as read now, ahead of any operation asked for meanwhile.
       const read = store.read(STATUS_FILE);
-      if (valueAtHand(read) === NOT_AT_HAND) return exclusive(() => renderedSections(read));
-      return thenAtHand(read, (text) => (text === null ? null : sectionsOf(text)) ?? exclusive(() => renderedSections()));
+      return exclusive(() => renderedSections(read));
     },
     update: () => exclusive(() => run('changed')),
     reload: () => exclusive(() => run('all')),

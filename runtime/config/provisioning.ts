@@ -2,7 +2,6 @@ import { DEFAULT_TELEMETRY, type telemetrySettings } from '../../functions/confi
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device.ts';
-import { keptAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ControllerClient } from '../controller/client.ts';
 import { telemetrySender } from '../controller/telemetry.ts';
@@ -183,18 +182,16 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
   }
 
   let loadError: { error: unknown } | null = null;
-  const loading = keptAtHand(
-    options.store.load().then(
-      (record) => {
-        if (generation === 0) stored = record;
-        loaded = true;
-        applyTelemetry();
-      },
-      (error: unknown) => {
-        loadError = { error };
-        loaded = true;
-      },
-    ),
+  const loading = options.store.load().then(
+    (record) => {
+      if (generation === 0) stored = record;
+      loaded = true;
+      applyTelemetry();
+    },
+    (error: unknown) => {
+      loadError = { error };
+      loaded = true;
+    },
   );
 
   /** Waits for the stored state; throws why it could not be read, unless a clear has removed it since. */
@@ -209,9 +206,9 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
     return result;
   }
 
-  /** At hand once the stored state is loaded (`keptAtHand`): a status read is then answered at once. */
+  /** The status once the stored state is loaded. */
   function status(): Promise<ProvisionStatus> {
-    return thenAtHand(loading, statusNow);
+    return loading.then(statusNow);
   }
 
   function statusNow(): ProvisionStatus {

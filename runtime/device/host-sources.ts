@@ -1,15 +1,11 @@
 import { statfs } from 'node:fs/promises';
 import os from 'node:os';
-import { answeredAtHand, atHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import type { DeviceSources, Settings } from '../../functions/core/device.ts';
 import { isUnixSocket } from '../engine/socket.ts';
 import { watchedPath } from '../state/watched-file.ts';
 import { sharedRuns } from '../tools/shared-run.ts';
 import { rootedFiles } from './files.ts';
 import type { EngineClient } from './host-parts.ts';
-
-/** What `containers()` answers without an engine. */
-const NO_ENGINE = atHand(null);
 
 /**
  * The host's raw sources: files from `/`, `statfs(2)` and `uname(2)` from Node, the programs on the
@@ -25,7 +21,7 @@ export function hostSources(options: {
   const { socketPath, engine } = options;
   /**
    * Whether an engine listens on the socket: a stat, made again only after the socket's folder
-   * changed (the engine started or stopped), so that a device without one answers at once.
+   * changed (the engine started or stopped).
    */
   const engineListening = watchedPath(socketPath, isUnixSocket);
   /** The engine's list of chute containers in flight, shared by concurrent `containers()` calls. */
@@ -54,18 +50,18 @@ export function hostSources(options: {
     programs: () => (programsFound ??= engine().then((client) => client?.programsOnPath(process.env.PATH ?? '') ?? [])),
     now: () => Date.now(),
     containers: () =>
-      thenAtHand(engineListening(), (listening) =>
+      engineListening().then((listening) =>
         listening
           ? containerLists.run(socketPath, async () => {
               const client = await engine();
               return client === null ? null : client.listChuteContainers(socketPath);
             })
-          : NO_ENGINE,
+          : null,
       ),
     async containerStats(id) {
       const client = await engine();
       return client === null ? null : client.containerStats(socketPath, id);
     },
-    settings: answeredAtHand(() => options.settings?.() ?? {}),
+    settings: async () => options.settings?.() ?? {},
   };
 }

@@ -2,7 +2,6 @@ import type { Context, Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
 import { HonoBase } from 'hono/hono-base';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
-import { NOT_AT_HAND, valueAtHand } from '../../functions/core/at-hand.ts';
 import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/body.ts';
 import type { Device } from '../../functions/core/device.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
@@ -43,7 +42,7 @@ export interface ApiOptions {
 }
 
 /**
- * A function as `apiApp` mounts it: its route, and its code (`invoke`), at hand or loaded on first use.
+ * A function as `apiApp` mounts it: its route, and its code (`invoke`), loaded already or on first use.
  * What `mountFunctions` gives for a folder of bundles; a bundle of every endpoint module (the browser's
  * `chuteboxHandlers`) gives its modules as loaded ones.
  */
@@ -76,6 +75,8 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const cors = corsPolicy(options.corsOrigin);
   const authorize = authorizer(options.auth, cors.listed);
+  /** `authorize` as a promise, for the pages that wait for it (docs, preflight). */
+  const authorized = async (c: Context) => authorize(c);
   const { device } = options;
   // Every method and path answered, a route's aliases included, for the 404 and 405 answers.
   const routes: Pick<Route, 'method' | 'path'>[] = functions.flatMap((fn) => routePaths(fn.route).map((path) => ({ method: fn.route.method, path })));
@@ -92,12 +93,8 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   /** Reading bodies: runtime/http/request-body.ts, a bundle of its own loaded on the first request with one. */
   const body = () => (bodies ??= import('./request-body.ts').then((module) => module.requestBody(limit, uploadLimit)));
 
-  /**
-   * Answers `c` with `fn`. Once its bundle is loaded, a request without a body whose answer the bundle
-   * knows at once (`invoke` answers a value, see functions/core/answer-reuse.ts) is answered in its
-   * own turn, without a promise: @hono/node-server then writes it straight away.
-   */
-  function respond(c: Context, fn: ApiFunction, withParams: boolean): Response | Promise<Response> {
+  /** Answers `c` with `fn`: its bundle loaded on the first request, the body read when there is one. */
+  function respond(c: Context, fn: ApiFunction, withParams: boolean): Promise<Response> {
     const headers = requestHeaders(c);
     const input: FunctionInput = {
       params: withParams ? (c.req.param() as Record<string, string>) : NO_FIELDS,
@@ -107,7 +104,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
       text: '',
     };
     const out = fn.loaded === undefined || hasBody(fn.route.method, headers) ? invokeLoaded(c, fn, input) : fn.loaded.invoke(input, device);
-    return out instanceof Promise ? out.then((done) => send(c, done, headers.origin)) : send(c, out, headers.origin);
+    return out.then((done) => send(c, done, headers.origin));
   }
   /** `fn`'s answer to `input` once its bundle is loaded and the body read. */
   async function invokeLoaded(c: Context, fn: ApiFunction, input: FunctionInput): Promise<FunctionOutput> {
@@ -115,20 +112,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     return bundle.invoke(hasBody(fn.route.method, input.headers) ? await (await body()).readInto(input, c, bundle.route) : input, device);
   }
 
-  /**
-   * `respond` once `c` is authorized: in the request's own turn when the policy decides at once (a
-   * token or Basic credentials checked before, loopback while no password is set), else after it.
-   */
-  function authorizeAndRespond(c: Context, fn: ApiFunction, withParams: boolean): Response | Promise<Response> {
-    const decided = authorize(c);
-    return valueAtHand(decided) === NOT_AT_HAND ? decided.then(() => respond(c, fn, withParams)) : respond(c, fn, withParams);
-  }
-
   for (const fn of functions) {
     // One handler on the route's path and each of its aliases; Hono is asked for path parameters only on a route that has them.
     const paths = routePaths(fn.route);
     const withParams = paths.some((path) => path.includes(':'));
-    app.on(fn.route.method, [...paths], (c) => authorizeAndRespond(c, fn, withParams));
+    app.on(fn.route.method, [...paths], (c) => authorize(c)?.then(() => respond(c, fn, withParams)) ?? respond(c, fn, withParams));
   }
   if (options.auth !== null) {
     const policy = options.auth;
@@ -151,9 +139,9 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     app.all(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device));
   }
   // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
-  app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));
+  app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorized));
   // A preflight, on any path (runtime/http/preflight.ts, a bundle loaded on the first one).
-  app.on('OPTIONS', '*', async (c) => (await import('./preflight.ts')).preflight(c, authorize, cors));
+  app.on('OPTIONS', '*', async (c) => (await import('./preflight.ts')).preflight(c, authorized, cors));
 
   app.notFound((c) => {
     const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
@@ -163,17 +151,9 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   return app;
 }
 
-/** Below this many bytes, an ASCII body is written as its string (see `bodyOf`). */
-const SHORT_BODY = 1024;
-
-/**
- * What is written for an answer: its UTF-8 when at hand (see `FunctionOutput`), but a short ASCII
- * body as its string, which Node writes with the head in one piece rather than as a buffer after
- * it: 3–5% less CPU a request for answers under 1 KB; a 4 KB one costs 3% more so.
- */
-function bodyOf(out: FunctionOutput): string | Uint8Array {
-  const { bytes, body } = out;
-  return bytes === undefined || (bytes.length < SHORT_BODY && bytes.length === body.length) ? body : bytes;
+/** What is written for an answer: its UTF-8 when the core made it, else its body; none for a 304 (a Fetch `Response` of that status must have none). */
+function bodyOf(out: FunctionOutput): string | Uint8Array | null {
+  return out.status === 304 ? null : (out.bytes ?? out.body);
 }
 
 /** The request's query; none asked of Hono (which would parse the URL) when its target has no `?`. */

@@ -1,14 +1,10 @@
 import type { Context } from 'hono';
-import { atHand, NOT_AT_HAND, valueAtHand } from '../../functions/core/at-hand.ts';
 import type { AuthPolicy } from '../auth/policy.ts';
 import { clientAddress } from './client-address.ts';
 import { incomingMessage, requestHeaders } from './request-headers.ts';
 
 /** ParaDrop's login endpoint: `POST` answers a token (runtime/http/app.ts mounts it). */
 export const LOGIN_PATH = '/api/v1/auth/local';
-
-/** What a request served without credentials is let through with. */
-const OPEN = atHand(null);
 
 /** An `Authorization` header with Basic credentials, which a browser sends by itself once it has them. */
 const BASIC = /^basic\s/i;
@@ -18,8 +14,7 @@ const BASIC = /^basic\s/i;
  * and peer address, or no credentials at all without a policy (`emulate --no-auth`). A request served
  * without credentials must then be local (`local`); one with Basic credentials and an `Origin` must
  * come from a page of the server's own or one of the `listed` origins of `--cors-origin` (`ownPage`).
- * Resolves when the request may go on; at hand when the policy decided at once and the request is not
- * checked for the first time.
+ * Resolves when the request may go on.
  *
  * @throws HttpProblem 401, 403 or 429 from the policy; 403 for a request served without credentials
  *   that is not local, or with Basic credentials from a page of another origin.
@@ -27,15 +22,14 @@ const BASIC = /^basic\s/i;
  * const authorize = authorizer(policy, corsPolicy(corsOrigin).listed);
  * app.get('/api/v1/info/features', async (c) => { await authorize(c); … });
  */
-export function authorizer(policy: AuthPolicy | null, listed: readonly string[]): (c: Context) => Promise<unknown> {
-  /** What more a request the policy let through as `user` must pass, or undefined: nothing (no `Origin` is the common case). */
-  const more = (c: Context, headers: Record<string, string>, user: unknown): Promise<unknown> | undefined =>
-    user === null ? local(c) : headers.origin === undefined || !BASIC.test(headers.authorization!) ? undefined : ownPage(headers, listed);
+export function authorizer(policy: AuthPolicy | null, listed: readonly string[]): (c: Context) => Promise<void> | undefined {
+  /** What more a request the policy let through as `user` must pass: nothing in the common case (credentials and no `Origin`). */
+  const more = (c: Context, headers: Record<string, string>, user: string | null) =>
+    user === null ? local(c) : headers.origin !== undefined && BASIC.test(headers.authorization!) ? ownPage(headers, listed) : undefined;
   return (c) => {
     const headers = requestHeaders(c);
-    const decided = policy?.authorize(headers.authorization, clientAddress(c)) ?? OPEN;
-    const user = valueAtHand(decided);
-    return user === NOT_AT_HAND ? decided.then((user) => more(c, headers, user) ?? user) : (more(c, headers, user) ?? decided);
+    if (policy === null) return local(c);
+    return policy.authorize(headers.authorization, clientAddress(c)).then((user) => more(c, headers, user));
   };
 }
 
@@ -56,12 +50,11 @@ let localHost: string | null = null;
  * `app.request`) came from no browser; one over HTTP must name a loopback `Host` and come from no
  * page of another origin (runtime/http/local-request.ts, loaded on a `Host` not seen before or an `Origin`).
  */
-function local(c: Context): Promise<null> {
+function local(c: Context): Promise<void> | undefined {
   const headers = incomingMessage(c)?.headers;
-  if (headers === undefined || (headers.host === localHost && headers.origin === undefined)) return OPEN;
+  if (headers === undefined || (headers.host === localHost && headers.origin === undefined)) return undefined;
   return import('./local-request.ts').then((module) => {
     module.assertLocal(headers);
     localHost = headers.host!;
-    return null;
   });
 }

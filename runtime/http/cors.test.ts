@@ -4,18 +4,26 @@ import { corsPolicy } from './cors.ts';
 const JSON_ANSWER = Object.freeze({ 'content-type': 'application/json' });
 
 describe('corsPolicy(…).answerHeaders', () => {
+  it("lets a page of an allowed origin read a GET's ETag", () => {
+    for (const cors of [corsPolicy(undefined), corsPolicy('https://a.example')]) {
+      const headers = cors.answerHeaders({ 'content-type': 'application/json', etag: '"a1"' }, 'https://a.example');
+      expect(headers['access-control-expose-headers']?.split(',')).toContain('ETag');
+      expect(headers.etag).toBe('"a1"');
+    }
+  });
+
   it("answers the answer's headers followed by the CORS headers of the request's origin", () => {
     const cors = corsPolicy('https://a.example');
     const headers = cors.answerHeaders(JSON_ANSWER, 'https://a.example');
     expect(Object.entries(headers)).toEqual([
       ['content-type', 'application/json'],
       ['access-control-allow-origin', 'https://a.example'],
-      ['access-control-expose-headers', 'WWW-Authenticate,Retry-After,Allow,Link'],
+      ['access-control-expose-headers', 'WWW-Authenticate,Retry-After,Allow,Link,ETag'],
       ['vary', 'Origin'],
     ]);
     expect(cors.answerHeaders(JSON_ANSWER, 'https://evil.example')).toEqual({
       'content-type': 'application/json',
-      'access-control-expose-headers': 'WWW-Authenticate,Retry-After,Allow,Link',
+      'access-control-expose-headers': 'WWW-Authenticate,Retry-After,Allow,Link,ETag',
       vary: 'Origin',
     });
   });

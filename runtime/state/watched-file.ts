@@ -1,7 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { keptAtHand } from '../../functions/core/at-hand.ts';
 
 /**
  * A file's decoded contents, read once and then only after its folder changed (`watchedPath`): a
@@ -25,8 +24,7 @@ export function watchedFile<T>(file: string, decode: (bytes: Buffer | null) => T
  * file written, renamed over, created, removed, or the folder itself removed). The kernel queues the
  * event before the change's system call returns, and the event loop takes it before a request that
  * arrives later. Where the folder cannot be watched (it does not exist), every call asks `look`. A
- * kept answer is at hand (`keptAtHand`): a request that asks for it can be answered in its own turn.
- * A rejected answer is not kept.
+ * rejected answer is not kept.
  *
  * @example
  * const engineListening = watchedPath('/var/run/docker.sock', isUnixSocket);
@@ -51,7 +49,7 @@ export function watchedPath<T>(file: string, look: (file: string) => Promise<T>)
     }
     const looking = look(file);
     if (watcher !== undefined) {
-      kept = keptAtHand(looking);
+      kept = looking;
       looking.catch(() => {
         if (kept === looking) forget();
       });

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { defineRoute } from '../route.ts';
+import { IF_NONE_MATCH } from './conditional.ts';
 import { openApiDocument } from './document.ts';
 import type { DescribedOperation } from './types.ts';
 
@@ -100,10 +101,23 @@ describe('openApiDocument', () => {
     );
   });
 
+  it("describes a GET's ETag: the If-None-Match parameter, the ETag of its 200, its 304; and none on a PUT", () => {
+    const get = document.paths['/api/v1/things/{thing}']!.get!;
+    const answers = get.responses as Record<string, { headers?: Record<string, unknown> }>;
+    expect(get.parameters).toContainEqual(expect.objectContaining({ name: 'If-None-Match', in: 'header', required: false }));
+    expect(Object.keys(answers['200']!.headers!)).toEqual(['ETag']);
+    expect(answers['304']).toEqual({ $ref: '#/components/responses/NotModified' });
+    expect(document.components.responses.NotModified).toMatchObject({ headers: { ETag: { schema: { type: 'string' } } } });
+    expect(document.components.responses.NotModified).not.toHaveProperty('content');
+    const put = document.paths['/api/v1/things/{thing}']!.put!;
+    expect(put.responses).not.toHaveProperty('304');
+    expect((put.parameters as { name: string }[]).map((p) => p.name)).not.toContain('If-None-Match');
+  });
+
   it('gives path parameters their schema, and answers 400 and 404 for them', () => {
     const get = document.paths['/api/v1/things/{thing}']!.get!;
-    expect(get.parameters).toEqual([{ name: 'thing', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z]+$' } }]);
-    expect(Object.keys(get.responses as object)).toEqual(['200', '400', '401', '403', '404', '429', '500', 'default']);
+    expect(get.parameters).toEqual([{ name: 'thing', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z]+$' } }, IF_NONE_MATCH]);
+    expect(Object.keys(get.responses as object)).toEqual(['200', '304', '400', '401', '403', '404', '429', '500', 'default']);
     expect(get.responses).toMatchObject({ 400: problem('BadRequest'), 404: problem('NotFound'), default: problem('Problem') });
   });
 
@@ -130,8 +144,9 @@ describe('openApiDocument', () => {
     expect(get.parameters).toEqual([
       { name: 'name', in: 'query', required: true, schema: { type: 'string' } },
       { name: 'page', in: 'query', required: false, schema: { type: 'string', pattern: '^[a-z]+$' } },
+      IF_NONE_MATCH,
     ]);
-    expect(Object.keys(get.responses as object)).toEqual(['200', '400', '422', '500', 'default']);
+    expect(Object.keys(get.responses as object)).toEqual(['200', '304', '400', '422', '500', 'default']);
   });
 
   it('describes the answer of a route that answers YAML when asked (`answer: document`) in every document media type, and JSON only otherwise', () => {
@@ -225,6 +240,6 @@ describe('openApiDocument', () => {
   it('goes without security when none is given', () => {
     const open = openApiDocument({ info: { title: 't', version: '1' }, operations: [list] });
     expect(open.security).toBeUndefined();
-    expect(Object.keys(open.paths['/api/v1/things']!.get!.responses as object)).toEqual(['200', '500', 'default']);
+    expect(Object.keys(open.paths['/api/v1/things']!.get!.responses as object)).toEqual(['200', '304', '500', 'default']);
   });
 });

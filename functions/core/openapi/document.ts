@@ -7,6 +7,7 @@
  * See docs/decisions/0029-openapi-from-the-schemas.md.
  */
 import { routePaths } from '../route.ts';
+import { NOT_MODIFIED } from './conditional.ts';
 import { operation, tagOf } from './operation.ts';
 import { openApiPath } from './paths.ts';
 import { problemResponses } from './problem-answers.ts';
@@ -24,7 +25,8 @@ const METHOD_ORDER = ['get', 'put', 'post', 'delete'];
  * becomes `{name}`), with its path parameters, request body and answers, and the schemas they use as
  * components. A request body is JSON, or JSON and YAML for a `body: 'document'` route, plus the
  * route's `upload` media types as raw bytes; the 200 answer is JSON, with the example
- * `options.examples` gives; every error is `application/problem+json` (`Problem`).
+ * `options.examples` gives, and a GET's has an ETag (with an `If-None-Match` parameter and a 304,
+ * `NotModified`); every error is `application/problem+json` (`Problem`).
  *
  * @throws Error when two operations answer the same method and path, or a schema cannot be a component.
  * @example
@@ -52,7 +54,7 @@ export function openApiDocument(options: OpenApiOptions): OpenApiDocument {
       .sort()
       .map((key) => [key, Object.fromEntries(Object.entries(paths[key]!).sort(([a], [b]) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)))]),
   );
-  const responses = problemResponses();
+  const responses = { NotModified: NOT_MODIFIED, ...problemResponses() };
   const document: OpenApiDocument = {
     openapi: OPENAPI_VERSION,
     info: options.info,

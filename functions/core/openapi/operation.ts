@@ -1,8 +1,9 @@
 /**
  * One operation of a path in the OpenAPI document: its tag, parameters, request body and answers (the
- * 200, those it describes itself, and its problems).
+ * 200, a GET's 304, those it describes itself, and its problems).
  */
 import { DOCUMENT_MEDIA_TYPES } from '../body-formats/media-types.ts';
+import { ETAG_HEADERS, IF_NONE_MATCH, isConditional, NOT_MODIFIED_REF } from './conditional.ts';
 import { pathParameters } from './paths.ts';
 import { CREDENTIAL_PROBLEMS, PROBLEM_ANSWERS, problemName } from './problem-answers.ts';
 import { body } from './request-body.ts';
@@ -25,6 +26,8 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
     parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
   }
   if (op.websocket) parameters.push({ name: 'Upgrade', in: 'header', required: true, schema: { type: 'string', enum: ['websocket'] } });
+  const conditional = isConditional(op);
+  if (conditional) parameters.push(IF_NONE_MATCH);
   const requestBody = body(op, shape?.body, names);
 
   const answers: Record<string, Json> = {};
@@ -32,8 +35,13 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
   if (op.response !== undefined) {
     const media = { schema: names.ref(op.response), ...(example === undefined ? {} : { example }) };
     const types = op.route.answer === 'document' ? DOCUMENT_MEDIA_TYPES : ['application/json'];
-    answers['200'] = { description: op.route.summary, content: Object.fromEntries(types.map((type) => [type, media])) };
+    answers['200'] = {
+      description: op.route.summary,
+      ...(conditional ? { headers: ETAG_HEADERS } : {}),
+      content: Object.fromEntries(types.map((type) => [type, media])),
+    };
   }
+  if (conditional) answers['304'] = NOT_MODIFIED_REF;
   for (const [status, answer] of Object.entries(op.answers ?? {})) {
     answers[status] = {
       description: answer.description,

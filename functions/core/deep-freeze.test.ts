@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { deepFreeze, isDeepFrozen } from './deep-freeze.ts';
+
+describe('deepFreeze', () => {
+  it('makes every level read-only, so that a change throws', () => {
+    const list = deepFreeze([{ State: 'running', Ports: [80] }]);
+    expect(() => {
+      (list[0] as { State: string }).State = 'exited';
+    }).toThrow(TypeError);
+    expect(() => (list[0]!.Ports as number[]).push(443)).toThrow(TypeError);
+    expect(isDeepFrozen(list)).toBe(true);
+  });
+
+  it('freezes what an object frozen one level before holds', () => {
+    const states = ['running'];
+    const container = deepFreeze(Object.freeze({ name: 'hello-world', states }));
+    expect(() => {
+      states[0] = 'exited';
+    }).toThrow(TypeError);
+    expect(container.states).toEqual(['running']);
+  });
+
+  it('says an object frozen one level only is not deep-frozen', () => {
+    expect(isDeepFrozen(Object.freeze({ states: ['running'] }))).toBe(false);
+  });
+
+  it('says a value holding bytes, a Map or a function is not deep-frozen, and freezes what it can of it', () => {
+    const withMap = deepFreeze({ leases: new Map([['aa', 1]]), list: [1] });
+    expect(isDeepFrozen(withMap)).toBe(false);
+    expect(Object.isFrozen(withMap.list)).toBe(true);
+    expect(isDeepFrozen(withMap.list)).toBe(true);
+    expect(isDeepFrozen(deepFreeze({ bytes: new Uint8Array([1]) }))).toBe(false);
+    expect(isDeepFrozen(deepFreeze({ toJSON: () => 1 }))).toBe(false);
+  });
+});
