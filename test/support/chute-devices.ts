@@ -64,7 +64,12 @@ export function labAccessPoint(overrides: MemoryNetwork = {}): MemoryNetwork {
  * point `mesh` and a broken `net` entry; and `bare`, without networks.
  */
 export function chuteDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
-  return memoryDevice({
+  return memoryDevice({ ...chuteDeviceSpec(), ...spec });
+}
+
+/** The chutes and networks of `chuteDevice`, new objects on each call (a test may change them in place). */
+export function chuteDeviceSpec(): Pick<MemoryDeviceSpec, 'chutes' | 'networks'> {
+  return {
     chutes: {
       hello: {
         record: { name: 'hello', version: '1', state: 'running' },
@@ -86,8 +91,7 @@ export function chuteDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
       bare: { config: {} },
     },
     networks: { 'hello/wlan': accessPoint(), 'hello/guest': { leases: null } },
-    ...spec,
-  });
+  };
 }
 
 /** The hostapd commands a handler sent. */

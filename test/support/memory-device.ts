@@ -129,13 +129,15 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
 }
 
 /**
- * The raw sources of a memory device. Directory listings are derived from the file and link paths,
- * as a file system would show them; `removeChutes` uninstalls every chute (the factory reset's part).
+ * The raw sources of a memory device. Directory listings are derived from the file and link paths
+ * as they are at the call, as a file system would show them (a test that adds or deletes a path of
+ * `spec.files` or `spec.links` sees the folder change); `removeChutes` uninstalls every chute (the
+ * factory reset's part).
  */
 export function memorySources(spec: MemoryDeviceSpec): DeviceSources & { removeChutes(): void } {
   const files = spec.files ?? {};
   const links = spec.links ?? {};
-  const paths = [...Object.keys(files), ...Object.keys(links)];
+  const paths = () => [...Object.keys(files), ...Object.keys(links)];
   let chutes = spec.chutes ?? {};
   return {
     async settings() {
@@ -147,12 +149,12 @@ export function memorySources(spec: MemoryDeviceSpec): DeviceSources & { removeC
     async readDir(path) {
       const prefix = path.endsWith('/') ? path : `${path}/`;
       const names = new Set<string>();
-      for (const p of paths) if (p.startsWith(prefix)) names.add(p.slice(prefix.length).split('/')[0]!);
+      for (const p of paths()) if (p.startsWith(prefix)) names.add(p.slice(prefix.length).split('/')[0]!);
       return [...names].sort();
     },
     async realPath(path) {
       if (path in links) return links[path]!;
-      return path in files || paths.some((p) => p.startsWith(`${path}/`)) ? path : null;
+      return path in files || paths().some((p) => p.startsWith(`${path}/`)) ? path : null;
     },
     async statfs(path) {
       return spec.statfs?.[path] ?? null;
