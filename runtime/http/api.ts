@@ -12,7 +12,7 @@ import type { AuthPolicy } from '../auth/policy.ts';
 import { authorizer, LOGIN_PATH } from './auth.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './functions.ts';
-import { problemFor } from './problems.ts';
+import { problemFor } from './hono-errors.ts';
 import type { RequestBody } from './request-body.ts';
 import { incomingMessage, requestHeaders } from './request-headers.ts';
 
