@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { DEFAULT_STATE_DIR } from '../functions/core/device.ts';
-import type { Device, Settings } from '../functions/core/device.ts';
+import { DEFAULT_STATE_DIR } from '../functions/core/device/index.ts';
+import type { Device, Settings } from '../functions/core/device/index.ts';
 import type { ConfigFacetOptions } from './config/index.ts';
 import type { ChangeLogBound } from './changes/bound.ts';
 import { resetGuard } from './changes/reset-guard.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor } from '../functions/config/host-config.ts';
-import type { ChangeRecord, ChangeRequest, Device } from '../functions/core/device.ts';
+import type { ChangeRecord, ChangeRequest, Device } from '../functions/core/device/index.ts';
 import { loadScenario } from '../emulator/scenario/device.ts';
 import { openChangeLog } from '../runtime/changes/log.ts';
 import { changeRunner, type ChangeRunner } from '../runtime/changes/runner.ts';

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { call, callApi, finalChange } from './support/http-client.ts';
 import { openWebSocket, opened, refused } from './support/websocket-client.ts';
 import { useChutebox, type Started } from './support/spawn.ts';

@@ -1,7 +1,7 @@
 import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { installChute } from './support/chute-state.ts';
 import { call, changePages, finalChange, getJson } from './support/http-client.ts';
 import { keyLine } from './support/ssh-keys.ts';

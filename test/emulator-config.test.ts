@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { loadScenario } from '../emulator/scenario/device.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
 import { callApi as call, changeOver as change, type HttpAnswer, getJson } from './support/http-client.ts';

@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { call, finalChange, getJson, type HttpAnswer } from './support/http-client.ts';
 import { groupMembers } from './support/processes.ts';
 import { serveArgs, type Started, useChutebox } from './support/spawn.ts';

@@ -1,7 +1,7 @@
 import { deepFreeze } from '../../functions/core/deep-freeze.ts';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../../functions/config/host-config.ts';
 import { answeredAtHand, atHand } from '../../functions/core/at-hand.ts';
-import type { Device, DeviceSources, FsStats, Settings } from '../../functions/core/device.ts';
+import type { Device, DeviceSources, FsStats, Settings } from '../../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { resetGuard } from '../../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';

@@ -6,7 +6,7 @@ import { callFunction, okBody as get } from '../../test/support/call-function.ts
 import * as chute from '../../functions/chutes/chute.get.ts';
 import * as leases from '../../functions/networks/leases.get.ts';
 import * as stations from '../../functions/networks/stations.get.ts';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import * as hardware from '../../functions/info/hardware.get.ts';
 import * as software from '../../functions/info/software.get.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';

@@ -1,5 +1,5 @@
 import { answeredAtHand } from '../../functions/core/at-hand.ts';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { ScenarioError } from '../../runtime/scenario/format.ts';
 import type { ScenarioDocuments } from './documents.ts';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import type { ChangeAction, ChangeRecord as DeviceChangeRecord, ChangeState } from '../core/device.ts';
+import type { ChangeAction, ChangeRecord as DeviceChangeRecord, ChangeState } from '../core/device/index.ts';
 import { CHANGE_ID } from '../chutes/params.ts';
-import { CHUTE_NAME } from '../core/device.ts';
+import { CHUTE_NAME } from '../core/device/index.ts';
 import { DeviceChangeBodySchema } from './bodies.ts';
 
 export { DeviceChangeBodySchema, type DeviceChangeBody } from './bodies.ts';
@@ -13,7 +13,7 @@ export { DeviceChangeBodySchema, type DeviceChangeBody } from './bodies.ts';
  * are strict.
  */
 
-/** What a change does (see `ChangeRequest` in functions/core/device.ts): every action, as the type below checks. */
+/** What a change does (see `ChangeRequest` in functions/core/device/changes.ts): every action, as the type below checks. */
 export const CHANGE_ACTIONS = [
   'install',
   'update',

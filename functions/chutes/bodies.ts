@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CHUTE_NAME } from '../core/device.ts';
+import { CHUTE_NAME } from '../core/device/index.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { CONTROL_RANGE } from './control-characters.ts';
 

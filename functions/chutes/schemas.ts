@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CHUTE_NAME } from '../core/device.ts';
+import { CHUTE_NAME } from '../core/device/index.ts';
 import type { StationRecord as ParsedStation } from '../parsers/iw-station.ts';
 import { ChuteInstallBodySchema, ChuteStartBodySchema, SsidUpdateSchema } from './bodies.ts';
 import { ChuteConfigSchema } from './chute-config.ts';

@@ -1,4 +1,4 @@
-import type { Device } from '../core/device.ts';
+import type { Device } from '../core/device/index.ts';
 import type { FunctionInput } from '../core/invoke.ts';
 import { validate } from '../core/validate.ts';
 import { ChuteStartBodySchema } from './bodies.ts';

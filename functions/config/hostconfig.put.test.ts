@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callFunctionRaw, type CallOptions, type RawAnswer } from '../../test/support/call-function.ts';
 import { configDevice, routerHardware, type ConfigDevice } from '../../test/support/config-devices.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
-import type { Device } from '../core/device.ts';
+import type { Device } from '../core/device/index.ts';
 import { parseStoredHostConfig } from './host-config.ts';
 import * as update from './hostconfig.put.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerReuse, same } from './answer-reuse.ts';
 import { atHand } from './at-hand.ts';
-import type { Device, NetworkHost, NetworkTarget } from './device.ts';
+import type { Device, NetworkHost, NetworkTarget } from './device/index.ts';
 import type { FunctionInput, Handler } from './invoke.ts';
 import { HttpProblem } from './problem.ts';
 

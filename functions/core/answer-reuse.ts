@@ -1,5 +1,5 @@
 import { isThenable, NOT_AT_HAND, valueAtHand } from './at-hand.ts';
-import type { Device } from './device.ts';
+import type { Device } from './device/index.ts';
 import { invoke, NO_FIELDS, problemOutput, valueOutput, type FunctionInput, type FunctionOutput, type Handler } from './invoke.ts';
 
 /** One step from the device to a read: a property (a facet such as `hostConfig`) or a call with its arguments. */

@@ -1,4 +1,4 @@
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import type { HostChutes, HostChutesOptions } from '../chutes/host-chutes.ts';
 import type { ConfigFacetOptions, ConfigFacets } from '../config/index.ts';
 
