@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import { decodeBody } from '../functions/core/body.ts';
+import { decodeBody } from '../functions/core/body/decode.ts';
 import { methodNotAllowed } from '../functions/core/route.ts';
 import type { AuthPolicy } from '../runtime/auth/policy.ts';
 import { authorizer } from '../runtime/http/auth.ts';

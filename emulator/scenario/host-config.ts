@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import { parseYaml } from '../../functions/core/body-formats/index.ts';
+import { parseYaml } from '../../functions/core/body/index.ts';
 import { hostConfigFor, type HostConfig } from '../../functions/config/host-config.ts';
 import { HostConfigBodySchema } from '../../functions/config/host-config-body.ts';
 import type { Device } from '../../functions/core/device/index.ts';

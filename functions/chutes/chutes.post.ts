@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import { decodeDocumentBody } from '../core/body-formats/index.ts';
+import { decodeDocumentBody } from '../core/body/index.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem, nestedPath, type InputError } from '../core/problem.ts';
 import { invalidInput, validate, validateQuery } from '../core/validate.ts';

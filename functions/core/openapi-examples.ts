@@ -1,4 +1,4 @@
-import { mediaType } from './body.ts';
+import { mediaType } from './body/decode.ts';
 import type { Device } from './device/index.ts';
 import { invoke, type Handler } from './invoke.ts';
 import { pathParameters } from './openapi/index.ts';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { encodeDocument } from '../../functions/core/body-formats/index.ts';
+import { encodeDocument } from '../../functions/core/body/index.ts';
 import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
 import { parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device/index.ts';

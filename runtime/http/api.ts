@@ -3,7 +3,7 @@ import type { BlankEnv, BlankSchema } from 'hono/types';
 import { HonoBase } from 'hono/hono-base';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { NOT_AT_HAND, valueAtHand } from '../../functions/core/at-hand.ts';
-import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/body.ts';
+import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/body/decode.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import type { FunctionBundle, FunctionInput, FunctionOutput } from '../../functions/core/invoke.ts';
 import { NO_FIELDS, problemOutput } from '../../functions/core/invoke.ts';

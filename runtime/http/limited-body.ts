@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { bodyTooLarge } from '../../functions/core/body.ts';
+import { bodyTooLarge } from '../../functions/core/body/decode.ts';
 
 /**
  * Reads a request body of at most `maxSize` bytes with Hono's body limit: a streamed body is cut

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { decodeBody, isUpload, readBody } from '../../functions/core/body.ts';
+import { decodeBody, isUpload, readBody } from '../../functions/core/body/decode.ts';
 import type { FunctionInput } from '../../functions/core/invoke.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { Route } from '../../functions/core/route.ts';
