@@ -1,6 +1,6 @@
 import { allAtHand, thenAtHand } from '../../functions/core/at-hand.ts';
 import * as z from 'zod/mini';
-import { SsidSchema } from '../../functions/chutes/bodies.ts';
+import { SsidSchema } from '../../functions/networks/ssid-body.ts';
 import { MAC_ADDRESS } from '../../functions/chutes/params.ts';
 import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';

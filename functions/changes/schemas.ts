@@ -2,9 +2,9 @@ import * as z from 'zod/mini';
 import type { ChangeAction, ChangeRecord as DeviceChangeRecord, ChangeState } from '../core/device/index.ts';
 import { CHANGE_ID } from '../chutes/params.ts';
 import { CHUTE_NAME } from '../core/device/index.ts';
-import { DeviceChangeBodySchema } from './bodies.ts';
+import { DeviceChangeBodySchema } from './device-change-body.ts';
 
-export { DeviceChangeBodySchema, type DeviceChangeBody } from './bodies.ts';
+export { DeviceChangeBodySchema, type DeviceChangeBody } from './device-change-body.ts';
 
 /*
  * The requests and responses of the /api/v1/changes endpoints: what happened to each change queued

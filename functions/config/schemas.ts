@@ -14,10 +14,10 @@ import type { ProvisionStatus as DeviceProvisionStatus, TelemetryStatus as Devic
 import { ProvisionBodySchema } from './provision-body.ts';
 
 export { ProvisionBodySchema, type ProvisionBody } from './provision-body.ts';
-import { SshKeyBodySchema } from './ssh-keys-body.ts';
+import { SshKeyBodySchema } from './ssh-key-body.ts';
 import { USER_NAME } from './user-account.ts';
 
-export { SshKeyBodySchema, type SshKeyBody } from './ssh-keys-body.ts';
+export { SshKeyBodySchema, type SshKeyBody } from './ssh-key-body.ts';
 
 // --- Host configuration, new-config and pdconf -------------------------------------------------
 
@@ -105,7 +105,7 @@ export type Pdid = z.infer<typeof PdidSchema>;
 
 // --- SSH keys -----------------------------------------------------------------------------------
 
-/* The POST body is defined in ssh-keys-body.ts (validated at run time there); these only describe. */
+/* The POST body is defined in ssh-key-body.ts (validated at run time there); these only describe. */
 
 /** The `<user>` path parameter: a user name (`USER_NAME`). */
 const UserParamSchema = z.string().check(z.regex(USER_NAME));
