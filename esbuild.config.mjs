@@ -26,7 +26,7 @@ const ENTRIES = {
   // The Docker client and the chute work on the host (lifecycle, chute networks, repair at start), loaded on first use.
   'chute-lifecycle': 'runtime/chutes/chute-lifecycle.entry.ts',
   // The device configuration (host configuration, pdconf, provisioning, accounts), loaded on first use.
-  'device-config': 'runtime/config/index.ts',
+  'device-config': 'runtime/device-config/index.ts',
   // The change log's files (opened, written, kept within their bound), loaded when serve first opens the log.
   'change-log': 'runtime/changes/log.ts',
   emulator: 'emulator/main.ts',

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
-import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body.ts';
-import type { Settings } from '../functions/core/device.ts';
+import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body/decode.ts';
+import type { Settings } from '../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';

@@ -8,7 +8,7 @@ import * as hostconfigPut from '../functions/config/hostconfig.put.ts';
 import * as provisionPost from '../functions/config/provision.post.ts';
 import * as sshKeysPost from '../functions/config/ssh-keys.post.ts';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
-import type { Device } from '../functions/core/device.ts';
+import type { Device } from '../functions/core/device/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { callFunction, type Answer, type EndpointModule } from '../test/support/call-function.ts';
 import { settledChange } from '../test/support/emulated-changes.ts';

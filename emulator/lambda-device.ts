@@ -1,4 +1,4 @@
-import type { Device } from '../functions/core/device.ts';
+import type { Device } from '../functions/core/device/index.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
 import { loadScenario, SCENARIO_ENV } from './scenario/device.ts';
 

@@ -15,7 +15,7 @@ import {
   type OptionSpec,
   type SwitchSpec,
 } from '../runtime/options.ts';
-import type { Settings } from '../functions/core/device.ts';
+import type { Settings } from '../functions/core/device/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { heapLimit, readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';

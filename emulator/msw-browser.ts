@@ -1,4 +1,4 @@
-import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body.ts';
+import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body/decode.ts';
 import { functionInvoke } from '../functions/core/function-invoke.ts';
 import { apiApp, type ApiFunction } from '../runtime/http/api.ts';
 import { endpointModules, type EndpointModule } from './endpoint-modules.ts';

@@ -1,10 +1,10 @@
 import type { Context, Hono } from 'hono';
-import { decodeBody } from '../functions/core/body.ts';
+import { decodeBody } from '../functions/core/body/decode.ts';
 import { methodNotAllowed } from '../functions/core/route.ts';
 import type { AuthPolicy } from '../runtime/auth/policy.ts';
 import { authorizer } from '../runtime/http/auth.ts';
 import { corsPolicy } from '../runtime/http/cors.ts';
-import { limitedBody } from '../runtime/http/limited-body.ts';
+import { limitedBody } from '../runtime/http/request-body.ts';
 import type { EmulatorState } from './emulator-state.ts';
 import type { Scenario } from './scenario/core.ts';
 import { checkStateText, STATE_LIMITS } from './state-limits.ts';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { MAX_DEPTH, tooDeep } from '../functions/core/body-formats/depth.ts';
+import { MAX_DEPTH, tooDeep } from '../functions/core/body/depth.ts';
 import { invalidInput } from '../functions/core/validate.ts';
 
 /**

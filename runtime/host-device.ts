@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { DEFAULT_STATE_DIR } from '../functions/core/device.ts';
-import type { Device, Settings } from '../functions/core/device.ts';
-import type { ConfigFacetOptions } from './config/index.ts';
+import { DEFAULT_STATE_DIR } from '../functions/core/device/index.ts';
+import type { Device, Settings } from '../functions/core/device/index.ts';
+import type { ConfigFacetOptions } from './device-config/index.ts';
 import type { ChangeLogBound } from './changes/bound.ts';
 import { resetGuard } from './changes/reset-guard.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
@@ -36,7 +36,7 @@ export interface HostDeviceOptions {
   tools?: Partial<NetworkTools>;
   /** `HostConfig.NetworkMode` of the chute containers it creates; default `bridge`. */
   containerNetwork?: string;
-  /** The device configuration's options (passwd file, pdconf apply commands, controller, reboot and shutdown commands): see runtime/config/index.ts. */
+  /** The device configuration's options (passwd file, pdconf apply commands, controller, reboot and shutdown commands): see runtime/device-config/index.ts. */
   config?: Omit<ConfigFacetOptions, 'stateDir' | 'device'>;
   /** What `settings()` answers: the settings the runtime loaded at start. */
   settings?: () => Settings;

@@ -5,7 +5,7 @@ import { authFiles, localAuth, readUsers } from './auth/local.ts';
 import { createHostDevice, DEFAULT_CONTAINER_NETWORK, HOST_DEVICE_FLAGS, hostDeviceOptions, STATE_DIR_OPTION } from './host-device.ts';
 import { createApp } from './http/app.ts';
 import { listen } from './http/listen.ts';
-import type { DevicePowerAction, Settings } from '../functions/core/device.ts';
+import type { DevicePowerAction, Settings } from '../functions/core/device/index.ts';
 import { PDCONF_FILES, type PdconfFile } from '../functions/config/uci.ts';
 import {
   CHANGE_LOG_OPTIONS,

@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Settings } from '../functions/core/device.ts';
+import type { Settings } from '../functions/core/device/index.ts';
 import { parseShellVars } from '../functions/parsers/shell-vars.ts';
 import { readOptions, UsageError, type CommandLine, type OptionSpec, type SwitchSpec } from './options.ts';
 

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { call, changePages, finalChange, problemOf } from './support/http-client.ts';
 import { serveArgs, useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor } from '../functions/config/host-config.ts';
-import type { ChangeRecord, ChangeRequest, Device } from '../functions/core/device.ts';
+import type { ChangeRecord, ChangeRequest, Device } from '../functions/core/device/index.ts';
 import { loadScenario } from '../emulator/scenario/device.ts';
 import { openChangeLog } from '../runtime/changes/log.ts';
 import { changeRunner, type ChangeRunner } from '../runtime/changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from '../runtime/chutes/store.ts';
-import { hostConfigStore } from '../runtime/config/host-config.ts';
-import { powerChanges } from '../runtime/config/power.ts';
+import { hostConfigStore } from '../runtime/device-config/host-config.ts';
+import { powerChanges } from '../runtime/device-config/power.ts';
 import { fakeEngine } from './support/fake-engine.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { storedChuteEffects } from './support/chute-lifecycle.ts';

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
 import type { HostConfig } from '../functions/config/host-config.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { call, callApi, finalChange } from './support/http-client.ts';
 import { openWebSocket, opened, refused } from './support/websocket-client.ts';
 import { useChutebox, type Started } from './support/spawn.ts';

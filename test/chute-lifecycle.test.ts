@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { installChute } from './support/chute-state.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { useChutebox, type Started } from './support/spawn.ts';

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { finalChange } from './support/http-client.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { tarArchive } from './support/tar.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
 import type { HostConfig } from '../functions/config/host-config.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { installChute } from './support/chute-state.ts';
 import { call, changePages, finalChange, getJson } from './support/http-client.ts';
 import { keyLine } from './support/ssh-keys.ts';

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { call, changeOver, finalChange } from './support/http-client.ts';
 import { useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { useChutebox, type Started } from './support/spawn.ts';
 import { callApi as call, changeOver as change, finalChange } from './support/http-client.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import type { Problem } from '../functions/core/problem.ts';
 import type { InputProblem } from './support/call-function.ts';
 import type { CachedNetworks } from './support/chute-state.ts';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { HostConfig } from '../functions/config/host-config.ts';
 import type { FactoryResetResult, ProvisionStatus, SettingsRecord } from '../functions/config/schemas.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import type { Telemetry } from '../functions/info/schemas.ts';
 import type { InputProblem } from './support/call-function.ts';
 import { loadScenario } from '../emulator/scenario/device.ts';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useChutebox, type Started } from './support/spawn.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { callApi as call, finalChange } from './support/http-client.ts';
 import { tarArchive } from './support/tar.ts';
 

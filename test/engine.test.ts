@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHUTE_LABEL } from '../functions/core/device.ts';
+import { CHUTE_LABEL } from '../functions/core/device/index.ts';
 import { startChutebox, type Started } from './support/spawn.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
 

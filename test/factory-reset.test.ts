@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
 import type { HostConfig } from '../functions/config/host-config.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { call, finalChange } from './support/http-client.ts';
 import { useHttpController } from './support/http-controller.ts';
 import { sshKey } from './support/ssh-keys.ts';

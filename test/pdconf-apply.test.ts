@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
 import type { HostConfig } from '../functions/config/host-config.ts';
-import type { ChangeRecord } from '../functions/core/device.ts';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { call, finalChange, getJson, type HttpAnswer } from './support/http-client.ts';
 import { groupMembers } from './support/processes.ts';
 import { serveArgs, type Started, useChutebox } from './support/spawn.ts';

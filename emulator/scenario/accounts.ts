@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Account, Accounts, Device } from '../../functions/core/device.ts';
+import type { Account, Accounts, Device } from '../../functions/core/device/index.ts';
 import { findAccount } from '../../functions/parsers/passwd.ts';
 import { PASSWD_FILE } from '../../runtime/scenario/format.ts';
 

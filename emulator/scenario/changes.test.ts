@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { settledChange as settled } from '../../test/support/emulated-changes.ts';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import { emulatedChanges } from './changes.ts';
 

@@ -16,7 +16,7 @@ import {
   type Device,
   type DevicePowerAction,
   type StoredChute,
-} from '../../functions/core/device.ts';
+} from '../../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { memoryChangeLog, type MemoryChangeLog } from '../../runtime/changes/memory-log.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeEffects, type ChangeRequestOf, type Note } from '../../runtime/changes/runner.ts';

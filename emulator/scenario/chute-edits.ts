@@ -1,5 +1,5 @@
 import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
-import { CHUTE_LABEL, chuteContainerName, type ChuteAction, type StoredChute } from '../../functions/core/device.ts';
+import { CHUTE_LABEL, chuteContainerName, type ChuteAction, type StoredChute } from '../../functions/core/device/index.ts';
 import type { ChangeRequestOf } from '../../runtime/changes/runner.ts';
 
 /** The containers of the emulated engine (null: the scenario has no engine), which changes edit in place, and the clock. */

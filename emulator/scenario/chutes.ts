@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import * as z from 'zod/mini';
 import { ChuteConfigSchema } from '../../functions/chutes/chute-config.ts';
-import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
+import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device/index.ts';
 import { chuteStore } from '../../runtime/chutes/store.ts';
 import { deepFreeze } from '../../functions/core/deep-freeze.ts';
 import { jsonCopy } from './json-copy.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { okBody as info } from '../../test/support/call-function.ts';
 import * as leases from '../../functions/networks/leases.get.ts';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import * as software from '../../functions/info/software.get.ts';
 import * as telemetry from '../../functions/info/telemetry.get.ts';
 import type { Software, Telemetry } from '../../functions/info/schemas.ts';

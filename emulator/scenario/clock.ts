@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { reusingLast } from '../../functions/core/reusing-last.ts';
 import { parseStat } from '../../functions/parsers/stat.ts';
 import { parseUptime } from '../../functions/parsers/uptime.ts';

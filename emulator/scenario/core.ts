@@ -1,6 +1,6 @@
 import { deepFreeze } from '../../functions/core/deep-freeze.ts';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../../functions/config/host-config.ts';
-import type { Device, DeviceSources, Settings } from '../../functions/core/device.ts';
+import type { Device, DeviceSources, Settings } from '../../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { resetGuard } from '../../runtime/changes/reset-guard.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CHUTE_LABEL, CONTAINER_REF } from '../../functions/core/device.ts';
+import { CHUTE_LABEL, CONTAINER_REF } from '../../functions/core/device/index.ts';
 import { readChutes, type ChuteDocuments } from './chutes.ts';
 import {
   check,

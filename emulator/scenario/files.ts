@@ -1,4 +1,4 @@
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { rootedFiles } from '../../runtime/device/files.ts';
 
 /** How many answers `memoize` keeps by default: far more than a scenario has files and folders. */

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import { parseYaml } from '../../functions/core/body-formats/index.ts';
+import { parseYaml } from '../../functions/core/body/index.ts';
 import { hostConfigFor, type HostConfig } from '../../functions/config/host-config.ts';
 import { HostConfigBodySchema } from '../../functions/config/host-config-body.ts';
-import type { Device } from '../../functions/core/device.ts';
-import { hostConfigService, HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, type HostConfigService } from '../../runtime/config/host-config.ts';
-import { memoryStore, PDCONF_STORE_FILES, pdconfEngine, type Applier } from '../../runtime/config/pdconf.ts';
+import type { Device } from '../../functions/core/device/index.ts';
+import { hostConfigService, HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, type HostConfigService } from '../../runtime/device-config/host-config.ts';
+import { memoryStore, PDCONF_STORE_FILES, pdconfEngine, type Applier } from '../../runtime/device-config/pdconf.ts';
 import { rootedFiles } from '../../runtime/device/files.ts';
 import { check, ScenarioError } from '../../runtime/scenario/format.ts';
 

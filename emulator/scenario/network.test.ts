@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { NetworkTarget } from '../../functions/core/device.ts';
+import type { NetworkTarget } from '../../functions/core/device/index.ts';
 import { isHttpProblem } from '../../functions/core/problem.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { scenarioFiles } from './files.ts';

@@ -1,4 +1,4 @@
-import { CHUTE_NAME, type Device } from '../../functions/core/device.ts';
+import { CHUTE_NAME, type Device } from '../../functions/core/device/index.ts';
 import { NETWORK_FILES, networkDir } from '../../runtime/scenario/format.ts';
 import { recordedNetworks, type RecordedNetworks } from './recorded-networks.ts';
 import type { ScenarioClock } from './clock.ts';

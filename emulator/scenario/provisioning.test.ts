@@ -1,6 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import type { ProvisionCredentials } from '../../functions/core/device.ts';
+import type { ProvisionCredentials } from '../../functions/core/device/index.ts';
 import { useMockController } from '../../test/support/controller.ts';
 import { scenarioProvisioning } from './provisioning.ts';
 

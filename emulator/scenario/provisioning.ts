@@ -7,7 +7,7 @@ import {
   type ProvisionStore,
   type StoredProvision,
   type TelemetrySettings,
-} from '../../runtime/config/provisioning.ts';
+} from '../../runtime/device-config/provisioning.ts';
 import { fakeController, type FakeController } from './fake-controller.ts';
 
 const filled = z.string().check(z.minLength(1, 'must not be empty'));

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { SsidSchema } from '../../functions/chutes/bodies.ts';
+import { SsidSchema } from '../../functions/networks/ssid-body.ts';
 import { MAC_ADDRESS } from '../../functions/chutes/params.ts';
-import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../../functions/core/device.ts';
+import { CHUTE_NAME, type NetworkHost, type NetworkTarget } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { reusingLast } from '../../functions/core/reusing-last.ts';
 import { encodeSsid, parseHostapdReply } from '../../functions/parsers/hostapd.ts';

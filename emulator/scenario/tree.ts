@@ -1,4 +1,4 @@
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { ScenarioError } from '../../runtime/scenario/format.ts';
 import type { ScenarioDocuments } from './documents.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callFunction, callFunctionRaw } from '../../test/support/call-function.ts';
 import { CHANGES, endedChange } from '../../test/support/change-log.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
-import type { ChangeRecord } from '../core/device.ts';
+import type { ChangeRecord } from '../core/device/index.ts';
 import * as list from './changes.get.ts';
 
 /** A device that keeps changes 1 to `count`. */

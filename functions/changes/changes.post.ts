@@ -1,10 +1,10 @@
 import { ChangeAcceptedSchema, type ChangeAccepted } from '../chutes/schemas.ts';
 import { submit } from '../chutes/submit.ts';
-import { decodeDocumentBody } from '../core/body-formats/index.ts';
+import { decodeDocumentBody } from '../core/body/index.ts';
 import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
 import { validate } from '../core/validate.ts';
-import { DeviceChangeBodySchema } from './bodies.ts';
+import { DeviceChangeBodySchema } from './device-change-body.ts';
 import { DeviceChangeRequestSchema } from './schemas.ts';
 
 export const route = defineRoute('POST /api/v1/changes', 'Reboot or shut down the device, as `pdtools node reboot` and `shutdown` ask it (a change)', {

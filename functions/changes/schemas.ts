@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import type { ChangeAction, ChangeRecord as DeviceChangeRecord, ChangeState } from '../core/device.ts';
+import type { ChangeAction, ChangeRecord as DeviceChangeRecord, ChangeState } from '../core/device/index.ts';
 import { CHANGE_ID } from '../chutes/params.ts';
-import { CHUTE_NAME } from '../core/device.ts';
-import { DeviceChangeBodySchema } from './bodies.ts';
+import { CHUTE_NAME } from '../core/device/index.ts';
+import { DeviceChangeBodySchema } from './device-change-body.ts';
 
-export { DeviceChangeBodySchema, type DeviceChangeBody } from './bodies.ts';
+export { DeviceChangeBodySchema, type DeviceChangeBody } from './device-change-body.ts';
 
 /*
  * The requests and responses of the /api/v1/changes endpoints: what happened to each change queued
@@ -13,7 +13,7 @@ export { DeviceChangeBodySchema, type DeviceChangeBody } from './bodies.ts';
  * are strict.
  */
 
-/** What a change does (see `ChangeRequest` in functions/core/device.ts): every action, as the type below checks. */
+/** What a change does (see `ChangeRequest` in functions/core/device/changes.ts): every action, as the type below checks. */
 export const CHANGE_ACTIONS = [
   'install',
   'update',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeDocumentBody, encodeDocument, type DocumentMediaType } from '../core/body-formats/index.ts';
+import { decodeDocumentBody, encodeDocument, type DocumentMediaType } from '../core/body/index.ts';
 import { HttpProblem, type InputError } from '../core/problem.ts';
 import { checkChuteConfig, durationSeconds, environmentStrings, leaseSeconds, type AccessPointEntry } from './chute-config.ts';
 

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { validate } from '../core/validate.ts';
-import { EnvironmentNameSchema, SsidSchema } from './bodies.ts';
+import { SsidSchema } from '../networks/ssid-body.ts';
+import { EnvironmentNameSchema } from './chute-body.ts';
 import { NETWORK_NAME, NETWORK_NAME_MESSAGE } from './params.ts';
 
 /*

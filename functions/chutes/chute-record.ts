@@ -1,4 +1,4 @@
-import type { StoredChute } from '../core/device.ts';
+import type { StoredChute } from '../core/device/index.ts';
 import { chuteState, type ChuteState } from './state.ts';
 
 /** The chute record: ParaDrop's answer to a chute list or read. */

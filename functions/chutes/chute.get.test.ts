@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
-import { CHUTE_LABEL } from '../core/device.ts';
+import { CHUTE_LABEL } from '../core/device/index.ts';
 import * as chute from './chute.get.ts';
 
 const RECORD = {

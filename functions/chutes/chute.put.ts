@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/invoke.ts';
-import { mediaType, unsupportedMediaType } from '../core/body.ts';
+import { mediaType, unsupportedMediaType } from '../core/body/decode.ts';
 import { invalidInput } from '../core/validate.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';

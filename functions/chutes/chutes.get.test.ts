@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
-import { CHUTE_LABEL } from '../core/device.ts';
+import { CHUTE_LABEL } from '../core/device/index.ts';
 import * as list from './chutes.get.ts';
 
 const container = (chute: string, State: string, Status: string) => ({ Id: `${chute}-id`, Labels: { [CHUTE_LABEL]: chute }, State, Status });

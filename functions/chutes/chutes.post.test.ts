@@ -3,7 +3,7 @@ import { callFunctionRaw, type InputProblem, type RawAnswer } from '../../test/s
 import { combine, lanBridge, pciRouter, vlanKernel } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { dockerSaveArchive, tarArchive } from '../../test/support/tar.ts';
-import { isImageReference } from './bodies.ts';
+import { isImageReference } from './chute-body.ts';
 import * as install from './chutes.post.ts';
 
 /** A device with one chute installed, `hello`. */

@@ -1,11 +1,11 @@
 import { defineRoute } from '../core/route.ts';
-import { decodeDocumentBody } from '../core/body-formats/index.ts';
+import { decodeDocumentBody } from '../core/body/index.ts';
 import type { Handler } from '../core/invoke.ts';
 import { HttpProblem, nestedPath, type InputError } from '../core/problem.ts';
 import { invalidInput, validate, validateQuery } from '../core/validate.ts';
 import { collectViolations } from '../core/violations.ts';
 import { manifestTags } from '../parsers/image-archive.ts';
-import { ChuteInstallBodySchema, ImageUploadQuerySchema } from './bodies.ts';
+import { ChuteInstallBodySchema, ImageUploadQuerySchema } from './chute-body.ts';
 import { checkChuteConfig } from './chute-config.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteInstallRequestSchema } from './schemas.ts';
 import { DOCUMENT_OR_TAR, readChuteSource, readUpload, type Upload } from './source.ts';

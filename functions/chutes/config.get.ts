@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import { encodeDocument, negotiate } from '../core/body-formats/index.ts';
+import { encodeDocument, negotiate } from '../core/body/index.ts';
 import { reply, type Handler, type Reply } from '../core/invoke.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';

@@ -4,7 +4,7 @@ import type { ChangeAccepted } from './schemas.ts';
 import { combine, pciRouter } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
-import type { Device } from '../core/device.ts';
+import type { Device } from '../core/device/index.ts';
 import * as configUpdate from './config.put.ts';
 
 /** The stored configuration of chute `hello`: a Wi-Fi access point with a passphrase, a RADIUS secret. */

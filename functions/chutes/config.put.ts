@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import { decodeDocumentBody } from '../core/body-formats/index.ts';
+import { decodeDocumentBody } from '../core/body/index.ts';
 import type { Handler } from '../core/invoke.ts';
 import { checkChuteConfig } from './chute-config.ts';
 import { checkEditedConfig } from './edited-config.ts';

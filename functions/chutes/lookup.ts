@@ -1,4 +1,4 @@
-import type { Device, NetworkTarget, StoredChute } from '../core/device.ts';
+import type { Device, NetworkTarget, StoredChute } from '../core/device/index.ts';
 import type { FunctionInput } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { mapping } from './chute-record.ts';

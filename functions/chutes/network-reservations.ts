@@ -1,5 +1,5 @@
 import { currentHostConfig } from '../config/host-config.ts';
-import { DEFAULT_STATE_DIR, networkRunDir, type Device, type DeviceSources, type Settings, type StoredChute } from '../core/device.ts';
+import { DEFAULT_STATE_DIR, networkRunDir, type Device, type DeviceSources, type Settings, type StoredChute } from '../core/device/index.ts';
 import { kernelTagsVlans } from '../info/vlan.ts';
 import { readRadios } from '../info/wifi.ts';
 import type { InputError } from '../core/problem.ts';

@@ -1,4 +1,4 @@
-import { CHUTE_NAME } from '../core/device.ts';
+import { CHUTE_NAME } from '../core/device/index.ts';
 import type { FunctionInput } from '../core/invoke.ts';
 import { HttpProblem, type InputError } from '../core/problem.ts';
 

@@ -1,19 +1,21 @@
 import * as z from 'zod/mini';
-import { CHUTE_NAME } from '../core/device.ts';
+import { CHUTE_NAME } from '../core/device/index.ts';
 import type { StationRecord as ParsedStation } from '../parsers/iw-station.ts';
-import { ChuteInstallBodySchema, ChuteStartBodySchema, SsidUpdateSchema } from './bodies.ts';
+import { SsidUpdateSchema } from '../networks/ssid-body.ts';
+import { ChuteInstallBodySchema, ChuteStartBodySchema } from './chute-body.ts';
 import { ChuteConfigSchema } from './chute-config.ts';
 import { MAC_ADDRESS, NETWORK_NAME } from './params.ts';
 import type { ChuteRecord as BuiltChuteRecord } from './chute-record.ts';
 import { CHUTE_STATES } from './state.ts';
 
-export { ChuteInstallBodySchema, type ChuteInstallBody, ChuteStartBodySchema, type ChuteStartBody, SsidUpdateSchema, type SsidUpdate } from './bodies.ts';
+export { SsidUpdateSchema, type SsidUpdate } from '../networks/ssid-body.ts';
+export { ChuteInstallBodySchema, type ChuteInstallBody, ChuteStartBodySchema, type ChuteStartBody } from './chute-body.ts';
 
 /*
  * The requests and responses of the /api/v1/chutes endpoints (ParaDrop's shapes).
  * Records whose keys come from a tool (station, hostapd status) are open; the others are strict.
- * Request bodies that a handler validates at run time are defined in bodies.ts (re-exported here),
- * so that handler's bundle holds only them, not every schema of this file.
+ * Request bodies that a handler validates at run time are defined in `<what>-body.ts` modules
+ * (re-exported here), so that handler's bundle holds only them, not every schema of this file.
  */
 
 const ChuteParamSchema = z.string().check(z.regex(CHUTE_NAME));

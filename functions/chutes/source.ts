@@ -1,5 +1,5 @@
-import { decodeDocumentBody } from '../core/body-formats/index.ts';
-import { CHUTE_NAME } from '../core/device.ts';
+import { decodeDocumentBody } from '../core/body/index.ts';
+import { CHUTE_NAME } from '../core/device/index.ts';
 import { isHttpProblem, nestedPath, type InputError } from '../core/problem.ts';
 import type { RouteOptions } from '../core/route.ts';
 import { invalidInput, validate } from '../core/validate.ts';

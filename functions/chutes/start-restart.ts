@@ -1,7 +1,7 @@
-import type { Device } from '../core/device.ts';
+import type { Device } from '../core/device/index.ts';
 import type { FunctionInput } from '../core/invoke.ts';
 import { validate } from '../core/validate.ts';
-import { ChuteStartBodySchema } from './bodies.ts';
+import { ChuteStartBodySchema } from './chute-body.ts';
 import type { ChangeAccepted } from './schemas.ts';
 import { installedChute, submit } from './submit.ts';
 

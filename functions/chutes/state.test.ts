@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHUTE_LABEL } from '../core/device.ts';
+import { CHUTE_LABEL } from '../core/device/index.ts';
 import { chuteState, isChuteState } from './state.ts';
 
 /** An entry of `GET /containers/json?all=1` for chute `hello`, as Docker lists it. */

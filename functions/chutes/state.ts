@@ -1,4 +1,4 @@
-import { CHUTE_LABEL } from '../core/device.ts';
+import { CHUTE_LABEL } from '../core/device/index.ts';
 
 /**
  * The states of a chute (docs/api/chutes.md):

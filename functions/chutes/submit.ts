@@ -1,4 +1,4 @@
-import type { ChangeRequest, Device } from '../core/device.ts';
+import type { ChangeRequest, Device } from '../core/device/index.ts';
 import type { FunctionInput } from '../core/invoke.ts';
 import { nestedPath } from '../core/problem.ts';
 import { placeViolations } from '../core/violations.ts';

@@ -1,4 +1,4 @@
-import { CHUTE_LABEL, type Device } from '../core/device.ts';
+import { CHUTE_LABEL, type Device } from '../core/device/index.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { mapping } from './chute-record.ts';
 import { loadChute } from './lookup.ts';

@@ -1,5 +1,5 @@
 import { redactDocument } from './secret-placeholders.ts';
-import { encodeDocument, negotiate } from '../core/body-formats/index.ts';
+import { encodeDocument, negotiate } from '../core/body/index.ts';
 import { reply, type FunctionInput, type Reply } from '../core/invoke.ts';
 import type { HostConfig } from './host-config.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { SsidUpdateSchema } from '../chutes/bodies.ts';
+import { SsidUpdateSchema } from '../networks/ssid-body.ts';
 import { durationSeconds, WpaKeySchema } from '../chutes/chute-config.ts';
 import { validate } from '../core/validate.ts';
 import {

@@ -1,6 +1,6 @@
 import { reusingLast } from '../core/reusing-last.ts';
-import type { Device, DeviceSources } from '../core/device.ts';
-import { parseYaml } from '../core/body-formats/index.ts';
+import type { Device, DeviceSources } from '../core/device/index.ts';
+import { parseYaml } from '../core/body/index.ts';
 import { readRadios } from '../info/wifi.ts';
 import type { WifiDevice } from '../info/schemas.ts';
 

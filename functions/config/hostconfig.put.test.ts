@@ -3,7 +3,7 @@ import { callFunctionRaw, type CallOptions, type InputProblem, type RawAnswer } 
 import type { ChangeAccepted } from '../chutes/schemas.ts';
 import { configDevice, routerHardware, type ConfigDevice } from '../../test/support/config-devices.ts';
 import { heldChanges, settledChange } from '../../test/support/emulated-changes.ts';
-import type { Device } from '../core/device.ts';
+import type { Device } from '../core/device/index.ts';
 import { parseStoredHostConfig } from './host-config.ts';
 import * as update from './hostconfig.put.ts';
 

@@ -1,7 +1,7 @@
 import { checkEditedConfig } from '../chutes/edited-config.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted } from '../chutes/schemas.ts';
 import { submit } from '../chutes/submit.ts';
-import { decodeDocumentBody } from '../core/body-formats/index.ts';
+import { decodeDocumentBody } from '../core/body/index.ts';
 import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
 import { currentHostConfig } from './host-config.ts';

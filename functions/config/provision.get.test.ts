@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
 import { CREDENTIALS, provisioningDevice } from '../../test/support/provisioning-devices.ts';
-import type { ProvisionStatus } from '../core/device.ts';
+import type { ProvisionStatus } from '../core/device/index.ts';
 import { NOT_PROVISIONED } from '../../test/support/controller.ts';
 import * as provisionStatus from './provision.get.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
 import { CREDENTIALS, provisioningDevice } from '../../test/support/provisioning-devices.ts';
 import { REFUSED_APITOKEN, UNKNOWN_ROUTER_ID } from '../../emulator/scenario/fake-controller.ts';
-import type { ProvisionStatus } from '../core/device.ts';
+import type { ProvisionStatus } from '../core/device/index.ts';
 import { NOT_PROVISIONED } from '../../test/support/controller.ts';
 import * as provision from './provision.post.ts';
 import * as provisionStatus from './provision.get.ts';

@@ -3,21 +3,21 @@
  * only re-export them (see functions/info/schemas.ts for why handlers never call zod at run time).
  */
 import * as z from 'zod/mini';
-import type { PdconfSection } from '../core/device.ts';
+import type { PdconfSection } from '../core/device/index.ts';
 import type { HostConfig } from './host-config.ts';
 import { HostConfigBodySchema } from './host-config-body.ts';
 
 export { HostConfigBodySchema } from './host-config-body.ts';
 
 export { NoInputSchema } from '../info/schemas.ts';
-import type { ProvisionStatus as DeviceProvisionStatus, TelemetryStatus as DeviceTelemetryStatus } from '../core/device.ts';
+import type { ProvisionStatus as DeviceProvisionStatus, TelemetryStatus as DeviceTelemetryStatus } from '../core/device/index.ts';
 import { ProvisionBodySchema } from './provision-body.ts';
 
 export { ProvisionBodySchema, type ProvisionBody } from './provision-body.ts';
-import { SshKeyBodySchema } from './ssh-keys-body.ts';
+import { SshKeyBodySchema } from './ssh-key-body.ts';
 import { USER_NAME } from './user-account.ts';
 
-export { SshKeyBodySchema, type SshKeyBody } from './ssh-keys-body.ts';
+export { SshKeyBodySchema, type SshKeyBody } from './ssh-key-body.ts';
 
 // --- Host configuration, new-config and pdconf -------------------------------------------------
 
@@ -36,7 +36,7 @@ export const HostConfigUpdateRequestSchema = z.object({
   body: z.union([HostConfigBodySchema, z.strictObject({ config: HostConfigBodySchema })]),
 });
 
-/** One UCI section pdconf rendered and how applying its file went (see `PdconfSection` in functions/core/device.ts). */
+/** One UCI section pdconf rendered and how applying its file went (see `PdconfSection` in functions/core/device/services.ts). */
 export const PdconfSectionStatusSchema = z.strictObject({
   /** `interface`, `device`, `wifi-device`, `wifi-iface`, `dhcp`, `defaults`, `zone`, `forwarding`, `rule`. */
   type: z.string(),
@@ -65,7 +65,7 @@ export const ProvisionStatusRequestSchema = z.object({ params: z.object({}), bod
 /** An ISO 8601 time, e.g. `2026-11-21T12:00:00.000Z`. */
 const IsoTimeSchema = z.iso.datetime();
 
-/** How sending telemetry reports to the controller goes (see `TelemetryStatus` in functions/core/device.ts). */
+/** How sending telemetry reports to the controller goes (see `TelemetryStatus` in functions/core/device/provisioning.ts). */
 export const TelemetryStatusSchema = z.strictObject({
   /** True when provisioned and the host configuration's `telemetry.enabled` is true. */
   enabled: z.boolean(),
@@ -105,7 +105,7 @@ export type Pdid = z.infer<typeof PdidSchema>;
 
 // --- SSH keys -----------------------------------------------------------------------------------
 
-/* The POST body is defined in ssh-keys-body.ts (validated at run time there); these only describe. */
+/* The POST body is defined in ssh-key-body.ts (validated at run time there); these only describe. */
 
 /** The `<user>` path parameter: a user name (`USER_NAME`). */
 const UserParamSchema = z.string().check(z.regex(USER_NAME));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
 import { accountsDevice } from '../../test/support/account-devices.ts';
 import { sshKey } from '../../test/support/ssh-keys.ts';
-import type { Device } from '../core/device.ts';
+import type { Device } from '../core/device/index.ts';
 import * as sshKeys from './ssh-keys.get.ts';
 import * as sshKeysAdd from './ssh-keys.post.ts';
 

@@ -3,7 +3,7 @@ import type { Handler } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { validateAsync } from '../core/validate.ts';
 import { appendLine, keyLines, parseAuthorizedKeys, parseKeyLine, sameKey, type AuthorizedKey } from '../parsers/authorized-keys.ts';
-import { SshKeyBodySchema } from './ssh-keys-body.ts';
+import { SshKeyBodySchema } from './ssh-key-body.ts';
 import { SshKeyAddRequestSchema, SshKeyListSchema, type SshKeyList } from './schemas.ts';
 import { userAccount } from './user-account.ts';
 

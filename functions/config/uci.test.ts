@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredChute } from '../core/device.ts';
+import type { StoredChute } from '../core/device/index.ts';
 import type { HostConfig } from './host-config.ts';
 import { checkHostConfig } from './host-config-body.ts';
 import { renderPdconf, uciName, uciQuote } from './uci.ts';

@@ -1,4 +1,4 @@
-import type { StoredChute } from '../core/device.ts';
+import type { StoredChute } from '../core/device/index.ts';
 import { isClientMode, radioBand, type HostConfig } from './host-config.ts';
 
 /*

@@ -1,4 +1,4 @@
-import type { Account, Device } from '../core/device.ts';
+import type { Account, Device } from '../core/device/index.ts';
 import type { FunctionInput } from '../core/invoke.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { findAccount } from '../parsers/passwd.ts';

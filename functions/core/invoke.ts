@@ -1,5 +1,5 @@
 import { answerJson } from './answer-json.ts';
-import type { Device } from './device.ts';
+import type { Device } from './device/index.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 import type { Route } from './route.ts';
 

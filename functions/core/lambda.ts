@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { isUpload, readBody } from './body.ts';
-import type { Device } from './device.ts';
+import { isUpload, readBody } from './body/decode.ts';
+import type { Device } from './device/index.ts';
 import { problemOutput, type FunctionInput, type FunctionOutput } from './invoke.ts';
 import { matchRoute, methodNotAllowed, noResource, type Route } from './route.ts';
 

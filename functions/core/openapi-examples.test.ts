@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Device } from './device.ts';
+import type { Device } from './device/index.ts';
 import type { Handler } from './invoke.ts';
 import { openApiExamples } from './openapi-examples.ts';
 import { HttpProblem } from './problem.ts';

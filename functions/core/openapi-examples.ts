@@ -1,5 +1,5 @@
-import { mediaType } from './body.ts';
-import type { Device } from './device.ts';
+import { mediaType } from './body/decode.ts';
+import type { Device } from './device/index.ts';
 import { invoke, type Handler } from './invoke.ts';
 import { pathParameters } from './openapi/index.ts';
 import type { Route } from './route.ts';

@@ -22,7 +22,7 @@ export interface Route {
   /**
    * How the transport hands over the request body. `json` (the default): decoded, JSON only (415
    * otherwise), in `input.body`. `document`: a JSON or YAML document the handler decodes itself from
-   * `input.text` with `decodeDocumentBody` (functions/core/body-formats/), so only its bundle
+   * `input.text` with `decodeDocumentBody` (functions/core/body/), so only its bundle
    * carries the YAML parser; the transport still enforces the size limit.
    */
   body?: 'json' | 'document';
@@ -35,7 +35,7 @@ export interface Route {
   /**
    * How the handler answers. `json` (the default): JSON. `document`: JSON, or YAML when the `Accept`
    * header prefers one of the YAML types (`encodeDocument(…, negotiate(accept))`,
-   * functions/core/body-formats/), the answer varying with `Accept`; the OpenAPI document lists
+   * functions/core/body/), the answer varying with `Accept`; the OpenAPI document lists
    * every `DOCUMENT_MEDIA_TYPES` for its 200.
    */
   answer?: 'json' | 'document';

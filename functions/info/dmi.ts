@@ -1,4 +1,4 @@
-import type { Device } from '../core/device.ts';
+import type { Device } from '../core/device/index.ts';
 import { dmiValue } from '../parsers/sysfs.ts';
 
 /** The kernel's DMI (SMBIOS) attributes, one file per field; missing on most routers. */

@@ -1,4 +1,4 @@
-import type { Device } from '../core/device.ts';
+import type { Device } from '../core/device/index.ts';
 import type { Handler } from '../core/invoke.ts';
 import { defineRoute } from '../core/route.ts';
 import { reusingLast } from '../core/reusing-last.ts';

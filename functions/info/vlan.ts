@@ -1,4 +1,4 @@
-import type { DeviceSources } from '../core/device.ts';
+import type { DeviceSources } from '../core/device/index.ts';
 
 /**
  * Whether the kernel makes 802.1Q VLAN interfaces (`ip link add … type vlan`); one without answers

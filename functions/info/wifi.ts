@@ -1,4 +1,4 @@
-import type { DeviceSources } from '../core/device.ts';
+import type { DeviceSources } from '../core/device/index.ts';
 import { hexId, sysfsLine } from '../parsers/sysfs.ts';
 import type { WifiDevice } from './schemas.ts';
 

@@ -1,4 +1,4 @@
-import type { NetworkHost } from '../core/device.ts';
+import type { NetworkHost } from '../core/device/index.ts';
 import { HttpProblem, isHttpProblem } from '../core/problem.ts';
 import { reusingLast } from '../core/reusing-last.ts';
 import { hostapdAnswer } from '../parsers/hostapd.ts';

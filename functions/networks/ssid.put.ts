@@ -4,7 +4,7 @@ import { HttpProblem } from '../core/problem.ts';
 import { validate } from '../core/validate.ts';
 import { hostapdAnswer } from '../parsers/hostapd.ts';
 import { requestedNetwork } from '../chutes/lookup.ts';
-import { SsidUpdateSchema } from '../chutes/bodies.ts';
+import { SsidUpdateSchema } from './ssid-body.ts';
 import { MessageSchema, type Message, SsidUpdateRequestSchema } from '../chutes/schemas.ts';
 
 export const route = defineRoute('PUT /api/v1/chutes/:chute/networks/:network/ssid', 'Change the SSID of an access point until hostapd restarts');

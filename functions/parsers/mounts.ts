@@ -1,4 +1,4 @@
-import type { FsStats } from '../core/device.ts';
+import type { FsStats } from '../core/device/index.ts';
 import { fields } from './numbers.ts';
 
 /** One line of /proc/mounts. */

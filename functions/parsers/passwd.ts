@@ -1,4 +1,4 @@
-import type { Account } from '../core/device.ts';
+import type { Account } from '../core/device/index.ts';
 
 /** The largest uid or gid: `(uid_t) -1` means "no id", so ids end one below it. */
 const MAX_ID = 2 ** 32 - 2;

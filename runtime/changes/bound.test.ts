@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord } from '../../functions/core/device/index.ts';
 import { endedChange } from '../../test/support/change-log.ts';
 import { recordsBeyond } from './bound.ts';
 

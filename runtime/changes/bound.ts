@@ -1,4 +1,4 @@
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord } from '../../functions/core/device/index.ts';
 
 /** How many change records a device keeps, and for how long: the bound of its change log. */
 export interface ChangeLogBound {

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord } from '../../functions/core/device/index.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { DEFAULT_CHANGE_LOG_BOUND, recordsBeyond } from './bound.ts';
 import { markNextId, NEXT_ID_FILE, openChangeLog, POWER_NOTES, REMOVING_FILE } from './log.ts';

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChangeRecord, DevicePowerAction } from '../../functions/core/device.ts';
+import type { ChangeRecord, DevicePowerAction } from '../../functions/core/device/index.ts';
 import { removeInterruptedWrites, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 

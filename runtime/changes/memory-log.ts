@@ -1,4 +1,4 @@
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord } from '../../functions/core/device/index.ts';
 import type { ChangeLog } from './log.ts';
 
 /** A change log in memory, and what a factory reset does to it. */

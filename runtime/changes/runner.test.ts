@@ -1,7 +1,7 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { changeSubject, type ChangeRecord, type ChangeRequest } from '../../functions/core/device.ts';
+import { changeSubject, type ChangeRecord, type ChangeRequest } from '../../functions/core/device/index.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { heldSaves } from '../../test/support/held-saves.ts';
 import { markNextId, NEXT_ID_FILE, openChangeLog, type ChangeLog } from './log.ts';

@@ -6,7 +6,7 @@ import {
   type ChangeRequest,
   type ChuteAction,
   type Device,
-} from '../../functions/core/device.ts';
+} from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { DEFAULT_CHANGE_LOG_BOUND, recordsBeyond, type ChangeLogBound } from './bound.ts';
 import type { ChangeLog } from './log.ts';

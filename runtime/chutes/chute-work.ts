@@ -1,4 +1,4 @@
-import type { ChuteAction, Device, StoredChute } from '../../functions/core/device.ts';
+import type { ChuteAction, Device, StoredChute } from '../../functions/core/device/index.ts';
 import type { HeldReservations, NetworkChange } from '../../functions/chutes/network-reservations.ts';
 import type { AfterSucceeded, ChangeRequestOf, Note } from '../changes/runner.ts';
 import type { ChuteEngine } from '../engine/docker.ts';

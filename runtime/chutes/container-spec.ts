@@ -1,4 +1,4 @@
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { StoredChute } from '../../functions/core/device/index.ts';
 import { environmentStrings, type Environment } from '../../functions/chutes/chute-config.ts';
 import { mapping } from '../../functions/chutes/chute-record.ts';
 import type { ChuteContainerSpec } from '../engine/docker.ts';

@@ -1,4 +1,4 @@
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { StoredChute } from '../../functions/core/device/index.ts';
 import type { Note } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteEngine } from '../engine/docker.ts';
 import { containerSpec } from './container-spec.ts';

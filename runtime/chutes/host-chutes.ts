@@ -1,5 +1,5 @@
 import { networkLedger, type HeldReservations, type NetworkChange } from '../../functions/chutes/network-reservations.ts';
-import { CHUTE_LABEL, networkRunDir, type Device } from '../../functions/core/device.ts';
+import { CHUTE_LABEL, networkRunDir, type Device } from '../../functions/core/device/index.ts';
 import { chuteEngine, reachableChuteEngine } from '../engine/docker.ts';
 import { chuteNetworks, deviceRadios } from '../network/chute-networks.ts';
 import type { NetworkTools } from '../network/tools.ts';

@@ -1,4 +1,4 @@
-import type { ChuteInstall, StoredChute } from '../../functions/core/device.ts';
+import type { ChuteInstall, StoredChute } from '../../functions/core/device/index.ts';
 import { chuteImageTag } from '../../functions/chutes/image-tag.ts';
 import { cacheWithNetworks, networkChange, reservationNotes, type NetworkReservation } from '../../functions/chutes/network-reservations.ts';
 import type { Note } from '../changes/runner.ts';

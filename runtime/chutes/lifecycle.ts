@@ -1,4 +1,4 @@
-import type { ChuteAction } from '../../functions/core/device.ts';
+import type { ChuteAction } from '../../functions/core/device/index.ts';
 import type { ChangeEffect, ChangeEffects } from '../changes/runner.ts';
 import { onEngine, type ChuteWork, type LifecycleOptions, type WorkDone } from './chute-work.ts';
 import { deleteChute } from './delete.ts';

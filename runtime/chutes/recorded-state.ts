@@ -1,4 +1,4 @@
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { Note } from '../changes/runner.ts';
 import type { ChuteEngine } from '../engine/docker.ts';

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord } from '../../functions/core/device/index.ts';
 import { fakeEngine, type FakeContainer } from '../../test/support/fake-engine.ts';
 import { installChute } from '../../test/support/chute-state.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';

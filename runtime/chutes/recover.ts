@@ -1,6 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { chuteContainerName, type ChangeAction, type ChangeRecord } from '../../functions/core/device.ts';
+import { chuteContainerName, type ChangeAction, type ChangeRecord } from '../../functions/core/device/index.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { ChuteEngine } from '../engine/docker.ts';
 import type { Rollback } from './replace-chute.ts';

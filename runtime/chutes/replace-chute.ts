@@ -1,4 +1,4 @@
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { StoredChute } from '../../functions/core/device/index.ts';
 import { recordedReservations, reservationNotes } from '../../functions/chutes/network-reservations.ts';
 import type { AfterSucceeded, Note } from '../changes/runner.ts';
 import type { ChuteContainer } from '../engine/docker.ts';

@@ -1,4 +1,4 @@
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { StoredChute } from '../../functions/core/device/index.ts';
 import { mapping } from '../../functions/chutes/chute-record.ts';
 import { cacheWithNetworks, networkChange, type NetworkChange, type NetworkReservation } from '../../functions/chutes/network-reservations.ts';
 import type { LifecycleOptions } from './chute-work.ts';

@@ -1,4 +1,4 @@
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { StoredChute } from '../../functions/core/device/index.ts';
 import type { ChangeRequestOf, Note } from '../changes/runner.ts';
 import type { ChuteAtWork, ChuteNetworkHooks } from './chute-work.ts';
 import type { ContainerSteps } from './container-steps.ts';

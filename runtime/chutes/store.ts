@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device.ts';
+import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/device/index.ts';
 import { removeInterruptedWrites, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 

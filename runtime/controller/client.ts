@@ -1,4 +1,4 @@
-import type { ProvisionCredentials } from '../../functions/core/device.ts';
+import type { ProvisionCredentials } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 
 /** How long the controller has to answer a request, body included, unless told otherwise. */

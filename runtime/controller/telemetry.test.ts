@@ -1,7 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ProvisionCredentials } from '../../functions/core/device.ts';
+import type { ProvisionCredentials } from '../../functions/core/device/index.ts';
 import { handle as telemetryHandle } from '../../functions/info/telemetry.get.ts';
 import { chuteEngine } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';

@@ -1,4 +1,4 @@
-import type { Device, TelemetryStatus } from '../../functions/core/device.ts';
+import type { Device, TelemetryStatus } from '../../functions/core/device/index.ts';
 import { handle as telemetryHandle } from '../../functions/info/telemetry.get.ts';
 import type { Telemetry } from '../../functions/info/schemas.ts';
 

@@ -1,6 +1,6 @@
 import { readFile, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 
 /** Raw files are small, even `/proc/cpuinfo` of a server with many cores; anything larger is cut here. */
 const MAX_FILE_BYTES = 1024 * 1024;

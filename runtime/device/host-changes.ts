@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ChuteAction, DeviceAction } from '../../functions/core/device.ts';
+import type { ChuteAction, DeviceAction } from '../../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../changes/bound.ts';
 import { CHANGES_DIR } from '../changes/log.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeRunner } from '../changes/runner.ts';

@@ -1,4 +1,4 @@
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { hostNetwork, type SharedToolRuns } from '../network/host.ts';
 import { DEFAULT_NETWORK_TOOLS, type NetworkTools } from '../network/tools.ts';
 import { sharedRuns } from '../tools/shared-run.ts';

@@ -1,6 +1,6 @@
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import type { HostChutes, HostChutesOptions } from '../chutes/host-chutes.ts';
-import type { ConfigFacetOptions, ConfigFacets } from '../config/index.ts';
+import type { ConfigFacetOptions, ConfigFacets } from '../device-config/index.ts';
 
 /** What the host Device's facets share: where its state is, its chutes, the engine's socket, the bundles it loads on first use. */
 export interface HostParts {
@@ -56,7 +56,7 @@ export interface DeviceConfig {
 export function deviceConfig(options: ConfigFacetOptions): DeviceConfig {
   let loading: Promise<ConfigFacets> | undefined;
   let starting: Promise<ConfigFacets> | undefined;
-  const loaded = () => (loading ??= import('../config/index.ts').then((bundle) => bundle.configFacets(options)));
+  const loaded = () => (loading ??= import('../device-config/index.ts').then((bundle) => bundle.configFacets(options)));
   return {
     loaded,
     started: () =>

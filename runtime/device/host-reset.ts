@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { DeviceServices } from '../../functions/core/device.ts';
+import type { DeviceServices } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { prepareAuth } from '../auth/local.ts';
 import { CHANGES_DIR } from '../changes/log.ts';

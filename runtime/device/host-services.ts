@@ -1,7 +1,7 @@
-import type { DeviceServices } from '../../functions/core/device.ts';
+import type { DeviceServices } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ResetGuard } from '../changes/reset-guard.ts';
-import type { ConfigFacets } from '../config/index.ts';
+import type { ConfigFacets } from '../device-config/index.ts';
 import type { EngineClient } from './host-parts.ts';
 
 /**

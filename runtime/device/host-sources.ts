@@ -1,6 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import os from 'node:os';
-import type { DeviceSources, Settings } from '../../functions/core/device.ts';
+import type { DeviceSources, Settings } from '../../functions/core/device/index.ts';
 import { isUnixSocket } from '../engine/socket.ts';
 import { watchedPath } from '../state/watched-file.ts';
 import { sharedRuns } from '../tools/shared-run.ts';

@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { isUnixSocket } from './socket.ts';
-import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF } from '../../functions/core/device.ts';
+import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF } from '../../functions/core/device/index.ts';
 
 /** How long the engine may take to list containers before it counts as absent. */
 const LIST_DEADLINE_MS = 2000;

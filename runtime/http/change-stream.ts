@@ -1,7 +1,7 @@
 // ParaDrop's change stream (`/ws/changes/<id>/stream`) without the websocket: what to send, and when
 // to close. See docs/decisions/0014-change-stream-websocket.md.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ChangeRecord, Device } from '../../functions/core/device.ts';
+import type { ChangeRecord, Device } from '../../functions/core/device/index.ts';
 
 /** How often an open change stream reads its change again, to find new messages and its end. */
 export const CHANGE_POLL_MS = 200;

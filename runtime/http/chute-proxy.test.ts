@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, request, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server as HttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHUTE_LABEL } from '../../functions/core/device.ts';
+import { CHUTE_LABEL } from '../../functions/core/device/index.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { apiApp } from './api.ts';
 import { listen, type Listening } from './listen.ts';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { chuteWebTarget } from '../../functions/chutes/web-target.ts';
-import { CHUTE_NAME, type Device } from '../../functions/core/device.ts';
+import { CHUTE_NAME, type Device } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { endToEnd, forward } from './forward.ts';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { NetworkHost } from '../../functions/core/device.ts';
+import type { NetworkHost } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { CLOSE, closeReason, hostapdControlSession, MAX_WAITING_COMMANDS, type ControlChannel } from './hostapd-control.ts';
 

@@ -1,5 +1,5 @@
 import { CONTROL_CHARACTER } from '../../functions/chutes/control-characters.ts';
-import type { HostapdEvents, NetworkHost } from '../../functions/core/device.ts';
+import type { HostapdEvents, NetworkHost } from '../../functions/core/device/index.ts';
 import { isHttpProblem, toProblem } from '../../functions/core/problem.ts';
 
 /** What a control session talks through: a websocket, or a fake in a test. */

@@ -1,9 +1,14 @@
+/**
+ * Reading request bodies off the wire, each within its limit (`limitedBody`), and handing them to the
+ * core to decode (functions/core/body/): the API's bodies (`requestBody`), the login's credentials,
+ * and the emulator's state (emulator/state-api.ts).
+ */
 import type { Context } from 'hono';
-import { decodeBody, isUpload, readBody } from '../../functions/core/body.ts';
+import { bodyLimit } from 'hono/body-limit';
+import { bodyTooLarge, decodeBody, isUpload, readBody } from '../../functions/core/body/decode.ts';
 import type { FunctionInput } from '../../functions/core/invoke.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { Route } from '../../functions/core/route.ts';
-import { limitedBody } from './limited-body.ts';
 
 /** How runtime/http/api.ts reads a request's body: `requestBody(limit, uploadLimit)`. */
 export type RequestBody = ReturnType<typeof requestBody>;
@@ -32,6 +37,30 @@ export function requestBody(limit: number, uploadLimit: number) {
     async readCredentials(c: Context): Promise<{ username: string; password: string }> {
       return credentials(decodeBody(c.req.header('content-type'), await readText(c), limit));
     },
+  };
+}
+
+/**
+ * Reads a request body of at most `maxSize` bytes with Hono's body limit: a streamed body is cut
+ * (413, `bodyTooLarge`) as soon as it passes the limit, not read to its end.
+ *
+ * @example
+ * const readText = limitedBody(1 << 20, (c) => c.req.text());
+ * const text = await readText(c);
+ */
+export function limitedBody<T>(maxSize: number, read: (c: Context) => Promise<T>): (c: Context) => Promise<T> {
+  const limiter = bodyLimit({
+    maxSize,
+    onError: () => {
+      throw bodyTooLarge(maxSize);
+    },
+  });
+  return async (c) => {
+    let body: T | undefined;
+    await limiter(c, async () => {
+      body = await read(c);
+    });
+    return body as T;
   };
 }
 

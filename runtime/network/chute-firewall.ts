@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cidrText, parseCidr } from '../../functions/parsers/ipv4.ts';
-import { commandFailure } from '../config/command-exit.ts';
+import { commandFailure } from '../device-config/command-exit.ts';
 import { writeFileAtomic } from '../state/atomic-write.ts';
 import { findProgram } from '../tools/programs.ts';
 import { runTool, type Tool } from '../tools/run.ts';

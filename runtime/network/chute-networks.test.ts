@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { StoredChute } from '../../functions/core/device/index.ts';
 import { fileExists, useTempDir } from '../../test/support/temp-dir.ts';
 import { writeScript } from '../../test/support/tool-scripts.ts';
 import { apInterfaceArgs, chuteNetworks, linkArgs } from './chute-networks.ts';

@@ -4,10 +4,10 @@ import type { AccessPointEntry, VlanEntry } from '../../functions/chutes/chute-c
 import { mapping } from '../../functions/chutes/chute-record.ts';
 import { recordedReservations, type NetworkReservation, type ReservationSources } from '../../functions/chutes/network-reservations.ts';
 import { currentHostConfig, type WifiRadioConfig } from '../../functions/config/host-config.ts';
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { StoredChute } from '../../functions/core/device/index.ts';
 import { radioPhys } from '../../functions/info/wifi.ts';
 import { parseCidr } from '../../functions/parsers/ipv4.ts';
-import { commandFailure } from '../config/command-exit.ts';
+import { commandFailure } from '../device-config/command-exit.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 import { writeFileAtomic } from '../state/atomic-write.ts';
 import { runTool, type Tool } from '../tools/run.ts';

@@ -3,7 +3,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { NetworkTarget } from '../../functions/core/device.ts';
+import type { NetworkTarget } from '../../functions/core/device/index.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { problemOf, writeScript } from '../../test/support/tool-scripts.ts';
 import { createHostDevice } from '../host-device.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { NetworkHost, NetworkTarget } from '../../functions/core/device.ts';
+import type { NetworkHost, NetworkTarget } from '../../functions/core/device/index.ts';
 import { HttpProblem, isHttpProblem } from '../../functions/core/problem.ts';
 import { runTool, type Tool, type ToolResult } from '../tools/run.ts';
 import { sharedRuns, type SharedRuns } from '../tools/shared-run.ts';

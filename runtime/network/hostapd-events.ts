@@ -3,7 +3,7 @@ import { watch } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { HostapdEvents, NetworkHost, NetworkTarget } from '../../functions/core/device.ts';
+import type { HostapdEvents, NetworkHost, NetworkTarget } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { connectProblem, type NetworkTools } from './tools.ts';
 

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { connectedStations } from '../../functions/networks/connected-stations.ts';
 import { chuteNetworks, type NetworkKind } from '../../functions/chutes/lookup.ts';
-import { CHUTE_NAME, type Device, type NetworkHost } from '../../functions/core/device.ts';
+import { CHUTE_NAME, type Device, type NetworkHost } from '../../functions/core/device/index.ts';
 import { isHttpProblem } from '../../functions/core/problem.ts';
 import { REDACTED, redactSecrets } from '../../functions/parsers/environ.ts';
 import type { NetworkRecording, Recording } from './recording-device.ts';

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import type { FunctionInput, Handler } from '../../functions/core/invoke.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
 import { handle as newConfig } from '../../functions/config/new-config.get.ts';
@@ -13,7 +13,7 @@ import { handle as telemetry } from '../../functions/info/telemetry.get.ts';
 import { kernelTagsVlans } from '../../functions/info/vlan.ts';
 import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/parsers/environ.ts';
 import { redactPasswd } from '../../functions/parsers/passwd.ts';
-import { DEFAULT_STATE_DIR } from '../../functions/core/device.ts';
+import { DEFAULT_STATE_DIR } from '../../functions/core/device/index.ts';
 import { createHostDevice, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-device.ts';
 import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
 import { PASSWD_FILE } from '../scenario/format.ts';

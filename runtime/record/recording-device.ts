@@ -1,4 +1,4 @@
-import type { Device, FsStats, NetworkHost, StoredChute, Uname } from '../../functions/core/device.ts';
+import type { Device, FsStats, NetworkHost, StoredChute, Uname } from '../../functions/core/device/index.ts';
 import { PASSWD_FILE } from '../scenario/format.ts';
 
 /** Everything a Device was asked and what it answered, keyed by device path. */

@@ -11,7 +11,7 @@ import { handle as software } from '../../functions/info/software.get.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.get.ts';
 import { loadScenario } from '../../emulator/scenario/device.ts';
 import { NETWORK_FILES } from '../scenario/format.ts';
-import type { Device, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device.ts';
+import type { Device, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { routerHardware } from '../../test/support/config-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';

@@ -15,7 +15,7 @@ import {
   YAML_CHUTE_FORMAT,
   type DeviceYaml,
 } from '../scenario/format.ts';
-import { CHUTE_NAME, CONTAINER_REF, type FsStats } from '../../functions/core/device.ts';
+import { CHUTE_NAME, CONTAINER_REF, type FsStats } from '../../functions/core/device/index.ts';
 import { KNOWN_PROGRAMS, type KnownProgram } from '../../functions/info/features.ts';
 import type { Recording } from './recording-device.ts';
 

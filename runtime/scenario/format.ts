@@ -1,7 +1,7 @@
 import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import { CONTAINER_REF } from '../../functions/core/device.ts';
+import { CONTAINER_REF } from '../../functions/core/device/index.ts';
 import { KNOWN_PROGRAMS } from '../../functions/info/features.ts';
 import type { ChuteFormat } from '../chutes/store.ts';
 

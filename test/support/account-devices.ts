@@ -1,4 +1,4 @@
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import type { MemoryAccountsSpec } from '../../emulator/scenario/accounts.ts';
 import { memoryDevice } from './memory-device.ts';
 

@@ -1,7 +1,7 @@
 import { expect, vi } from 'vitest';
-import { decodeBody, isUpload, mediaType } from '../../functions/core/body.ts';
-import { decodeDocumentBody, DOCUMENT_MEDIA_TYPES, parseYaml } from '../../functions/core/body-formats/index.ts';
-import type { Device } from '../../functions/core/device.ts';
+import { decodeBody, isUpload, mediaType } from '../../functions/core/body/decode.ts';
+import { decodeDocumentBody, DOCUMENT_MEDIA_TYPES, parseYaml } from '../../functions/core/body/index.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { invoke, problemOutput, type FunctionInput, type FunctionOutput, type Handler } from '../../functions/core/invoke.ts';
 import { type InputError, PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/core/problem.ts';
 import type { Route } from '../../functions/core/route.ts';

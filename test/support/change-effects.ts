@@ -1,4 +1,4 @@
-import type { ChangeAction } from '../../functions/core/device.ts';
+import type { ChangeAction } from '../../functions/core/device/index.ts';
 import type { ChangeEffect, ChangeEffects } from '../../runtime/changes/runner.ts';
 import { CHANGE_ACTIONS } from '../../functions/changes/schemas.ts';
 

@@ -1,4 +1,4 @@
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord } from '../../functions/core/device/index.ts';
 
 const T0 = '2026-11-21T12:00:00.000Z';
 const T1 = '2026-11-21T12:00:01.500Z';

@@ -1,4 +1,4 @@
-import type { Account, Device, FsStats } from '../../functions/core/device.ts';
+import type { Account, Device, FsStats } from '../../functions/core/device/index.ts';
 import { CHUTE_LABEL } from '../../functions/core/device/names.ts';
 import { PASSWD } from './account-devices.ts';
 import { AP_CONFIG, AP_LEASES, accessPoint, chuteDeviceSpec, labAccessPoint, STATIONS } from './chute-devices.ts';

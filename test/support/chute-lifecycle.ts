@@ -1,5 +1,5 @@
 import { networkLedger, type HeldReservations, type NetworkChange } from '../../functions/chutes/network-reservations.ts';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import { chuteEffects, type ChuteEffects } from '../../runtime/chutes/lifecycle.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT, type ChuteWriter } from '../../runtime/chutes/store.ts';
 import type { ChuteEngine } from '../../runtime/engine/docker.ts';

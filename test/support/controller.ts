@@ -1,6 +1,6 @@
 import { setupServer, type SetupServerApi } from 'msw/node';
 import { afterAll, afterEach, beforeAll, vi } from 'vitest';
-import type { ProvisionCredentials, ProvisionStatus } from '../../functions/core/device.ts';
+import type { ProvisionCredentials, ProvisionStatus } from '../../functions/core/device/index.ts';
 
 /** The base URL of the controller that `useMockController` stands in for. */
 export const CONTROLLER = 'https://controller.test';

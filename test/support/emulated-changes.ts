@@ -1,4 +1,4 @@
-import type { ChangeRecord, Device } from '../../functions/core/device.ts';
+import type { ChangeRecord, Device } from '../../functions/core/device/index.ts';
 import { emulatedChanges } from '../../emulator/scenario/changes.ts';
 import type { MemoryDevice } from './memory-device.ts';
 

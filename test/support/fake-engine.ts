@@ -1,5 +1,5 @@
-import { CHUTE_LABEL } from '../../functions/core/device.ts';
-import { chuteContainerName } from '../../functions/core/device.ts';
+import { CHUTE_LABEL } from '../../functions/core/device/index.ts';
+import { chuteContainerName } from '../../functions/core/device/index.ts';
 import { EngineError, type ChuteContainerSpec, type ChuteEngine } from '../../runtime/engine/docker.ts';
 
 /** A container of the fake engine. */

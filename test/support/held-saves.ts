@@ -1,4 +1,4 @@
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord } from '../../functions/core/device/index.ts';
 import { openChangeLog, type ChangeLog } from '../../runtime/changes/log.ts';
 
 /**

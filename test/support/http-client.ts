@@ -2,7 +2,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { expect } from 'vitest';
-import type { ChangeRecord } from '../../functions/core/device.ts';
+import type { ChangeRecord } from '../../functions/core/device/index.ts';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/core/problem.ts';
 import type { Answer } from './call-function.ts';
 

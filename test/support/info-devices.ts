@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { FsStats } from '../../functions/core/device.ts';
+import type { FsStats } from '../../functions/core/device/index.ts';
 import { okBody, type EndpointModule } from './call-function.ts';
 import { memoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 

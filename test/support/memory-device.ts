@@ -16,7 +16,7 @@ import type {
   Settings,
   StoredChute,
   Uname,
-} from '../../functions/core/device.ts';
+} from '../../functions/core/device/index.ts';
 import { memoryChangeLog } from '../../runtime/changes/memory-log.ts';
 import { changeRunner } from '../../runtime/changes/runner.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';

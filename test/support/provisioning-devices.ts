@@ -1,4 +1,4 @@
-import type { Device, ProvisionCredentials } from '../../functions/core/device.ts';
+import type { Device, ProvisionCredentials } from '../../functions/core/device/index.ts';
 import type { ScenarioProvisioning, ScenarioProvisioningOptions } from '../../emulator/scenario/provisioning.ts';
 import { memoryDevice, type MemoryDeviceSpec } from './memory-device.ts';
 

@@ -13,7 +13,7 @@ export interface DeviceChanges {
 
 /**
  * What a change asks for; what each does on the device and in the emulator is its effect
- * (runtime/chutes/lifecycle.ts, runtime/config/, emulator/scenario/changes.ts), and what a user sees
+ * (runtime/chutes/lifecycle.ts, runtime/device-config/, emulator/scenario/changes.ts), and what a user sees
  * is in docs/api/changes.md. A `config` keeps the `[redacted]` placeholders of the PUT: the effect
  * resolves them when it runs (`resolvePlaceholders`) and fails, changing nothing, when one has no
  * secret behind it any more.

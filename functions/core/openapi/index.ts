@@ -3,7 +3,7 @@
  * (docs/decisions/0029-openapi-from-the-schemas.md). Its parts, one per module:
  * - `document.ts`: `openApiDocument`, the document, path by path;
  * - `operation.ts`: one operation (parameters, answers), `request-body.ts` its request body;
- * - `problem-answers.ts`: the problem statuses and their component responses;
+ * - `problem-answers.ts`: the problem answer's schema, the problem statuses and their component responses;
  * - `schema-names.ts` and `used-schemas.ts`: the component schemas, named and kept when used;
  * - `paths.ts`: route paths as OpenAPI writes them; `zod-schemas.ts`: what is read of a zod schema;
  * - `types.ts`: the operations it is given and the document it makes.

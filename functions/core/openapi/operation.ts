@@ -2,7 +2,7 @@
  * One operation of a path in the OpenAPI document: its tag, parameters, request body and answers (the
  * 200, a GET's 304, those it describes itself, and its problems).
  */
-import { DOCUMENT_MEDIA_TYPES } from '../body-formats/media-types.ts';
+import { DOCUMENT_MEDIA_TYPES } from '../body/media-types.ts';
 import { ETAG_HEADERS, IF_NONE_MATCH, isConditional, NOT_MODIFIED_REF } from './conditional.ts';
 import { pathParameters } from './paths.ts';
 import { CREDENTIAL_PROBLEMS, PROBLEM_ANSWERS, problemName } from './problem-answers.ts';

@@ -1,10 +1,40 @@
 /**
- * The problems of the OpenAPI document: what each problem status says (`PROBLEM_ANSWERS`), the
- * statuses every secured operation answers, and the component responses they become, each
- * `application/problem+json` (`Problem`).
+ * The problems of the OpenAPI document: the problem answer as a zod schema (`ProblemSchema`), what
+ * each problem status says (`PROBLEM_ANSWERS`), the statuses every secured operation answers, and the
+ * component responses they become, each `application/problem+json` (`Problem`).
  */
-import { problem, PROBLEM_CONTENT_TYPE } from '../problem.ts';
+import * as z from 'zod/mini';
+import { type InputError, type Problem, problem, PROBLEM_CONTENT_TYPE } from '../problem.ts';
 import type { Json } from './types.ts';
+
+/*
+ * The schemas of the problem document (functions/core/problem.ts) live here, not beside `Problem`:
+ * every bundle throws problems, and zod in problem.ts would go into each of them (the runtime's and
+ * the info-* bundles' budgets in test/bundles.test.ts). The types below fail to compile when a
+ * schema and its type part ways.
+ */
+
+/** One violation in a request (`InputError`): `path` names the field, e.g. `body.net.wlan.ssid`. */
+export const InputErrorSchema = z.strictObject({ path: z.string(), message: z.string() });
+
+/**
+ * RFC 9457 problem details (`Problem`), the body of every error answer (`application/problem+json`):
+ * `type` (always `about:blank`), `title` (the status's reason phrase), `status`, `detail`, and for
+ * invalid input `errors`, one per violation. Other members are extensions (`accepted`, `line`, …).
+ */
+export const ProblemSchema = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.int().check(z.gte(400), z.lte(599)),
+  detail: z.string(),
+  errors: z.optional(z.array(InputErrorSchema)),
+});
+
+/** A compile error when `ProblemSchema` or `InputErrorSchema` no longer describes its type. */
+const sameTypes: [Same<z.infer<typeof InputErrorSchema>, InputError>, Same<z.infer<typeof ProblemSchema>, Problem>] = [true, true];
+void sameTypes;
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 
 /**
  * What each problem status says in the document: the statuses an operation may be given (see

@@ -2,7 +2,7 @@
  * The request body of an operation in the OpenAPI document: its `body` schema as JSON (and YAML for a
  * `body: 'document'` route), then the route's `upload` media types as raw bytes.
  */
-import { DOCUMENT_MEDIA_TYPES } from '../body-formats/media-types.ts';
+import { DOCUMENT_MEDIA_TYPES } from '../body/media-types.ts';
 import type { SchemaNames } from './schema-names.ts';
 import type { DescribedOperation, Json, Schema } from './types.ts';
 

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import type { JSONSchema } from 'zod/v4/core';
-import { InputErrorSchema, ProblemSchema } from '../problem-schema.ts';
+import { InputErrorSchema, ProblemSchema } from './problem-answers.ts';
 import type { OpenApiOptions, Schema } from './types.ts';
 import { isSchema, objectShape } from './zod-schemas.ts';
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { encodeDocument } from '../../functions/core/body-formats/index.ts';
+import { encodeDocument } from '../../functions/core/body/index.ts';
 import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
 import { parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
-import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device.ts';
+import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device/index.ts';
 import type { AfterSucceeded, Note } from '../changes/runner.ts';
 import { commandApplier, directoryStore, PDCONF_STORE_FILES, pdconfEngine } from './pdconf.ts';
 import type { ApplyCommands, PdconfEngine, PdconfReport, PdconfSource, TextStore } from './pdconf.ts';

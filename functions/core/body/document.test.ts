@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpProblem } from '../problem.ts';
-import { decodeDocumentBody } from './decode.ts';
+import { decodeDocumentBody } from './document.ts';
 import { MAX_DEPTH } from './depth.ts';
 import { DOCUMENT_MEDIA_TYPES } from './media-types.ts';
 

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateHostConfig, telemetrySettings } from '../../functions/config/host-config.ts';
-import type { Device, DeviceAction } from '../../functions/core/device.ts';
+import type { Device, DeviceAction } from '../../functions/core/device/index.ts';
 import type { ChangeEffect, ChangeEffects } from '../changes/runner.ts';
 import { controllerClient } from '../controller/client.ts';
 import { telemetryReport } from '../controller/telemetry.ts';

@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostConfig } from '../../functions/config/host-config.ts';
 import { PDCONF_FILES, renderPdconf, type PdconfFile, type UciSectionId } from '../../functions/config/uci.ts';
-import type { PdconfSection, StoredChute } from '../../functions/core/device.ts';
+import type { PdconfSection, StoredChute } from '../../functions/core/device/index.ts';
 import { removeInterruptedWritesOnce, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { runToolUntil } from '../tools/run-until.ts';
 import { commandFailure } from './command-exit.ts';

@@ -2,7 +2,7 @@
  * The media types a document body (a chute configuration) is written in, JSON's and YAML's, and the
  * format a media type names.
  */
-import { isJsonMediaType } from '../body.ts';
+import { isJsonMediaType } from './decode.ts';
 
 /** The media types a document body can be written in: JSON first (the default answer), then YAML's three names. */
 export const DOCUMENT_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml'] as const;

@@ -2,7 +2,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor, parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
-import type { ChangeRecord, Device, StoredChute } from '../../functions/core/device.ts';
+import type { ChangeRecord, Device, StoredChute } from '../../functions/core/device/index.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { heldSaves } from '../../test/support/held-saves.ts';
 import { writeScript } from '../../test/support/tool-scripts.ts';

@@ -1,14 +1,14 @@
-import type { DeviceChanges } from './device/changes.ts';
-import type { DeviceNetworks } from './device/networks.ts';
-import type { DeviceServices } from './device/services.ts';
-import type { DeviceSources } from './device/sources.ts';
+import type { DeviceChanges } from './changes.ts';
+import type { DeviceNetworks } from './networks.ts';
+import type { DeviceServices } from './services.ts';
+import type { DeviceSources } from './sources.ts';
 
-export * from './device/changes.ts';
-export * from './device/names.ts';
-export * from './device/networks.ts';
-export * from './device/provisioning.ts';
-export * from './device/services.ts';
-export * from './device/sources.ts';
+export * from './changes.ts';
+export * from './names.ts';
+export * from './networks.ts';
+export * from './provisioning.ts';
+export * from './services.ts';
+export * from './sources.ts';
 
 /**
  * The only way a handler reaches the device it runs on, in four facets (docs/decisions/0023):

@@ -2,7 +2,7 @@
  * Decoding a request body that holds one document, a mapping (a chute configuration), in JSON or
  * YAML (`decodeDocumentBody`).
  */
-import { checkBodySize, DEFAULT_BODY_LIMIT, mediaType, unsupportedMediaType } from '../body.ts';
+import { checkBodySize, DEFAULT_BODY_LIMIT, mediaType, unsupportedMediaType } from './decode.ts';
 import { HttpProblem } from '../problem.ts';
 import { tooDeep, tooDeepProblem } from './depth.ts';
 import { parseJson } from './json.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeDocument, negotiate } from './answer.ts';
-import { decodeDocumentBody } from './decode.ts';
+import { decodeDocumentBody } from './document.ts';
 
 describe('answering a document as JSON or YAML', () => {
   it.each([

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor, type HostConfig } from '../../functions/config/host-config.ts';
 import { renderPdconf } from '../../functions/config/uci.ts';
-import type { StoredChute } from '../../functions/core/device.ts';
+import type { StoredChute } from '../../functions/core/device/index.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { writeScript } from '../../test/support/tool-scripts.ts';
 import { commandApplier, directoryStore, pdconfEngine, type ApplyCommands } from './pdconf.ts';

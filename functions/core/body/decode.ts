@@ -1,6 +1,6 @@
-import { unreadableBody } from './body-formats/malformed.ts';
-import { HttpProblem } from './problem.ts';
-import type { Route } from './route.ts';
+import { unreadableBody } from './malformed.ts';
+import { HttpProblem } from '../problem.ts';
+import type { Route } from '../route.ts';
 
 /** The default cap on a request body: 1 MiB. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, readFile, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { USER_NAME } from '../../functions/config/user-account.ts';
-import type { Account, Accounts } from '../../functions/core/device.ts';
+import type { Account, Accounts } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { parsePasswd } from '../../functions/parsers/passwd.ts';
 import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';

@@ -1,7 +1,7 @@
 import { DEFAULT_TELEMETRY, type telemetrySettings } from '../../functions/config/host-config.ts';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device.ts';
+import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ControllerClient } from '../controller/client.ts';
 import { telemetrySender } from '../controller/telemetry.ts';

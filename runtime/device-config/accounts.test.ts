@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
-import type { Device } from '../../functions/core/device.ts';
+import type { Device } from '../../functions/core/device/index.ts';
 import * as sshKeys from '../../functions/config/ssh-keys.get.ts';
 import * as sshKeysAdd from '../../functions/config/ssh-keys.post.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';

@@ -1,4 +1,4 @@
-import type { DevicePowerAction } from '../../functions/core/device.ts';
+import type { DevicePowerAction } from '../../functions/core/device/index.ts';
 import { POWER_NOTES } from '../changes/log.ts';
 import type { Note } from '../changes/runner.ts';
 import { runTool } from '../tools/run.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBody, readBody } from './body.ts';
-import { isHttpProblem } from './problem.ts';
+import { decodeBody, readBody } from './decode.ts';
+import { isHttpProblem } from '../problem.ts';
 
 /** The status of the HttpProblem a call throws. */
 function statusOf(call: () => unknown): number {
