@@ -224,10 +224,10 @@ function functionEntry(file) {
   const core = (m) => JSON.stringify(path.join(root, 'functions/core', m));
   return [
     `import { route, handle } from ${JSON.stringify(file)};`,
-    `import { functionInvoke } from ${core('function-invoke.ts')};`,
+    `import { bundleInvoke } from ${core('bundle.ts')};`,
     `import { lambdaHandler } from ${core('lambda.ts')};`,
     `export { route };`,
-    `export const invoke = functionInvoke(route, handle);`,
+    `export const invoke = bundleInvoke(route, handle);`,
     `export const handler = lambdaHandler(route, invoke, import.meta.url);`,
   ].join('\n');
 }
@@ -458,7 +458,7 @@ for (const fn of functions) {
   const file = path.join(dist, 'functions', `${fn.name}.mjs`);
   const { route } = await import(pathToFileURL(file).href);
   checkRoute(fn, route);
-  // The runtime mounts every route from here and imports a bundle on its first request (runtime/http/functions.ts).
+  // The runtime mounts every route from here and imports a bundle on its first request (runtime/http/mount-functions.ts).
   const { method, path: routePath, aliases, summary, body, upload } = route;
   manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method, path: routePath, aliases, summary, body, upload, ...(await sizes(file)) });
 }

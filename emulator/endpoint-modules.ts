@@ -1,4 +1,4 @@
-import type { Handler } from '../functions/core/invoke.ts';
+import type { Handler } from '../functions/core/handler.ts';
 import type { Route } from '../functions/core/route.ts';
 
 /** An endpoint module of functions/ (`functions/<area>/<resource>.<method>.ts`): its route and its handler. */

@@ -1,5 +1,5 @@
 import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body/decode.ts';
-import { functionInvoke } from '../functions/core/function-invoke.ts';
+import { bundleInvoke } from '../functions/core/bundle.ts';
 import { apiApp, type ApiFunction } from '../runtime/http/api.ts';
 import { endpointModules, type EndpointModule } from './endpoint-modules.ts';
 import { routerHandlers, type ChuteboxHandlers } from './msw-router.ts';
@@ -35,7 +35,7 @@ export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDel
  * msw 2 request handlers for `setupWorker` in a browser: every request under `baseUrl` is answered by
  * an emulated router run in the page, with no server and no file system. The same HTTP layer as
  * `chutebox emulate` (`apiApp`: problem+json errors, 404 and 405 with `Allow`, body limits, CORS) with
- * every endpoint function bundled in (the modules of functions/, each run through `functionInvoke` as its
+ * every endpoint function bundled in (the modules of functions/, each run through `bundleInvoke` as its
  * bundle runs it), on a scenario device made from a compiled scenario (`scenarioFromDocument`), and
  * the admin API (`/_chutebox/state`). Without credentials (a browser has no account store), and
  * without the websockets (the hostapd control and change stream), the docs page and the chutes' web
@@ -72,7 +72,7 @@ export function chuteboxHandlers(options: BrowserHandlersOptions): ChuteboxHandl
 
 /**
  * Endpoint modules as `apiApp` mounts functions: loaded, each answering as its bundle would
- * (`functionInvoke` with its handler).
+ * (`bundleInvoke` with its handler).
  *
  * @throws Error when two modules answer the same method and path.
  */
@@ -84,7 +84,7 @@ function mountedModules(modules: readonly EndpointModule[]): ApiFunction[] {
       if (seen.has(key)) throw new Error(`two endpoint modules answer ${key}`);
       seen.add(key);
     }
-    const loaded = { route, invoke: functionInvoke(route, handle) };
+    const loaded = { route, invoke: bundleInvoke(route, handle) };
     return { route, loaded, load: async () => loaded };
   });
 }

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { endpointModules } from '../emulator/endpoint-modules.ts';
-import { functionInvoke } from '../functions/core/function-invoke.ts';
-import type { FunctionBundle, FunctionInput } from '../functions/core/invoke.ts';
+import { bundleInvoke } from '../functions/core/bundle.ts';
+import type { FunctionBundle } from '../functions/core/bundle.ts';
+import type { FunctionInput } from '../functions/core/handler.ts';
 import { callFunctionRaw, type EndpointModule } from './support/call-function.ts';
 import { changingDevice, type DeviceChange } from './support/changing-device.ts';
 
@@ -9,7 +10,7 @@ import { changingDevice, type DeviceChange } from './support/changing-device.ts'
  * Every GET endpoint, asked again and again of one device whose sources change between requests,
  * answers what a fresh handler answers on the device as it is then: nothing is kept from before a
  * change, neither an answer nor a part of one. The GETs run as a function bundle runs them
- * (`functionInvoke`, made once for the whole run); the fresh handler is a new instance of the
+ * (`bundleInvoke`, made once for the whole run); the fresh handler is a new instance of the
  * endpoint module (the modules are loaded again for each state of the device), so it keeps nothing.
  */
 
@@ -73,7 +74,7 @@ function pathParams(path: string): { filled: Record<string, string>; missing: st
 const runs = new Map<string, EndpointRun>(GETS.map(({ route }) => [route.path, { freshBodies: new Set(), divergedAfter: [], differing: 0 }]));
 
 beforeAll(async () => {
-  const bundles = new Map<string, FunctionBundle['invoke']>(GETS.map(({ route, handle }) => [route.path, functionInvoke(route, handle)]));
+  const bundles = new Map<string, FunctionBundle['invoke']>(GETS.map(({ route, handle }) => [route.path, bundleInvoke(route, handle)]));
   /** Whether the last answer to each path and `Accept` agreed with a fresh handler's. */
   const agreed = new Map<string, boolean>();
   const log = vi.spyOn(console, 'error').mockImplementation(() => {});

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FunctionBundle } from '../functions/core/invoke.ts';
+import type { FunctionBundle } from '../functions/core/bundle.ts';
 import { dockerSaveArchive } from './support/tar.ts';
 
 /*

@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import { answerJson } from '../core/answer-json.ts';
-import { reply, type Handler, type Reply } from '../core/invoke.ts';
+import { reply, type Handler, type Reply } from '../core/handler.ts';
 import { validateQuery } from '../core/validate.ts';
 import { ChangeListSchema, type ChangeList, ChangeListRequestSchema, ChangePageQuerySchema } from './schemas.ts';
 

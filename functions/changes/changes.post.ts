@@ -1,7 +1,7 @@
 import { ChangeAcceptedSchema, type ChangeAccepted } from '../chutes/schemas.ts';
 import { submit } from '../chutes/submit.ts';
 import { decodeDocumentBody } from '../core/body/index.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { validate } from '../core/validate.ts';
 import { DeviceChangeBodySchema } from './device-change-body.ts';

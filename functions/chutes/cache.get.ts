@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { redactDocument } from '../config/secret-placeholders.ts';

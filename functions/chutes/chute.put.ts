@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { mediaType, unsupportedMediaType } from '../core/body/decode.ts';
 import { invalidInput } from '../core/validate.ts';
 import { loadChute } from './lookup.ts';

@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { chuteRecord } from './chute-record.ts';
 import { ChuteListSchema, type ChuteList, ChuteListRequestSchema } from './schemas.ts';
 

@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import { decodeDocumentBody } from '../core/body/index.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { HttpProblem, nestedPath, type InputError } from '../core/problem.ts';
 import { invalidInput, validate, validateQuery } from '../core/validate.ts';
 import { collectViolations } from '../core/violations.ts';

@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import { encodeDocument, negotiate } from '../core/body/index.ts';
-import { reply, type Handler, type Reply } from '../core/invoke.ts';
+import { reply, type Handler, type Reply } from '../core/handler.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
 import { redactDocument } from '../config/secret-placeholders.ts';

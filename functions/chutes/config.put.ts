@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import { decodeDocumentBody } from '../core/body/index.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { checkChuteConfig } from './chute-config.ts';
 import { checkEditedConfig } from './edited-config.ts';
 import { loadChute } from './lookup.ts';

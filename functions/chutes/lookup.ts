@@ -1,5 +1,5 @@
 import type { Device, NetworkTarget, StoredChute } from '../core/device/index.ts';
-import type { FunctionInput } from '../core/invoke.ts';
+import type { FunctionInput } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { mapping } from './chute-record.ts';
 import { pathParams } from './params.ts';

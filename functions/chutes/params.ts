@@ -1,5 +1,5 @@
 import { CHUTE_NAME } from '../core/device/index.ts';
-import type { FunctionInput } from '../core/invoke.ts';
+import type { FunctionInput } from '../core/handler.ts';
 import { HttpProblem, type InputError } from '../core/problem.ts';
 
 /** A network name (a key of the chute configuration's `net`): the same rule as a chute name. */

@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted, ChuteStartRequestSchema } from './schemas.ts';
 import { startChange } from './start-restart.ts';
 

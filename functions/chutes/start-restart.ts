@@ -1,5 +1,5 @@
 import type { Device } from '../core/device/index.ts';
-import type { FunctionInput } from '../core/invoke.ts';
+import type { FunctionInput } from '../core/handler.ts';
 import { validate } from '../core/validate.ts';
 import { ChuteStartBodySchema } from './chute-body.ts';
 import type { ChangeAccepted } from './schemas.ts';

@@ -1,5 +1,5 @@
 import type { ChangeRequest, Device } from '../core/device/index.ts';
-import type { FunctionInput } from '../core/invoke.ts';
+import type { FunctionInput } from '../core/handler.ts';
 import { nestedPath } from '../core/problem.ts';
 import { placeViolations } from '../core/violations.ts';
 import { mapping } from './chute-record.ts';

@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { invalidInput } from '../core/validate.ts';
 import { FactoryResetRequestSchema, FactoryResetResultSchema, type FactoryResetResult } from './schemas.ts';
 

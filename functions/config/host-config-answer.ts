@@ -1,6 +1,6 @@
 import { redactDocument } from './secret-placeholders.ts';
 import { encodeDocument, negotiate } from '../core/body/index.ts';
-import { reply, type FunctionInput, type Reply } from '../core/invoke.ts';
+import { reply, type FunctionInput, type Reply } from '../core/handler.ts';
 import type { HostConfig } from './host-config.ts';
 
 /**

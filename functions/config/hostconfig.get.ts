@@ -1,4 +1,4 @@
-import type { Handler, Reply } from '../core/invoke.ts';
+import type { Handler, Reply } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { currentHostConfig } from './host-config.ts';
 import { answerHostConfig } from './host-config-answer.ts';

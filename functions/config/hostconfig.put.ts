@@ -2,7 +2,7 @@ import { checkEditedConfig } from '../chutes/edited-config.ts';
 import { ChangeAcceptedSchema, type ChangeAccepted } from '../chutes/schemas.ts';
 import { submit } from '../chutes/submit.ts';
 import { decodeDocumentBody } from '../core/body/index.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { currentHostConfig } from './host-config.ts';
 import { checkHostConfig, unwrapHostConfig } from './host-config-body.ts';

@@ -1,4 +1,4 @@
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { NoInputSchema, PdconfStatusSchema, type PdconfStatus } from './schemas.ts';
 

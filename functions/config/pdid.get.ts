@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { PdidSchema, type Pdid, ProvisionStatusRequestSchema } from './schemas.ts';
 
 export const route = defineRoute('GET /api/v1/config/pdid', 'The device identifier (pdid)');

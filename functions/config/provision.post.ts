@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { validate } from '../core/validate.ts';
 import { ProvisionBodySchema } from './provision-body.ts';
 import { ProvisionRequestSchema, ProvisionStatusSchema, type ProvisionStatus } from './schemas.ts';

@@ -1,6 +1,6 @@
 import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { keyLines } from '../parsers/authorized-keys.ts';
 import { SshKeyListSchema, type SshKeyList, SshKeysRequestSchema } from './schemas.ts';
 import { userAccount } from './user-account.ts';

@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { validateAsync } from '../core/validate.ts';
 import { appendLine, keyLines, parseAuthorizedKeys, parseKeyLine, sameKey, type AuthorizedKey } from '../parsers/authorized-keys.ts';

@@ -1,5 +1,5 @@
 import type { Account, Device } from '../core/device/index.ts';
-import type { FunctionInput } from '../core/invoke.ts';
+import type { FunctionInput } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { findAccount } from '../parsers/passwd.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { entityTag, matchesTag, webCryptoEntityTag, withEntityTag } from './etag.ts';
-import { JSON_HEADERS } from './invoke.ts';
+import { JSON_HEADERS } from './handler.ts';
 
 const ok = (body: string, headers: Record<string, string> = JSON_HEADERS) => ({ status: 200, headers, body });
 

@@ -1,4 +1,4 @@
-import type { FunctionOutput } from './invoke.ts';
+import type { FunctionOutput } from './handler.ts';
 import { reusingLast } from './reusing-last.ts';
 
 /** The part of node:crypto that `entityTag` uses. */

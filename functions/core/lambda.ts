@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { isUpload, readBody } from './body/decode.ts';
 import type { Device } from './device/index.ts';
-import { problemOutput, type FunctionInput, type FunctionOutput } from './invoke.ts';
+import { problemOutput, type FunctionInput, type FunctionOutput } from './handler.ts';
 import { matchRoute, methodNotAllowed, noResource, type Route } from './route.ts';
 
 /** Environment variable naming the module that provides the device; see `loadDevice`. */

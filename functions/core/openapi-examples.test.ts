@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Device } from './device/index.ts';
-import type { Handler } from './invoke.ts';
+import type { Handler } from './handler.ts';
 import { openApiExamples } from './openapi-examples.ts';
 import { HttpProblem } from './problem.ts';
 import { defineRoute } from './route.ts';

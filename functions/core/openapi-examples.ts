@@ -1,6 +1,6 @@
 import { mediaType } from './body/decode.ts';
 import type { Device } from './device/index.ts';
-import { invoke, type Handler } from './invoke.ts';
+import { runHandler, type Handler } from './handler.ts';
 import { pathParameters } from './openapi/index.ts';
 import type { Route } from './route.ts';
 
@@ -48,7 +48,7 @@ export async function openApiExamples(
   async function answer(endpoint: ExampleEndpoint, params: Record<string, string>): Promise<unknown> {
     const key = `${endpoint.name} ${JSON.stringify(params)}`;
     if (answers.has(key)) return answers.get(key);
-    const out = await invoke(endpoint.handle, { params, query: {}, headers: {}, body: undefined, text: '' }, device);
+    const out = await runHandler(endpoint.handle, { params, query: {}, headers: {}, body: undefined, text: '' }, device);
     const value = out.status === 200 && mediaType(out.headers['content-type']) === 'application/json' ? JSON.parse(out.body) : undefined;
     answers.set(key, value);
     return value;

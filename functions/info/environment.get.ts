@@ -1,5 +1,5 @@
 import { reusingLast } from '../core/reusing-last.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { parseEnviron, redactSecrets } from '../parsers/environ.ts';
 import { EnvironmentSchema, type Environment, NoInputSchema } from './schemas.ts';

@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import { deepFreeze } from '../core/deep-freeze.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { canBuildChuteNetworks } from './features.ts';
 import { FeatureListSchema, type FeatureList, NoInputSchema } from './schemas.ts';
 

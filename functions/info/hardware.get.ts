@@ -1,5 +1,5 @@
 import type { Device } from '../core/device/index.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { reusingLast } from '../core/reusing-last.ts';
 import { cpuArchitecture, cpuinfoModel, parseCpuinfo, type Cpuinfo } from '../parsers/cpuinfo.ts';

@@ -1,5 +1,5 @@
 import type { Device } from '../core/device/index.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { PACKAGE_VERSION } from '../core/version.ts';
 import { parseShellVars } from '../parsers/shell-vars.ts';

@@ -1,5 +1,5 @@
 import { CHUTE_LABEL, type Device, type FsStats } from '../core/device/index.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { reusingLast } from '../core/reusing-last.ts';
 import { containerUsage } from '../parsers/docker-stats.ts';

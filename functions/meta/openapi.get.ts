@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import { reply, type Handler, type Reply } from '../core/invoke.ts';
+import { reply, type Handler, type Reply } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { NoInputSchema, type OpenApiDocument, OpenApiDocumentSchema } from './schemas.ts';
 

@@ -1,6 +1,6 @@
 import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { parseLeases, type LeaseRecord } from '../parsers/dnsmasq-leases.ts';
 import type { StationRecord } from '../parsers/iw-station.ts';
 import { connectedStations } from './connected-stations.ts';

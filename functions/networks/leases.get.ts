@@ -1,6 +1,6 @@
 import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { parseLeases } from '../parsers/dnsmasq-leases.ts';
 import { requestedNetwork } from '../chutes/lookup.ts';
 import { LeaseListSchema, type LeaseList, NetworkRequestSchema } from '../chutes/schemas.ts';

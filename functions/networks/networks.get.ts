@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { chuteNetworks, loadChute, networkSummary } from '../chutes/lookup.ts';
 import { pathParams } from '../chutes/params.ts';
 import { ChuteRequestSchema, NetworkListSchema, type NetworkList } from '../chutes/schemas.ts';

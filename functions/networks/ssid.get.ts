@@ -1,6 +1,6 @@
 import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { decodeSsid, parseHostapdReply } from '../parsers/hostapd.ts';
 import { requestedNetwork } from '../chutes/lookup.ts';

@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { validate } from '../core/validate.ts';
 import { hostapdAnswer } from '../parsers/hostapd.ts';

@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { connectedStation } from './connected-stations.ts';
 import { requestedStation } from '../chutes/lookup.ts';

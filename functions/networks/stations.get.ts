@@ -1,5 +1,5 @@
 import { defineRoute } from '../core/route.ts';
-import type { Handler } from '../core/invoke.ts';
+import type { Handler } from '../core/handler.ts';
 import { connectedStations } from './connected-stations.ts';
 import { requestedNetwork } from '../chutes/lookup.ts';
 import { NetworkRequestSchema, StationListSchema, type StationList } from '../chutes/schemas.ts';

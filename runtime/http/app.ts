@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { apiApp, type ApiOptions } from './api.ts';
-import { mountFunctions } from './functions.ts';
+import { mountFunctions } from './mount-functions.ts';
 
 export { CHANGE_STREAM_PATH, HOSTAPD_CONTROL_PATH } from './api.ts';
 

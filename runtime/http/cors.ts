@@ -14,7 +14,7 @@ export interface CorsPolicy {
   headers(origin: string | undefined): Readonly<Record<string, string>>;
   /**
    * An answer's `headers` with the CORS headers of a request from `origin` after them. Made once for
-   * frozen `headers` (every JSON answer's but a GET's, see functions/core/invoke.ts) and the same CORS
+   * frozen `headers` (every JSON answer's but a GET's, see functions/core/handler.ts) and the same CORS
    * headers, then given again: frozen too.
    */
   answerHeaders(headers: Readonly<Record<string, string>>, origin: string | undefined): Readonly<Record<string, string>>;

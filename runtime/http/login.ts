@@ -1,7 +1,7 @@
 // ParaDrop's login, `POST /api/v1/auth/local`: a bundle of its own (dist/login.mjs), loaded on the
 // first login, as a client logs in about once an hour.
 import type { Context } from 'hono';
-import type { FunctionOutput } from '../../functions/core/invoke.ts';
+import type { FunctionOutput } from '../../functions/core/handler.ts';
 import { CHALLENGE, type AuthPolicy } from '../auth/policy.ts';
 import { clientAddress } from './client-address.ts';
 import type { RequestBody } from './request-body.ts';

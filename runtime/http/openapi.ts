@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ChangeRequestSchema } from '../../functions/changes/schemas.ts';
 import { NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
 import type { Device } from '../../functions/core/device/index.ts';
-import type { Handler } from '../../functions/core/invoke.ts';
+import type { Handler } from '../../functions/core/handler.ts';
 import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '../../functions/core/openapi/index.ts';
 import { openApiExamples, type ExampleParameter } from '../../functions/core/openapi-examples.ts';
 import { defineRoute } from '../../functions/core/route.ts';

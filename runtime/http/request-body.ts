@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { bodyTooLarge, decodeBody, isUpload, readBody } from '../../functions/core/body/decode.ts';
-import type { FunctionInput } from '../../functions/core/invoke.ts';
+import type { FunctionInput } from '../../functions/core/handler.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { Route } from '../../functions/core/route.ts';
 

@@ -9,7 +9,7 @@ import { handle as changeById } from '../../functions/changes/change.get.ts';
 import { servingNetwork } from '../../functions/chutes/lookup.ts';
 import { pathParams } from '../../functions/chutes/params.ts';
 import type { Device } from '../../functions/core/device/index.ts';
-import type { FunctionInput } from '../../functions/core/invoke.ts';
+import type { FunctionInput } from '../../functions/core/handler.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { followChange } from './change-stream.ts';
 import { CLOSE, hostapdControlSession } from './hostapd-control.ts';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Device } from '../../functions/core/device/index.ts';
-import type { FunctionInput, Handler } from '../../functions/core/invoke.ts';
+import type { FunctionInput, Handler } from '../../functions/core/handler.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
 import { handle as newConfig } from '../../functions/config/new-config.get.ts';
 import { handle as environment } from '../../functions/info/environment.get.ts';

@@ -2,7 +2,7 @@ import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp-dir.ts';
-import type { FunctionInput } from '../../functions/core/invoke.ts';
+import type { FunctionInput } from '../../functions/core/handler.ts';
 import { handle as newConfig } from '../../functions/config/new-config.get.ts';
 import { handle as environment } from '../../functions/info/environment.get.ts';
 import { handle as features } from '../../functions/info/features.get.ts';

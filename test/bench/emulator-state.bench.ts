@@ -7,7 +7,7 @@ import * as chutesGet from '../../functions/chutes/chutes.get.ts';
 import * as stationsGet from '../../functions/networks/stations.get.ts';
 import * as hostconfigGet from '../../functions/config/hostconfig.get.ts';
 import * as pdconfGet from '../../functions/config/pdconf.get.ts';
-import { invoke, type Handler } from '../../functions/core/invoke.ts';
+import { runHandler, type Handler } from '../../functions/core/handler.ts';
 import { loadScenario } from '../../emulator/scenario/device.ts';
 
 const OPTIONS = { time: 500, warmupTime: 100 };
@@ -17,7 +17,7 @@ const { device } = scenario;
 
 /** Answers one GET as the HTTP app does, and checks it answered. */
 async function get(handle: Handler, params: Record<string, string> = {}): Promise<void> {
-  const out = await invoke(handle, { params, query: {}, headers: {}, body: undefined, text: '' }, device);
+  const out = await runHandler(handle, { params, query: {}, headers: {}, body: undefined, text: '' }, device);
   if (out.status !== 200) throw new Error(`answered ${out.status}: ${out.body}`);
 }
 

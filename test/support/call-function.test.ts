@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { decodeDocumentBody, encodeDocument, negotiate } from '../../functions/core/body/index.ts';
-import { reply, type Handler } from '../../functions/core/invoke.ts';
+import { reply, type Handler } from '../../functions/core/handler.ts';
 import { defineRoute } from '../../functions/core/route.ts';
 import { callFunction, callFunctionRaw, type EndpointModule } from './call-function.ts';
 import { memoryDevice } from './memory-device.ts';

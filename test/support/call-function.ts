@@ -2,7 +2,7 @@ import { expect, vi } from 'vitest';
 import { decodeBody, isUpload, mediaType } from '../../functions/core/body/decode.ts';
 import { decodeDocumentBody, DOCUMENT_MEDIA_TYPES, parseYaml } from '../../functions/core/body/index.ts';
 import type { Device } from '../../functions/core/device/index.ts';
-import { invoke, problemOutput, type FunctionInput, type FunctionOutput, type Handler } from '../../functions/core/invoke.ts';
+import { runHandler, problemOutput, type FunctionInput, type FunctionOutput, type Handler } from '../../functions/core/handler.ts';
 import { type InputError, PROBLEM_CONTENT_TYPE, type Problem } from '../../functions/core/problem.ts';
 import type { Route } from '../../functions/core/route.ts';
 
@@ -142,7 +142,7 @@ async function answered(module: EndpointModule, input: FunctionInput, sent: RawB
       return problemOutput(error);
     }
   }
-  return invoke(module.handle, input, device);
+  return runHandler(module.handle, input, device);
 }
 
 /** The document a body decodes to as the route decodes it (JSON, or JSON or YAML for a `document` route), or null when it decodes to none (an upload, a malformed body). */

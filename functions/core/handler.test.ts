@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../../test/support/memory-device.ts';
-import { invoke, reply } from './invoke.ts';
+import { runHandler, reply } from './handler.ts';
 import { HttpProblem } from './problem.ts';
 
 const input = { params: {}, query: {}, headers: {}, body: undefined, text: '' };
 
 describe('invoke', () => {
   it('answers a JSON value as 200 application/json', async () => {
-    expect(await invoke(async () => ({ ok: true }), input, memoryDevice())).toEqual({
+    expect(await runHandler(async () => ({ ok: true }), input, memoryDevice())).toEqual({
       status: 200,
       headers: { 'content-type': 'application/json' },
       body: '{"ok":true}',
@@ -16,20 +16,20 @@ describe('invoke', () => {
 
   it('answers each value as it is now: a mutable value changed since the last answer is serialised again', async () => {
     const value = { stations: 1 };
-    const first = await invoke(async () => value, input, memoryDevice());
+    const first = await runHandler(async () => value, input, memoryDevice());
     value.stations = 2;
-    const second = await invoke(async () => value, input, memoryDevice());
+    const second = await runHandler(async () => value, input, memoryDevice());
     expect([first.body, second.body]).toEqual(['{"stations":1}', '{"stations":2}']);
   });
 
   it('answers a reply with its own body, content type and headers', async () => {
-    const out = await invoke(async () => reply('ok: true\n', 'application/yaml', { vary: 'accept' }), input, memoryDevice());
+    const out = await runHandler(async () => reply('ok: true\n', 'application/yaml', { vary: 'accept' }), input, memoryDevice());
     expect(out).toEqual({ status: 200, headers: { vary: 'accept', 'content-type': 'application/yaml' }, body: 'ok: true\n' });
   });
 
   it('answers a thrown HttpProblem as a problem document', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const out = await invoke(
+    const out = await runHandler(
       async () => {
         throw new HttpProblem(404, 'there is no chute named nope');
       },

@@ -1,7 +1,6 @@
 import { answerJson } from './answer-json.ts';
 import type { Device } from './device/index.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
-import type { Route } from './route.ts';
 
 /** What a transport (the runtime, the emulator, a Lambda event) hands a function. */
 export interface FunctionInput {
@@ -67,25 +66,14 @@ function isReply(value: unknown): value is Reply {
 }
 
 /**
- * What every function bundle in `dist/functions/` exports.
- * `invoke` runs inside the bundle, so errors are mapped by the bundle's own code.
- */
-export interface FunctionBundle {
-  route: Route;
-  /** The answer (for a GET, with its ETag: see functionInvoke). */
-  invoke(input: FunctionInput, device: Device): Promise<FunctionOutput>;
-  handler(event: unknown, context?: unknown): Promise<unknown>;
-}
-
-/**
  * Runs a handler and turns its result, or what it threw, into an HTTP answer: a JSON value becomes
  * an `application/json` body, a `reply` is sent as it is.
  *
  * @example
- * const out = await invoke(handle, { params: {}, query: {}, headers: {}, body: undefined, text: '' }, device);
+ * const out = await runHandler(handle, { params: {}, query: {}, headers: {}, body: undefined, text: '' }, device);
  * out.status // 200
  */
-export async function invoke(handle: Handler, input: FunctionInput, device: Device): Promise<FunctionOutput> {
+export async function runHandler(handle: Handler, input: FunctionInput, device: Device): Promise<FunctionOutput> {
   try {
     return valueOutput(await handle(input, device));
   } catch (error) {

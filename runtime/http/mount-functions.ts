@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { FunctionBundle } from '../../functions/core/invoke.ts';
+import type { FunctionBundle } from '../../functions/core/bundle.ts';
 import { routePaths, type Route } from '../../functions/core/route.ts';
 
 /** The file the build writes beside the functions folder: every bundle's route (see esbuild.config.mjs). */
