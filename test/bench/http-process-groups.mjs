@@ -137,8 +137,9 @@ export async function startupGroup({ m, opts, previous, featuresAnswers }) {
   );
   console.log(`VmRSS just after the first 200 (median): ${contenders.map((c) => `${c.label} ${mb(median(memory[c.key]))}`).join(', ')}`);
   const ratios = {
-    emulate: ratio('emulate --no-auth ÷ bare node', took.emulate, took.bare, goal('≤', 1.5)),
-    serve: ratio('serve ÷ bare node', took.serve, took.bare, goal('≤', 1.5)),
+    // Information, not a goal: the adapter alone takes more than the withdrawn goal (docs/performance.md).
+    emulate: ratio('emulate --no-auth ÷ bare node', took.emulate, took.bare),
+    serve: ratio('serve ÷ bare node', took.serve, took.bare),
     hono: ratio('hono one-route ÷ bare node', took.hono, took.bare),
     emulateHono: ratio('emulate --no-auth ÷ hono one-route', took.emulate, took.hono),
     serveHono: ratio('serve ÷ hono one-route', took.serve, took.hono),

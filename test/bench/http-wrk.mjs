@@ -14,9 +14,20 @@ const lua = (text) => JSON.stringify(text).replace(/\\u00([0-9a-f]{2})/g, '\\x$1
  * Writes a wrk Lua script: `paths` requested in turn (one path: wrk's prebuilt request), `headers`
  * on every request, and a done() that prints the summary as one JSON line.
  */
-export async function writeLoad(dir, name, paths, headers = {}) {
+export async function writeLoad(dir, name, paths, headers = {}, etags = undefined) {
   const lines = Object.entries(headers).map(([key, value]) => `wrk.headers[${lua(key)}] = ${lua(value)}`);
-  if (paths.length === 1) {
+  if (etags !== undefined) {
+    // Each path with the ETag it answered, as a dashboard that polls sends it back: the answers are 304s.
+    lines.push(
+      `local paths = { ${paths.map(lua).join(', ')} }`,
+      `local heads = { ${etags.map((tag) => `{ ["If-None-Match"] = ${lua(tag)} }`).join(', ')} }`,
+      'local i = 0',
+      'request = function()',
+      '  i = i % #paths + 1',
+      '  return wrk.format(nil, paths[i], heads[i])',
+      'end',
+    );
+  } else if (paths.length === 1) {
     lines.push(`wrk.path = ${lua(paths[0])}`);
   } else {
     // With a limit (the script argument), the thread stops once `limit` requests have been answered
