@@ -1,4 +1,5 @@
 import { answerJson } from './answer-json.ts';
+import { deepFreeze } from './deep-freeze.ts';
 import type { Device } from './device.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 import type { Route } from './route.ts';
@@ -94,7 +95,7 @@ export async function invoke(handle: Handler, input: FunctionInput, device: Devi
 }
 
 /** The headers of every JSON answer: one frozen object, so that a transport can keep what it adds to them (see `FunctionOutput`). */
-export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+export const JSON_HEADERS: Readonly<Record<string, string>> = deepFreeze({ 'content-type': 'application/json' });
 
 /** What a handler answered as a 200: a JSON value as `application/json`, a `reply` as it is. */
 export function valueOutput(value: unknown): FunctionOutput {
