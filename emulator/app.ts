@@ -77,7 +77,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     app.fetch = await validatingFetch(app.fetch, {
       functionsDir,
       mode: options.validate === true ? 'refuse' : 'log',
-      authorize: auth === null ? null : (authorization, client) => auth.authorize(authorization, client),
+      authorize: auth === null ? null : async (authorization, client) => auth.authorize(authorization, client),
       corsOrigin: options.corsOrigin,
     });
   }

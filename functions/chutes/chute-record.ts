@@ -44,11 +44,11 @@ export function chuteRecord(chute: StoredChute, containers: readonly Record<stri
     version: typeof version === 'string' ? version : typeof version === 'number' ? String(version) : null,
     state: chuteState(containers, chute.name, state),
     environment: variables(mapping(environment)),
-    allocation: {
-      ...stored,
+    // Assigned, not spread: a spread followed by more fields costs V8 microseconds.
+    allocation: Object.assign({}, stored, {
       cpu_shares: Number.isInteger(stored.cpu_shares) ? (stored.cpu_shares as number) : DEFAULT_CPU_SHARES,
       prioritize_traffic: typeof stored.prioritize_traffic === 'boolean' ? stored.prioritize_traffic : false,
-    },
+    }),
     resources: isMapping(resources) ? resources : null,
   };
 }

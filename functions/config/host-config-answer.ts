@@ -1,17 +1,24 @@
 import { redactDocument } from './secret-placeholders.ts';
-import { encodeDocument, negotiate } from '../core/body/index.ts';
-import { reply, type FunctionInput, type Reply } from '../core/handler.ts';
-import type { HostConfig } from './host-config.ts';
+import { type DocumentMediaType, encodeDocument } from '../core/body/index.ts';
+import { reply, type Reply } from '../core/handler.ts';
+import { reusingLast } from '../core/reusing-last.ts';
+import { generatedFor, type HostConfig, storedConfigOf } from './host-config.ts';
 
 /**
  * A host configuration as GET answers it: secrets `[redacted]` (Wi-Fi keys, the PPPoE password: see
- * `redactDocument`), JSON, or YAML when the `Accept` header prefers it (see `negotiate`); the answer
- * varies with `Accept`.
+ * `redactDocument`), in the media type negotiated from `Accept` (JSON or YAML, see `negotiate`); the
+ * answer varies with `Accept`.
  *
  * @example
- * answerHostConfig({ …, headers: { accept: 'application/yaml' } }, config) // reply('firewall:\n  defaults: …', 'application/yaml', { vary: 'accept' })
+ * answerHostConfig(config, 'application/yaml') // reply('firewall:\n  defaults: …', 'application/yaml', { vary: 'accept' })
  */
-export function answerHostConfig(input: FunctionInput, config: HostConfig): Reply {
-  const { body, contentType } = encodeDocument(redactDocument(config), negotiate(input.headers.accept));
+export function answerHostConfig(config: HostConfig, type: DocumentMediaType): Reply {
+  const { body, contentType } = encodeDocument(redactDocument(config), type);
   return reply(body, contentType, { vary: 'accept' });
 }
+
+/** The answer for the stored configuration's text (`hostconfig.yaml`), made again only when the text or the media type changed. */
+export const storedAnswer = reusingLast((text: string, type: DocumentMediaType) => answerHostConfig(storedConfigOf(text), type));
+
+/** The answer for the generated configuration (its `hardwareFacts`), made again only when the hardware or the media type changed. */
+export const generatedAnswer = reusingLast((facts: string, type: DocumentMediaType) => answerHostConfig(generatedFor(facts), type));

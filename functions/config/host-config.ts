@@ -217,13 +217,25 @@ const HT_PLAN: Record<Band, Record<RadioCaps['generation'], (typeof HT_MODES)[nu
  * // { firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } }, lan: { interfaces: ['eth1'], … }, wan: { interface: 'eth0', proto: 'dhcp' }, wifi: [{ id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' }], … }
  */
 export async function generateHostConfig(device: DeviceSources): Promise<HostConfig> {
-  const [ethernet, radios] = await Promise.all([ethernetInterfaces(device), readRadios(device)]);
-  const caps = await Promise.all(radios.map((radio) => radioCaps(device, radio)));
-  return generatedFor(JSON.stringify([ethernet, planRadios(radios, caps)]));
+  return generatedFor(await hardwareFacts(device));
 }
 
-/** The configuration generated for `[ethernet, wifi]` (as JSON), worked out again only when the hardware changed. */
-const generatedFor = reusingLast((facts: string) => hostConfigFor(...(JSON.parse(facts) as [string[], WifiRadioConfig[]])));
+/**
+ * What `generateHostConfig` makes its configuration from, read from the device: the Ethernet
+ * interfaces and the radios' settings, as the JSON of `[ethernet, wifi]` (a text to keep what is
+ * made from it by).
+ *
+ * @example
+ * await hardwareFacts(device) // '[["eth0","eth1"],[{"id":"pci-wifi-0","channel":36,"hwmode":"11a","htmode":"VHT80"}]]'
+ */
+export async function hardwareFacts(device: DeviceSources): Promise<string> {
+  const [ethernet, radios] = await Promise.all([ethernetInterfaces(device), readRadios(device)]);
+  const caps = await Promise.all(radios.map((radio) => radioCaps(device, radio)));
+  return JSON.stringify([ethernet, planRadios(radios, caps)]);
+}
+
+/** The configuration generated from `hardwareFacts`, worked out again only when the hardware changed. */
+export const generatedFor = reusingLast((facts: string) => hostConfigFor(...(JSON.parse(facts) as [string[], WifiRadioConfig[]])));
 
 /**
  * The generated configuration for these Ethernet interfaces (the first is the WAN) and radio
@@ -285,8 +297,7 @@ async function radioCaps(device: DeviceSources, radio: WifiDevice): Promise<Radi
   const driverPath = await device.realPath(`/sys/bus/${radio.slot.replace('/', '/devices/')}/driver`);
   const driver = driverPath?.slice(driverPath.lastIndexOf('/') + 1);
   const caps = (driver !== undefined && Object.hasOwn(DRIVER_CAPS, driver) ? DRIVER_CAPS[driver] : undefined) ?? SINGLE_BAND_N;
-  const dualBand = caps.dualBand || DUAL_BAND_IDS.has(`${radio.vendorId}:${radio.deviceId}`);
-  return { ...caps, dualBand };
+  return { dualBand: caps.dualBand || DUAL_BAND_IDS.has(`${radio.vendorId}:${radio.deviceId}`), generation: caps.generation };
 }
 
 /** One wifi entry per radio: bands in turn, channels in turn per band. */
@@ -335,4 +346,4 @@ export async function currentHostConfig(device: DeviceSources & Pick<Device, 'ho
 }
 
 /** The stored configuration, parsed again only when the file changed. */
-const storedConfigOf = reusingLast(parseStoredHostConfig);
+export const storedConfigOf = reusingLast(parseStoredHostConfig);

@@ -50,6 +50,18 @@ describe('GET /api/v1/config/hostconfig', () => {
     expect(out.body.firewall.defaults.forward).toBe('DROP');
   });
 
+  it('responds with what is stored now, in the media type asked now, whatever it answered before', async () => {
+    const json = await get<HostConfiguration>(configDevice(routerHardware, { stored: STORED }));
+    const yaml = await get(configDevice(routerHardware, { stored: STORED }), 'application/yaml');
+    const changed = await get<HostConfiguration>(configDevice(routerHardware, { stored: STORED.replace('forward: DROP', 'forward: REJECT') }));
+    expect([json.headers['content-type'], yaml.headers['content-type'], changed.headers['content-type']]).toEqual([
+      'application/json',
+      'application/yaml',
+      'application/json',
+    ]);
+    expect([json.body.firewall.defaults.forward, changed.body.firewall.defaults.forward]).toEqual(['DROP', 'REJECT']);
+  });
+
   it('responds with the configuration generated from the hardware while none is stored', async () => {
     const device = configDevice(routerHardware);
     const { status, body } = await get(device);

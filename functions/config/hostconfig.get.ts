@@ -1,7 +1,8 @@
+import { negotiate } from '../core/body/index.ts';
 import type { Handler, Reply } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
-import { currentHostConfig } from './host-config.ts';
-import { answerHostConfig } from './host-config-answer.ts';
+import { hardwareFacts } from './host-config.ts';
+import { generatedAnswer, storedAnswer } from './host-config-answer.ts';
 import { HostConfigurationSchema, NoInputSchema } from './schemas.ts';
 
 export const route = defineRoute('GET /api/v1/config/hostconfig', 'The host configuration, as JSON or YAML', { answer: 'document' });
@@ -15,4 +16,8 @@ export const response = HostConfigurationSchema;
  * @example
  * await handle(input, device) // reply('{"firewall":{"defaults":{"input":"ACCEPT",…}},"lan":{…},…}', 'application/json', { vary: 'accept' })
  */
-export const handle: Handler<Reply> = async (input, device) => answerHostConfig(input, await currentHostConfig(device));
+export const handle: Handler<Reply> = async (input, device) => {
+  const type = negotiate(input.headers.accept);
+  const stored = await device.hostConfig.read();
+  return stored === null ? generatedAnswer(await hardwareFacts(device), type) : storedAnswer(stored, type);
+};

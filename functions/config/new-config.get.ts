@@ -1,7 +1,8 @@
+import { negotiate } from '../core/body/index.ts';
 import type { Handler, Reply } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
-import { generateHostConfig } from './host-config.ts';
-import { answerHostConfig } from './host-config-answer.ts';
+import { hardwareFacts } from './host-config.ts';
+import { generatedAnswer } from './host-config-answer.ts';
 import { HostConfigurationSchema, NoInputSchema } from './schemas.ts';
 
 // ParaDrop's sample request and pdtools write the path with `_`.
@@ -20,4 +21,4 @@ export const response = HostConfigurationSchema;
  * @example
  * await handle(input, device) // reply('{"firewall":…,"lan":{"interfaces":["eth1"],…},"wan":{"interface":"eth0","proto":"dhcp"},"wifi":[…],…}', 'application/json', …)
  */
-export const handle: Handler<Reply> = async (input, device) => answerHostConfig(input, await generateHostConfig(device));
+export const handle: Handler<Reply> = async (input, device) => generatedAnswer(await hardwareFacts(device), negotiate(input.headers.accept));

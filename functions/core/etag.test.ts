@@ -46,6 +46,14 @@ describe('withEntityTag', () => {
     });
   });
 
+  it('hands the same frozen headers for a JSON answer with the same tag, and new ones for another tag', async () => {
+    const first = await withEntityTag(ok('["a"]'), undefined);
+    const again = await withEntityTag(ok('["a"]'), undefined);
+    expect(again.headers).toBe(first.headers);
+    expect(Object.isFrozen(first.headers)).toBe(true);
+    expect((await withEntityTag(ok('["b"]'), undefined)).headers).not.toBe(first.headers);
+  });
+
   it('leaves any other status as it is', async () => {
     const problem = { status: 404, headers: { 'content-type': 'application/problem+json' }, body: '{"status":404}' };
     expect(await withEntityTag(problem, '*')).toBe(problem);

@@ -76,6 +76,19 @@ function entityOf(contentType: string, body: string): Entity | Promise<Entity> {
  */
 const lastEntity = reusingLast(entityOf);
 
+/**
+ * A 200's headers with its ETag after them, kept while they are the same deep-frozen headers (every
+ * JSON answer's, `JSON_HEADERS`) and the same tag: a transport is then handed the same frozen object,
+ * to which it adds its own headers once (runtime/http/cors.ts). Copied name by name: spreading an
+ * object and adding a field costs V8 microseconds.
+ */
+const taggedHeaders = reusingLast((headers: Readonly<Record<string, string>>, etag: string) => {
+  const tagged: Record<string, string> = {};
+  for (const name in headers) tagged[name] = headers[name]!;
+  tagged.etag = etag;
+  return tagged;
+});
+
 /** The headers of a 200 that its 304 carries beside the ETag (RFC 9110 §15.4.5). */
 const KEPT_ON_304 = ['vary', 'cache-control'] as const;
 
@@ -97,10 +110,7 @@ export function withEntityTag(out: FunctionOutput, ifNoneMatch: string | undefin
 /** `out` with its entity's tag (and bytes), or its 304 when `ifNoneMatch` names the tag. */
 function tagged(out: FunctionOutput, { etag, bytes }: Entity, ifNoneMatch: string | undefined): FunctionOutput {
   if (ifNoneMatch === undefined || !matchesTag(ifNoneMatch, etag)) {
-    // Copied name by name: spreading a frozen object (`JSON_HEADERS`) costs V8 a hundred times more.
-    const headers: Record<string, string> = {};
-    for (const name in out.headers) headers[name] = out.headers[name]!;
-    headers.etag = etag;
+    const headers = taggedHeaders(out.headers, etag);
     return bytes === undefined ? { status: 200, headers, body: out.body } : { status: 200, headers, body: out.body, bytes };
   }
   const headers: Record<string, string> = { etag };

@@ -1,4 +1,5 @@
 import { answerJson } from './answer-json.ts';
+import { deepFreeze } from './deep-freeze.ts';
 import type { Device } from './device/index.ts';
 import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 
@@ -82,7 +83,7 @@ export async function runHandler(handle: Handler, input: FunctionInput, device: 
 }
 
 /** The headers of every JSON answer: one frozen object, so that a transport can keep what it adds to them (see `FunctionOutput`). */
-export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+export const JSON_HEADERS: Readonly<Record<string, string>> = deepFreeze({ 'content-type': 'application/json' });
 
 /** What a handler answered as a 200: a JSON value as `application/json`, a `reply` as it is. */
 export function valueOutput(value: unknown): FunctionOutput {

@@ -39,7 +39,8 @@ export const handle: Handler<Hardware> = async (_input, device) => {
     readRadios(device),
   ]);
   return {
-    ...identity,
+    vendor: identity.vendor,
+    board: identity.board,
     cpu: uname.machine.trim() || cpuArchitecture(await readCpuinfo()),
     memory: memTotalOf(meminfo ?? ''),
     wifi,

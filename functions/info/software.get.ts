@@ -1,6 +1,7 @@
 import type { Device } from '../core/device/index.ts';
 import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
+import { reusingLast } from '../core/reusing-last.ts';
 import { PACKAGE_VERSION } from '../core/version.ts';
 import { parseShellVars } from '../parsers/shell-vars.ts';
 import { parseUptime } from '../parsers/uptime.ts';
@@ -46,11 +47,15 @@ export const handle: Handler<Software> = async (_input, device) => {
  */
 async function readOsVersion(device: Device): Promise<string | null> {
   const openwrt = await device.readFile('/etc/openwrt_release');
-  const description = openwrt === null ? undefined : parseShellVars(openwrt).DISTRIB_DESCRIPTION?.trim();
+  const description = openwrt === null ? '' : openwrtDescription(openwrt);
   if (description) return description;
   const osRelease = (await device.readFile('/etc/os-release')) ?? (await device.readFile('/usr/lib/os-release'));
-  if (osRelease === null) return null;
-  const vars = parseShellVars(osRelease);
-  const name = vars.PRETTY_NAME?.trim() || [vars.NAME, vars.VERSION].filter((part) => part?.trim()).join(' ');
-  return name || null;
+  return osRelease === null ? null : osReleaseName(osRelease);
 }
+
+/** DISTRIB_DESCRIPTION of /etc/openwrt_release ('' without one), and the name an os-release file gives (null without one), parsed again only when the text changed. */
+const openwrtDescription = reusingLast((text: string) => parseShellVars(text).DISTRIB_DESCRIPTION?.trim() ?? '');
+const osReleaseName = reusingLast((text: string) => {
+  const vars = parseShellVars(text);
+  return vars.PRETTY_NAME?.trim() || [vars.NAME, vars.VERSION].filter((part) => part?.trim()).join(' ') || null;
+});

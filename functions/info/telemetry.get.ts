@@ -122,13 +122,8 @@ async function readChutes(device: Device): Promise<ChuteUsage[]> {
   const stats = await Promise.all(
     containers.map((container) => (container.State === 'running' && typeof container.Id === 'string' ? device.containerStats(container.Id) : null)),
   );
-  return chutesOf(containers, ...stats);
+  return containers.map((container, i) => chuteUsage(container, stats[i] ?? null));
 }
-
-/** Each container's use, worked out again only when the list or a container's stats changed. */
-const chutesOf = reusingLast((containers: Record<string, unknown>[], ...stats: (Record<string, unknown> | null)[]) =>
-  containers.map((container, i) => chuteUsage(container, stats[i] ?? null)),
-);
 
 /** A chute's name is its container's chute label (else the container name), its state the container's. */
 function chuteUsage(container: Record<string, unknown>, stats: Record<string, unknown> | null): ChuteUsage {

@@ -85,6 +85,13 @@ describe('GET /api/v1/chutes/:chute/networks/:network/clients', () => {
     ]);
   });
 
+  it('answers the address of a lease file that changed while the stations stayed the same', async () => {
+    const leased = (address: string) => chuteDevice({ networks: { 'hello/wlan': accessPoint({ leases: `1645660000 ${STATIONS[0]} ${address} phone *\n` }) } });
+    const first = await callFunction<{ ip_addr: string | null }[]>(clients, leased('192.168.128.23'), WLAN);
+    const second = await callFunction<{ ip_addr: string | null }[]>(clients, leased('192.168.128.99'), WLAN);
+    expect([first.body[0]!.ip_addr, second.body[0]!.ip_addr]).toEqual(['192.168.128.23', '192.168.128.99']);
+  });
+
   it('takes the lease that ends last when a lease file holds several for one MAC', async () => {
     const leases = `1700000000 ${STATIONS[0]} 10.0.0.5 old *\n1700009999 ${STATIONS[0]} 10.0.1.5 new *\n1700005000 ${STATIONS[0]} 10.0.2.5 mid *\n`;
     const device = chuteDevice({ networks: { 'hello/wlan': accessPoint({ leases }) } });

@@ -27,12 +27,14 @@ export const handle: Handler<ClientList> = async (input, device) => {
   const network = await requestedNetwork(input, device, ['access-point'], 'list clients');
   const host = device.network(network.target);
   const [stations, leaseFile] = await Promise.all([connectedStations(host), host.leases()]);
-  const leases = leasesOf(leaseFile ?? '');
-  return stations.map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
+  return clientsOf(stations, leaseFile ?? '');
 };
 
-/** The leases by MAC address, parsed again only when the lease file changed. */
-const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
+/** The clients of the stations (a kept parse) with their leases, made again only when the stations or the lease file changed. */
+const clientsOf = reusingLast((stations: readonly StationRecord[], leaseFile: string) => {
+  const leases = leasesByMac(parseLeases(leaseFile));
+  return stations.map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
+});
 
 /**
  * The IPv4 lease of each MAC address (lower case). When a file holds several for one MAC (one per

@@ -40,7 +40,7 @@ export function connectedStation(host: NetworkHost, mac: string): Promise<Statio
     host,
     async () => {
       const output = await host.stationGet(mac);
-      return output === null ? undefined : parseStationDump(output).find((station) => isStation(station, mac));
+      return output === null ? undefined : iwStationsOf(output).find((station) => isStation(station, mac));
     },
     (stations) => stations.find((station) => isStation(station, mac)),
   );
@@ -65,7 +65,7 @@ export function disconnectStation(host: NetworkHost, mac: string): Promise<boole
   );
 }
 
-/** The station dump's records, and hostapd's, parsed again only when their text changed. */
+/** The station dump's records (or one station's), and hostapd's, parsed again only when their text changed. */
 const iwStationsOf = reusingLast(parseStationDump);
 const hostapdStationsOf = reusingLast(parseAllSta);
 

@@ -12,7 +12,7 @@ import { createPolicy, lazyTokenKey, type AuthPolicy } from './policy.ts';
 export async function fixedAuth(account: { username: string; password: string }): Promise<AuthPolicy> {
   const users = { [account.username]: await hashPassword(account.password) };
   return createPolicy({
-    users: async () => users,
+    users: () => users,
     secret: lazyTokenKey(randomBytes(32)),
     openToLoopbackWithoutPassword: false,
   });

@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
 import { hashPassword } from './passwords.ts';
-import { createPolicy, lazyTokenKey, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
+import { createPolicy, lazyTokenKey, tokenKey, whenKnown, type AuthPolicy, type UserTable } from './policy.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 import { watchedFile } from '../state/watched-file.ts';
 
@@ -34,10 +34,7 @@ export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   const users = watchedFile(files.passwd, (bytes) => (bytes === null ? {} : parseUsers(bytes.toString('utf8'), files.passwd)));
   const secretKey = watchedFile(files.secret, (bytes) => (bytes === null ? null : lazyTokenKey(checkedSecret(bytes, files.secret))));
   /** The key of the secret on disk now: a factory reset replaces it, and the tokens signed before stop working. */
-  const secret = async () => {
-    const key = await secretKey();
-    return key === null ? tokenKey(await readOrCreateSecret(files.secret)) : key();
-  };
+  const secret = () => whenKnown(secretKey(), (key) => (key === null ? readOrCreateSecret(files.secret).then(tokenKey) : key()));
   // The secret is read and checked now; its key is made on the first token.
   await secretKey();
   return createPolicy({ users, secret, openToLoopbackWithoutPassword: true });

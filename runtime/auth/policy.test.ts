@@ -3,7 +3,7 @@ import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
 import type { HttpProblem } from '../../functions/core/problem.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { createPolicy, tokenKey, type UserTable } from './policy.ts';
+import { createPolicy, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
 
 const LAN_CLIENT = '192.168.1.20';
 
@@ -11,6 +11,9 @@ async function policyWith(users: UserTable, now?: () => number) {
   const secret = await tokenKey(randomBytes(32));
   return createPolicy({ users: async () => users, secret, openToLoopbackWithoutPassword: true, ...(now ? { now } : {}) });
 }
+
+/** `policy.authorize` as a promise, whether it decided at once or not: a refusal made at once is a rejection. */
+const ask = async (policy: AuthPolicy, authorization: string | undefined, client: string | undefined) => policy.authorize(authorization, client);
 
 async function refusal(promise: Promise<unknown>): Promise<HttpProblem> {
   try {
@@ -24,14 +27,14 @@ async function refusal(promise: Promise<unknown>): Promise<HttpProblem> {
 describe('auth policy without a password', () => {
   it('serves a loopback client without credentials', async () => {
     const policy = await policyWith({});
-    await expect(policy.authorize(undefined, '127.0.0.1')).resolves.toBeNull();
-    await expect(policy.authorize(undefined, '::ffff:127.0.0.1')).resolves.toBeNull();
+    await expect(ask(policy, undefined, '127.0.0.1')).resolves.toBeNull();
+    await expect(ask(policy, undefined, '::ffff:127.0.0.1')).resolves.toBeNull();
   });
 
   it('refuses any other client with 403 telling to run chutebox passwd, even with credentials', async () => {
     const policy = await policyWith({});
     for (const authorization of [undefined, `Basic ${Buffer.from('paradrop:').toString('base64')}`]) {
-      const problem = await refusal(policy.authorize(authorization, LAN_CLIENT));
+      const problem = await refusal(ask(policy, authorization, LAN_CLIENT));
       expect(problem.status).toBe(403);
       expect(problem.message).toContain('chutebox passwd');
     }
@@ -42,7 +45,7 @@ describe('auth policy without a password', () => {
 describe('auth policy with a password', () => {
   it('asks loopback clients for credentials too', async () => {
     const policy = await policyWith({ paradrop: await hashPassword('pw') });
-    const problem = await refusal(policy.authorize(undefined, '127.0.0.1'));
+    const problem = await refusal(ask(policy, undefined, '127.0.0.1'));
     expect(problem.status).toBe(401);
     expect(problem.headers['www-authenticate']).toBe('Bearer realm="chutebox", Basic realm="chutebox"');
   });
@@ -52,10 +55,10 @@ describe('auth policy with a password', () => {
     let now = Date.now();
     const policy = await policyWith(users, () => now);
     const fresh = await policy.login('paradrop', 'pw', LAN_CLIENT);
-    await expect(policy.authorize(`Bearer ${fresh}`, LAN_CLIENT)).resolves.toBe('paradrop');
+    await expect(ask(policy, `Bearer ${fresh}`, LAN_CLIENT)).resolves.toBe('paradrop');
     now -= 3601_000;
     const stale = await policy.login('paradrop', 'pw', LAN_CLIENT);
-    expect((await refusal(policy.authorize(`Bearer ${stale}`, LAN_CLIENT))).status).toBe(401);
+    expect((await refusal(ask(policy, `Bearer ${stale}`, LAN_CLIENT))).status).toBe(401);
   });
 
   it('refuses a token whose user is no longer in the password file', async () => {
@@ -64,24 +67,24 @@ describe('auth policy with a password', () => {
     const token = await policy.login('paradrop', 'pw', LAN_CLIENT);
     delete users.paradrop;
     users.admin = await hashPassword('pw');
-    expect((await refusal(policy.authorize(`Bearer ${token}`, LAN_CLIENT))).status).toBe(401);
+    expect((await refusal(ask(policy, `Bearer ${token}`, LAN_CLIENT))).status).toBe(401);
   });
 
   it('refuses a token without an expiry even when correctly signed', async () => {
     const secret = await tokenKey(randomBytes(32));
     const policy = createPolicy({ users: async () => ({ paradrop: 'scrypt$x' }), secret, openToLoopbackWithoutPassword: true });
     const token = await sign({ sub: 'paradrop' }, secret, 'HS256');
-    expect((await refusal(policy.authorize(`Bearer ${token}`, LAN_CLIENT))).status).toBe(401);
+    expect((await refusal(ask(policy, `Bearer ${token}`, LAN_CLIENT))).status).toBe(401);
   });
 
   it('locks out an address after 5 failed logins, counting Basic and auth/local alike', async () => {
     const policy = await policyWith({ paradrop: await hashPassword('pw') });
     const basic = (password: string) => `Basic ${Buffer.from(`paradrop:${password}`).toString('base64')}`;
     for (let i = 0; i < 3; i++) await expect(policy.login('paradrop', 'wrong', LAN_CLIENT)).resolves.toBeNull();
-    for (let i = 0; i < 2; i++) expect((await refusal(policy.authorize(basic('wrong'), LAN_CLIENT))).status).toBe(401);
-    expect((await refusal(policy.authorize(basic('pw'), LAN_CLIENT))).status).toBe(429);
+    for (let i = 0; i < 2; i++) expect((await refusal(ask(policy, basic('wrong'), LAN_CLIENT))).status).toBe(401);
+    expect((await refusal(ask(policy, basic('pw'), LAN_CLIENT))).status).toBe(429);
     expect((await refusal(policy.login('paradrop', 'pw', LAN_CLIENT))).status).toBe(429);
-    await expect(policy.authorize(basic('pw'), '192.168.1.21')).resolves.toBe('paradrop');
+    await expect(ask(policy, basic('pw'), '192.168.1.21')).resolves.toBe('paradrop');
   });
 });
 
@@ -106,29 +109,42 @@ describe('auth policy with Basic credentials', () => {
 
   it('checks the same credentials sent on 32 connections at once with one scrypt, and remembers the success', async () => {
     const { policy, checks } = await countedPolicy();
-    const users = await Promise.all(Array.from({ length: 32 }, () => policy.authorize(basic('pw'), LAN_CLIENT)));
+    const users = await Promise.all(Array.from({ length: 32 }, () => ask(policy, basic('pw'), LAN_CLIENT)));
     expect(users).toEqual(Array(32).fill('paradrop'));
     expect(checks()).toBe(1);
-    await policy.authorize(basic('pw'), LAN_CLIENT);
+    await ask(policy, basic('pw'), LAN_CLIENT);
     expect(checks()).toBe(1);
   });
 
   it('refuses wrong credentials sent at once with one check, and checks them again on a later request', async () => {
     const { policy, checks } = await countedPolicy();
-    const refusals = await Promise.all(Array.from({ length: 8 }, () => refusal(policy.authorize(basic('nope'), LAN_CLIENT))));
+    const refusals = await Promise.all(Array.from({ length: 8 }, () => refusal(ask(policy, basic('nope'), LAN_CLIENT))));
     expect(refusals.map((problem) => problem.status)).toEqual(Array(8).fill(401));
     expect(checks()).toBe(1);
-    expect((await refusal(policy.authorize(basic('nope'), LAN_CLIENT))).status).toBe(401);
+    expect((await refusal(ask(policy, basic('nope'), LAN_CLIENT))).status).toBe(401);
     expect(checks()).toBe(2);
   });
 });
 
 describe('auth policy remembering the credentials it checked', () => {
+  it('decides at once, without a promise, for a loopback client while no password is set, and for the token or Basic credentials accepted last', async () => {
+    const open = createPolicy({ users: () => ({}), secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true });
+    expect(open.authorize(undefined, '127.0.0.1')).toBeNull();
+    const users = { paradrop: await hashPassword('pw') };
+    const policy = createPolicy({ users: () => users, secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true });
+    const decidedTwice = async (authorization: string) => {
+      await expect(ask(policy, authorization, LAN_CLIENT)).resolves.toBe('paradrop');
+      expect(policy.authorize(authorization, LAN_CLIENT)).toBe('paradrop');
+    };
+    await decidedTwice(`Basic ${Buffer.from('paradrop:pw').toString('base64')}`);
+    await decidedTwice(`Bearer ${await policy.login('paradrop', 'pw', LAN_CLIENT)}`);
+  });
+
   it('accepts a token it checked before, and Basic credentials it verified before, again', async () => {
     const policy = await policyWith({ paradrop: await hashPassword('pw') });
     const decidedTwice = async (authorization: string) => {
-      await expect(policy.authorize(authorization, LAN_CLIENT)).resolves.toBe('paradrop');
-      await expect(policy.authorize(authorization, LAN_CLIENT)).resolves.toBe('paradrop');
+      await expect(ask(policy, authorization, LAN_CLIENT)).resolves.toBe('paradrop');
+      await expect(ask(policy, authorization, LAN_CLIENT)).resolves.toBe('paradrop');
     };
     await decidedTwice(`Basic ${Buffer.from('paradrop:pw').toString('base64')}`);
     await decidedTwice(`Bearer ${await policy.login('paradrop', 'pw', LAN_CLIENT)}`);
@@ -138,27 +154,27 @@ describe('auth policy remembering the credentials it checked', () => {
     let users: UserTable = { paradrop: await hashPassword('pw') };
     const policy = createPolicy({ users: async () => users, secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true });
     const basic = `Basic ${Buffer.from('paradrop:pw').toString('base64')}`;
-    await expect(policy.authorize(basic, LAN_CLIENT)).resolves.toBe('paradrop');
-    await expect(policy.authorize(basic, LAN_CLIENT)).resolves.toBe('paradrop');
+    await expect(ask(policy, basic, LAN_CLIENT)).resolves.toBe('paradrop');
+    await expect(ask(policy, basic, LAN_CLIENT)).resolves.toBe('paradrop');
     users = { paradrop: await hashPassword('new') }; // chutebox passwd
-    expect((await refusal(policy.authorize(basic, LAN_CLIENT))).status).toBe(401);
+    expect((await refusal(ask(policy, basic, LAN_CLIENT))).status).toBe(401);
   });
 
   it('refuses remembered Basic credentials with 429 from a client locked out meanwhile', async () => {
     const policy = await policyWith({ paradrop: await hashPassword('pw') });
     const good = `Basic ${Buffer.from('paradrop:pw').toString('base64')}`;
-    await expect(policy.authorize(good, LAN_CLIENT)).resolves.toBe('paradrop');
-    for (let i = 0; i < 5; i++) await refusal(policy.authorize(`Basic ${Buffer.from(`paradrop:wrong${i}`).toString('base64')}`, LAN_CLIENT));
-    expect((await refusal(policy.authorize(good, LAN_CLIENT))).status).toBe(429);
-    await expect(policy.authorize(good, '192.168.1.21')).resolves.toBe('paradrop');
+    await expect(ask(policy, good, LAN_CLIENT)).resolves.toBe('paradrop');
+    for (let i = 0; i < 5; i++) await refusal(ask(policy, `Basic ${Buffer.from(`paradrop:wrong${i}`).toString('base64')}`, LAN_CLIENT));
+    expect((await refusal(ask(policy, good, LAN_CLIENT))).status).toBe(429);
+    await expect(ask(policy, good, '192.168.1.21')).resolves.toBe('paradrop');
   });
 
   it('refuses a remembered token once it has expired', async () => {
     let now = Date.now();
     const policy = await policyWith({ paradrop: await hashPassword('pw') }, () => now);
     const bearer = `Bearer ${await policy.login('paradrop', 'pw', LAN_CLIENT)}`;
-    await expect(policy.authorize(bearer, LAN_CLIENT)).resolves.toBe('paradrop');
+    await expect(ask(policy, bearer, LAN_CLIENT)).resolves.toBe('paradrop');
     now += 3601_000;
-    expect((await refusal(policy.authorize(bearer, LAN_CLIENT))).status).toBe(401);
+    expect((await refusal(ask(policy, bearer, LAN_CLIENT))).status).toBe(401);
   });
 });

@@ -19,21 +19,38 @@ export interface AuthPolicy {
   login(username: string, password: string, client: string | undefined): Promise<string | null>;
   /**
    * Every other request: the user it acts as, from its `Authorization` header (`Bearer <token>` or
-   * `Basic`), or null for a loopback client while no password is set. A token or Basic credentials
-   * checked before are not checked again (see `createPolicy`).
-   * @throws HttpProblem 401 (with `WWW-Authenticate`), 403 or 429.
+   * `Basic`), or null for a loopback client while no password is set. Decided at once (the user, not
+   * a promise) when the accounts and the key are known and the request is loopback without a
+   * password, or carries the token or Basic credentials accepted last; else a promise.
+   * @throws HttpProblem 401 (with `WWW-Authenticate`), 403 or 429 (or a promise rejected with it).
    */
-  authorize(authorization: string | undefined, client: string | undefined): Promise<string | null>;
+  authorize(authorization: string | undefined, client: string | undefined): Known<string | null>;
+}
+
+/** A value, or while it is not known yet, its promise. */
+export type Known<T> = T | Promise<T>;
+
+/**
+ * `next(value)`, at once when `value` is known, else once it is.
+ *
+ * @example
+ * whenKnown(users(), (table) => Object.keys(table)) // the names, or their promise
+ */
+export function whenKnown<T, R>(value: Known<T>, next: (value: T) => Known<R>): Known<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
 }
 
 /** Account name → password hash (`hashPassword`); empty while no password is set. */
 export type UserTable = Record<string, string>;
 
 export interface PolicyOptions {
-  /** The current accounts; asked on every request, so a `chutebox passwd` takes effect at once. */
-  users(): Promise<UserTable>;
-  /** HMAC key of the tokens, or how to get the current one (asked on every token signed or checked). */
-  secret: webcrypto.CryptoKey | (() => Promise<webcrypto.CryptoKey>);
+  /**
+   * The current accounts; asked on every request, so a `chutebox passwd` takes effect at once. Known
+   * at once (not a promise) lets a request be authorized at once.
+   */
+  users(): Known<UserTable>;
+  /** HMAC key of the tokens, or how to get the current one (asked on every token signed or checked; best known at once, as `lazyTokenKey` gives it). */
+  secret: webcrypto.CryptoKey | (() => Known<webcrypto.CryptoKey>);
   /** While no password is set: serve loopback clients without credentials (others get 403). */
   openToLoopbackWithoutPassword: boolean;
   limiter?: FailureLimiterOptions;
@@ -61,7 +78,7 @@ const TOKEN_CACHE_SIZE = 64;
  */
 export function createPolicy(options: PolicyOptions): AuthPolicy {
   const { secret } = options;
-  const currentSecret = typeof secret === 'function' ? secret : async () => secret;
+  const currentSecret = typeof secret === 'function' ? secret : () => secret;
   const now = options.now ?? Date.now;
   const verify = options.verify ?? verifyPassword;
   const limiter = failureLimiter({ now, ...options.limiter });
@@ -79,7 +96,7 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
    * it or looking it up (`again` answers null when the answer may have changed: a new key, an
    * expired token).
    */
-  let accepted: { header: string; users: UserTable; again: (client: string | undefined) => Promise<string | null> } | undefined;
+  let accepted: { header: string; users: UserTable; again: (client: string | undefined) => string | null } | undefined;
 
   /**
    * Checks a password, remembering recent successes, keyed by the credentials as the request sent
@@ -141,7 +158,8 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     }
     const user = userOfClaims(users, claims);
     const known = claims;
-    if (user !== null) accepted = { header, users, again: async () => ((await currentSecret()) === key ? userOfClaims(users, known) : null) };
+    // Again with the same key only: a key not known at once (a promise) is checked the long way.
+    if (user !== null) accepted = { header, users, again: () => (currentSecret() === key ? userOfClaims(users, known) : null) };
     return user;
   }
 
@@ -150,7 +168,7 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     accepted = {
       header,
       users,
-      again: async (client) => {
+      again: (client) => {
         limiter.assertAllowed(client ?? 'unknown');
         return username;
       },
@@ -174,30 +192,35 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
       return (await tokens()).signToken({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, await currentSecret());
     },
 
-    async authorize(authorization, client) {
-      const users = await options.users();
-      if (isOpen(users, client)) return null;
-      const last = accepted;
-      const user = last !== undefined && last.header === authorization && last.users === users ? await last.again(client) : null;
-      if (user !== null) return user;
-      const [, scheme = '', value = ''] = /^(\S+)\s+(\S+)\s*$/.exec(authorization ?? '') ?? [];
-      if (scheme.toLowerCase() === 'bearer') {
-        const user = await userOfToken(users, value, authorization!);
-        if (user === null) throw refused(authorization);
-        return user;
-      }
-      if (scheme.toLowerCase() === 'basic') {
-        const decoded = Buffer.from(value, 'base64').toString('utf8');
-        const colon = decoded.indexOf(':');
-        if (colon > 0) {
-          const username = decoded.slice(0, colon);
-          if (!(await attempt(users, username, decoded.slice(colon + 1), client))) throw refused(authorization);
-          return acceptBasic(authorization!, users, username);
-        }
-      }
-      throw refused(authorization);
+    authorize(authorization, client) {
+      return whenKnown(options.users(), (users) => {
+        if (isOpen(users, client)) return null;
+        const last = accepted;
+        const user = last !== undefined && last.header === authorization && last.users === users ? last.again(client) : null;
+        return user ?? checkCredentials(users, authorization, client);
+      });
     },
   };
+
+  /** The user of credentials not accepted last: a token's signature checked, or a password verified. */
+  async function checkCredentials(users: UserTable, authorization: string | undefined, client: string | undefined): Promise<string> {
+    const [, scheme = '', value = ''] = /^(\S+)\s+(\S+)\s*$/.exec(authorization ?? '') ?? [];
+    if (scheme.toLowerCase() === 'bearer') {
+      const user = await userOfToken(users, value, authorization!);
+      if (user === null) throw refused(authorization);
+      return user;
+    }
+    if (scheme.toLowerCase() === 'basic') {
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon > 0) {
+        const username = decoded.slice(0, colon);
+        if (!(await attempt(users, username, decoded.slice(colon + 1), client))) throw refused(authorization);
+        return acceptBasic(authorization!, users, username);
+      }
+    }
+    throw refused(authorization);
+  }
 }
 
 /** Whether a user table holds an account; allocates nothing, as it runs on every request. */
@@ -230,7 +253,13 @@ export function tokenKey(secret: Uint8Array): Promise<webcrypto.CryptoKey> {
  * @example
  * createPolicy({ users, secret: lazyTokenKey(randomBytes(32)), openToLoopbackWithoutPassword: false });
  */
-export function lazyTokenKey(secret: Uint8Array): () => Promise<webcrypto.CryptoKey> {
-  let key: Promise<webcrypto.CryptoKey> | undefined;
-  return () => (key ??= tokenKey(secret));
+export function lazyTokenKey(secret: Uint8Array): () => Known<webcrypto.CryptoKey> {
+  let key: webcrypto.CryptoKey | undefined;
+  let making: Promise<webcrypto.CryptoKey> | undefined;
+  return () =>
+    key ??
+    (making ??= tokenKey(secret).then((made) => {
+      key = made;
+      return made;
+    }));
 }

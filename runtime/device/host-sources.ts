@@ -49,15 +49,13 @@ export function hostSources(options: {
     },
     programs: () => (programsFound ??= engine().then((client) => client?.programsOnPath(process.env.PATH ?? '') ?? [])),
     now: () => Date.now(),
-    containers: () =>
-      engineListening().then((listening) =>
-        listening
-          ? containerLists.run(socketPath, async () => {
-              const client = await engine();
-              return client === null ? null : client.listChuteContainers(socketPath);
-            })
-          : null,
-      ),
+    containers: async () =>
+      (await engineListening())
+        ? containerLists.run(socketPath, async () => {
+            const client = await engine();
+            return client === null ? null : client.listChuteContainers(socketPath);
+          })
+        : null,
     async containerStats(id) {
       const client = await engine();
       return client === null ? null : client.containerStats(socketPath, id);

@@ -14,10 +14,12 @@ const BASIC = /^basic\s/i;
  * and peer address, or no credentials at all without a policy (`emulate --no-auth`). A request served
  * without credentials must then be local (`local`); one with Basic credentials and an `Origin` must
  * come from a page of the server's own or one of the `listed` origins of `--cors-origin` (`ownPage`).
- * Resolves when the request may go on.
+ * Answers undefined when the request may go on at once (the policy decided at once, and nothing more
+ * is to be checked), else a promise that resolves when it may.
  *
  * @throws HttpProblem 401, 403 or 429 from the policy; 403 for a request served without credentials
- *   that is not local, or with Basic credentials from a page of another origin.
+ *   that is not local, or with Basic credentials from a page of another origin (or a promise
+ *   rejected with it).
  * @example
  * const authorize = authorizer(policy, corsPolicy(corsOrigin).listed);
  * app.get('/api/v1/info/features', async (c) => { await authorize(c); … });
@@ -29,7 +31,8 @@ export function authorizer(policy: AuthPolicy | null, listed: readonly string[])
   return (c) => {
     const headers = requestHeaders(c);
     if (policy === null) return local(c);
-    return policy.authorize(headers.authorization, clientAddress(c)).then((user) => more(c, headers, user));
+    const decided = policy.authorize(headers.authorization, clientAddress(c));
+    return decided instanceof Promise ? decided.then((user) => more(c, headers, user)) : more(c, headers, decided);
   };
 }
 

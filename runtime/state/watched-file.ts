@@ -5,7 +5,8 @@ import path from 'node:path';
 /**
  * A file's decoded contents, read once and then only after its folder changed (`watchedPath`): a
  * caller costs no read and no stat while nothing changes, and a change made by another process
- * (`chutebox passwd`) applies from the next request on.
+ * (`chutebox passwd`) applies from the next request on. The value itself once it is known, else its
+ * promise (see `watchedPath`).
  *
  * @param decode turns the bytes, or null when the file does not exist, into the value; what it
  *   throws is thrown to the caller, and nothing is kept.
@@ -14,7 +15,7 @@ import path from 'node:path';
  * await users(); // read from disk
  * await users(); // the same value, nothing read
  */
-export function watchedFile<T>(file: string, decode: (bytes: Buffer | null) => T): () => Promise<T> {
+export function watchedFile<T>(file: string, decode: (bytes: Buffer | null) => T): () => T | Promise<T> {
   return watchedPath(file, (name) => readOrNull(name).then(decode));
 }
 
@@ -24,14 +25,15 @@ export function watchedFile<T>(file: string, decode: (bytes: Buffer | null) => T
  * file written, renamed over, created, removed, or the folder itself removed). The kernel queues the
  * event before the change's system call returns, and the event loop takes it before a request that
  * arrives later. Where the folder cannot be watched (it does not exist), every call asks `look`. A
- * rejected answer is not kept.
+ * rejected answer is not kept. Once the kept answer has settled, it is given as the value itself,
+ * not a promise: a caller on every request (the auth policy) decides at once.
  *
  * @example
  * const engineListening = watchedPath('/var/run/docker.sock', isUnixSocket);
  * await engineListening(); // one stat; then none until something in /var/run changes
  */
-export function watchedPath<T>(file: string, look: (file: string) => Promise<T>): () => Promise<T> {
-  let kept: Promise<T> | undefined;
+export function watchedPath<T>(file: string, look: (file: string) => Promise<T>): () => T | Promise<T> {
+  let kept: { value: T } | Promise<T> | undefined;
   let watcher: FSWatcher | undefined;
   const forget = () => {
     kept = undefined;
@@ -39,7 +41,7 @@ export function watchedPath<T>(file: string, look: (file: string) => Promise<T>)
     watcher = undefined;
   };
   return () => {
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) return kept instanceof Promise ? kept : kept.value;
     // Watch first, then look: a change during the look is an event that drops what was seen.
     try {
       watcher = watch(path.dirname(file), { persistent: false }, forget);
@@ -50,9 +52,14 @@ export function watchedPath<T>(file: string, look: (file: string) => Promise<T>)
     const looking = look(file);
     if (watcher !== undefined) {
       kept = looking;
-      looking.catch(() => {
-        if (kept === looking) forget();
-      });
+      looking.then(
+        (value) => {
+          if (kept === looking) kept = { value };
+        },
+        () => {
+          if (kept === looking) forget();
+        },
+      );
     }
     return looking;
   };
