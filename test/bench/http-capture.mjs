@@ -75,7 +75,13 @@ export async function capture(base, paths, headers, file) {
   for (const endpoint of paths) {
     const answer = await get(`${base}${endpoint}`, headers);
     if (answer.status !== 200) failed.push(`GET ${endpoint} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`);
-    answers[endpoint] = { status: answer.status, contentType: answer.contentType, etag: answer.etag, body: answer.body.toString('base64'), bytes: answer.body.length };
+    answers[endpoint] = {
+      status: answer.status,
+      contentType: answer.contentType,
+      etag: answer.etag,
+      body: answer.body.toString('base64'),
+      bytes: answer.body.length,
+    };
   }
   if (failed.length > 0) throw new Error(`the capture from ${base} failed:\n  ${failed.join('\n  ')}`);
   await writeFile(file, JSON.stringify(answers));

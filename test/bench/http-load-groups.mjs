@@ -133,7 +133,13 @@ export async function mixGroup({ m, opts, previous }) {
         skipped,
         answers,
         load: await writeLoad(m.dir, `mix-${key}`, paths),
-        loadIfNoneMatch: await writeLoad(m.dir, `mix-${key}-if-none-match`, paths, {}, paths.map((p) => captured[p].etag)),
+        loadIfNoneMatch: await writeLoad(
+          m.dir,
+          `mix-${key}-if-none-match`,
+          paths,
+          {},
+          paths.map((p) => captured[p].etag),
+        ),
         bytes: Object.fromEntries(Object.entries(captured).map(([p, a]) => [p, a.bytes])),
       };
       mix[key].singleMs = await timeEach(server.url, paths);
