@@ -56,9 +56,10 @@ export interface ConfigFacets {
    */
   effects: DeviceEffects;
   /**
-   * Loads the stored provisioning, undoes a host configuration update a crash cut short, renders and
-   * applies pdconf (failures are logged), starts telemetry when due, and removes what writes of SSH
-   * keys that a crash cut short left in the accounts' `~/.ssh` (`HostAccounts.removeInterruptedWrites`).
+   * Removes what writes of SSH keys that a crash cut short left in the accounts' `~/.ssh`
+   * (`HostAccounts.removeInterruptedWrites`), loads the stored provisioning, undoes a host
+   * configuration update a crash cut short, renders and applies pdconf (failures are logged), and
+   * starts telemetry when due.
    * Once: a second call answers the first.
    */
   start(): Promise<void>;
@@ -116,12 +117,12 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
     }));
   let starting: Promise<void> | undefined;
   async function start() {
+    await accounts.removeInterruptedWrites();
     await service.ready();
     await recover();
     const report = await hostConfig.refresh();
     for (const failure of report.failures) console.error(`host configuration: at start, ${failure}`);
     service.configure(telemetrySettings(await hostConfig.current()));
-    await accounts.removeInterruptedWrites();
   }
   return {
     hostConfig: { ...hostConfig, read: () => recover().then(hostConfig.read) },
