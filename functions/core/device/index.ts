@@ -4,6 +4,7 @@ import type { DeviceServices } from './services.ts';
 import type { DeviceSources } from './sources.ts';
 
 export * from './changes.ts';
+export * from './events.ts';
 export * from './names.ts';
 export * from './networks.ts';
 export * from './provisioning.ts';
