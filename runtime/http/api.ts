@@ -40,6 +40,20 @@ export interface ApiOptions {
   uploadLimit?: number;
   /** Serves the chutes' web pages at `/chutes/<chute>/` (`chuteWeb`), as a device does; off in the emulator, whose chutes run nothing. */
   chuteWeb?: boolean;
+  /** Told of every request the app answered (the request log, the request metrics); none by default. */
+  answered?: (request: AnsweredRequest) => void;
+}
+
+/** One answered request, as `ApiOptions.answered` is told of it. */
+export interface AnsweredRequest {
+  method: string;
+  /** The path of the route that answered, as mounted (`/api/v1/chutes/:chute`); null when none did (a 404 or 405). */
+  route: string | null;
+  status: number;
+  /** From the app taking the request to its answer's head (a stream's body may still be on its way). */
+  seconds: number;
+  /** The user whose credentials were accepted; null without credentials, or when they were refused. */
+  user: string | null;
 }
 
 /**
@@ -113,41 +127,69 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     return bundle.invoke(hasBody(fn.route.method, input.headers) ? await (await body()).readInto(input, c, bundle.route) : input, device);
   }
 
+  /**
+   * `answer` on `route`, told to `options.answered` when set: timed, with its error answered here so
+   * that its status is known. `answer` authorizes the request itself when `authorizing` is false.
+   */
+  function observed(route: string | null, answer: (c: Context, user: string | null) => Response | Promise<Response>, authorizing = true) {
+    const told = options.answered;
+    if (told === undefined) {
+      if (!authorizing) return (c: Context) => answer(c, null);
+      return (c: Context) => {
+        const user = authorize(c);
+        return user instanceof Promise ? user.then((known) => answer(c, known)) : answer(c, user);
+      };
+    }
+    return async (c: Context) => {
+      const start = performance.now();
+      let user: string | null = null;
+      let response: Response;
+      try {
+        if (authorizing) user = await authorize(c);
+        response = await answer(c, user);
+      } catch (error) {
+        response = send(c, problemOutput(problemFor(error)));
+      }
+      told({ method: c.req.method, route, status: response.status, seconds: (performance.now() - start) / 1000, user });
+      return response;
+    };
+  }
+
   for (const fn of functions) {
     // One handler on the route's path and each of its aliases; Hono is asked for path parameters only on a route that has them.
     const paths = routePaths(fn.route);
     const withParams = paths.some((path) => path.includes(':'));
-    app.on(fn.route.method, [...paths], (c) => authorize(c)?.then(() => respond(c, fn, withParams)) ?? respond(c, fn, withParams));
+    app.on(fn.route.method, [...paths], observed(fn.route.path, (c) => respond(c, fn, withParams)));
   }
   if (options.auth !== null) {
     const policy = options.auth;
     // The login: runtime/http/login.ts, a bundle loaded on the first one.
-    app.post(LOGIN_PATH, async (c) => send(c, await (await import('./login.ts')).login(c, policy, await body())));
+    const login = async (c: Context) => send(c, await (await import('./login.ts')).login(c, policy, await body()));
+    app.post(LOGIN_PATH, observed(LOGIN_PATH, login, false));
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
-  app.get(HOSTAPD_CONTROL_PATH, async (c) => {
-    await authorize(c);
-    return (await import('./websocket.ts')).hostapdControl(c, device);
-  });
-  app.get(CHANGE_STREAM_PATH, async (c) => {
-    await authorize(c);
-    return (await import('./websocket.ts')).changeStream(c, device);
-  });
+  app.get(HOSTAPD_CONTROL_PATH, observed(HOSTAPD_CONTROL_PATH, async (c) => (await import('./websocket.ts')).hostapdControl(c, device)));
+  app.get(CHANGE_STREAM_PATH, observed(CHANGE_STREAM_PATH, async (c) => (await import('./websocket.ts')).changeStream(c, device)));
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.
-    app.all(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device));
+    app.all(CHUTE_WEB_PATH, observed(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device), false));
   }
   // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
-  app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorized));
+  app.get('/docs/*', observed('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorized), false));
   // A preflight, on any path (runtime/http/preflight.ts, a bundle loaded on the first one).
-  app.on('OPTIONS', '*', async (c) => (await import('./preflight.ts')).preflight(c, authorized, cors));
+  app.on('OPTIONS', '*', observed('*', async (c) => (await import('./preflight.ts')).preflight(c, authorized, cors), false));
 
-  app.notFound((c) => {
-    const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
-    return send(c, problemOutput(allowed.length === 0 ? noResource(c.req.path) : methodNotAllowed(c.req.method, allowed.join(', '))));
-  });
+  const notFound = observed(
+    null,
+    (c) => {
+      const allowed = [...new Set(routes.filter((route) => matchPath(route.path, c.req.path) !== null).map((route) => route.method))];
+      return send(c, problemOutput(allowed.length === 0 ? noResource(c.req.path) : methodNotAllowed(c.req.method, allowed.join(', '))));
+    },
+    false,
+  );
+  app.notFound(notFound);
   app.onError((error, c) => send(c, problemOutput(problemFor(error))));
   return app;
 }

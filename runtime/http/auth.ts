@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AuthPolicy } from '../auth/policy.ts';
+import type { AuthPolicy, Known } from '../auth/policy.ts';
 import { clientAddress } from './client-address.ts';
 import { incomingMessage, requestHeaders } from './request-headers.ts';
 
@@ -14,8 +14,8 @@ const BASIC = /^basic\s/i;
  * and peer address, or no credentials at all without a policy (`emulate --no-auth`). A request served
  * without credentials must then be local (`local`); one with Basic credentials and an `Origin` must
  * come from a page of the server's own or one of the `listed` origins of `--cors-origin` (`ownPage`).
- * Answers undefined when the request may go on at once (the policy decided at once, and nothing more
- * is to be checked), else a promise that resolves when it may.
+ * Answers the user whose credentials were accepted (null without credentials) at once when the
+ * policy decided at once and nothing more is to be checked, else a promise of it.
  *
  * @throws HttpProblem 401, 403 or 429 from the policy; 403 for a request served without credentials
  *   that is not local, or with Basic credentials from a page of another origin (or a promise
@@ -24,13 +24,15 @@ const BASIC = /^basic\s/i;
  * const authorize = authorizer(policy, corsPolicy(corsOrigin).listed);
  * app.get('/api/v1/info/features', async (c) => { await authorize(c); … });
  */
-export function authorizer(policy: AuthPolicy | null, listed: readonly string[]): (c: Context) => Promise<void> | undefined {
+export function authorizer(policy: AuthPolicy | null, listed: readonly string[]): (c: Context) => Known<string | null> {
   /** What more a request the policy let through as `user` must pass: nothing in the common case (credentials and no `Origin`). */
-  const more = (c: Context, headers: Record<string, string>, user: string | null) =>
-    user === null ? local(c) : headers.origin !== undefined && BASIC.test(headers.authorization!) ? ownPage(headers, listed) : undefined;
+  const more = (c: Context, headers: Record<string, string>, user: string | null) => {
+    const check = user === null ? local(c) : headers.origin !== undefined && BASIC.test(headers.authorization!) ? ownPage(headers, listed) : undefined;
+    return check === undefined ? user : check.then(() => user);
+  };
   return (c) => {
     const headers = requestHeaders(c);
-    if (policy === null) return local(c);
+    if (policy === null) return more(c, headers, null);
     const decided = policy.authorize(headers.authorization, clientAddress(c));
     return decided instanceof Promise ? decided.then((user) => more(c, headers, user)) : more(c, headers, decided);
   };
