@@ -21,7 +21,9 @@ describe('what the app tells of each request it answered (the request log and me
     const app = await createApp({ functionsDir: dir, device: memoryDevice(), auth, answered: (request) => told.push(request) });
     const authorization = basic('paradrop', 'secret');
     expect((await app.request('/api/v1/info/features', { headers: { authorization } })).status).toBe(200);
-    expect((await app.request('/api/v1/test/echo/x', { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    expect(
+      (await app.request('/api/v1/test/echo/x', { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{}' })).status,
+    ).toBe(200);
     expect((await app.request('/api/v1/info/features', { headers: { authorization: basic('paradrop', 'wrong') } })).status).toBe(401);
     expect((await app.request('/api/v1/test/crash', { headers: { authorization } })).status).toBe(500);
     expect((await app.request('/api/v1/nothing/here', { headers: { authorization } })).status).toBe(404);

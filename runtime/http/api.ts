@@ -159,7 +159,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     // One handler on the route's path and each of its aliases; Hono is asked for path parameters only on a route that has them.
     const paths = routePaths(fn.route);
     const withParams = paths.some((path) => path.includes(':'));
-    app.on(fn.route.method, [...paths], observed(fn.route.path, (c) => respond(c, fn, withParams)));
+    app.on(
+      fn.route.method,
+      [...paths],
+      observed(fn.route.path, (c) => respond(c, fn, withParams)),
+    );
   }
   if (options.auth !== null) {
     const policy = options.auth;
@@ -168,18 +172,34 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     app.post(LOGIN_PATH, observed(LOGIN_PATH, login, false));
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
-  app.get(HOSTAPD_CONTROL_PATH, observed(HOSTAPD_CONTROL_PATH, async (c) => (await import('./websocket.ts')).hostapdControl(c, device)));
-  app.get(CHANGE_STREAM_PATH, observed(CHANGE_STREAM_PATH, async (c) => (await import('./websocket.ts')).changeStream(c, device)));
+  app.get(
+    HOSTAPD_CONTROL_PATH,
+    observed(HOSTAPD_CONTROL_PATH, async (c) => (await import('./websocket.ts')).hostapdControl(c, device)),
+  );
+  app.get(
+    CHANGE_STREAM_PATH,
+    observed(CHANGE_STREAM_PATH, async (c) => (await import('./websocket.ts')).changeStream(c, device)),
+  );
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.
-    app.all(CHUTE_WEB_PATH, observed(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device), false));
+    app.all(
+      CHUTE_WEB_PATH,
+      observed(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device), false),
+    );
   }
   // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).
-  app.get('/docs/*', observed('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorized), false));
+  app.get(
+    '/docs/*',
+    observed('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorized), false),
+  );
   // A preflight, on any path (runtime/http/preflight.ts, a bundle loaded on the first one).
-  app.on('OPTIONS', '*', observed('*', async (c) => (await import('./preflight.ts')).preflight(c, authorized, cors), false));
+  app.on(
+    'OPTIONS',
+    '*',
+    observed('*', async (c) => (await import('./preflight.ts')).preflight(c, authorized, cors), false),
+  );
 
   const notFound = observed(
     null,
