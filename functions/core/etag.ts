@@ -1,19 +1,15 @@
 import type { FunctionOutput } from './handler.ts';
 import { reusingLast } from './reusing-last.ts';
 
-/** The part of node:crypto that `entityTag` uses. */
+/** The part of node:crypto that `entityTag` uses: the one-shot digest, which makes no hash object (and no native memory to free). */
 interface NodeHashes {
-  createHash(algorithm: 'sha256'): NodeHash;
-}
-interface NodeHash {
-  update(data: string | Uint8Array): NodeHash;
-  digest(encoding: 'hex'): string;
+  hash(algorithm: 'sha256', data: string | Uint8Array, encoding: 'hex'): string;
 }
 
 /**
  * node:crypto where the runtime has it (Node 20.16 and later give it to any code through
- * `process.getBuiltinModule`), else undefined: a browser hashes with Web Crypto, whose digest is a
- * promise and far slower a call.
+ * `process.getBuiltinModule`, and have `hash`), else undefined: a browser hashes with Web Crypto,
+ * whose digest is a promise and far slower a call.
  */
 const nodeHashes = (globalThis as { process?: { getBuiltinModule?(id: string): unknown } }).process?.getBuiltinModule?.('node:crypto') as
   | NodeHashes
@@ -34,18 +30,23 @@ const TAG_DIGITS = 32;
  */
 export function entityTag(contentType: string, body: string | Uint8Array): string | Promise<string> {
   if (nodeHashes === undefined) return webCryptoEntityTag(contentType, body);
-  return quoted(nodeHashes.createHash('sha256').update(contentType).update('\n').update(body).digest('hex'));
+  return quoted(nodeHashes.hash('sha256', typeof body === 'string' ? `${contentType}\n${body}` : taggedBytes(contentType, body), 'hex'));
 }
 
 /** `entityTag` made with Web Crypto, as in a browser. */
 export async function webCryptoEntityTag(contentType: string, body: string | Uint8Array): Promise<string> {
-  const head = ENCODER.encode(`${contentType}\n`);
-  const bytes = typeof body === 'string' ? ENCODER.encode(body) : body;
-  const data = new Uint8Array(head.length + bytes.length);
-  data.set(head);
-  data.set(bytes, head.length);
+  const data = taggedBytes(contentType, typeof body === 'string' ? ENCODER.encode(body) : body);
   const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', data));
   return quoted(Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join(''));
+}
+
+/** What a tag is the digest of, as bytes: the content type, a line feed, the body. */
+function taggedBytes(contentType: string, body: Uint8Array): Uint8Array {
+  const head = ENCODER.encode(`${contentType}\n`);
+  const data = new Uint8Array(head.length + body.length);
+  data.set(head);
+  data.set(body, head.length);
+  return data;
 }
 
 const quoted = (hex: string) => `"${hex.slice(0, TAG_DIGITS)}"`;
