@@ -52,6 +52,8 @@ const ENTRIES = {
   'chute-proxy': 'runtime/http/chute-proxy.ts',
   // The API reference page (GET /docs), loaded on its first request; it serves the files of dist/docs/.
   docs: 'runtime/http/docs.ts',
+  // The host side of the chute networks (iw, hostapd_cli, the lease files), loaded on the first network or station request.
+  'network-host': 'runtime/network/host.ts',
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
   'hostapd-events': 'runtime/network/hostapd-events.entry.ts',
   // The package's library entries (package.json `exports`): `chutebox/emulator` and `chutebox/msw`.
