@@ -40,6 +40,8 @@ const ENTRIES = {
   websocket: 'runtime/http/websocket.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
+  // Password hashing (scrypt), loaded on the first password checked against an account's, and by `chutebox passwd`.
+  passwords: 'runtime/auth/passwords.ts',
   // The login's answer, loaded on the first login.
   login: 'runtime/http/login.ts',
   // The answer to a CORS preflight, loaded on the first one.
