@@ -29,6 +29,8 @@ const ENTRIES = {
   'device-config': 'runtime/device-config/index.ts',
   // The change log's files (opened, written, kept within their bound), loaded when serve first opens the log.
   'change-log': 'runtime/changes/log.ts',
+  // The help text of a command's options, loaded by `serve --help` (the other commands carry it).
+  'options-help': 'runtime/options-help.ts',
   emulator: 'emulator/main.ts',
   record: 'emulator/record.ts',
   // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario/compiled.ts).
