@@ -27,6 +27,8 @@ const ENTRIES = {
   'chute-lifecycle': 'runtime/chutes/chute-lifecycle.entry.ts',
   // The device configuration (host configuration, pdconf, provisioning, accounts), loaded on first use.
   'device-config': 'runtime/device-config/index.ts',
+  // The host's factory reset, loaded on the first one.
+  'host-reset': 'runtime/device/host-reset.ts',
   // The change log's files (opened, written, kept within their bound), loaded when serve first opens the log.
   'change-log': 'runtime/changes/log.ts',
   // The help text of a command's options, loaded by `serve --help` (the other commands carry it).
