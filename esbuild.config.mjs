@@ -27,8 +27,12 @@ const ENTRIES = {
   'chute-lifecycle': 'runtime/chutes/chute-lifecycle.entry.ts',
   // The device configuration (host configuration, pdconf, provisioning, accounts), loaded on first use.
   'device-config': 'runtime/device-config/index.ts',
+  // The host's factory reset, loaded on the first one.
+  'host-reset': 'runtime/device/host-reset.ts',
   // The change log's files (opened, written, kept within their bound), loaded when serve first opens the log.
   'change-log': 'runtime/changes/log.ts',
+  // The help text of a command's options, loaded by `serve --help` (the other commands carry it).
+  'options-help': 'runtime/options-help.ts',
   emulator: 'emulator/main.ts',
   record: 'emulator/record.ts',
   // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario/compiled.ts).
@@ -40,6 +44,8 @@ const ENTRIES = {
   websocket: 'runtime/http/websocket.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
+  // Password hashing (scrypt), loaded on the first password checked against an account's, and by `chutebox passwd`.
+  passwords: 'runtime/auth/passwords.ts',
   // The login's answer, loaded on the first login.
   login: 'runtime/http/login.ts',
   // The answer to a CORS preflight, loaded on the first one.
@@ -52,6 +58,8 @@ const ENTRIES = {
   'chute-proxy': 'runtime/http/chute-proxy.ts',
   // The API reference page (GET /docs), loaded on its first request; it serves the files of dist/docs/.
   docs: 'runtime/http/docs.ts',
+  // The host side of the chute networks (iw, hostapd_cli, the lease files), loaded on the first network or station request.
+  'network-host': 'runtime/network/host.ts',
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
   'hostapd-events': 'runtime/network/hostapd-events.entry.ts',
   // The package's library entries (package.json `exports`): `chutebox/emulator` and `chutebox/msw`.

@@ -2,13 +2,13 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listen } from '../runtime/http/listen.ts';
+import { optionsHelp } from '../runtime/options-help.ts';
 import {
   CHANGE_LOG_OPTIONS,
   changeLogBound,
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
   listenOptions,
-  optionsHelp,
   parseMegabytes,
   parsePort,
   UPLOAD_LIMIT_OPTION,

@@ -8,7 +8,6 @@ import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { hostChanges } from './device/host-changes.ts';
 import { hostNetworks, networkTools } from './device/host-networks.ts';
 import { chutesOnEngine, deviceConfig, engineClient, type HostParts } from './device/host-parts.ts';
-import { hostFactoryReset } from './device/host-reset.ts';
 import { hostServices } from './device/host-services.ts';
 import { hostSources } from './device/host-sources.ts';
 import { hostRecover } from './device/host-recover.ts';
@@ -159,6 +158,8 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const runner = hostChanges(host, options.changeLog);
   /** Holds off a second reset, provisioning and a pdconf reload during a factory reset (the runner holds off changes). */
   const guard = resetGuard();
+  /** The factory reset, from its bundle (dist/host-reset.mjs), loaded on the first one. */
+  const reset = async () => (await import('./device/host-reset.ts')).hostFactoryReset(host, runner)();
   const { config } = host;
   const device: HostDevice = {
     ...hostSources({ socketPath, chutes, engine, settings: options.settings }),
@@ -166,7 +167,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     submitChange: runner.submitChange,
     change: runner.change,
     changes: runner.changes,
-    ...hostServices({ socketPath, engine, config: config.loaded, startedConfig: config.started, guard, reset: hostFactoryReset(host, runner) }),
+    ...hostServices({ socketPath, engine, config: config.loaded, startedConfig: config.started, guard, reset }),
     recover: () => hostRecover(host, runner),
     async close() {
       await (await config.ifLoading()?.catch(() => undefined))?.close(runner.idle());

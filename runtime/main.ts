@@ -13,7 +13,6 @@ import {
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
   listenOptions,
-  optionsHelp,
   parseCount,
   parseMegabytes,
   parsePort,
@@ -106,11 +105,15 @@ function pdconfApplyOption<const F extends PdconfFile>(file: F) {
   } as const satisfies OptionSpec;
 }
 
-const SERVE_HELP = optionsHelp(
-  'chutebox serve [options]',
-  "Serves this machine's device API over HTTP. A flag wins over its environment variable, which wins over the settings file (`name=value` lines: the flag with _ for -, portal_server_port for --port). As `chutebox`, it also takes --max-heap MB (CHUTEBOX_MAX_HEAP): the heap limit, by default a quarter of MemTotal, 16 to 256 MB.",
-  SERVE_OPTIONS,
-);
+/** The help of `serve`, made only on --help, with the code of dist/options-help.mjs. */
+async function serveHelp(): Promise<string> {
+  const { optionsHelp } = await import('./options-help.ts');
+  return optionsHelp(
+    'chutebox serve [options]',
+    "Serves this machine's device API over HTTP. A flag wins over its environment variable, which wins over the settings file (`name=value` lines: the flag with _ for -, portal_server_port for --port). As `chutebox`, it also takes --max-heap MB (CHUTEBOX_MAX_HEAP): the heap limit, by default a quarter of MemTotal, 16 to 256 MB.",
+    SERVE_OPTIONS,
+  );
+}
 
 /**
  * `chutebox serve`: the device API on this machine. Before it listens, it repairs what a crash of an
@@ -122,7 +125,7 @@ const SERVE_HELP = optionsHelp(
  */
 export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values, help } = await readSettings(SERVE_OPTIONS, argv, env);
-  if (help) return void process.stdout.write(SERVE_HELP);
+  if (help) return void process.stdout.write(await serveHelp());
   const port = parsePort(values.port!);
   const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
   const stateDir = path.resolve(values['state-dir']!);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHANGE_LOG_OPTIONS, changeLogBound, checkSubnetPool, optionsHelp, parseCount, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
+import { CHANGE_LOG_OPTIONS, changeLogBound, checkSubnetPool, parseCount, parsePort, parseSeconds, readOptions, UsageError } from './options.ts';
 
 const SPECS = [
   { flag: 'port', env: 'CHUTEBOX_PORT', default: '8080', value: 'PORT', description: 'TCP port' },
@@ -50,20 +50,6 @@ describe('readOptions', () => {
     expect(() => readOptions(OPTIONS, ['--prot', '1'], {}, SWITCHES)).toThrow(UsageError);
     expect(() => readOptions(OPTIONS, ['extra'], {}, SWITCHES)).toThrow(UsageError);
     expect(() => readOptions(OPTIONS, [], { TEST_NO_AUTH: 'maybe' }, SWITCHES)).toThrow(/TEST_NO_AUTH must be 1, true, yes, 0, false or no/);
-  });
-});
-
-describe('optionsHelp', () => {
-  it('lists every flag with its environment variable and default', () => {
-    const help = optionsHelp('chutebox serve [options]', 'Serves.', SPECS);
-    expect(help).toMatch(/--port PORT +TCP port \(env CHUTEBOX_PORT; default 8080\)/);
-    expect(help).toMatch(/--functions DIR +bundles \(env CHUTEBOX_FUNCTIONS; default beside the bundle\)/);
-    expect(help).toContain('--help');
-  });
-
-  it('lists the switches in the help after the options', () => {
-    const help = optionsHelp('test [options]', 'A test.', OPTIONS, SWITCHES);
-    expect(help).toMatch(/--port PORT[\s\S]*--no-auth\s+no auth \(env TEST_NO_AUTH=1\)[\s\S]*-h, --help/);
   });
 });
 

@@ -3,7 +3,8 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { authFiles, setPassword } from './auth/local.ts';
 import { STATE_DIR_OPTION } from './host-device.ts';
-import { optionsHelp, readOptions, UsageError } from './options.ts';
+import { optionsHelp } from './options-help.ts';
+import { readOptions, UsageError } from './options.ts';
 
 const PASSWD_OPTIONS = [STATE_DIR_OPTION, { flag: 'user', default: 'paradrop', value: 'NAME', description: 'account to set the password of' }] as const;
 

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
-import { hashPassword } from './passwords.ts';
 import { createPolicy, lazyTokenKey, tokenKey, whenKnown, type AuthPolicy, type UserTable } from './policy.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 import { watchedFile } from '../state/watched-file.ts';
@@ -62,6 +61,8 @@ export async function setPassword(stateDir: string, username: string, password: 
   const files = authFiles(stateDir);
   await mkdir(files.dir, { recursive: true, mode: 0o700 });
   await removeInterruptedWrites(files.dir, [path.basename(files.passwd)]);
+  // scrypt comes from dist/passwords.mjs: serve, which holds this module, hashes no password.
+  const { hashPassword } = await import('./passwords.ts');
   const users = { ...(await readUsers(files.passwd)), [username]: await hashPassword(password) };
   await writeFileAtomic(files.passwd, `${JSON.stringify({ users }, null, 2)}\n`, 0o600);
 }

@@ -2,7 +2,6 @@ import { webcrypto } from 'node:crypto';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts';
 import { isLoopback } from './loopback.ts';
-import { verifyPassword } from './passwords.ts';
 import { sharedRuns } from '../tools/shared-run.ts';
 import type { TokenClaims } from './tokens.ts';
 
@@ -56,7 +55,7 @@ export interface PolicyOptions {
   limiter?: FailureLimiterOptions;
   /** Clock in milliseconds; default Date.now. */
   now?: () => number;
-  /** Checks a password against its stored hash; default `verifyPassword` (scrypt). */
+  /** Checks a password against its stored hash; default `verifyPassword` (scrypt, loaded on first use). */
   verify?: (stored: string, password: string) => Promise<boolean>;
 }
 
@@ -80,7 +79,8 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   const { secret } = options;
   const currentSecret = typeof secret === 'function' ? secret : () => secret;
   const now = options.now ?? Date.now;
-  const verify = options.verify ?? verifyPassword;
+  /** The password check: scrypt from dist/passwords.mjs, loaded on the first password checked. */
+  const verify = options.verify ?? (async (stored: string, password: string) => (await import('./passwords.ts')).verifyPassword(stored, password));
   const limiter = failureLimiter({ now, ...options.limiter });
   const verified = new Map<string, string>();
   const checks = sharedRuns<boolean>();

@@ -138,7 +138,7 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
     },
     hostapdStations: () => hostapdCli(['all_sta'], true),
     async hostapdEvents(onEvent, onEnd) {
-      // A bundle of its own (dist/hostapd-events.mjs), loaded on the first ATTACH: it keeps the runtime bundle small.
+      // A bundle of its own (dist/hostapd-events.mjs), loaded on the first ATTACH: only a client that attaches needs it.
       return (await import('./hostapd-events.entry.ts')).attachHostapdEvents(host, target, tools, onEvent, onEnd);
     },
   };

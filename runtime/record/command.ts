@@ -15,7 +15,8 @@ import { formatEnviron, parseEnviron, redactSecrets } from '../../functions/pars
 import { redactPasswd } from '../../functions/parsers/passwd.ts';
 import { DEFAULT_STATE_DIR } from '../../functions/core/device/index.ts';
 import { createHostDevice, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-device.ts';
-import { optionsHelp, readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
+import { optionsHelp } from '../options-help.ts';
+import { readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
 import { PASSWD_FILE } from '../scenario/format.ts';
 import { compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, trimNetInterfaces, type Recording } from './recording-device.ts';
