@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, getJson } from './support/http-client.ts';
@@ -126,6 +127,14 @@ describe('GET /metrics on chutebox emulate (default scenario)', () => {
     expect(type).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
     expect(text.endsWith('\n# EOF\n')).toBe(true);
     expect(text).toMatch(/^# TYPE wifi_station_receive_bytes counter\nwifi_station_receive_bytes_total\{/m);
+  });
+
+  it('has every metric docs/api/metrics.md lists, and no other', async () => {
+    const { text } = await scrape(server, EMULATOR_BASIC);
+    const exposed = [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!);
+    const page = await readFile(new URL('../docs/api/metrics.md', import.meta.url), 'utf8');
+    const listed = [...page.matchAll(/`((?:wifi|hostapd|dnsmasq|container|node|chutebox)_[A-Za-z0-9_]+)`/g)].map((m) => m[1]!);
+    expect([...new Set(listed)].sort()).toEqual([...new Set(exposed)].sort());
   });
 
   it('answers 401 without credentials, as every route', async () => {
