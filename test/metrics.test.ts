@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, getJson } from './support/http-client.ts';
-import { ADOPTED_NAME_PROBLEMS, checkMetrics, skipWithoutPromtool } from './support/promtool.ts';
+import { ADOPTED_NAME_PROBLEMS, checkMetrics, skipWithoutPromtool, startPrometheus } from './support/prometheus.ts';
 import { serveArgs, type Started, useChutebox } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
@@ -128,6 +128,26 @@ describe('GET /metrics on chutebox emulate (default scenario)', () => {
     expect(text.endsWith('\n# EOF\n')).toBe(true);
     expect(text).toMatch(/^# TYPE wifi_station_receive_bytes counter\nwifi_station_receive_bytes_total\{/m);
   });
+
+  it.skipIf(promtoolSkipped)(
+    "is scraped by Prometheus with basic auth, which asks for OpenMetrics and parses it: a station's signal as GET …/stations answers it",
+    async () => {
+      const prometheus = await startPrometheus(await temp.folder('prometheus'), new URL(server.url).host, {
+        basic_auth: { username: 'paradrop', password: '' },
+      });
+      try {
+        const signals = 'wifi_station_signal_dbm{job="chutebox",chute="hotspot",network="guest"}';
+        const deadline = Date.now() + 30_000;
+        while ((await prometheus.query(signals)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+        expect(await prometheus.query('up{job="chutebox"}')).toEqual([{ metric: expect.objectContaining({ job: 'chutebox' }), value: 1 }]);
+        const stations = await getJson<Record<string, string>[]>(server, '/chutes/hotspot/networks/guest/stations', EMULATOR_BASIC);
+        const scraped = Object.fromEntries((await prometheus.query(signals)).map((s) => [s.metric.mac, s.value]));
+        expect(scraped).toEqual(Object.fromEntries(stations.map((station) => [station.mac_addr, Number(station.signal!.split(' ')[0])])));
+      } finally {
+        await prometheus.stop();
+      }
+    },
+  );
 
   it('has every metric docs/api/metrics.md lists, and no other', async () => {
     const { text } = await scrape(server, EMULATOR_BASIC);
