@@ -1,3 +1,5 @@
+// prom-client's registry module has no declaration of its own: this one, which every program that takes this module needs.
+/// <reference path="./prom-client-registry.d.ts" />
 import type { Context } from 'hono';
 import type { Metric, RegistryContentType } from 'prom-client';
 import Registry from 'prom-client/lib/registry.js';
