@@ -1,4 +1,4 @@
-// prom-client's registry module has no declaration of its own: this one, which every program that takes this module needs.
+// The declaration of prom-client's registry module, which ships none, for every tsc program that takes this module (the package's declarations too).
 /// <reference path="./prom-client-registry.d.ts" />
 import type { Context } from 'hono';
 import type { Metric, RegistryContentType } from 'prom-client';
