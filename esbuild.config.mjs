@@ -42,6 +42,10 @@ const ENTRIES = {
   'request-body': 'runtime/http/request-body.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
   websocket: 'runtime/http/websocket.ts',
+  // GET /metrics (prom-client's registry and the gathering of functions/metrics/), loaded on the first scrape.
+  metrics: 'runtime/http/metrics.ts',
+  // The request counters GET /metrics exposes, loaded when serve starts.
+  'request-counts': 'runtime/http/request-counts.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
   // Password hashing (scrypt), loaded on the first password checked against an account's, and by `chutebox passwd`.
@@ -317,7 +321,7 @@ async function compileScenarios() {
  * dist/lib-msw.browser.mjs, emulator/msw-browser.ts for a page's bundler. A browser cannot import
  * dist/functions/, so every endpoint module is bundled in (emulator/endpoint-modules.ts becomes a
  * static import of each) with the OpenAPI document; msw stays the page's own (a peer, as for
- * lib-msw.mjs); the HTTP layer's Node-only parts loaded on use (websockets, docs page, chute pages)
+ * lib-msw.mjs); the HTTP layer's Node-only parts loaded on use (websockets, docs page, chute pages, metrics)
  * become 501 answers (emulator/msw-browser-unserved.ts). A Node built-in that any module imports but
  * the bundle never uses is stubbed, and the build fails if one is left in the output. Not in the
  * manifest's entries (it is no Node bundle); the size table shows it.
@@ -330,7 +334,9 @@ async function buildBrowserMsw(functions, openApi) {
   const unserved = path.join(root, 'emulator/msw-browser-unserved.ts');
   // local-request.ts checks only requests that came over a socket or carry credentials: the browser
   // build has neither (it has no auth policy).
-  const nodeOnly = new Set(['websocket.ts', 'docs.ts', 'chute-proxy.ts', 'local-request.ts'].map((file) => path.join(root, 'runtime/http', file)));
+  const nodeOnly = new Set(
+    ['websocket.ts', 'docs.ts', 'chute-proxy.ts', 'local-request.ts', 'metrics.ts'].map((file) => path.join(root, 'runtime/http', file)),
+  );
   const outfile = path.join(dist, 'lib-msw.browser.mjs');
   const { metafile } = await esbuild.build({
     ...shared,

@@ -6,6 +6,7 @@ import type { Settings } from '../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import { createApp } from '../runtime/http/app.ts';
+import { requestCounter } from '../runtime/http/request-counts.ts';
 import { scenarioFromDocument } from './scenario/core.ts';
 import { loadScenario, type Scenario } from './scenario/device.ts';
 import type { CompiledScenario } from './scenario/tree.ts';
@@ -69,7 +70,16 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
-  const app = await createApp({ functionsDir, device: scenario.device, auth, corsOrigin: options.corsOrigin, uploadLimit });
+  const requests = requestCounter();
+  const app = await createApp({
+    functionsDir,
+    device: scenario.device,
+    auth,
+    corsOrigin: options.corsOrigin,
+    uploadLimit,
+    answered: requests.count,
+    requestCounts: requests.counts,
+  });
   mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin });
   if (options.validate === true || options.validate === 'log') {
     // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.

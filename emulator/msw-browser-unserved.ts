@@ -3,7 +3,8 @@ import { HttpProblem } from '../functions/core/problem.ts';
 /**
  * What the browser build of `chuteboxHandlers` (emulator/msw-browser.ts) puts in place of the HTTP
  * layer's lazily loaded parts that need Node: the websockets (runtime/http/websocket.ts), the docs
- * page (runtime/http/docs.ts) and the chutes' web pages (runtime/http/chute-proxy.ts). Each answers a
+ * page (runtime/http/docs.ts), the chutes' web pages (runtime/http/chute-proxy.ts) and Prometheus'
+ * scrape (runtime/http/metrics.ts). Each answers a
  * 501 problem naming what to use instead (esbuild.config.mjs, `browserParts`).
  */
 function unserved(what: string): () => Promise<never> {
@@ -16,3 +17,4 @@ export const hostapdControl = unserved('the hostapd control websocket');
 export const changeStream = unserved('the change stream websocket');
 export const docs = unserved('the API reference page');
 export const chuteWeb = unserved("a chute's web page");
+export const metrics = unserved("Prometheus' metrics");

@@ -160,7 +160,18 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     console.error('no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
   await device.recover();
-  const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']!, uploadLimit, chuteWeb: true });
+  // The counters of GET /metrics: a bundle of their own (dist/request-counts.mjs), which keeps this one within its budget.
+  const requests = (await import('./http/request-counts.ts')).requestCounter();
+  const app = await createApp({
+    functionsDir,
+    device,
+    auth,
+    corsOrigin: values['cors-origin']!,
+    uploadLimit,
+    chuteWeb: true,
+    answered: requests.count,
+    requestCounts: requests.counts,
+  });
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(SERVE_OPTIONS, values, {
     portal_server_port: Number(new URL(server.url).port),

@@ -93,6 +93,8 @@ describe('the browser build of chutebox/msw', () => {
       expect(stations.map((station) => station.mac_addr).sort()).toEqual((await recordedStations()).sort());
       const ws = await fetch(`${ROUTER}/ws/changes/1/stream`);
       expect([ws.status, ws.headers.get('content-type')]).toEqual([501, 'application/problem+json']);
+      const metrics = await fetch(`${ROUTER}/metrics`);
+      expect([metrics.status, metrics.headers.get('content-type')]).toEqual([501, 'application/problem+json']);
       expect((await fetch(`${ROUTER}/api/v1/openapi.json`)).status).toBe(200);
     } finally {
       server.close();

@@ -79,9 +79,9 @@ describe('dist/openapi.json', () => {
     for (const name of Object.keys(document.components.schemas)) expect(() => validatorOf({ $ref: `#/components/schemas/${name}` }), name).not.toThrow();
   });
 
-  it('describes every route of dist/manifest.json with its method, and nothing else but the login and the two websockets', () => {
+  it('describes every route of dist/manifest.json with its method, and nothing else but the login, the two websockets and the metrics', () => {
     const routes = manifest.functions.flatMap((fn) => [fn.path, ...(fn.aliases ?? [])].map((path) => `${fn.method} ${documentPath(path)}`));
-    routes.push('POST /api/v1/auth/local', 'GET /api/v1/chutes/{chute}/networks/{network}/hostapd_control/ws', 'GET /ws/changes/{id}/stream');
+    routes.push('POST /api/v1/auth/local', 'GET /api/v1/chutes/{chute}/networks/{network}/hostapd_control/ws', 'GET /ws/changes/{id}/stream', 'GET /metrics');
     const described = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
     expect(described.sort()).toEqual(routes.sort());
     expect(manifest.functions.map((fn) => document.paths[documentPath(fn.path)]?.[fn.method.toLowerCase()]?.operationId).sort()).toEqual(

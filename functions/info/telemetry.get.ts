@@ -1,14 +1,14 @@
-import { CHUTE_LABEL, type Device, type FsStats } from '../core/device/index.ts';
+import type { Device, FsStats } from '../core/device/index.ts';
 import type { Handler } from '../core/handler.ts';
 import { defineRoute } from '../core/route.ts';
 import { reusingLast } from '../core/reusing-last.ts';
-import { containerUsage } from '../parsers/docker-stats.ts';
 import { parseLoadavg } from '../parsers/loadavg.ts';
 import { parseMeminfo, swapMemory, virtualMemory } from '../parsers/meminfo.ts';
 import { distinctFileSystems, parseMounts, storageMounts, type Mount } from '../parsers/mounts.ts';
 import { parseNetDev, sumCounters } from '../parsers/netdev.ts';
 import { percent } from '../parsers/numbers.ts';
 import { parseStat, sumCpuTimes } from '../parsers/stat.ts';
+import { measureChutes } from './chute-usage.ts';
 import { NoInputSchema, TelemetrySchema, type Telemetry } from './schemas.ts';
 
 export const route = defineRoute('GET /api/v1/info/telemetry', 'Resource use of the system and of each chute');
@@ -16,7 +16,6 @@ export const request = NoInputSchema;
 export const response = TelemetrySchema;
 
 type DiskUsage = Telemetry['system']['disk_usage'][number];
-type ChuteUsage = Telemetry['chutes'][number];
 
 /**
  * ParaDrop's telemetry report, with psutil's field names and units (bytes, seconds):
@@ -37,7 +36,7 @@ export const handle: Handler<Telemetry> = async (_input, device) => {
     device.readFile('/proc/meminfo'),
     device.readFile('/proc/mounts').then((mounts) => readDiskUsage(device, storageMountsOf(mounts ?? ''))),
     device.readFile('/proc/net/dev'),
-    readChutes(device),
+    device.containers().then(async (containers) => (await measureChutes(device, containers ?? [])).map((chute) => chute.usage)),
   ]);
   const network = netDevOf(netdev ?? '');
   return {
@@ -114,26 +113,4 @@ function diskUsage(mount: Mount, fs: FsStats): DiskUsage {
   const used = (fs.blocks - fs.bfree) * fs.bsize;
   const free = fs.bavail * fs.bsize;
   return { mountpoint: mount.mountpoint, device: mount.device, fstype: mount.fstype, total, used, free, percent: percent(used, used + free) };
-}
-
-/** The chute containers, with the stats of the running ones, all asked for at once. */
-async function readChutes(device: Device): Promise<ChuteUsage[]> {
-  const containers = (await device.containers()) ?? [];
-  const stats = await Promise.all(
-    containers.map((container) => (container.State === 'running' && typeof container.Id === 'string' ? device.containerStats(container.Id) : null)),
-  );
-  return containers.map((container, i) => chuteUsage(container, stats[i] ?? null));
-}
-
-/** A chute's name is its container's chute label (else the container name), its state the container's. */
-function chuteUsage(container: Record<string, unknown>, stats: Record<string, unknown> | null): ChuteUsage {
-  const labels = container.Labels as Record<string, unknown> | undefined;
-  const label = labels?.[CHUTE_LABEL];
-  const names = container.Names;
-  const containerName = Array.isArray(names) && typeof names[0] === 'string' ? names[0].replace(/^\//, '') : String(container.Id ?? '');
-  return {
-    name: typeof label === 'string' && label !== '' ? label : containerName,
-    state: typeof container.State === 'string' ? container.State : 'unknown',
-    ...containerUsage(stats),
-  };
 }

@@ -21,11 +21,29 @@ import { parseStationDump, type StationRecord } from '../parsers/iw-station.ts';
  * @example
  * await connectedStations(host) // [{ mac_addr: '5c:f7:e6:1c:36:f7', signal: '-63 [-86, -63] dBm', … }]
  */
-export function connectedStations(host: NetworkHost): Promise<StationRecord[]> {
-  return fromIwOrHostapd(
+export async function connectedStations(host: NetworkHost): Promise<StationRecord[]> {
+  return (await stationsAndSource(host)).stations;
+}
+
+/** The stations of an access point, and which tool listed them: iw, or hostapd where iw cannot answer. */
+export interface ListedStations {
+  from: 'iw' | 'hostapd';
+  stations: StationRecord[];
+}
+
+/**
+ * `connectedStations`, with which tool listed them: hostapd's records keep its own fields (`flags`,
+ * `inactive_msec`, …) beside iw's.
+ *
+ * @throws HttpProblem as `connectedStations`.
+ * @example
+ * await stationsAndSource(host) // { from: 'iw', stations: [{ mac_addr: '5c:f7:e6:1c:36:f7', … }] }
+ */
+export function stationsAndSource(host: NetworkHost): Promise<ListedStations> {
+  return fromIwOrHostapd<ListedStations>(
     host,
-    async () => iwStationsOf(await host.stationDump()),
-    (stations) => stations,
+    async () => ({ from: 'iw', stations: iwStationsOf(await host.stationDump()) }),
+    (stations) => ({ from: 'hostapd', stations }),
   );
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rawFixture } from '../../test/support/info-devices.ts';
-import { parseStationDump, stationBlocks, stationKey } from './iw-station.ts';
+import { parseStationDump, stationBlocks, stationKey, stationMeasure } from './iw-station.ts';
 
 /** The fields ParaDrop's station record names, in its key spelling. */
 const SEED_KEYS = [
@@ -400,5 +400,23 @@ describe('iw station dump: each station read by the same rules, whatever the sta
       { mac_addr: '02:00:00:00:00:03', signal: '-2' },
       { mac_addr: '02:00:00:00:00:04', signal: '-4' },
     ]);
+  });
+});
+
+describe('stationMeasure', () => {
+  it('reads the number of a field in its unit, without the per-chain list or the words after the unit', () => {
+    expect(stationMeasure('-44 [-47, -49, -53] dBm', 'dBm')).toBe(-44);
+    expect(stationMeasure('-52 dBm', 'dBm')).toBe(-52);
+    expect(stationMeasure('866.7 MBit/s VHT-MCS 9 80MHz short GI VHT-NSS 2', 'MBit/s')).toBe(866.7);
+    expect(stationMeasure('310 ms', 'ms')).toBe(310);
+    expect(stationMeasure('1873 seconds', 'seconds')).toBe(1873);
+  });
+
+  it('answers null for a value in another unit, without a unit, glued to its unit, or missing', () => {
+    expect(stationMeasure('310 ms', 'seconds')).toBeNull();
+    expect(stationMeasure('188317445', 'bytes')).toBeNull();
+    expect(stationMeasure('3.808Mbps', 'Mbps')).toBeNull();
+    expect(stationMeasure('(unknown)', 'dBm')).toBeNull();
+    expect(stationMeasure(undefined, 'dBm')).toBeNull();
   });
 });

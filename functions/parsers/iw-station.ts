@@ -112,6 +112,24 @@ export function stationKey(name: string): string {
   return name.trimEnd().toLowerCase().replace(/[ /]/g, '_');
 }
 
+/** A station field's number, then its per-chain list (`[-47, -49]`) if any, then its unit. */
+const MEASURE = /^(-?\d+(?:\.\d+)?)(?: \[[^\]]*\])? (\S+)/;
+
+/**
+ * The number of a station field's value as iw prints it, when it is in `unit`; null for a missing
+ * value or one in another unit. Per-chain lists and words after the unit are left out.
+ *
+ * @example
+ * stationMeasure('-44 [-47, -49] dBm', 'dBm')                          // -44
+ * stationMeasure('866.7 MBit/s VHT-MCS 9 80MHz short GI', 'MBit/s')   // 866.7
+ * stationMeasure('310 ms', 'seconds')                                  // null
+ */
+export function stationMeasure(value: string | StationLink[] | undefined, unit: string): number | null {
+  if (typeof value !== 'string') return null;
+  const match = MEASURE.exec(value);
+  return match !== null && match[2] === unit ? Number(match[1]) : null;
+}
+
 /** A space, a tab, or the `\r` of a Windows line end. */
 function isBlank(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\r';

@@ -14,6 +14,7 @@ import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './mount-functions.ts';
 import { problemFor } from './hono-errors.ts';
 import type { RequestBody } from './request-body.ts';
+import type { RequestCount } from './request-counts.ts';
 import { incomingMessage, requestHeaders } from './request-headers.ts';
 
 /** Where the chutes' web pages are served when `chuteWeb` is on (runtime/http/chute-proxy.ts), as ParaDrop's daemon does. */
@@ -27,6 +28,9 @@ export const HOSTAPD_CONTROL_PATH = '/api/v1/chutes/:chute/networks/:network/hos
 
 /** ParaDrop's change stream, the websocket pdtools opens after each change; served as `HOSTAPD_CONTROL_PATH` is. */
 export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
+
+/** Prometheus' scrape: runtime/http/metrics.ts, a bundle of its own loaded on the first one. */
+export const METRICS_PATH = '/metrics';
 
 export interface ApiOptions {
   device: Device;
@@ -42,6 +46,8 @@ export interface ApiOptions {
   chuteWeb?: boolean;
   /** Told of every request the app answered (the request log, the request metrics); none by default. */
   answered?: (request: AnsweredRequest) => void;
+  /** The requests counted so far (`requestCounter`, runtime/http/request-counts.ts), which `GET /metrics` exposes; none by default. */
+  requestCounts?: () => readonly RequestCount[];
 }
 
 /** One answered request, as `ApiOptions.answered` is told of it. */
@@ -70,7 +76,7 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
  * auth policy and a body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
  * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
- * `listen` and behind the same auth policy. A request served without credentials must be local
+ * `listen`, and Prometheus' scrape (`METRICS_PATH`), behind the same auth policy. A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
  * body, 500 without details.
@@ -180,7 +186,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     CHANGE_STREAM_PATH,
     observed(CHANGE_STREAM_PATH, async (c) => (await import('./websocket.ts')).changeStream(c, device)),
   );
-  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
+  app.get(
+    METRICS_PATH,
+    observed(METRICS_PATH, async (c) => (await import('./metrics.ts')).metrics(c, device, options.requestCounts)),
+  );
+  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH }, { method: 'GET', path: METRICS_PATH });
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.

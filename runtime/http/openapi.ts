@@ -9,13 +9,13 @@ import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
 import { parseStat } from '../../functions/parsers/stat.ts';
 import { parseUptime } from '../../functions/parsers/uptime.ts';
-import { CHANGE_STREAM_PATH, HOSTAPD_CONTROL_PATH } from './app.ts';
+import { CHANGE_STREAM_PATH, HOSTAPD_CONTROL_PATH, METRICS_PATH } from './app.ts';
 import { LOGIN_PATH } from './auth.ts';
 
 /*
  * The API as one OpenAPI 3.1 document (functions/core/openapi/): every endpoint module as it
  * describes itself, and here what the HTTP layer answers itself, described once: the login, the two
- * websockets and how a client authenticates. The build writes it to dist/openapi.json and into the
+ * websockets, Prometheus' scrape and how a client authenticates. The build writes it to dist/openapi.json and into the
  * bundle of GET /api/v1/openapi.json (esbuild.config.mjs); docs/decisions/0029-openapi-from-the-schemas.md.
  */
 
@@ -72,6 +72,19 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
     websocket: true,
     problems: [400, 404, 426],
+  },
+  {
+    name: 'metrics-prometheus-get',
+    route: defineRoute(`GET ${METRICS_PATH}`, "The device's metrics, for Prometheus"),
+    request: z.object({}),
+    textAnswer: ['text/plain', 'application/openmetrics-text'],
+    description:
+      "Prometheus' text exposition format (`text/plain; version=0.0.4`), or OpenMetrics 1.0 when `Accept` prefers `application/openmetrics-text`: " +
+      "the Wi-Fi stations and DHCP leases of the chutes under the names of OpenWrt's prometheus-node-exporter-lua, the chutes' containers under " +
+      "cAdvisor's, the system under node exporter's, and chutebox's own (`chutebox_*`: requests, changes, telemetry). Each scrape reads the device " +
+      'anew. Prometheus scrapes it with a bearer token or basic auth. Served by `chutebox serve` and `chutebox emulate`, not on Lambda. ' +
+      'The metrics are listed in docs/api/metrics.md.',
+    problems: [],
   },
 ];
 

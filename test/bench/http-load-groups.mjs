@@ -9,6 +9,9 @@ import { CONNECTIONS, writeLoad } from './http-wrk.mjs';
 
 export const FEATURES = '/api/v1/info/features';
 
+/** Prometheus' scrape: each reads the whole emulated device (runtime/http/metrics.ts). */
+export const METRICS = '/metrics';
+
 /** Starts servers for a group and stops every one at its end. */
 async function withServers(run) {
   const servers = [];
@@ -40,7 +43,8 @@ const rpsOf = (runs, key) => runs[key].map((r) => r.rps);
 /**
  * Group 1: GET /api/v1/info/features at 32 connections on emulate (no auth, Bearer, Basic), serve
  * (empty state dir), hono one-route (with Node's default heap and with chutebox's) and bare
- * node:http. Answers the group's figures.
+ * node:http; and what a scrape of GET /metrics costs on emulate, beside its GET features. Answers
+ * the group's figures.
  */
 export async function throughputGroup({ m, opts, previous }) {
   console.log(
@@ -73,6 +77,7 @@ export async function throughputGroup({ m, opts, previous }) {
     // The requests with credentials go to bare node:http too: it ignores them, but wrk sends them and the kernel carries them.
     const withBearer = await writeLoad(m.dir, 'features-bearer', [FEATURES], bearer);
     const withBasic = await writeLoad(m.dir, 'features-basic', [FEATURES], basic);
+    const scrapes = await writeLoad(m.dir, 'metrics', [METRICS]);
     const contenders = [
       { key: 'bare', label: "bare node:http (emulate's bytes)", url: bare.url, load: plain },
       { key: 'hono', label: 'hono one-route', url: hono.url, load: plain },
@@ -84,6 +89,7 @@ export async function throughputGroup({ m, opts, previous }) {
       { key: 'basic', label: 'emulate, Basic paradrop:', url: auth.url, load: withBasic },
       { key: 'bareServe', label: "bare node:http (serve's bytes)", url: bareServe.url, load: plain },
       { key: 'serve', label: 'serve, fresh state dir', url: serve.url, load: plain },
+      { key: 'metrics', label: `emulate --no-auth, GET ${METRICS} (scrapes)`, url: noAuth.url, load: scrapes },
     ];
     const runs = await interleaved(contenders, opts);
     const rps = (key) => rpsOf(runs, key);
@@ -100,12 +106,14 @@ export async function throughputGroup({ m, opts, previous }) {
       honoBounded: ratio("hono one-route with chutebox's heap bound ÷ bare node", rps('honoBounded'), rps('bare')),
       'emulate/honoBounded': ratio("emulate --no-auth ÷ hono with chutebox's heap bound", rps('emulate'), rps('honoBounded')),
       'serve/honoBounded': ratio("serve ÷ hono with chutebox's heap bound", rps('serve'), rps('honoBounded')),
+      'metrics/emulate': ratio(`emulate: scrapes of ${METRICS} ÷ GET features, per second`, rps('metrics'), rps('emulate')),
     };
     printRates(contenders, runs);
     console.log('');
     printRatios(ratios, previous?.ratios);
     console.log(
-      "(hono rows: information; chutebox is to be no slower than the bare framework. Bare node:http and the first hono run with Node's default heap, chutebox and the bounded hono with the launcher's: docs/decisions/0018)",
+      "(hono rows: information; chutebox is to be no slower than the bare framework. Bare node:http and the first hono run with Node's default heap, chutebox and the bounded hono with the launcher's: docs/decisions/0018. " +
+        `The scrape row is information: what a scrape costs, with its p99 ${ms(median(runs.metrics.map((r) => r.p99ms)))} at ${CONNECTIONS} connections: docs/decisions/0046)`,
     );
     return { contenders: Object.fromEntries(contenders.map((c) => [c.key, { label: c.label, runs: stored(runs[c.key]) }])), ratios };
   });

@@ -41,6 +41,9 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
       content: Object.fromEntries(types.map((type) => [type, media])),
     };
   }
+  if (op.textAnswer !== undefined) {
+    answers['200'] = { description: op.route.summary, content: Object.fromEntries(op.textAnswer.map((type) => [type, { schema: { type: 'string' } }])) };
+  }
   if (conditional) answers['304'] = NOT_MODIFIED_REF;
   for (const [status, answer] of Object.entries(op.answers ?? {})) {
     answers[status] = {

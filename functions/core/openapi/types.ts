@@ -30,6 +30,8 @@ export interface DescribedOperation {
   request: Schema;
   /** The 200 answer (JSON); none for a websocket. */
   response?: Schema;
+  /** For an operation that answers text instead (`GET /metrics`): the media types of its 200, without parameters, each a string. */
+  textAnswer?: readonly string[];
   /** Said under the summary. */
   description?: string;
   /** Answered without credentials (the login). */

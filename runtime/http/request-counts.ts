@@ -1,0 +1,50 @@
+/**
+ * The upper bounds of the request duration buckets, in seconds: a device answers most requests in a
+ * few milliseconds, a change or an upload in seconds.
+ */
+export const DURATION_BUCKETS: readonly number[] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The requests answered with one method, route and status. */
+export interface RequestCount {
+  method: string;
+  /** The route that answered, as mounted; null when none did (a 404 or 405). */
+  route: string | null;
+  status: number;
+  /** How many took at most each bound of `DURATION_BUCKETS` and more than the one before; the last, more than every bound. */
+  buckets: number[];
+  /** Their time taken, in all, in seconds. */
+  seconds: number;
+}
+
+/** Counts the requests an app answered, for `GET /metrics`. */
+export interface RequestCounter {
+  /** Counts one answered request: what `ApiOptions.answered` is told (runtime/http/api.ts). */
+  count(request: { method: string; route: string | null; status: number; seconds: number }): void;
+  /** The counts so far, one per method, route and status (the same objects, counting on). */
+  counts(): readonly RequestCount[];
+}
+
+/**
+ * Plain counters of answered requests, by method, route and status, with their durations in
+ * buckets: one map lookup and two additions a request, whatever reads them. Bounded: routes are
+ * those mounted, methods those Node's parser takes, statuses those the app answers.
+ *
+ * @example
+ * const requests = requestCounter();
+ * const app = apiApp(functions, { device, auth, answered: requests.count, requestCounts: requests.counts });
+ */
+export function requestCounter(): RequestCounter {
+  const counts = new Map<string, RequestCount>();
+  return {
+    count({ method, route, status, seconds }) {
+      const key = `${method} ${status} ${route}`;
+      let count = counts.get(key);
+      if (count === undefined) counts.set(key, (count = { method, route, status, buckets: DURATION_BUCKETS.map(() => 0).concat(0), seconds: 0 }));
+      let bucket = 0;
+      while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
+      count.buckets[bucket]! += 1;
+      count.seconds += seconds;
+    },
+    counts: () => [...counts.values()],
+  };
+}
