@@ -66,6 +66,8 @@ const ENTRIES = {
   'network-host': 'runtime/network/host.ts',
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
   'hostapd-events': 'runtime/network/hostapd-events.entry.ts',
+  // serve's sources of device events (hostapd, the lease files, the engine's stream), loaded when the host starts them.
+  'event-sources': 'runtime/events/sources/event-sources.entry.ts',
   // The package's library entries (package.json `exports`): `chutebox/emulator` and `chutebox/msw`.
   // The OpenAPI validator of `emulate --validate` (ajv), loaded only with validation on.
   validator: 'emulator/openapi-validator.ts',

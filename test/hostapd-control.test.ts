@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './support/http-client.ts';
@@ -7,6 +7,7 @@ import { writeChute } from './support/chute-state.ts';
 import { findOnPath } from './support/dockerd.ts';
 import { createNamespacePair, networkUnavailableReason, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
 import { openWebSocket, opened, refused } from './support/websocket-client.ts';
+import { childrenNamed } from './support/processes.ts';
 import { startChutebox, useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
@@ -243,17 +244,8 @@ describe.skipIf(skipped)(
       namespaces?.remove();
     });
 
-    /** The pids of the server's hostapd_cli children that are still there (zombies count as gone). */
-    async function hostapdCliChildren(): Promise<number[]> {
-      const found: number[] = [];
-      for (const entry of await readdir('/proc')) {
-        if (!/^\d+$/.test(entry)) continue;
-        const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
-        const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(status)?.[1];
-        if (field('PPid') === String(server!.child.pid) && field('Name') === 'hostapd_cli' && field('State') !== 'Z') found.push(Number(entry));
-      }
-      return found;
-    }
+    /** The pids of the server's hostapd_cli children that are still there. */
+    const hostapdCliChildren = () => childrenNamed(server!.child.pid!, 'hostapd_cli');
 
     it('answers STATUS with state=ENABLED and the BSS of the network', async () => {
       const ws = opened(await openWebSocket(`${server!.url}/api/v1/chutes/probe/networks/wifi/hostapd_control/ws`));

@@ -6,6 +6,8 @@
  * never back through it (docs/decisions/0021-layers-point-down.md).
  */
 export * from '../engine/docker.ts';
+// The engine's event stream of the chute containers, for serve's chute state events (runtime/events/sources/).
+export * from '../engine/events.ts';
 // The host's work on its chutes needs the configuration code (zod): the lifecycle and its writer, the
 // reservations and the host side of the chutes' networks, the repair at start of what a crash cut short.
 export { hostChutes } from './host-chutes.ts';

@@ -340,14 +340,17 @@ exec sleep 60`,
     }
   };
 
-  it('runs hostapd_cli -p <dir> -i <name> -s <private dir> -a /bin/echo and hands on each event without the interface name', async () => {
+  /** hostapd_cli's private folder, named for the runtime's pid: one a killed runtime left can be told apart (removeStaleEventDirs). */
+  const eventDirOfThisRuntime = new RegExp(`/chutebox-hostapd-events-${process.pid}-\\w+$`);
+
+  it('runs hostapd_cli -p <dir> -i <name> -s <private dir named for the runtime> -a /bin/echo and hands on each event without the interface name', async () => {
     const cli = await fakeCli('events', () => '"$prog" "$name" AP-STA-CONNECTED 02:00:00:00:00:01; "$prog" other0 AP-DISABLED; "$prog" "$name" AP-DISABLED');
     const log = eventLog();
     const events = await hostNetwork(TARGET, tools({ hostapdCli: cli.path })).hostapdEvents(log.onEvent, () => expect.unreachable('no end'));
     expect(await log.next()).toBe('AP-STA-CONNECTED 02:00:00:00:00:01');
     expect(await log.next()).toBe('AP-DISABLED');
     const args = await cli.args();
-    expect(args).toEqual(['-p', '/run/hostapd-test', '-i', 'vwlan0', '-s', expect.stringContaining('chutebox-hostapd-events-'), '-a', '/bin/echo']);
+    expect(args).toEqual(['-p', '/run/hostapd-test', '-i', 'vwlan0', '-s', expect.stringMatching(eventDirOfThisRuntime), '-a', '/bin/echo']);
     const pid = await cli.pid();
     expect(running(pid)).toBe(true);
     await events.stop();

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { watch } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { HostapdEvents, NetworkHost, NetworkTarget } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import { eventDirPrefix } from './event-dirs.ts';
 import { connectProblem, type NetworkTools } from './tools.ts';
 
 /**
@@ -29,7 +29,9 @@ const MAX_NOTE_CHARS = 2048;
  * to `onEnd` when it ends by itself.
  *
  * The process is not detached: it belongs to the runtime's process group, and `stop()` kills it by
- * its pid, then removes the private folder (a killed hostapd_cli leaves its socket there).
+ * its pid, then removes the private folder (a killed hostapd_cli leaves its socket there). The folder
+ * is named for the runtime's pid (`eventDirPrefix`): one a killed runtime left is removed at the next
+ * start (`removeStaleEventDirs`).
  *
  * @example
  * const events = await attachHostapdEvents(host, target, tools, (text) => console.log(text), (reason) => console.error(reason));
@@ -46,7 +48,7 @@ export async function attachHostapdEvents(
   // PING has checked that it is recorded.
   const socket = target.hostapdControl!;
   const name = path.basename(socket);
-  const clientDir = await mkdtemp(path.join(os.tmpdir(), 'chutebox-hostapd-events-'));
+  const clientDir = await mkdtemp(eventDirPrefix());
   const args = ['-p', path.dirname(socket), '-i', name, '-s', clientDir, '-a', tools.eventProgram];
   // Watching before it starts: its socket may come before anything else here runs.
   const watcher = watch(clientDir);

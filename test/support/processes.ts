@@ -30,3 +30,20 @@ export async function groupMembers(group: number): Promise<number[]> {
   }
   return members;
 }
+
+/**
+ * The running children (zombies are not) of process `parent` whose name (`/proc/<pid>/status` `Name`) is `name`.
+ *
+ * @example
+ * await childrenNamed(server.child.pid!, 'hostapd_cli') // [] once serve let go of every hostapd
+ */
+export async function childrenNamed(parent: number, name: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+    const field = (key: string) => new RegExp(`^${key}:\\s*(\\S+)`, 'm').exec(status)?.[1];
+    if (field('PPid') === String(parent) && field('Name') === name && field('State') !== 'Z') found.push(Number(entry));
+  }
+  return found;
+}
