@@ -56,7 +56,8 @@ const HOSTAPD_READS = new Map<string, 'hostapdStatus' | 'hostapdConfig'>([
  * recorded (`stationDump`, `hostapdStations`, `leases`, hostapd `STATUS` and `GET_CONFIG`); `stationGet`, `stationDel`
  * and other hostapd commands are passed through unrecorded (a scenario answers them from the dump and
  * the hostapd replies), and never answered from a snapshot, as they change or probe the live device.
- * So are the change methods (`submitChange`, `change`, `changes`): a scenario has its own change log.
+ * So are the change methods (`submitChange`, `change`, `changes`): a scenario has its own change log,
+ * and a chute's log.
  * Of the accounts, the passwd database is recorded as the file a scenario serves it from
  * (`/etc/passwd`); keys, the host configuration, provisioning, settings and factory reset are passed
  * through unrecorded.
@@ -158,6 +159,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
         () => inner.chute(name),
         (chute) => recording.chutes.set(name, copy(chute)),
       ),
+    chuteLogs: (chute, options) => inner.chuteLogs(chute, options),
     submitChange: (request) => inner.submitChange(request),
     change: (id) => inner.change(id),
     changes: () => inner.changes(),
