@@ -38,6 +38,8 @@ const ENTRIES = {
   'request-body': 'runtime/http/request-body.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
   websocket: 'runtime/http/websocket.ts',
+  // A chute's log, streamed (GET /api/v1/chutes/<chute>/logs), loaded on its first request.
+  'chute-logs': 'runtime/http/chute-logs.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
   // The login's answer, loaded on the first login.

@@ -28,6 +28,9 @@ export const HOSTAPD_CONTROL_PATH = '/api/v1/chutes/:chute/networks/:network/hos
 /** ParaDrop's change stream, the websocket pdtools opens after each change; served as `HOSTAPD_CONTROL_PATH` is. */
 export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
 
+/** A chute's log, streamed (runtime/http/chute-logs.ts, a bundle of its own loaded on first use). */
+export const CHUTE_LOGS_PATH = '/api/v1/chutes/:chute/logs';
+
 export interface ApiOptions {
   device: Device;
   /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
@@ -54,9 +57,9 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
 
 /**
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
- * auth policy and a body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
+ * auth policy and a body limit (the upload limit for a route's `upload` media types), the websockets, the hostapd
  * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
- * `listen` and behind the same auth policy. A request served without credentials must be local
+ * `listen`, and a chute's log, streamed (`CHUTE_LOGS_PATH`), behind the same auth policy. A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
  * body, 500 without details.
@@ -125,15 +128,18 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     app.post(LOGIN_PATH, async (c) => send(c, await (await import('./login.ts')).login(c, policy, await body())));
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
-  app.get(HOSTAPD_CONTROL_PATH, async (c) => {
-    await authorize(c);
-    return (await import('./websocket.ts')).hostapdControl(c, device);
-  });
-  app.get(CHANGE_STREAM_PATH, async (c) => {
-    await authorize(c);
-    return (await import('./websocket.ts')).changeStream(c, device);
-  });
-  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
+  /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
+  const socket = (name: 'hostapdControl' | 'changeStream') => async (c: Context) => (await import('./websocket.ts'))[name](c, device);
+  // The routes answered by a bundle loaded on first use, behind the same auth policy: the websockets and the chute logs.
+  const loaded: [string, (c: Context) => Promise<Response>][] = [
+    [HOSTAPD_CONTROL_PATH, socket('hostapdControl')],
+    [CHANGE_STREAM_PATH, socket('changeStream')],
+    [CHUTE_LOGS_PATH, async (c) => (await import('./chute-logs.ts')).chuteLogs(c, device, cors)],
+  ];
+  for (const [path, answer] of loaded) {
+    app.get(path, async (c) => (await authorize(c), answer(c)));
+    routes.push({ method: 'GET', path });
+  }
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.

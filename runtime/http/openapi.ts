@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ChangeRequestSchema } from '../../functions/changes/schemas.ts';
-import { NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
+import { NDJSON } from '../../functions/chutes/logs.ts';
+import { ChuteLogsRequestSchema, LogEntrySchema, NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import type { Handler } from '../../functions/core/handler.ts';
 import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '../../functions/core/openapi/index.ts';
@@ -9,13 +10,13 @@ import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
 import { parseStat } from '../../functions/parsers/stat.ts';
 import { parseUptime } from '../../functions/parsers/uptime.ts';
-import { CHANGE_STREAM_PATH, HOSTAPD_CONTROL_PATH } from './app.ts';
+import { CHANGE_STREAM_PATH, CHUTE_LOGS_PATH, HOSTAPD_CONTROL_PATH } from './app.ts';
 import { LOGIN_PATH } from './auth.ts';
 
 /*
  * The API as one OpenAPI 3.1 document (functions/core/openapi/): every endpoint module as it
- * describes itself, and here what the HTTP layer answers itself, described once: the login, the two
- * websockets and how a client authenticates. The build writes it to dist/openapi.json and into the
+ * describes itself, and here what the HTTP layer answers itself, described once: the login, the
+ * websockets, a chute's streamed log and how a client authenticates. The build writes it to dist/openapi.json and into the
  * bundle of GET /api/v1/openapi.json (esbuild.config.mjs); docs/decisions/0029-openapi-from-the-schemas.md.
  */
 
@@ -72,6 +73,19 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
     websocket: true,
     problems: [400, 404, 426],
+  },
+  {
+    name: 'chutes-logs-get',
+    route: defineRoute(`GET ${CHUTE_LOGS_PATH}`, 'What a chute printed, streamed as newline-delimited JSON'),
+    request: ChuteLogsRequestSchema,
+    response: LogEntrySchema,
+    streamed: NDJSON,
+    description:
+      'One JSON `{"time", "stream", "message"}` per line, oldest first: the lines of the chute\'s container on `chutebox serve`, the recorded ones replayed on the clock ' +
+      'in `chutebox emulate`. `tail` takes the last lines of the log, then `since` and `until` keep those in their range (both included, as the engine counts); ' +
+      'with `follow=true` the answer goes on with each new line until the chute stops, `until` passes or the client goes away. `timestamps=false` leaves `time` out. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [400, 404, 422],
   },
 ];
 

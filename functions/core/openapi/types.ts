@@ -30,6 +30,11 @@ export interface DescribedOperation {
   request: Schema;
   /** The 200 answer (JSON); none for a websocket. */
   response?: Schema;
+  /**
+   * The media type of a 200 answer streamed as it is read, without an ETag (so no 304):
+   * `application/x-ndjson`, each line a JSON document of `response`.
+   */
+  streamed?: string;
   /** Said under the summary. */
   description?: string;
   /** Answered without credentials (the login). */
