@@ -4,7 +4,8 @@ import { HttpProblem } from '../functions/core/problem.ts';
  * What the browser build of `chuteboxHandlers` (emulator/msw-browser.ts) puts in place of the HTTP
  * layer's lazily loaded parts that need Node: the websockets (runtime/http/websocket.ts), the docs
  * page (runtime/http/docs.ts) and the chutes' web pages (runtime/http/chute-proxy.ts). Each answers a
- * 501 problem naming what to use instead (esbuild.config.mjs, `browserParts`).
+ * 501 problem naming what to use instead (esbuild.config.mjs, `browserParts`). A chute's log (`GET /api/v1/chutes/<chute>/logs`)
+ * needs no Node: it is served.
  */
 function unserved(what: string): () => Promise<never> {
   return async () => {
@@ -14,5 +15,6 @@ function unserved(what: string): () => Promise<never> {
 
 export const hostapdControl = unserved('the hostapd control websocket');
 export const changeStream = unserved('the change stream websocket');
+export const chuteLogSocket = unserved("a chute's log websocket");
 export const docs = unserved('the API reference page');
 export const chuteWeb = unserved("a chute's web page");

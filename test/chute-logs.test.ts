@@ -9,9 +9,12 @@ import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/d
 import { call, changeOver, streamLines } from './support/http-client.ts';
 import { serveArgs, useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
+import { openWebSocket, opened, refused, type WebSocketClient } from './support/websocket-client.ts';
 
 /*
- * A chute's log over HTTP (`GET /api/v1/chutes/<chute>/logs`, newline-delimited JSON): on `chutebox emulate`, a recorded log replayed on the emulator's clock; on `chutebox serve`, the
+ * A chute's log over HTTP (`GET /api/v1/chutes/<chute>/logs`, newline-delimited JSON) and over
+ * ParaDrop's websockets (`/ws/chute_logs/<chute>`, `/sockjs/logs/<chute>`), as pdtools reads them:
+ * on `chutebox emulate`, a recorded log replayed on the emulator's clock; on `chutebox serve`, the
  * log of a busybox chute on a real Docker Engine this test starts (dockerd and busybox-static;
  * skipped without them, unless CHUTEBOX_REQUIRE_DOCKER is set, as in CI).
  */
@@ -20,6 +23,43 @@ const temp = useTempDir('chutebox-chute-logs-');
 
 /** A line of the answer, read. */
 const entryOf = (line: string) => JSON.parse(line) as LogEntry;
+
+/**
+ * What `pdtools node watch-chute-logs <chute>` prints for one message of the websocket it reads. pdtools
+ * (ParadropLabs/Paradrop, tools/pdtools/pdtools/node.py, `watch_chute_logs`) opens
+ * `ws://<target>/sockjs/logs/<chute>` with `Authorization: Bearer <token>` (authenticated_client.py,
+ * `ws_request`), sends nothing, and for each message runs:
+ *
+ *     data = json.loads(message)
+ *     time = arrow.get(data['timestamp']).to('local').datetime
+ *     msg = data['message'].rstrip()
+ *     service = data.get("service", chute)
+ *     click.echo("[{}] {}: {}".format(service, time, msg))
+ *
+ * A `KeyError` (no `timestamp` or `message`) or a timestamp arrow cannot parse ends pdtools with a
+ * traceback: here, a thrown error. `time` is written as Python writes an aware datetime, here in UTC:
+ * `2025-11-21 04:56:43.5+00:00` is `2025-11-21 04:56:43.500000+00:00`, arrow keeping microseconds
+ * (rounding the seventh digit half to even).
+ */
+function pdtoolsLine(message: string, chute: string): string {
+  const data = JSON.parse(message) as Record<string, unknown>;
+  if (typeof data.timestamp !== 'string' || typeof data.message !== 'string') throw new Error(`pdtools fails on ${message}`);
+  const stamp = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(data.timestamp);
+  if (stamp === null) throw new Error(`arrow cannot parse ${data.timestamp}`);
+  const [, date, time, fraction = '', zone] = stamp;
+  const digits = fraction.padEnd(7, '0');
+  const seventh = Number(digits[6]);
+  const rounding = seventh > 5 || (seventh === 5 && Number(digits[5]) % 2 === 1) ? 1 : 0;
+  const micro = Number(digits.slice(0, 6)) + rounding;
+  expect(zone, 'a time in UTC').toBe('Z');
+  const service = 'service' in data ? data.service : chute;
+  return `[${service}] ${date} ${time}${micro === 0 ? '' : `.${String(micro).padStart(6, '0')}`}+00:00: ${data.message.trimEnd()}`;
+}
+
+/** The next message of a websocket, or null once it closed. */
+async function nextMessage(ws: WebSocketClient): Promise<string | null> {
+  return Promise.race([ws.next(), ws.closed.then(() => null)]);
+}
 
 // A scenario whose recording was made at 2025-11-21T04:56:40Z (btime 1763700000 + uptime 1000 s):
 // chute `lab` printed two lines before it and prints two more 5 s and 6.5 s after.
@@ -121,6 +161,29 @@ describe("a chute's log on chutebox emulate", () => {
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET');
   });
+
+  it('pdtools node watch-chute-logs prints the last lines, then each new one, until the chute stops', async () => {
+    await reset();
+    const ws = opened(await openWebSocket(`${server.url}/sockjs/logs/lab`));
+    const printed = async () => pdtoolsLine((await nextMessage(ws))!, 'lab');
+    expect(await printed()).toMatch(/^\[lab\] 2\d{3}-\d\d-\d\d \d\d:\d\d:\d\d\.123457\+00:00: lab up$/);
+    expect(await printed()).toMatch(/^\[lab\] \S+ \d\d:\d\d:\d\d\.250000\+00:00: disk at 91%$/);
+    expect(await printed()).toMatch(/^\[lab\] \S+ \d\d:\d\d:\d\d\.500000\+00:00: tick 1$/);
+    expect(await printed()).toMatch(/^\[lab\] \S+ \d\d:\d\d:\d\d\+00:00: tick 2$/);
+    expect((await changeOver(server, 'POST', '/chutes/lab/stop')).state).toBe('succeeded');
+    expect(await ws.closed).toEqual({ code: 1000, reason: 'the log of chute lab ended: the chute does not run' });
+  });
+
+  it("answers ParaDrop's message on /ws/chute_logs/<chute> and below /sockjs/logs/<chute>, and 404 for an unknown chute", async () => {
+    await reset();
+    for (const path of ['/ws/chute_logs/lab', '/sockjs/logs/lab/websocket']) {
+      const ws = opened(await openWebSocket(`${server.url}${path}`));
+      expect(JSON.parse((await ws.next())!), path).toEqual({ service: 'lab', timestamp: expect.stringMatching(/\.123456789Z$/), message: 'lab up' });
+      ws.close();
+      await ws.closed;
+    }
+    expect(refused(await openWebSocket(`${server.url}/sockjs/logs/nosuch`)).status).toBe(404);
+  });
 });
 
 describe("a chute's log on chutebox emulate with authentication", () => {
@@ -134,11 +197,16 @@ describe("a chute's log on chutebox emulate with authentication", () => {
     token = login.body.token;
   });
 
-  it('needs credentials, as every route', async () => {
+  it('needs credentials, for the log and for its websockets, as every route', async () => {
     expect((await call(server.url, 'GET', '/api/v1/chutes/hotspot/logs')).status).toBe(401);
+    expect(refused(await openWebSocket(`${server.url}/sockjs/logs/hotspot`)).status).toBe(401);
     const log = await streamLines(server.url, '/api/v1/chutes/hotspot/logs?tail=1', { authorization: `Bearer ${token}` });
     expect(log.status).toBe(200);
     expect(entryOf((await log.rest())[0]!).stream).toMatch(/^std(out|err)$/);
+    const ws = opened(await openWebSocket(`${server.url}/sockjs/logs/hotspot`, { authorization: `Bearer ${token}` }));
+    expect(pdtoolsLine((await ws.next())!, 'hotspot')).toMatch(/^\[hotspot\] .*: portal 2\.1 starting with \/etc\/portal\.yaml$/);
+    ws.close();
+    await ws.closed;
   });
 });
 
@@ -236,11 +304,25 @@ describe.skipIf(skipped)(`a chute's log on chutebox serve with a container engin
     expect(await logOf('?tail=1')).toHaveLength(1);
   });
 
-  it('with follow=true, ends when the chute stops', async () => {
+  it('pdtools node watch-chute-logs prints the last lines, then each new one', async () => {
+    const ws = opened(await openWebSocket(`${server.url}/sockjs/logs/printer`));
+    const printed: string[] = [];
+    while (printed.length < 6) printed.push(pdtoolsLine((await ws.next())!, 'printer'));
+    for (const line of printed) expect(line).toMatch(/^\[printer\] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{6})?\+00:00: /);
+    expect(printed.map((line) => line.replace(/^.*?\+00:00: /, ''))).toEqual(
+      expect.arrayContaining(['printer up', 'low on paper', `long ${'x'.repeat(32768)}`, 'tick 1', 'tick 2', 'tick 3']),
+    );
+    ws.close();
+    expect((await ws.closed).code).toBe(1005);
+  });
+
+  it("with follow=true, ends when the chute stops, and ParaDrop's websocket closes with 1000", async () => {
     const follow = await streamLines(server.url, '/api/v1/chutes/printer/logs?follow=true&tail=0');
+    const ws = opened(await openWebSocket(`${server.url}/ws/chute_logs/printer`));
     expect((await changeOver(server, 'POST', '/chutes/printer/stop')).state).toBe('succeeded');
     // The ticks printed until then, and the end of the answer.
     expect((await follow.rest()).map(entryOf).every((line) => /^tick \d+$/.test(line.message))).toBe(true);
+    expect(await ws.closed).toEqual({ code: 1000, reason: 'the log of chute printer ended: the chute does not run' });
   });
 
   it('responds with 503 when no engine is reachable', async () => {

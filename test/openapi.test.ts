@@ -86,6 +86,8 @@ describe('dist/openapi.json', () => {
       'GET /api/v1/chutes/{chute}/networks/{network}/hostapd_control/ws',
       'GET /ws/changes/{id}/stream',
       'GET /api/v1/chutes/{chute}/logs',
+      'GET /ws/chute_logs/{chute}',
+      'GET /sockjs/logs/{chute}',
     );
     const described = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
     expect(described.sort()).toEqual(routes.sort());

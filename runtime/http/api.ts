@@ -31,6 +31,9 @@ export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
 /** A chute's log, streamed (runtime/http/chute-logs.ts, a bundle of its own loaded on first use). */
 export const CHUTE_LOGS_PATH = '/api/v1/chutes/:chute/logs';
 
+/** ParaDrop's websockets of a chute's log, served as `HOSTAPD_CONTROL_PATH` is, on any path below them as ParaDrop's daemon does. */
+export const CHUTE_LOG_SOCKET_PATHS = ['/ws/chute_logs/:chute', '/sockjs/logs/:chute'] as const;
+
 export interface ApiOptions {
   device: Device;
   /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
@@ -58,7 +61,7 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
 /**
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
  * auth policy and a body limit (the upload limit for a route's `upload` media types), the websockets, the hostapd
- * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
+ * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), and ParaDrop's chute log websockets (`CHUTE_LOG_SOCKET_PATHS`), upgraded by
  * `listen`, and a chute's log, streamed (`CHUTE_LOGS_PATH`), behind the same auth policy. A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
@@ -129,12 +132,13 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
   /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
-  const socket = (name: 'hostapdControl' | 'changeStream') => async (c: Context) => (await import('./websocket.ts'))[name](c, device);
+  const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, device);
   // The routes answered by a bundle loaded on first use, behind the same auth policy: the websockets and the chute logs.
   const loaded: [string, (c: Context) => Promise<Response>][] = [
     [HOSTAPD_CONTROL_PATH, socket('hostapdControl')],
     [CHANGE_STREAM_PATH, socket('changeStream')],
     [CHUTE_LOGS_PATH, async (c) => (await import('./chute-logs.ts')).chuteLogs(c, device, cors)],
+    ...CHUTE_LOG_SOCKET_PATHS.map((path): [string, (c: Context) => Promise<Response>] => [`${path}/*`, socket('chuteLogSocket')]),
   ];
   for (const [path, answer] of loaded) {
     app.get(path, async (c) => (await authorize(c), answer(c)));

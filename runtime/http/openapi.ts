@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ChangeRequestSchema } from '../../functions/changes/schemas.ts';
 import { NDJSON } from '../../functions/chutes/logs.ts';
-import { ChuteLogsRequestSchema, LogEntrySchema, NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
+import { ChuteLogsRequestSchema, ChuteRequestSchema, LogEntrySchema, NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import type { Handler } from '../../functions/core/handler.ts';
 import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '../../functions/core/openapi/index.ts';
@@ -10,7 +10,7 @@ import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
 import { parseStat } from '../../functions/parsers/stat.ts';
 import { parseUptime } from '../../functions/parsers/uptime.ts';
-import { CHANGE_STREAM_PATH, CHUTE_LOGS_PATH, HOSTAPD_CONTROL_PATH } from './app.ts';
+import { CHANGE_STREAM_PATH, CHUTE_LOG_SOCKET_PATHS, CHUTE_LOGS_PATH, HOSTAPD_CONTROL_PATH } from './app.ts';
 import { LOGIN_PATH } from './auth.ts';
 
 /*
@@ -87,7 +87,24 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
     problems: [400, 404, 422],
   },
+  chuteLogSocket('chutes-chute-logs-ws', CHUTE_LOG_SOCKET_PATHS[0]),
+  chuteLogSocket('chutes-sockjs-logs-ws', CHUTE_LOG_SOCKET_PATHS[1]),
 ];
+
+/** One of ParaDrop's two websockets of a chute's log (runtime/http/websocket.ts, `chuteLogSocket`). */
+function chuteLogSocket(name: string, path: string): DescribedOperation {
+  return {
+    name,
+    route: defineRoute(`GET /${path.slice(1)}`, "A websocket of a chute's log, as ParaDrop's daemon sends it"),
+    request: ChuteRequestSchema,
+    description:
+      'Sends the last 200 lines the chute printed, then each new one, one message each: JSON `{"service": <the chute>, "timestamp": <RFC 3339>, "message": <text>}`, ' +
+      'as ParaDrop sends them and `pdtools node watch-chute-logs` prints them; closes with 1000 when the chute stops. Any path below it is the same websocket, ' +
+      "as on ParaDrop's daemon. Messages from the client are ignored (a binary one closes with 1003). Served by `chutebox serve` and `chutebox emulate`, not on Lambda.",
+    websocket: true,
+    problems: [400, 404, 426],
+  };
+}
 
 /** How a client authenticates (runtime/auth/policy.ts): a token from the login, or the credentials themselves. */
 export const SECURITY_SCHEMES = {
