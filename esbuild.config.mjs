@@ -257,7 +257,8 @@ async function generateOpenApi(functions) {
   }
   schemaFiles.sort((a, b) => (path.basename(b) === 'schemas.ts') - (path.basename(a) === 'schemas.ts'));
   const contents = [
-    `import { apiDocument, deviceTime } from ${source('runtime/http/openapi.ts')};`,
+    `import { apiDocument } from ${source('runtime/http/openapi.ts')};`,
+    `import { deviceTime } from ${source('functions/info/device-time.ts')};`,
     `import { loadScenario } from ${source('emulator/scenario/device.ts')};`,
     ...functions.map((fn, i) => `import * as f${i} from ${JSON.stringify(fn.file)};`),
     ...schemaFiles.map((file, i) => `import * as s${i} from ${source(file)};`),

@@ -8,8 +8,6 @@ import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '
 import { openApiExamples, type ExampleParameter } from '../../functions/core/openapi-examples.ts';
 import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
-import { parseStat } from '../../functions/parsers/stat.ts';
-import { parseUptime } from '../../functions/parsers/uptime.ts';
 import { CHANGE_STREAM_PATH, CHUTE_LOG_SOCKET_PATHS, CHUTE_LOGS_PATH, HOSTAPD_CONTROL_PATH } from './app.ts';
 import { LOGIN_PATH } from './auth.ts';
 
@@ -161,19 +159,4 @@ export async function apiDocument(
     securitySchemes: SECURITY_SCHEMES,
     ...(examples === undefined ? {} : { examples }),
   });
-}
-
-/**
- * What a device's own clock says, in milliseconds since the epoch: its boot time (`btime` of
- * /proc/stat) plus its uptime; null without either. A scenario served as recorded answers the time it
- * was recorded: the examples' clock, so that every build writes the same document.
- *
- * @example
- * await deviceTime(device) // 1795520845000
- */
-export async function deviceTime(device: Pick<Device, 'readFile'>): Promise<number | null> {
-  const [stat, uptime] = await Promise.all([device.readFile('/proc/stat'), device.readFile('/proc/uptime')]);
-  const bootTime = stat === null ? null : parseStat(stat).bootTime;
-  const times = uptime === null ? null : parseUptime(uptime);
-  return bootTime === null || times === null ? null : Math.round((bootTime + times.uptime) * 1000);
 }
