@@ -86,6 +86,22 @@ describe('a chute log replayed from its recording', () => {
     expect(clock.now).toBeLessThan(Date.parse(AT('10:00:20.25')));
   });
 
+  it('with follow and until, sends the lines up to until also when its timer wakes late', async () => {
+    const clock = { now: Date.parse(AT('10:00:00')) };
+    // A pause that takes 30 s whatever it is asked: the follower wakes after until (10:00:10) has passed.
+    const late = recordedLogs({
+      read: async () => RECORDED,
+      device: { now: () => clock.now, containers: async () => null, chute: async (name) => ({ name, record: { state: 'running' }, config: {}, cache: {} }) },
+      pause: async () => void (clock.now += 30_000),
+    });
+    expect(messages(await readEntries(await late.chuteLogs('lab', { ...ALL, follow: true, until: nanoTime(AT('10:00:10')) })))).toEqual([
+      'one',
+      'two',
+      'three',
+      'four',
+    ]);
+  });
+
   it('with follow, stops looking once the reader cancels', async () => {
     const { logs, pauses } = replayed();
     const reader = (await logs.chuteLogs('lab', { ...ALL, follow: true })).getReader();

@@ -93,9 +93,10 @@ async function replay(lines: readonly LogEntry[], query: LogOptions, out: Readab
   while (next < times.length && times[next]! <= replay.now()) next++;
   for (let i = tail === null ? 0 : Math.max(0, next - tail); i < next; i++) send(i);
   while (query.follow && replay.now() <= end && (await replay.running(replay.chute)) && !replay.stopping.aborted) {
-    for (; next < times.length && times[next]! <= replay.now(); next++) send(next);
     const due = next < times.length ? times[next]! - replay.now() : FOLLOW_CHECK_MS;
     await replay.pause(Math.max(0, Math.min(due, FOLLOW_CHECK_MS, end + 1 - replay.now())), replay.stopping);
+    // Every line whose time has come, also when the timer woke late, past `until` (`send` keeps `until`).
+    if (!replay.stopping.aborted) for (; next < times.length && times[next]! <= replay.now(); next++) send(next);
   }
 }
 
