@@ -46,6 +46,8 @@ const ENTRIES = {
   metrics: 'runtime/http/metrics.ts',
   // The request counters GET /metrics exposes, loaded when serve starts.
   'request-counts': 'runtime/http/request-counts.ts',
+  // A chute's log, streamed (GET /api/v1/chutes/<chute>/logs), loaded on its first request.
+  'chute-logs': 'runtime/http/chute-logs.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
   // Password hashing (scrypt), loaded on the first password checked against an account's, and by `chutebox passwd`.
@@ -269,7 +271,8 @@ async function generateOpenApi(functions) {
   }
   schemaFiles.sort((a, b) => (path.basename(b) === 'schemas.ts') - (path.basename(a) === 'schemas.ts'));
   const contents = [
-    `import { apiDocument, deviceTime } from ${source('runtime/http/openapi.ts')};`,
+    `import { apiDocument } from ${source('runtime/http/openapi.ts')};`,
+    `import { deviceTime } from ${source('functions/info/device-time.ts')};`,
     `import { loadScenario } from ${source('emulator/scenario/device.ts')};`,
     ...functions.map((fn, i) => `import * as f${i} from ${JSON.stringify(fn.file)};`),
     ...schemaFiles.map((file, i) => `import * as s${i} from ${source(file)};`),

@@ -5,7 +5,8 @@ import { HttpProblem } from '../functions/core/problem.ts';
  * layer's lazily loaded parts that need Node: the websockets (runtime/http/websocket.ts), the docs
  * page (runtime/http/docs.ts), the chutes' web pages (runtime/http/chute-proxy.ts) and Prometheus'
  * scrape (runtime/http/metrics.ts). Each answers a
- * 501 problem naming what to use instead (esbuild.config.mjs, `browserParts`).
+ * 501 problem naming what to use instead (esbuild.config.mjs, `browserParts`). A chute's log (`GET /api/v1/chutes/<chute>/logs`)
+ * needs no Node: it is served.
  */
 function unserved(what: string): () => Promise<never> {
   return async () => {
@@ -15,6 +16,7 @@ function unserved(what: string): () => Promise<never> {
 
 export const hostapdControl = unserved('the hostapd control websocket');
 export const changeStream = unserved('the change stream websocket');
+export const chuteLogSocket = unserved("a chute's log websocket");
 export const docs = unserved('the API reference page');
 export const chuteWeb = unserved("a chute's web page");
 export const metrics = unserved("Prometheus' metrics");

@@ -7,7 +7,7 @@ import { resetGuard } from './changes/reset-guard.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { hostChanges } from './device/host-changes.ts';
 import { hostNetworks, networkTools } from './device/host-networks.ts';
-import { chutesOnEngine, deviceConfig, engineClient, type HostParts } from './device/host-parts.ts';
+import { chutesOnEngine, deviceConfig, engineClient, loadedEngine, type HostParts } from './device/host-parts.ts';
 import { hostServices } from './device/host-services.ts';
 import { hostSources } from './device/host-sources.ts';
 import { hostRecover } from './device/host-recover.ts';
@@ -121,7 +121,8 @@ export type HostDevice = Device & {
  * from the Docker Engine, installed chutes from the state dir), `hostNetworks` (chute networks through
  * `iw`, `hostapd_cli` and dnsmasq's lease files), `hostChanges` (the one change pipeline: changes to
  * chutes run on the engine, logged in `<stateDir>/changes`), `hostServices` (the device
- * configuration, the image store, `hostFactoryReset`), and `hostRecover` at start. The engine client
+ * configuration, the image store, `hostFactoryReset`), the chutes' logs from the engine,
+ * and `hostRecover` at start. The engine client
  * is a separate bundle (`dist/chute-lifecycle.mjs`), loaded on first use (at start only when a chute is stored;
  * see `recover`), as is the device configuration (`dist/device-config.mjs`). Concurrent identical
  * reads share one run in flight (`sharedRuns`): the tool reads of every network's `hostNetwork` and
@@ -168,6 +169,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     change: runner.change,
     changes: runner.changes,
     ...hostServices({ socketPath, engine, config: config.loaded, startedConfig: config.started, guard, reset }),
+    chuteLogs: async (chute, options) => (await loadedEngine(engine)).chuteLogs(socketPath, chute, options),
     recover: () => hostRecover(host, runner),
     async close() {
       await (await config.ifLoading()?.catch(() => undefined))?.close(runner.idle());

@@ -79,9 +79,17 @@ describe('dist/openapi.json', () => {
     for (const name of Object.keys(document.components.schemas)) expect(() => validatorOf({ $ref: `#/components/schemas/${name}` }), name).not.toThrow();
   });
 
-  it('describes every route of dist/manifest.json with its method, and nothing else but the login, the two websockets and the metrics', () => {
+  it("describes every route of dist/manifest.json with its method, and nothing else but the login, the websockets and a chute's streamed log and the metrics", () => {
     const routes = manifest.functions.flatMap((fn) => [fn.path, ...(fn.aliases ?? [])].map((path) => `${fn.method} ${documentPath(path)}`));
-    routes.push('POST /api/v1/auth/local', 'GET /api/v1/chutes/{chute}/networks/{network}/hostapd_control/ws', 'GET /ws/changes/{id}/stream', 'GET /metrics');
+    routes.push(
+      'POST /api/v1/auth/local',
+      'GET /api/v1/chutes/{chute}/networks/{network}/hostapd_control/ws',
+      'GET /ws/changes/{id}/stream',
+      'GET /api/v1/chutes/{chute}/logs',
+      'GET /ws/chute_logs/{chute}',
+      'GET /sockjs/logs/{chute}',
+      'GET /metrics',
+    );
     const described = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
     expect(described.sort()).toEqual(routes.sort());
     expect(manifest.functions.map((fn) => document.paths[documentPath(fn.path)]?.[fn.method.toLowerCase()]?.operationId).sort()).toEqual(
@@ -102,6 +110,25 @@ describe('dist/openapi.json', () => {
       404: { $ref: '#/components/responses/NotFound' },
       default: { $ref: '#/components/responses/Problem' },
     });
+  });
+
+  it("describes a chute's log as newline-delimited JSON, each line a LogEntry, with its query and no ETag", () => {
+    const logs = document.paths['/api/v1/chutes/{chute}/logs']!.get! as Operation & { parameters: { name: string; in: string }[] };
+    expect(logs.operationId).toBe('chutes-logs-get');
+    expect(Object.keys(logs.responses['200']!.content!)).toEqual(['application/x-ndjson']);
+    expect(logs.responses['200']!.content!['application/x-ndjson']!.schema).toEqual({ $ref: '#/components/schemas/LogEntry' });
+    expect(logs.parameters.map((p) => `${p.in} ${p.name}`)).toEqual([
+      'path chute',
+      'query follow',
+      'query since',
+      'query until',
+      'query tail',
+      'query timestamps',
+    ]);
+    expect(Object.keys(logs.responses)).not.toContain('304');
+    const line = validatorOf({ $ref: '#/components/schemas/LogEntry' });
+    expect(line({ time: '2025-11-21T10:00:12.775588093Z', stream: 'stderr', message: 'response:200' })).toBe(true);
+    expect(line({ time: '2025-11-21T10:00:12Z', stream: 'console', message: 'x' })).toBe(false);
   });
 
   it('has examples from the default scenario, each accepted by its schema', () => {

@@ -4,10 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { nanoTime } from '../functions/chutes/logs.ts';
+import { CHUTE_LABEL, type LogEntry } from '../functions/core/device/index.ts';
+import { deviceTime } from '../functions/info/device-time.ts';
 import type { Environment, Software, Telemetry } from '../functions/info/schemas.ts';
+import { parseLogFile } from '../runtime/scenario/format.ts';
 import { programsOnPath } from '../runtime/tools/programs.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
-import { writeChute } from './support/chute-state.ts';
+import { installChute, writeChute } from './support/chute-state.ts';
+import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { STATION_DUMP, STATION_MACS, writeFakeIw } from './support/fake-iw.ts';
 
 let tmp: string;
@@ -240,6 +245,77 @@ describe('chutebox record with installed chutes, then emulate the recording besi
     expect(shift).toBeGreaterThanOrEqual(0);
     expect(shift).toBeLessThanOrEqual(Math.round(emulatorStarted - recordStarted + 1));
     expect(expiries(fromRecording)[1]).toBe(0);
+  });
+});
+
+const unavailable = dockerUnavailableReason();
+const noEngine = unavailable !== null && !process.env.CHUTEBOX_REQUIRE_DOCKER;
+if (noEngine) console.warn(`test/record.test.ts (chute logs) skipped: ${unavailable}; set CHUTEBOX_REQUIRE_DOCKER=1 to make this a failure`);
+
+describe.skipIf(noEngine)(`chutebox record of a chute's log, then emulate the recording${noEngine ? ` (skipped: ${unavailable})` : ''}`, () => {
+  /** What chute `talker` runs: a line on each stream, then `line <n>` every second until it is stopped. */
+  const TALKER = 'trap "exit 0" TERM; echo "talker up"; echo "talker warns" >&2; n=0; while :; do n=$((n+1)); echo "line $n"; sleep 1 & wait $!; done';
+  let engine: Dockerd | undefined;
+  let out: string;
+  let recorded: ReturnType<typeof chutebox>;
+
+  afterAll(async () => {
+    await engine?.stop();
+  });
+
+  beforeAll(async () => {
+    engine = await startDockerd();
+    const image = await engine.importBusybox('chutebox-test', 'talker', { cmd: ['sh', '-c', TALKER] });
+    const state = path.join(tmp, 'talker-state');
+    await installChute(state, 'talker', image, {}, { state: 'running' });
+    const container = await engine.docker.createContainer({
+      name: 'chute-talker',
+      Image: image,
+      Labels: { [CHUTE_LABEL]: 'talker' },
+      HostConfig: { NetworkMode: 'none' },
+    });
+    await container.start();
+    const deadline = Date.now() + 20_000;
+    while (!(await container.logs({ stdout: true, stderr: true })).toString().includes('line 4')) {
+      if (Date.now() > deadline) throw new Error('chute talker printed no fourth line');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    out = path.join(tmp, 'with-logs');
+    recorded = chutebox(['record', '--out', out], { ...env, CHUTEBOX_STATE_DIR: state, CHUTEBOX_DOCKER_SOCKET: engine.socket });
+    expect(recorded.status, recorded.stderr).toBe(0);
+  });
+
+  it("writes the chute's lines up to the recording's time into chutes/<chute>/logs, one JSON line each, in the order of their times", async () => {
+    expect(recorded.stderr).toBe('');
+    const lines = parseLogFile(await readFile(path.join(out, 'chutes', 'talker', 'logs'), 'utf8'), 'logs');
+    expect(lines.filter((line) => line.stream === 'stderr').map((line) => line.message)).toEqual(['talker warns']);
+    expect(
+      lines
+        .filter((line) => line.stream === 'stdout')
+        .map((line) => line.message)
+        .slice(0, 3),
+    ).toEqual(['talker up', 'line 1', 'line 2']);
+    expect(lines.map((line) => nanoTime(line.time))).toEqual(lines.map((line) => nanoTime(line.time)).sort());
+    // The recording's time is btime + uptime of its proc/stat and proc/uptime: no line of the scenario comes after it.
+    const recordedAt = await deviceTime({ readFile: (file) => readFile(path.join(out, file), 'utf8') });
+    expect(Math.max(...lines.map((line) => Date.parse(line.time)))).toBeLessThanOrEqual(recordedAt!);
+  });
+
+  it('GET /api/v1/chutes/<chute>/logs on the recording answers the recorded lines, moved by the whole seconds from the recording to the emulator start', async () => {
+    const lines = parseLogFile(await readFile(path.join(out, 'chutes', 'talker', 'logs'), 'utf8'), 'logs');
+    const emulated = await start(['emulate', '--scenario', out, '--no-auth', '--port', '0'], env);
+    const res = await fetch(`${emulated.url}/api/v1/chutes/talker/logs`);
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson');
+    const served = (await res.text())
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as LogEntry);
+    expect(served.map(({ stream, message }) => ({ stream, message }))).toEqual(lines.map(({ stream, message }) => ({ stream, message })));
+    const moved = served.map((line, i) => Date.parse(line.time) - Date.parse(lines[i]!.time));
+    expect(new Set(moved).size).toBe(1);
+    expect(moved[0]! % 1000).toBe(0);
+    expect(moved[0]).toBeGreaterThanOrEqual(0);
+    expect(served.map((line) => line.time.slice(19))).toEqual(lines.map((line) => line.time.slice(19)));
   });
 });
 

@@ -132,6 +132,19 @@ describe('a scenario with bad chutes fails to load, naming the file', () => {
     );
   });
 
+  it('a log with a line that is not a log line', async () => {
+    const logs = '{"time":"2025-11-21T09:00:00Z","stream":"stdout","message":"up"}\n\n{"time":"2025-11-21T09:00:01Z","stream":"console","message":"x"}\n';
+    const dir = await scenario('bad-log', { 'chutes/lab/chute.yaml': CHUTE, 'chutes/lab/logs': logs });
+    const message = await loadError(dir);
+    expect(message).toContain(`${path.join(dir, 'chutes/lab/logs')} line 3 is not a log line`);
+    expect(message).toContain('→ at stream');
+  });
+
+  it('a log with a line that is not JSON', async () => {
+    const dir = await scenario('log-text', { 'chutes/lab/chute.yaml': CHUTE, 'chutes/lab/logs': 'listening on :8000\n' });
+    expect(await loadError(dir)).toContain(`${path.join(dir, 'chutes/lab/logs')} line 1 is not JSON`);
+  });
+
   it('a recording by a name the emulator does not read', async () => {
     const dir = await scenario('stray-file', {
       'chutes/lab/chute.yaml': CHUTE,

@@ -7,7 +7,7 @@ import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/
 import { chuteStore } from '../../runtime/chutes/store.ts';
 import { deepFreeze } from '../../functions/core/deep-freeze.ts';
 import { jsonCopy } from './json-copy.ts';
-import { check, CHUTES_DIR, NETWORK_FILES, ScenarioError, YAML_CHUTE_FORMAT } from '../../runtime/scenario/format.ts';
+import { check, chuteLogFile, CHUTES_DIR, NETWORK_FILES, parseLogFile, ScenarioError, YAML_CHUTE_FORMAT } from '../../runtime/scenario/format.ts';
 
 const DOCUMENTS = ['chute', 'service', 'cache'] as const;
 const RECORDINGS: readonly string[] = Object.values(NETWORK_FILES);
@@ -29,7 +29,8 @@ export type ChuteDocuments = Omit<StoredChute, 'name'>;
  * file: each document must be YAML holding a mapping, `service.yaml` a chute configuration as the API
  * takes one (`ChuteConfigSchema`), `cache.yaml`'s `networks.<network>` hold strings, and every
  * `networks/<network>/` folder must belong to an entry of `net` and hold only the recordings of
- * `NETWORK_FILES`. Folders whose name starts with a dot are ignored.
+ * `NETWORK_FILES`, and a `logs` file must be a log (`parseLogFile`). Folders whose name starts with a
+ * dot are ignored.
  *
  * @throws ScenarioError
  * @example
@@ -52,6 +53,7 @@ export async function readChutes(dir: string): Promise<Record<string, ChuteDocum
     const { net } = check(ChuteConfigSchema, chute.config, `${path.join(folder, 'service.yaml')} is not a chute configuration`);
     check(ChuteCache, chute.cache, `${path.join(folder, 'cache.yaml')} is not a chute cache`);
     await checkNetworkFolders(path.join(folder, 'networks'), Object.keys(net ?? {}));
+    await checkLogFile(dir, entry);
     chutes[entry] = { record: chute.record, config: chute.config, cache: chute.cache };
   }
   return chutes;
@@ -74,6 +76,16 @@ export function storedChutes(documents: Record<string, ChuteDocuments>): Pick<De
     chuteNames: async () => [...names],
     chute: async (name) => chutes.get(name) ?? null,
   };
+}
+
+/** The chute's log file is a log (`parseLogFile`), or missing. */
+async function checkLogFile(dir: string, chute: string): Promise<void> {
+  const file = path.join(dir, chuteLogFile(chute));
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw new ScenarioError(`cannot read ${file}: ${error.message}`);
+  });
+  if (text !== null) parseLogFile(text, file);
 }
 
 /** A YAML file parses (or is missing). */

@@ -22,6 +22,8 @@ export interface ScenarioClock {
   readFile: Device['readFile'];
   /** A recorded dnsmasq lease file with each non-zero expiry shifted by (emulator start − recording time). */
   leases(recorded: string): Promise<string>;
+  /** (emulator start − recording time) in whole seconds: how far every recorded time moves; 0 when the recording time is unknown. */
+  shift(): Promise<number>;
   /** How long the device has run since the replay started (whole centiseconds, in ms). */
   snapshot(): ClockState;
   /**
@@ -51,7 +53,9 @@ interface Recorded {
  *   device;
  * - `leases(text)` moves each non-zero expiry of a lease file (its first field, epoch seconds; `0` is
  *   an infinite lease) by (start − recording time) in whole seconds: a lease that had an hour left
- *   when recorded has an hour left at the start, and counts down from there.
+ *   when recorded has an hour left at the start, and counts down from there;
+ * - `shift()` answers that move, (start − recording time) in whole seconds, for any other recorded
+ *   time to follow (a chute's log lines).
  * Only those numbers are rewritten; every other byte is as recorded, for the same parsers to read.
  * The numbers are worked out on each call, from the files as `files` answers then (the emulator's
  * `scenarioFiles` reads each file once and keeps it in memory). A scenario without `btime` in
@@ -89,6 +93,9 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
   /** Whole centiseconds since the start (never negative, should the clock be set back). */
   const elapsedCs = () => Math.max(0, Math.floor(now() / 10) - startCs);
 
+  /** (start − recording time) in whole seconds; 0 without a recording time. */
+  const shift = () => recorded().then((clock) => (clock === null ? 0 : Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100)));
+
   /** Which clock file each path read names (`clockFile`), worked out once a path: every file read asks. */
   const clockFiles = new Map<string, string | null>();
 
@@ -103,12 +110,9 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
           : statNow(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
       });
     },
+    shift,
     leases: (text) =>
-      recorded().then((clock) => {
-        if (clock === null) return text;
-        const shift = Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100);
-        return shift === 0 ? text : leasesNow(text, shift, clock.at.bootTime);
-      }),
+      Promise.all([recorded(), shift()]).then(([clock, seconds]) => (clock === null || seconds === 0 ? text : leasesNow(text, seconds, clock.at.bootTime))),
     snapshot: () => ({ elapsedMs: elapsedCs() * 10 }),
     restore(state) {
       startCs = Math.floor(now() / 10) - Math.floor(state.elapsedMs / 10);

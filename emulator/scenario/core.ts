@@ -16,6 +16,7 @@ import { jsonCopy } from './json-copy.ts';
 import { PASSWD_FILE, type DeviceYaml } from '../../runtime/scenario/format.ts';
 import { scenarioNetworks } from './network.ts';
 import { scenarioClock } from './clock.ts';
+import { recordedLogs, scenarioLogs } from './logs.ts';
 import { checkCompiledScenario, normalizePosix, treeFiles } from './tree.ts';
 
 /** How a scenario is served. */
@@ -94,6 +95,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   const sources = scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now);
   const recordedChutes = storedChutes(documents.chutes);
   const network = scenarioNetworks(files, clock);
+  const logs = scenarioLogs(files);
   const fake = options.controller === undefined ? fakeController() : null;
   const apitokens: ApitokenMemory = new Map();
   const settings = async () => options.settings?.() ?? {};
@@ -149,6 +151,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         },
         accounts,
         settings,
+        ...recordedLogs({ read: logs, device: { containers: () => self!.containers(), chute: (chute) => self!.chute(chute), now }, shift: clock?.shift }),
       },
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,

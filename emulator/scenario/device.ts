@@ -22,7 +22,8 @@ export const SCENARIO_ENV = 'CHUTEBOX_SCENARIO';
  * networks from the recordings beside them (see `scenarioNetworks`: what a request changes there
  * lasts as long as this Device), `now()` from the real clock (or `options.now`), the recording
  * replayed as if taken at the start (see `scenarioClock`: uptime, boot time and lease expiries follow
- * `now()`, unless `options.asRecorded`), and chute changes from an in-memory change log and runner
+ * `now()`, unless `options.asRecorded`), the chutes' logs from `chutes/<chute>/logs` replayed on that
+ * clock (see `recordedLogs`), and chute changes from an in-memory change log and runner
  * (see `emulatedChanges`: what they do lasts as long as this Device). Device configuration is the
  * emulator's too: the host configuration (`memoryHostConfig`: `config/hostconfig.yaml` or the one
  * generated from the hardware, pdconf rendered in memory), provisioning with the built-in fake

@@ -13,3 +13,5 @@ export * from '../engine/events.ts';
 export { hostChutes } from './host-chutes.ts';
 // The programs the chute networks need, which GET /api/v1/info/features looks for once it found an engine.
 export { programsOnPath } from '../tools/programs.ts';
+// What the chutes print (GET /api/v1/chutes/<chute>/logs, ParaDrop's log websockets).
+export { chuteLogs } from '../engine/logs.ts';

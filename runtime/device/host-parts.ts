@@ -1,4 +1,5 @@
 import type { Device } from '../../functions/core/device/index.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
 import type { HostChutes, HostChutesOptions } from '../chutes/host-chutes.ts';
 import type { ConfigFacetOptions, ConfigFacets } from '../device-config/index.ts';
 
@@ -30,6 +31,17 @@ export function engineClient(): EngineClient {
       console.error('the container engine client (chute-lifecycle.mjs) cannot be loaded:', error);
       return null;
     }));
+}
+
+/**
+ * The engine client, loaded.
+ *
+ * @throws HttpProblem 503 when its bundle cannot be loaded.
+ */
+export async function loadedEngine(engine: EngineClient): Promise<NonNullable<Awaited<ReturnType<EngineClient>>>> {
+  const client = await engine();
+  if (client === null) throw new HttpProblem(503, 'the container engine client cannot be loaded');
+  return client;
 }
 
 /** The host's work on its chutes (`hostChutes`), made once with the chute-lifecycle bundle's code on first use; null when it cannot be loaded. */

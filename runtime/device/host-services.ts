@@ -2,7 +2,7 @@ import type { DeviceServices } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ResetGuard } from '../changes/reset-guard.ts';
 import type { ConfigFacets } from '../device-config/index.ts';
-import type { EngineClient } from './host-parts.ts';
+import { loadedEngine, type EngineClient } from './host-parts.ts';
 
 /**
  * The host's services: the device configuration's (host configuration, provisioning, accounts), from
@@ -37,8 +37,7 @@ export function hostServices(options: {
     },
     factoryReset: () => guard.run(options.reset),
     async loadImage(archive) {
-      const client = await engine();
-      if (client === null) throw new HttpProblem(503, 'the container engine client cannot be loaded');
+      const client = await loadedEngine(engine);
       try {
         return await client.loadImage(socketPath, archive);
       } catch (error) {

@@ -285,7 +285,7 @@ export async function reachableChuteEngine(socketPath: string): Promise<ChuteEng
  * Runs one engine call; an answer with an `ignored` status (304 not modified, 404 gone) counts as done.
  * Any other failure becomes an EngineError with the engine's message and its `statusCode`.
  */
-async function engineCall<T>(call: () => Promise<T>, ignored?: number): Promise<T> {
+export async function engineCall<T>(call: () => Promise<T>, ignored?: number): Promise<T> {
   try {
     return await call();
   } catch (error) {

@@ -32,6 +32,12 @@ export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
 /** Prometheus' scrape: runtime/http/metrics.ts, a bundle of its own loaded on the first one. */
 export const METRICS_PATH = '/metrics';
 
+/** A chute's log, streamed (runtime/http/chute-logs.ts, a bundle of its own loaded on first use). */
+export const CHUTE_LOGS_PATH = '/api/v1/chutes/:chute/logs';
+
+/** ParaDrop's websockets of a chute's log, served as `HOSTAPD_CONTROL_PATH` is, on any path below them as ParaDrop's daemon does. */
+export const CHUTE_LOG_SOCKET_PATHS = ['/ws/chute_logs/:chute', '/sockjs/logs/:chute'] as const;
+
 export interface ApiOptions {
   device: Device;
   /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
@@ -74,9 +80,9 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
 
 /**
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
- * auth policy and a body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
- * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
- * `listen`, and Prometheus' scrape (`METRICS_PATH`), behind the same auth policy. A request served without credentials must be local
+ * auth policy and a body limit (the upload limit for a route's `upload` media types), the websockets, the hostapd
+ * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), and ParaDrop's chute log websockets (`CHUTE_LOG_SOCKET_PATHS`), upgraded by
+ * `listen`, a chute's log, streamed (`CHUTE_LOGS_PATH`), and Prometheus' scrape (`METRICS_PATH`), behind the same auth policy. A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
  * body, 500 without details.
@@ -178,19 +184,20 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     app.post(LOGIN_PATH, observed(LOGIN_PATH, login, false));
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
-  app.get(
-    HOSTAPD_CONTROL_PATH,
-    observed(HOSTAPD_CONTROL_PATH, async (c) => (await import('./websocket.ts')).hostapdControl(c, device)),
-  );
-  app.get(
-    CHANGE_STREAM_PATH,
-    observed(CHANGE_STREAM_PATH, async (c) => (await import('./websocket.ts')).changeStream(c, device)),
-  );
-  app.get(
-    METRICS_PATH,
-    observed(METRICS_PATH, async (c) => (await import('./metrics.ts')).metrics(c, device, options.requestCounts)),
-  );
-  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH }, { method: 'GET', path: METRICS_PATH });
+  /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
+  const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, device);
+  // The routes answered by a bundle loaded on first use, behind the same auth policy: the websockets, the chute logs and the metrics.
+  const loaded: [string, (c: Context) => Promise<Response>][] = [
+    [HOSTAPD_CONTROL_PATH, socket('hostapdControl')],
+    [CHANGE_STREAM_PATH, socket('changeStream')],
+    [CHUTE_LOGS_PATH, async (c) => (await import('./chute-logs.ts')).chuteLogs(c, device, cors)],
+    [METRICS_PATH, async (c) => (await import('./metrics.ts')).metrics(c, device, options.requestCounts)],
+    ...CHUTE_LOG_SOCKET_PATHS.map((path): [string, (c: Context) => Promise<Response>] => [`${path}/*`, socket('chuteLogSocket')]),
+  ];
+  for (const [path, answer] of loaded) {
+    app.get(path, observed(path, answer));
+    routes.push({ method: 'GET', path });
+  }
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.

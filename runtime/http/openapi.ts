@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ChangeRequestSchema } from '../../functions/changes/schemas.ts';
-import { NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
+import { NDJSON } from '../../functions/chutes/logs.ts';
+import { ChuteLogsRequestSchema, ChuteRequestSchema, LogEntrySchema, NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import type { Handler } from '../../functions/core/handler.ts';
 import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '../../functions/core/openapi/index.ts';
@@ -9,13 +10,13 @@ import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
 import { parseStat } from '../../functions/parsers/stat.ts';
 import { parseUptime } from '../../functions/parsers/uptime.ts';
-import { CHANGE_STREAM_PATH, HOSTAPD_CONTROL_PATH, METRICS_PATH } from './app.ts';
+import { CHANGE_STREAM_PATH, CHUTE_LOG_SOCKET_PATHS, CHUTE_LOGS_PATH, HOSTAPD_CONTROL_PATH, METRICS_PATH } from './app.ts';
 import { LOGIN_PATH } from './auth.ts';
 
 /*
  * The API as one OpenAPI 3.1 document (functions/core/openapi/): every endpoint module as it
- * describes itself, and here what the HTTP layer answers itself, described once: the login, the two
- * websockets, Prometheus' scrape and how a client authenticates. The build writes it to dist/openapi.json and into the
+ * describes itself, and here what the HTTP layer answers itself, described once: the login, the
+ * websockets, a chute's streamed log, Prometheus' scrape and how a client authenticates. The build writes it to dist/openapi.json and into the
  * bundle of GET /api/v1/openapi.json (esbuild.config.mjs); docs/decisions/0029-openapi-from-the-schemas.md.
  */
 
@@ -86,7 +87,37 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       'The metrics are listed in docs/api/metrics.md.',
     problems: [],
   },
+  {
+    name: 'chutes-logs-get',
+    route: defineRoute(`GET ${CHUTE_LOGS_PATH}`, 'What a chute printed, streamed as newline-delimited JSON'),
+    request: ChuteLogsRequestSchema,
+    response: LogEntrySchema,
+    streamed: NDJSON,
+    description:
+      'One JSON `{"time", "stream", "message"}` per line, oldest first: the lines of the chute\'s container on `chutebox serve`, the recorded ones replayed on the clock ' +
+      'in `chutebox emulate`. `tail` takes the last lines of the log, then `since` and `until` keep those in their range (both included, as the engine counts); ' +
+      'with `follow=true` the answer goes on with each new line until the chute stops, `until` passes or the client goes away. `timestamps=false` leaves `time` out. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [400, 404, 422],
+  },
+  chuteLogSocket('chutes-chute-logs-ws', CHUTE_LOG_SOCKET_PATHS[0]),
+  chuteLogSocket('chutes-sockjs-logs-ws', CHUTE_LOG_SOCKET_PATHS[1]),
 ];
+
+/** One of ParaDrop's two websockets of a chute's log (runtime/http/websocket.ts, `chuteLogSocket`). */
+function chuteLogSocket(name: string, path: string): DescribedOperation {
+  return {
+    name,
+    route: defineRoute(`GET /${path.slice(1)}`, "A websocket of a chute's log, as ParaDrop's daemon sends it"),
+    request: ChuteRequestSchema,
+    description:
+      'Sends the last 200 lines the chute printed, then each new one, one message each: JSON `{"service": <the chute>, "timestamp": <RFC 3339>, "message": <text>}`, ' +
+      'as ParaDrop sends them and `pdtools node watch-chute-logs` prints them; closes with 1000 when the chute stops. Any path below it is the same websocket, ' +
+      "as on ParaDrop's daemon. Messages from the client are ignored (a binary one closes with 1003). Served by `chutebox serve` and `chutebox emulate`, not on Lambda.",
+    websocket: true,
+    problems: [400, 404, 426],
+  };
+}
 
 /** How a client authenticates (runtime/auth/policy.ts): a token from the login, or the credentials themselves. */
 export const SECURITY_SCHEMES = {
@@ -143,19 +174,4 @@ export async function apiDocument(
     securitySchemes: SECURITY_SCHEMES,
     ...(examples === undefined ? {} : { examples }),
   });
-}
-
-/**
- * What a device's own clock says, in milliseconds since the epoch: its boot time (`btime` of
- * /proc/stat) plus its uptime; null without either. A scenario served as recorded answers the time it
- * was recorded: the examples' clock, so that every build writes the same document.
- *
- * @example
- * await deviceTime(device) // 1795520845000
- */
-export async function deviceTime(device: Pick<Device, 'readFile'>): Promise<number | null> {
-  const [stat, uptime] = await Promise.all([device.readFile('/proc/stat'), device.readFile('/proc/uptime')]);
-  const bootTime = stat === null ? null : parseStat(stat).bootTime;
-  const times = uptime === null ? null : parseUptime(uptime);
-  return bootTime === null || times === null ? null : Math.round((bootTime + times.uptime) * 1000);
 }

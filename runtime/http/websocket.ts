@@ -6,12 +6,13 @@ import type { Duplex } from 'node:stream';
 import type { Context } from 'hono';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { handle as changeById } from '../../functions/changes/change.get.ts';
-import { servingNetwork } from '../../functions/chutes/lookup.ts';
+import { loadChute, servingNetwork } from '../../functions/chutes/lookup.ts';
 import { pathParams } from '../../functions/chutes/params.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import type { FunctionInput } from '../../functions/core/handler.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { followChange } from './change-stream.ts';
+import { followChuteLog } from './chute-log-socket.ts';
 import { CLOSE, hostapdControlSession } from './hostapd-control.ts';
 import { problemResponse, writeResponse } from './socket-answer.ts';
 
@@ -120,17 +121,47 @@ export async function hostapdControl(c: Context, device: Device): Promise<Respon
  */
 export async function changeStream(c: Context, device: Device): Promise<Response> {
   const { id } = await changeById({ params: c.req.param() } as FunctionInput, device);
+  return sendingSocket(c, 'the change stream', (sink) => followChange(device, id, sink));
+}
+
+/**
+ * ParaDrop's websockets of a chute's log, `GET /ws/chute_logs/:chute` and `GET /sockjs/logs/:chute`
+ * (and any path below them, as ParaDrop's daemon routes them; pdtools' `node watch-chute-logs` opens
+ * the second): after the checks of `GET /api/v1/chutes/:chute/logs` (400 bad name, 404 unknown
+ * chute), a websocket upgrade gets the chute's last lines and then each new one as ParaDrop sends them
+ * (`followChuteLog`), and closes with 1000 when the chute stops. Text messages from the client are
+ * ignored; a binary one closes with 1003. Any other request answers 426 Upgrade Required.
+ */
+export async function chuteLogSocket(c: Context, device: Device): Promise<Response> {
+  const { chute } = pathParams({ params: c.req.param() } as FunctionInput, ['chute']);
+  await loadChute(device, chute);
+  return sendingSocket(c, "the chute's log", (sink) => followChuteLog(device, chute, sink));
+}
+
+/** What a websocket that only sends is given: `send` resolves once the message is written (or dropped, closing), so that a slow client slows the sender. */
+interface SendingSink {
+  send(text: string): Promise<void>;
+  close(code: number, reason: string): void;
+}
+
+/**
+ * Takes a websocket upgrade for a websocket that only sends: `start` begins sending through the
+ * sink it is given, and answers how to stop once the websocket closed. Text messages from the client
+ * are ignored; a binary one closes with 1003, saying that `what` reads nothing from the client.
+ */
+function sendingSocket(c: Context, what: string, start: (sink: SendingSink) => { stop(): Promise<void> }): Response {
   const accept = websocketUpgrade(c);
   accept((ws) => {
-    const stream = followChange(device, id, {
-      send: (text) => ws.send(text),
+    const sending = start({
+      // Written, or not sent as the websocket is closing: its close then stops the sender.
+      send: (text) => new Promise((resolve) => ws.send(text, () => resolve())),
       close: (code, reason) => ws.close(code, reason),
     });
     ws.on('message', (_data, isBinary) => {
-      if (isBinary) ws.close(CLOSE.unsupportedData, 'binary messages are not accepted: the change stream reads nothing from the client');
+      if (isBinary) ws.close(CLOSE.unsupportedData, `binary messages are not accepted: ${what} reads nothing from the client`);
     });
     ws.on('error', () => undefined);
-    return new Promise((resolve) => ws.once('close', () => void stream.stop().then(resolve, resolve)));
+    return new Promise((resolve) => ws.once('close', () => void sending.stop().then(resolve, resolve)));
   });
   return c.body(null, 200);
 }

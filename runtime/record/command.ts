@@ -18,7 +18,7 @@ import { createHostDevice, HOST_DEVICE_FLAGS, hostDeviceOptions } from '../host-
 import { optionsHelp } from '../options-help.ts';
 import { readOptions, UsageError, type OptionSpec, type SwitchSpec } from '../options.ts';
 import { PASSWD_FILE } from '../scenario/format.ts';
-import { compareChutes, readChutes, redactChutes } from './chutes.ts';
+import { boundLogs, compareChutes, readChutes, redactChutes } from './chutes.ts';
 import { recordingDevice, trimNetInterfaces, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 
@@ -57,7 +57,7 @@ const SWITCHES = [{ flag: 'force', description: 'replace DIR when it exists and 
 const HELP = optionsHelp(
   'chutebox record --out DIR [options]',
   "Records this device's raw sources (the files, links, uname, statfs, programs on PATH and containers that the info endpoints " +
-    "and the generated host configuration read, the installed chutes and what their networks' tools print) as a scenario folder that " +
+    "and the generated host configuration read, the installed chutes, their recent logs and what their networks' tools print) as a scenario folder that " +
     '`chutebox emulate --scenario DIR` serves. Values of secret-looking environment variables and Wi-Fi keys ' +
     'are written redacted.',
   OPTIONS,
@@ -111,6 +111,7 @@ export async function record(argv: string[], openScenario: OpenScenario): Promis
   redactPasswdFile(recording);
   trimNetInterfaces(recording);
   redactChutes(recording);
+  boundLogs(recording);
 
   await mkdir(path.dirname(out), { recursive: true });
   const temp = await mkdtemp(path.join(path.dirname(out), `.${path.basename(out)}.recording-`));

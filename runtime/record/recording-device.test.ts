@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { readEntries } from '../../functions/chutes/logs.ts';
+import type { LogEntry } from '../../functions/core/device/index.ts';
 import { memoryAccounts, scenarioAccounts } from '../../emulator/scenario/accounts.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
@@ -22,5 +24,20 @@ describe('recordingDevice', () => {
     const dir = await folder('scenario');
     await writeScenario(recording, dir, 'a recording');
     expect(await scenarioAccounts(rootedFiles(dir)).passwd()).toBe(passwd);
+  });
+
+  it("records a chute's log read without following, answering it again from the recording; a follow goes to the device", async () => {
+    const line = (time: string, message: string): LogEntry => ({ time: `2026-11-21T${time}Z`, stream: 'stdout', message });
+    const spec = { now: Date.parse('2026-11-21T12:00:00Z'), logs: { lab: [line('11:59:00', 'one'), line('11:59:30', 'two')] } };
+    const { device, recording } = recordingDevice(memoryDevice(spec));
+    const options = { follow: false, since: null, until: null, tail: 1 };
+    expect(await readEntries(await device.chuteLogs('lab', options))).toEqual([line('11:59:30', 'two')]);
+    expect([...recording.logs]).toEqual([['lab', [line('11:59:30', 'two')]]]);
+    spec.logs.lab.push(line('11:59:40', 'three'));
+    expect(await readEntries(await device.chuteLogs('lab', options))).toEqual([line('11:59:30', 'two')]);
+    const following = (await device.chuteLogs('lab', { ...options, follow: true })).getReader();
+    expect((await following.read()).value).toEqual(line('11:59:40', 'three'));
+    await following.cancel();
+    expect([...recording.logs]).toEqual([['lab', [line('11:59:30', 'two')]]]);
   });
 });

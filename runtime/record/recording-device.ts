@@ -1,4 +1,5 @@
-import type { Device, FsStats, NetworkHost, StoredChute, Uname } from '../../functions/core/device/index.ts';
+import { entryStream, readEntries } from '../../functions/chutes/logs.ts';
+import type { Device, FsStats, LogEntry, NetworkHost, StoredChute, Uname } from '../../functions/core/device/index.ts';
 import { PASSWD_FILE } from '../scenario/format.ts';
 
 /** Everything a Device was asked and what it answered, keyed by device path. */
@@ -23,6 +24,8 @@ export interface Recording {
   chutes: Map<string, StoredChute | null>;
   /** Chute name → network name → the raw answers of its tools that were asked and answered. */
   networks: Map<string, Map<string, NetworkRecording>>;
+  /** Chute name → the lines of its log last read without following, oldest first. */
+  logs: Map<string, LogEntry[]>;
 }
 
 /**
@@ -57,6 +60,8 @@ const HOSTAPD_READS = new Map<string, 'hostapdStatus' | 'hostapdConfig'>([
  * and other hostapd commands are passed through unrecorded (a scenario answers them from the dump and
  * the hostapd replies), and never answered from a snapshot, as they change or probe the live device.
  * So are the change methods (`submitChange`, `change`, `changes`): a scenario has its own change log.
+ * A chute's log read without following is read to its end and recorded (the last read of each
+ * chute); one that follows is passed through unrecorded.
  * Of the accounts, the passwd database is recorded as the file a scenario serves it from
  * (`/etc/passwd`); keys, the host configuration, provisioning, settings and factory reset are passed
  * through unrecorded.
@@ -78,6 +83,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     stats: new Map(),
     chutes: new Map(),
     networks: new Map(),
+    logs: new Map(),
   };
   const asked = new Map<string, Promise<unknown>>();
 
@@ -158,6 +164,16 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
         () => inner.chute(name),
         (chute) => recording.chutes.set(name, copy(chute)),
       ),
+    chuteLogs: async (chute, options) =>
+      options.follow
+        ? inner.chuteLogs(chute, options)
+        : entryStream(
+            await once(
+              `logs:${JSON.stringify([chute, options])}`,
+              async () => readEntries(await inner.chuteLogs(chute, options)),
+              (entries) => recording.logs.set(chute, copy(entries)),
+            ),
+          ),
     submitChange: (request) => inner.submitChange(request),
     change: (id) => inner.change(id),
     changes: () => inner.changes(),

@@ -10,8 +10,8 @@ import { handle as hardware } from '../../functions/info/hardware.get.ts';
 import { handle as software } from '../../functions/info/software.get.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.get.ts';
 import { loadScenario } from '../../emulator/scenario/device.ts';
-import { NETWORK_FILES } from '../scenario/format.ts';
-import type { Device, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device/index.ts';
+import { formatLogFile, NETWORK_FILES } from '../scenario/format.ts';
+import type { Device, LogEntry, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { routerHardware } from '../../test/support/config-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
@@ -19,7 +19,7 @@ import { callFunction } from '../../test/support/call-function.ts';
 import { NO_WIFI_STACK, WIRED_STATION } from '../../test/support/chute-devices.ts';
 import { rawFixture } from '../../test/support/info-devices.ts';
 import * as stations from '../../functions/networks/stations.get.ts';
-import { compareChutes, readChutes, redactChutes } from './chutes.ts';
+import { boundLogs, compareChutes, readChutes, RECORDED_LOG_BYTES, redactChutes } from './chutes.ts';
 import { recordingDevice, trimNetInterfaces, type Recording } from './recording-device.ts';
 import { writeScenario } from './write-scenario.ts';
 
@@ -40,6 +40,7 @@ function recording(parts: Partial<Recording>): Recording {
     stats: new Map(),
     chutes: new Map(),
     networks: new Map(),
+    logs: new Map(),
     ...parts,
   };
 }
@@ -258,7 +259,8 @@ describe('writeScenario', () => {
     redactChutes(log);
     const dir = await folder('chutes-of-default');
     await writeScenario({ ...log, uname: UNAME }, dir, 'a copy of the chutes of default');
-    const copy = (await loadScenario(dir)).device;
+    // As chutebox record reads it back: the recording's clock files are in the copy (its logs end at their time).
+    const copy = (await loadScenario(dir, undefined, { asRecorded: true })).device;
     expect(await compareChutes(log, copy)).toEqual([]);
     expect(await copy.chuteNames()).toEqual(['hello-world', 'hotspot']);
     // The access points and the VLAN have their recordings; the monitor interface has none.
@@ -277,6 +279,11 @@ describe('writeScenario', () => {
         expect(await readFile(path.join(dir, at), 'utf8'), at).toBe(await readFile(path.join(original.dir, at), 'utf8'));
       }
     }
+    // Each chute's log up to the recording's time (09:59:59.67), as the scenario has it.
+    const hotspot = (await readFile(path.join(dir, 'chutes/hotspot/logs'), 'utf8')).split('\n').filter((line) => line !== '');
+    const original_ = (await readFile(path.join(original.dir, 'chutes/hotspot/logs'), 'utf8')).split('\n').filter((line) => line !== '');
+    expect(hotspot).toEqual(original_.slice(0, 11));
+    expect(JSON.parse(hotspot.at(-1)!).time).toBe('2025-11-21T09:55:00.000612489Z');
     // Secrets stay out: the Wi-Fi key is redacted, the rest of the configuration is kept.
     const config = (await copy.chute('hello-world'))!.config as { net: { wifi: Record<string, unknown> } };
     expect(config.net.wifi).toMatchObject({ type: 'wifi', ssid: 'hello-world', key: '[redacted]', dhcp: { start: 100, limit: 50, lease: '12h' } });
@@ -372,7 +379,7 @@ describe('recordingDevice: chutes and their networks', () => {
     const dir = await folder('chutes-of-a-lab');
     await writeScenario({ ...log, uname: UNAME }, dir, 'the chutes of default in a lab');
     expect(await readdir(path.join(dir, 'chutes/hello-world/networks/wifi'))).toContain(NETWORK_FILES.hostapdStations);
-    const copy = (await loadScenario(dir)).device;
+    const copy = (await loadScenario(dir, undefined, { asRecorded: true })).device;
     expect(await compareChutes(log, copy)).toEqual([]);
     const params = { chute: 'hello-world', network: 'wifi' };
     const answer = await callFunction<{ mac_addr: string }[]>(stations, copy, params);
@@ -384,6 +391,43 @@ describe('recordingDevice: chutes and their networks', () => {
     const { device: scenario } = await loadScenario('default');
     const broken: Device = { ...scenario, network: (target) => ({ ...scenario.network(target), leases: () => Promise.reject(new TypeError('a bug')) }) };
     await expect(readChutes(recordingDevice(broken).device)).rejects.toThrow('a bug');
+  });
+});
+
+describe('the chute logs of a recording', () => {
+  const line = (second: number, message: string): LogEntry => ({
+    time: new Date(Date.UTC(2026, 10, 21, 12, 0, second)).toISOString(),
+    stream: 'stdout',
+    message,
+  });
+  const chute = (name: string): StoredChute => ({ name, record: { name, version: '1', state: 'running' }, config: {}, cache: {} });
+
+  it('keep the newest lines whose log file fits in RECORDED_LOG_BYTES, in the order of their times, and none of an empty log', async () => {
+    const long = 'x'.repeat(1000);
+    const many = Array.from({ length: 600 }, (_, i) => line(i % 60, `${i} ${long}`));
+    const log = recording({
+      chutes: new Map([
+        ['lab', chute('lab')],
+        ['quiet', chute('quiet')],
+      ]),
+      logs: new Map([
+        ['lab', many],
+        ['quiet', []],
+      ]),
+    });
+    boundLogs(log);
+    const kept = log.logs.get('lab')!;
+    expect(Buffer.byteLength(formatLogFile(kept))).toBeLessThanOrEqual(RECORDED_LOG_BYTES);
+    expect(Buffer.byteLength(formatLogFile(kept)) + 1100).toBeGreaterThan(RECORDED_LOG_BYTES);
+    const sorted = [...many].sort((a, b) => a.time.localeCompare(b.time));
+    expect(kept).toEqual(sorted.slice(sorted.length - kept.length));
+    expect(log.logs.has('quiet')).toBe(false);
+    const dir = await folder('chute-logs');
+    await writeScenario(log, dir, 'chute logs');
+    expect(await readdir(path.join(dir, 'chutes/lab'))).toContain('logs');
+    expect(await readdir(path.join(dir, 'chutes/quiet'))).not.toContain('logs');
+    const { device } = await loadScenario(dir, undefined, { asRecorded: true });
+    expect(await compareChutes(log, device)).toEqual([]);
   });
 });
 

@@ -2,12 +2,14 @@ import { lstat, mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   check,
+  chuteLogFile,
   CHUTES_DIR,
   ContainerList,
   CONTAINERS_FILE,
   DEVICE_FILE,
   formatChuteYaml,
   formatDeviceYaml,
+  formatLogFile,
   NETWORK_FILES,
   networkDir,
   ScenarioError,
@@ -32,7 +34,8 @@ import type { Recording } from './recording-device.ts';
  * - the container list in `engine/containers.json` and each stats answer in `engine/stats/<id>.json`
  *   (nothing without an engine; a stats answer of null is no file);
  * - each chute read as `chutes/<name>/chute.yaml` (its record), `service.yaml` (its configuration)
- *   and `cache.yaml` (its cache, when not empty), and the raw answers about each of its networks in
+ *   and `cache.yaml` (its cache, when not empty), its log in `chutes/<name>/logs` (when one was
+ *   read), and the raw answers about each of its networks in
  *   `chutes/<name>/networks/<network>/` under the names of `NETWORK_FILES` (a lease file that does
  *   not exist, and a tool that failed, is no file).
  *
@@ -112,7 +115,7 @@ export async function writeScenario(recording: Recording, root: string, descript
   await writeChutes(recording, base);
 }
 
-/** The chutes of a recording and the raw answers about their networks, into `chutes/`. */
+/** The chutes of a recording, their logs and the raw answers about their networks, into `chutes/`. */
 async function writeChutes(recording: Recording, base: string): Promise<void> {
   const named = (kind: string, name: string) => {
     if (!CHUTE_NAME.test(name)) throw new ScenarioError(`the ${kind} name ${JSON.stringify(name)} cannot name a folder`);
@@ -134,6 +137,9 @@ async function writeChutes(recording: Recording, base: string): Promise<void> {
     if (Object.keys(chute.cache).length > 0) {
       await writeFile(path.join(folder, yaml('cache')), formatChuteYaml(chute.cache, "The runtime's cache of the chute. Recorded by `chutebox record`."));
     }
+  }
+  for (const [chute, entries] of recording.logs) {
+    if (recording.chutes.get(chute) != null) await writeFile(path.join(base, chuteLogFile(named('chute', chute))), formatLogFile(entries));
   }
   for (const [chute, networks] of recording.networks) {
     for (const [network, answers] of networks) {

@@ -1,7 +1,8 @@
 import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import { CONTAINER_REF } from '../../functions/core/device/index.ts';
+import { byLogTime, LogEntrySchema, logLine } from '../../functions/chutes/logs.ts';
+import { CONTAINER_REF, type LogEntry } from '../../functions/core/device/index.ts';
 import { KNOWN_PROGRAMS } from '../../functions/info/features.ts';
 import type { ChuteFormat } from '../chutes/store.ts';
 
@@ -23,7 +24,7 @@ export function statsFile(containerId: string): string {
 /** Where the passwd database is, on a device and in a scenario (`etc/passwd`). */
 export const PASSWD_FILE = '/etc/passwd';
 
-/** Folder of the installed chutes: `chutes/<chute>/chute.yaml`, `service.yaml`, optional `cache.yaml`. */
+/** Folder of the installed chutes: `chutes/<chute>/chute.yaml`, `service.yaml`, optional `cache.yaml` and `logs`. */
 export const CHUTES_DIR = 'chutes';
 
 /**
@@ -52,6 +53,40 @@ export const NETWORK_FILES = {
 /** The folder of one chute network's recordings, relative to the scenario. */
 export function networkDir(chute: string, network: string): string {
   return `${CHUTES_DIR}/${chute}/networks/${network}`;
+}
+
+/** A chute's log in a scenario, relative to it: what its process printed, one `LogEntry` per line (`parseLogFile`). */
+export function chuteLogFile(chute: string): string {
+  return `${CHUTES_DIR}/${chute}/logs`;
+}
+
+/**
+ * A chute's log file: one JSON `{time, stream, message}` per line (`LogEntrySchema`), answered in the
+ * order of their times (lines of the same time as written); blank lines are left out.
+ *
+ * @throws ScenarioError naming the file, the line and the field.
+ * @example
+ * parseLogFile('{"time":"2026-11-21T12:00:00Z","stream":"stdout","message":"ready"}\n', 'chutes/hello/logs') // [{ time: '2026-11-21T12:00:00Z', stream: 'stdout', message: 'ready' }]
+ */
+export function parseLogFile(text: string, file: string): LogEntry[] {
+  const entries: LogEntry[] = [];
+  for (const [index, line] of text.split('\n').entries()) {
+    if (line.trim() === '') continue;
+    const where = `${file} line ${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new ScenarioError(`${where} is not JSON: ${(error as Error).message}`);
+    }
+    entries.push(check(LogEntrySchema, value, `${where} is not a log line`));
+  }
+  return entries.sort(byLogTime);
+}
+
+/** Writes a chute's log file; `parseLogFile` reads it back to the same entries. */
+export function formatLogFile(entries: readonly LogEntry[]): string {
+  return entries.map((entry) => logLine(entry, true)).join('');
 }
 
 /** Writes one of a chute's documents as YAML; `YAML_CHUTE_FORMAT` reads it back to the same value. */

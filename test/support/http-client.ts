@@ -187,3 +187,56 @@ export async function problemOf(server: { url: string }, method: string, endpoin
   expect(answer.body.status).toBe(status);
   return answer.body;
 }
+
+/** An answer read line by line as it comes (newline-delimited JSON, such as a chute's log). */
+export interface LineStream {
+  status: number;
+  type: string | null;
+  headers: Headers;
+  /** The next line, without its newline; null once the answer has ended. */
+  next(): Promise<string | null>;
+  /** Every line until the answer ends. */
+  rest(): Promise<string[]>;
+  /** Goes away: aborts the request, as a client that closes its connection. */
+  close(): void;
+}
+
+/**
+ * `GET <endpoint>` on the chutebox at `url`, its answer read line by line as it streams.
+ *
+ * @example
+ * const log = await streamLines(server.url, '/api/v1/chutes/hello/logs?follow=true');
+ * JSON.parse((await log.next())!) // { time: '…', stream: 'stdout', message: '…' }
+ * log.close();
+ */
+export async function streamLines(url: string, endpoint: string, headers: Record<string, string> = {}): Promise<LineStream> {
+  const going = new AbortController();
+  const res = await fetch(`${url}${endpoint}`, { headers, signal: going.signal });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = '';
+  const lines: string[] = [];
+  let ended = false;
+  async function next(): Promise<string | null> {
+    while (lines.length === 0 && !ended) {
+      const { done, value } = await reader.read();
+      if (done) ended = true;
+      const parts = (pending + (value ?? '')).split('\n');
+      pending = parts.pop()!;
+      lines.push(...parts);
+      if (ended && pending !== '') lines.push(pending);
+    }
+    return lines.shift() ?? null;
+  }
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    headers: res.headers,
+    next,
+    async rest() {
+      const all: string[] = [];
+      for (let line = await next(); line !== null; line = await next()) all.push(line);
+      return all;
+    },
+    close: () => going.abort(),
+  };
+}

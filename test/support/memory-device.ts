@@ -11,6 +11,7 @@ import type {
   DeviceServices,
   DeviceSources,
   FsStats,
+  LogEntry,
   NetworkHost,
   NetworkTarget,
   Settings,
@@ -23,6 +24,7 @@ import { telemetryReport } from '../../runtime/controller/telemetry.ts';
 import { everyAction } from './change-effects.ts';
 import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
 import { recordedNetworks } from '../../emulator/scenario/recorded-networks.ts';
+import { recordedLogs } from '../../emulator/scenario/logs.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
 export interface MemoryDeviceSpec {
@@ -53,6 +55,8 @@ export interface MemoryDeviceSpec {
   provisioning?: Partial<ScenarioProvisioningOptions>;
   /** What `settings()` answers; {} by default. */
   settings?: Settings;
+  /** Chute name → the lines it printed, oldest first, replayed on the device's clock (the emulator's `recordedLogs`); none by default. */
+  logs?: Record<string, LogEntry[]>;
 }
 
 /**
@@ -107,8 +111,9 @@ export type MemoryDevice = Device & {
 };
 
 /**
- * A Device held in memory, for handler tests on hand-written raw sources, composed of its four
- * facets: `memorySources`, `memoryNetworks`, `memoryChanges` and `memoryServices`. State lives as long
+ * A Device held in memory, for handler tests on hand-written raw sources, composed of its five
+ * facets: `memorySources`, `memoryNetworks`, `memoryChanges`, `memoryServices` and the emulator's
+ * `recordedLogs` over `spec.logs`. State lives as long
  * as the device.
  *
  * @example
@@ -124,7 +129,8 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   });
   const { removeChutes: _sources, ...sourceFacet } = sources;
   const { clear: _changes, ...changeFacet } = changes;
-  const device: MemoryDevice = { ...sourceFacet, ...memoryNetworks(spec.networks), ...changeFacet, ...services };
+  const logs = recordedLogs({ read: async (chute) => spec.logs?.[chute] ?? [], device: sourceFacet });
+  const device: MemoryDevice = { ...sourceFacet, ...memoryNetworks(spec.networks), ...changeFacet, ...services, ...logs };
   return device;
 }
 

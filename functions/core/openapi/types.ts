@@ -32,6 +32,11 @@ export interface DescribedOperation {
   response?: Schema;
   /** For an operation that answers text instead (`GET /metrics`): the media types of its 200, without parameters, each a string. */
   textAnswer?: readonly string[];
+  /**
+   * The media type of a 200 answer streamed as it is read, without an ETag (so no 304):
+   * `application/x-ndjson`, each line a JSON document of `response`.
+   */
+  streamed?: string;
   /** Said under the summary. */
   description?: string;
   /** Answered without credentials (the login). */

@@ -1,0 +1,176 @@
+import type { IncomingMessage } from 'node:http';
+import { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import Docker from 'dockerode';
+import { entryStream } from '../../functions/chutes/logs.ts';
+import type { LogEntry, LogOptions, LogStream, LogTime } from '../../functions/core/device/index.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import { chuteEngine, engineCall, EngineError } from './docker.ts';
+
+/** How long the engine may take to begin its answer; the lines then come for as long as they come. */
+const ANSWER_DEADLINE_MS = 10_000;
+
+/** How long a line may grow before it is sent as it is: a bound on what one reader holds of a line without its end. */
+export const MAX_LINE_CHARS = 64 * 1024;
+
+/** How many entries a reader that reads slower than the chute prints may have waiting before the engine's answer is paused. */
+const QUEUED_ENTRIES = 64;
+
+/** The timestamp the engine puts before each line it sends (`timestamps=1`): RFC 3339 in UTC, to the nanosecond, then a space. */
+const STAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) /;
+
+/**
+ * The log of a chute's container (its newest, labelled with the chute's name), from the engine at
+ * `socketPath`: `GET /containers/<id>/logs` with `stdout`, `stderr`, `timestamps` and the `options`
+ * as the engine takes them (`follow`, `since` and `until` in seconds, `tail`), its two streams
+ * demultiplexed by docker-modem's `demuxStream` and cut into lines, each an entry with the
+ * engine's timestamp. The answer is streamed, also without `follow`, and paused while the reader
+ * does not keep up; with `follow` it ends when the container stops. Cancelling the stream closes
+ * the engine's answer. Empty when the chute has no container.
+ *
+ * @throws HttpProblem 503 when no engine listens at `socketPath` or it does not answer, 502 when it
+ *   refuses (`Device.chuteLogs`).
+ * @example
+ * const lines = await chuteLogs('/var/run/docker.sock', 'hello', { follow: true, since: null, until: null, tail: 100 });
+ */
+export async function chuteLogs(socketPath: string, chute: string, options: LogOptions): Promise<ReadableStream<LogEntry>> {
+  const engine = await chuteEngine(socketPath);
+  if (engine === null) throw new HttpProblem(503, `no container engine is reachable at ${socketPath}`);
+  try {
+    const [container] = await engine.containers(chute);
+    const docker = new Docker({ socketPath });
+    // Gone since it was listed (404): it has no log any more.
+    const answer = container === undefined ? undefined : await engineCall(() => requestLogs(docker, container.Id, options), 404);
+    return answer === undefined ? entryStream([]) : logEntries(answer, docker.modem);
+  } catch (error) {
+    const { statusCode, message } = error as EngineError & { statusCode?: number };
+    throw new HttpProblem(statusCode === undefined ? 503 : 502, `the container engine cannot give the log of chute ${chute}: ${message}`);
+  }
+}
+
+/**
+ * The engine's answer to a log request, as a stream: docker-modem's `dial` with `isStream`, as
+ * dockerode's `logs` makes it, which reads the whole answer into memory first unless it follows.
+ */
+function requestLogs(docker: Docker, id: string, options: LogOptions): Promise<IncomingMessage> {
+  const query: Record<string, unknown> = { follow: options.follow, stdout: true, stderr: true, timestamps: true, tail: options.tail ?? 'all' };
+  if (options.since !== null) query.since = seconds(options.since);
+  if (options.until !== null) query.until = seconds(options.until);
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new Error(`the engine did not answer the log request within ${ANSWER_DEADLINE_MS / 1000} s`)),
+    ANSWER_DEADLINE_MS,
+  );
+  return new Promise<IncomingMessage>((resolve, reject) =>
+    docker.modem.dial(
+      {
+        path: `/containers/${id}/logs?`,
+        method: 'GET',
+        isStream: true,
+        statusCodes: { 200: true, 404: 'no such container', 500: 'server error' },
+        options: query,
+        abortSignal: deadline.signal,
+      },
+      (error, answer) => (error ? reject(error) : resolve(answer as IncomingMessage)),
+    ),
+  ).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A `LogTime` as the engine takes one: seconds since the epoch, a dot, nanoseconds.
+ *
+ * @example
+ * seconds('2026-11-21T12:00:01.500000000Z') // '1795262401.500000000'
+ */
+function seconds(time: LogTime): string {
+  return `${Date.parse(`${time.slice(0, 19)}Z`) / 1000}.${time.slice(20, 29)}`;
+}
+
+/**
+ * The entries of the engine's multiplexed answer, in the order it sent them. The answer is paused
+ * while `QUEUED_ENTRIES` wait for the reader, and destroyed when the reader cancels; an answer cut
+ * short (the engine went away) errors the stream.
+ */
+function logEntries(answer: IncomingMessage, modem: Docker['modem']): ReadableStream<LogEntry> {
+  let ended = false;
+  return new ReadableStream<LogEntry>(
+    {
+      start(controller) {
+        const emit = (entry: LogEntry) => {
+          if (ended) return;
+          controller.enqueue(entry);
+          if ((controller.desiredSize ?? 0) <= 0) answer.pause();
+        };
+        const stdout = lineSink('stdout', emit);
+        const stderr = lineSink('stderr', emit);
+        modem.demuxStream(answer, stdout.writable, stderr.writable);
+        answer.once('end', () => {
+          if (ended) return;
+          ended = true;
+          stdout.flush();
+          stderr.flush();
+          controller.close();
+        });
+        answer.once('close', () => {
+          if (ended) return;
+          ended = true;
+          controller.error(new EngineError('the container engine closed the log before its end'));
+        });
+      },
+      pull() {
+        answer.resume();
+      },
+      cancel() {
+        ended = true;
+        answer.destroy();
+      },
+    },
+    { highWaterMark: QUEUED_ENTRIES },
+  );
+}
+
+/**
+ * Where one stream of the demultiplexed answer goes: each of the engine's messages (a line, or a
+ * part of a line over its 16 KiB) is cut into lines, each line an entry with the timestamp it
+ * began with. A part that goes on with a line has a timestamp of its own, which is dropped; a
+ * line over `MAX_LINE_CHARS` is sent in parts. `flush` sends what is left without a line end.
+ */
+function lineSink(stream: LogStream, emit: (entry: LogEntry) => void): { writable: Writable; flush(): void } {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  const take = (text: string) => {
+    const lines = (pending === '' ? text : pending + text.replace(STAMP, '')).split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) emit(logEntry(line, stream));
+    if (pending.length > MAX_LINE_CHARS) {
+      emit(logEntry(pending, stream));
+      pending = '';
+    }
+  };
+  return {
+    writable: new Writable({
+      write(message: Buffer, _encoding, done) {
+        take(decoder.write(message));
+        done();
+      },
+    }),
+    flush() {
+      take(decoder.end());
+      if (pending !== '') emit(logEntry(pending, stream));
+      pending = '';
+    },
+  };
+}
+
+/**
+ * A line as the engine sent it, as an entry: its timestamp (now, should it have none) and its text,
+ * without a carriage return that ended it.
+ *
+ * @example
+ * logEntry('2026-11-21T12:00:01.123456789Z listening on :8000\r', 'stdout') // { time: '2026-11-21T12:00:01.123456789Z', stream: 'stdout', message: 'listening on :8000' }
+ */
+export function logEntry(line: string, stream: LogStream): LogEntry {
+  const stamp = STAMP.exec(line);
+  const text = stamp === null ? line : line.slice(stamp[0].length);
+  return { time: stamp?.[1] ?? new Date().toISOString(), stream, message: text.endsWith('\r') ? text.slice(0, -1) : text };
+}
