@@ -38,6 +38,10 @@ const ENTRIES = {
   'request-body': 'runtime/http/request-body.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
   websocket: 'runtime/http/websocket.ts',
+  // The daemon's log (JSON lines on stdout, the ring of recent ones), loaded at start by serve.
+  'daemon-log': 'runtime/log/daemon-log.ts',
+  // GET /api/v1/logs, the daemon's log from its ring, loaded on the first request.
+  'daemon-logs': 'runtime/http/daemon-logs.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
   // The login's answer, loaded on the first login.

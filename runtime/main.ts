@@ -13,6 +13,7 @@ import {
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
   listenOptions,
+  LOG_OPTIONS,
   optionsHelp,
   parseCount,
   parseMegabytes,
@@ -37,6 +38,7 @@ const SERVE_OPTIONS = [
   UPLOAD_LIMIT_OPTION,
   CHUTE_SUBNET_POOL_OPTION,
   ...CHANGE_LOG_OPTIONS,
+  ...LOG_OPTIONS,
   {
     flag: 'lab-link',
     env: 'CHUTEBOX_LAB_LINK',
@@ -115,7 +117,8 @@ const SERVE_HELP = optionsHelp(
 /**
  * `chutebox serve`: the device API on this machine. Before it listens, it repairs what a crash of an
  * earlier runtime cut short and reconciles the chutes with the engine (`HostDevice.recover`). Prints
- * `listening on http://HOST:PORT` once ready; SIGTERM and SIGINT close it gracefully.
+ * `listening on http://HOST:PORT` once ready, then its log as JSON lines (runtime/log/daemon-log.ts);
+ * SIGTERM and SIGINT close it gracefully.
  *
  * @example
  * await serve(['--host', '127.0.0.1', '--port', '0', '--state-dir', '/tmp/chutebox']);
@@ -134,6 +137,8 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   }
   checkSubnetPool(values['chute-subnet-pool']!);
   const changeLog = changeLogBound(values);
+  // The daemon log: runtime/log/daemon-log.ts, a bundle of its own, loaded now that the options are read.
+  const log = (await import('./log/daemon-log.ts')).startDaemonLog(values);
   let settings: Settings = {};
   const device = createHostDevice({
     ...hostDeviceOptions(values, stateDir),
@@ -154,10 +159,19 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const auth = await localAuth(stateDir);
   if (Object.keys(await readUsers(authFiles(stateDir).passwd)).length === 0) {
-    console.error('no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
+    log.write('warn', 'no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
   await device.recover();
-  const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']!, uploadLimit, chuteWeb: true });
+  const app = await createApp({
+    functionsDir,
+    device,
+    auth,
+    corsOrigin: values['cors-origin']!,
+    uploadLimit,
+    chuteWeb: true,
+    ...(log.requests === undefined ? {} : { answered: log.requests }),
+    logs: log.ring,
+  });
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(SERVE_OPTIONS, values, {
     portal_server_port: Number(new URL(server.url).port),
@@ -167,12 +181,14 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     ...heapLimit(),
   });
   const stop = () => {
+    log.write('info', 'stopping');
+    log.ring.end();
     // The device stops the commands it runs and records how its changes ended before the runtime exits.
     Promise.all([device.close(), server.close()]).then(
-      () => process.exit(0),
+      () => log.close().then(() => process.exit(0)),
       (error: unknown) => {
-        console.error(error);
-        process.exit(1);
+        log.write('error', 'stopping failed', { error });
+        void log.close().then(() => process.exit(1));
       },
     );
   };
@@ -180,4 +196,5 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   process.once('SIGINT', stop);
   // Only now is the server ready, signal handling included: a supervisor may stop it at once.
   process.stdout.write(`listening on ${server.url}\n`);
+  log.write('info', 'listening', { url: server.url, state_dir: stateDir });
 }

@@ -9,6 +9,7 @@ import type { FunctionInput, FunctionOutput } from '../../functions/core/handler
 import { NO_FIELDS, problemOutput } from '../../functions/core/handler.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
 import type { AuthPolicy } from '../auth/policy.ts';
+import type { LogLines } from '../log/ring.ts';
 import { authorizer, LOGIN_PATH } from './auth.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './mount-functions.ts';
@@ -28,6 +29,12 @@ export const HOSTAPD_CONTROL_PATH = '/api/v1/chutes/:chute/networks/:network/hos
 /** ParaDrop's change stream, the websocket pdtools opens after each change; served as `HOSTAPD_CONTROL_PATH` is. */
 export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
 
+/** The daemon's own log (`ApiOptions.logs`), served by runtime/http/daemon-logs.ts, a bundle of its own loaded on first use. */
+export const DAEMON_LOGS_PATH = '/api/v1/logs';
+
+/** ParaDrop's websocket of the daemon's log, which `pdtools node watch-logs` opens; served as `HOSTAPD_CONTROL_PATH` is. */
+export const PARADROP_LOGS_PATH = '/ws/paradrop_logs';
+
 export interface ApiOptions {
   device: Device;
   /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
@@ -42,6 +49,8 @@ export interface ApiOptions {
   chuteWeb?: boolean;
   /** Told of every request the app answered (the request log, the request metrics); none by default. */
   answered?: (request: AnsweredRequest) => void;
+  /** The daemon's log, served at `DAEMON_LOGS_PATH` and `PARADROP_LOGS_PATH`; neither is mounted without it. */
+  logs?: LogLines;
 }
 
 /** One answered request, as `ApiOptions.answered` is told of it. */
@@ -70,7 +79,8 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
  * auth policy and a body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
  * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
- * `listen` and behind the same auth policy. A request served without credentials must be local
+ * `listen` and behind the same auth policy; with `logs`, the daemon's log (`DAEMON_LOGS_PATH`,
+ * `PARADROP_LOGS_PATH`). A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
  * body, 500 without details.
@@ -181,6 +191,18 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     observed(CHANGE_STREAM_PATH, async (c) => (await import('./websocket.ts')).changeStream(c, device)),
   );
   routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
+  if (options.logs !== undefined) {
+    const logs = options.logs;
+    app.get(
+      DAEMON_LOGS_PATH,
+      observed(DAEMON_LOGS_PATH, async (c) => (await import('./daemon-logs.ts')).daemonLogs(c, logs, cors.headers(requestHeaders(c).origin))),
+    );
+    app.get(
+      PARADROP_LOGS_PATH,
+      observed(PARADROP_LOGS_PATH, async (c) => (await import('./websocket.ts')).paradropLogs(c, logs)),
+    );
+    routes.push({ method: 'GET', path: DAEMON_LOGS_PATH }, { method: 'GET', path: PARADROP_LOGS_PATH });
+  }
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.

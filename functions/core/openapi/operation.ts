@@ -34,7 +34,7 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
   if (op.websocket) answers['101'] = { description: 'Switching Protocols: the websocket is open' };
   if (op.response !== undefined) {
     const media = { schema: names.ref(op.response), ...(example === undefined ? {} : { example }) };
-    const types = op.route.answer === 'document' ? DOCUMENT_MEDIA_TYPES : ['application/json'];
+    const types = op.lines !== undefined ? [op.lines] : op.route.answer === 'document' ? DOCUMENT_MEDIA_TYPES : ['application/json'];
     answers['200'] = {
       description: op.route.summary,
       ...(conditional ? { headers: ETAG_HEADERS } : {}),

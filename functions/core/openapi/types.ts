@@ -28,7 +28,7 @@ export interface DescribedOperation {
    * there is none.
    */
   request: Schema;
-  /** The 200 answer (JSON); none for a websocket. */
+  /** The 200 answer (JSON, or each line of a `lines` answer); none for a websocket. */
   response?: Schema;
   /** Said under the summary. */
   description?: string;
@@ -36,6 +36,8 @@ export interface DescribedOperation {
   public?: boolean;
   /** A websocket: answered `101 Switching Protocols` to an upgrade request. */
   websocket?: boolean;
+  /** The media type of a 200 answer of lines, each one a `response` (`application/x-ndjson`), rather than one JSON `response`. */
+  lines?: string;
   /** Answers besides the 200 and the problems, by status: the login's 401 `{ username, success: false }`. */
   answers?: Readonly<Record<number, DescribedAnswer>>;
   /**
