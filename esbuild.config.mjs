@@ -48,6 +48,10 @@ const ENTRIES = {
   'request-counts': 'runtime/http/request-counts.ts',
   // A chute's log, streamed (GET /api/v1/chutes/<chute>/logs), loaded on its first request.
   'chute-logs': 'runtime/http/chute-logs.ts',
+  // The daemon's log (JSON lines on stdout, the ring of recent ones), loaded at start by serve.
+  'daemon-log': 'runtime/log/daemon-log.ts',
+  // GET /api/v1/logs, the daemon's log from its ring, loaded on the first request.
+  'daemon-logs': 'runtime/http/daemon-logs.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
   // Password hashing (scrypt), loaded on the first password checked against an account's, and by `chutebox passwd`.

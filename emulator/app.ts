@@ -5,6 +5,7 @@ import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body/decode.ts';
 import type { Settings } from '../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { fixedAuth } from '../runtime/auth/index.ts';
+import type { ApiOptions } from '../runtime/http/api.ts';
 import { createApp } from '../runtime/http/app.ts';
 import { requestCounter } from '../runtime/http/request-counts.ts';
 import { scenarioFromDocument } from './scenario/core.ts';
@@ -15,8 +16,8 @@ import { mountStateApi } from './state-api.ts';
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
 export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
 
-/** What an emulated router serves, and how. */
-export interface EmulatorAppOptions {
+/** What an emulated router serves, and how; `answered` and `logs` as `createApp` takes them (`chutebox emulate`'s daemon log). */
+export interface EmulatorAppOptions extends Pick<ApiOptions, 'answered' | 'logs'> {
   /**
    * A built-in scenario name (`default`, `gl-ar150`), a scenario folder (any path with a slash), or a
    * compiled scenario (`chutebox scenario compile DIR`, or the package's `scenarios/<name>.json`); default `default`.
@@ -70,7 +71,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
-  const requests = requestCounter();
+  const requests = requestCounter(options.answered);
   const app = await createApp({
     functionsDir,
     device: scenario.device,
@@ -79,6 +80,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     uploadLimit,
     answered: requests.count,
     requestCounts: requests.counts,
+    ...(options.logs === undefined ? {} : { logs: options.logs }),
   });
   mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin });
   if (options.validate === true || options.validate === 'log') {

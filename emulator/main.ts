@@ -9,6 +9,7 @@ import {
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
   listenOptions,
+  LOG_OPTIONS,
   parseMegabytes,
   parsePort,
   UPLOAD_LIMIT_OPTION,
@@ -17,6 +18,7 @@ import {
 } from '../runtime/options.ts';
 import type { Settings } from '../functions/core/device/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
+import { startDaemonLog } from '../runtime/log/daemon-log.ts';
 import { heapLimit, readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario/changes.ts';
@@ -47,6 +49,7 @@ const OPTIONS = [
   UPLOAD_LIMIT_OPTION,
   CHUTE_SUBNET_POOL_OPTION,
   ...CHANGE_LOG_OPTIONS,
+  ...LOG_OPTIONS,
   {
     flag: 'controller',
     env: 'CHUTEBOX_CONTROLLER',
@@ -96,8 +99,8 @@ const HELP = optionsHelp(
 
 /**
  * `chutebox emulate`: the device API over a scenario. When ready it prints exactly one line
- * `listening on http://HOST:PORT` to stdout, then which scenario it serves and how to log in; it stops
- * on SIGINT or SIGTERM.
+ * `listening on http://HOST:PORT` to stdout, then which scenario it serves and how to log in, then its
+ * log as JSON lines (runtime/log/daemon-log.ts); it stops on SIGINT or SIGTERM.
  *
  * @throws UsageError (exit code 2) for bad flags; ScenarioError (the CLI exits with 1) for a bad scenario;
  *   Error (exit code 1) for a `--state` file that cannot be read or does not fit the scenario.
@@ -118,6 +121,7 @@ export async function main(argv: string[]): Promise<void> {
   checkSubnetPool(values['chute-subnet-pool']!);
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const controller = values.controller === undefined ? undefined : parseControllerUrl(values.controller);
+  const log = startDaemonLog(values);
   let settings: Settings = {};
   const { app, scenario } = await emulatorApp({
     scenario: values.scenario!,
@@ -129,6 +133,8 @@ export async function main(argv: string[]): Promise<void> {
     corsOrigin: values['cors-origin']!,
     uploadLimit,
     settings: () => settings,
+    ...(log.requests === undefined ? {} : { answered: log.requests }),
+    logs: log.ring,
     ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
   });
   if (values.state !== undefined) await restoreStateFile(values.state, scenario);
@@ -149,12 +155,16 @@ export async function main(argv: string[]): Promise<void> {
         ? loginHint(server.url)
         : 'authentication is off: requests are served without credentials when they name the emulator localhost or a loopback address and come from no web page of another origin\n'),
   );
+  log.write('info', 'listening', { url: server.url, scenario: scenario.name });
 
-  const stop = () =>
+  const stop = () => {
+    log.write('info', 'stopping');
+    log.ring.end();
     void server.close().then(
-      () => process.exit(0),
+      () => log.close().then(() => process.exit(0)),
       () => process.exit(1),
     );
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

@@ -13,6 +13,7 @@ import {
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
   listenOptions,
+  LOG_OPTIONS,
   parseCount,
   parseMegabytes,
   parsePort,
@@ -36,6 +37,7 @@ const SERVE_OPTIONS = [
   UPLOAD_LIMIT_OPTION,
   CHUTE_SUBNET_POOL_OPTION,
   ...CHANGE_LOG_OPTIONS,
+  ...LOG_OPTIONS,
   {
     flag: 'lab-link',
     env: 'CHUTEBOX_LAB_LINK',
@@ -118,7 +120,8 @@ async function serveHelp(): Promise<string> {
 /**
  * `chutebox serve`: the device API on this machine. Before it listens, it repairs what a crash of an
  * earlier runtime cut short and reconciles the chutes with the engine (`HostDevice.recover`). Prints
- * `listening on http://HOST:PORT` once ready; SIGTERM and SIGINT close it gracefully.
+ * `listening on http://HOST:PORT` once ready, then its log as JSON lines (runtime/log/daemon-log.ts);
+ * SIGTERM and SIGINT close it gracefully.
  *
  * @example
  * await serve(['--host', '127.0.0.1', '--port', '0', '--state-dir', '/tmp/chutebox']);
@@ -137,6 +140,8 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   }
   checkSubnetPool(values['chute-subnet-pool']!);
   const changeLog = changeLogBound(values);
+  // The daemon log: runtime/log/daemon-log.ts, a bundle of its own, loaded now that the options are read.
+  const log = (await import('./log/daemon-log.ts')).startDaemonLog(values);
   let settings: Settings = {};
   const device = createHostDevice({
     ...hostDeviceOptions(values, stateDir),
@@ -157,11 +162,11 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const auth = await localAuth(stateDir);
   if (Object.keys(await readUsers(authFiles(stateDir).passwd)).length === 0) {
-    console.error('no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
+    log.write('warn', 'no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
   await device.recover();
   // The counters of GET /metrics: a bundle of their own (dist/request-counts.mjs), which keeps this one within its budget.
-  const requests = (await import('./http/request-counts.ts')).requestCounter();
+  const requests = (await import('./http/request-counts.ts')).requestCounter(log.requests);
   const app = await createApp({
     functionsDir,
     device,
@@ -171,6 +176,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     chuteWeb: true,
     answered: requests.count,
     requestCounts: requests.counts,
+    logs: log.ring,
   });
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(SERVE_OPTIONS, values, {
@@ -181,12 +187,14 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     ...heapLimit(),
   });
   const stop = () => {
+    log.write('info', 'stopping');
+    log.ring.end();
     // The device stops the commands it runs and records how its changes ended before the runtime exits.
     Promise.all([device.close(), server.close()]).then(
-      () => process.exit(0),
+      () => log.close().then(() => process.exit(0)),
       (error: unknown) => {
-        console.error(error);
-        process.exit(1);
+        log.write('error', 'stopping failed', { error });
+        void log.close().then(() => process.exit(1));
       },
     );
   };
@@ -194,4 +202,5 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   process.once('SIGINT', stop);
   // Only now is the server ready, signal handling included: a supervisor may stop it at once.
   process.stdout.write(`listening on ${server.url}\n`);
+  log.write('info', 'listening', { url: server.url, state_dir: stateDir });
 }

@@ -208,6 +208,28 @@ export function changeLogBound(values: Record<(typeof CHANGE_LOG_OPTIONS)[number
 }
 
 /**
+ * `--log-level` and `--log-buffer`: the daemon log of `serve` and `emulate`, JSON lines on standard
+ * output and the recent ones in a ring (runtime/log/daemon-log.ts).
+ */
+export const LOG_OPTIONS = [
+  {
+    flag: 'log-level',
+    env: 'CHUTEBOX_LOG_LEVEL',
+    default: 'info',
+    value: 'LEVEL',
+    description: 'least severe log line written: error, warn, info (a line a request) or debug',
+  },
+  {
+    flag: 'log-buffer',
+    env: 'CHUTEBOX_LOG_BUFFER',
+    default: '256',
+    value: 'KIB',
+    description: 'KiB of recent log lines kept for GET /api/v1/logs',
+    kind: 'number',
+  },
+] as const satisfies readonly OptionSpec[];
+
+/**
  * A whole number of items, 1 to 1,000,000.
  *
  * @throws UsageError naming `--<flag>`.

@@ -79,7 +79,7 @@ describe('dist/openapi.json', () => {
     for (const name of Object.keys(document.components.schemas)) expect(() => validatorOf({ $ref: `#/components/schemas/${name}` }), name).not.toThrow();
   });
 
-  it("describes every route of dist/manifest.json with its method, and nothing else but the login, the websockets and a chute's streamed log and the metrics", () => {
+  it("describes every route of dist/manifest.json with its method, and nothing else but the login, the websockets and a chute's streamed log, the metrics and the daemon's log", () => {
     const routes = manifest.functions.flatMap((fn) => [fn.path, ...(fn.aliases ?? [])].map((path) => `${fn.method} ${documentPath(path)}`));
     routes.push(
       'POST /api/v1/auth/local',
@@ -89,6 +89,8 @@ describe('dist/openapi.json', () => {
       'GET /ws/chute_logs/{chute}',
       'GET /sockjs/logs/{chute}',
       'GET /metrics',
+      'GET /api/v1/logs',
+      'GET /ws/paradrop_logs',
     );
     const described = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
     expect(described.sort()).toEqual(routes.sort());

@@ -85,6 +85,8 @@ describe('GET /api/v1/config/settings', () => {
       telemetry_queue_size: 100,
       change_log_records: 200,
       change_log_days: 30,
+      log_level: 'info',
+      log_buffer: 256,
       pdconf_apply_network: [apply, 'network', '{file}'],
       pdconf_apply_wireless: null,
       state_dir: stateDir,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ChangeRecord, DevicePowerAction } from '../../functions/core/device/index.ts';
 import { removeInterruptedWrites, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
+import { daemonLog } from '../log/log.ts';
 
 /** The change log's folder in the runtime's state dir: `<state>/changes/`. */
 export const CHANGES_DIR = 'changes';
@@ -153,7 +154,7 @@ async function readNextIdMark(dir: string): Promise<number> {
   const text = await readIfExists(path.join(dir, NEXT_ID_FILE));
   if (text === null) return 1;
   if (/^[1-9][0-9]*\n?$/.test(text)) return Number(text);
-  console.error(`ignoring the change id mark ${path.join(dir, NEXT_ID_FILE)}: not an id`);
+  daemonLog.warn(`ignoring the change id mark ${path.join(dir, NEXT_ID_FILE)}: not an id`);
   return 1;
 }
 
@@ -163,7 +164,7 @@ async function readRecord(file: string, id: number): Promise<ChangeRecord | null
     if (record?.id !== id || !Array.isArray(record.messages)) throw new Error('not a change record');
     return record;
   } catch (error) {
-    console.error(`skipping change record ${file}: ${(error as Error).message}`);
+    daemonLog.warn(`skipping change record ${file}: ${(error as Error).message}`);
     return null;
   }
 }

@@ -7,6 +7,7 @@ import { runningPid } from './container-steps.ts';
 import { chuteEffects, type ChuteEffects } from './lifecycle.ts';
 import { recoverChutes, type RecoverOptions } from './recover.ts';
 import { chuteWriter } from './store.ts';
+import { daemonLog } from '../log/log.ts';
 
 export interface HostChutesOptions {
   /** The runtime's state folder, whose networks folder (`networkRunDir`) holds hostapd's and dnsmasq's files. */
@@ -73,7 +74,7 @@ export function hostChutes(options: HostChutesOptions): HostChutes {
     effects,
     async repairAtStart(changes) {
       await recoverChutes({ dir: options.chutesDir, engine: await reachableChuteEngine(socketPath), ...changes }).catch((error: unknown) =>
-        console.error('repairing the chutes at start failed:', error),
+        daemonLog.error('repairing the chutes at start failed', { error }),
       );
       const reachable = await reachableChuteEngine(socketPath);
       const stored = (await Promise.all((await chutes.chuteNames()).map((name) => chutes.chute(name)))).filter((chute) => chute !== null);

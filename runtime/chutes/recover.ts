@@ -5,6 +5,7 @@ import { chuteState } from '../../functions/chutes/state.ts';
 import type { ChuteEngine } from '../engine/docker.ts';
 import type { Rollback } from './replace-chute.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT, leftover, type ChuteWriter } from './store.ts';
+import { daemonLog } from '../log/log.ts';
 
 export interface RecoverOptions {
   /** The runtime's chutes: `<state-dir>/chutes`. */
@@ -50,7 +51,7 @@ export interface RecoverOptions {
  */
 export async function recoverChutes(options: RecoverOptions): Promise<void> {
   const { dir, engine } = options;
-  const log = options.log ?? ((text: string) => console.error(text));
+  const log = options.log ?? ((text: string) => daemonLog.info(text));
   const store = chuteStore(dir, JSON_FORMAT);
   const writer = chuteWriter(dir);
   /** Logs a repair of a chute and adds it to the change it finishes (when there is one). */

@@ -6,6 +6,7 @@ import type { ChangeRequest, Device, HostConfigStore } from '../../functions/cor
 import type { AfterSucceeded, Note } from '../changes/runner.ts';
 import { commandApplier, directoryStore, PDCONF_STORE_FILES, pdconfEngine } from './pdconf.ts';
 import type { ApplyCommands, PdconfEngine, PdconfReport, PdconfSource, TextStore } from './pdconf.ts';
+import { daemonLog } from '../log/log.ts';
 
 /** The stored host configuration, in the state dir. */
 export const HOST_CONFIG_FILE = 'hostconfig.yaml';
@@ -139,7 +140,7 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
     try {
       options.onApplied(await current());
     } catch (error) {
-      console.error('host configuration: onApplied failed:', error);
+      daemonLog.error('host configuration: onApplied failed', { error });
     }
   }
 

@@ -18,6 +18,7 @@ import type { ApplyCommands } from './pdconf.ts';
 import { powerChanges, type PowerCommands } from './power.ts';
 import { fileProvisionStore, PROVISION_FILE, provisioning, type ProvisioningService } from './provisioning.ts';
 import { STOP_GRACE_MS } from '../tools/run-until.ts';
+import { daemonLog } from '../log/log.ts';
 
 export interface ConfigFacetOptions {
   stateDir: string;
@@ -113,7 +114,7 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
   /** Undoes, once, a host configuration update a crash cut short (`HostConfigService.recover`). */
   const recover = () =>
     (recovering ??= hostConfig.recover().then((undone) => {
-      if (undone) console.error('a host configuration update was cut short: the one before it is back');
+      if (undone) daemonLog.warn('a host configuration update was cut short: the one before it is back');
     }));
   let starting: Promise<void> | undefined;
   async function start() {
@@ -121,7 +122,7 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
     await service.ready();
     await recover();
     const report = await hostConfig.refresh();
-    for (const failure of report.failures) console.error(`host configuration: at start, ${failure}`);
+    for (const failure of report.failures) daemonLog.error(`host configuration: at start, ${failure}`);
     service.configure(telemetrySettings(await hostConfig.current()));
   }
   return {

@@ -3,6 +3,7 @@ import { POWER_NOTES } from '../changes/log.ts';
 import type { Note } from '../changes/runner.ts';
 import { runTool } from '../tools/run.ts';
 import { commandFailure } from './command-exit.ts';
+import { daemonLog } from '../log/log.ts';
 
 /** The command of each power change, an argument list (settings `reboot_command`, `shutdown_command`); none by default. */
 export type PowerCommands = Partial<Record<DevicePowerAction, string[]>>;
@@ -46,7 +47,7 @@ export function powerChanges(options: { commands: PowerCommands; timeoutMs?: num
       const failure = commandFailure(result);
       if (failure !== null) throw new Error(`${shown} ${failure}`);
     } catch (error) {
-      console.error(`the ${action} of the device failed: ${(error as Error).message}`);
+      daemonLog.error(`the ${action} of the device failed: ${(error as Error).message}`);
       throw error;
     }
     await note(`${shown} finished`);

@@ -9,6 +9,7 @@ import type { FunctionInput, FunctionOutput } from '../../functions/core/handler
 import { NO_FIELDS, problemOutput } from '../../functions/core/handler.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
 import type { AuthPolicy } from '../auth/policy.ts';
+import type { LogLines } from '../log/ring.ts';
 import { authorizer, LOGIN_PATH } from './auth.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './mount-functions.ts';
@@ -38,6 +39,12 @@ export const CHUTE_LOGS_PATH = '/api/v1/chutes/:chute/logs';
 /** ParaDrop's websockets of a chute's log, served as `HOSTAPD_CONTROL_PATH` is, on any path below them as ParaDrop's daemon does. */
 export const CHUTE_LOG_SOCKET_PATHS = ['/ws/chute_logs/:chute', '/sockjs/logs/:chute'] as const;
 
+/** The daemon's own log (`ApiOptions.logs`), served by runtime/http/daemon-logs.ts, a bundle of its own loaded on first use. */
+export const DAEMON_LOGS_PATH = '/api/v1/logs';
+
+/** ParaDrop's websocket of the daemon's log, which `pdtools node watch-logs` opens; served as `HOSTAPD_CONTROL_PATH` is. */
+export const PARADROP_LOGS_PATH = '/ws/paradrop_logs';
+
 export interface ApiOptions {
   device: Device;
   /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
@@ -54,6 +61,8 @@ export interface ApiOptions {
   answered?: (request: AnsweredRequest) => void;
   /** The requests counted so far (`requestCounter`, runtime/http/request-counts.ts), which `GET /metrics` exposes; none by default. */
   requestCounts?: () => readonly RequestCount[];
+  /** The daemon's log, served at `DAEMON_LOGS_PATH` and `PARADROP_LOGS_PATH`; neither is mounted without it. */
+  logs?: LogLines;
 }
 
 /** One answered request, as `ApiOptions.answered` is told of it. */
@@ -82,7 +91,8 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
  * auth policy and a body limit (the upload limit for a route's `upload` media types), the websockets, the hostapd
  * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), and ParaDrop's chute log websockets (`CHUTE_LOG_SOCKET_PATHS`), upgraded by
- * `listen`, a chute's log, streamed (`CHUTE_LOGS_PATH`), and Prometheus' scrape (`METRICS_PATH`), behind the same auth policy. A request served without credentials must be local
+ * `listen`, a chute's log, streamed (`CHUTE_LOGS_PATH`), Prometheus' scrape (`METRICS_PATH`) and, with `logs`, the daemon's log
+ * (`DAEMON_LOGS_PATH`, `PARADROP_LOGS_PATH`), behind the same auth policy. A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
  * body, 500 without details.
@@ -186,7 +196,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   }
   /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
   const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, device);
-  // The routes answered by a bundle loaded on first use, behind the same auth policy: the websockets, the chute logs and the metrics.
+  // The routes answered by a bundle loaded on first use, behind the same auth policy: the websockets, the chute logs, the metrics and the daemon's log.
   const loaded: [string, (c: Context) => Promise<Response>][] = [
     [HOSTAPD_CONTROL_PATH, socket('hostapdControl')],
     [CHANGE_STREAM_PATH, socket('changeStream')],
@@ -194,6 +204,13 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     [METRICS_PATH, async (c) => (await import('./metrics.ts')).metrics(c, device, options.requestCounts)],
     ...CHUTE_LOG_SOCKET_PATHS.map((path): [string, (c: Context) => Promise<Response>] => [`${path}/*`, socket('chuteLogSocket')]),
   ];
+  const { logs } = options;
+  if (logs !== undefined) {
+    loaded.push(
+      [DAEMON_LOGS_PATH, async (c) => (await import('./daemon-logs.ts')).daemonLogs(c, logs, cors.headers(requestHeaders(c).origin))],
+      [PARADROP_LOGS_PATH, async (c) => (await import('./websocket.ts')).paradropLogs(c, logs)],
+    );
+  }
   for (const [path, answer] of loaded) {
     app.get(path, observed(path, answer));
     routes.push({ method: 'GET', path });

@@ -2,7 +2,15 @@ import type { Hono } from 'hono';
 import { apiApp, type ApiOptions } from './api.ts';
 import { mountFunctions } from './mount-functions.ts';
 
-export { CHANGE_STREAM_PATH, CHUTE_LOG_SOCKET_PATHS, CHUTE_LOGS_PATH, HOSTAPD_CONTROL_PATH, METRICS_PATH } from './api.ts';
+export {
+  CHANGE_STREAM_PATH,
+  CHUTE_LOG_SOCKET_PATHS,
+  CHUTE_LOGS_PATH,
+  DAEMON_LOGS_PATH,
+  HOSTAPD_CONTROL_PATH,
+  METRICS_PATH,
+  PARADROP_LOGS_PATH,
+} from './api.ts';
 
 export interface AppOptions extends ApiOptions {
   /** Folder of function bundles (`*.mjs`); every one found is mounted, nothing else. */

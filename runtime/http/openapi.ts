@@ -8,9 +8,16 @@ import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '
 import { openApiExamples, type ExampleParameter } from '../../functions/core/openapi-examples.ts';
 import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
-import { parseStat } from '../../functions/parsers/stat.ts';
-import { parseUptime } from '../../functions/parsers/uptime.ts';
-import { CHANGE_STREAM_PATH, CHUTE_LOG_SOCKET_PATHS, CHUTE_LOGS_PATH, HOSTAPD_CONTROL_PATH, METRICS_PATH } from './app.ts';
+import { LOG_MEDIA_TYPE, LogQuerySchema, LogEntrySchema as DaemonLogEntrySchema } from '../../functions/core/logs.ts';
+import {
+  CHANGE_STREAM_PATH,
+  CHUTE_LOG_SOCKET_PATHS,
+  CHUTE_LOGS_PATH,
+  DAEMON_LOGS_PATH,
+  HOSTAPD_CONTROL_PATH,
+  METRICS_PATH,
+  PARADROP_LOGS_PATH,
+} from './app.ts';
 import { LOGIN_PATH } from './auth.ts';
 
 /*
@@ -102,6 +109,31 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
   },
   chuteLogSocket('chutes-chute-logs-ws', CHUTE_LOG_SOCKET_PATHS[0]),
   chuteLogSocket('chutes-sockjs-logs-ws', CHUTE_LOG_SOCKET_PATHS[1]),
+  {
+    name: 'logs-daemon-logs-get',
+    route: defineRoute(`GET ${DAEMON_LOGS_PATH}`, "The daemon's own log lines, as newline-delimited JSON"),
+    request: z.object({ query: LogQuerySchema }),
+    response: DaemonLogEntrySchema,
+    streamed: LOG_MEDIA_TYPE,
+    description:
+      'The recent lines of the log `chutebox serve` or `chutebox emulate` writes to standard output (a request line for each request at level `info`, the notable events), ' +
+      'oldest first, one JSON object `{"time", "stream", "message"}` a line, `message` the line as written. ' +
+      '`since` and `until` (RFC 3339 or seconds since the epoch) and `tail` select lines; `timestamps=false` leaves `time` out; ' +
+      '`follow=true` keeps the answer open and sends each new line, until `until`, and is refused with 503 while 32 clients follow. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [400, 422, 503],
+  },
+  {
+    name: 'logs-paradrop-logs-ws',
+    route: defineRoute(`GET ${PARADROP_LOGS_PATH}`, "A websocket of the daemon's new log lines, as pdtools watch-logs reads them"),
+    request: z.object({}),
+    description:
+      "Sends each new line of the daemon's log as one text message, the JSON line as written to standard output (ParaDrop sends each log message's text; " +
+      '`pdtools node watch-logs` prints them). Messages from the client are ignored (a binary one closes with 1003); a client that reads too slowly is closed with 1008. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    websocket: true,
+    problems: [426, 503],
+  },
 ];
 
 /** One of ParaDrop's two websockets of a chute's log (runtime/http/websocket.ts, `chuteLogSocket`). */
@@ -170,7 +202,7 @@ export async function apiDocument(
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     operations: [...endpoints, ...HTTP_OPERATIONS],
-    schemaModules: [...schemaModules, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema }],
+    schemaModules: [...schemaModules, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema, LogEntrySchema }],
     securitySchemes: SECURITY_SCHEMES,
     ...(examples === undefined ? {} : { examples }),
   });

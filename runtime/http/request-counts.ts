@@ -16,10 +16,18 @@ export interface RequestCount {
   seconds: number;
 }
 
+/** What a counted request must say: `ApiOptions.answered`'s `AnsweredRequest` (runtime/http/api.ts) says it. */
+export interface CountedRequest {
+  method: string;
+  route: string | null;
+  status: number;
+  seconds: number;
+}
+
 /** Counts the requests an app answered, for `GET /metrics`. */
-export interface RequestCounter {
+export interface RequestCounter<R extends CountedRequest = CountedRequest> {
   /** Counts one answered request: what `ApiOptions.answered` is told (runtime/http/api.ts). */
-  count(request: { method: string; route: string | null; status: number; seconds: number }): void;
+  count(request: R): void;
   /** The counts so far, one per method, route and status (the same objects, counting on). */
   counts(): readonly RequestCount[];
 }
@@ -27,16 +35,18 @@ export interface RequestCounter {
 /**
  * Plain counters of answered requests, by method, route and status, with their durations in
  * buckets: one map lookup and two additions a request, whatever reads them. Bounded: routes are
- * those mounted, methods those Node's parser takes, statuses those the app answers.
+ * those mounted, methods those Node's parser takes, statuses those the app answers. `next` is told
+ * of each request after it is counted (the daemon log's request lines).
  *
  * @example
  * const requests = requestCounter();
  * const app = apiApp(functions, { device, auth, answered: requests.count, requestCounts: requests.counts });
  */
-export function requestCounter(): RequestCounter {
+export function requestCounter<R extends CountedRequest>(next?: (request: R) => void): RequestCounter<R> {
   const counts = new Map<string, RequestCount>();
   return {
-    count({ method, route, status, seconds }) {
+    count(request) {
+      const { method, route, status, seconds } = request;
       const key = `${method} ${status} ${route}`;
       let count = counts.get(key);
       if (count === undefined) counts.set(key, (count = { method, route, status, buckets: DURATION_BUCKETS.map(() => 0).concat(0), seconds: 0 }));
@@ -44,6 +54,7 @@ export function requestCounter(): RequestCounter {
       while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
       count.buckets[bucket]! += 1;
       count.seconds += seconds;
+      next?.(request);
     },
     counts: () => [...counts.values()],
   };

@@ -11,6 +11,7 @@ import { pathParams } from '../../functions/chutes/params.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import type { FunctionInput } from '../../functions/core/handler.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import { checkRoomToFollow, type LogLines, MAX_UNREAD_BYTES } from '../log/ring.ts';
 import { followChange } from './change-stream.ts';
 import { followChuteLog } from './chute-log-socket.ts';
 import { CLOSE, hostapdControlSession } from './hostapd-control.ts';
@@ -162,6 +163,39 @@ function sendingSocket(c: Context, what: string, start: (sink: SendingSink) => {
     });
     ws.on('error', () => undefined);
     return new Promise((resolve) => ws.once('close', () => void sending.stop().then(resolve, resolve)));
+  });
+  return c.body(null, 200);
+}
+
+/**
+ * `GET /ws/paradrop_logs` (ParaDrop's websocket of the daemon's log, which `pdtools node watch-logs`
+ * prints): a websocket upgrade gets each new line of the daemon's log as one text message, the JSON
+ * line as written to standard output, as ParaDrop sends each new log message's text. A client that
+ * leaves more than `MAX_UNREAD_BYTES` unsent is closed with 1008; the server's stop closes with 1001.
+ * Text messages from the client are ignored; a binary one closes with 1003. Any other request answers
+ * 426 Upgrade Required, and 503 when too many clients follow the log.
+ */
+export async function paradropLogs(c: Context, logs: LogLines): Promise<Response> {
+  const accept = websocketUpgrade(c);
+  checkRoomToFollow(logs);
+  accept((ws) => {
+    const unfollow = logs.follow(
+      (entry) => {
+        if (ws.bufferedAmount > MAX_UNREAD_BYTES) ws.close(CLOSE.policy, 'the log is read too slowly');
+        else ws.send(entry.message);
+      },
+      () => ws.close(1001, 'the server is stopping'),
+    );
+    ws.on('message', (_data, isBinary) => {
+      if (isBinary) ws.close(CLOSE.unsupportedData, 'binary messages are not accepted: the log reads nothing from the client');
+    });
+    ws.on('error', () => undefined);
+    return new Promise((resolve) =>
+      ws.once('close', () => {
+        unfollow();
+        resolve();
+      }),
+    );
   });
   return c.body(null, 200);
 }

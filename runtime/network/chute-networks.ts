@@ -14,6 +14,7 @@ import { runTool, type Tool } from '../tools/run.ts';
 import { logFileOf, stopRecorded, supervise, type Supervised } from '../tools/supervisor.ts';
 import { dnsmasqArgs, eapUserFile, hostapdConfig } from './chute-daemons.ts';
 import { chuteFirewall, firewallBackend } from './chute-firewall.ts';
+import { daemonLog } from '../log/log.ts';
 
 /** Where the host side of chute networks finds its programs, and how long a command may take. */
 export interface ChuteNetworkTools {
@@ -322,15 +323,17 @@ export function chuteNetworks(options: ChuteNetworkOptions) {
      * running container). Failures are logged, not thrown: the API starts all the same.
      */
     async repair(chutes: readonly StoredChute[], pidOf: (chute: string) => Promise<number | null>): Promise<void> {
-      const log = async (text: string) => console.error(`networks: ${text}`);
+      const log = async (text: string) => daemonLog.info(`networks: ${text}`);
       try {
         for (const name of await networks.sweep(chutes)) await log(`removed ${name}, which no chute owns`);
       } catch (error) {
-        console.error('sweeping the chute networks at start failed:', error);
+        daemonLog.error('sweeping the chute networks at start failed', { error });
       }
       for (const chute of chutes.filter((chute) => chute.record.state === 'running')) {
         const pid = await pidOf(chute.name).catch(() => null);
-        await networks.up(chute, log, pid).catch((error: unknown) => console.error(`the networks of chute ${chute.name} cannot be made:`, error));
+        await networks
+          .up(chute, log, pid)
+          .catch((error: unknown) => daemonLog.error(`the networks of chute ${chute.name} cannot be made`, { chute: chute.name, error }));
       }
     },
   };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
+import { daemonLog } from '../log/log.ts';
 
 /** A long-running program that `supervise` keeps running. */
 export interface SupervisedSpec {
@@ -80,7 +81,7 @@ export async function supervise(spec: SupervisedSpec): Promise<Supervised> {
   const recordedAlive = record !== null && (await isRecorded(record));
   if (recordedAlive && sameProgram(record.argv, spec.argv)) return watch(spec, record, pollUntilGone(record), true);
   if (recordedAlive) {
-    console.error(`${spec.name}: stopping pid ${record.pid}, which runs other arguments (${record.argv.join(' ')})`);
+    daemonLog.warn(`${spec.name}: stopping pid ${record.pid}, which runs other arguments (${record.argv.join(' ')})`);
     await terminate(spec.name, record, DEFAULT_GRACE_MS);
   }
   try {
@@ -133,7 +134,7 @@ function watch(spec: SupervisedSpec, first: PidRecord, exited: Promise<string>, 
       if (stopped || run !== current) return;
       const wait = Date.now() - upSince >= STABLE_MS ? firstDelay : delay;
       delay = Math.min(wait * 2, MAX_RESTART_DELAY_MS);
-      console.error(`${spec.name} (pid ${run.pid}) ${how}; restarting it in ${wait / 1000} s`);
+      daemonLog.warn(`${spec.name} (pid ${run.pid}) ${how}; restarting it in ${wait / 1000} s`);
       restartTimer = setTimeout(restart, wait).unref();
     });
   const restart = () => {
@@ -151,7 +152,7 @@ function watch(spec: SupervisedSpec, first: PidRecord, exited: Promise<string>, 
   const logFile = logFileOf(spec.pidFile);
   const maxLogBytes = spec.maxLogBytes ?? MAX_LOG_BYTES;
   const logCheck = setInterval(
-    () => void trimLog(logFile, maxLogBytes).catch((error: unknown) => console.error(`${spec.name}: its log ${logFile} cannot be cut:`, error)),
+    () => void trimLog(logFile, maxLogBytes).catch((error: unknown) => daemonLog.error(`${spec.name}: its log ${logFile} cannot be cut`, { error })),
     spec.logCheckMs ?? LOG_CHECK_MS,
   ).unref();
 
@@ -199,7 +200,7 @@ async function launch(spec: SupervisedSpec): Promise<Run & { logFile: string; lo
     const why = code === 'ENOENT' ? `is not installed ${where}` : code === 'EACCES' ? `is not executable ${where}` : `cannot be run (${file}): ${message}`;
     throw new Error(`${spec.name} cannot start: ${path.basename(file)} ${why}`);
   }
-  child.on('error', (error) => console.error(`${spec.name}:`, error));
+  child.on('error', (error) => daemonLog.error(spec.name, { error }));
   const pid = child.pid!;
   const record = { pid, argv: [...spec.argv], startTicks: (await procStat(pid))?.startTicks ?? -1 };
   await writeFileAtomic(spec.pidFile, `${JSON.stringify(record)}\n`, 0o600);

@@ -13,9 +13,10 @@ import type { Answer } from './call-function.ts';
  */
 
 /**
- * An answer over HTTP: `Answer` (status, body: the decoded JSON, or the text when the answer is not
- * JSON; of the type `T` the caller expects, unchecked) plus its content type, its raw text (to check
- * what it must not contain) and its headers.
+ * An answer over HTTP: `Answer` (status, body: the decoded JSON, the values of the lines of
+ * newline-delimited JSON, or the text when the answer is neither; of the type `T` the caller
+ * expects, unchecked) plus its content type, its raw text (to check what it must not contain) and
+ * its headers.
  */
 export interface HttpAnswer<T = unknown> extends Answer<T> {
   type: string | null;
@@ -90,7 +91,13 @@ function requestOf(options: CallOptions): { headers: Record<string, string>; bod
 /** An answer as the tests read it: the body decoded when it is JSON. */
 function answerOf<T>(status: number, headers: Headers, text: string): HttpAnswer<T> {
   const type = headers.get('content-type');
-  return { status, type, text, body: /json/.test(type ?? '') && text !== '' ? JSON.parse(text) : text, headers };
+  return { status, type, text, body: decoded(type, text) as T, headers };
+}
+
+/** A body decoded by its media type: JSON, newline-delimited JSON as the list of its lines' values, or the text. */
+function decoded(type: string | null, text: string): unknown {
+  if (type === 'application/x-ndjson') return text.split('\n').flatMap((line) => (line === '' ? [] : [JSON.parse(line)]));
+  return /json/.test(type ?? '') && text !== '' ? JSON.parse(text) : text;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { DescribedOperation, Json } from './types.ts';
 
-/** Whether an operation is a GET its module answers (not a websocket): one with an ETag. */
+/** Whether an operation is a GET its module answers (not a websocket, nor a stream of lines): one with an ETag. */
 export function isConditional(op: DescribedOperation): boolean {
   return op.route.method === 'GET' && op.response !== undefined && !op.websocket && op.streamed === undefined;
 }

@@ -71,6 +71,10 @@ export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; hea
     headers: { 'Retry-After': { description: 'Seconds until the address may try again', schema: { type: 'integer' } } },
   },
   500: { description: 'The server failed; its log says why, the answer never does' },
+  503: {
+    description: 'Too many clients follow already; ask again later',
+    headers: { 'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer' } } },
+  },
 };
 
 /** The `default` answer: any status an operation is not described with. */

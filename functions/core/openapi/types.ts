@@ -28,7 +28,7 @@ export interface DescribedOperation {
    * there is none.
    */
   request: Schema;
-  /** The 200 answer (JSON); none for a websocket. */
+  /** The 200 answer (JSON, or each line of a `streamed` answer); none for a websocket. */
   response?: Schema;
   /** For an operation that answers text instead (`GET /metrics`): the media types of its 200, without parameters, each a string. */
   textAnswer?: readonly string[];
