@@ -27,8 +27,8 @@ const ENTRIES = {
   'chute-lifecycle': 'runtime/chutes/chute-lifecycle.entry.ts',
   // The device configuration (host configuration, pdconf, provisioning, accounts), loaded on first use.
   'device-config': 'runtime/device-config/index.ts',
-  // The change log's files (opened, written, kept within their bound), loaded when serve first opens the log.
-  'change-log': 'runtime/changes/log.ts',
+  // serve's change runner and its log's files (opened, written, kept within their bound), loaded when serve first opens the log.
+  'change-log': 'runtime/changes/change-log.entry.ts',
   emulator: 'emulator/main.ts',
   record: 'emulator/record.ts',
   // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario/compiled.ts).
