@@ -8,7 +8,7 @@ import type { HostParts } from './host-parts.ts';
 /**
  * The host's change pipeline (runtime/changes/runner.ts), its log in `<stateDir>/changes`, kept within
  * `bound`: changes to chutes run on the engine (`HostChutes.effects`), changes of the device itself in
- * the device configuration. The runner and the log's files are a
+ * the device configuration; each step is published as an event. The runner and the log's files are a
  * bundle of their own (dist/change-log.mjs), loaded on first use: at start, when `recover` opens the log.
  */
 export function hostChanges(host: HostParts, bound: ChangeLogBound | undefined): ChangeRunner {
@@ -35,6 +35,7 @@ export function hostChanges(host: HostParts, bound: ChangeLogBound | undefined):
       changeRunner({
         openLog: () => openChangeLog(changesDir, Date.now),
         bound,
+        publish: host.publish,
         effects: {
           ...chuteEffectsBy(onChute),
           'update-hostconfig': onDevice('update-hostconfig'),

@@ -58,8 +58,8 @@ const HOSTAPD_READS = new Map<string, 'hostapdStatus' | 'hostapdConfig'>([
  * the hostapd replies), and never answered from a snapshot, as they change or probe the live device.
  * So are the change methods (`submitChange`, `change`, `changes`): a scenario has its own change log.
  * Of the accounts, the passwd database is recorded as the file a scenario serves it from
- * (`/etc/passwd`); keys, the host configuration, provisioning, settings and factory reset are passed
- * through unrecorded.
+ * (`/etc/passwd`); keys, the host configuration, provisioning, settings, factory reset and the events
+ * are passed through unrecorded.
  *
  * @example
  * const { device, recording } = recordingDevice(createHostDevice());
@@ -176,6 +176,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     provisioning: inner.provisioning,
     settings: () => inner.settings(),
     factoryReset: () => inner.factoryReset(),
+    followEvents: (listener, after) => inner.followEvents(listener, after),
     network(target) {
       const host = inner.network(target);
       const id = JSON.stringify([target.chute, target.network]);
