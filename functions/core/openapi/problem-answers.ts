@@ -71,6 +71,11 @@ export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; hea
     headers: { 'Retry-After': { description: 'Seconds until the address may try again', schema: { type: 'integer' } } },
   },
   500: { description: 'The server failed; its log says why, the answer never does' },
+  503: {
+    description:
+      'Unavailable for now: a tool, a control socket or the container engine is missing, or the events stream serves as many clients as it may (with `Retry-After`)',
+    headers: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } },
+  },
 };
 
 /** The `default` answer: any status an operation is not described with. */
