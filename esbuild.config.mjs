@@ -38,6 +38,8 @@ const ENTRIES = {
   'request-body': 'runtime/http/request-body.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.
   websocket: 'runtime/http/websocket.ts',
+  // The events stream (GET /api/v1/events, Server-Sent Events), loaded on its first request.
+  'event-stream': 'runtime/http/event-stream.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
   // The login's answer, loaded on the first login.

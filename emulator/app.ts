@@ -29,6 +29,10 @@ export interface EmulatorAppOptions {
   changeLog?: ChangeLogBound;
   /** A real controller's base URL for provisioning and telemetry; default the built-in fake controller. */
   controller?: string;
+  /** How many events the device keeps for clients that reconnect (default 1000, as `serve`). */
+  eventBuffer?: number;
+  /** At most this many clients follow `GET /api/v1/events` at once (default 64, as `serve`). */
+  eventClients?: number;
   /** Folder of the function bundles; default `functions/` beside this bundle. */
   functionsDir?: string;
   /** Allowed CORS origin(s), as `createApp` takes them; default `*`. */
@@ -62,6 +66,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
     ...(options.changeLog === undefined ? {} : { changeLog: options.changeLog }),
     ...(options.controller === undefined ? {} : { controller: options.controller }),
+    ...(options.eventBuffer === undefined ? {} : { eventBuffer: options.eventBuffer }),
     ...(options.settings === undefined ? {} : { settings: options.settings }),
   };
   const given = options.scenario ?? 'default';
@@ -69,7 +74,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
-  const app = await createApp({ functionsDir, device: scenario.device, auth, corsOrigin: options.corsOrigin, uploadLimit });
+  const app = await createApp({ functionsDir, device: scenario.device, auth, corsOrigin: options.corsOrigin, uploadLimit, eventClients: options.eventClients });
   mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin });
   if (options.validate === true || options.validate === 'log') {
     // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.

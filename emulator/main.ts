@@ -7,6 +7,8 @@ import {
   changeLogBound,
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
+  eventLimits,
+  EVENTS_OPTIONS,
   listenOptions,
   optionsHelp,
   parseMegabytes,
@@ -47,6 +49,7 @@ const OPTIONS = [
   UPLOAD_LIMIT_OPTION,
   CHUTE_SUBNET_POOL_OPTION,
   ...CHANGE_LOG_OPTIONS,
+  ...EVENTS_OPTIONS,
   {
     flag: 'controller',
     env: 'CHUTEBOX_CONTROLLER',
@@ -114,6 +117,7 @@ export async function main(argv: string[]): Promise<void> {
   const auth = !switches['no-auth'];
   const changeDelayMs = parseMilliseconds(values['change-delay']!, 'change-delay');
   const changeLog = changeLogBound(values);
+  const events = eventLimits(values);
   const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
   checkSubnetPool(values['chute-subnet-pool']!);
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
@@ -124,6 +128,8 @@ export async function main(argv: string[]): Promise<void> {
     auth,
     changeDelayMs,
     changeLog,
+    eventBuffer: events.buffer,
+    eventClients: events.clients,
     ...(controller === undefined ? {} : { controller }),
     functionsDir,
     corsOrigin: values['cors-origin']!,

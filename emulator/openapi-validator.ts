@@ -340,15 +340,17 @@ function documentChecks(document: Document) {
       if (described?.$ref !== undefined) described = document.components.responses?.[described.$ref.replace('#/components/responses/', '')];
       if (described === undefined) return [{ path: 'status', message: `${status} is not an answer of ${operation.operationId}` }];
       if (head) return [];
-      const text = await response.clone().text();
       const type = mediaType(response.headers.get('content-type') ?? undefined);
-      if (described.content === undefined)
+      if (described.content === undefined) {
+        const text = await response.clone().text();
         return text === '' ? [] : [{ path: 'body', message: `is not described (${type || 'untyped'}): ${status} has no content` }];
+      }
       const media = described.content[type];
       if (media === undefined)
         return [{ path: 'headers.content-type', message: `must be one of ${Object.keys(described.content).join(', ')}, not ${type || 'none'}` }];
+      // Raw bytes or a stream of events (which does not end): the media type is all there is to check, the body is not read.
       if (media.schema === undefined || documentKind(type) === null) return [];
-      const parsed = parsedDocument(type, text);
+      const parsed = parsedDocument(type, await response.clone().text());
       return 'error' in parsed ? [parsed.error] : check(media.schema, parsed.value, 'body');
     },
   };

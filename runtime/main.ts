@@ -12,6 +12,8 @@ import {
   changeLogBound,
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
+  eventLimits,
+  EVENTS_OPTIONS,
   listenOptions,
   optionsHelp,
   parseCount,
@@ -37,6 +39,7 @@ const SERVE_OPTIONS = [
   UPLOAD_LIMIT_OPTION,
   CHUTE_SUBNET_POOL_OPTION,
   ...CHANGE_LOG_OPTIONS,
+  ...EVENTS_OPTIONS,
   {
     flag: 'lab-link',
     env: 'CHUTEBOX_LAB_LINK',
@@ -134,11 +137,13 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   }
   checkSubnetPool(values['chute-subnet-pool']!);
   const changeLog = changeLogBound(values);
+  const events = eventLimits(values);
   let settings: Settings = {};
   const device = createHostDevice({
     ...hostDeviceOptions(values, stateDir),
     containerNetwork: values['container-network']!,
     changeLog,
+    eventBuffer: events.buffer,
     labLink: values['lab-link'] ?? null,
     config: {
       passwdFile: values['passwd-file']!,
@@ -157,7 +162,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     console.error('no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
   await device.recover();
-  const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']!, uploadLimit, chuteWeb: true });
+  const app = await createApp({ functionsDir, device, auth, corsOrigin: values['cors-origin']!, uploadLimit, chuteWeb: true, eventClients: events.clients });
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(SERVE_OPTIONS, values, {
     portal_server_port: Number(new URL(server.url).port),

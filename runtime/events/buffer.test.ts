@@ -51,9 +51,12 @@ describe('eventBuffer', () => {
     expect(ids(following.backlog)).toEqual([6, 7, 8, 9, 10]);
   });
 
-  it('says events were missed for an id beyond the last one: the device restarted and counts from 1 again', () => {
+  it('says events were missed for an id beyond the last one, and answers every event kept: the device restarted and counts from 1 again', () => {
     const events = published(2);
-    expect(events.followEvents(() => {}, 40)).toMatchObject({ backlog: [], missed: true });
+    const following = events.followEvents(() => {}, 40);
+    expect(following.missed).toBe(true);
+    expect(ids(following.backlog)).toEqual([1, 2]);
+    expect(published(0).followEvents(() => {}, 40)).toMatchObject({ backlog: [], missed: true });
   });
 
   it('keeps only the last `size` events however many are published', () => {

@@ -13,8 +13,9 @@ export const DEFAULT_EVENT_BUFFER = 1000;
  * The events of one device: each published body gets the next id (1, 2, …, one run of the device)
  * and the device's time, goes to every follower at once, and is kept in a ring of the last `size`
  * events, from which `followEvents(listener, after)` answers what came after id `after`. `missed` is
- * true when events after `after` have left the ring, or when `after` is beyond the last id (a device
- * that restarted counts from 1 again). A follower that throws is logged; the others still get the event.
+ * true when events after `after` have left the ring, or when `after` is beyond the last id: the id is
+ * of an earlier run (a device that restarted counts from 1 again), and every event kept is answered.
+ * A follower that throws is logged; the others still get the event.
  *
  * @param now the device's clock, in ms since the epoch.
  * @example
@@ -42,7 +43,7 @@ export function eventBuffer(now: () => number, size = DEFAULT_EVENT_BUFFER): Eve
       listeners.add(listener);
       const oldest = Math.max(1, last - size + 1);
       const backlog: DeviceEvent[] = [];
-      if (after !== undefined) for (let id = Math.max(after + 1, oldest); id <= last; id++) backlog.push(ring[(id - 1) % size]!);
+      if (after !== undefined) for (let id = after > last ? oldest : Math.max(after + 1, oldest); id <= last; id++) backlog.push(ring[(id - 1) % size]!);
       return { backlog, missed: after !== undefined && (after + 1 < oldest || after > last), stop: () => void listeners.delete(listener) };
     },
   };

@@ -28,6 +28,12 @@ export const HOSTAPD_CONTROL_PATH = '/api/v1/chutes/:chute/networks/:network/hos
 /** ParaDrop's change stream, the websocket pdtools opens after each change; served as `HOSTAPD_CONTROL_PATH` is. */
 export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
 
+/** The device's events as Server-Sent Events: runtime/http/event-stream.ts, a bundle of its own loaded on the first request. */
+export const EVENTS_PATH = '/api/v1/events';
+
+/** The events streams open on each app, each by what ends it: `listen` ends them when it stops. */
+export const openEventStreams = new WeakMap<Hono, Set<() => void>>();
+
 export interface ApiOptions {
   device: Device;
   /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
@@ -40,6 +46,8 @@ export interface ApiOptions {
   uploadLimit?: number;
   /** Serves the chutes' web pages at `/chutes/<chute>/` (`chuteWeb`), as a device does; off in the emulator, whose chutes run nothing. */
   chuteWeb?: boolean;
+  /** At most this many clients follow `EVENTS_PATH` at once (`--events-clients`); default `DEFAULT_EVENT_CLIENTS`. */
+  eventClients?: number;
 }
 
 /**
@@ -54,9 +62,9 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
 
 /**
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
- * auth policy and a body limit (the upload limit for a route's `upload` media types), and the websockets, the hostapd
- * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), upgraded by
- * `listen` and behind the same auth policy. A request served without credentials must be local
+ * auth policy and a body limit (the upload limit for a route's `upload` media types), the events stream
+ * (`EVENTS_PATH`), and the websockets, the hostapd control (`HOSTAPD_CONTROL_PATH`) and the change
+ * stream (`CHANGE_STREAM_PATH`), upgraded by `listen`; all behind the same auth policy. A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
  * body, 500 without details.
@@ -133,7 +141,13 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     await authorize(c);
     return (await import('./websocket.ts')).changeStream(c, device);
   });
-  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH });
+  const events = { device, open: new Set<() => void>(), clients: options.eventClients, cors };
+  openEventStreams.set(app, events.open);
+  app.get(EVENTS_PATH, async (c) => {
+    await authorize(c);
+    return (await import('./event-stream.ts')).eventStream(c, events);
+  });
+  routes.push({ method: 'GET', path: HOSTAPD_CONTROL_PATH }, { method: 'GET', path: CHANGE_STREAM_PATH }, { method: 'GET', path: EVENTS_PATH });
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.

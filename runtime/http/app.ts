@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { apiApp, type ApiOptions } from './api.ts';
 import { mountFunctions } from './mount-functions.ts';
 
-export { CHANGE_STREAM_PATH, HOSTAPD_CONTROL_PATH } from './api.ts';
+export { CHANGE_STREAM_PATH, EVENTS_PATH, HOSTAPD_CONTROL_PATH } from './api.ts';
 
 export interface AppOptions extends ApiOptions {
   /** Folder of function bundles (`*.mjs`); every one found is mounted, nothing else. */
