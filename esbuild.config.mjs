@@ -29,8 +29,8 @@ const ENTRIES = {
   'device-config': 'runtime/device-config/index.ts',
   // The host's factory reset, loaded on the first one.
   'host-reset': 'runtime/device/host-reset.ts',
-  // The change log's files (opened, written, kept within their bound), loaded when serve first opens the log.
-  'change-log': 'runtime/changes/log.ts',
+  // serve's change runner and its log's files (opened, written, kept within their bound), loaded when serve first opens the log.
+  'change-log': 'runtime/changes/change-log.entry.ts',
   // The help text of a command's options, loaded by `serve --help` (the other commands carry it).
   'options-help': 'runtime/options-help.ts',
   emulator: 'emulator/main.ts',
@@ -52,6 +52,8 @@ const ENTRIES = {
   'daemon-log': 'runtime/log/daemon-log.ts',
   // GET /api/v1/logs, the daemon's log from its ring, loaded on the first request.
   'daemon-logs': 'runtime/http/daemon-logs.ts',
+  // The events stream (GET /api/v1/events, Server-Sent Events), loaded on its first request.
+  'event-stream': 'runtime/http/event-stream.ts',
   // The API tokens (JWT), loaded on the first login or Bearer token.
   tokens: 'runtime/auth/tokens.ts',
   // Password hashing (scrypt), loaded on the first password checked against an account's, and by `chutebox passwd`.

@@ -31,6 +31,10 @@ export interface EmulatorAppOptions extends Pick<ApiOptions, 'answered' | 'logs'
   changeLog?: ChangeLogBound;
   /** A real controller's base URL for provisioning and telemetry; default the built-in fake controller. */
   controller?: string;
+  /** How many events the device keeps for clients that reconnect (default 1000, as `serve`). */
+  eventBuffer?: number;
+  /** At most this many clients follow `GET /api/v1/events` at once (default 64, as `serve`). */
+  eventClients?: number;
   /** Folder of the function bundles; default `functions/` beside this bundle. */
   functionsDir?: string;
   /** Allowed CORS origin(s), as `createApp` takes them; default `*`. */
@@ -64,6 +68,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
     ...(options.changeLog === undefined ? {} : { changeLog: options.changeLog }),
     ...(options.controller === undefined ? {} : { controller: options.controller }),
+    ...(options.eventBuffer === undefined ? {} : { eventBuffer: options.eventBuffer }),
     ...(options.settings === undefined ? {} : { settings: options.settings }),
   };
   const given = options.scenario ?? 'default';
@@ -81,6 +86,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     answered: requests.count,
     requestCounts: requests.counts,
     ...(options.logs === undefined ? {} : { logs: options.logs }),
+    eventClients: options.eventClients,
   });
   mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin });
   if (options.validate === true || options.validate === 'log') {

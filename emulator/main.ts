@@ -8,6 +8,8 @@ import {
   changeLogBound,
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
+  eventLimits,
+  EVENTS_OPTIONS,
   listenOptions,
   LOG_OPTIONS,
   parseMegabytes,
@@ -50,6 +52,7 @@ const OPTIONS = [
   CHUTE_SUBNET_POOL_OPTION,
   ...CHANGE_LOG_OPTIONS,
   ...LOG_OPTIONS,
+  ...EVENTS_OPTIONS,
   {
     flag: 'controller',
     env: 'CHUTEBOX_CONTROLLER',
@@ -117,6 +120,7 @@ export async function main(argv: string[]): Promise<void> {
   const auth = !switches['no-auth'];
   const changeDelayMs = parseMilliseconds(values['change-delay']!, 'change-delay');
   const changeLog = changeLogBound(values);
+  const events = eventLimits(values);
   const uploadLimit = parseMegabytes(values['upload-limit']!, 'upload-limit');
   checkSubnetPool(values['chute-subnet-pool']!);
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
@@ -128,6 +132,8 @@ export async function main(argv: string[]): Promise<void> {
     auth,
     changeDelayMs,
     changeLog,
+    eventBuffer: events.buffer,
+    eventClients: events.clients,
     ...(controller === undefined ? {} : { controller }),
     functionsDir,
     corsOrigin: values['cors-origin']!,

@@ -348,7 +348,7 @@ function documentChecks(document: Document) {
       const media = described.content[type];
       if (media === undefined)
         return [{ path: 'headers.content-type', message: `must be one of ${Object.keys(described.content).join(', ')}, not ${type || 'none'}` }];
-      // Only a JSON or YAML document is read: another body (a chute's log, streamed as long as it follows) is sent as it comes.
+      // Raw bytes, or a stream of events or log lines (which may not end): the media type is all there is to check, the body is not read.
       if (media.schema === undefined || documentKind(type) === null) return [];
       const parsed = parsedDocument(type, await response.clone().text());
       return 'error' in parsed ? [parsed.error] : check(media.schema, parsed.value, 'body');

@@ -5,6 +5,7 @@ import type { ConfigFacetOptions } from './device-config/index.ts';
 import type { ChangeLogBound } from './changes/bound.ts';
 import { resetGuard } from './changes/reset-guard.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
+import { eventBuffer, type PublishEvent } from './events/buffer.ts';
 import { hostChanges } from './device/host-changes.ts';
 import { hostNetworks, networkTools } from './device/host-networks.ts';
 import { chutesOnEngine, deviceConfig, engineClient, loadedEngine, type HostParts } from './device/host-parts.ts';
@@ -43,6 +44,8 @@ export interface HostDeviceOptions {
   labLink?: string | null;
   /** How many change records `<stateDir>/changes` keeps, and for how long; default `DEFAULT_CHANGE_LOG_BOUND`. */
   changeLog?: ChangeLogBound;
+  /** How many events it keeps for clients that reconnect; default `DEFAULT_EVENT_BUFFER`. */
+  eventBuffer?: number;
 }
 
 /**
@@ -113,6 +116,8 @@ export type HostDevice = Device & {
    * at the next start, as after a crash).
    */
   close(): Promise<void>;
+  /** Reports an event (`eventBuffer`): what the device's sources call, as the change pipeline and the device configuration do. */
+  publishEvent: PublishEvent;
 };
 
 /**
@@ -121,8 +126,9 @@ export type HostDevice = Device & {
  * from the Docker Engine, installed chutes from the state dir), `hostNetworks` (chute networks through
  * `iw`, `hostapd_cli` and dnsmasq's lease files), `hostChanges` (the one change pipeline: changes to
  * chutes run on the engine, logged in `<stateDir>/changes`), `hostServices` (the device
- * configuration, the image store, `hostFactoryReset`), the chutes' logs from the engine,
- * and `hostRecover` at start. The engine client
+ * configuration, the image store, `hostFactoryReset`), the chutes' logs from the engine, its events
+ * (`eventBuffer`, which the change pipeline and the device configuration publish to), and `hostRecover`
+ * at start. The engine client
  * is a separate bundle (`dist/chute-lifecycle.mjs`), loaded on first use (at start only when a chute is stored;
  * see `recover`), as is the device configuration (`dist/device-config.mjs`). Concurrent identical
  * reads share one run in flight (`sharedRuns`): the tool reads of every network's `hostNetwork` and
@@ -138,6 +144,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const socketPath = options.dockerSocket ?? DEFAULT_DOCKER_SOCKET;
   const engine = engineClient();
   const tools = networkTools(options.tools);
+  const events = eventBuffer(Date.now, options.eventBuffer);
   const host: HostParts = {
     stateDir,
     chutesDir,
@@ -154,7 +161,8 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       tools,
       device: () => device,
     }),
-    config: deviceConfig({ applyCommands: {}, ...options.config, stateDir, device: () => device }),
+    config: deviceConfig({ applyCommands: {}, ...options.config, stateDir, device: () => device, publish: events.publish }),
+    publish: events.publish,
   };
   const runner = hostChanges(host, options.changeLog);
   /** Holds off a second reset, provisioning and a pdconf reload during a factory reset (the runner holds off changes). */
@@ -170,6 +178,8 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     changes: runner.changes,
     ...hostServices({ socketPath, engine, config: config.loaded, startedConfig: config.started, guard, reset }),
     chuteLogs: async (chute, options) => (await loadedEngine(engine)).chuteLogs(socketPath, chute, options),
+    followEvents: events.followEvents,
+    publishEvent: events.publish,
     recover: () => hostRecover(host, runner),
     async close() {
       await (await config.ifLoading()?.catch(() => undefined))?.close(runner.idle());

@@ -12,6 +12,8 @@ import {
   changeLogBound,
   CHUTE_SUBNET_POOL_OPTION,
   checkSubnetPool,
+  eventLimits,
+  EVENTS_OPTIONS,
   listenOptions,
   LOG_OPTIONS,
   parseCount,
@@ -38,6 +40,7 @@ const SERVE_OPTIONS = [
   CHUTE_SUBNET_POOL_OPTION,
   ...CHANGE_LOG_OPTIONS,
   ...LOG_OPTIONS,
+  ...EVENTS_OPTIONS,
   {
     flag: 'lab-link',
     env: 'CHUTEBOX_LAB_LINK',
@@ -142,11 +145,13 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   const changeLog = changeLogBound(values);
   // The daemon log: runtime/log/daemon-log.ts, a bundle of its own, loaded now that the options are read.
   const log = (await import('./log/daemon-log.ts')).startDaemonLog(values);
+  const events = eventLimits(values);
   let settings: Settings = {};
   const device = createHostDevice({
     ...hostDeviceOptions(values, stateDir),
     containerNetwork: values['container-network']!,
     changeLog,
+    eventBuffer: events.buffer,
     labLink: values['lab-link'] ?? null,
     config: {
       passwdFile: values['passwd-file']!,
@@ -177,6 +182,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     answered: requests.count,
     requestCounts: requests.counts,
     logs: log.ring,
+    eventClients: events.clients,
   });
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(SERVE_OPTIONS, values, {

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { parseCidr } from '../functions/parsers/ipv4.ts';
 import { DEFAULT_CHANGE_LOG_BOUND, type ChangeLogBound } from './changes/bound.ts';
+import { DEFAULT_EVENT_BUFFER } from './events/buffer.ts';
+import { DEFAULT_EVENT_CLIENTS } from './http/event-stream.ts';
 
 /** One string option of a command: a flag, the environment variable it may come from, a default. */
 export interface OptionSpec {
@@ -228,6 +230,38 @@ export const LOG_OPTIONS = [
     kind: 'number',
   },
 ] as const satisfies readonly OptionSpec[];
+
+/**
+ * `--events-clients` and `--events-buffer`: how many clients may follow `GET /api/v1/events` at once,
+ * and how many events the device keeps for clients that reconnect, on `serve` and `emulate`.
+ */
+export const EVENTS_OPTIONS = [
+  {
+    flag: 'events-clients',
+    env: 'CHUTEBOX_EVENTS_CLIENTS',
+    default: String(DEFAULT_EVENT_CLIENTS),
+    value: 'CLIENTS',
+    description: 'clients that may follow GET /api/v1/events at once',
+    kind: 'number',
+  },
+  {
+    flag: 'events-buffer',
+    env: 'CHUTEBOX_EVENTS_BUFFER',
+    default: String(DEFAULT_EVENT_BUFFER),
+    value: 'EVENTS',
+    description: 'events kept for clients that reconnect',
+    kind: 'number',
+  },
+] as const satisfies readonly OptionSpec[];
+
+/**
+ * The events' limits from the values of `EVENTS_OPTIONS`.
+ *
+ * @throws UsageError naming `--events-clients` or `--events-buffer`.
+ */
+export function eventLimits(values: Record<(typeof EVENTS_OPTIONS)[number]['flag'], string | undefined>): { clients: number; buffer: number } {
+  return { clients: parseCount(values['events-clients']!, 'events-clients'), buffer: parseCount(values['events-buffer']!, 'events-buffer') };
+}
 
 /**
  * A whole number of items, 1 to 1,000,000.

@@ -9,6 +9,7 @@ import type { InputProblem } from './support/call-function.ts';
 import { call, callApi, type HttpAnswer } from './support/http-client.ts';
 import { DIST_FUNCTIONS } from './support/test-bundles.ts';
 import { CLEAN_ENV, openApiVerdicts, startChutebox, useChutebox, type Started } from './support/spawn.ts';
+import { openEvents } from './support/event-stream-client.ts';
 import { openWebSocket } from './support/websocket-client.ts';
 
 /*
@@ -152,6 +153,17 @@ describe('chutebox emulate --validate', () => {
   it('checks the query parameters the document names, and lets others through, as OpenAPI allows', async () => {
     expect((await api('GET', '/chutes?unknown=1')).status).toBe(200);
     expect(await api('GET', '/changes?limit=ten')).toMatchObject({ status: 400, body: { errors: [{ path: 'query.limit' }] } });
+  });
+
+  it('passes the events stream on at once without reading it, and refuses a malformed filter as the API does', async () => {
+    const stream = await openEvents(server.url, '?kind=chute.state', { authorization });
+    if (!('events' in stream)) throw new Error(`GET /api/v1/events answered ${stream.status}: ${stream.text}`);
+    await api('POST', '/chutes/hotspot/stop');
+    expect((await stream.next((event) => event.event === 'chute.state')).data).toMatchObject({ chute: 'hotspot', state: 'stopped' });
+    stream.close();
+    await api('POST', '/chutes/hotspot/start');
+    expect(await api('GET', '/events?kind=everything')).toMatchObject({ status: 400, body: { errors: [{ path: 'query.kind' }] } });
+    expect(await api('GET', '/events?kind=chute.exploded')).toMatchObject({ status: 422, body: { errors: [{ path: 'query.kind' }] } });
   });
 
   it('leaves /_chutebox/state alone: its answers are its own, nothing is logged', async () => {

@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openEvents } from './support/event-stream-client.ts';
 import { useChutebox, type Started } from './support/spawn.ts';
 
 /*
@@ -79,10 +80,11 @@ describe('dist/openapi.json', () => {
     for (const name of Object.keys(document.components.schemas)) expect(() => validatorOf({ $ref: `#/components/schemas/${name}` }), name).not.toThrow();
   });
 
-  it("describes every route of dist/manifest.json with its method, and nothing else but the login, the websockets and a chute's streamed log, the metrics and the daemon's log", () => {
+  it("describes every route of dist/manifest.json with its method, and nothing else but the login, the websockets and a chute's streamed log, the metrics, the daemon's log and the events stream", () => {
     const routes = manifest.functions.flatMap((fn) => [fn.path, ...(fn.aliases ?? [])].map((path) => `${fn.method} ${documentPath(path)}`));
     routes.push(
       'POST /api/v1/auth/local',
+      'GET /api/v1/events',
       'GET /api/v1/chutes/{chute}/networks/{network}/hostapd_control/ws',
       'GET /ws/changes/{id}/stream',
       'GET /api/v1/chutes/{chute}/logs',
@@ -192,6 +194,27 @@ describe('GET /api/v1/openapi.json on chutebox emulate', () => {
     expect(hardware(answer) ? [] : hardware.errors).toEqual([]);
     for (const field of Object.keys(answer)) expect(hardware(without(answer, field)), `without ${field}`).toBe(false);
     expect(hardware({ ...answer, unknown: 1 })).toBe(false);
+  });
+
+  it('takes every event the emulator streams as the described event of the stream, and refuses a wrong shape', async () => {
+    const media = document.paths['/api/v1/events']!.get!.responses['200']!.content!['text/event-stream']!;
+    const event = validatorOf(media.schema);
+    const stream = await openEvents(server.url, '?lastEventId=999', { authorization });
+    if (!('events' in stream)) throw new Error(`GET /api/v1/events answered ${stream.status}`);
+    const change = (await (await fetch(`${server.url}/api/v1/chutes/hotspot/restart`, { method: 'POST', headers: { authorization } })).json()) as {
+      change_id: number;
+    };
+    const stations = (await (await get('/api/v1/chutes/hotspot/networks/guest/stations')).json()) as { mac_addr: string }[];
+    await fetch(`${server.url}/api/v1/chutes/hotspot/networks/guest/stations/${stations[0]!.mac_addr}`, { method: 'DELETE', headers: { authorization } });
+    await stream.next((candidate) => candidate.event === 'change.ended' && (candidate.data.change as { id: number }).id === change.change_id);
+    await stream.next((candidate) => candidate.event === 'station.disconnected');
+    stream.close();
+    expect(new Set(stream.events.map((streamed) => streamed.event))).toEqual(
+      new Set(['events.missed', 'change.queued', 'change.progressed', 'chute.state', 'change.ended', 'station.disconnected']),
+    );
+    for (const streamed of stream.events) expect(event(streamed.data) ? [] : event.errors, streamed.event).toEqual([]);
+    expect(event({ ...stream.events.at(-1)!.data, mac: 'not a mac' })).toBe(false);
+    expect(event({ ...stream.events.at(-1)!.data, kind: 'station.exploded' })).toBe(false);
   });
 
   it('takes a problem the emulator answers as the described problem', async () => {

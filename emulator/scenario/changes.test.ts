@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { settledChange as settled } from '../../test/support/emulated-changes.ts';
-import type { Device } from '../../functions/core/device/index.ts';
+import type { Device, DeviceEventBody } from '../../functions/core/device/index.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import { emulatedChanges } from './changes.ts';
 
@@ -212,5 +212,51 @@ describe('emulatedChanges', () => {
     expect(await device.containers()).toEqual([]);
     expect(await device.changes()).toEqual([]);
     expect(await device.change(stop.id)).toBeNull();
+  });
+});
+
+describe('the events of emulated changes', () => {
+  it('publishes each state a change puts a chute in, with the one before, once the chute reads so: stop, start, restart, install, delete', async () => {
+    const published: DeviceEventBody[] = [];
+    const read: Promise<{ chute: string; state: string; now: string }>[] = [];
+    const device: Device = emulatedChanges(
+      memoryDevice({
+        chutes: { web: { record: { name: 'web', version: '1', state: 'running' } } },
+        containers: [{ Id: 'aa01', Names: ['/web'], Labels: { [LABEL]: 'web' }, State: 'running', Status: 'Up 2 days', Created: 1 }],
+      }),
+      {
+        ...options(0),
+        publish(body) {
+          published.push(body);
+          // What the device answers at the moment the event is published.
+          if (body.kind === 'chute.state') read.push(state(device, body.chute).then((now) => ({ chute: body.chute, state: body.state, now })));
+        },
+      },
+    );
+    const install = { action: 'install', chute: 'new', image: 'busybox:1', version: '1', config: {}, environment: {}, allocation: {} } as const;
+    for (const request of [
+      { action: 'stop', chute: 'web' },
+      { action: 'start', chute: 'web' },
+      { action: 'restart', chute: 'web' },
+      install,
+      { action: 'delete', chute: 'web' },
+    ] as const) {
+      await settled(device, (await device.submitChange(request)).id);
+    }
+    const states = published.filter((body) => body.kind === 'chute.state');
+    expect(states).toEqual([
+      { kind: 'chute.state', chute: 'web', state: 'stopped', previous: 'running' },
+      { kind: 'chute.state', chute: 'web', state: 'running', previous: 'stopped' },
+      { kind: 'chute.state', chute: 'web', state: 'stopped', previous: 'running' },
+      { kind: 'chute.state', chute: 'web', state: 'running', previous: 'stopped' },
+      { kind: 'chute.state', chute: 'new', state: 'installing', previous: null },
+      { kind: 'chute.state', chute: 'new', state: 'running', previous: 'installing' },
+      { kind: 'chute.state', chute: 'web', state: 'stopped', previous: 'running' },
+    ]);
+    // Each was published once the chute was so (a deleted chute reads `missing`); a restart's first state is gone by the end of its change.
+    expect((await Promise.all(read)).filter((seen) => seen.state !== seen.now)).toEqual([
+      { chute: 'web', state: 'stopped', now: 'running' },
+      { chute: 'web', state: 'stopped', now: 'missing' },
+    ]);
   });
 });

@@ -20,6 +20,7 @@ import {
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { memoryChangeLog, type MemoryChangeLog } from '../../runtime/changes/memory-log.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeEffects, type ChangeRequestOf, type Note } from '../../runtime/changes/runner.ts';
+import type { PublishEvent } from '../../runtime/events/buffer.ts';
 import { ContainerSchema } from '../../runtime/scenario/format.ts';
 import { jsonCopy } from './json-copy.ts';
 import { CHUTE_EDITS, type ChuteEdit } from './chute-edits.ts';
@@ -45,6 +46,8 @@ export interface EmulatedChangeOptions {
   resetGuard?: ResetGuard;
   /** How many change records it keeps, and for how long, as a device does; default `DEFAULT_CHANGE_LOG_BOUND`. */
   bound?: ChangeLogBound;
+  /** Where the changes' steps and the chutes' new states go as events (`change.*`, `chute.state`). */
+  publish?: PublishEvent;
   /**
    * Starts from a snapshot's chutes, containers, images and change log instead of the base's: a
    * change it has `queued` or `running` is marked failed, as the device marks the changes a restart
@@ -126,7 +129,9 @@ export type EmulatedDevice = Device & {
  * `loadImage` reads the archive's `manifest.json` (as `docker load` does) and remembers its tags as
  * images of the engine; an install names its image as loaded when it is one of them.
  * Each also sets the chute record's `state` (the last known state, what a scenario without an engine
- * answers). A change to a chute deleted meanwhile fails. A stopped container has no stats.
+ * answers), and publishes each state it puts the chute in as a `chute.state` event once the chute is
+ * so (an install's `installing` when it is queued); the steps of every change are published as the
+ * runner publishes them. A change to a chute deleted meanwhile fails. A stopped container has no stats.
  * `snapshot()` answers all of it as a state, which `options.state` restores.
  *
  * @param scenario the scenario's Device, without change methods.
@@ -149,6 +154,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
     now: () => base.now(),
     turn: () => sleep(options.delayMs),
     bound: options.bound,
+    publish: options.publish,
     effects: emulatedEffects(made, options),
   });
   return {
@@ -159,7 +165,10 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
       if (request.action === 'install') {
         // The chute is there, installing, from the moment its install is queued, as on a device.
         if ((await made.reads.chute(request.chute)) !== null) made.conflicting.add(request);
-        else made.touched.set(request.chute, deepFreeze(installing(request)));
+        else {
+          made.touched.set(request.chute, deepFreeze(installing(request)));
+          options.publish?.({ kind: 'chute.state', chute: request.chute, state: 'installing', previous: null });
+        }
       }
       return runner.submitChange(request);
     },
@@ -251,7 +260,7 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
     await note(EMULATED_POWER[request.action]);
   };
   return {
-    ...chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options.delayMs, action)),
+    ...chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options, action)),
     async 'update-hostconfig'(request, note, id) {
       await sleep(options.delayMs);
       return options.applyHostConfig(request, note, id);
@@ -261,10 +270,18 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
   };
 }
 
-/** What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits a copy of the chute and keeps it. */
-function chuteEffect<A extends ChuteAction>(made: ChangesMade, reserve: ReturnType<typeof networkLedger>, delayMs: number, action: A): ChangeEffect<A> {
+/**
+ * What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits
+ * a copy of the chute and keeps it, and publishes each state the chute went through.
+ */
+function chuteEffect<A extends ChuteAction>(
+  made: ChangesMade,
+  reserve: ReturnType<typeof networkLedger>,
+  options: Pick<EmulatedChangeOptions, 'delayMs' | 'publish'>,
+  action: A,
+): ChangeEffect<A> {
   return async (request, note, id) => {
-    await sleep(delayMs);
+    await sleep(options.delayMs);
     if (made.conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
     const found = await made.reads.chute(request.chute);
     if (found === null) throw new Error(`chute ${request.chute} is not installed`);
@@ -278,7 +295,8 @@ function chuteEffect<A extends ChuteAction>(made: ChangesMade, reserve: ReturnTy
         : undefined;
     try {
       await emulatedImage(made.loaded, asked, chute, note, id);
-      const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, { containers: list, now: made.base.now() });
+      const engine = { containers: list, now: made.base.now(), states: [] };
+      const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, engine);
       if (held !== undefined) {
         chute.cache = cacheWithNetworks(chute.cache, held.networks);
         messages.splice(1, 0, ...reservationNotes(held.networks));
@@ -286,6 +304,11 @@ function chuteEffect<A extends ChuteAction>(made: ChangesMade, reserve: ReturnTy
       for (const text of messages) await note(text);
       made.edited();
       made.touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
+      let previous = typeof found.record.state === 'string' ? found.record.state : null;
+      for (const state of engine.states) {
+        if (state !== previous) options.publish?.({ kind: 'chute.state', chute: request.chute, state, previous });
+        previous = state;
+      }
     } finally {
       held?.release();
     }

@@ -2,10 +2,14 @@ import { resolvePlaceholders } from '../../functions/config/secret-placeholders.
 import { CHUTE_LABEL, chuteContainerName, type ChuteAction, type StoredChute } from '../../functions/core/device/index.ts';
 import type { ChangeRequestOf } from '../../runtime/changes/runner.ts';
 
-/** The containers of the emulated engine (null: the scenario has no engine), which changes edit in place, and the clock. */
+/**
+ * The containers of the emulated engine (null: the scenario has no engine), which changes edit in
+ * place, the clock, and the states the chute was put in, in order (its `chute.state` events).
+ */
 export interface EmulatedEngine {
   containers: Record<string, unknown>[] | null;
   now: number;
+  states: string[];
 }
 
 /** What a change to a chute does to its documents and to the engine (both edited in place), as messages. */
@@ -16,6 +20,12 @@ function owned(chute: StoredChute, engine: EmulatedEngine): Record<string, unkno
   return (engine.containers ?? []).filter((entry) => (entry.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL] === chute.name);
 }
 
+/** Puts the chute in `state`, and keeps it in the engine's list of states. */
+function enter(chute: StoredChute, engine: EmulatedEngine, state: 'running' | 'stopped'): void {
+  chute.record.state = state;
+  engine.states.push(state);
+}
+
 /** A container's id as the device's change messages show it: its first 12 characters. */
 const short = (id: unknown) => String(id).slice(0, 12);
 
@@ -24,7 +34,7 @@ const short = (id: unknown) => String(id).slice(0, 12);
  * lifecycle does (runtime/chutes/container-steps.ts).
  */
 function startChute(chute: StoredChute, engine: EmulatedEngine, environment?: Record<string, string>): string[] {
-  chute.record.state = 'running';
+  enter(chute, engine, 'running');
   if (environment !== undefined) chute.record.environment = { ...environment };
   if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as running (emulated)`];
   const messages: string[] = [];
@@ -43,7 +53,7 @@ function startChute(chute: StoredChute, engine: EmulatedEngine, environment?: Re
 
 /** Stops a chute's container, noting it as the device does. */
 function stopChute(chute: StoredChute, engine: EmulatedEngine): string[] {
-  chute.record.state = 'stopped';
+  enter(chute, engine, 'stopped');
   if (engine.containers === null) return [`the scenario has no container engine: chute ${chute.name} is recorded as stopped (emulated)`];
   const container = owned(chute, engine)[0];
   if (container === undefined) return ['no container to stop'];
@@ -58,7 +68,7 @@ export const CHUTE_EDITS: { [A in ChuteAction]: ChuteEdit<A> } = {
   stop: (chute, _request, engine) => stopChute(chute, engine),
   restart: (chute, request, engine) => [...stopChute(chute, engine), ...startChute(chute, engine, request.environment)],
   delete(chute, _request, engine) {
-    chute.record.state = 'stopped';
+    enter(chute, engine, 'stopped');
     const gone = owned(chute, engine);
     if (engine.containers !== null) engine.containers.splice(0, engine.containers.length, ...engine.containers.filter((entry) => !gone.includes(entry)));
     return [...gone.map((container) => `stopped and removed container ${short(container.Id)}`), `removed the stored chute ${chute.name}`];

@@ -3,6 +3,7 @@ import { generateHostConfig, telemetrySettings, type HostConfig } from '../../fu
 import type { Device, DeviceSources, Settings } from '../../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { resetGuard } from '../../runtime/changes/reset-guard.ts';
+import { eventBuffer } from '../../runtime/events/buffer.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './accounts.ts';
 import { memoryHostConfig } from './host-config.ts';
@@ -31,6 +32,8 @@ export interface ScenarioOptions {
   settings?: () => Settings;
   /** The device's clock, in milliseconds since the epoch (default the real one); tests inject one. */
   now?: () => number;
+  /** How many events it keeps for clients that reconnect (default `DEFAULT_EVENT_BUFFER`, as `serve`). */
+  eventBuffer?: number;
   /**
    * Serve /proc/uptime, /proc/stat and the lease files exactly as recorded, instead of replayed as if
    * recorded at the start (`scenarioClock`): how `chutebox record` checks what it wrote.
@@ -94,8 +97,10 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
   const sources = scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now);
   const recordedChutes = storedChutes(documents.chutes);
-  const network = scenarioNetworks(files, clock);
   const logs = scenarioLogs(files);
+  // One buffer for every state the device goes through: a restore does not take back what happened, nor its ids.
+  const events = eventBuffer(now, options.eventBuffer);
+  const network = scenarioNetworks(files, clock, events.publish);
   const fake = options.controller === undefined ? fakeController() : null;
   const apitokens: ApitokenMemory = new Map();
   const settings = async () => options.settings?.() ?? {};
@@ -112,6 +117,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       ...(fake === null ? { controller: options.controller! } : { fake }),
       apitokens,
       now,
+      publish: events.publish,
       ...(state === undefined ? {} : { state: state.provisioning }),
     });
     const hostConfig = memoryHostConfig({
@@ -121,6 +127,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       generate,
       now,
       onApplied: (config) => provisioning.configure(telemetrySettings(config)),
+      publish: events.publish,
     });
     // As a device's first start does, the system configuration is rendered and applied (and telemetry
     // told its settings): here when pdconf or provisioning is first used, not before the first answer.
@@ -152,6 +159,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         accounts,
         settings,
         ...recordedLogs({ read: logs, device: { containers: () => self!.containers(), chute: (chute) => self!.chute(chute), now }, shift: clock?.shift }),
+        followEvents: events.followEvents,
       },
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
@@ -162,6 +170,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
           await hostConfig.reset();
         }),
         resetGuard: guard,
+        publish: events.publish,
         ...(state === undefined ? {} : { state: { chutes: state.chutes, engine: state.engine, changes: state.changes } }),
       },
     );

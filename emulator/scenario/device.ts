@@ -28,7 +28,9 @@ export const SCENARIO_ENV = 'CHUTEBOX_SCENARIO';
  * emulator's too: the host configuration (`memoryHostConfig`: `config/hostconfig.yaml` or the one
  * generated from the hardware, pdconf rendered in memory), provisioning with the built-in fake
  * controller or `options.controller` (`scenarioProvisioning`, telemetry sent as on a device), the
- * accounts of `etc/passwd` and their keys (`scenarioAccounts`).
+ * accounts of `etc/passwd` and their keys (`scenarioAccounts`). Its events (`eventBuffer`) are what it
+ * does itself: the steps of its changes and the chute states they set, the stations a request
+ * disconnects, the host configurations applied and the deliveries to the controller.
  *
  * What requests change is the device's state (`EmulatorState`), which the answer snapshots, restores
  * and resets. The networks and the clock are restored in place (a hostapd control websocket keeps its

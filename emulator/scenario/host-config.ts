@@ -5,7 +5,13 @@ import { parseYaml } from '../../functions/core/body/index.ts';
 import { hostConfigFor, type HostConfig } from '../../functions/config/host-config.ts';
 import { HostConfigBodySchema } from '../../functions/config/host-config-body.ts';
 import type { Device } from '../../functions/core/device/index.ts';
-import { hostConfigService, HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, type HostConfigService } from '../../runtime/device-config/host-config.ts';
+import {
+  hostConfigService,
+  HOST_CONFIG_FILE,
+  PREVIOUS_HOST_CONFIG_FILE,
+  type HostConfigService,
+  type HostConfigServiceOptions,
+} from '../../runtime/device-config/host-config.ts';
 import { memoryStore, PDCONF_STORE_FILES, pdconfEngine, type Applier } from '../../runtime/device-config/pdconf.ts';
 import { rootedFiles } from '../../runtime/device/files.ts';
 import { check, ScenarioError } from '../../runtime/scenario/format.ts';
@@ -59,6 +65,8 @@ export interface MemoryHostConfigOptions {
   /** The clock, ms since the epoch; default Date.now. */
   now?: () => number;
   onApplied?: (config: HostConfig) => void;
+  /** Where each update and reset goes as a `hostconfig.applied` event (the device's events). */
+  publish?: HostConfigServiceOptions['publish'];
 }
 
 /**
@@ -94,6 +102,7 @@ export function memoryHostConfig(options: MemoryHostConfigOptions = {}): HostCon
     chutes: options.chutes ?? { chuteNames: async () => [], chute: async () => null },
     generate: options.generate ?? (async () => hostConfigFor([], [])),
     ...(options.onApplied === undefined ? {} : { onApplied: options.onApplied }),
+    ...(options.publish === undefined ? {} : { publish: options.publish }),
   });
   return {
     ...service,

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { NetworkTarget } from '../../functions/core/device/index.ts';
+import type { DeviceEventBody, NetworkTarget } from '../../functions/core/device/index.ts';
 import { isHttpProblem } from '../../functions/core/problem.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { scenarioFiles } from './files.ts';
@@ -177,6 +177,18 @@ describe('a recorded network: hostapd events', () => {
     await subscription.stop();
     expect(await networks(WIFI).stationDel('6e:8d:3a:5f:21:c4')).toBe(true);
     expect(wifi).toEqual(['AP-STA-DISCONNECTED 24:0a:c4:11:8b:3e']);
+  });
+
+  it("publishes the device's station.disconnected, lower-case MAC, for a station DELETE and a DEAUTHENTICATE alike, once each", async () => {
+    const published: DeviceEventBody[] = [];
+    const networks = networksOf(scenarioFiles(DEFAULT), undefined, (body) => published.push(body));
+    expect(await networks(WIFI).stationDel('24:0A:C4:11:8B:3E')).toBe(true);
+    expect(await networks(WIFI).stationDel('24:0a:c4:11:8b:3e')).toBe(false);
+    expect(await networks(WIFI).hostapd(['DEAUTHENTICATE', '6E:8D:3A:5F:21:C4'])).toBe('OK\n');
+    expect(published).toEqual([
+      { kind: 'station.disconnected', chute: 'hello-world', network: 'wifi', mac: '24:0a:c4:11:8b:3e' },
+      { kind: 'station.disconnected', chute: 'hello-world', network: 'wifi', mac: '6e:8d:3a:5f:21:c4' },
+    ]);
   });
 
   it('answers a 503 problem for a network without hostapd recordings', async () => {

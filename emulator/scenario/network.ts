@@ -1,4 +1,5 @@
 import { CHUTE_NAME, type Device } from '../../functions/core/device/index.ts';
+import type { PublishEvent } from '../../runtime/events/buffer.ts';
 import { NETWORK_FILES, networkDir } from '../../runtime/scenario/format.ts';
 import { recordedNetworks, type RecordedNetworks } from './recorded-networks.ts';
 import type { ScenarioClock } from './clock.ts';
@@ -7,7 +8,8 @@ import type { ScenarioClock } from './clock.ts';
  * The chute networks of a scenario, answered from the raw recordings in
  * `chutes/<chute>/networks/<network>/` (`NETWORK_FILES`) as `recordedNetworks` answers them: station
  * dump, leases (their expiries moved to the emulator's `clock` when given), hostapd's `STATUS`,
- * `GET_CONFIG`, `SET ssid`, `RELOAD`, `PING`, and the events the emulator causes.
+ * `GET_CONFIG`, `SET ssid`, `RELOAD`, `PING`, and the events the emulator causes (hostapd's, and those it
+ * publishes as the device's).
  *
  * What stations are removed and which SSID is set lives in this emulator process only (`snapshot()`
  * shows it, `restore()` sets it: see `recordedNetworks`): a restart serves the recordings as they are. The
@@ -20,7 +22,7 @@ import type { ScenarioClock } from './clock.ts';
  * const network = scenarioNetworks(scenarioFiles('fixtures/scenarios/default'));
  * await network({ chute: 'hello-world', network: 'wifi', … }).hostapd(['SET', 'ssid', 'lab']); // 'OK\n'
  */
-export function scenarioNetworks(files: Pick<Device, 'readFile'>, clock?: Pick<ScenarioClock, 'leases'>): RecordedNetworks {
+export function scenarioNetworks(files: Pick<Device, 'readFile'>, clock?: Pick<ScenarioClock, 'leases'>, publish?: PublishEvent): RecordedNetworks {
   /** A recording's text by its path in the scenario (`networkDir(…)/<file>`); null when there is none. */
   const read = (file: string) => files.readFile(`/${file}`);
   return recordedNetworks(
@@ -28,5 +30,6 @@ export function scenarioNetworks(files: Pick<Device, 'readFile'>, clock?: Pick<S
       // Handlers validate the names first; anything else has no recordings rather than a path.
       CHUTE_NAME.test(chute) && CHUTE_NAME.test(network) ? read(`${networkDir(chute, network)}/${NETWORK_FILES[recording]}`) : Promise.resolve(null),
     clock,
+    publish,
   );
 }

@@ -3,6 +3,7 @@ import { controllerClient } from '../../runtime/controller/client.ts';
 import {
   memoryProvisionStore,
   provisioning,
+  type ProvisioningOptions,
   type ProvisioningService,
   type ProvisionStore,
   type StoredProvision,
@@ -58,6 +59,8 @@ export interface ScenarioProvisioningOptions {
   /** Reports kept for delivery (default 100). */
   queueSize?: number;
   now?: () => number;
+  /** Where each delivery to the controller goes as a `controller.delivery` event (the device's events). */
+  publish?: ProvisioningOptions['publish'];
 }
 
 /** The emulator's provisioning, and the built-in controller it talks to (null with a `controller` URL). */
@@ -116,6 +119,7 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
     telemetry: options.telemetry,
     queueSize: options.queueSize,
     now: options.now,
+    publish: options.publish,
   });
   return Object.assign(service, { fake, snapshot: () => (stored === null ? null : { ...stored }) });
 }

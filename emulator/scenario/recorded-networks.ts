@@ -7,6 +7,7 @@ import { reusingLast } from '../../functions/core/reusing-last.ts';
 import { encodeSsid, parseHostapdReply } from '../../functions/parsers/hostapd.ts';
 import { allStaBlocks } from '../../functions/parsers/hostapd-sta.ts';
 import { stationBlocks, type StationBlock } from '../../functions/parsers/iw-station.ts';
+import type { PublishEvent } from '../../runtime/events/buffer.ts';
 import { NETWORK_FILES } from '../../runtime/scenario/format.ts';
 import type { ScenarioClock } from './clock.ts';
 import { memoize } from './files.ts';
@@ -85,6 +86,7 @@ interface NetworkState {
  * - `hostapdEvents` gives the events that these networks themselves cause, as hostapd would send
  *   them: `AP-STA-DISCONNECTED <mac>` (lower case) when `stationDel` or `DEAUTHENTICATE` disconnects a
  *   station of this network; nothing else happens on a recorded radio. Without hostapd recordings it is a 503, as `hostapd`.
+ *   The same disconnection is published as a `station.disconnected` event (`publish`).
  *
  * A network with no recordings at all has no stations, no lease file and no hostapd. What stations
  * are removed and which SSID is set lives as long as the answer of this function, which `snapshot()`
@@ -96,7 +98,7 @@ interface NetworkState {
  * const networks = recordedNetworks(async (_target, recording) => recordings[recording] ?? null);
  * await networks(target).hostapd(['SET', 'ssid', 'café']); // 'OK\n'; STATUS now has ssid[0]=caf\xc3\xa9
  */
-export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock, 'leases'>): RecordedNetworks {
+export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock, 'leases'>, publish?: PublishEvent): RecordedNetworks {
   const states = new Map<string, NetworkState>();
   /** The stations of a network's recorded station dump, by `[chute, network]` in JSON, parsed once; null when it is not recorded. */
   const recordedStations = memoize(async (key) => {
@@ -171,10 +173,11 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         return [status, config] as const;
       });
 
-    /** Disconnects a station that is there (lower-case MAC): gone from both lists of stations, and its event sent. */
+    /** Disconnects a station that is there (lower-case MAC): gone from both lists of stations, and its events sent. */
     const disconnect = (lower: string) => {
       state().removed.add(lower);
       for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
+      publish?.({ kind: 'station.disconnected', chute: target.chute, network: target.network, mac: lower });
     };
 
     /**

@@ -1,13 +1,14 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { changeSubject, type ChangeRecord, type ChangeRequest } from '../../functions/core/device/index.ts';
+import { changeSubject, type ChangeRecord, type ChangeRequest, type DeviceEvent } from '../../functions/core/device/index.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { heldSaves } from '../../test/support/held-saves.ts';
 import { markNextId, NEXT_ID_FILE, openChangeLog, type ChangeLog } from './log.ts';
 import { memoryChangeLog } from './memory-log.ts';
 import { everyAction } from '../../test/support/change-effects.ts';
 import { endedChange } from '../../test/support/change-log.ts';
+import { eventBuffer } from '../events/buffer.ts';
 import { changeRunner, type ChangeEffect } from './runner.ts';
 
 const temp = useTempDir('chutebox-changes-');
@@ -515,5 +516,59 @@ describe('GET /api/v1/changes/<id> of the runtime: only what is saved', () => {
     expect(ofChange(3)).toEqual(['saved 3 queued', 'saved 3 running', 'perform 3', 'saved 3 failed']);
     expect(events.indexOf('after 1')).toBeLessThan(events.indexOf('saved 2 running'));
     expect(events.indexOf('after 2')).toBeLessThan(events.indexOf('saved 3 running'));
+  });
+});
+
+/** The change record a change event carries. */
+const changeOf = (event: DeviceEvent | undefined) => (event as Extract<DeviceEvent, { change: ChangeRecord }> | undefined)?.change;
+
+describe('the events of the runtime change log', () => {
+  it('publishes each record once it is saved: queued, progressed for each message, ended with the final state', async () => {
+    const dir = await temp.folder('events');
+    const saves = heldSaves();
+    const events = eventBuffer(Date.now);
+    const seen: DeviceEvent[] = [];
+    events.followEvents((event) => seen.push(event));
+    const runner = changeRunner({
+      openLog: () => saves.openLog(dir, Date.now),
+      effects: everyAction(async (_request, note) => note('stopped container abc')),
+      publish: events.publish,
+    });
+    const lastText = () => changeOf(seen.at(-1))?.messages.at(-1)?.text;
+    void runner.submitChange(stop('hello'));
+    for (const text of ['queued', 'running', 'stopped container abc', 'succeeded']) {
+      const save = await saves.next();
+      expect(save.text).toBe(text);
+      // Not before it is saved: a client that reads the change when the event comes finds it so.
+      expect(lastText()).not.toBe(text);
+      save.release();
+      while (lastText() !== text) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await runner.idle();
+    expect(seen.map((event) => [event.kind, 'chute' in event ? event.chute : undefined, changeOf(event)!.state])).toEqual([
+      ['change.queued', 'hello', 'queued'],
+      ['change.progressed', 'hello', 'running'],
+      ['change.progressed', 'hello', 'running'],
+      ['change.ended', 'hello', 'succeeded'],
+    ]);
+    expect(changeOf(seen.at(-1))).toEqual(await runner.change(1));
+  });
+
+  it('ends a change that fails with change.ended, its reason the last message, and a device change with chute null', async () => {
+    const events = eventBuffer(Date.now);
+    const seen: DeviceEvent[] = [];
+    events.followEvents((event) => seen.push(event));
+    const runner = changeRunner({
+      openLog: async () => memoryChangeLog(),
+      effects: everyAction(async () => {
+        throw new Error('no space left');
+      }),
+      publish: events.publish,
+    });
+    await runner.submitChange({ action: 'update-hostconfig', config: {} });
+    await runner.idle();
+    expect(seen.map((event) => event.kind)).toEqual(['change.queued', 'change.progressed', 'change.ended']);
+    expect(seen.at(-1)).toMatchObject({ chute: null, change: { state: 'failed' } });
+    expect(changeOf(seen.at(-1))!.messages.at(-1)!.text).toBe('failed: no space left');
   });
 });

@@ -8,6 +8,7 @@ import {
   type Device,
 } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import type { PublishEvent } from '../events/buffer.ts';
 import { DEFAULT_CHANGE_LOG_BOUND, recordsBeyond, type ChangeLogBound } from './bound.ts';
 import type { ChangeLog } from './log.ts';
 
@@ -78,6 +79,8 @@ export interface ChangeRunnerOptions {
   turn?: () => Promise<void>;
   /** How many records the log keeps, and for how long; default `DEFAULT_CHANGE_LOG_BOUND`. */
   bound?: ChangeLogBound;
+  /** Where each record saved goes as an event (`change.queued`, `change.progressed`, `change.ended`); the log's own record, not to be changed. */
+  publish?: PublishEvent;
 }
 
 /** The Device's change methods, and `idle()` for whoever must wait until every change is final. */
@@ -112,6 +115,8 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
  * record run one after the other). A client that read `succeeded` reads it after any crash, too.
  *
  * Messages: `queued`, `running`, what the action's effect notes, then `succeeded` or `failed: <reason>`.
+ * Each record saved is published once served: `change.queued` for the first, `change.ended` for the
+ * one that makes it `succeeded` or `failed`, `change.progressed` for every other message.
  *
  * The log stays within `bound`: when it is opened, and in the background after each change ends, the
  * records beyond it (`recordsBeyond`: of ended changes only, those that ended longest ago first) are
@@ -173,7 +178,13 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
       record.updated = time;
       await changes.save(record);
       changes.records.set(id, record);
+      published(state === 'succeeded' || state === 'failed' ? 'change.ended' : 'change.progressed', record);
     });
+  }
+
+  /** Publishes a record as it is served now. */
+  function published(kind: 'change.queued' | 'change.progressed' | 'change.ended', record: ChangeRecord): void {
+    options.publish?.({ kind, chute: record.chute, change: record });
   }
 
   /**
@@ -241,6 +252,7 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
       };
       await changes.save(record);
       changes.records.set(record.id, record);
+      published('change.queued', record);
       const answer = structuredClone(record);
       const queue = changeQueue(request);
       const previous = queues.get(queue) ?? Promise.resolve();

@@ -37,8 +37,8 @@ export interface TelemetrySenderOptions {
   queueSize?: number;
   /** The clock of `lastSuccess` and `lastError`, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
-  /** Told after each delivery attempt whether it worked (not when it was aborted by a stop). */
-  onAttempt?: (delivered: boolean) => void;
+  /** Told after each delivery attempt why it failed, or null when it worked (not when it was aborted by a stop). */
+  onAttempt?: (error: string | null) => void;
 }
 
 /** What the sender knows besides whether it runs and how often: the rest of `TelemetryStatus`. */
@@ -137,7 +137,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
         } catch (error) {
           if (started !== generation) return;
           lastError = { time: iso(), message: messageOf(error) };
-          options.onAttempt?.(false);
+          options.onAttempt?.(lastError.message);
           const wait = retryMs;
           retryMs = Math.min(retryMs * 2, maxRetryMs());
           retryTimer = unref(
@@ -157,7 +157,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
         lastSuccess = iso();
         lastError = null;
         retryMs = firstRetryMs();
-        options.onAttempt?.(true);
+        options.onAttempt?.(null);
       }
     } finally {
       if (started === generation) flushing = false;

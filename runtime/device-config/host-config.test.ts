@@ -2,7 +2,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostConfigFor, parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
-import type { ChangeRecord, Device, StoredChute } from '../../functions/core/device/index.ts';
+import type { ChangeRecord, Device, DeviceEventBody, StoredChute } from '../../functions/core/device/index.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { heldSaves } from '../../test/support/held-saves.ts';
 import { writeScript } from '../../test/support/tool-scripts.ts';
@@ -38,6 +38,7 @@ async function setup() {
   );
   const chutes: StoredChute[] = [];
   const applied: HostConfig[] = [];
+  const published: DeviceEventBody[] = [];
   /** The store over this state dir, as the runtime makes it at start (with the change records given). */
   const open = (changes?: Pick<Device, 'change'>) =>
     hostConfigStore({
@@ -47,13 +48,14 @@ async function setup() {
       generate: async () => structuredClone(GENERATED),
       onApplied: (config) => applied.push(config),
       ...(changes === undefined ? {} : { changes }),
+      publish: (body) => published.push(body),
     });
   const store = open();
   const notes: string[] = [];
   const note = async (text: string) => void notes.push(text);
   const file = (name: string) => readFile(path.join(stateDir, name), 'utf8').catch(() => null);
   const runs = async () => (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
-  return { stateDir, store, open, chutes, applied, notes, note, file, runs };
+  return { stateDir, store, open, chutes, applied, published, notes, note, file, runs };
 }
 
 /** Change effects where only a host configuration does anything: the store's own `perform`. */
@@ -105,6 +107,20 @@ describe('hostConfigStore: the update-hostconfig change', () => {
     expect((await store.pdconf()).every((section) => section.success)).toBe(true);
     expect(notes).toContain('restoring the previous host configuration');
     expect(applied.at(-1)).toEqual(edited('10.10.0.1'));
+  });
+
+  it('publishes hostconfig.applied for each update once pdconf applied it, success false for one that failed and was undone, and for a reset', async () => {
+    const { store, note, published } = await setup();
+    await store.perform({ action: 'update-hostconfig', config: edited('10.10.0.1') }, note);
+    expect(published).toEqual([{ kind: 'hostconfig.applied', success: true }]);
+    await expect(store.perform({ action: 'update-hostconfig', config: edited('10.99.0.1') }, note)).rejects.toThrow(/previous configuration was restored/);
+    await store.refresh();
+    await store.reset();
+    expect(published).toEqual([
+      { kind: 'hostconfig.applied', success: true },
+      { kind: 'hostconfig.applied', success: false },
+      { kind: 'hostconfig.applied', success: true },
+    ]);
   });
 
   it('goes back to no stored configuration (the generated one) when the first update fails', async () => {

@@ -4,6 +4,7 @@ import { resolvePlaceholders } from '../../functions/config/secret-placeholders.
 import { parseStoredHostConfig, type HostConfig } from '../../functions/config/host-config.ts';
 import type { ChangeRequest, Device, HostConfigStore } from '../../functions/core/device/index.ts';
 import type { AfterSucceeded, Note } from '../changes/runner.ts';
+import type { PublishEvent } from '../events/buffer.ts';
 import { commandApplier, directoryStore, PDCONF_STORE_FILES, pdconfEngine } from './pdconf.ts';
 import type { ApplyCommands, PdconfEngine, PdconfReport, PdconfSource, TextStore } from './pdconf.ts';
 import { daemonLog } from '../log/log.ts';
@@ -81,12 +82,16 @@ export interface HostConfigServiceOptions {
   onApplied?: (config: HostConfig) => void;
   /** The change records, for `recover()` to tell an update that succeeded from one cut short; without them, every rollback found is undone. */
   changes?: Pick<Device, 'change'>;
+  /** Where each update and reset goes as a `hostconfig.applied` event once pdconf applied it. */
+  publish?: PublishEvent;
 }
 
 /**
  * The host configuration over a document store and a pdconf engine: the code the runtime (state dir,
  * apply commands) and the emulator (memory) share. One operation at a time: an update, a reload, a
- * refresh or a reset waits for the one before.
+ * refresh or a reset waits for the one before. An update and a reset are published as a
+ * `hostconfig.applied` event once applied: `success` false when a file could not be applied (the
+ * update then restores the previous configuration, and fails).
  *
  * @example
  * const hostConfig = hostConfigService({ documents, pdconf: (source) => pdconfEngine({ …, source }), chutes, generate });
@@ -135,6 +140,11 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
     return report;
   }
 
+  /** Publishes how applying a host configuration went. */
+  function published(report: PdconfReport | null): void {
+    options.publish?.({ kind: 'hostconfig.applied', success: report !== null && report.failures.length === 0 });
+  }
+
   async function applied(): Promise<void> {
     if (options.onApplied === undefined) return;
     try {
@@ -155,6 +165,7 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
         for (const name of [HOST_CONFIG_FILE, PREVIOUS_HOST_CONFIG_FILE, HOST_CONFIG_ROLLBACK_FILE]) await documents.remove(name);
         await pdconf.clear();
         const report = await pdconf.reload();
+        published(report);
         await applied();
         return report;
       }),
@@ -176,9 +187,11 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
             : 'stored the host configuration; the previous one is kept',
         );
         const report = await pdconf.update().catch(async (error: unknown) => {
+          published(null);
           await restore(rollback);
           throw error;
         });
+        published(report);
         await noteApplied(report, note);
         if (report.failures.length === 0) {
           await applied();
@@ -239,6 +252,7 @@ export interface HostConfigStoreOptions {
   onApplied?: (config: HostConfig) => void;
   /** The change records (see `HostConfigServiceOptions.changes`). */
   changes?: Pick<Device, 'change'>;
+  publish?: PublishEvent;
   /** The clock, ms since the epoch; default Date.now. */
   now?: () => number;
 }
@@ -262,5 +276,6 @@ export function hostConfigStore(options: HostConfigStoreOptions): HostConfigServ
     generate: options.generate,
     ...(options.onApplied === undefined ? {} : { onApplied: options.onApplied }),
     ...(options.changes === undefined ? {} : { changes: options.changes }),
+    ...(options.publish === undefined ? {} : { publish: options.publish }),
   });
 }

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { generateHostConfig, telemetrySettings } from '../../functions/config/host-config.ts';
 import type { Device, DeviceAction } from '../../functions/core/device/index.ts';
 import type { ChangeEffect, ChangeEffects } from '../changes/runner.ts';
+import type { PublishEvent } from '../events/buffer.ts';
 import { controllerClient } from '../controller/client.ts';
 import { telemetryReport } from '../controller/telemetry.ts';
 import { hostAccounts } from './accounts.ts';
@@ -35,6 +36,8 @@ export interface ConfigFacetOptions {
   telemetryQueueSize?: number;
   /** The commands that reboot and shut down the device (settings `reboot_command`, `shutdown_command`); none by default. */
   powerCommands?: PowerCommands;
+  /** Reports the device's events: host configurations applied, deliveries to the controller. */
+  publish?: PublishEvent;
 }
 
 /** The changes of the device itself, not of a chute: a host configuration, a reboot, a shutdown. */
@@ -95,6 +98,7 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
     client: controllerClient({ ...(options.controllerTimeoutMs === undefined ? {} : { timeoutMs: options.controllerTimeoutMs }) }),
     report: () => telemetryReport(device()),
     ...(options.telemetryQueueSize === undefined ? {} : { queueSize: options.telemetryQueueSize }),
+    publish: options.publish,
   });
   const hostConfig = hostConfigStore({
     stateDir: options.stateDir,
@@ -107,6 +111,7 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
     generate: () => generateHostConfig(device()),
     onApplied: (config) => service.configure(telemetrySettings(config)),
     changes: { change: (id) => device().change(id) },
+    publish: options.publish,
   });
   const accounts = hostAccounts({ ...(options.passwdFile === undefined ? {} : { passwdFile: options.passwdFile }) });
   const power = powerChanges({ commands: options.powerCommands ?? {} });

@@ -2,6 +2,7 @@ import { readFile, stat, writeFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DeviceEventBody } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { CONTROLLER, CONTROLLER_CREDENTIALS, NOT_PROVISIONED, useMockController } from '../../test/support/controller.ts';
@@ -232,5 +233,26 @@ describe('clearing the provisioning (POST /api/v1/config/factoryReset)', () => {
     expect(problem.message).toBe('provisioning was cleared (a factory reset) while the controller checked the credentials; nothing was stored');
     expect(await stateFiles()).toEqual([]);
     expect(await provision.status()).toEqual(NOT_PROVISIONED);
+  });
+});
+
+describe('the events of deliveries to the controller', () => {
+  it('publishes controller.delivery for each credential check and each telemetry delivery, with the reason of a failure', async () => {
+    const published: DeviceEventBody[] = [];
+    const provision = service({ telemetry: { enabled: true, interval: 60 }, publish: (body) => published.push(body) });
+    checkAnswer = 'refuse';
+    const refused = await rejection(provision.provision(CREDENTIALS));
+    checkAnswer = 'accept';
+    await provision.provision(CREDENTIALS);
+    server.use(http.post(`${CONTROLLER}/api/routers/:id/telemetry`, () => HttpResponse.json({ message: 'down' }, { status: 503 }), { once: true }));
+    // The first report is refused, its retry 5 s later delivered.
+    await seconds(65);
+    expect(reports).toHaveLength(1);
+    expect(published).toEqual([
+      { kind: 'controller.delivery', what: 'provisioning', success: false, error: refused.message },
+      { kind: 'controller.delivery', what: 'provisioning', success: true, error: null },
+      { kind: 'controller.delivery', what: 'telemetry', success: false, error: expect.stringContaining('503') },
+      { kind: 'controller.delivery', what: 'telemetry', success: true, error: null },
+    ]);
   });
 });

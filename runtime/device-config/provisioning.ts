@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ControllerClient } from '../controller/client.ts';
+import type { PublishEvent } from '../events/buffer.ts';
 import { telemetrySender } from '../controller/telemetry.ts';
 import { removeInterruptedWritesOnce, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
@@ -115,6 +116,8 @@ export interface ProvisioningOptions {
   queueSize?: number;
   /** The clock, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
+  /** Where each delivery to the controller goes as a `controller.delivery` event: the check of credentials, each telemetry report. */
+  publish?: PublishEvent;
 }
 
 /** Provisioning as the runtime and the emulator hold it: the Device facet, and what the lead wires. */
@@ -147,6 +150,8 @@ export interface ProvisioningService extends Provisioning {
  * too). `httpConnected` is whether the last exchange with the stored controller worked: the check that
  * stored the credentials, or a telemetry delivery since; a refused or failed check of other credentials
  * changes nothing, the status included. Telemetry runs while provisioned and `telemetry.enabled`.
+ * Each check of credentials and each telemetry delivery attempt (not one a stop aborted) is published
+ * as a `controller.delivery` event, with the reason of a failure.
  *
  * @example
  * const service = provisioning({ store: fileProvisionStore(file), client: controllerClient(), report: () => telemetryReport(device) });
@@ -171,14 +176,20 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
       stored === null ? Promise.reject(new Error('the device is not provisioned')) : options.client.sendReport(stored, report, signal),
     queueSize: options.queueSize,
     now,
-    onAttempt: (delivered) => {
-      httpConnected = delivered;
+    onAttempt: (error) => {
+      httpConnected = error === null;
+      delivered('telemetry', error);
     },
   });
 
   function applyTelemetry(): void {
     if (loaded && !stopped && stored !== null && settings.enabled) sender.start(settings.interval);
     else sender.stop();
+  }
+
+  /** Publishes how a delivery to the controller went. */
+  function delivered(what: 'provisioning' | 'telemetry', error: string | null): void {
+    options.publish?.({ kind: 'controller.delivery', what, success: error === null, error });
   }
 
   let loadError: { error: unknown } | null = null;
@@ -234,7 +245,11 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
     async provision(credentials) {
       await whenLoaded();
       const started = generation;
-      await options.client.check(credentials);
+      await options.client.check(credentials).catch((error: unknown) => {
+        delivered('provisioning', error instanceof Error ? error.message : String(error));
+        throw error;
+      });
+      delivered('provisioning', null);
       await exclusive(async () => {
         if (started !== generation) throw cleared();
         const { routerId, apitoken, pdserver, wampRouter } = credentials;

@@ -2,6 +2,7 @@ import type { Device } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { HostChutes, HostChutesOptions } from '../chutes/host-chutes.ts';
 import type { ConfigFacetOptions, ConfigFacets } from '../device-config/index.ts';
+import type { PublishEvent } from '../events/buffer.ts';
 
 /** What the host Device's facets share: where its state is, its chutes, the engine's socket, the bundles it loads on first use. */
 export interface HostParts {
@@ -18,6 +19,8 @@ export interface HostParts {
   chutesOnEngine: () => Promise<HostChutes | null>;
   /** The device configuration, from its bundle. */
   config: DeviceConfig;
+  /** Reports the device's events. */
+  publish: PublishEvent;
 }
 
 /** The engine client: the chute-lifecycle bundle (dist/chute-lifecycle.mjs), loaded on first use; null when it cannot be loaded. */

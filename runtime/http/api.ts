@@ -45,6 +45,12 @@ export const DAEMON_LOGS_PATH = '/api/v1/logs';
 /** ParaDrop's websocket of the daemon's log, which `pdtools node watch-logs` opens; served as `HOSTAPD_CONTROL_PATH` is. */
 export const PARADROP_LOGS_PATH = '/ws/paradrop_logs';
 
+/** The device's events as Server-Sent Events: runtime/http/event-stream.ts, a bundle of its own loaded on the first request. */
+export const EVENTS_PATH = '/api/v1/events';
+
+/** The events streams open on each app, each by what ends it: `listen` ends them when it stops. */
+export const openEventStreams = new WeakMap<Hono, Set<() => void>>();
+
 export interface ApiOptions {
   device: Device;
   /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
@@ -57,6 +63,8 @@ export interface ApiOptions {
   uploadLimit?: number;
   /** Serves the chutes' web pages at `/chutes/<chute>/` (`chuteWeb`), as a device does; off in the emulator, whose chutes run nothing. */
   chuteWeb?: boolean;
+  /** At most this many clients follow `EVENTS_PATH` at once (`--events-clients`); default `DEFAULT_EVENT_CLIENTS`. */
+  eventClients?: number;
   /** Told of every request the app answered (the request log, the request metrics); none by default. */
   answered?: (request: AnsweredRequest) => void;
   /** The requests counted so far (`requestCounter`, runtime/http/request-counts.ts), which `GET /metrics` exposes; none by default. */
@@ -89,8 +97,9 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
 
 /**
  * The HTTP API: every function of `functions` on its route (its path and aliases), with CORS, the
- * auth policy and a body limit (the upload limit for a route's `upload` media types), the websockets, the hostapd
- * control (`HOSTAPD_CONTROL_PATH`) and the change stream (`CHANGE_STREAM_PATH`), and ParaDrop's chute log websockets (`CHUTE_LOG_SOCKET_PATHS`), upgraded by
+ * auth policy and a body limit (the upload limit for a route's `upload` media types), the events stream
+ * (`EVENTS_PATH`), the websockets, the hostapd control (`HOSTAPD_CONTROL_PATH`) and the change stream
+ * (`CHANGE_STREAM_PATH`), and ParaDrop's chute log websockets (`CHUTE_LOG_SOCKET_PATHS`), upgraded by
  * `listen`, a chute's log, streamed (`CHUTE_LOGS_PATH`), Prometheus' scrape (`METRICS_PATH`) and, with `logs`, the daemon's log
  * (`DAEMON_LOGS_PATH`, `PARADROP_LOGS_PATH`), behind the same auth policy. A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
@@ -196,8 +205,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   }
   /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
   const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, device);
-  // The routes answered by a bundle loaded on first use, behind the same auth policy: the websockets, the chute logs, the metrics and the daemon's log.
+  // The routes answered by a bundle loaded on first use, behind the same auth policy: the events stream, the websockets, the chute logs, the metrics and the daemon's log.
+  const events = { device, open: new Set<() => void>(), clients: options.eventClients, cors };
+  openEventStreams.set(app, events.open);
   const loaded: [string, (c: Context) => Promise<Response>][] = [
+    [EVENTS_PATH, async (c) => (await import('./event-stream.ts')).eventStream(c, events)],
     [HOSTAPD_CONTROL_PATH, socket('hostapdControl')],
     [CHANGE_STREAM_PATH, socket('changeStream')],
     [CHUTE_LOGS_PATH, async (c) => (await import('./chute-logs.ts')).chuteLogs(c, device, cors)],

@@ -1,12 +1,13 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { openEventStreams } from './api.ts';
 import { keepTickShape } from './tick-shape.ts';
 
 export interface Listening {
   /** Base URL with the real port, e.g. `http://127.0.0.1:41234`. */
   url: string;
-  /** Stops accepting connections and waits for open requests to finish, and for open websockets to close and stop what they started. */
+  /** Stops accepting connections, ends the events streams, and waits for open requests to finish, and for open websockets to close and stop what they started. */
   close(): Promise<void>;
 }
 
@@ -16,7 +17,7 @@ const CLOSE_GRACE_MS = 5000;
 /**
  * Serves an app over HTTP on @hono/node-server. Port 0 picks a free port. Upgrade requests (the
  * websockets) go to runtime/http/websocket.ts, a bundle of its own loaded on the first one, which
- * answers them with the app too; `close()` closes the websockets as well. A request Node's server
+ * answers them with the app too; `close()` ends the app's events streams and closes the websockets as well. A request Node's server
  * cannot read (a head over 16 KiB, a malformed one) gets a problem from runtime/http/client-error.ts,
  * loaded likewise, where Node would write a bare status line. The shape of Node's tick
  * objects is kept alive (`keepTickShape`), so that the server is as fast after an idle as before.
@@ -36,6 +37,7 @@ export function listen(app: Hono, address: { host: string; port: number }): Prom
       resolve({
         url: `http://${host}:${info.port}`,
         close: async () => {
+          for (const end of openEventStreams.get(app) ?? []) end();
           await Promise.all([websockets?.then((module) => module.closeUpgraded(server as Server)), close(server as Server)]);
         },
       });

@@ -2,6 +2,8 @@ import * as z from 'zod/mini';
 import { ChangeRequestSchema } from '../../functions/changes/schemas.ts';
 import { NDJSON } from '../../functions/chutes/logs.ts';
 import { ChuteLogsRequestSchema, ChuteRequestSchema, LogEntrySchema, NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
+import * as eventSchemas from '../../functions/events/schemas.ts';
+import { DEVICE_EVENT_KINDS, EVENT_ID, EVENTS_MISSED, EventsRequestSchema, StreamEventSchema } from '../../functions/events/schemas.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import type { Handler } from '../../functions/core/handler.ts';
 import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '../../functions/core/openapi/index.ts';
@@ -14,6 +16,7 @@ import {
   CHUTE_LOG_SOCKET_PATHS,
   CHUTE_LOGS_PATH,
   DAEMON_LOGS_PATH,
+  EVENTS_PATH,
   HOSTAPD_CONTROL_PATH,
   METRICS_PATH,
   PARADROP_LOGS_PATH,
@@ -22,8 +25,8 @@ import { LOGIN_PATH } from './auth.ts';
 
 /*
  * The API as one OpenAPI 3.1 document (functions/core/openapi/): every endpoint module as it
- * describes itself, and here what the HTTP layer answers itself, described once: the login, the
- * websockets, a chute's streamed log, Prometheus' scrape and how a client authenticates. The build writes it to dist/openapi.json and into the
+ * describes itself, and here what the HTTP layer answers itself, described once: the login, the events
+ * stream, the websockets, a chute's streamed log, Prometheus' scrape and how a client authenticates. The build writes it to dist/openapi.json and into the
  * bundle of GET /api/v1/openapi.json (esbuild.config.mjs); docs/decisions/0029-openapi-from-the-schemas.md.
  */
 
@@ -58,6 +61,27 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       },
     },
     problems: [400, 403, 413, 415, 422, 429],
+  },
+  {
+    name: 'events-events-get',
+    route: defineRoute(`GET ${EVENTS_PATH}`, "The device's events as they happen (Server-Sent Events)"),
+    request: EventsRequestSchema,
+    events: StreamEventSchema,
+    headers: {
+      'Last-Event-ID': {
+        description: "The id of the last event received: the stream first sends the events kept after it (a browser's EventSource sends it when it reconnects)",
+        schema: { type: 'string', pattern: EVENT_ID.source },
+      },
+    },
+    description:
+      'Each event is sent as `id: <id>`, `event: <kind>` and `data: <the event as JSON>`, after `retry:`; a comment every 15 s keeps the connection alive. ' +
+      `Kinds: ${DEVICE_EVENT_KINDS.map((kind) => `\`${kind}\``).join(', ')}. ` +
+      'The query filters them: `kind` (comma-separated or repeated; an unknown kind is a 422), `chute`, `network`. ' +
+      `A client that resumes (\`Last-Event-ID\`, or \`lastEventId\` in the query for one that cannot send headers; the header wins) gets the events kept after that id, ` +
+      `first \`${EVENTS_MISSED}\` when some have left the buffer (always sent, whatever the filters). ` +
+      'At most `--events-clients` clients at once (503 with `Retry-After` beyond); a client that falls too far behind is dropped. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda. See docs/api/events.md.',
+    problems: [400, 422, 503],
   },
   {
     name: 'networks-hostapd-control-ws',
@@ -202,7 +226,7 @@ export async function apiDocument(
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     operations: [...endpoints, ...HTTP_OPERATIONS],
-    schemaModules: [...schemaModules, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema, LogEntrySchema }],
+    schemaModules: [...schemaModules, eventSchemas, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema, LogEntrySchema }],
     securitySchemes: SECURITY_SCHEMES,
     ...(examples === undefined ? {} : { examples }),
   });

@@ -63,8 +63,8 @@ const HOSTAPD_READS = new Map<string, 'hostapdStatus' | 'hostapdConfig'>([
  * A chute's log read without following is read to its end and recorded (the last read of each
  * chute); one that follows is passed through unrecorded.
  * Of the accounts, the passwd database is recorded as the file a scenario serves it from
- * (`/etc/passwd`); keys, the host configuration, provisioning, settings and factory reset are passed
- * through unrecorded.
+ * (`/etc/passwd`); keys, the host configuration, provisioning, settings, factory reset and the events
+ * are passed through unrecorded.
  *
  * @example
  * const { device, recording } = recordingDevice(createHostDevice());
@@ -192,6 +192,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     provisioning: inner.provisioning,
     settings: () => inner.settings(),
     factoryReset: () => inner.factoryReset(),
+    followEvents: (listener, after) => inner.followEvents(listener, after),
     network(target) {
       const host = inner.network(target);
       const id = JSON.stringify([target.chute, target.network]);

@@ -21,6 +21,7 @@ import type {
 import { memoryChangeLog } from '../../runtime/changes/memory-log.ts';
 import { changeRunner } from '../../runtime/changes/runner.ts';
 import { telemetryReport } from '../../runtime/controller/telemetry.ts';
+import { eventBuffer, type PublishEvent } from '../../runtime/events/buffer.ts';
 import { everyAction } from './change-effects.ts';
 import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
 import { recordedNetworks } from '../../emulator/scenario/recorded-networks.ts';
@@ -100,7 +101,8 @@ export interface NetworkCall {
  * A Device held in memory; `calls` lists what handlers asked of chute networks, in order, and
  * `submitted` the change requests handlers queued (through the one change pipeline, where they stay
  * `queued`: nothing runs them), `loaded`
- * the image archives handlers loaded (their tags read from the archive's manifest.json).
+ * the image archives handlers loaded (their tags read from the archive's manifest.json);
+ * `publishEvent` reports an event as the device's sources would.
  */
 export type MemoryDevice = Device & {
   readonly calls: NetworkCall[];
@@ -108,13 +110,14 @@ export type MemoryDevice = Device & {
   readonly loaded: Uint8Array[];
   readonly hostConfig: ReturnType<typeof memoryHostConfig>;
   readonly provisioning: ScenarioProvisioning;
+  readonly publishEvent: PublishEvent;
 };
 
 /**
  * A Device held in memory, for handler tests on hand-written raw sources, composed of its five
- * facets: `memorySources`, `memoryNetworks`, `memoryChanges`, `memoryServices` and the emulator's
- * `recordedLogs` over `spec.logs`. State lives as long
- * as the device.
+ * facets: `memorySources`, `memoryNetworks`, `memoryChanges`, `memoryServices`, the emulator's
+ * `recordedLogs` over `spec.logs`, and its events (the runtime's `eventBuffer`, which the other facets
+ * publish to as the emulator's do). State lives as long as the device.
  *
  * @example
  * const device = memoryDevice({ files: { '/proc/uptime': '12.5 30.1\n' } });
@@ -122,15 +125,21 @@ export type MemoryDevice = Device & {
  */
 export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
   const sources = memorySources(spec);
-  const changes = memoryChanges(spec.changes, sources.now);
-  const services = memoryServices(spec, () => device, {
-    removeChutes: sources.removeChutes,
-    clearChanges: changes.clear,
-  });
+  const events = eventBuffer(sources.now);
+  const changes = memoryChanges(spec.changes, sources.now, events.publish);
+  const services = memoryServices(spec, () => device, { removeChutes: sources.removeChutes, clearChanges: changes.clear }, events.publish);
   const { removeChutes: _sources, ...sourceFacet } = sources;
   const { clear: _changes, ...changeFacet } = changes;
   const logs = recordedLogs({ read: async (chute) => spec.logs?.[chute] ?? [], device: sourceFacet });
-  const device: MemoryDevice = { ...sourceFacet, ...memoryNetworks(spec.networks), ...changeFacet, ...services, ...logs };
+  const device: MemoryDevice = {
+    ...sourceFacet,
+    ...memoryNetworks(spec.networks, events.publish),
+    ...changeFacet,
+    ...services,
+    ...logs,
+    followEvents: events.followEvents,
+    publishEvent: events.publish,
+  };
   return device;
 }
 
@@ -199,9 +208,9 @@ export function memorySources(spec: MemoryDeviceSpec): DeviceSources & { removeC
  * as in the emulator. On top of it, `calls` lists every call in order (before it answers), and each
  * network's `fails` and `hostapdReplies` answer instead of the recordings.
  */
-export function memoryNetworks(networks: Record<string, MemoryNetwork> = {}): DeviceNetworks & { readonly calls: NetworkCall[] } {
+export function memoryNetworks(networks: Record<string, MemoryNetwork> = {}, publish?: PublishEvent): DeviceNetworks & { readonly calls: NetworkCall[] } {
   const calls: NetworkCall[] = [];
-  const recorded = recordedNetworks(async ({ chute, network }, recording) => networks[`${chute}/${network}`]?.[recording] ?? null);
+  const recorded = recordedNetworks(async ({ chute, network }, recording) => networks[`${chute}/${network}`]?.[recording] ?? null, undefined, publish);
   return {
     calls,
     network(target) {
@@ -252,12 +261,17 @@ export function memoryNetworks(networks: Record<string, MemoryNetwork> = {}): De
  * here lets them run. `submitted` lists the requests in order; `clear` empties the log (the factory
  * reset's part).
  */
-export function memoryChanges(known: ChangeRecord[] | undefined, now: () => number): DeviceChanges & { readonly submitted: ChangeRequest[]; clear(): void } {
+export function memoryChanges(
+  known: ChangeRecord[] | undefined,
+  now: () => number,
+  publish?: PublishEvent,
+): DeviceChanges & { readonly submitted: ChangeRequest[]; clear(): void } {
   const submitted: ChangeRequest[] = [];
   const changeLog = memoryChangeLog(known);
   const changes = changeRunner({
     openLog: async () => changeLog,
     now,
+    publish,
     effects: everyAction(async () => {}),
     turn: () => new Promise<void>(() => {}),
   });
@@ -283,12 +297,14 @@ export function memoryServices(
   spec: MemoryDeviceSpec,
   device: () => Device,
   reset: { removeChutes(): void; clearChanges(): void },
+  publish?: PublishEvent,
 ): DeviceServices & Pick<MemoryDevice, 'hostConfig' | 'provisioning' | 'loaded'> {
   const loaded: Uint8Array[] = [];
-  const provisioning = scenarioProvisioning({ report: () => telemetryReport(device()), ...spec.provisioning });
+  const provisioning = scenarioProvisioning({ report: () => telemetryReport(device()), publish, ...spec.provisioning });
   const hostConfig = memoryHostConfig({
     chutes: { chuteNames: () => device().chuteNames(), chute: (name) => device().chute(name) },
     generate: () => generateHostConfig(device()),
+    publish,
     ...spec.hostConfig,
   });
   return {

@@ -210,6 +210,29 @@ describe('openApiDocument', () => {
     expect(Object.keys(get.responses as object)).toEqual(['101', '400', '401', '403', '404', '426', '429', '500', 'default']);
   });
 
+  it('describes a stream of Server-Sent Events: a text/event-stream 200 whose events its schema names, the headers it reads, a 503 with Retry-After', () => {
+    const ThingEventSchema = z.strictObject({ kind: z.literal('thing.changed'), id: z.int() });
+    const lastEventId = { description: 'The id of the last event received', schema: { type: 'string', pattern: '^[0-9]+$' } };
+    const stream: DescribedOperation = {
+      name: 'things-events-get',
+      route: defineRoute('GET /api/v1/things/events', 'The things as they change'),
+      request: z.object({ params: z.object({}), query: z.object({ thing: z.optional(ThingParamSchema) }), body: z.undefined() }),
+      events: ThingEventSchema,
+      headers: { 'Last-Event-ID': lastEventId },
+      problems: [400, 503],
+    };
+    const streamed = openApiDocument({ info: { title: 'things', version: '1.0.0' }, operations: [stream], schemaModules: [{ ThingEventSchema }] });
+    const get = streamed.paths['/api/v1/things/events']!.get!;
+    expect(get.parameters).toEqual([
+      { name: 'thing', in: 'query', required: false, schema: { type: 'string', pattern: '^[a-z]+$' } },
+      { name: 'Last-Event-ID', in: 'header', required: false, ...lastEventId },
+    ]);
+    expect(get.responses).toMatchObject({ 200: { description: 'The things as they change', content: { 'text/event-stream': { schema: ref('ThingEvent') } } } });
+    expect(Object.keys(get.responses as object)).toEqual(['200', '400', '500', '503', 'default']);
+    expect(streamed.components.schemas.ThingEvent).toMatchObject({ properties: { kind: { const: 'thing.changed' } } });
+    expect(streamed.components.responses.ServiceUnavailable).toMatchObject({ headers: { 'Retry-After': { schema: { type: 'integer' } } } });
+  });
+
   it("describes an alias as the route's operation, under an operationId of its own", () => {
     const alias = document.paths['/api/v1/thing/{thing}']!.get!;
     expect(alias).toMatchObject({

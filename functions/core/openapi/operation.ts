@@ -26,6 +26,7 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
     parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
   }
   if (op.websocket) parameters.push({ name: 'Upgrade', in: 'header', required: true, schema: { type: 'string', enum: ['websocket'] } });
+  for (const [name, header] of Object.entries(op.headers ?? {})) parameters.push({ name, in: 'header', required: false, ...header });
   const conditional = isConditional(op);
   if (conditional) parameters.push(IF_NONE_MATCH);
   const requestBody = body(op, shape?.body, names);
@@ -44,6 +45,7 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
   if (op.textAnswer !== undefined) {
     answers['200'] = { description: op.route.summary, content: Object.fromEntries(op.textAnswer.map((type) => [type, { schema: { type: 'string' } }])) };
   }
+  if (op.events !== undefined) answers['200'] = { description: op.route.summary, content: { 'text/event-stream': { schema: names.ref(op.events) } } };
   if (conditional) answers['304'] = NOT_MODIFIED_REF;
   for (const [status, answer] of Object.entries(op.answers ?? {})) {
     answers[status] = {

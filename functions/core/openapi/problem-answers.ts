@@ -72,8 +72,9 @@ export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; hea
   },
   500: { description: 'The server failed; its log says why, the answer never does' },
   503: {
-    description: 'Too many clients follow already; ask again later',
-    headers: { 'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer' } } },
+    description:
+      'Unavailable for now: a tool, a control socket or the container engine is missing, or the events stream serves as many clients as it may (with `Retry-After`)',
+    headers: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } },
   },
 };
 

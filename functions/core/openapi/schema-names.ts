@@ -18,7 +18,7 @@ export interface SchemaNames {
 
 /**
  * The names of the schemas: the `<Name>Schema` exports of `options.schemaModules`, the problem's, then
- * one after its operation for each other schema an operation uses (a body, an answer). Schemas are
+ * one after its operation for each other schema an operation uses (a body, an answer, an event). Schemas are
  * converted as a request is checked against them (zod's `input`): what a schema accepts, the
  * document accepts.
  */
@@ -42,6 +42,7 @@ export function schemaNames(options: OpenApiOptions): SchemaNames {
     const requestBody = objectShape(op.request)?.body;
     if (requestBody !== undefined && requestBody._zod.def.type !== 'undefined') name(requestBody, `${stem}Body`);
     if (op.response !== undefined) name(op.response, `${stem}Answer`);
+    if (op.events !== undefined) name(op.events, `${stem}Event`);
     for (const [status, answer] of Object.entries(op.answers ?? {})) name(answer.schema, `${stem}Answer${status}`);
   }
   return {

@@ -43,6 +43,13 @@ export interface DescribedOperation {
   public?: boolean;
   /** A websocket: answered `101 Switching Protocols` to an upgrade request. */
   websocket?: boolean;
+  /**
+   * A stream of Server-Sent Events: the 200 is `text/event-stream`, and this schema is what each
+   * event's `data:` holds, as JSON (what OpenAPI 3.2 calls the `itemSchema` of a sequential media type).
+   */
+  events?: Schema;
+  /** Request headers it reads besides the credentials, as OpenAPI Parameter Objects without `name` and `in`, by name. */
+  headers?: Readonly<Record<string, Json>>;
   /** Answers besides the 200 and the problems, by status: the login's 401 `{ username, success: false }`. */
   answers?: Readonly<Record<number, DescribedAnswer>>;
   /**

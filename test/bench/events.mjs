@@ -1,0 +1,179 @@
+// npm run bench, after the HTTP rounds: the memory of `chutebox emulate` while 32 clients follow
+// GET /api/v1/events and changes and station disconnections make events, for 10 minutes: its VmRSS
+// every 30 s, the last against the first (goal ≤ 1.05×: flat). The emulator runs as its own
+// process, stopped by pid at the end; its temp dir is removed (also on an error or Ctrl-C).
+//
+// usage: node test/bench/events.mjs [--minutes M] [--clients N]
+//   --minutes M  how long the clients follow the events (default 10, or CHUTEBOX_BENCH_EVENTS_MINUTES;
+//                fractions allowed: 1 for a quick look)
+//   --clients N  how many clients follow them (default 32)
+// Figures are written to test/bench/results/events/<ISO timestamp>.json; the previous file's ratio is
+// printed beside this run's.
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { chuteboxCommand, cleanUp, cleanUpOnSignals, interrupted, root, rss, startServer, tempDir } from './http-procs.mjs';
+import { goal, mb, printTable, verdict } from './http-report.mjs';
+import { printRatios } from './http-rounds.mjs';
+
+/** How often the emulator's VmRSS is read. */
+const SAMPLE_MS = 30_000;
+/** How often a chute is restarted (each restart makes seven events), alternating between the two chutes. */
+const RESTART_MS = 250;
+/** How often a station is disconnected and the emulator's state reset (its stations back). */
+const STATION_MS = 10_000;
+
+const resultsDir = path.join(root, 'test/bench/results/events');
+
+/** The options of the command line. */
+function options() {
+  const { values } = parseArgs({ options: { minutes: { type: 'string' }, clients: { type: 'string' } } });
+  const minutes = Number(values.minutes ?? process.env.CHUTEBOX_BENCH_EVENTS_MINUTES ?? 10);
+  const clients = Number(values.clients ?? 32);
+  if (!(minutes > 0)) throw new Error(`--minutes takes a number of minutes above 0, not ${values.minutes}`);
+  if (!Number.isInteger(clients) || clients < 1 || clients > 64) throw new Error(`--clients takes a whole number from 1 to 64, not ${values.clients}`);
+  return { minutes, clients };
+}
+
+/** A client that follows the events and counts what it gets; `ended` says whether the stream ended before it closed it. */
+async function follow(url) {
+  const abort = new AbortController();
+  const res = await fetch(`${url}/api/v1/events`, { signal: abort.signal });
+  if (res.status !== 200) throw new Error(`GET /api/v1/events answered ${res.status}: ${await res.text()}`);
+  const client = { events: 0, bytes: 0, ended: false, close: () => abort.abort() };
+  const decoder = new TextDecoder();
+  let rest = '';
+  void (async () => {
+    try {
+      for await (const chunk of res.body) {
+        client.bytes += chunk.byteLength;
+        const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+        rest = lines.pop();
+        client.events += lines.filter((line) => line.startsWith('event: ')).length;
+      }
+      client.ended = true;
+    } catch {
+      client.ended = !abort.signal.aborted;
+    }
+  })();
+  return client;
+}
+
+/** Makes events until `signal` aborts: a restart every `RESTART_MS`, a station disconnected (then the state reset) every `STATION_MS`. */
+async function makeEvents(url, signal, counts) {
+  const post = async (method, endpoint) => {
+    const res = await fetch(`${url}${endpoint}`, { method, signal });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${method} ${endpoint} answered ${res.status}`);
+  };
+  let lastStation = performance.now();
+  for (let i = 0; !signal.aborted; i++) {
+    try {
+      await post('POST', `/api/v1/chutes/${i % 2 === 0 ? 'hotspot' : 'hello-world'}/restart`);
+      counts.restarts++;
+      if (performance.now() - lastStation >= STATION_MS) {
+        lastStation = performance.now();
+        const stations = await (await fetch(`${url}/api/v1/chutes/hotspot/networks/guest/stations`, { signal })).json();
+        await post('DELETE', `/api/v1/chutes/hotspot/networks/guest/stations/${stations[0].mac_addr}`);
+        await post('POST', '/_chutebox/state/reset');
+        counts.stations++;
+      }
+      await sleep(RESTART_MS, undefined, { signal });
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    }
+  }
+}
+
+/** The newest results file written before this run, parsed, or undefined. */
+async function previousResults() {
+  const files = (await readdir(resultsDir).catch(() => [])).filter((name) => name.endsWith('.json')).sort();
+  const last = files.at(-1);
+  return last === undefined ? undefined : { file: last, ...JSON.parse(await readFile(path.join(resultsDir, last), 'utf8')) };
+}
+
+async function main() {
+  const opts = options();
+  cleanUpOnSignals();
+  const started = new Date();
+  const previous = await previousResults();
+  console.log(
+    `\nEvents bench: ${opts.clients} clients follow GET /api/v1/events of emulate --no-auth for ${opts.minutes} min while chutes restart ` +
+      `(every ${RESTART_MS} ms) and stations are disconnected (every ${STATION_MS / 1000} s); VmRSS every ${SAMPLE_MS / 1000} s`,
+  );
+  const dir = await tempDir('chutebox-bench-events-');
+  const settings = path.join(dir, 'settings');
+  await writeFile(settings, '');
+  const server = await startServer(
+    'emulate',
+    chuteboxCommand(['emulate', '--scenario', 'default', '--host', '127.0.0.1', '--port', '0', '--no-auth', '--change-delay', '20', '--settings', settings]),
+  );
+  const clients = await Promise.all(Array.from({ length: opts.clients }, () => follow(server.url)));
+  const stop = new AbortController();
+  const counts = { restarts: 0, stations: 0 };
+  const load = makeEvents(server.url, stop.signal, counts);
+  const samples = [];
+  const end = performance.now() + opts.minutes * 60_000;
+  try {
+    while (performance.now() < end) {
+      await Promise.race([sleep(Math.min(SAMPLE_MS, end - performance.now())), load]);
+      samples.push({ seconds: Math.round((opts.minutes * 60_000 - (end - performance.now())) / 1000), rss: await rss(server.pid) });
+      console.log(`  ${String(samples.at(-1).seconds).padStart(4)} s: VmRSS ${mb(samples.at(-1).rss)}, ${clients[0].events} events to each client`);
+    }
+  } finally {
+    stop.abort();
+    await load;
+  }
+  // The last events reach every client.
+  await sleep(1000);
+  const perClient = clients.map((client) => client.events);
+  const dropped = clients.filter((client) => client.ended).length;
+  for (const client of clients) client.close();
+  await server.stop();
+
+  const [first, last] = [samples[0], samples.at(-1)];
+  const g = goal('≤', 1.05);
+  const flat = last.rss / first.rss;
+  const ratios = {
+    flat: { label: `VmRSS at ${last.seconds} s ÷ at ${first.seconds} s`, rounds: [flat], median: flat, goal: g.text, verdict: verdict(flat, g) },
+  };
+  printTable(
+    ['events', 'restarts', 'stations', 'per client (min–max)', 'MB to each client', 'clients dropped'],
+    [
+      [
+        `${opts.clients} clients`,
+        String(counts.restarts),
+        String(counts.stations),
+        `${Math.min(...perClient)}–${Math.max(...perClient)}`,
+        (clients[0].bytes / 1024 / 1024).toFixed(1),
+        String(dropped),
+      ],
+    ],
+  );
+  printRatios(ratios, previous?.ratios);
+  const results = {
+    startedAt: started.toISOString(),
+    options: opts,
+    machine: { node: process.version, nproc: os.availableParallelism(), loadavg: os.loadavg() },
+    samples,
+    events: { restarts: counts.restarts, stations: counts.stations, perClient: { min: Math.min(...perClient), max: Math.max(...perClient) }, dropped },
+    ratios,
+    seconds: (Date.now() - started.getTime()) / 1000,
+  };
+  await mkdir(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${results.startedAt}.json`);
+  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\n${ratios.flat.verdict === 'met' ? '1 of 1 goal met' : '0 of 1 goal met'}; figures written to ${path.relative(root, file)}`);
+  if (dropped > 0 || Math.min(...perClient) !== Math.max(...perClient)) console.log('WARNING: a client was dropped or missed events');
+}
+
+try {
+  await main();
+} catch (error) {
+  if (!interrupted) console.error(error);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
