@@ -6,6 +6,7 @@ import type { ChangeLogBound } from './changes/bound.ts';
 import { resetGuard } from './changes/reset-guard.ts';
 import { chuteStore, JSON_FORMAT } from './chutes/store.ts';
 import { eventBuffer, type PublishEvent } from './events/buffer.ts';
+import type { EventSource } from './events/sources/index.ts';
 import { hostChanges } from './device/host-changes.ts';
 import { hostNetworks, networkTools } from './device/host-networks.ts';
 import { chutesOnEngine, deviceConfig, engineClient, loadedEngine, type HostParts } from './device/host-parts.ts';
@@ -108,6 +109,8 @@ export type HostDevice = Device & {
    * stored provisioning, pdconf rendered and applied, telemetry started when due) without waiting
    * for it: the device's information is served at once, and what reads the configuration waits (the
    * stored host configuration only for an update a crash cut short to be undone: `ConfigFacets.hostConfig`).
+   * Last, starts the host's sources of events (`startHostEventSources`: hostapd's stations, dnsmasq's
+   * leases, the engine's chute states) and waits for their first look; `close` stops them.
    */
   recover(): Promise<void>;
   /**
@@ -170,6 +173,8 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   /** The factory reset, from its bundle (dist/host-reset.mjs), loaded on the first one. */
   const reset = async () => (await import('./device/host-reset.ts')).hostFactoryReset(host, runner)();
   const { config } = host;
+  /** The host's sources of events (stations, leases, chute states), started by `recover`. */
+  let sources: Promise<EventSource> | undefined;
   const device: HostDevice = {
     ...hostSources({ socketPath, chutes, engine, settings: options.settings }),
     ...hostNetworks(tools),
@@ -180,9 +185,16 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     chuteLogs: async (chute, options) => (await loadedEngine(engine)).chuteLogs(socketPath, chute, options),
     followEvents: events.followEvents,
     publishEvent: events.publish,
-    recover: () => hostRecover(host, runner),
+    async recover() {
+      await hostRecover(host, runner);
+      // The real sources of events, from their bundle (dist/event-sources.mjs), once the chutes are repaired: what is there at start is no event.
+      sources ??= import('./events/sources/event-sources.entry.ts').then((bundle) =>
+        bundle.startHostEventSources({ stateDir, socketPath, chutes: device, network: device.network, engine }, events.publish),
+      );
+      await (await sources).ready;
+    },
     async close() {
-      await (await config.ifLoading()?.catch(() => undefined))?.close(runner.idle());
+      await Promise.all([sources?.then((started) => started.stop()), (await config.ifLoading()?.catch(() => undefined))?.close(runner.idle())]);
     },
   };
   return device;
