@@ -81,6 +81,27 @@ function nodeIn<T>(ns: string, script: string, args: string[], what: string): Pr
   });
 }
 
+/** One event of `GET /api/v1/events` as a client reads it: its kind and its JSON data. */
+interface StreamedEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The events of serve's stream at `url` (with `?lastEventId=0`: what the device kept too) read from
+ * inside namespace `ns` as `curl -N` would, until one of each of `kinds` came or 20 s passed.
+ */
+function eventsIn(ns: string, url: string, kinds: string[]): Promise<StreamedEvent[]> {
+  const script =
+    'const [url, kinds] = process.argv.slice(1); const wanted = kinds.split(","); let text = "";' +
+    'const done = () => { const events = text.split("\\n\\n").map((block) => ({ event: /^event: (.*)$/m.exec(block)?.[1], data: /^data: (.*)$/m.exec(block)?.[1] })).filter((e) => e.event && e.data).map((e) => ({ event: e.event, data: JSON.parse(e.data) }));' +
+    ' console.log(JSON.stringify(events)); process.exit(0); };' +
+    'setTimeout(done, 20000);' +
+    'fetch(url).then(async (r) => { const decoder = new TextDecoder(); for await (const chunk of r.body) { text += decoder.decode(chunk, { stream: true });' +
+    ' if (wanted.every((kind) => text.includes("event: " + kind + "\\n"))) done(); } }, (e) => { console.error(e); process.exit(1); });';
+  return nodeIn<StreamedEvent[]>(ns, script, [url, kinds.join(',')], `GET ${url}`);
+}
+
 describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a router namespace${skipped ? ` (skipped: ${unavailable})` : ''}`, () => {
   let dir: string;
   let stateDir: string;
@@ -207,8 +228,15 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     const script = path.join(dir, 'udhcpc.script');
     await writeFile(script, '#!/bin/sh\n[ "$1" = bound ] && busybox ip address add "$ip/$mask" dev "$interface"\nexit 0\n', { mode: 0o755 });
     namespaces!.exec(station, 'busybox', ['udhcpc', '-i', lab.b, '-f', '-n', '-q', '-t', '10', '-s', script, '-x', 'hostname:phone']);
-    const leases = (await call('GET', '/chutes/lab/networks/wifi/leases')).body;
+    const leases = (await call<{ ip_addr: string }[]>('GET', '/chutes/lab/networks/wifi/leases')).body;
     expect(leases).toEqual([expect.objectContaining({ hostname: 'phone', ip_addr: expect.stringMatching(/^10\.128\.0\.(10[0-9])$/) })]);
+    // The events stream told of both, from hostapd's control socket and dnsmasq's lease file.
+    const events = await eventsIn(router, `${server!.url}/api/v1/events?lastEventId=0&chute=lab`, ['station.connected', 'lease.added']);
+    expect(events).toContainEqual({ event: 'station.connected', data: expect.objectContaining({ chute: 'lab', network: 'wifi', mac: stationMac }) });
+    expect(events).toContainEqual({
+      event: 'lease.added',
+      data: expect.objectContaining({ chute: 'lab', network: 'wifi', hostname: 'phone', ip: leases[0]!.ip_addr }),
+    });
 
     // The chute has its own interface wlan0 with the chute's address, and the station reaches it.
     const [container] = await engine!.chuteContainers('lab');
@@ -279,6 +307,9 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
   it("stop removes the chute's daemons and interface; start makes them again", async () => {
     const { wifi } = (await call<CachedNetworks<'wifi'>>('GET', '/chutes/lab/cache')).body.networks;
     expect((await change('POST', '/chutes/lab/stop')).state).toBe('succeeded');
+    // The engine's event stream told of the stop.
+    const stopped = await eventsIn(router, `${server!.url}/api/v1/events?lastEventId=0&kind=chute.state&chute=lab`, ['chute.state']);
+    expect(stopped.at(-1)).toEqual({ event: 'chute.state', data: expect.objectContaining({ chute: 'lab', state: 'stopped', previous: 'running' }) });
     expect(await pidFiles()).toEqual([]);
     expect(await processesWith(`${wifi.hostInterface}.conf`)).toEqual([]);
     expect(links()).toBe(linksBefore);
