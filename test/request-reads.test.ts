@@ -39,20 +39,26 @@ describe.skipIf(skipped)('chutebox serve: what a request reads', () => {
     const hostConfig = await fetch(`${server.url}/api/v1/config/hostconfig`, { headers: { authorization: `Bearer ${token}` } });
     expect(hostConfig.status).toBe(200);
 
+    /**
+     * The state dir's files a request opened: not the network folders, which the event sources look
+     * for every 2 s until serve makes them (runtime/events/sources/folder-watch.ts), whatever the requests.
+     */
+    const networkFolders = new Set(['dnsmasq', 'hostapd'].map((name) => path.join(stateDir, 'networks', name)));
+    const ofStateDir = (files: string[]) => files.filter((file) => file.startsWith(stateDir) && !networkFolders.has(file));
     const unchanged = await traceFiles(server.child.pid!);
     for (let i = 0; i < 20; i++) {
       expect((await get(`Bearer ${token}`)).status).toBe(200);
       expect((await get(basic(PASSWORD))).status).toBe(200);
     }
     expect((await get(basic('wrong'))).status).toBe(401);
-    expect((await unchanged.stop()).filter((file) => file.startsWith(stateDir))).toEqual([]);
+    expect(ofStateDir(await unchanged.stop())).toEqual([]);
 
     // A new password file is read by the next request, and by that one only (and its folder watched again).
     expect(passwd('another password').status).toBe(0);
     const changed = await traceFiles(server.child.pid!);
     for (let i = 0; i < 5; i++) expect((await get(basic('another password'))).status).toBe(200);
     expect((await get(basic(PASSWORD))).status).toBe(401);
-    const read = (await changed.stop()).filter((file) => file.startsWith(stateDir));
+    const read = ofStateDir(await changed.stop());
     expect(read.filter((file) => file.endsWith('passwd.json')).length).toBeGreaterThan(0);
     expect(new Set(read)).toEqual(new Set([path.join(stateDir, 'auth'), path.join(stateDir, 'auth', 'passwd.json')]));
   });
