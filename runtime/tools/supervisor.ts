@@ -182,17 +182,18 @@ async function launch(spec: SupervisedSpec): Promise<Run & { logFile: string; lo
   let child: ChildProcess;
   let logStart: number;
   let spawned: Promise<NodeJS.ErrnoException | null>;
+  let exited: Promise<string>;
   try {
     logStart = (await log.stat()).size;
     child = spawn(file, args, { detached: true, stdio: ['ignore', log.fd, log.fd], windowsHide: true });
-    // Listened to before any await: 'spawn' or 'error' comes on the next tick.
+    // Listened to before any await: 'spawn' or 'error' comes on the next tick, and a program that fails at once exits during the next await.
     spawned = new Promise((resolve) => child.once('spawn', () => resolve(null)).once('error', resolve));
+    exited = new Promise<string>((resolve) =>
+      child.once('exit', (code, signal) => resolve(code !== null ? `exited with code ${code}` : `was ended by ${signal}`)),
+    );
   } finally {
     await log.close();
   }
-  const exited = new Promise<string>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code !== null ? `exited with code ${code}` : `was ended by ${signal}`)),
-  );
   const error = await spawned;
   if (error !== null) {
     const { code, message } = error;
