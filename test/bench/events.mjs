@@ -9,13 +9,13 @@
 //   --clients N  how many clients follow them (default 32)
 // Figures are written to test/bench/results/events/<ISO timestamp>.json; the previous file's ratio is
 // printed beside this run's.
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { chuteboxCommand, cleanUp, cleanUpOnSignals, interrupted, root, rss, startServer, tempDir } from './http-procs.mjs';
-import { goal, mb, printTable, verdict } from './http-report.mjs';
+import { goal, mb, previousResults, printTable, verdict, writeResults } from './http-report.mjs';
 import { printRatios } from './http-rounds.mjs';
 
 /** How often the emulator's VmRSS is read. */
@@ -87,18 +87,11 @@ async function makeEvents(url, signal, counts) {
   }
 }
 
-/** The newest results file written before this run, parsed, or undefined. */
-async function previousResults() {
-  const files = (await readdir(resultsDir).catch(() => [])).filter((name) => name.endsWith('.json')).sort();
-  const last = files.at(-1);
-  return last === undefined ? undefined : { file: last, ...JSON.parse(await readFile(path.join(resultsDir, last), 'utf8')) };
-}
-
 async function main() {
   const opts = options();
   cleanUpOnSignals();
   const started = new Date();
-  const previous = await previousResults();
+  const previous = await previousResults(resultsDir);
   console.log(
     `\nEvents bench: ${opts.clients} clients follow GET /api/v1/events of emulate --no-auth for ${opts.minutes} min while chutes restart ` +
       `(every ${RESTART_MS} ms) and stations are disconnected (every ${STATION_MS / 1000} s); VmRSS every ${SAMPLE_MS / 1000} s`,
@@ -162,10 +155,8 @@ async function main() {
     ratios,
     seconds: (Date.now() - started.getTime()) / 1000,
   };
-  await mkdir(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${results.startedAt}.json`);
-  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\n${ratios.flat.verdict === 'met' ? '1 of 1 goal met' : '0 of 1 goal met'}; figures written to ${path.relative(root, file)}`);
+  const file = await writeResults(results, resultsDir);
+  console.log(`\n${ratios.flat.verdict === 'met' ? '1 of 1 goal met' : '0 of 1 goal met'}; figures written to ${file}`);
   if (dropped > 0 || Math.min(...perClient) !== Math.max(...perClient)) console.log('WARNING: a client was dropped or missed events');
 }
 

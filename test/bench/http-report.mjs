@@ -42,26 +42,26 @@ export function printTable(header, rows) {
   for (const row of all.slice(1)) console.log(line(row));
 }
 
-/** The newest results file written before this run, parsed, or undefined. */
-export async function previousResults() {
+/** The newest results file written before this run in `dir` (default test/bench/results), parsed, or undefined. */
+export async function previousResults(dir = resultsDir) {
   let files;
   try {
-    files = (await readdir(resultsDir)).filter((name) => name.endsWith('.json')).sort();
+    files = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
   } catch {
     return undefined;
   }
   for (const name of files.reverse()) {
     try {
-      return { file: name, ...JSON.parse(await readFile(path.join(resultsDir, name), 'utf8')) };
+      return { file: name, ...JSON.parse(await readFile(path.join(dir, name), 'utf8')) };
     } catch {}
   }
   return undefined;
 }
 
-/** Writes this run's figures to test/bench/results/<ISO timestamp>.json; answers the path. */
-export async function writeResults(results) {
-  await mkdir(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${results.startedAt}.json`);
+/** Writes this run's figures to `dir` (default test/bench/results)/<ISO timestamp>.json; answers the path. */
+export async function writeResults(results, dir = resultsDir) {
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${results.startedAt}.json`);
   await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
   return path.relative(root, file);
 }
