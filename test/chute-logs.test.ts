@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nanoTime } from '../functions/chutes/logs.ts';
+import { nanoTime } from '../functions/core/logs.ts';
 import type { LogEntry } from '../functions/core/device/index.ts';
 import type { Problem } from '../functions/core/problem.ts';
 import { installChute } from './support/chute-state.ts';

@@ -116,11 +116,11 @@ describe('dist/openapi.json', () => {
     });
   });
 
-  it("describes a chute's log as newline-delimited JSON, each line a LogEntry, with its query and no ETag", () => {
+  it("describes a chute's log as newline-delimited JSON, each line a LogLine, with its query and no ETag", () => {
     const logs = document.paths['/api/v1/chutes/{chute}/logs']!.get! as Operation & { parameters: { name: string; in: string }[] };
     expect(logs.operationId).toBe('chutes-logs-get');
     expect(Object.keys(logs.responses['200']!.content!)).toEqual(['application/x-ndjson']);
-    expect(logs.responses['200']!.content!['application/x-ndjson']!.schema).toEqual({ $ref: '#/components/schemas/LogEntry' });
+    expect(logs.responses['200']!.content!['application/x-ndjson']!.schema).toEqual({ $ref: '#/components/schemas/LogLine' });
     expect(logs.parameters.map((p) => `${p.in} ${p.name}`)).toEqual([
       'path chute',
       'query follow',
@@ -130,7 +130,7 @@ describe('dist/openapi.json', () => {
       'query timestamps',
     ]);
     expect(Object.keys(logs.responses)).not.toContain('304');
-    const line = validatorOf({ $ref: '#/components/schemas/LogEntry' });
+    const line = validatorOf({ $ref: '#/components/schemas/LogLine' });
     expect(line({ time: '2025-11-21T10:00:12.775588093Z', stream: 'stderr', message: 'response:200' })).toBe(true);
     expect(line({ time: '2025-11-21T10:00:12Z', stream: 'console', message: 'x' })).toBe(false);
   });

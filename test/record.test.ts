@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { nanoTime } from '../functions/chutes/logs.ts';
+import { nanoTime } from '../functions/core/logs.ts';
 import { CHUTE_LABEL, type LogEntry } from '../functions/core/device/index.ts';
 import { deviceTime } from '../functions/info/device-time.ts';
 import type { Environment, Software, Telemetry } from '../functions/info/schemas.ts';

@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { nanoTime, readEntries } from '../../functions/chutes/logs.ts';
+import { nanoTime, readEntries } from '../../functions/core/logs.ts';
 import { CHUTE_LABEL, type LogEntry, type LogOptions } from '../../functions/core/device/index.ts';
 import { loadScenario } from './device.ts';
 import { FOLLOW_CHECK_MS, movedTime, recordedLogs, scenarioLogs } from './logs.ts';

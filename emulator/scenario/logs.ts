@@ -1,4 +1,4 @@
-import { nanoTime } from '../../functions/chutes/logs.ts';
+import { withinTimes } from '../../functions/core/logs.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import { CHUTE_NAME, type Device, type DeviceLogs, type LogEntry, type LogOptions } from '../../functions/core/device/index.ts';
 import { chuteLogFile, parseLogFile } from '../../runtime/scenario/format.ts';
@@ -81,11 +81,10 @@ interface Replay {
 
 /** Enqueues the lines of `query` as `recordedLogs` says, until the log ends or the reader cancels. */
 async function replay(lines: readonly LogEntry[], query: LogOptions, out: ReadableStreamDefaultController<LogEntry>, replay: Replay): Promise<void> {
-  const { since, until, tail } = query;
+  const { until, tail } = query;
   const times = lines.map((entry) => Date.parse(entry.time));
   const send = (i: number) => {
-    const time = nanoTime(lines[i]!.time);
-    if ((since === null || time >= since) && (until === null || time <= until)) out.enqueue(lines[i]!);
+    if (withinTimes(lines[i]!, query)) out.enqueue(lines[i]!);
   };
   /** The last millisecond `until` takes in. */
   const end = until === null ? Number.POSITIVE_INFINITY : Date.parse(until);

@@ -4,14 +4,13 @@ import type { StationRecord as ParsedStation } from '../parsers/iw-station.ts';
 import { SsidUpdateSchema } from '../networks/ssid-body.ts';
 import { ChuteInstallBodySchema, ChuteStartBodySchema } from './chute-body.ts';
 import { ChuteConfigSchema } from './chute-config.ts';
-import { ChuteLogsQuerySchema } from './logs.ts';
+import { LogQuerySchema } from '../core/logs.ts';
 import { MAC_ADDRESS, NETWORK_NAME } from './params.ts';
 import type { ChuteRecord as BuiltChuteRecord } from './chute-record.ts';
 import { CHUTE_STATES } from './state.ts';
 
 export { SsidUpdateSchema, type SsidUpdate } from '../networks/ssid-body.ts';
 export { ChuteInstallBodySchema, type ChuteInstallBody, ChuteStartBodySchema, type ChuteStartBody } from './chute-body.ts';
-export { ChuteLogsQuerySchema, LogEntrySchema } from './logs.ts';
 
 /*
  * The requests and responses of the /api/v1/chutes endpoints (ParaDrop's shapes).
@@ -30,8 +29,8 @@ export const ChuteListRequestSchema = z.object({ params: z.object({}), body: z.u
 /** The request of an endpoint on a chute: `<chute>` in the path, no body. */
 export const ChuteRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema }), body: z.undefined() });
 
-/** GET /api/v1/chutes/<chute>/logs: a chute name in the path, which lines in the query (`ChuteLogsQuerySchema`), no body. */
-export const ChuteLogsRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema }), query: ChuteLogsQuerySchema, body: z.undefined() });
+/** GET /api/v1/chutes/<chute>/logs: a chute name in the path, which lines in the query (`LogQuerySchema`), no body. */
+export const ChuteLogsRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema }), query: LogQuerySchema, body: z.undefined() });
 
 /** The request of an endpoint on one network of a chute, no body. */
 export const NetworkRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema, network: NetworkParamSchema }), body: z.undefined() });

@@ -1,70 +1,83 @@
 import { describe, expect, it } from 'vitest';
-import { entryLine, LogQuerySchema, selectEntries } from './logs.ts';
+import { logLine, logRequest, selectEntries } from './logs.ts';
 import { HttpProblem } from './problem.ts';
-import { validateQuery } from './validate.ts';
 
-const query = (fields: Record<string, string>) => validateQuery(LogQuerySchema, fields);
+const NOW = Date.parse('2026-11-21T12:00:00Z');
 
-/** The problem a query is answered with. */
-function refusal(fields: Record<string, string>): { status: number; errors: unknown } {
+/** The request read from the query of a log. */
+const read = (query: Record<string, string>) => logRequest(query, NOW);
+
+/** The problem a request is refused with. */
+function refusal(query: Record<string, string>): HttpProblem {
   try {
-    query(fields);
+    read(query);
   } catch (error) {
-    if (error instanceof HttpProblem) return { status: error.status, errors: error.errors };
-    throw error;
+    expect(error).toBeInstanceOf(HttpProblem);
+    return error as HttpProblem;
   }
-  throw new Error(`the query ${JSON.stringify(fields)} was taken`);
+  throw new Error(`${JSON.stringify(query)} was taken`);
 }
 
 describe('the query of a log', () => {
-  it('is every line, with timestamps, not followed, when nothing is asked', () => {
-    expect(query({})).toEqual({ follow: false, timestamps: true });
+  it('without one asks for the whole log, with timestamps, not following', () => {
+    expect(read({})).toEqual({ options: { follow: false, since: null, until: null, tail: null }, timestamps: true });
   });
 
-  it('reads follow and timestamps as true, false, 1 or 0, tail as a number or all, since and until as RFC 3339 or epoch seconds', () => {
-    expect(query({ follow: '1', timestamps: 'false', tail: '20', since: '2026-11-28T10:00:00Z', until: '1795867200.5' })).toEqual({
-      follow: true,
+  it('reads follow, tail and timestamps', () => {
+    expect(read({ follow: 'true', tail: '20', timestamps: '0' })).toEqual({
+      options: { follow: true, since: null, until: null, tail: 20 },
       timestamps: false,
-      tail: 20,
-      since: Date.parse('2026-11-28T10:00:00Z'),
-      until: 1795867200500,
     });
-    expect(query({ follow: 'true', tail: 'all', since: '2026-11-28T11:00:00.250+01:00' })).toEqual({
-      follow: true,
-      timestamps: true,
-      since: Date.parse('2026-11-28T10:00:00.250Z'),
-    });
+    expect(read({ follow: '1', tail: 'all', timestamps: 'false' }).options).toMatchObject({ follow: true, tail: null });
   });
 
-  it('answers 400 naming query.tail, query.since or query.until when it is not of its form', () => {
-    expect(refusal({ tail: 'ten' })).toEqual({ status: 400, errors: [{ path: 'query.tail', message: 'must be a whole number of lines or all' }] });
-    expect(refusal({ since: 'yesterday' }).status).toBe(400);
-    expect(refusal({ until: '2026-11-28 10:00' })).toMatchObject({ status: 400, errors: [{ path: 'query.until' }] });
+  it('reads a time as RFC 3339 (any offset), as seconds since the epoch, or as a time before the request, to the nanosecond', () => {
+    expect(read({ since: '2026-11-21T13:30:00.250+02:00' }).options.since).toBe('2026-11-21T11:30:00.250000000Z');
+    expect(read({ since: '2026-11-21T11:30:00Z', until: '2026-11-21T11:30:00.123456789Z' }).options).toMatchObject({
+      since: '2026-11-21T11:30:00.000000000Z',
+      until: '2026-11-21T11:30:00.123456789Z',
+    });
+    expect(read({ since: '1795262400.000000007' }).options.since).toBe('2026-11-21T12:00:00.000000007Z');
+    expect(read({ since: '90s', until: '1m' }).options).toMatchObject({ since: '2026-11-21T11:58:30.000000000Z', until: '2026-11-21T11:59:00.000000000Z' });
+    expect(read({ since: '2h' }).options.since).toBe('2026-11-21T10:00:00.000000000Z');
   });
 
-  it('answers 422 naming the parameter for a value of its form that breaks a rule', () => {
-    expect(refusal({ follow: 'maybe' })).toEqual({ status: 422, errors: [{ path: 'query.follow', message: 'must be true, false, 1 or 0' }] });
-    expect(refusal({ timestamps: 'yes' })).toMatchObject({ status: 422, errors: [{ path: 'query.timestamps' }] });
-    expect(refusal({ tail: '9999999' })).toEqual({ status: 422, errors: [{ path: 'query.tail', message: 'must be at most 1000000' }] });
-    expect(refusal({ since: '2026-13-01T10:00:00Z' })).toEqual({ status: 422, errors: [{ path: 'query.since', message: 'is not a time that exists' }] });
-    expect(refusal({ since: '200', until: '100' })).toEqual({ status: 422, errors: [{ path: 'query.until', message: 'must be after since' }] });
+  it('refuses a malformed parameter with 400 naming it, and every malformed one at once', () => {
+    const problem = refusal({ follow: 'yes', tail: '-1', since: 'yesterday', until: '2026-11-21 12:00' });
+    expect(problem.status).toBe(400);
+    expect(problem.errors?.map((error) => error.path).sort()).toEqual(['query.follow', 'query.since', 'query.tail', 'query.until']);
+  });
+
+  it('refuses a date that is not in the calendar, and until before since, with 422 naming it', () => {
+    expect(refusal({ since: '2026-02-30T00:00:00Z' })).toMatchObject({
+      status: 422,
+      errors: [{ path: 'query.since', message: 'is not a date of the calendar' }],
+    });
+    expect(refusal({ since: '2026-11-21T11:30:00.000000002Z', until: '2026-11-21T11:30:00.000000001Z' })).toMatchObject({ status: 422 });
+    expect(refusal({ since: '10m', until: '1h' })).toMatchObject({ status: 422, errors: [{ path: 'query.until', message: 'must not be before since' }] });
   });
 });
 
 describe('the lines a query selects', () => {
-  const lines = [1000, 2000, 3000, 4000].map((ms) => ({ ms, time: new Date(ms).toISOString(), stream: 'stdout' as const, message: `at ${ms}` }));
+  const lines = [1000, 2000, 3000, 4000].map((ms) => ({ time: new Date(ms).toISOString(), stream: 'stdout' as const, message: `at ${ms}` }));
   const messages = (selected: { message: string }[]) => selected.map((line) => line.message);
+  const select = (query: Record<string, string>) => messages(selectEntries(lines, read(query).options));
 
-  it('are those at or after since and before until, then the last tail of them', () => {
-    expect(messages(selectEntries(lines, {}))).toEqual(['at 1000', 'at 2000', 'at 3000', 'at 4000']);
-    expect(messages(selectEntries(lines, { since: 2000, until: 4000 }))).toEqual(['at 2000', 'at 3000']);
-    expect(messages(selectEntries(lines, { since: 2000, tail: 1 }))).toEqual(['at 4000']);
-    expect(messages(selectEntries(lines, { tail: 0 }))).toEqual([]);
-    expect(messages(selectEntries(lines, { tail: 10 }))).toHaveLength(4);
+  it('are the last tail lines of the log, then those from since to until, both included', () => {
+    expect(select({})).toEqual(['at 1000', 'at 2000', 'at 3000', 'at 4000']);
+    expect(select({ since: '2', until: '3' })).toEqual(['at 2000', 'at 3000']);
+    expect(select({ since: '2', tail: '1' })).toEqual(['at 4000']);
+    expect(select({ since: '4', tail: '2' })).toEqual(['at 4000']);
+    expect(select({ until: '2', tail: '2' })).toEqual([]);
+    expect(select({ tail: '0' })).toEqual([]);
+    expect(select({ tail: '10' })).toHaveLength(4);
   });
+});
 
-  it('are sent as one JSON object a line, without time when timestamps is false', () => {
-    expect(entryLine(lines[0]!, true)).toBe('{"time":"1970-01-01T00:00:01.000Z","stream":"stdout","message":"at 1000"}\n');
-    expect(entryLine(lines[0]!, false)).toBe('{"stream":"stdout","message":"at 1000"}\n');
+describe('a line of the answer', () => {
+  it('is the entry as JSON and a newline, without its time when no timestamps were asked for', () => {
+    const entry = { time: '2026-11-21T12:00:01.123456789Z', stream: 'stderr' as const, message: 'a "quoted" café' };
+    expect(logLine(entry, true)).toBe('{"time":"2026-11-21T12:00:01.123456789Z","stream":"stderr","message":"a \\"quoted\\" café"}\n');
+    expect(logLine(entry, false)).toBe('{"stream":"stderr","message":"a \\"quoted\\" café"}\n');
   });
 });

@@ -1,103 +1,176 @@
 /**
- * Log lines as the API streams them (newline-delimited JSON, one `LogEntry` a line) and the query
- * that selects them: `follow`, `since`, `until`, `tail`, `timestamps`, as `docker logs` takes them.
- * Shared by every log the API serves (the daemon's own, `GET /api/v1/logs`).
+ * Logs as the API serves them, one place for every log (a chute's, `GET /api/v1/chutes/<chute>/logs`,
+ * and the daemon's own, `GET /api/v1/logs`): each line a `LogEntry` in newline-delimited JSON, and
+ * the query that selects them (`follow`, `since`, `until`, `tail`, `timestamps`, as `docker logs`
+ * takes them). See docs/api/logs.md.
  */
 import * as z from 'zod/mini';
+import type { LogEntry, LogOptions, LogTime } from './device/logs.ts';
+import { validateQuery } from './validate.ts';
+import { invalidInput } from './violations.ts';
 
-/** One line of a log: when it was written (ISO 8601), to which stream, and its text without the newline. */
-export interface LogEntry {
-  time: string;
-  stream: 'stdout' | 'stderr';
-  message: string;
-}
+export type { LogEntry, LogOptions, LogStream, LogTime } from './device/logs.ts';
 
-/** A line as the API sends it: a `LogEntry`, without `time` when the query asked for `timestamps=false`. */
-export const LogEntrySchema = z.strictObject({
-  time: z.optional(z.iso.datetime()),
-  stream: z.enum(['stdout', 'stderr']),
-  message: z.string(),
-});
-
-/** The media type of a log as the API streams it. */
+/** The media type of a log as the API streams it: one JSON document per line. */
 export const LOG_MEDIA_TYPE = 'application/x-ndjson';
 
-/** The most lines `tail` may ask for. */
-export const MOST_TAIL_LINES = 1_000_000;
+/** One line of a log as kept: a scenario's `chutes/<chute>/logs` holds one per line. */
+export const LogEntrySchema = z.strictObject({
+  time: z.iso.datetime(),
+  stream: z.enum(['stdout', 'stderr']),
+  message: z.string(),
+}) satisfies z.ZodMiniType<LogEntry>;
 
-/** `true`, `false`, `1` or `0`, as a boolean; `fallback` when left out. */
-const flag = (fallback: boolean) =>
-  z._default(
-    z.pipe(
-      z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' }),
-      z.transform((text) => text === 'true' || text === '1'),
+/** One line of a log as the API sends it: a `LogEntry`, without `time` when the query asked for `timestamps=false`. */
+export const LogLineSchema = z.strictObject({ ...LogEntrySchema.shape, time: z.optional(z.iso.datetime()) });
+
+/** A time of the query: RFC 3339 (any offset), seconds since the epoch, or a time ago (`10m`); each to the nanosecond at most. */
+const LOG_TIME = /^(?:(\d{1,11})(?:\.(\d{1,9}))?|\d{1,6}[smh]|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d))$/;
+
+/** Milliseconds in a second, a minute and an hour: the units of a time ago. */
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A time of the query as read: a moment, or how many milliseconds before the request. */
+type QueryTime = { at: LogTime } | { ago: number };
+
+const CalendarTime = z.iso.datetime({ offset: true });
+
+const LogTimeSchema = z.pipe(
+  z
+    .string()
+    .check(
+      z.regex(LOG_TIME, { error: 'must be a time: RFC 3339 (2026-11-21T12:00:00Z), seconds since the epoch (1795262400.5) or a time ago (30s, 10m, 2h)' }),
     ),
-    fallback,
-  );
-
-/** A time in a URL: RFC 3339 (`2026-11-28T10:00:00Z`) or seconds since the epoch (`1795860000.5`). */
-const TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})|\d{1,12}(\.\d{1,9})?)$/;
-
-/** A time of the query, as milliseconds since the epoch: malformed text is a 400, a date that does not exist a 422. */
-const TimeSchema = z.pipe(
-  z.string().check(z.regex(TIME, { error: 'must be an RFC 3339 time such as 2026-11-28T10:00:00Z, or seconds since the epoch' })),
-  z.transform((text, payload) => {
-    const ms = /T/.test(text) ? Date.parse(text) : Number(text) * 1000;
-    if (!Number.isFinite(ms)) payload.issues.push({ code: 'custom', message: 'is not a time that exists', input: text });
-    return ms;
+  z.transform((text, context): QueryTime => {
+    const [, seconds, secondsFraction, date, dateFraction, offset] = LOG_TIME.exec(text)!;
+    if (seconds !== undefined) return { at: utcTime(Number(seconds) * 1000, secondsFraction) };
+    if (date === undefined) return { ago: Number(text.slice(0, -1)) * UNIT_MS[text.at(-1)!]! };
+    if (!CalendarTime.safeParse(text).success) context.issues.push({ code: 'custom', message: 'is not a date of the calendar', input: text });
+    return { at: utcTime(Date.parse(`${date}${offset}`), dateFraction) };
   }),
 );
 
-/**
- * The query of a log: `follow` (keep the answer open and send each new line; default false),
- * `since` and `until` (only lines written at or after `since` and before `until`; with `follow`, the
- * answer ends at `until`), `tail` (only the last N of those lines, or `all`, the default) and
- * `timestamps` (each line carries its `time`; default true).
- */
-export const LogQuerySchema = z
-  .object({
-    follow: flag(false),
-    since: z.optional(TimeSchema),
-    until: z.optional(TimeSchema),
-    tail: z.optional(
-      z.pipe(
-        z.string().check(z.regex(/^(\d{1,7}|all)$/, { error: 'must be a whole number of lines or all' })),
-        z.transform((text) => (text === 'all' ? undefined : Number(text))),
-      ),
-    ),
-    timestamps: flag(true),
-  })
-  .check(
-    z.superRefine((query, payload) => {
-      if (query.tail !== undefined && query.tail > MOST_TAIL_LINES) {
-        payload.issues.push({ code: 'custom', path: ['tail'], message: `must be at most ${MOST_TAIL_LINES}`, input: query.tail });
-      }
-      if (query.since !== undefined && query.until !== undefined && query.until <= query.since) {
-        payload.issues.push({ code: 'custom', path: ['until'], message: 'must be after since', input: query.until });
-      }
-    }),
-  );
-export type LogQuery = z.output<typeof LogQuerySchema>;
+const FlagSchema = z.pipe(
+  z.string().check(z.regex(/^(?:true|false|1|0)$/, { error: 'must be true, false, 1 or 0' })),
+  z.transform((text) => text === 'true' || text === '1'),
+);
 
 /**
- * The entries of `entries` (oldest first, each with a `ms` time) that `query` selects, before any
- * line to follow: those within `since` and `until`, then the last `tail` of them.
- *
- * @example
- * selectEntries([{ ms: 1, … }, { ms: 2, … }, { ms: 3, … }], { since: 2, tail: 1, … }) // [{ ms: 3, … }]
+ * The query of a log: `follow` (default false), `since` and `until` (times, both included), `tail`
+ * (a whole number of lines, counted before `since` and `until` apply, or `all`, the default) and
+ * `timestamps` (default true: each line has its `time`).
  */
-export function selectEntries<E extends { ms: number }>(entries: readonly E[], query: Pick<LogQuery, 'since' | 'until' | 'tail'>): E[] {
-  const within = entries.filter((entry) => (query.since === undefined || entry.ms >= query.since) && (query.until === undefined || entry.ms < query.until));
-  return query.tail === undefined ? within : within.slice(Math.max(within.length - query.tail, 0));
+export const LogQuerySchema = z.object({
+  follow: z._default(FlagSchema, false),
+  since: z.optional(LogTimeSchema),
+  until: z.optional(LogTimeSchema),
+  tail: z._default(
+    z.pipe(
+      z.string().check(z.regex(/^(?:all|[0-9]{1,15})$/, { error: 'must be a whole number of lines, or all' })),
+      z.transform((text) => (text === 'all' ? null : Number(text))),
+    ),
+    null,
+  ),
+  timestamps: z._default(FlagSchema, true),
+});
+
+/** What a request for a log asks for: which lines (`LogOptions`), and whether each carries its `time`. */
+export interface LogRequest {
+  options: LogOptions;
+  timestamps: boolean;
 }
 
 /**
- * One line of the NDJSON answer, with its newline: the entry, without `time` when `timestamps` is false.
+ * The query of a request for a log, read; a time ago is counted back from `now` (the device's clock,
+ * ms since the epoch).
+ *
+ * @throws HttpProblem 400 naming a malformed `query.<name>`; 422 naming `query.until` when it is
+ *   before `since`, or a time that is no date of the calendar.
+ * @example
+ * logRequest({ tail: '10', since: '1h' }, Date.UTC(2026, 10, 21, 12))
+ * // { options: { follow: false, since: '2026-11-21T11:00:00.000000000Z', until: null, tail: 10 }, timestamps: true }
+ */
+export function logRequest(query: Record<string, string>, now: number): LogRequest {
+  const read = validateQuery(LogQuerySchema, query);
+  const moment = (time: QueryTime | undefined) => (time === undefined ? null : 'at' in time ? time.at : nanoTime(new Date(now - time.ago).toISOString()));
+  const since = moment(read.since);
+  const until = moment(read.until);
+  if (since !== null && until !== null && until < since) throw invalidInput('the query', [{ path: 'query.until', message: 'must not be before since' }]);
+  return { options: { follow: read.follow, since, until, tail: read.tail }, timestamps: read.timestamps };
+}
+
+/**
+ * The entries of a log held in memory (oldest first) that `options` selects, before any line to
+ * follow: the last `tail` of them, then those within `since` and `until`, as the engine selects.
  *
  * @example
- * entryLine({ time: '2026-11-28T10:00:00.000Z', stream: 'stdout', message: 'hello' }, false) // '{"stream":"stdout","message":"hello"}\n'
+ * selectEntries(entries, { follow: false, since: null, until: null, tail: 1 }) // the last entry
  */
-export function entryLine(entry: LogEntry, timestamps: boolean): string {
-  const shown = timestamps ? { time: entry.time, stream: entry.stream, message: entry.message } : { stream: entry.stream, message: entry.message };
-  return `${JSON.stringify(shown)}\n`;
+export function selectEntries<E extends LogEntry>(entries: readonly E[], options: Omit<LogOptions, 'follow'>): E[] {
+  const last = options.tail === null ? entries : entries.slice(Math.max(entries.length - options.tail, 0));
+  return options.since === null && options.until === null ? [...last] : last.filter((entry) => withinTimes(entry, options));
+}
+
+/** Whether an entry was written within `since` and `until` (both included). */
+export function withinTimes(entry: LogEntry, options: Pick<LogOptions, 'since' | 'until'>): boolean {
+  const time = nanoTime(entry.time);
+  return (options.since === null || time >= options.since) && (options.until === null || time <= options.until);
+}
+
+/**
+ * A time in UTC written as `LogTime`: its fraction, as many digits as it has, cut or filled with
+ * zeros to nine.
+ *
+ * @example
+ * nanoTime('2026-11-21T12:00:01.5Z') // '2026-11-21T12:00:01.500000000Z'
+ * nanoTime('2026-11-21T12:00:01Z')   // '2026-11-21T12:00:01.000000000Z'
+ */
+export function nanoTime(time: string): LogTime {
+  return `${time.slice(0, 19)}.${(time.slice(20, -1) || '').padEnd(9, '0').slice(0, 9)}Z`;
+}
+
+/** Orders log lines by their times, to the nanosecond (`Array.prototype.sort` keeps lines of the same time as they were). */
+export function byLogTime(a: LogEntry, b: LogEntry): number {
+  const [x, y] = [nanoTime(a.time), nanoTime(b.time)];
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** A whole second (ms since the epoch, its own fraction dropped) and the fraction written after it, as a `LogTime`. */
+function utcTime(ms: number, fraction = ''): LogTime {
+  return nanoTime(`${new Date(ms).toISOString().slice(0, 19)}.${fraction}Z`);
+}
+
+/**
+ * One entry as a line of the answer: its JSON and a newline, without `time` when the request asked
+ * for no timestamps.
+ *
+ * @example
+ * logLine({ time: '2026-11-21T12:00:01.5Z', stream: 'stdout', message: 'ready' }, true) // '{"time":"2026-11-21T12:00:01.5Z","stream":"stdout","message":"ready"}\n'
+ * logLine({ time: '2026-11-21T12:00:01.5Z', stream: 'stdout', message: 'ready' }, false) // '{"stream":"stdout","message":"ready"}\n'
+ */
+export function logLine(entry: LogEntry, timestamps: boolean): string {
+  const { time, stream, message } = entry;
+  return `${JSON.stringify(timestamps ? { time, stream, message } : { stream, message })}\n`;
+}
+
+/**
+ * A stream of the entries given, then its end.
+ *
+ * @example
+ * const lines = entryStream([{ time: '2026-11-21T12:00:00Z', stream: 'stdout', message: 'ready' }]);
+ */
+export function entryStream(entries: readonly LogEntry[]): ReadableStream<LogEntry> {
+  return new ReadableStream({
+    start(controller) {
+      for (const entry of entries) controller.enqueue(entry);
+      controller.close();
+    },
+  });
+}
+
+/** Every entry of a stream that ends, in order. */
+export async function readEntries(stream: ReadableStream<LogEntry>): Promise<LogEntry[]> {
+  const entries: LogEntry[] = [];
+  for await (const entry of stream) entries.push(entry);
+  return entries;
 }

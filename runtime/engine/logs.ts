@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import Docker from 'dockerode';
-import { entryStream } from '../../functions/chutes/logs.ts';
+import { entryStream } from '../../functions/core/logs.ts';
 import type { LogEntry, LogOptions, LogStream, LogTime } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { chuteEngine, engineCall, EngineError } from './docker.ts';

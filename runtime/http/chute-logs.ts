@@ -2,14 +2,15 @@
 // own (dist/chute-logs.mjs), loaded on the first request, as a function bundle is; the runtime
 // answers it itself because a function's answer is whole. See docs/api/logs.md#chute-logs.
 import type { Context } from 'hono';
-import { chuteLogsRequest, logLine, NDJSON } from '../../functions/chutes/logs.ts';
+import { chuteLogsRequest } from '../../functions/chutes/logs.ts';
+import { LOG_MEDIA_TYPE, logLine } from '../../functions/core/logs.ts';
 import { loadChute } from '../../functions/chutes/lookup.ts';
 import type { Device, LogEntry } from '../../functions/core/device/index.ts';
 import type { CorsPolicy } from './cors.ts';
 import { requestHeaders } from './request-headers.ts';
 
 /** The headers of the answer: its media type, and that no cache may keep a log that goes on. */
-const HEADERS = Object.freeze({ 'content-type': NDJSON, 'cache-control': 'no-store' });
+const HEADERS = Object.freeze({ 'content-type': LOG_MEDIA_TYPE, 'cache-control': 'no-store' });
 
 /**
  * The log of chute `:chute` (`Device.chuteLogs`), each line `{"time", "stream", "message"}` and a

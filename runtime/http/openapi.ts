@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { ChangeRequestSchema } from '../../functions/changes/schemas.ts';
-import { NDJSON } from '../../functions/chutes/logs.ts';
-import { ChuteLogsRequestSchema, ChuteRequestSchema, LogEntrySchema, NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
+import { ChuteLogsRequestSchema, ChuteRequestSchema, NetworkRequestSchema } from '../../functions/chutes/schemas.ts';
 import * as eventSchemas from '../../functions/events/schemas.ts';
 import { DEVICE_EVENT_KINDS, EVENT_ID, EVENTS_MISSED, EventsRequestSchema, StreamEventSchema } from '../../functions/events/schemas.ts';
 import type { Device } from '../../functions/core/device/index.ts';
@@ -10,7 +9,7 @@ import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '
 import { openApiExamples, type ExampleParameter } from '../../functions/core/openapi-examples.ts';
 import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
-import { LOG_MEDIA_TYPE, LogQuerySchema, LogEntrySchema as DaemonLogEntrySchema } from '../../functions/core/logs.ts';
+import { LOG_MEDIA_TYPE, LogLineSchema, LogQuerySchema } from '../../functions/core/logs.ts';
 import {
   CHANGE_STREAM_PATH,
   CHUTE_LOG_SOCKET_PATHS,
@@ -122,8 +121,8 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
     name: 'chutes-logs-get',
     route: defineRoute(`GET ${CHUTE_LOGS_PATH}`, 'What a chute printed, streamed as newline-delimited JSON'),
     request: ChuteLogsRequestSchema,
-    response: LogEntrySchema,
-    streamed: NDJSON,
+    response: LogLineSchema,
+    streamed: LOG_MEDIA_TYPE,
     description:
       'One JSON `{"time", "stream", "message"}` per line, oldest first: the lines of the chute\'s container on `chutebox serve`, the recorded ones replayed on the clock ' +
       'in `chutebox emulate`. `tail` takes the last lines of the log, then `since` and `until` keep those in their range (both included, as the engine counts); ' +
@@ -137,12 +136,12 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
     name: 'logs-daemon-logs-get',
     route: defineRoute(`GET ${DAEMON_LOGS_PATH}`, "The daemon's own log lines, as newline-delimited JSON"),
     request: z.object({ query: LogQuerySchema }),
-    response: DaemonLogEntrySchema,
+    response: LogLineSchema,
     streamed: LOG_MEDIA_TYPE,
     description:
       'The recent lines of the log `chutebox serve` or `chutebox emulate` writes to standard output (a request line for each request at level `info`, the notable events), ' +
       'oldest first, one JSON object `{"time", "stream", "message"}` a line, `message` the line as written. ' +
-      '`since` and `until` (RFC 3339 or seconds since the epoch) and `tail` select lines; `timestamps=false` leaves `time` out; ' +
+      "The query is a chute log's: `tail` takes the last lines kept, then `since` and `until` (RFC 3339, seconds since the epoch or a time ago such as `10m`) keep those in their range, both included; `timestamps=false` leaves `time` out; " +
       '`follow=true` keeps the answer open and sends each new line, until `until`, and is refused with 503 while 32 clients follow. ' +
       'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
     problems: [400, 422, 503],
@@ -226,7 +225,7 @@ export async function apiDocument(
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     operations: [...endpoints, ...HTTP_OPERATIONS],
-    schemaModules: [...schemaModules, eventSchemas, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema, LogEntrySchema }],
+    schemaModules: [...schemaModules, eventSchemas, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema, LogLineSchema }],
     securitySchemes: SECURITY_SCHEMES,
     ...(examples === undefined ? {} : { examples }),
   });

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { connectedStations } from '../../functions/networks/connected-stations.ts';
 import { chuteNetworks, type NetworkKind } from '../../functions/chutes/lookup.ts';
-import { byLogTime, nanoTime, readEntries } from '../../functions/chutes/logs.ts';
+import { byLogTime, nanoTime, readEntries } from '../../functions/core/logs.ts';
 import { CHUTE_NAME, type Device, type LogEntry, type LogTime, type NetworkHost } from '../../functions/core/device/index.ts';
 import { deviceTime } from '../../functions/info/device-time.ts';
 import { isHttpProblem } from '../../functions/core/problem.ts';

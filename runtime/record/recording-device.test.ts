@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readEntries } from '../../functions/chutes/logs.ts';
+import { readEntries } from '../../functions/core/logs.ts';
 import type { LogEntry } from '../../functions/core/device/index.ts';
 import { memoryAccounts, scenarioAccounts } from '../../emulator/scenario/accounts.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';

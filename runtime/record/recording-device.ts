@@ -1,4 +1,4 @@
-import { entryStream, readEntries } from '../../functions/chutes/logs.ts';
+import { entryStream, readEntries } from '../../functions/core/logs.ts';
 import type { Device, FsStats, LogEntry, NetworkHost, StoredChute, Uname } from '../../functions/core/device/index.ts';
 import { PASSWD_FILE } from '../scenario/format.ts';
 

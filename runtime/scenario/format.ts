@@ -1,7 +1,7 @@
 import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
-import { byLogTime, LogEntrySchema, logLine } from '../../functions/chutes/logs.ts';
+import { byLogTime, LogEntrySchema, logLine } from '../../functions/core/logs.ts';
 import { CONTAINER_REF, type LogEntry } from '../../functions/core/device/index.ts';
 import { KNOWN_PROGRAMS } from '../../functions/info/features.ts';
 import type { ChuteFormat } from '../chutes/store.ts';
