@@ -144,6 +144,7 @@ export async function main(argv: string[]): Promise<void> {
     ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
   });
   if (values.state !== undefined) await restoreStateFile(values.state, scenario);
+  const unfollowEvents = log.followEvents(scenario.device);
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(OPTIONS, values, {
     portal_server_port: Number(new URL(server.url).port),
@@ -165,6 +166,7 @@ export async function main(argv: string[]): Promise<void> {
 
   const stop = () => {
     log.write('info', 'stopping');
+    unfollowEvents();
     log.ring.end();
     void server.close().then(
       () => log.close().then(() => process.exit(0)),

@@ -170,6 +170,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     log.write('warn', 'no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
   await device.recover();
+  const unfollowEvents = log.followEvents(device);
   // The counters of GET /metrics: a bundle of their own (dist/request-counts.mjs), which keeps this one within its budget.
   const requests = (await import('./http/request-counts.ts')).requestCounter(log.requests);
   const app = await createApp({
@@ -194,6 +195,7 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   });
   const stop = () => {
     log.write('info', 'stopping');
+    unfollowEvents();
     log.ring.end();
     // The device stops the commands it runs and records how its changes ended before the runtime exits.
     Promise.all([device.close(), server.close()]).then(

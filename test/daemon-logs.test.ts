@@ -163,6 +163,19 @@ describe.each(Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])('the daemon lo
   });
 });
 
+describe.each(Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])('the daemon log of chutebox %s, as the device works', (command) => {
+  it('has a line for each notable event of the device: a host configuration applied', async () => {
+    const server = await COMMANDS[command]();
+    const config = await call<Record<string, unknown>>(server.url, 'GET', '/api/v1/config/hostconfig');
+    const put = await call(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config.body });
+    expect(put.status).toBe(200);
+    await waitUntil('the line of the host configuration applied', () => jsonLines(server).some((line) => line.event === 'hostconfig.applied'), 10_000);
+    const line = jsonLines(server).find((entry) => entry.event === 'hostconfig.applied')!;
+    expect(line).toMatchObject({ level: 'info', msg: 'host configuration applied', success: true, event_id: expect.any(Number) });
+    expect((await logs(server)).some((entry) => JSON.parse(entry.message).event === 'hostconfig.applied')).toBe(true);
+  });
+});
+
 describe.each(Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])('chutebox %s stopping', (command) => {
   it('ends the answers that follow the log, prints that it stops, and exits without waiting for them', async () => {
     const server = await COMMANDS[command]();

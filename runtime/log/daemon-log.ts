@@ -2,7 +2,9 @@
 // and in a bounded ring that GET /api/v1/logs and /ws/paradrop_logs read. A bundle of its own
 // (dist/daemon-log.mjs), loaded at start, so that the runtime bundle stays small. See
 // docs/decisions/0048-structured-logs-and-the-ring.md.
+import type { DeviceEvents } from '../../functions/core/device/index.ts';
 import type { AnsweredRequest } from '../http/api.ts';
+import { logDeviceEvents } from './device-events.ts';
 import { LineWriter, type LineStream } from './line-writer.ts';
 import { type LogFields, type LogLevel, LOG_LEVELS, setLogSink } from './log.ts';
 import { LogRing, type LogLines } from './ring.ts';
@@ -74,6 +76,11 @@ export class DaemonLog {
   install(): this {
     setLogSink((level, msg, fields) => this.write(level, msg, fields));
     return this;
+  }
+
+  /** Writes a line for each notable event of the device from now on (`logDeviceEvents`); answers how to stop. */
+  followEvents(events: DeviceEvents): () => void {
+    return logDeviceEvents(events, (level, msg, fields) => this.write(level, msg, fields));
   }
 
   /** Writes the lines not written yet; resolves once `out` took them, or after a second: before the process exits. */
