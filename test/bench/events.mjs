@@ -1,6 +1,7 @@
 // npm run bench, after the HTTP rounds: the memory of `chutebox emulate` while 32 clients follow
 // GET /api/v1/events and changes and station disconnections make events, for 10 minutes: its VmRSS
-// every 30 s, the last against the first (goal ≤ 1.05×: flat). The emulator runs as its own
+// every 30 s, and what its JS heap keeps after a full garbage collection at 60 s and at the end, the
+// last against the first (goal ≤ 1.05×: flat; docs/decisions/0054). The emulator runs as its own
 // process, stopped by pid at the end; its temp dir is removed (also on an error or Ctrl-C).
 //
 // usage: node test/bench/events.mjs [--minutes M] [--clients N]
@@ -14,12 +15,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { chuteboxCommand, cleanUp, cleanUpOnSignals, interrupted, root, rss, startServer, tempDir } from './http-procs.mjs';
+import { chuteboxCommand, cleanUp, cleanUpOnSignals, INSPECTED_ENV, interrupted, liveHeap, root, rss, startServer, tempDir } from './http-procs.mjs';
 import { goal, mb, previousResults, printTable, verdict, writeResults } from './http-report.mjs';
 import { printRatios } from './http-rounds.mjs';
 
 /** How often the emulator's VmRSS is read. */
 const SAMPLE_MS = 30_000;
+/** When the first live heap is taken: once the event buffer is full and every client has had its share. */
+const FIRST_HEAP_S = 60;
 /** How often a chute is restarted (each restart makes seven events), alternating between the two chutes. */
 const RESTART_MS = 250;
 /** How often a station is disconnected and the emulator's state reset (its stations back). */
@@ -102,18 +105,26 @@ async function main() {
   const server = await startServer(
     'emulate',
     chuteboxCommand(['emulate', '--scenario', 'default', '--host', '127.0.0.1', '--port', '0', '--no-auth', '--change-delay', '20', '--settings', settings]),
+    { env: INSPECTED_ENV },
   );
   const clients = await Promise.all(Array.from({ length: opts.clients }, () => follow(server.url)));
   const stop = new AbortController();
   const counts = { restarts: 0, stations: 0 };
   const load = makeEvents(server.url, stop.signal, counts);
   const samples = [];
+  const heaps = [];
   const end = performance.now() + opts.minutes * 60_000;
   try {
     while (performance.now() < end) {
       await Promise.race([sleep(Math.min(SAMPLE_MS, end - performance.now())), load]);
-      samples.push({ seconds: Math.round((opts.minutes * 60_000 - (end - performance.now())) / 1000), rss: await rss(server.pid) });
-      console.log(`  ${String(samples.at(-1).seconds).padStart(4)} s: VmRSS ${mb(samples.at(-1).rss)}, ${clients[0].events} events to each client`);
+      const seconds = Math.round((opts.minutes * 60_000 - (end - performance.now())) / 1000);
+      samples.push({ seconds, rss: await rss(server.pid) });
+      // The live heap once at FIRST_HEAP_S and once at the end: a full collection each time, which the RSS samples after it show.
+      const heap = (heaps.length === 0 && seconds >= FIRST_HEAP_S) || performance.now() >= end ? { seconds, bytes: await liveHeap(server) } : null;
+      if (heap !== null) heaps.push(heap);
+      console.log(
+        `  ${String(seconds).padStart(4)} s: VmRSS ${mb(samples.at(-1).rss)}${heap === null ? '' : `, live heap ${mb(heap.bytes)}`}, ${clients[0].events} events to each client`,
+      );
     }
   } finally {
     stop.abort();
@@ -127,10 +138,15 @@ async function main() {
   await server.stop();
 
   const [first, last] = [samples[0], samples.at(-1)];
+  const half = samples.find((sample) => sample.seconds >= last.seconds / 2) ?? first;
+  const [firstHeap, lastHeap] = [heaps[0], heaps.at(-1)];
   const g = goal('≤', 1.05);
-  const flat = last.rss / first.rss;
+  const kept = lastHeap.bytes / firstHeap.bytes;
+  const info = (label, value) => ({ label, rounds: [value], median: value, goal: '(info)', verdict: 'info' });
   const ratios = {
-    flat: { label: `VmRSS at ${last.seconds} s ÷ at ${first.seconds} s`, rounds: [flat], median: flat, goal: g.text, verdict: verdict(flat, g) },
+    flat: { label: `live heap at ${lastHeap.seconds} s ÷ at ${firstHeap.seconds} s`, rounds: [kept], median: kept, goal: g.text, verdict: verdict(kept, g) },
+    rss: info(`VmRSS at ${last.seconds} s ÷ at ${first.seconds} s`, last.rss / first.rss),
+    rssHalf: info(`VmRSS at ${last.seconds} s ÷ at ${half.seconds} s`, last.rss / half.rss),
   };
   printTable(
     ['events', 'restarts', 'stations', 'per client (min–max)', 'MB to each client', 'clients dropped'],
@@ -151,6 +167,7 @@ async function main() {
     options: opts,
     machine: { node: process.version, nproc: os.availableParallelism(), loadavg: os.loadavg() },
     samples,
+    heaps,
     events: { restarts: counts.restarts, stations: counts.stations, perClient: { min: Math.min(...perClient), max: Math.max(...perClient) }, dropped },
     ratios,
     seconds: (Date.now() - started.getTime()) / 1000,

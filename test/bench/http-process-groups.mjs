@@ -1,7 +1,7 @@
 // Groups 3 to 5 of test/bench/http.mjs: memory under the read mix, start to first 200, and tool
 // runs per request.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chuteboxCommand, freePort, rss, spawnTracked, stopChild } from './http-procs.mjs';
+import { chuteboxCommand, freePort, INSPECTED_ENV, liveHeap, rss, spawnTracked, stopChild } from './http-procs.mjs';
 import { goal, mb, median, ms, printTable, verdict } from './http-report.mjs';
 import { printRatios, ratio } from './http-rounds.mjs';
 import { countRuns } from './http-serve-state.mjs';
@@ -31,6 +31,8 @@ async function firstOk(url, timeoutMs = 15_000) {
  * after the first 200 and after each of five rounds of the read mix. In a round, chutebox serves
  * `perRound` requests (or as many as it answers within its time cap, which keeps `npm run bench`
  * under 10 minutes), then its bare node:http serves the same number: both carry the same load.
+ * After round 1 and the last, chutebox's live heap is read too (`liveHeap`: a full collection, after
+ * the round's RSS), the measure of what it keeps (docs/decisions/0054).
  */
 export async function memoryGroup({ m, opts, previous, mix }) {
   const perRound = opts.quick ? 4_000 : 40_000;
@@ -40,9 +42,16 @@ export async function memoryGroup({ m, opts, previous, mix }) {
       `\n   A round: chutebox until ${perRound.toLocaleString('en')} requests are answered (at most ${capSeconds.emulate} s for emulate, ${capSeconds.serve} s for serve), then its bare node:http for as many.`,
   );
   const contenders = [
-    { key: 'emulate', label: 'emulate --no-auth', start: () => startEmulate(m), load: mix.emulate.load, cap: capSeconds.emulate },
+    { key: 'emulate', label: 'emulate --no-auth', start: () => startEmulate(m, { env: INSPECTED_ENV }), load: mix.emulate.load, cap: capSeconds.emulate, heap: true },
     { key: 'bare', label: "bare node:http (emulate's bytes)", start: () => startBare(mix.emulate.answers), load: mix.emulate.load, after: 'emulate' },
-    { key: 'serve', label: 'serve, one chute on stand-in tools', start: () => startServe(m, { withChute: true }), load: mix.serve.load, cap: capSeconds.serve },
+    {
+      key: 'serve',
+      label: 'serve, one chute on stand-in tools',
+      start: () => startServe(m, { withChute: true, env: INSPECTED_ENV }),
+      load: mix.serve.load,
+      cap: capSeconds.serve,
+      heap: true,
+    },
     { key: 'bareServe', label: "bare node:http (serve's bytes)", start: () => startBare(mix.serve.answers), load: mix.serve.load, after: 'serve' },
   ];
   const figures = {};
@@ -50,7 +59,7 @@ export async function memoryGroup({ m, opts, previous, mix }) {
     for (const c of contenders) {
       c.server = await c.start();
       await firstOk(`${c.server.url}${FEATURES}`);
-      figures[c.key] = { label: c.label, start: await rss(c.server.pid), rounds: [], requests: 0, errors: 0, seconds: 0 };
+      figures[c.key] = { label: c.label, start: await rss(c.server.pid), rounds: [], heaps: [], requests: 0, errors: 0, seconds: 0 };
     }
     for (let round = 0; round < MEMORY_ROUNDS; round++) {
       const answered = {};
@@ -60,6 +69,7 @@ export async function memoryGroup({ m, opts, previous, mix }) {
         answered[c.key] = run.requests;
         const f = figures[c.key];
         f.rounds.push(await rss(c.server.pid));
+        if (c.heap && (round === 0 || round === MEMORY_ROUNDS - 1)) f.heaps.push(await liveHeap(c.server));
         f.requests += run.requests;
         f.errors += run.errors + run.httpErrors;
         f.seconds += run.requests / run.rps;
@@ -93,6 +103,11 @@ export async function memoryGroup({ m, opts, previous, mix }) {
   for (const key of ['emulate', 'serve', 'bare', 'bareServe']) {
     const g = key.startsWith('bare') ? undefined : goal('≤', 1.05);
     ratios[`${key} flat`] = one(`${figures[key].label}: round ${MEMORY_ROUNDS} ÷ round 1`, last(key), figures[key].rounds[0], g);
+  }
+  for (const key of ['emulate', 'serve']) {
+    const [first, lastHeap] = [figures[key].heaps[0], figures[key].heaps.at(-1)];
+    console.log(`live heap of ${figures[key].label} after round 1: ${mb(first)}, after round ${MEMORY_ROUNDS}: ${mb(lastHeap)}`);
+    ratios[`${key} kept`] = one(`${figures[key].label}: live heap, round ${MEMORY_ROUNDS} ÷ round 1`, lastHeap, first, goal('≤', 1.05));
   }
   console.log('');
   printRatios(ratios, previous?.ratios);

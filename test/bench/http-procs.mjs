@@ -115,11 +115,13 @@ export function stopChild(child, graceMs = 3000) {
 
 /**
  * Starts a server (chutebox or a baseline) on the servers' CPUs and waits for its `listening on <url>` line.
- * Answers `{ url, pid, child, output(), stop() }`.
+ * Answers `{ url, pid, child, output(), inspector(), stop() }`.
  */
 export function startServer(name, command, { env = CLEAN_ENV, timeoutMs = 15_000 } = {}) {
   const child = spawnTracked(pinned('server', command), { env });
   let output = '';
+  /** The inspector's URL, when it printed one (`INSPECTED_ENV`): kept, as `output` keeps only its end. */
+  let inspector = null;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(`${name} did not print "listening on" within ${timeoutMs / 1000} s`), timeoutMs);
     function fail(why) {
@@ -129,12 +131,13 @@ export function startServer(name, command, { env = CLEAN_ENV, timeoutMs = 15_000
     }
     const onData = (chunk) => {
       output += chunk.toString();
+      inspector ??= /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1] ?? null;
       if (output.length > 100_000) output = output.slice(-50_000);
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         child.removeListener('exit', onExit);
-        resolve({ name, url: match[1], pid: child.pid, child, output: () => output, stop: () => stopChild(child) });
+        resolve({ name, url: match[1], pid: child.pid, child, output: () => output, inspector: () => inspector, stop: () => stopChild(child) });
       }
     };
     const onExit = (code, signal) => fail(`${name} exited (${code ?? signal}) before listening`);
@@ -198,6 +201,45 @@ export async function rss(pid) {
   const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
   if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(match[1]) * 1024;
+}
+
+/** The environment that opens a server's inspector on a free loopback port, for `liveHeap`. */
+export const INSPECTED_ENV = Object.freeze({ ...CLEAN_ENV, NODE_OPTIONS: '--inspect=127.0.0.1:0' });
+
+/**
+ * The bytes a server's JS heap holds after a full garbage collection: what it keeps, not the garbage
+ * V8 lets pile up until its next mark-compact. The server must run with `INSPECTED_ENV`: this asks
+ * its inspector (the Chrome DevTools Protocol, over the URL it printed) for the collection and the
+ * heap's usage.
+ */
+export async function liveHeap(server) {
+  const url = server.inspector();
+  if (url === null) throw new Error(`${server.name} has no inspector: start it with INSPECTED_ENV`);
+  const { WebSocket } = await import('ws');
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  let id = 0;
+  const send = (method) =>
+    new Promise((resolve, reject) => {
+      const sent = ++id;
+      const onMessage = (data) => {
+        const message = JSON.parse(data.toString());
+        if (message.id !== sent) return;
+        socket.off('message', onMessage);
+        message.error ? reject(new Error(`${method}: ${message.error.message}`)) : resolve(message.result);
+      };
+      socket.on('message', onMessage);
+      socket.send(JSON.stringify({ id: sent, method }));
+    });
+  try {
+    await send('HeapProfiler.collectGarbage');
+    return (await send('Runtime.getHeapUsage')).usedSize;
+  } finally {
+    socket.close();
+  }
 }
 
 /** The full path of `name` on PATH, or null. */

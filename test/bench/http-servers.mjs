@@ -57,11 +57,12 @@ export function serveArgs(m, stateDir, { port = 0 } = {}) {
 }
 
 /** Starts `chutebox emulate`. */
-export const startEmulate = (m, options) => startServer(`emulate${options?.auth ? '' : ' --no-auth'}`, chuteboxCommand(emulateArgs(m, options)));
+export const startEmulate = (m, options) =>
+  startServer(`emulate${options?.auth ? '' : ' --no-auth'}`, chuteboxCommand(emulateArgs(m, options)), options?.env === undefined ? {} : { env: options.env });
 
 /** Starts `chutebox serve` on a fresh state dir, empty or holding the chute. */
-export async function startServe(m, { withChute = false } = {}) {
-  return startServer('serve', chuteboxCommand(serveArgs(m, await m.newStateDir(withChute))));
+export async function startServe(m, { withChute = false, env } = {}) {
+  return startServer('serve', chuteboxCommand(serveArgs(m, await m.newStateDir(withChute))), env === undefined ? {} : { env });
 }
 
 /** The baseline command lines: bare node:http or one-route Hono answering from `answersFile`, with Node's `options`. */
