@@ -26,7 +26,7 @@ describe('GET /api/v1/config/provision', () => {
       httpConnected: false,
       wampConnected: false,
       provisionedAt: '2026-11-20T08:30:00.000Z',
-      telemetry: { enabled: false, interval: 300, lastSuccess: null, lastError: null, queued: 0, dropped: 0 },
+      telemetry: { enabled: false, interval: 300, lastSuccess: null, lastError: null, queued: 0, dropped: 0, delivered: 0, failed: 0 },
     });
     expect(JSON.stringify(body)).not.toContain(CREDENTIALS.apitoken);
   });

@@ -13,6 +13,6 @@ export const response = ProvisionStatusSchema;
  * @example
  * await handle(input, device)
  * // { provisioned: false, routerId: null, pdserver: null, wampRouter: null, httpConnected: false, wampConnected: false,
- * //   provisionedAt: null, telemetry: { enabled: false, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0 } }
+ * //   provisionedAt: null, telemetry: { enabled: false, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0, delivered: 0, failed: 0 } }
  */
 export const handle: Handler<ProvisionStatus> = async (_input, device) => device.provisioning.status();

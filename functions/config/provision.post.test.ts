@@ -20,7 +20,7 @@ describe('POST /api/v1/config/provision', () => {
       httpConnected: true,
       wampConnected: false,
       provisionedAt: '2026-11-21T12:00:00.000Z',
-      telemetry: { enabled: true, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0 },
+      telemetry: { enabled: true, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0, delivered: 0, failed: 0 },
     };
     expect(answer).toEqual({ status: 200, body: expected });
     expect(provisioning.fake!.log().checks).toBe(1);

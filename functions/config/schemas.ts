@@ -77,6 +77,10 @@ export const TelemetryStatusSchema = z.strictObject({
   queued: z.int().check(z.nonnegative()),
   /** Reports dropped, oldest first, because the queue was full. */
   dropped: z.int().check(z.nonnegative()),
+  /** Reports delivered to the controller since the device started (or was reset). */
+  delivered: z.int().check(z.nonnegative()),
+  /** Deliveries that failed since the device started (or was reset): each attempt, retries included. */
+  failed: z.int().check(z.nonnegative()),
 });
 export type TelemetryStatus = DeviceTelemetryStatus;
 

@@ -8,6 +8,11 @@ import { type Collector, counter, gauge, type MetricFamily, type Sample, sample 
 const CHANGES = gauge('chutebox_changes', 'Changes the change log keeps, by action and state', ['action', 'state']);
 const TELEMETRY_ENABLED = gauge('chutebox_telemetry_enabled', '1 when the device is provisioned and sends telemetry, else 0', []);
 const TELEMETRY_QUEUED = gauge('chutebox_telemetry_queued_reports', 'Telemetry reports waiting to be delivered to the controller', []);
+const TELEMETRY_DELIVERIES = counter(
+  'chutebox_telemetry_deliveries_total',
+  'Deliveries of telemetry reports to the controller since the device started, by result ("success" or "failure": each failed attempt, retries included)',
+  ['result'],
+);
 const TELEMETRY_DROPPED = counter('chutebox_telemetry_dropped_reports_total', 'Telemetry reports dropped, oldest first, because the queue was full', []);
 const TELEMETRY_LAST = gauge(
   'chutebox_telemetry_last_delivery_timestamp_seconds',
@@ -16,7 +21,7 @@ const TELEMETRY_LAST = gauge(
 );
 
 /** Every family of this module. */
-export const CHUTEBOX_FAMILIES: readonly MetricFamily[] = [CHANGES, TELEMETRY_ENABLED, TELEMETRY_QUEUED, TELEMETRY_DROPPED, TELEMETRY_LAST];
+export const CHUTEBOX_FAMILIES: readonly MetricFamily[] = [CHANGES, TELEMETRY_ENABLED, TELEMETRY_QUEUED, TELEMETRY_DROPPED, TELEMETRY_DELIVERIES, TELEMETRY_LAST];
 
 /** How many changes of each action the log keeps in each state, for the pairs it has. */
 export const changeMetrics: Collector = async ({ device }) => {
@@ -36,6 +41,8 @@ export const telemetryMetrics: Collector = async ({ device }) => {
     sample(TELEMETRY_ENABLED, {}, Number(telemetry.enabled)),
     sample(TELEMETRY_QUEUED, {}, telemetry.queued),
     sample(TELEMETRY_DROPPED, {}, telemetry.dropped),
+    sample(TELEMETRY_DELIVERIES, { result: 'success' }, telemetry.delivered),
+    sample(TELEMETRY_DELIVERIES, { result: 'failure' }, telemetry.failed),
   ];
   if (telemetry.lastSuccess !== null) samples.push(sample(TELEMETRY_LAST, { result: 'success' }, Date.parse(telemetry.lastSuccess) / 1000));
   if (telemetry.lastError !== null) samples.push(sample(TELEMETRY_LAST, { result: 'failure' }, Date.parse(telemetry.lastError.time) / 1000));

@@ -240,6 +240,10 @@ describe('deviceMetrics: changes and telemetry', () => {
     expect(sampled(samples, 'chutebox_telemetry_enabled')).toBe(0);
     expect(sampled(samples, 'chutebox_telemetry_queued_reports')).toBe(0);
     expect(sampled(samples, 'chutebox_telemetry_dropped_reports_total')).toBe(0);
+    expect(series(samples, 'chutebox_telemetry_deliveries_total')).toEqual([
+      { result: 'success', value: 0 },
+      { result: 'failure', value: 0 },
+    ]);
     expect(series(samples, 'chutebox_telemetry_last_delivery_timestamp_seconds')).toEqual([]);
   });
 
@@ -261,6 +265,11 @@ describe('deviceMetrics: changes and telemetry', () => {
     expect(series(samples, 'chutebox_telemetry_last_delivery_timestamp_seconds')).toEqual([
       { result: 'success', value: Date.UTC(2026, 10, 21, 12, 1, 0) / 1000 },
       { result: 'failure', value: Date.UTC(2026, 10, 21, 12, 2, 0) / 1000 },
+    ]);
+    // A report that could not be made is no delivery: one delivered, none failed.
+    expect(series(samples, 'chutebox_telemetry_deliveries_total')).toEqual([
+      { result: 'success', value: 1 },
+      { result: 'failure', value: 0 },
     ]);
   });
 

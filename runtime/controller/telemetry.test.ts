@@ -70,7 +70,7 @@ describe('telemetry to the controller', () => {
     expect(delivered).toEqual([{ n: 1 }]);
     await seconds(60);
     expect(delivered).toEqual([{ n: 1 }, { n: 2 }]);
-    expect(sender.status()).toEqual({ lastSuccess: '2026-11-21T12:02:00.000Z', lastError: null, queued: 0, dropped: 0 });
+    expect(sender.status()).toEqual({ lastSuccess: '2026-11-21T12:02:00.000Z', lastError: null, queued: 0, dropped: 0, delivered: 2, failed: 0 });
     sender.stop();
   });
 
@@ -98,6 +98,8 @@ describe('telemetry to the controller', () => {
       },
       queued: 1,
       dropped: 0,
+      delivered: 0,
+      failed: 1,
     });
     await seconds(4.999);
     expect(attempts).toBe(1);
@@ -111,7 +113,8 @@ describe('telemetry to the controller', () => {
     await seconds(0.001);
     expect(delivered).toEqual([{ n: 1 }]);
     expect(made()).toBe(1);
-    expect(sender.status()).toEqual({ lastSuccess: '2026-11-21T12:01:35.000Z', lastError: null, queued: 0, dropped: 0 });
+    // Three attempts failed (at 60, 65 and 75 s), then one delivered the report.
+    expect(sender.status()).toEqual({ lastSuccess: '2026-11-21T12:01:35.000Z', lastError: null, queued: 0, dropped: 0, delivered: 1, failed: 3 });
     sender.stop();
   });
 
@@ -163,6 +166,8 @@ describe('telemetry to the controller', () => {
       lastError: { time: '2026-11-21T12:01:00.000Z', message: 'the report could not be made: /proc is not mounted' },
       queued: 0,
       dropped: 0,
+      delivered: 0,
+      failed: 0,
     });
     sender.stop();
   });
@@ -180,7 +185,7 @@ describe('telemetry to the controller', () => {
     expect(sender.running).toBe(false);
     await seconds(3600);
     expect(attempts).toBe(1);
-    expect(sender.status()).toEqual({ lastSuccess: null, lastError: null, queued: 0, dropped: 0 });
+    expect(sender.status()).toEqual({ lastSuccess: null, lastError: null, queued: 0, dropped: 0, delivered: 0, failed: 0 });
   });
 
   it('keeps its schedule when started again with the same interval, and restarts it with another', async () => {

@@ -42,7 +42,7 @@ export interface TelemetrySenderOptions {
 }
 
 /** What the sender knows besides whether it runs and how often: the rest of `TelemetryStatus`. */
-export type SenderStatus = Pick<TelemetryStatus, 'lastSuccess' | 'lastError' | 'queued' | 'dropped'>;
+export type SenderStatus = Pick<TelemetryStatus, 'lastSuccess' | 'lastError' | 'queued' | 'dropped' | 'delivered' | 'failed'>;
 
 export interface TelemetrySender {
   /**
@@ -53,10 +53,10 @@ export interface TelemetrySender {
   start(interval: number): void;
   /**
    * Stops at once: no timer is left, a delivery in flight is aborted (and not counted), the reports
-   * still queued are discarded. `lastSuccess`, `lastError` and `dropped` are kept.
+   * still queued are discarded. `lastSuccess`, `lastError` and the counts are kept.
    */
   stop(): void;
-  /** Stops, and forgets `lastSuccess`, `lastError` and `dropped` too (a factory reset). */
+  /** Stops, and forgets `lastSuccess`, `lastError` and the counts too (a factory reset). */
   reset(): void;
   status(): SenderStatus;
   /** Whether it is started. */
@@ -73,7 +73,7 @@ interface Queued {
  * delivery is retried after 5 s, then 10 s, 20 s, … at most the interval and at most 5 min; a retry
  * sends the queued reports again and makes no new one, and reports made meanwhile wait behind them.
  * A delivery resets the wait to 5 s. The queue holds `queueSize` reports: a new report into a full
- * queue drops the oldest, and `dropped` counts it.
+ * queue drops the oldest, and `dropped` counts it; `delivered` and `failed` count the attempts.
  *
  * @example
  * const sender = telemetrySender({ report: () => telemetryReport(device), deliver: (report, signal) => client.sendReport(credentials, report, signal) });
@@ -87,6 +87,8 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
   let intervalMs: number | null = null;
   let queue: Queued[] = [];
   let dropped = 0;
+  let delivered = 0;
+  let failed = 0;
   let lastSuccess: string | null = null;
   let lastError: SenderStatus['lastError'] = null;
   let retryMs = FIRST_RETRY_MS;
@@ -137,6 +139,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
         } catch (error) {
           if (started !== generation) return;
           lastError = { time: iso(), message: messageOf(error) };
+          failed += 1;
           options.onAttempt?.(lastError.message);
           const wait = retryMs;
           retryMs = Math.min(retryMs * 2, maxRetryMs());
@@ -156,6 +159,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
         if (at >= 0) queue.splice(at, 1);
         lastSuccess = iso();
         lastError = null;
+        delivered += 1;
         retryMs = firstRetryMs();
         options.onAttempt?.(null);
       }
@@ -188,12 +192,12 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
     stop,
     reset() {
       stop();
-      dropped = 0;
+      dropped = delivered = failed = 0;
       lastSuccess = null;
       lastError = null;
     },
     status() {
-      return { lastSuccess, lastError, queued: queue.length, dropped };
+      return { lastSuccess, lastError, queued: queue.length, dropped, delivered, failed };
     },
     get running() {
       return intervalMs !== null;

@@ -88,7 +88,7 @@ describe('provisioning the device (POST /api/v1/config/provision on the runtime)
       httpConnected: true,
       wampConnected: false,
       provisionedAt: '2026-11-21T12:00:00.000Z',
-      telemetry: { enabled: true, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0 },
+      telemetry: { enabled: true, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0, delivered: 0, failed: 0 },
     });
     expect(JSON.parse(await readFile(file(), 'utf8'))).toEqual({ ...CREDENTIALS, provisionedAt: '2026-11-21T12:00:00.000Z' });
     expect((await stat(file())).mode & 0o777).toBe(0o600);

@@ -22,7 +22,7 @@ export const NOT_PROVISIONED: ProvisionStatus = {
   httpConnected: false,
   wampConnected: false,
   provisionedAt: null,
-  telemetry: { enabled: false, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0 },
+  telemetry: { enabled: false, interval: 60, lastSuccess: null, lastError: null, queued: 0, dropped: 0, delivered: 0, failed: 0 },
 };
 
 /**

@@ -41,6 +41,10 @@ export interface TelemetryStatus {
   queued: number;
   /** Reports dropped, oldest first, because the queue was full. */
   dropped: number;
+  /** Reports delivered to the controller since the device started (or was reset). */
+  delivered: number;
+  /** Deliveries that failed since the device started (or was reset): each attempt, retries included. */
+  failed: number;
 }
 
 /** Provisioning with the cloud controller. */
