@@ -11,7 +11,7 @@ export type { ChuteboxHandlers } from './msw-router.ts';
 export type { CompiledScenario } from './scenario/tree.ts';
 
 /** How the browser's `chuteboxHandlers` answers: the router's base URL, its compiled scenario, and how it is emulated. */
-export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDelayMs' | 'controller' | 'settings'> {
+export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDelayMs' | 'controller' | 'settings' | 'seed' | 'still' | 'clock'> {
   /** The URL the code under test calls the router at, e.g. `http://router.test`; requests under it are answered. */
   baseUrl: string;
   /**
@@ -62,6 +62,9 @@ export function chuteboxHandlers(options: BrowserHandlersOptions): ChuteboxHandl
       ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
       ...(options.controller === undefined ? {} : { controller: options.controller }),
       ...(options.settings === undefined ? {} : { settings: options.settings }),
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.still === undefined ? {} : { still: options.still }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
     const app = apiApp(mountedModules(await endpointModules()), { device: scenario.device, auth: null, corsOrigin: options.corsOrigin, uploadLimit });

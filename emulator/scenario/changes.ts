@@ -32,8 +32,10 @@ export const DEFAULT_CHANGE_DELAY_MS = 200;
 
 /** How emulated changes run. */
 export interface EmulatedChangeOptions {
-  /** How long each step takes, in milliseconds. */
+  /** How long each step takes, in milliseconds of the device's time. */
   delayMs: number;
+  /** How a step waits: the emulated clock's `sleep` (emulator/emulated-clock.ts), so that steps follow its speed and advances. */
+  sleep: (ms: number) => Promise<void>;
   /**
    * What an `update-hostconfig` change does: the host configuration service's `perform` (the runtime's
    * code, over the emulator's memory), which resolves the `[redacted]` placeholders, notes each step and
@@ -136,7 +138,7 @@ export type EmulatedDevice = Device & {
  *
  * @param scenario the scenario's Device, without change methods.
  * @example
- * const device = emulatedChanges(scenarioDevice, { delayMs: 0 });
+ * const device = emulatedChanges(scenarioDevice, { delayMs: 0, sleep: emulatedClock().sleep, applyHostConfig, resetDevice });
  * const { id } = await device.submitChange({ action: 'stop', chute: 'hotspot' });
  * (await device.change(id))?.state // 'queued', then 'running', then 'succeeded'
  */
@@ -152,7 +154,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
   const runner = changeRunner({
     openLog: async () => log,
     now: () => base.now(),
-    turn: () => sleep(options.delayMs),
+    turn: () => options.sleep(options.delayMs),
     bound: options.bound,
     publish: options.publish,
     effects: emulatedEffects(made, options),
@@ -256,13 +258,13 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
   const reserve = networkLedger({ ...made.base, chute: made.reads.chute, chuteNames: made.reads.chuteNames });
   /** A reboot or shutdown of the emulated device: it says so, and nothing else happens. */
   const power: ChangeEffect<'reboot' | 'shutdown'> = async (request, note) => {
-    await sleep(options.delayMs);
+    await options.sleep(options.delayMs);
     await note(EMULATED_POWER[request.action]);
   };
   return {
     ...chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options, action)),
     async 'update-hostconfig'(request, note, id) {
-      await sleep(options.delayMs);
+      await options.sleep(options.delayMs);
       return options.applyHostConfig(request, note, id);
     },
     reboot: power,
@@ -277,11 +279,11 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
 function chuteEffect<A extends ChuteAction>(
   made: ChangesMade,
   reserve: ReturnType<typeof networkLedger>,
-  options: Pick<EmulatedChangeOptions, 'delayMs' | 'publish'>,
+  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'publish'>,
   action: A,
 ): ChangeEffect<A> {
   return async (request, note, id) => {
-    await sleep(options.delayMs);
+    await options.sleep(options.delayMs);
     if (made.conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
     const found = await made.reads.chute(request.chute);
     if (found === null) throw new Error(`chute ${request.chute} is not installed`);
@@ -402,7 +404,3 @@ const EMULATED_POWER: Record<DevicePowerAction, string> = {
   reboot: 'the emulated device does not really reboot: nothing is restarted, its uptime goes on, and what changed since the emulator started stays',
   shutdown: 'the emulated device does not really shut down: it goes on answering as before',
 };
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
