@@ -12,6 +12,7 @@ import { scenarioFromDocument } from './scenario/core.ts';
 import { loadScenario, type Scenario } from './scenario/device.ts';
 import type { CompiledScenario } from './scenario/tree.ts';
 import { mountStateApi } from './state-api.ts';
+import { mountClockApi } from './clock-api.ts';
 import type { ClockStart } from './emulated-clock.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
@@ -64,7 +65,7 @@ export interface EmulatorAppOptions extends Pick<ApiOptions, 'answered' | 'logs'
 
 /**
  * An emulated router as an HTTP app: the scenario's device behind the same HTTP layer as `chutebox
- * serve` (`createApp`), with the emulator's admin API (`/_chutebox/state`) and its one account. What
+ * serve` (`createApp`), with the emulator's admin API (`/_chutebox/state`, `/_chutebox/clock`) and its one account. What
  * `chutebox emulate` and `startEmulator` listen with, and what `chuteboxHandlers` answers msw's
  * requests with (`app.fetch`).
  *
@@ -102,6 +103,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     eventClients: options.eventClients,
   });
   mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin });
+  mountClockApi(app, { clock: scenario.clock, auth, corsOrigin: options.corsOrigin });
   if (options.validate === true || options.validate === 'log') {
     // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.
     const { validatingFetch } = await import('./openapi-validator.ts');

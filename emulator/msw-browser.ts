@@ -6,6 +6,7 @@ import { routerHandlers, type ChuteboxHandlers } from './msw-router.ts';
 import { scenarioFromDocument, type ScenarioOptions } from './scenario/core.ts';
 import type { CompiledScenario } from './scenario/tree.ts';
 import { mountStateApi } from './state-api.ts';
+import { mountClockApi } from './clock-api.ts';
 
 export type { ChuteboxHandlers } from './msw-router.ts';
 export type { CompiledScenario } from './scenario/tree.ts';
@@ -37,7 +38,7 @@ export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDel
  * `chutebox emulate` (`apiApp`: problem+json errors, 404 and 405 with `Allow`, body limits, CORS) with
  * every endpoint function bundled in (the modules of functions/, each run through `bundleInvoke` as its
  * bundle runs it), on a scenario device made from a compiled scenario (`scenarioFromDocument`), and
- * the admin API (`/_chutebox/state`). Without credentials (a browser has no account store), and
+ * the admin API (`/_chutebox/state`, `/_chutebox/clock`). Without credentials (a browser has no account store), and
  * without the websockets (the hostapd control and change stream), the docs page and the chutes' web
  * pages, which answer 501. The array also carries the router's state: `reset()` between tests.
  *
@@ -69,6 +70,7 @@ export function chuteboxHandlers(options: BrowserHandlersOptions): ChuteboxHandl
     const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
     const app = apiApp(mountedModules(await endpointModules()), { device: scenario.device, auth: null, corsOrigin: options.corsOrigin, uploadLimit });
     mountStateApi(app, { state: scenario, auth: null, corsOrigin: options.corsOrigin });
+    mountClockApi(app, { clock: scenario.clock, auth: null, corsOrigin: options.corsOrigin });
     return { app, scenario };
   });
 }
