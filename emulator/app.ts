@@ -99,6 +99,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     uploadLimit,
     answered: requests.count,
     requestCounts: requests.counts,
+    timing: scenario.clock.now,
     ...(options.logs === undefined ? {} : { logs: options.logs }),
     eventClients: options.eventClients,
   });

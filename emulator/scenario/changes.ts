@@ -26,6 +26,7 @@ import { jsonCopy } from './json-copy.ts';
 import { CHUTE_EDITS, type ChuteEdit } from './chute-edits.ts';
 import { ChuteCache, storedChutes, type ChuteDocuments } from './chutes.ts';
 import { atMost, shallow, STATE_LIMITS } from '../state-limits.ts';
+import { DEFAULT_SEED } from '../seeded.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
@@ -36,6 +37,8 @@ export interface EmulatedChangeOptions {
   delayMs: number;
   /** How a step waits: the emulated clock's `sleep` (emulator/emulated-clock.ts), so that steps follow its speed and advances. */
   sleep: (ms: number) => Promise<void>;
+  /** The seed the ids of new containers are drawn from (default `DEFAULT_SEED`). */
+  seed?: number;
   /**
    * What an `update-hostconfig` change does: the host configuration service's `perform` (the runtime's
    * code, over the emulator's memory), which resolves the `[redacted]` placeholders, notes each step and
@@ -279,7 +282,7 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
 function chuteEffect<A extends ChuteAction>(
   made: ChangesMade,
   reserve: ReturnType<typeof networkLedger>,
-  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'publish'>,
+  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'seed' | 'publish'>,
   action: A,
 ): ChangeEffect<A> {
   return async (request, note, id) => {
@@ -297,7 +300,7 @@ function chuteEffect<A extends ChuteAction>(
         : undefined;
     try {
       await emulatedImage(made.loaded, asked, chute, note, id);
-      const engine = { containers: list, now: made.base.now(), states: [] };
+      const engine = { containers: list, now: made.base.now(), seed: options.seed ?? DEFAULT_SEED, change: id, states: [] };
       const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, engine);
       if (held !== undefined) {
         chute.cache = cacheWithNetworks(chute.cache, held.networks);

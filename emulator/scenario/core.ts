@@ -187,6 +187,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
         sleep: emulated.sleep,
+        seed,
         bound: options.changeLog,
         applyHostConfig: afterStart((request, note, id) => hostConfig.perform(request, note, id)),
         resetDevice: afterStart(async () => {
