@@ -28,11 +28,16 @@ export interface StateApiOptions extends AdminOptions {
   state: Pick<Scenario, 'snapshot' | 'restore' | 'reset'>;
 }
 
-/**
- * What every admin route of the emulator does first and last: `authorize` a request as the API
- * does, and `answer` it with a status, a JSON body (not to be cached) or none, and the CORS headers.
- */
-export function adminRoutes(options: AdminOptions) {
+/** What every admin route of the emulator does first and last (`adminRoutes`). */
+export interface AdminRoutes {
+  /** Authorizes a request as the API does (runtime/http/auth.ts). */
+  authorize: ReturnType<typeof authorizer>;
+  /** An answer with `status`, a JSON `body` (not to be cached) or none, and the CORS headers. */
+  answer(c: Context, status: number, body?: unknown): Response;
+}
+
+/** The authorization and the answers of the emulator's admin routes, for one auth policy and CORS setting. */
+export function adminRoutes(options: AdminOptions): AdminRoutes {
   const cors = corsPolicy(options.corsOrigin);
   return {
     authorize: authorizer(options.auth, cors.listed),
