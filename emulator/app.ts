@@ -12,6 +12,8 @@ import { scenarioFromDocument } from './scenario/core.ts';
 import { loadScenario, type Scenario } from './scenario/device.ts';
 import type { CompiledScenario } from './scenario/tree.ts';
 import { mountStateApi } from './state-api.ts';
+import { mountClockApi } from './clock-api.ts';
+import type { ClockStart } from './emulated-clock.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
 export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
@@ -33,6 +35,15 @@ export interface EmulatorAppOptions extends Pick<ApiOptions, 'answered' | 'logs'
   controller?: string;
   /** How many events the device keeps for clients that reconnect (default 1000, as `serve`). */
   eventBuffer?: number;
+  /** The seed of everything the emulator draws (`chutebox emulate --seed`; default `DEFAULT_SEED`, 1). */
+  seed?: number;
+  /** Whether the living network stands still (`chutebox emulate --still`); default false. */
+  still?: boolean;
+  /**
+   * How the emulated clock starts: `{ now, elapsedMs, speed }`, each optional (default the real time,
+   * 0, 1); `/_chutebox/clock` reads and sets it later.
+   */
+  clock?: ClockStart;
   /** At most this many clients follow `GET /api/v1/events` at once (default 64, as `serve`). */
   eventClients?: number;
   /** Folder of the function bundles; default `functions/` beside this bundle. */
@@ -54,7 +65,7 @@ export interface EmulatorAppOptions extends Pick<ApiOptions, 'answered' | 'logs'
 
 /**
  * An emulated router as an HTTP app: the scenario's device behind the same HTTP layer as `chutebox
- * serve` (`createApp`), with the emulator's admin API (`/_chutebox/state`) and its one account. What
+ * serve` (`createApp`), with the emulator's admin API (`/_chutebox/state`, `/_chutebox/clock`) and its one account. What
  * `chutebox emulate` and `startEmulator` listen with, and what `chuteboxHandlers` answers msw's
  * requests with (`app.fetch`).
  *
@@ -70,11 +81,14 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     ...(options.controller === undefined ? {} : { controller: options.controller }),
     ...(options.eventBuffer === undefined ? {} : { eventBuffer: options.eventBuffer }),
     ...(options.settings === undefined ? {} : { settings: options.settings }),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.still === undefined ? {} : { still: options.still }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   };
   const given = options.scenario ?? 'default';
   const scenario = typeof given === 'string' ? await loadScenario(given, undefined, scenarioOptions) : scenarioFromDocument(given, scenarioOptions);
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
-  const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
+  const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT, scenario.clock.now);
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const requests = requestCounter(options.answered);
   const app = await createApp({
@@ -85,10 +99,12 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     uploadLimit,
     answered: requests.count,
     requestCounts: requests.counts,
+    timing: scenario.clock.now,
     ...(options.logs === undefined ? {} : { logs: options.logs }),
     eventClients: options.eventClients,
   });
   mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin });
+  mountClockApi(app, { clock: scenario.clock, auth, corsOrigin: options.corsOrigin });
   if (options.validate === true || options.validate === 'log') {
     // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.
     const { validatingFetch } = await import('./openapi-validator.ts');

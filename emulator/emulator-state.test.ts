@@ -13,7 +13,7 @@ import { HttpProblem } from '../functions/core/problem.ts';
 import { callFunction, type Answer, type EndpointModule } from '../test/support/call-function.ts';
 import { settledChange } from '../test/support/emulated-changes.ts';
 import { sshKey } from '../test/support/ssh-keys.ts';
-import { loadScenario, type EmulatorState, type Scenario } from './scenario/device.ts';
+import { EMULATOR_STATE_VERSION, loadScenario, type EmulatorState, type Scenario, type ScenarioOptions } from './scenario/device.ts';
 import { EDITED_HOST_CONFIG } from '../test/support/config-devices.ts';
 import { endpointModules } from './endpoint-modules.ts';
 import { STATE_LIMITS } from './state-limits.ts';
@@ -68,9 +68,9 @@ async function answers(device: Device): Promise<Record<string, Answer>> {
   return seen;
 }
 
-/** The default scenario, its changes taking no time, on a clock that stands at `clock.now`. */
-async function emulator(clock = { now: START }): Promise<Scenario> {
-  return loadScenario('default', undefined, { changeDelayMs: 0, now: () => clock.now });
+/** The default scenario, its changes taking no time, its clock standing at START until a test moves it. */
+async function emulator(options: ScenarioOptions = {}): Promise<Scenario> {
+  return loadScenario('default', undefined, { changeDelayMs: 0, clock: { now: START, speed: 0 }, ...options });
 }
 
 /** Waits for the change a call queued, and checks it succeeded. */
@@ -135,16 +135,26 @@ describe('reset()', () => {
   });
 
   it('starts the clock again: the uptime is the recorded one, and grows from there', async () => {
-    const clock = { now: START };
-    const scenario = await emulator(clock);
+    const scenario = await emulator();
     const uptime = async () => Number((await scenario.device.readFile('/proc/uptime'))!.split(' ')[0]);
     const recorded = await uptime();
-    clock.now += 60_000;
+    await scenario.clock.set({ advanceMs: 60_000 });
     expect(await uptime()).toBeCloseTo(recorded + 60, 2);
     await scenario.reset();
     expect(await uptime()).toBeCloseTo(recorded, 2);
-    clock.now += 5_000;
+    await scenario.clock.set({ advanceMs: 5_000 });
     expect(await uptime()).toBeCloseTo(recorded + 5, 2);
+  });
+
+  it('puts the clock back as it started (its wall time, nothing elapsed, its speed) and the seed it started with', async () => {
+    const scenario = await emulator({ seed: 7 });
+    await scenario.clock.set({ now: START + 3_600_000, advanceMs: 90_000, speed: 4 });
+    await scenario.restore({ ...(await scenario.snapshot()), seed: 12 });
+    expect(scenario.seed()).toBe(12);
+    await scenario.reset();
+    expect(scenario.seed()).toBe(7);
+    expect(scenario.clock.read()).toEqual({ now: START, elapsedMs: 0, speed: 0 });
+    expect(await scenario.snapshot()).toMatchObject({ seed: 7, clock: { now: START, elapsedMs: 0, speed: 0 } });
   });
 
   it('stops the changes under way: none of them changes anything after the reset, and the change log is the scenario’s (empty)', async () => {
@@ -180,8 +190,20 @@ describe('snapshot() and restore()', () => {
     const scenario = await emulator();
     await changeEverything(scenario.device);
     const state = await scenario.snapshot();
-    expect(state).toMatchObject({ version: 1, scenario: 'default' });
-    expect(Object.keys(state)).toEqual(['version', 'scenario', 'chutes', 'engine', 'changes', 'networks', 'hostConfig', 'provisioning', 'accounts', 'clock']);
+    expect(state).toMatchObject({ version: 2, scenario: 'default', seed: 1, clock: { now: START, elapsedMs: 0, speed: 0 } });
+    expect(Object.keys(state)).toEqual([
+      'version',
+      'scenario',
+      'chutes',
+      'engine',
+      'changes',
+      'networks',
+      'hostConfig',
+      'provisioning',
+      'accounts',
+      'seed',
+      'clock',
+    ]);
     expect(JSON.parse(JSON.stringify(state))).toEqual(state);
     expect(state.networks).toEqual([
       { chute: 'hotspot', network: 'guest', ssid: 'lab', disconnected: [] },
@@ -221,19 +243,30 @@ describe('snapshot() and restore()', () => {
     await Promise.all([scenario.reset(), other.reset()]);
   });
 
-  it('gives back the uptime of the snapshot, and lets it grow from there', async () => {
-    const clock = { now: START };
-    const scenario = await emulator(clock);
+  it('gives back the clock of the snapshot, its uptime with it, and lets it grow from there', async () => {
+    const scenario = await emulator();
     const uptime = async () => Number((await scenario.device.readFile('/proc/uptime'))!.split(' ')[0]);
     const recorded = await uptime();
-    clock.now += 60_000;
+    await scenario.clock.set({ advanceMs: 60_000 });
     const state = await scenario.snapshot();
-    expect(state.clock).toEqual({ elapsedMs: 60_000 });
-    clock.now += 30_000;
+    expect(state.clock).toEqual({ now: START + 60_000, elapsedMs: 60_000, speed: 0 });
+    await scenario.clock.set({ advanceMs: 30_000, now: START + 86_400_000 });
     await scenario.restore(state);
+    expect(scenario.clock.read()).toEqual(state.clock);
     expect(await uptime()).toBeCloseTo(recorded + 60, 2);
-    clock.now += 1_000;
+    await scenario.clock.set({ advanceMs: 1_000 });
     expect(await uptime()).toBeCloseTo(recorded + 61, 2);
+  });
+
+  it('gives back the seed of the snapshot', async () => {
+    const scenario = await emulator({ seed: 42 });
+    const state = await scenario.snapshot();
+    expect(state.seed).toBe(42);
+    const other = await emulator();
+    expect(other.seed()).toBe(1);
+    await other.restore(state);
+    expect(other.seed()).toBe(42);
+    expect((await other.snapshot()).seed).toBe(42);
   });
 
   it('takes a change under way as it is; restored, it reads failed, as after a restart', async () => {
@@ -277,9 +310,9 @@ describe('restore() of a state that does not fit', () => {
 
   it('refuses a state of another version, naming the version', async () => {
     const scenario = await emulator();
-    const problem = await refused(scenario, { ...(await scenario.snapshot()), version: 2 });
+    const problem = await refused(scenario, { ...(await scenario.snapshot()), version: 1 });
     expect(paths(problem)).toEqual(['version']);
-    expect(problem.message).toContain('this chutebox reads version 1 only');
+    expect(problem.message).toContain('is 1; this chutebox reads version 2 only');
   });
 
   it('refuses bad fields, naming each, and changes nothing', async () => {
@@ -290,9 +323,20 @@ describe('restore() of a state that does not fit', () => {
     (state.changes.records[0] as { state: string }).state = 'done';
     state.chutes['bad name'] = state.chutes.hotspot!;
     state.hostConfig.stored = 'firewall: nope\n';
-    state.clock!.elapsedMs = -1;
+    state.clock.elapsedMs = -1;
+    state.clock.speed = -1;
+    state.seed = 1.5;
     expect(paths(await refused(scenario, { ...state, extra: true }))).toEqual(
-      expect.arrayContaining(['networks[0].ssid', 'changes.records[0].state', 'chutes.bad name', 'hostConfig.stored', 'clock.elapsedMs', 'extra']),
+      expect.arrayContaining([
+        'networks[0].ssid',
+        'changes.records[0].state',
+        'chutes.bad name',
+        'hostConfig.stored',
+        'clock.elapsedMs',
+        'clock.speed',
+        'seed',
+        'extra',
+      ]),
     );
   });
 
@@ -378,8 +422,8 @@ describe('restore() of a state that does not fit', () => {
     const scenario = await emulator();
     expect(paths(await refused(scenario, null))).toEqual(['']);
     expect(paths(await refused(scenario, [1]))).toEqual(['']);
-    expect(paths(await refused(scenario, { version: 1, scenario: 'default' }))).toEqual(
-      expect.arrayContaining(['chutes', 'engine', 'changes', 'networks', 'hostConfig', 'provisioning', 'accounts', 'clock']),
+    expect(paths(await refused(scenario, { version: EMULATOR_STATE_VERSION, scenario: 'default' }))).toEqual(
+      expect.arrayContaining(['chutes', 'engine', 'changes', 'networks', 'hostConfig', 'provisioning', 'accounts', 'seed', 'clock']),
     );
   });
 });

@@ -4,7 +4,7 @@ import { invalidInput, validate } from '../functions/core/validate.ts';
 import { parsePasswd } from '../functions/parsers/passwd.ts';
 import { AccountsStateSchema, authorizedKeysFile, type AccountsState } from './scenario/accounts.ts';
 import { ChangeLogStateSchema, ChutesStateSchema, EngineStateSchema, type ChangesState } from './scenario/changes.ts';
-import { ClockStateSchema, type ClockState } from './scenario/clock.ts';
+import { ClockReadingSchema, type ClockReading } from './emulated-clock.ts';
 import { HostConfigStateSchema, type HostConfigState } from './scenario/host-config.ts';
 import { ProvisioningStateSchema, type ProvisioningState } from './scenario/provisioning.ts';
 import { NetworksStateSchema, type NetworksState } from './scenario/recorded-networks.ts';
@@ -18,8 +18,16 @@ import { StateDocumentSchema } from './state-limits.ts';
  * docs/emulator.md#state-snapshot-restore-reset and docs/decisions/0030-emulator-state-snapshots.md.
  */
 
-/** The version of the state format; a state of another version is refused. */
-export const EMULATOR_STATE_VERSION = 1;
+/**
+ * The version of the state format; a state of another version is refused. Version 2 added the seed
+ * and the whole clock (wall time and speed beside the elapsed time).
+ */
+export const EMULATOR_STATE_VERSION = 2;
+
+/** A seed (`chutebox emulate --seed N`): a whole number that `draw` (emulator/seeded.ts) takes whole, 0 to 2^53 − 1. */
+export const SeedSchema = z
+  .int({ error: 'must be a whole number' })
+  .check(z.nonnegative({ error: 'must not be negative' }), z.maximum(Number.MAX_SAFE_INTEGER));
 
 /**
  * An emulated device's state, JSON through and through. Left out: the apitoken of the provisioning
@@ -29,7 +37,7 @@ export const EMULATOR_STATE_VERSION = 1;
  *
  * @example
  * {
- *   version: 1, scenario: 'default',
+ *   version: 2, scenario: 'default',
  *   chutes: { 'hello-world': { record: {…}, config: {…}, cache: {…} }, hotspot: {…} },
  *   engine: { containers: […], images: [] },
  *   changes: { nextId: 1, records: [] },
@@ -37,7 +45,8 @@ export const EMULATOR_STATE_VERSION = 1;
  *   hostConfig: { stored: null, previous: null, pdconf: {} },
  *   provisioning: null,
  *   accounts: { authorizedKeys: {} },
- *   clock: { elapsedMs: 5230 },
+ *   seed: 1,
+ *   clock: { now: 1795831918944, elapsedMs: 5230, speed: 1 },
  * }
  */
 export interface EmulatorState extends ChangesState {
@@ -48,8 +57,10 @@ export interface EmulatorState extends ChangesState {
   hostConfig: HostConfigState;
   provisioning: ProvisioningState;
   accounts: AccountsState;
-  /** null when the device serves its recording as recorded (no moving clock). */
-  clock: ClockState | null;
+  /** The seed of what the emulator draws (emulator/seeded.ts). */
+  seed: number;
+  /** The emulated clock (emulator/emulated-clock.ts): its wall time, the time since the replay started, its speed. */
+  clock: ClockReading;
 }
 
 /** An `EmulatorState` as JSON gives it: each field checked by its facet's schema. */
@@ -63,7 +74,8 @@ export const EmulatorStateSchema = z.strictObject({
   hostConfig: HostConfigStateSchema,
   provisioning: ProvisioningStateSchema,
   accounts: AccountsStateSchema,
-  clock: z.nullable(ClockStateSchema),
+  seed: SeedSchema,
+  clock: ClockReadingSchema,
 });
 
 /** Snapshots, restores and resets of an emulated device, in-process. */
@@ -77,7 +89,10 @@ export interface EmulatorStateApi {
    * @throws HttpProblem 422 naming each field that does not fit: another version, another scenario, a bad value.
    */
   restore(state: EmulatorState): Promise<void>;
-  /** Back to the scenario as loaded: a restore of the state the device had when it was loaded, clock included. */
+  /**
+   * Back to the scenario as loaded: a restore of the state the device had when it was loaded, with
+   * the seed it started with and its clock as started (`EmulatedClock.reset`).
+   */
   reset(): Promise<void>;
 }
 

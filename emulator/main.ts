@@ -22,7 +22,9 @@ import type { Settings } from '../functions/core/device/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
 import { startDaemonLog } from '../runtime/log/daemon-log.ts';
 import { heapLimit, readSettings, SETTINGS_OPTION, settingsRecord } from '../runtime/settings.ts';
-import { parseControllerUrl, parseMilliseconds } from './options.ts';
+import { parseControllerUrl, parseMilliseconds, parseSeed } from './options.ts';
+import { DEFAULT_SEED } from './seeded.ts';
+import { CLOCK_PATH } from './clock-api.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario/changes.ts';
 import { EMULATOR_ACCOUNT, emulatorApp } from './app.ts';
 import { builtInScenarios, SCENARIO_ENV, type EmulatorState, type Scenario } from './scenario/device.ts';
@@ -61,6 +63,14 @@ const OPTIONS = [
     description: 'cloud controller (http or https base URL) that provisioning and telemetry talk to, whatever pdserver says',
   },
   {
+    flag: 'seed',
+    env: 'CHUTEBOX_SEED',
+    default: String(DEFAULT_SEED),
+    value: 'N',
+    description: 'the seed of what the emulator draws (0 to 2^53 - 1): the same scenario, seed, writes and clock give the same answers; printed at start',
+    kind: 'number',
+  },
+  {
     flag: 'state',
     env: 'CHUTEBOX_STATE',
     value: 'FILE',
@@ -74,6 +84,11 @@ const SWITCHES = [
     flag: 'no-auth',
     env: 'CHUTEBOX_NO_AUTH',
     description: 'serve every request without credentials that names the emulator localhost or a loopback address and comes from no web page of another origin',
+  },
+  {
+    flag: 'still',
+    env: 'CHUTEBOX_STILL',
+    description: 'freeze the living network: no station joins, leaves or moves, and the recording is served as it was',
   },
   {
     flag: 'validate',
@@ -94,7 +109,8 @@ const HELP = optionsHelp(
   'Serves the device API from a scenario (a recorded device, see fixtures/scenarios/README.md) with the same ' +
     `functions and HTTP layer as \`chutebox serve\`. The scenario is read once and served from memory: restart to serve an edit. ` +
     `Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
-    `${STATE_PATH} exports (GET) and imports (PUT) the emulated device's state, POST ${STATE_PATH}/reset resets it to the scenario. ` +
+    `${STATE_PATH} exports (GET) and imports (PUT) the emulated device's state, POST ${STATE_PATH}/reset resets it to the scenario; ` +
+    `${CLOCK_PATH} reads (GET) and sets, advances or changes the speed of (PATCH) its clock. ` +
     'A flag wins over its environment variable, which wins over the settings file (see `chutebox serve --help`, also for --max-heap).',
   OPTIONS,
   SWITCHES,
@@ -125,6 +141,8 @@ export async function main(argv: string[]): Promise<void> {
   checkSubnetPool(values['chute-subnet-pool']!);
   const functionsDir = path.resolve(values.functions ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const controller = values.controller === undefined ? undefined : parseControllerUrl(values.controller);
+  const seed = parseSeed(values.seed!);
+  const still = switches.still;
   const log = startDaemonLog(values);
   let settings: Settings = {};
   const { app, scenario } = await emulatorApp({
@@ -134,6 +152,8 @@ export async function main(argv: string[]): Promise<void> {
     changeLog,
     eventBuffer: events.buffer,
     eventClients: events.clients,
+    seed,
+    still,
     ...(controller === undefined ? {} : { controller }),
     functionsDir,
     corsOrigin: values['cors-origin']!,
@@ -157,12 +177,13 @@ export async function main(argv: string[]): Promise<void> {
     `listening on ${server.url}\n` +
       `scenario ${scenario.name}${scenario.description ? `: ${scenario.description}` : ''}\n` +
       (values.state === undefined ? '' : `started from the state in ${values.state}\n`) +
+      `seed ${scenario.seed()}${still ? ', the living network still (--still)' : ''}\n` +
       (switches.validate ? validationHint('refused') : switches['validate-log'] ? validationHint('logged') : '') +
       (auth
         ? loginHint(server.url)
         : 'authentication is off: requests are served without credentials when they name the emulator localhost or a loopback address and come from no web page of another origin\n'),
   );
-  log.write('info', 'listening', { url: server.url, scenario: scenario.name });
+  log.write('info', 'listening', { url: server.url, scenario: scenario.name, seed: scenario.seed(), still });
 
   const stop = () => {
     log.write('info', 'stopping');

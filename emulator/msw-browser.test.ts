@@ -53,6 +53,19 @@ describe('the browser chuteboxHandlers, on a compiled scenario', async () => {
     expect(await ssid()).toBe(recorded);
   });
 
+  it('starts its clock and seed as told, and serves /_chutebox/clock', async () => {
+    const start = Date.UTC(2026, 0, 1, 12);
+    const frozen = chuteboxHandlers({ baseUrl: 'http://frozen.test', scenario, seed: 5, clock: { now: start, speed: 0 } });
+    server.use(...frozen);
+    try {
+      expect(await frozen.setClock({ advanceMs: 1000 })).toEqual({ now: start + 1000, elapsedMs: 1000, speed: 0 });
+      expect(await (await fetch('http://frozen.test/_chutebox/clock')).json()).toEqual({ now: start + 1000, elapsedMs: 1000, speed: 0 });
+      expect((await frozen.snapshot()).seed).toBe(5);
+    } finally {
+      server.resetHandlers();
+    }
+  });
+
   it('refuses auth: true and a scenario that is not compiled', async () => {
     expect(() => chuteboxHandlers({ baseUrl: ROUTER, scenario, auth: true as unknown as false })).toThrow(/not served in a browser/);
     const bad = chuteboxHandlers({ baseUrl: ROUTER, scenario: { name: 'x' } as unknown as CompiledScenario });

@@ -6,12 +6,13 @@ import { routerHandlers, type ChuteboxHandlers } from './msw-router.ts';
 import { scenarioFromDocument, type ScenarioOptions } from './scenario/core.ts';
 import type { CompiledScenario } from './scenario/tree.ts';
 import { mountStateApi } from './state-api.ts';
+import { mountClockApi } from './clock-api.ts';
 
 export type { ChuteboxHandlers } from './msw-router.ts';
 export type { CompiledScenario } from './scenario/tree.ts';
 
 /** How the browser's `chuteboxHandlers` answers: the router's base URL, its compiled scenario, and how it is emulated. */
-export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDelayMs' | 'controller' | 'settings'> {
+export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDelayMs' | 'controller' | 'settings' | 'seed' | 'still' | 'clock'> {
   /** The URL the code under test calls the router at, e.g. `http://router.test`; requests under it are answered. */
   baseUrl: string;
   /**
@@ -37,7 +38,7 @@ export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDel
  * `chutebox emulate` (`apiApp`: problem+json errors, 404 and 405 with `Allow`, body limits, CORS) with
  * every endpoint function bundled in (the modules of functions/, each run through `bundleInvoke` as its
  * bundle runs it), on a scenario device made from a compiled scenario (`scenarioFromDocument`), and
- * the admin API (`/_chutebox/state`). Without credentials (a browser has no account store), and
+ * the admin API (`/_chutebox/state`, `/_chutebox/clock`). Without credentials (a browser has no account store), and
  * without the websockets (the hostapd control and change stream), the docs page and the chutes' web
  * pages, which answer 501. The array also carries the router's state: `reset()` between tests.
  *
@@ -62,10 +63,14 @@ export function chuteboxHandlers(options: BrowserHandlersOptions): ChuteboxHandl
       ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
       ...(options.controller === undefined ? {} : { controller: options.controller }),
       ...(options.settings === undefined ? {} : { settings: options.settings }),
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.still === undefined ? {} : { still: options.still }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
     const app = apiApp(mountedModules(await endpointModules()), { device: scenario.device, auth: null, corsOrigin: options.corsOrigin, uploadLimit });
     mountStateApi(app, { state: scenario, auth: null, corsOrigin: options.corsOrigin });
+    mountClockApi(app, { clock: scenario.clock, auth: null, corsOrigin: options.corsOrigin });
     return { app, scenario };
   });
 }

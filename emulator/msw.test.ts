@@ -53,6 +53,18 @@ describe('chuteboxHandlers with setupServer (msw in Node)', () => {
     expect(((await changed.json()) as { ssid: string }).ssid).toBe('changed by a test');
   });
 
+  it('carries the router’s clock: clock() and setClock(), and serves /_chutebox/clock', async () => {
+    const start = (await handlers.clock()).now;
+    expect(await handlers.setClock({ speed: 0, now: start, elapsedMs: 0 })).toEqual({ now: start, elapsedMs: 0, speed: 0 });
+    const patched = await fetch('http://router.test/_chutebox/clock', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advanceMs: 60_000 }),
+    });
+    expect(await patched.json()).toEqual({ now: start + 60_000, elapsedMs: 60_000, speed: 0 });
+    expect(await handlers.clock()).toEqual({ now: start + 60_000, elapsedMs: 60_000, speed: 0 });
+  });
+
   it('refuses a base URL with a path', () => {
     expect(() => chuteboxHandlers({ baseUrl: 'http://router.test/api' })).toThrow(/must be an origin/);
   });

@@ -30,3 +30,14 @@ export function parseMilliseconds(text: string, flag: string): number {
   if (!(ms >= 0 && ms <= 60_000)) throw new UsageError(`--${flag} must be a whole number of milliseconds from 0 to 60000, not ${JSON.stringify(text)}`);
   return ms;
 }
+
+/**
+ * The `--seed`: a whole number from 0 to 2^53 − 1 (`Number.MAX_SAFE_INTEGER`, as a state's `seed`).
+ *
+ * @throws UsageError naming `--seed`.
+ */
+export function parseSeed(text: string): number {
+  const seed = /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(seed)) throw new UsageError(`--seed must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not ${JSON.stringify(text)}`);
+  return seed;
+}

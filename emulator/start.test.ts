@@ -39,6 +39,22 @@ describe('startEmulator: a router in a controller’s test suite', () => {
     await router.reset();
   });
 
+  it('clock() reads the emulated clock and setClock() sets it as PATCH /_chutebox/clock does; reset() puts it back as started', async () => {
+    const start = Date.UTC(2026, 0, 1, 12);
+    const frozen = await startEmulator({ auth: false, functionsDir: DIST_FUNCTIONS, seed: 9, clock: { now: start, speed: 0 } });
+    try {
+      expect(await frozen.clock()).toEqual({ now: start, elapsedMs: 0, speed: 0 });
+      expect(await frozen.setClock({ advanceMs: 600_000, speed: 2 })).toMatchObject({ now: start + 600_000, speed: 2 });
+      expect(await (await fetch(`${frozen.url}/_chutebox/clock`)).json()).toMatchObject({ speed: 2 });
+      await expect(frozen.setClock({ advanceMs: -1 })).rejects.toMatchObject({ status: 422, errors: [{ path: 'advanceMs' }] });
+      expect((await frozen.snapshot()).seed).toBe(9);
+      await frozen.reset();
+      expect(await frozen.clock()).toEqual({ now: start, elapsedMs: 0, speed: 0 });
+    } finally {
+      await frozen.stop();
+    }
+  });
+
   it('stop() closes the port', async () => {
     const other = await startEmulator({ auth: false, functionsDir: DIST_FUNCTIONS });
     await other.stop();

@@ -1,5 +1,6 @@
 import { listen } from '../runtime/http/listen.ts';
 import { emulatorApp, type EmulatorAppOptions } from './app.ts';
+import { clockApi, type ClockApi } from './clock-api.ts';
 import type { EmulatorState, EmulatorStateApi } from './emulator-state.ts';
 
 /** How `startEmulator` serves a router: the app's options and where it listens. */
@@ -12,8 +13,8 @@ export interface StartEmulatorOptions extends Omit<EmulatorAppOptions, 'settings
   state?: EmulatorState;
 }
 
-/** An emulated router listening over HTTP, and its state. */
-export interface RunningEmulator extends EmulatorStateApi {
+/** An emulated router listening over HTTP, its state and its clock. */
+export interface RunningEmulator extends EmulatorStateApi, ClockApi {
   /** Its base URL, e.g. `http://127.0.0.1:41233`: the API is under `/api/v1`. */
   url: string;
   /** The name of the scenario it serves. */
@@ -25,13 +26,15 @@ export interface RunningEmulator extends EmulatorStateApi {
 /**
  * Starts an emulated router in this process, as `chutebox emulate` does: the same handlers on a
  * scenario, over HTTP, with its state at hand for a test suite (`reset()` before each test,
- * `snapshot()`/`restore()` around one).
+ * `snapshot()`/`restore()` around one) and its clock (`clock()`, `setClock(patch)`, as
+ * `/_chutebox/clock`).
  *
  * @throws ScenarioError for a scenario that does not exist or does not check; HttpProblem 422 for a
  *   `state` that does not fit the scenario.
  * @example
  * const router = await startEmulator({ scenario: 'default', port: 0, auth: false });
  * await fetch(`${router.url}/api/v1/chutes`); // the scenario's chutes
+ * await router.setClock({ speed: 0, advanceMs: 600_000 }); // ten minutes later, standing still
  * await router.reset();
  * await router.stop();
  */
@@ -46,5 +49,6 @@ export async function startEmulator(options: StartEmulatorOptions = {}): Promise
     snapshot: () => scenario.snapshot(),
     restore: (state) => scenario.restore(state),
     reset: () => scenario.reset(),
+    ...clockApi(async () => scenario),
   };
 }

@@ -15,13 +15,41 @@ export const STATE_PATH = '/_chutebox/state';
 /** `POST` puts the emulated device back to its scenario as loaded. */
 export const STATE_RESET_PATH = '/_chutebox/state/reset';
 
-export interface StateApiOptions {
-  /** The emulated device's state (`loadScenario`'s answer). */
-  state: Pick<Scenario, 'snapshot' | 'restore' | 'reset'>;
+/** How the emulator's admin routes are served: behind the API's auth policy, with its CORS. */
+export interface AdminOptions {
   /** The policy of the rest of the API; null serves every request without credentials, if it is local (`--no-auth`, runtime/http/auth.ts). */
   auth: AuthPolicy | null;
   /** As `createApp`'s `corsOrigin`. */
   corsOrigin?: string;
+}
+
+export interface StateApiOptions extends AdminOptions {
+  /** The emulated device's state (`loadScenario`'s answer). */
+  state: Pick<Scenario, 'snapshot' | 'restore' | 'reset'>;
+}
+
+/** What every admin route of the emulator does first and last (`adminRoutes`). */
+export interface AdminRoutes {
+  /** Authorizes a request as the API does (runtime/http/auth.ts). */
+  authorize: ReturnType<typeof authorizer>;
+  /** An answer with `status`, a JSON `body` (not to be cached) or none, and the CORS headers. */
+  answer(c: Context, status: number, body?: unknown): Response;
+}
+
+/** The authorization and the answers of the emulator's admin routes, for one auth policy and CORS setting. */
+export function adminRoutes(options: AdminOptions): AdminRoutes {
+  const cors = corsPolicy(options.corsOrigin);
+  return {
+    authorize: authorizer(options.auth, cors.listed),
+    answer: (c: Context, status: number, body?: unknown) =>
+      new Response(body === undefined ? null : JSON.stringify(body), {
+        status,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json', 'cache-control': 'no-store' }),
+          ...cors.headers(c.req.header('origin')),
+        },
+      }),
+  };
 }
 
 /**
@@ -41,13 +69,7 @@ export interface StateApiOptions {
  * mountStateApi(app, { state: scenario, auth, corsOrigin });
  */
 export function mountStateApi(app: Hono, options: StateApiOptions): void {
-  const cors = corsPolicy(options.corsOrigin);
-  const authorize = authorizer(options.auth, cors.listed);
-  const answer = (c: Context, status: number, body?: EmulatorState) =>
-    new Response(body === undefined ? null : JSON.stringify(body), {
-      status,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'cache-control': 'no-store' }), ...cors.headers(c.req.header('origin')) },
-    });
+  const { authorize, answer } = adminRoutes(options);
   /** The request body as text, cut with a 413 as soon as it passes the limit. */
   const readText = limitedBody(STATE_LIMITS.bytes, (c) => c.req.text());
 

@@ -130,7 +130,7 @@ describe('chutebox emulate: GET and PUT /_chutebox/state', () => {
   it('GET answers the state, PUT of it after more changes gives back its answers', async () => {
     await changeEverything(server, 'at the snapshot');
     const state = await exported(server);
-    expect(state).toMatchObject({ version: 1, scenario: 'default' });
+    expect(state).toMatchObject({ version: 2, scenario: 'default', seed: 1, clock: { speed: 1 } });
     expect(JSON.stringify(state)).not.toContain('tok-secret-4f1d9a7e');
     const atSnapshot = await answers(server);
     await callApi(server, 'PUT', '/chutes/hotspot/networks/guest/ssid', { ssid: 'after the snapshot' });
@@ -165,7 +165,8 @@ describe('chutebox emulate: GET and PUT /_chutebox/state', () => {
     const glAr150 = await emulate('--no-auth', '--scenario', 'gl-ar150');
     const refusals: [unknown, number, string[]][] = [
       [await exported(glAr150), 422, ['body.scenario']],
-      [{ ...before, version: 2 }, 422, ['body.version']],
+      [{ ...before, version: 1 }, 422, ['body.version']],
+      [{ ...before, clock: { ...before.clock, speed: -1 } }, 422, ['body.clock.speed']],
       [{ ...before, networks: [{ chute: 'hotspot', network: 'guest', ssid: 'x'.repeat(33), disconnected: [] }] }, 422, ['body.networks[0].ssid']],
       [{ ...before, engine: { ...before.engine, containers: null } }, 422, ['body.engine.containers']],
     ];

@@ -3,6 +3,7 @@ import { memoryDevice } from '../../test/support/memory-device.ts';
 import { settledChange as settled } from '../../test/support/emulated-changes.ts';
 import type { Device, DeviceEventBody } from '../../functions/core/device/index.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
+import { emulatedClock } from '../emulated-clock.ts';
 import { emulatedChanges } from './changes.ts';
 
 const LABEL = 'io.chutebox.chute';
@@ -26,10 +27,11 @@ function scenario(
   );
 }
 
-/** Emulated changes after `delayMs`, with host-level effects that only record what they were asked. */
-function options(delayMs: number, record: string[] = []) {
+/** Emulated changes after `delayMs` of `clock`'s time (a clock at the real time's pace by default), with host-level effects that only record what they were asked. */
+function options(delayMs: number, record: string[] = [], clock = emulatedClock()) {
   return {
     delayMs,
+    sleep: clock.sleep,
     async applyHostConfig(request: { config: Record<string, unknown> }, note: (text: string) => Promise<void>) {
       record.push(`apply ${JSON.stringify(request.config)}`);
       await note('stored the host configuration');
@@ -111,9 +113,9 @@ describe('emulatedChanges', () => {
   });
 
   it('installs a chute: installing while queued, then its container runs the image; the name is then taken', async () => {
-    const device = emulatedChanges(memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [] }), options(5));
     // The clock stands still until the install has been seen queued.
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const clock = emulatedClock({ speed: 0 });
+    const device = emulatedChanges(memoryDevice({ chutes: { web: { record: { name: 'web' } } }, containers: [] }), options(5, [], clock));
     const install = {
       action: 'install',
       chute: 'new',
@@ -128,8 +130,7 @@ describe('emulatedChanges', () => {
     expect(await device.chuteNames()).toEqual(['new', 'web']);
     expect(await state(device, 'new')).toBe('installing');
     const taken = await device.submitChange({ ...install, image: 'busybox:2' });
-    await vi.runAllTimersAsync();
-    vi.useRealTimers();
+    await clock.set({ advanceMs: 20 });
     expect((await settled(device, queued.id)).state).toBe('succeeded');
     expect(await state(device, 'new')).toBe('running');
     expect(await device.chute('new')).toEqual({

@@ -26,14 +26,19 @@ import { jsonCopy } from './json-copy.ts';
 import { CHUTE_EDITS, type ChuteEdit } from './chute-edits.ts';
 import { ChuteCache, storedChutes, type ChuteDocuments } from './chutes.ts';
 import { atMost, shallow, STATE_LIMITS } from '../state-limits.ts';
+import { DEFAULT_SEED } from '../seeded.ts';
 
 /** How long each step of an emulated change takes by default: queued → running → finished. */
 export const DEFAULT_CHANGE_DELAY_MS = 200;
 
 /** How emulated changes run. */
 export interface EmulatedChangeOptions {
-  /** How long each step takes, in milliseconds. */
+  /** How long each step takes, in milliseconds of the device's time. */
   delayMs: number;
+  /** How a step waits: the emulated clock's `sleep` (emulator/emulated-clock.ts), so that steps follow its speed and advances. */
+  sleep: (ms: number) => Promise<void>;
+  /** The seed the ids of new containers are drawn from (default `DEFAULT_SEED`). */
+  seed?: number;
   /**
    * What an `update-hostconfig` change does: the host configuration service's `perform` (the runtime's
    * code, over the emulator's memory), which resolves the `[redacted]` placeholders, notes each step and
@@ -136,7 +141,7 @@ export type EmulatedDevice = Device & {
  *
  * @param scenario the scenario's Device, without change methods.
  * @example
- * const device = emulatedChanges(scenarioDevice, { delayMs: 0 });
+ * const device = emulatedChanges(scenarioDevice, { delayMs: 0, sleep: emulatedClock().sleep, applyHostConfig, resetDevice });
  * const { id } = await device.submitChange({ action: 'stop', chute: 'hotspot' });
  * (await device.change(id))?.state // 'queued', then 'running', then 'succeeded'
  */
@@ -152,7 +157,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
   const runner = changeRunner({
     openLog: async () => log,
     now: () => base.now(),
-    turn: () => sleep(options.delayMs),
+    turn: () => options.sleep(options.delayMs),
     bound: options.bound,
     publish: options.publish,
     effects: emulatedEffects(made, options),
@@ -256,13 +261,13 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
   const reserve = networkLedger({ ...made.base, chute: made.reads.chute, chuteNames: made.reads.chuteNames });
   /** A reboot or shutdown of the emulated device: it says so, and nothing else happens. */
   const power: ChangeEffect<'reboot' | 'shutdown'> = async (request, note) => {
-    await sleep(options.delayMs);
+    await options.sleep(options.delayMs);
     await note(EMULATED_POWER[request.action]);
   };
   return {
     ...chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options, action)),
     async 'update-hostconfig'(request, note, id) {
-      await sleep(options.delayMs);
+      await options.sleep(options.delayMs);
       return options.applyHostConfig(request, note, id);
     },
     reboot: power,
@@ -277,11 +282,11 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
 function chuteEffect<A extends ChuteAction>(
   made: ChangesMade,
   reserve: ReturnType<typeof networkLedger>,
-  options: Pick<EmulatedChangeOptions, 'delayMs' | 'publish'>,
+  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'seed' | 'publish'>,
   action: A,
 ): ChangeEffect<A> {
   return async (request, note, id) => {
-    await sleep(options.delayMs);
+    await options.sleep(options.delayMs);
     if (made.conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
     const found = await made.reads.chute(request.chute);
     if (found === null) throw new Error(`chute ${request.chute} is not installed`);
@@ -295,7 +300,7 @@ function chuteEffect<A extends ChuteAction>(
         : undefined;
     try {
       await emulatedImage(made.loaded, asked, chute, note, id);
-      const engine = { containers: list, now: made.base.now(), states: [] };
+      const engine = { containers: list, now: made.base.now(), seed: options.seed ?? DEFAULT_SEED, change: id, states: [] };
       const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, engine);
       if (held !== undefined) {
         chute.cache = cacheWithNetworks(chute.cache, held.networks);
@@ -402,7 +407,3 @@ const EMULATED_POWER: Record<DevicePowerAction, string> = {
   reboot: 'the emulated device does not really reboot: nothing is restarted, its uptime goes on, and what changed since the emulator started stays',
   shutdown: 'the emulated device does not really shut down: it goes on answering as before',
 };
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

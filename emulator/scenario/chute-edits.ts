@@ -1,14 +1,18 @@
 import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
 import { CHUTE_LABEL, chuteContainerName, type ChuteAction, type StoredChute } from '../../functions/core/device/index.ts';
 import type { ChangeRequestOf } from '../../runtime/changes/runner.ts';
+import { draw, type DrawParts } from '../seeded.ts';
 
 /**
  * The containers of the emulated engine (null: the scenario has no engine), which changes edit in
- * place, the clock, and the states the chute was put in, in order (its `chute.state` events).
+ * place, the clock, the seed and the change's id (what a new container's id is drawn from), and the
+ * states the chute was put in, in order (its `chute.state` events).
  */
 export interface EmulatedEngine {
   containers: Record<string, unknown>[] | null;
   now: number;
+  seed: number;
+  change: number;
   states: string[];
 }
 
@@ -40,7 +44,7 @@ function startChute(chute: StoredChute, engine: EmulatedEngine, environment?: Re
   const messages: string[] = [];
   let container = owned(chute, engine)[0];
   if (container === undefined) {
-    container = newContainer(chute, engine.now);
+    container = newContainer(chute, engine);
     engine.containers.push(container);
     messages.push(`created container ${short(container.Id)} from image ${String(container.Image)}`);
   }
@@ -90,11 +94,14 @@ export const CHUTE_EDITS: { [A in ChuteAction]: ChuteEdit<A> } = {
   },
 };
 
-/** A container for a chute that has none in the recordings, as a device would create it. */
-function newContainer(chute: StoredChute, now: number): Record<string, unknown> {
+/**
+ * A container for a chute that has none in the recordings, as a device would create it: its id drawn
+ * from the seed, the chute and the change, so that the same writes make the same container.
+ */
+function newContainer(chute: StoredChute, { now, seed, change }: EmulatedEngine): Record<string, unknown> {
   const { image, version } = chute.record;
   return {
-    Id: randomHex(32),
+    Id: drawnHex(seed, 32, 'container', chute.name, change),
     Names: [`/${chuteContainerName(chute.name)}`],
     Image: typeof image === 'string' ? image : `chutebox/${chute.name}:${typeof version === 'string' || typeof version === 'number' ? version : 'latest'}`,
     Created: Math.floor(now / 1000),
@@ -104,7 +111,11 @@ function newContainer(chute: StoredChute, now: number): Record<string, unknown> 
   };
 }
 
-/** `bytes` random bytes in hex, from Web Crypto (Node and browsers alike: the browser's msw handlers run this too). */
-function randomHex(bytes: number): string {
-  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+/** `bytes` bytes in hex, each drawn from the seed and `parts` (`draw`). */
+function drawnHex(seed: number, bytes: number, ...parts: DrawParts): string {
+  return Array.from({ length: bytes }, (_, i) =>
+    Math.floor(draw(seed, ...parts, i) * 256)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('');
 }

@@ -53,15 +53,10 @@ async function scenario(name: string, files: Record<string, string | null> = {})
   return dir;
 }
 
-/** A clock the test moves: `now()` in milliseconds, `advance(seconds)`. */
-function testClock(startMs: number) {
-  let time = startMs;
-  return { now: () => time, advance: (seconds: number) => void (time += seconds * 1000) };
-}
-
-/** The scenario device of `dir`, on `clock`. */
-async function emulated(dir: string, clock: { now: () => number }, options: ScenarioOptions = {}): Promise<Device> {
-  return (await loadScenario(dir, undefined, { changeDelayMs: 0, now: clock.now, ...options })).device;
+/** The scenario device of `dir`, its clock standing at `startMs` until the test advances it by `seconds`. */
+async function emulated(dir: string, startMs: number, options: ScenarioOptions = {}): Promise<{ device: Device; advance(seconds: number): Promise<unknown> }> {
+  const scenario = await loadScenario(dir, undefined, { changeDelayMs: 0, clock: { now: startMs, speed: 0 }, ...options });
+  return { device: scenario.device, advance: (seconds) => scenario.clock.set({ advanceMs: Math.round(seconds * 1000) }) };
 }
 
 async function leasesOf(device: Device): Promise<LeaseRecord[]> {
@@ -73,21 +68,19 @@ const secondsLeft = (lease: LeaseRecord, device: Device) => Number(lease.expires
 
 describe('the emulator replays a recording as if it had been taken when it started', () => {
   it('GET /api/v1/info/software responds with the recorded uptime at the start, grown by the seconds since', async () => {
-    const clock = testClock(START);
-    const device = await emulated(await scenario('software'), clock);
+    const { device, advance } = await emulated(await scenario('software'), START);
     expect((await info<Software>(software, device)).uptime).toBe(UPTIME);
-    clock.advance(600);
+    await advance(600);
     expect((await info<Software>(software, device)).uptime).toBe(UPTIME + 600);
-    clock.advance(0.99);
+    await advance(0.99);
     expect((await info<Software>(software, device)).uptime).toBe(UPTIME + 600);
   });
 
   it('GET /api/v1/info/telemetry responds with a boot_time that, plus the uptime of /proc/uptime, is its time', async () => {
     // A start that is no whole second, so that both numbers are cut as on a device.
-    const clock = testClock(START + 123_456);
-    const device = await emulated(await scenario('telemetry'), clock);
+    const { device, advance } = await emulated(await scenario('telemetry'), START + 123_456);
     for (const seconds of [0, 600, 0.75]) {
-      clock.advance(seconds);
+      await advance(seconds);
       const report = await info<Telemetry>(telemetry, device);
       const uptime = parseUptime((await device.readFile('/proc/uptime'))!)!.uptime;
       expect(report.time).toBe(device.now() / 1000);
@@ -98,15 +91,14 @@ describe('the emulator replays a recording as if it had been taken when it start
   });
 
   it('GET …/leases responds with expiries that keep the time left at the recording, counting down from the start', async () => {
-    const clock = testClock(START);
-    const device = await emulated(await scenario('leases'), clock);
+    const { device, advance } = await emulated(await scenario('leases'), START);
     const [laptop, printer, tv, ipv6] = await leasesOf(device);
     expect(secondsLeft(laptop!, device)).toBe(3600);
     expect(printer).toEqual({ expires: '0', mac_addr: '02:00:00:00:00:02', ip_addr: '10.0.0.3', hostname: 'printer' });
     expect(tv!.expires).toBe('43200');
     expect(secondsLeft(ipv6!, device)).toBe(60);
 
-    clock.advance(600);
+    await advance(600);
     const later = await leasesOf(device);
     expect(secondsLeft(later[0]!, device)).toBe(3000);
     expect(later[1]!.expires).toBe('0');
@@ -114,10 +106,9 @@ describe('the emulator replays a recording as if it had been taken when it start
   });
 
   it('rewrites only the numbers that follow the clock: the rest of each raw file is as recorded', async () => {
-    const clock = testClock(START);
     const dir = await scenario('raw');
-    const device = await emulated(dir, clock);
-    clock.advance(600.257);
+    const { device, advance } = await emulated(dir, START);
+    await advance(600.257);
     // Idle time grows at the recorded rate: 1.5 idle CPUs (1500 s idle in 1000 s of uptime).
     expect(await device.readFile('/proc/uptime')).toBe('1600.25 2400.37\n');
     expect(await device.readFile('/proc/stat')).toBe(STAT.replace('btime 1700000000', `btime ${START / 1000 - UPTIME}`));
@@ -130,10 +121,13 @@ describe('the emulator replays a recording as if it had been taken when it start
   });
 
   it('serves the files as recorded when the recording has no btime or no /proc/uptime: its time is unknown', async () => {
-    const clock = testClock(START);
-    const noBtime = await emulated(await scenario('no-btime', { 'proc/stat': STAT.replace('btime 1700000000\n', '') }), clock);
-    const noUptime = await emulated(await scenario('no-uptime', { 'proc/uptime': null }), clock);
-    clock.advance(600);
+    const { device: noBtime, advance: advanceNoBtime } = await emulated(
+      await scenario('no-btime', { 'proc/stat': STAT.replace('btime 1700000000\n', '') }),
+      START,
+    );
+    const { device: noUptime, advance: advanceNoUptime } = await emulated(await scenario('no-uptime', { 'proc/uptime': null }), START);
+    await advanceNoBtime(600);
+    await advanceNoUptime(600);
     expect(await noBtime.readFile('/proc/uptime')).toBe(FILES['proc/uptime']);
     expect((await leasesOf(noBtime))[0]!.expires).toBe(String(RECORDED_AT + 3600));
     expect(await noUptime.readFile('/proc/stat')).toBe(STAT);
@@ -142,9 +136,8 @@ describe('the emulator replays a recording as if it had been taken when it start
   });
 
   it('serves the files as recorded with asRecorded, as `chutebox record` checks a recording', async () => {
-    const clock = testClock(START);
-    const device = await emulated(await scenario('as-recorded'), clock, { asRecorded: true });
-    clock.advance(600);
+    const { device, advance } = await emulated(await scenario('as-recorded'), START, { asRecorded: true });
+    await advance(600);
     expect(await device.readFile('/proc/uptime')).toBe(FILES['proc/uptime']);
     expect(await device.readFile('/proc/stat')).toBe(STAT);
     expect((await leasesOf(device))[0]!.expires).toBe(String(RECORDED_AT + 3600));

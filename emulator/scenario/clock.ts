@@ -1,37 +1,21 @@
-import * as z from 'zod/mini';
 import type { Device } from '../../functions/core/device/index.ts';
 import { reusingLast } from '../../functions/core/reusing-last.ts';
 import { parseStat } from '../../functions/parsers/stat.ts';
 import { parseUptime } from '../../functions/parsers/uptime.ts';
+import type { ClockReading } from '../emulated-clock.ts';
 import { kept, normalizePosix } from './tree.ts';
 
 /** The raw files whose numbers follow the emulator's clock. */
 export const CLOCK_FILES = { uptime: '/proc/uptime', stat: '/proc/stat' } as const;
 
-/**
- * The clock's part of an emulator state (emulator/emulator-state.ts): how long the emulated device has
- * run since the recording was replayed from its start, in milliseconds. Its uptime is the recorded one
- * plus this, and each lease has as long left as when recorded, less this.
- */
-export const ClockStateSchema = z.strictObject({ elapsedMs: z.number().check(z.nonnegative(), z.maximum(Number.MAX_SAFE_INTEGER)) });
-export type ClockState = z.infer<typeof ClockStateSchema>;
-
-/** A scenario's files, replayed as if recorded when the emulator started. */
+/** A scenario's files, replayed as if recorded when the replay started. */
 export interface ScenarioClock {
   /** The scenario's `readFile`, with `/proc/uptime` and `/proc/stat`'s `btime` moved to the emulator's clock. */
   readFile: Device['readFile'];
-  /** A recorded dnsmasq lease file with each non-zero expiry shifted by (emulator start − recording time). */
+  /** A recorded dnsmasq lease file with each non-zero expiry shifted by (replay start − recording time). */
   leases(recorded: string): Promise<string>;
-  /** (emulator start − recording time) in whole seconds: how far every recorded time moves; 0 when the recording time is unknown. */
+  /** (replay start − recording time) in whole seconds: how far every recorded time moves; 0 when the recording time is unknown. */
   shift(): Promise<number>;
-  /** How long the device has run since the replay started (whole centiseconds, in ms). */
-  snapshot(): ClockState;
-  /**
-   * Moves the start so that the device has run `state.elapsedMs` now: `{ elapsedMs: 0 }` starts the
-   * replay again (the uptime and the leases as recorded), a snapshot's gives back its uptime and leases,
-   * which go on from there.
-   */
-  restore(state: ClockState): void;
 }
 
 /** What the recording says about its time, in centiseconds (the resolution of /proc/uptime). */
@@ -44,12 +28,12 @@ interface Recorded {
 }
 
 /**
- * Replays a recording as if it had been taken when the emulator started (the first `now()`, or where
- * `restore` puts the start: a reset, a restored state): the recording's time is `btime` of /proc/stat plus the first number of /proc/uptime, and from the
- * start on
- * - `/proc/uptime` answers the recorded uptime and idle time plus the time since the start, in the
- *   kernel's format (two decimals, cut as the kernel cuts them);
- * - `/proc/stat`'s `btime` answers (start − recorded uptime), so `btime` + uptime is `now()`, as on a
+ * Replays a recording as if it had been taken when the replay started: at the emulated clock's wall
+ * time less its elapsed time (`clock.read()`: `now − elapsedMs`, which a set of either moves). The
+ * recording's time is `btime` of /proc/stat plus the first number of /proc/uptime, and
+ * - `/proc/uptime` answers the recorded uptime and idle time plus the elapsed time, in the kernel's
+ *   format (two decimals, cut as the kernel cuts them);
+ * - `/proc/stat`'s `btime` answers (start − recorded uptime), so `btime` + uptime is `now`, as on a
  *   device;
  * - `leases(text)` moves each non-zero expiry of a lease file (its first field, epoch seconds; `0` is
  *   an infinite lease) by (start − recording time) in whole seconds: a lease that had an hour left
@@ -58,22 +42,20 @@ interface Recorded {
  *   time to follow (a chute's log lines).
  * Only those numbers are rewritten; every other byte is as recorded, for the same parsers to read.
  * The numbers are worked out on each call, from the files as `files` answers then (the emulator's
- * `scenarioFiles` reads each file once and keeps it in memory). A scenario without `btime` in
- * /proc/stat or without /proc/uptime has no known recording time: all three are served as recorded.
+ * `scenarioFiles` reads each file once and keeps it in memory) and the clock as it reads then. A
+ * scenario without `btime` in /proc/stat or without /proc/uptime has no known recording time: all
+ * three are served as recorded.
  *
  * @param files the scenario's raw files (`scenarioFiles(dir)`, or `rootedFiles(dir)` to read them on each call).
- * @param now the Device's clock, in milliseconds since the epoch; its first reading is the start.
+ * @param clock the device's emulated clock (emulator/emulated-clock.ts).
  * @example
- * // recorded: /proc/stat `btime 1700000000`, /proc/uptime `1000.00 3000.00`; started at 2000000000000
- * const clock = scenarioClock(scenarioFiles(dir), now);
- * // 600 s later:
+ * // recorded: /proc/stat `btime 1700000000`, /proc/uptime `1000.00 3000.00`; the clock at now 2000000600000, elapsedMs 600000
+ * const clock = scenarioClock(scenarioFiles(dir), emulated);
  * await clock.readFile('/proc/uptime')                    // '1600.00 4800.00\n'
  * await clock.readFile('/proc/stat')                      // '…btime 1999999000\n…'
  * await clock.leases('1700004600 aa:… 10.0.0.2 pc *\n')   // '2000003600 aa:… 10.0.0.2 pc *\n'
  */
-export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number): ScenarioClock {
-  let startCs = Math.floor(now() / 10);
-
+export function scenarioClock(files: Pick<Device, 'readFile'>, clock: { read(): ClockReading }): ScenarioClock {
   /** The files `recorded` last read, and what they said: parsed again only when either text changed. */
   let last: { uptime: string | null; stat: string | null; at: Recorded | null } | undefined;
 
@@ -90,11 +72,14 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
   const statNow = reusingLast(movedBootTime);
   const leasesNow = reusingLast(shiftedLeases);
 
-  /** Whole centiseconds since the start (never negative, should the clock be set back). */
-  const elapsedCs = () => Math.max(0, Math.floor(now() / 10) - startCs);
+  /** When the replay started and how long ago, in whole centiseconds, read at one moment. */
+  function replay(): { startCs: number; elapsedCs: number } {
+    const { now, elapsedMs } = clock.read();
+    return { startCs: Math.floor((now - elapsedMs) / 10), elapsedCs: Math.floor(elapsedMs / 10) };
+  }
 
   /** (start − recording time) in whole seconds; 0 without a recording time. */
-  const shift = () => recorded().then((clock) => (clock === null ? 0 : Math.round((startCs - (clock.at.bootTime * 100 + clock.at.uptimeCs)) / 100)));
+  const shift = () => recorded().then((at) => (at === null ? 0 : Math.round((replay().startCs - (at.at.bootTime * 100 + at.at.uptimeCs)) / 100)));
 
   /** Which clock file each path read names (`clockFile`), worked out once a path: every file read asks. */
   const clockFiles = new Map<string, string | null>();
@@ -103,20 +88,15 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
     readFile(devicePath) {
       const file = kept(clockFiles, devicePath, clockFile);
       if (file === null) return files.readFile(devicePath);
-      return recorded().then((clock) => {
-        if (clock === null) return files.readFile(devicePath);
-        return file === CLOCK_FILES.uptime
-          ? uptimeNow(clock.uptime, clock.at, elapsedCs())
-          : statNow(clock.stat, Math.floor((startCs - clock.at.uptimeCs) / 100));
+      return recorded().then((at) => {
+        if (at === null) return files.readFile(devicePath);
+        const { startCs, elapsedCs } = replay();
+        return file === CLOCK_FILES.uptime ? uptimeNow(at.uptime, at.at, elapsedCs) : statNow(at.stat, Math.floor((startCs - at.at.uptimeCs) / 100));
       });
     },
     shift,
     leases: (text) =>
-      Promise.all([recorded(), shift()]).then(([clock, seconds]) => (clock === null || seconds === 0 ? text : leasesNow(text, seconds, clock.at.bootTime))),
-    snapshot: () => ({ elapsedMs: elapsedCs() * 10 }),
-    restore(state) {
-      startCs = Math.floor(now() / 10) - Math.floor(state.elapsedMs / 10);
-    },
+      Promise.all([recorded(), shift()]).then(([at, seconds]) => (at === null || seconds === 0 ? text : leasesNow(text, seconds, at.at.bootTime))),
   };
 }
 

@@ -17,6 +17,8 @@ import { jsonCopy } from './json-copy.ts';
 import { PASSWD_FILE, type DeviceYaml } from '../../runtime/scenario/format.ts';
 import { scenarioNetworks } from './network.ts';
 import { scenarioClock } from './clock.ts';
+import { emulatedClock, type ClockStart, type EmulatedClock } from '../emulated-clock.ts';
+import { DEFAULT_SEED } from '../seeded.ts';
 import { recordedLogs, scenarioLogs } from './logs.ts';
 import { checkCompiledScenario, normalizePosix, treeFiles } from './tree.ts';
 
@@ -30,8 +32,16 @@ export interface ScenarioOptions {
   controller?: string;
   /** What `settings()` answers (default none). */
   settings?: () => Settings;
-  /** The device's clock, in milliseconds since the epoch (default the real one); tests inject one. */
-  now?: () => number;
+  /**
+   * How the device's emulated clock starts (emulator/emulated-clock.ts): its wall time (default the
+   * real one), the time elapsed since the replay started (default 0) and its speed (default 1; 0
+   * stands still until advanced).
+   */
+  clock?: ClockStart;
+  /** The seed of everything the emulator draws (emulator/seeded.ts; default `DEFAULT_SEED`). */
+  seed?: number;
+  /** Whether the living network stands still (`chutebox emulate --still`; default false). */
+  still?: boolean;
   /** How many events it keeps for clients that reconnect (default `DEFAULT_EVENT_BUFFER`, as `serve`). */
   eventBuffer?: number;
   /**
@@ -42,8 +52,8 @@ export interface ScenarioOptions {
 }
 
 /**
- * A loaded scenario: where it is, what it says about itself, the Device that serves it, and that
- * Device's state (`EmulatorStateApi`: `snapshot()`, `restore(state)`, `reset()`).
+ * A loaded scenario: where it is, what it says about itself, the Device that serves it, its clock and
+ * seed, and that Device's state (`EmulatorStateApi`: `snapshot()`, `restore(state)`, `reset()`).
  */
 export interface Scenario extends EmulatorStateApi {
   /** The name given, or the folder's base name for a path. */
@@ -53,6 +63,10 @@ export interface Scenario extends EmulatorStateApi {
   description: string | null;
   /** The one Device that serves it, whatever state is restored behind it: hand it to the HTTP app once. */
   device: Device;
+  /** The device's emulated clock: the Device's `now()` and every timer that models the device. */
+  clock: EmulatedClock;
+  /** The seed in effect: the one started with, or a restored state's. */
+  seed(): number;
   /**
    * `EmulatorStateApi.restore`, its refusal naming the fields from `at` (`checkEmulatorState`):
    * `'body'` for a state that came as a request's body, as `PUT /_chutebox/state` gives it.
@@ -91,9 +105,12 @@ export function scenarioFromDocument(document: unknown, options: ScenarioOptions
  * from a folder or the build's compiled scenario, and `scenarioFromDocument`). Needs no Node built-in.
  */
 export function emulateScenario(source: ScenarioSource, options: ScenarioOptions = {}): Scenario {
-  const now = options.now ?? Date.now;
+  const emulated = emulatedClock(options.clock);
+  const now = emulated.now;
+  const startSeed = options.seed ?? DEFAULT_SEED;
+  let seed = startSeed;
   const { name, dir, documents, files } = source;
-  const clock = options.asRecorded ? undefined : scenarioClock(files, now);
+  const clock = options.asRecorded ? undefined : scenarioClock(files, emulated);
   // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
   const sources = scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now);
   const recordedChutes = storedChutes(documents.chutes);
@@ -117,6 +134,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       ...(fake === null ? { controller: options.controller! } : { fake }),
       apitokens,
       now,
+      timers: emulated,
       publish: events.publish,
       ...(state === undefined ? {} : { state: state.provisioning }),
     });
@@ -158,11 +176,18 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         },
         accounts,
         settings,
-        ...recordedLogs({ read: logs, device: { containers: () => self!.containers(), chute: (chute) => self!.chute(chute), now }, shift: clock?.shift }),
+        ...recordedLogs({
+          read: logs,
+          device: { containers: () => self!.containers(), chute: (chute) => self!.chute(chute), now },
+          shift: clock?.shift,
+          pause: emulated.pause,
+        }),
         followEvents: events.followEvents,
       },
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
+        sleep: emulated.sleep,
+        seed,
         bound: options.changeLog,
         applyHostConfig: afterStart((request, note, id) => hostConfig.perform(request, note, id)),
         resetDevice: afterStart(async () => {
@@ -187,13 +212,18 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   let current = inState();
   const device = forwarding(() => current.device, current.device);
 
-  /** Puts the device in a state (the scenario's when none is given); nothing is awaited, so no request sees half of it. */
+  /**
+   * Puts the device in a state (the scenario's, with the seed and the clock as started, when none is
+   * given); nothing is awaited, so no request sees half of it.
+   */
   function enter(state?: EmulatorState): void {
+    seed = state?.seed ?? startSeed;
     const next = inState(state);
     current.leave();
     current = next;
     network.restore(state?.networks ?? []);
-    clock?.restore(state?.clock ?? { elapsedMs: 0 });
+    if (state === undefined) emulated.reset();
+    else emulated.restore(state.clock);
   }
 
   return {
@@ -201,6 +231,8 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     dir,
     description: documents.device.description ?? null,
     device,
+    clock: emulated,
+    seed: () => seed,
     async snapshot() {
       for (;;) {
         const taken = current;
@@ -217,7 +249,8 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
           hostConfig: part.hostConfig,
           provisioning: part.provisioning,
           accounts: part.accounts,
-          clock: clock?.snapshot() ?? null,
+          seed,
+          clock: emulated.read(),
         };
       }
     },

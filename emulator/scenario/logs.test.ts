@@ -146,7 +146,7 @@ describe("the default scenario's chute logs", () => {
     // The recording was made at 2025-11-21T09:59:59.67Z (btime + uptime); the emulator starts 100000 s later.
     const recorded = Date.parse('2025-11-21T09:59:59.67Z');
     const start = recorded + 100_000_000;
-    const { device } = await loadScenario('default', undefined, { now: () => start });
+    const { device } = await loadScenario('default', undefined, { clock: { now: start, speed: 0 } });
     const lines = await readEntries(await device.chuteLogs('hotspot', ALL));
     expect(lines[0]).toEqual({ time: '2025-11-20T12:17:57.612093518Z', stream: 'stdout', message: 'portal 2.1 starting with /etc/portal.yaml' });
     expect(lines.at(-1)).toMatchObject({
@@ -162,8 +162,26 @@ describe("the default scenario's chute logs", () => {
   });
 
   it('are as recorded in a scenario served as recorded', async () => {
-    const { device } = await loadScenario('default', undefined, { asRecorded: true, now: () => Date.parse('2025-11-21T10:00:30Z') });
+    const { device } = await loadScenario('default', undefined, { asRecorded: true, clock: { now: Date.parse('2025-11-21T10:00:30Z'), speed: 0 } });
     const lines = await readEntries(await device.chuteLogs('hello-world', ALL));
     expect(lines.at(-1)).toEqual({ time: '2025-11-21T10:00:12.775588093Z', stream: 'stderr', message: '192.168.128.117:50931: response:200' });
+  });
+
+  it('followed, give a line recorded after the start when the emulated clock reaches its time: at speed 0, when it is advanced there', async () => {
+    const start = Date.UTC(2026, 0, 1, 12);
+    const year = 365 * 86_400_000;
+    const { device, clock } = await loadScenario('default', undefined, { clock: { now: start, speed: 0 } });
+    // The same replay a year on (its start is the same: now − elapsedMs), to know the lines still to come.
+    const later = await loadScenario('default', undefined, { clock: { now: start + year, elapsedMs: year, speed: 0 } });
+    const next = (await readEntries(await later.device.chuteLogs('hello-world', ALL))).find((line) => Date.parse(line.time) > start)!;
+    const following = readEntries(await device.chuteLogs('hello-world', { ...ALL, follow: true, until: nanoTime(next.time) }));
+    let ended = false;
+    void following.then(() => (ended = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ended).toBe(false);
+    await clock.set({ advanceMs: Date.parse(next.time) - start + 1 });
+    // At once: the follower wakes when the clock moves, not a real second (FOLLOW_CHECK_MS) later.
+    const lines = await Promise.race([following, new Promise<null>((resolve) => setTimeout(() => resolve(null), FOLLOW_CHECK_MS / 2))]);
+    expect(lines?.at(-1)).toEqual(next);
   });
 });

@@ -42,11 +42,10 @@ describe('the emulator answers from memory once it has read a scenario file', ()
 
   it('GET /api/v1/info/software: the uptime still follows the clock, from the /proc/uptime read once', async () => {
     const dir = await copyOfDefault('uptime');
-    let now = 2_000_000_000_000;
-    const { device } = await loadScenario(dir, undefined, { now: () => now });
+    const { device, clock } = await loadScenario(dir, undefined, { clock: { now: 2_000_000_000_000, speed: 0 } });
     const { uptime } = await get(software, device);
     await rm(path.join(dir, 'proc/uptime'));
-    now += 600_000;
+    await clock.set({ advanceMs: 600_000 });
     expect((await get(software, device)).uptime).toBe(uptime! + 600);
   });
 

@@ -59,6 +59,8 @@ export interface ScenarioProvisioningOptions {
   /** Reports kept for delivery (default 100). */
   queueSize?: number;
   now?: () => number;
+  /** The timers of telemetry's interval and retries (default the real ones): the emulated clock's. */
+  timers?: ProvisioningOptions['timers'];
   /** Where each delivery to the controller goes as a `controller.delivery` event (the device's events). */
   publish?: ProvisioningOptions['publish'];
 }
@@ -119,6 +121,7 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
     telemetry: options.telemetry,
     queueSize: options.queueSize,
     now: options.now,
+    timers: options.timers,
     publish: options.publish,
   });
   return Object.assign(service, { fake, snapshot: () => (stored === null ? null : { ...stored }) });

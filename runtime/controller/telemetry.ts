@@ -39,7 +39,21 @@ export interface TelemetrySenderOptions {
   now?: () => number;
   /** Told after each delivery attempt why it failed, or null when it worked (not when it was aborted by a stop). */
   onAttempt?: (error: string | null) => void;
+  /** The timers of the interval and the retries (default the real ones, which keep no process alive); the emulator's run in emulated time. */
+  timers?: Timers;
 }
+
+/** Timers as `setTimeout` and `clearTimeout` give them, for a sender whose time is not the real one. */
+export interface Timers {
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
+}
+
+/** The real timers, each unreferenced: telemetry never holds up a stopping runtime. */
+const REAL_TIMERS: Timers = {
+  setTimeout: (run, ms) => unref(setTimeout(run, ms)),
+  clearTimeout: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
+};
 
 /** What the sender knows besides whether it runs and how often: the rest of `TelemetryStatus`. */
 export type SenderStatus = Pick<TelemetryStatus, 'lastSuccess' | 'lastError' | 'queued' | 'dropped' | 'delivered' | 'failed'>;
@@ -83,6 +97,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
   const queueSize = Math.max(1, Math.floor(options.queueSize ?? DEFAULT_QUEUE_SIZE));
   const now = options.now ?? Date.now;
   const iso = () => new Date(now()).toISOString();
+  const timers = options.timers ?? REAL_TIMERS;
 
   let intervalMs: number | null = null;
   let queue: Queued[] = [];
@@ -92,8 +107,8 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
   let lastSuccess: string | null = null;
   let lastError: SenderStatus['lastError'] = null;
   let retryMs = FIRST_RETRY_MS;
-  let tickTimer: ReturnType<typeof setTimeout> | null = null;
-  let retryTimer: ReturnType<typeof setTimeout> | null = null;
+  let tickTimer: unknown = null;
+  let retryTimer: unknown = null;
   let inFlight: AbortController | null = null;
   let flushing = false;
   /** Increases at every stop: work begun before it sees the change and leaves everything alone. */
@@ -103,8 +118,8 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
   const firstRetryMs = () => Math.min(FIRST_RETRY_MS, maxRetryMs());
 
   function schedule(): void {
-    if (tickTimer !== null) clearTimeout(tickTimer);
-    tickTimer = unref(setTimeout(tick, intervalMs!));
+    if (tickTimer !== null) timers.clearTimeout(tickTimer);
+    tickTimer = timers.setTimeout(tick, intervalMs!);
   }
 
   async function tick(): Promise<void> {
@@ -143,12 +158,10 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
           options.onAttempt?.(lastError.message);
           const wait = retryMs;
           retryMs = Math.min(retryMs * 2, maxRetryMs());
-          retryTimer = unref(
-            setTimeout(() => {
-              retryTimer = null;
-              void flush();
-            }, wait),
-          );
+          retryTimer = timers.setTimeout(() => {
+            retryTimer = null;
+            void flush();
+          }, wait);
           return;
         } finally {
           if (inFlight === abort) inFlight = null;
@@ -171,7 +184,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
   function stop(): void {
     generation += 1;
     intervalMs = null;
-    for (const timer of [tickTimer, retryTimer]) if (timer !== null) clearTimeout(timer);
+    for (const timer of [tickTimer, retryTimer]) if (timer !== null) timers.clearTimeout(timer);
     tickTimer = retryTimer = null;
     inFlight?.abort(new Error('telemetry was stopped'));
     inFlight = null;

@@ -5,7 +5,7 @@ import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ControllerClient } from '../controller/client.ts';
 import type { PublishEvent } from '../events/buffer.ts';
-import { telemetrySender } from '../controller/telemetry.ts';
+import { telemetrySender, type Timers } from '../controller/telemetry.ts';
 import { removeInterruptedWritesOnce, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
@@ -116,6 +116,8 @@ export interface ProvisioningOptions {
   queueSize?: number;
   /** The clock, in milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
+  /** The timers of telemetry's interval and retries (default the real ones). */
+  timers?: Timers;
   /** Where each delivery to the controller goes as a `controller.delivery` event: the check of credentials, each telemetry report. */
   publish?: PublishEvent;
 }
@@ -176,6 +178,7 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
       stored === null ? Promise.reject(new Error('the device is not provisioned')) : options.client.sendReport(stored, report, signal),
     queueSize: options.queueSize,
     now,
+    timers: options.timers,
     onAttempt: (error) => {
       httpConnected = error === null;
       delivered('telemetry', error);

@@ -67,6 +67,11 @@ export interface ApiOptions {
   eventClients?: number;
   /** Told of every request the app answered (the request log, the request metrics); none by default. */
   answered?: (request: AnsweredRequest) => void;
+  /**
+   * The clock that times each request for `answered`, in ms; default `performance.now`. The emulator
+   * times them on its emulated clock, so that its `GET /metrics` follows that clock too.
+   */
+  timing?: () => number;
   /** The requests counted so far (`requestCounter`, runtime/http/request-counts.ts), which `GET /metrics` exposes; none by default. */
   requestCounts?: () => readonly RequestCount[];
   /** The daemon's log, served at `DAEMON_LOGS_PATH` and `PARADROP_LOGS_PATH`; neither is mounted without it. */
@@ -164,6 +169,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
    */
   function observed(route: string | null, answer: (c: Context, user: string | null) => Response | Promise<Response>, authorizing = true) {
     const told = options.answered;
+    const timing = options.timing ?? (() => performance.now());
     const authorized = (c: Context) => (authorizing ? authorize(c) : null);
     if (told === undefined) {
       return (c: Context) => {
@@ -173,10 +179,10 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     }
     // No `await` of what is known at once: each would cost the request a turn of the microtask queue.
     return (c: Context): Promise<Response> => {
-      const start = performance.now();
+      const start = timing();
       let user: string | null = null;
       const tell = (response: Response) => {
-        told({ method: c.req.method, route, status: response.status, seconds: (performance.now() - start) / 1000, user });
+        told({ method: c.req.method, route, status: response.status, seconds: (timing() - start) / 1000, user });
         return response;
       };
       const failed = (error: unknown) => tell(send(c, problemOutput(problemFor(error))));

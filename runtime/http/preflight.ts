@@ -6,7 +6,7 @@ import type { CorsPolicy } from './cors.ts';
 import { requestHeaders } from './request-headers.ts';
 
 /** Methods and request headers a browser may use across origins. */
-const ALLOW_METHODS = 'GET,PUT,POST,DELETE,OPTIONS';
+const ALLOW_METHODS = 'GET,PUT,POST,PATCH,DELETE,OPTIONS';
 const ALLOW_HEADERS = 'Authorization,Content-Type';
 const MAX_AGE_SECONDS = '600';
 
@@ -32,7 +32,7 @@ export async function preflight(c: Context, authorize: (c: Context) => Promise<u
  * The headers of a `204` answer to a preflight from `origin`, as Hono's cors middleware answers it.
  *
  * @example
- * preflightHeaders(corsPolicy('*'), 'https://a.example')['access-control-allow-methods'] // 'GET,PUT,POST,DELETE,OPTIONS'
+ * preflightHeaders(corsPolicy('*'), 'https://a.example')['access-control-allow-methods'] // 'GET,PUT,POST,PATCH,DELETE,OPTIONS'
  */
 export function preflightHeaders(cors: CorsPolicy, origin: string | undefined): Record<string, string> {
   return {

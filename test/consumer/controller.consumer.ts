@@ -58,9 +58,19 @@ describe('startEmulator in a controller’s vitest suite', () => {
     expect((await client.call<{ state: string }>('GET', '/chutes/hotspot')).body.state).toBe('stopped');
   });
 
+  it('stands the router’s clock still and moves it ten minutes on: the uptime follows', async () => {
+    await router.setClock({ speed: 0 });
+    const uptime = async () => (await client.call<{ uptime: number }>('GET', '/info/software')).body.uptime;
+    const before = await uptime();
+    expect(await router.setClock({ advanceMs: 600_000 })).toMatchObject({ speed: 0 });
+    expect(await uptime()).toBe(before + 600);
+    expect((await router.clock()).speed).toBe(0);
+  });
+
   it('starts every test from the scenario again (reset after each)', async () => {
     expect((await client.call<{ ssid: string }>('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).not.toBe('controller test');
     expect((await client.call<{ state: string }>('GET', '/chutes/hotspot')).body.state).toBe('running');
+    expect((await router.clock()).speed).toBe(1);
   });
 });
 

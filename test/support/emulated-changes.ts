@@ -1,4 +1,5 @@
 import type { ChangeRecord, Device } from '../../functions/core/device/index.ts';
+import { emulatedClock } from '../../emulator/emulated-clock.ts';
 import { emulatedChanges } from '../../emulator/scenario/changes.ts';
 import type { MemoryDevice } from './memory-device.ts';
 
@@ -28,6 +29,7 @@ export function heldChanges(base: MemoryDevice): { device: Device; release: () =
     },
     {
       delayMs: 0,
+      sleep: emulatedClock().sleep,
       async applyHostConfig(request, note, id) {
         await held;
         return base.hostConfig.perform(request, note, id);
