@@ -21,7 +21,14 @@ const TELEMETRY_LAST = gauge(
 );
 
 /** Every family of this module. */
-export const CHUTEBOX_FAMILIES: readonly MetricFamily[] = [CHANGES, TELEMETRY_ENABLED, TELEMETRY_QUEUED, TELEMETRY_DROPPED, TELEMETRY_DELIVERIES, TELEMETRY_LAST];
+export const CHUTEBOX_FAMILIES: readonly MetricFamily[] = [
+  CHANGES,
+  TELEMETRY_ENABLED,
+  TELEMETRY_QUEUED,
+  TELEMETRY_DROPPED,
+  TELEMETRY_DELIVERIES,
+  TELEMETRY_LAST,
+];
 
 /** How many changes of each action the log keeps in each state, for the pairs it has. */
 export const changeMetrics: Collector = async ({ device }) => {

@@ -42,7 +42,14 @@ export async function memoryGroup({ m, opts, previous, mix }) {
       `\n   A round: chutebox until ${perRound.toLocaleString('en')} requests are answered (at most ${capSeconds.emulate} s for emulate, ${capSeconds.serve} s for serve), then its bare node:http for as many.`,
   );
   const contenders = [
-    { key: 'emulate', label: 'emulate --no-auth', start: () => startEmulate(m, { env: INSPECTED_ENV }), load: mix.emulate.load, cap: capSeconds.emulate, heap: true },
+    {
+      key: 'emulate',
+      label: 'emulate --no-auth',
+      start: () => startEmulate(m, { env: INSPECTED_ENV }),
+      load: mix.emulate.load,
+      cap: capSeconds.emulate,
+      heap: true,
+    },
     { key: 'bare', label: "bare node:http (emulate's bytes)", start: () => startBare(mix.emulate.answers), load: mix.emulate.load, after: 'emulate' },
     {
       key: 'serve',
