@@ -12,6 +12,8 @@ import { scenarioFromDocument } from './scenario/core.ts';
 import { loadScenario, type Scenario } from './scenario/device.ts';
 import type { CompiledScenario } from './scenario/tree.ts';
 import { mountStateApi } from './state-api.ts';
+import type { DeviceFault } from './faults/device-fault.ts';
+import { silentWhileRebooting } from './faults/silent-while-rebooting.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
 export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
@@ -50,6 +52,10 @@ export interface EmulatorAppOptions extends Pick<ApiOptions, 'answered' | 'logs'
    * way an answer that breaks the document is logged (stderr) and served unchanged. Default off.
    */
   validate?: boolean | 'log';
+  /** The device faults active now, asked at every call (`ScenarioOptions.deviceFaults`); default none. */
+  deviceFaults?: () => readonly DeviceFault[];
+  /** How long a hanging `iw` or `hostapd_cli` is waited for, in milliseconds (serve's `--tool-timeout`); default 5 s. */
+  toolTimeoutMs?: number;
 }
 
 /**
@@ -70,6 +76,8 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     ...(options.controller === undefined ? {} : { controller: options.controller }),
     ...(options.eventBuffer === undefined ? {} : { eventBuffer: options.eventBuffer }),
     ...(options.settings === undefined ? {} : { settings: options.settings }),
+    ...(options.deviceFaults === undefined ? {} : { deviceFaults: options.deviceFaults }),
+    ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
   };
   const given = options.scenario ?? 'default';
   const scenario = typeof given === 'string' ? await loadScenario(given, undefined, scenarioOptions) : scenarioFromDocument(given, scenarioOptions);
@@ -99,5 +107,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
       corsOrigin: options.corsOrigin,
     });
   }
+  // A rebooting device answers nothing, not even a refusal by the validation above.
+  app.fetch = silentWhileRebooting(app.fetch, scenario.rebooting);
   return { app, scenario };
 }
