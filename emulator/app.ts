@@ -14,6 +14,8 @@ import type { CompiledScenario } from './scenario/tree.ts';
 import { mountStateApi } from './state-api.ts';
 import { mountClockApi } from './clock-api.ts';
 import type { ClockStart } from './emulated-clock.ts';
+import type { DeviceFault } from './faults/device-fault.ts';
+import { silentWhileRebooting } from './faults/silent-while-rebooting.ts';
 
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
 export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
@@ -61,6 +63,10 @@ export interface EmulatorAppOptions extends Pick<ApiOptions, 'answered' | 'logs'
    * way an answer that breaks the document is logged (stderr) and served unchanged. Default off.
    */
   validate?: boolean | 'log';
+  /** The device faults active now, asked at every call (`ScenarioOptions.deviceFaults`); default none. */
+  deviceFaults?: () => readonly DeviceFault[];
+  /** How long a hanging `iw` or `hostapd_cli` is waited for, in milliseconds (serve's `--tool-timeout`); default 5 s. */
+  toolTimeoutMs?: number;
 }
 
 /**
@@ -84,6 +90,8 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.still === undefined ? {} : { still: options.still }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.deviceFaults === undefined ? {} : { deviceFaults: options.deviceFaults }),
+    ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
   };
   const given = options.scenario ?? 'default';
   const scenario = typeof given === 'string' ? await loadScenario(given, undefined, scenarioOptions) : scenarioFromDocument(given, scenarioOptions);
@@ -115,5 +123,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
       corsOrigin: options.corsOrigin,
     });
   }
+  // A rebooting device answers nothing, not even a refusal by the validation above.
+  app.fetch = silentWhileRebooting(app.fetch, scenario.rebooting);
   return { app, scenario };
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_STATE_DIR } from '../functions/core/device/index.ts';
+import { DEFAULT_DOCKER_SOCKET, DEFAULT_STATE_DIR } from '../functions/core/device/index.ts';
 import type { Device, Settings } from '../functions/core/device/index.ts';
 import type { ConfigFacetOptions } from './device-config/index.ts';
 import type { ChangeLogBound } from './changes/bound.ts';
@@ -16,7 +16,6 @@ import { hostRecover } from './device/host-recover.ts';
 import { DEFAULT_NETWORK_TOOLS, type NetworkTools } from './network/tools.ts';
 import { parseSeconds, type OptionSpec } from './options.ts';
 
-export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 export const DEFAULT_CONTAINER_NETWORK = 'bridge';
 
 /** `--state-dir DIR`, of `chutebox serve` and `chutebox passwd`. */

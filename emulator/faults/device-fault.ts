@@ -10,7 +10,8 @@ import { CHUTE_NAME } from '../../functions/core/device/index.ts';
  * - `engine-unreachable`: the container engine's socket does not answer;
  * - `controller-unreachable`: the controller cannot be reached (provisioning and telemetry fail and retry);
  * - `disk-full`: writes to the device's storage fail with ENOSPC;
- * - `reboot`: the device answers nothing for `seconds`, then comes back with its uptime reset.
+ * - `reboot`: the device answers nothing for `seconds` from `at`, then comes back with its uptime reset.
+ * What each does to every endpoint is in docs/decisions/0052-device-faults-as-serve-answers-them.md.
  */
 export const DEVICE_FAULTS = [
   'hostapd-down',
@@ -37,5 +38,10 @@ export const DeviceFaultSchema = z.strictObject({
   radio: z.optional(z.string().check(z.regex(/^phy\d{1,3}$/, { error: 'must be a phy name such as phy0' }))),
   /** How long a `reboot` keeps the device silent, in seconds (default 30). */
   seconds: z.optional(z.number().check(z.positive(), z.maximum(3600))),
+  /**
+   * When a `reboot` began, in milliseconds since the epoch on the device's clock (the emulated time);
+   * absent: when the device first met it. A rule fills it in when its window opens.
+   */
+  at: z.optional(z.number().check(z.nonnegative(), z.maximum(Number.MAX_SAFE_INTEGER))),
 });
 export type DeviceFault = z.infer<typeof DeviceFaultSchema>;

@@ -54,6 +54,11 @@ export interface EmulatedChangeOptions {
   /** Where the changes' steps and the chutes' new states go as events (`change.*`, `chute.state`). */
   publish?: PublishEvent;
   /**
+   * Why a change to a chute fails now, before it does anything (a device fault: `ENGINE_UNREACHABLE`
+   * while the engine cannot be reached), or null when it goes on; asked once the change runs.
+   */
+  failing?: (request: ChangeRequestOf<ChuteAction>) => string | null;
+  /**
    * Starts from a snapshot's chutes, containers, images and change log instead of the base's: a
    * change it has `queued` or `running` is marked failed, as the device marks the changes a restart
    * cut short; what such a change did so far stays.
@@ -282,11 +287,17 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
 function chuteEffect<A extends ChuteAction>(
   made: ChangesMade,
   reserve: ReturnType<typeof networkLedger>,
-  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'seed' | 'publish'>,
+  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'seed' | 'publish' | 'failing'>,
   action: A,
 ): ChangeEffect<A> {
   return async (request, note, id) => {
     await options.sleep(options.delayMs);
+    const failing = options.failing?.(request);
+    if (failing) {
+      // As on a device, an install that fails leaves no chute.
+      if (request.action === 'install' && !made.conflicting.has(request)) made.touched.delete(request.chute);
+      throw new Error(failing);
+    }
     if (made.conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
     const found = await made.reads.chute(request.chute);
     if (found === null) throw new Error(`chute ${request.chute} is not installed`);

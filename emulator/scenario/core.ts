@@ -1,6 +1,10 @@
 import { deepFreeze } from '../../functions/core/deep-freeze.ts';
 import { generateHostConfig, telemetrySettings, type HostConfig } from '../../functions/config/host-config.ts';
 import type { Device, DeviceSources, Settings } from '../../functions/core/device/index.ts';
+import { ENGINE_UNREACHABLE } from '../../runtime/engine/unreachable.ts';
+import type { DeviceFault } from '../faults/device-fault.ts';
+import { faultyDevice } from '../faults/faulty-device.ts';
+import { faultActive } from '../faults/storage-and-controller.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { resetGuard } from '../../runtime/changes/reset-guard.ts';
 import { eventBuffer } from '../../runtime/events/buffer.ts';
@@ -49,6 +53,13 @@ export interface ScenarioOptions {
    * recorded at the start (`scenarioClock`): how `chutebox record` checks what it wrote.
    */
   asRecorded?: boolean;
+  /**
+   * The device faults active now, asked at every call (docs/decisions/0052-device-faults-as-serve-answers-them.md):
+   * the device answers as serve does in the same real situation (`faultyDevice`). Default none.
+   */
+  deviceFaults?: () => readonly DeviceFault[];
+  /** How long a hanging `iw` or `hostapd_cli` is waited for (serve's `--tool-timeout`), in milliseconds; default 5 s. */
+  toolTimeoutMs?: number;
 }
 
 /**
@@ -72,6 +83,8 @@ export interface Scenario extends EmulatorStateApi {
    * `'body'` for a state that came as a request's body, as `PUT /_chutebox/state` gives it.
    */
   restore(state: EmulatorState, at?: string): Promise<void>;
+  /** Whether the device is rebooting (a `reboot` device fault): it answers no request until it is back. */
+  rebooting(): boolean;
 }
 
 /** What a scenario device is made of: the scenario's documents and its raw files, however they were read. */
@@ -124,13 +137,17 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
   let generated: Promise<HostConfig> | undefined;
   const generate = async () => jsonCopy(await (generated ??= generateHostConfig(device)));
+  const faults = options.deviceFaults ?? NO_FAULTS;
 
   /** The device in a state: the scenario's as loaded (none given), or a checked snapshot's. */
   function inState(state?: EmulatorState) {
     // The facets read the device they belong to: its chutes (as changes left them), its telemetry.
     let self: EmulatedDevice | undefined;
+    /** What the state's device answers under the device faults: what telemetry reports too. */
+    let served: ReturnType<typeof faultyDevice> | undefined;
     const provisioning = scenarioProvisioning({
-      report: () => telemetryReport(self!),
+      report: () => telemetryReport(served!),
+      faults,
       ...(fake === null ? { controller: options.controller! } : { fake }),
       apitokens,
       now,
@@ -196,12 +213,17 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         }),
         resetGuard: guard,
         publish: events.publish,
+        failing: () => (faultActive(faults, 'engine-unreachable') ? ENGINE_UNREACHABLE : null),
         ...(state === undefined ? {} : { state: { chutes: state.chutes, engine: state.engine, changes: state.changes } }),
       },
     );
     const { snapshot: changes, ...device } = self;
+    served =
+      options.deviceFaults === undefined
+        ? Object.assign(device as Device, { rebooting: () => false })
+        : faultyDevice(device as Device, faults, { toolTimeoutMs: options.toolTimeoutMs });
     return {
-      device: device as Device,
+      device: served,
       /** This state's part of a snapshot: all but the networks and the clock. */
       snapshot: async () => ({ ...(await changes()), hostConfig: hostConfig.snapshot(), provisioning: provisioning.snapshot(), accounts: accountsSnapshot() }),
       /** Stops what would go on after the device leaves this state: telemetry. */
@@ -261,8 +283,12 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     async reset() {
       enter();
     },
+    rebooting: () => current.device.rebooting(),
   };
 }
+
+/** The device faults of a device given none. */
+const NO_FAULTS = () => [];
 
 /**
  * An object whose every method calls the same method of `current()` when called (nested objects

@@ -9,6 +9,8 @@ import {
   type StoredProvision,
   type TelemetrySettings,
 } from '../../runtime/device-config/provisioning.ts';
+import type { DeviceFault } from '../faults/device-fault.ts';
+import { checkDiskSpace, unreachableController } from '../faults/storage-and-controller.ts';
 import { fakeController, type FakeController } from './fake-controller.ts';
 
 const filled = z.string().check(z.minLength(1, 'must not be empty'));
@@ -63,6 +65,8 @@ export interface ScenarioProvisioningOptions {
   timers?: ProvisioningOptions['timers'];
   /** Where each delivery to the controller goes as a `controller.delivery` event (the device's events). */
   publish?: ProvisioningOptions['publish'];
+  /** The device faults active now: `controller-unreachable` fails every request to the controller, `disk-full` the storing of credentials. */
+  faults?: () => readonly DeviceFault[];
 }
 
 /** The emulator's provisioning, and the built-in controller it talks to (null with a `controller` URL). */
@@ -88,9 +92,12 @@ export type ScenarioProvisioning = ProvisioningService & {
  */
 export function scenarioProvisioning(options: ScenarioProvisioningOptions): ScenarioProvisioning {
   const fake = options.controller === undefined ? (options.fake ?? fakeController()) : null;
+  const faults = options.faults ?? (() => []);
+  const fetch: typeof globalThis.fetch = fake?.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const client = controllerClient({
     timeoutMs: options.timeoutMs,
-    ...(fake === null ? { baseUrl: options.controller } : { fetch: fake.fetch }),
+    fetch: unreachableController(fetch, faults),
+    ...(fake === null ? { baseUrl: options.controller } : {}),
   });
   const apitokens = options.apitokens ?? new Map<string, string>();
   const initial =
@@ -105,6 +112,7 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
   const tracked: ProvisionStore = {
     load: () => store.load(),
     async save(record) {
+      checkDiskSpace(faults);
       await store.save(record);
       stored = stateOf(record);
       apitokens.set(stateKey(stored), record.apitoken);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpProblem, toProblem } from './problem.ts';
+import { HttpProblem, STORAGE_FULL, toProblem } from './problem.ts';
 
 describe('toProblem', () => {
   it('keeps the status and detail of an HttpProblem', () => {
@@ -22,5 +22,13 @@ describe('toProblem', () => {
     const { problem } = toProblem(new Error('ENOENT: /secret/path'));
     expect(problem.status).toBe(500);
     expect(JSON.stringify(problem)).not.toContain('/secret/path');
+  });
+
+  it('answers 507 naming a full storage, without the path, for a write that found no space left or over its quota', () => {
+    for (const code of ['ENOSPC', 'EDQUOT']) {
+      const { problem } = toProblem(Object.assign(new Error(`${code}: no space left on device, open '/var/lib/chutebox/.x.tmp'`), { code }));
+      expect(problem).toEqual({ type: 'about:blank', title: 'Insufficient Storage', status: 507, detail: STORAGE_FULL });
+      expect(JSON.stringify(problem)).not.toContain('/var/lib');
+    }
   });
 });

@@ -41,6 +41,7 @@ const TITLES: Record<number, string> = {
   502: 'Bad Gateway',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
+  507: 'Insufficient Storage',
 };
 
 /**
@@ -97,12 +98,23 @@ export function isHttpProblem(error: unknown): error is HttpProblem {
 }
 
 /**
- * Maps anything thrown to a problem. An HttpProblem keeps its status; anything else is a 500 whose
- * detail never shows the message or the stack of the original error.
+ * Maps anything thrown to a problem. An HttpProblem keeps its status; a write that found the device's
+ * storage full (`ENOSPC`, `EDQUOT`) is a 507; anything else is a 500. Neither detail shows the message
+ * or the stack of the original error.
  */
 export function toProblem(error: unknown): { problem: Problem; headers: Record<string, string> } {
   if (isHttpProblem(error)) return { problem: error.toJSON(), headers: error.headers };
+  if (isStorageFull(error)) return { problem: problem(507, STORAGE_FULL), headers: {} };
   return { problem: problem(500, 'the server failed to answer this request; see its log'), headers: {} };
+}
+
+/** The detail of a 507: a write of the request found no space left. */
+export const STORAGE_FULL = "the device's storage is full (no space left on device): the request was not carried out";
+
+/** Whether an error is a file system's refusal to write for want of space: `ENOSPC`, or `EDQUOT` (a quota). */
+function isStorageFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && (code === 'ENOSPC' || code === 'EDQUOT');
 }
 
 /**

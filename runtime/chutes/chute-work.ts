@@ -2,6 +2,7 @@ import type { ChuteAction, Device, StoredChute } from '../../functions/core/devi
 import type { HeldReservations, NetworkChange } from '../../functions/chutes/network-reservations.ts';
 import type { AfterSucceeded, ChangeRequestOf, Note } from '../changes/runner.ts';
 import type { ChuteEngine } from '../engine/docker.ts';
+import { ENGINE_UNREACHABLE } from '../engine/unreachable.ts';
 import { containerSteps, type ContainerSteps } from './container-steps.ts';
 import type { ChuteWriter } from './store.ts';
 
@@ -64,6 +65,6 @@ export type ChuteWork<A extends ChuteAction> = (at: ChuteAtWork, request: Change
  */
 export async function onEngine(options: LifecycleOptions, name: string, note: Note): Promise<Pick<ChuteAtWork, 'engine' | 'steps'>> {
   const engine = await options.engine();
-  if (engine === null) throw new Error('no container engine is reachable');
+  if (engine === null) throw new Error(ENGINE_UNREACHABLE);
   return { engine, steps: containerSteps(engine, name, note, options.networkMode) };
 }

@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DeviceServices } from '../../functions/core/device/index.ts';
-import { HttpProblem } from '../../functions/core/problem.ts';
 import { prepareAuth } from '../auth/local.ts';
 import { CHANGES_DIR } from '../changes/log.ts';
 import type { ChangeRunner } from '../changes/runner.ts';
 import type { HostParts } from './host-parts.ts';
+import { engineUnreachable, RESET_WITHOUT_ENGINE } from '../engine/unreachable.ts';
 
 /**
  * The host's factory reset: once every change is final, the device configuration's reset
@@ -34,6 +34,6 @@ export function hostFactoryReset(host: HostParts, runner: ChangeRunner): DeviceS
 async function removeChuteContainers({ chutes, chutesOnEngine }: HostParts): Promise<number> {
   const stored = (await chutes.chuteNames()).length;
   if ((await (await chutesOnEngine())?.removeContainers()) === true) return stored;
-  if (stored > 0) throw new HttpProblem(503, 'no container engine is reachable: the chutes cannot be removed, so nothing was reset');
+  if (stored > 0) throw engineUnreachable(RESET_WITHOUT_ENGINE);
   return 0;
 }

@@ -3,6 +3,7 @@ import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ResetGuard } from '../changes/reset-guard.ts';
 import type { ConfigFacets } from '../device-config/index.ts';
 import { loadedEngine, type EngineClient } from './host-parts.ts';
+import { engineUnreachable } from '../engine/unreachable.ts';
 
 /**
  * The host's services: the device configuration's (host configuration, provisioning, accounts), from
@@ -42,7 +43,7 @@ export function hostServices(options: {
         return await client.loadImage(socketPath, archive);
       } catch (error) {
         const { statusCode, message } = error as { statusCode?: number; message: string };
-        if (statusCode === undefined) throw new HttpProblem(503, `no container engine is reachable: ${message}`);
+        if (statusCode === undefined) throw engineUnreachable(message);
         if (statusCode < 500) throw new HttpProblem(422, 'the container engine refused the image archive', { errors: [{ path: 'body', message }] });
         throw new HttpProblem(502, `the container engine failed to load the image archive: ${message}`);
       }

@@ -1,5 +1,6 @@
 import Docker from 'dockerode';
 import { isUnixSocket } from './socket.ts';
+import { noEngineAt } from './unreachable.ts';
 import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF } from '../../functions/core/device/index.ts';
 
 /** How long the engine may take to list containers before it counts as absent. */
@@ -92,7 +93,7 @@ const LOAD_DEADLINE_MS = 10 * 60_000;
  * await loadImage('/var/run/docker.sock', archive) // ['busybox:latest']
  */
 export async function loadImage(socketPath: string, archive: Uint8Array): Promise<string[]> {
-  if (!(await isUnixSocket(socketPath))) throw new EngineError(`no container engine at ${socketPath}`);
+  if (!(await isUnixSocket(socketPath))) throw new EngineError(noEngineAt(socketPath));
   const docker = new Docker({ socketPath });
   // docker-modem sends a Buffer body as it is (with its Content-Length); the typings only know streams.
   const body = Buffer.from(archive.buffer, archive.byteOffset, archive.byteLength) as unknown as NodeJS.ReadableStream;

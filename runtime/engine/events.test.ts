@@ -1,4 +1,5 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp-dir.ts';
@@ -94,6 +95,25 @@ describe("followChuteContainerEvents: the engine's events of the chute container
     await expect.poll(() => seen.filter((what) => what === 'connected').length, { timeout: 5000 }).toBe(2);
     engine.streams[0]!.write(line('start', 'hello'));
     await engine.close();
+  });
+
+  it('counts an engine that accepts the connection and never answers as gone, and tries again', async () => {
+    const socket = path.join(await temp.folder('hung'), 'docker.sock');
+    const connections: Socket[] = [];
+    const hung = createNetServer((connection) => void connections.push(connection.on('data', () => undefined)));
+    await new Promise<void>((resolve) => hung.listen(socket, resolve));
+    const seen: string[] = [];
+    following = followChuteContainerEvents(
+      socket,
+      { onEvent: () => undefined, onConnected: () => seen.push('connected'), onClosed: () => seen.push('closed') },
+      { firstMs: 50, maxMs: 50, openMs: 200 },
+    );
+    await expect.poll(() => seen.length, { timeout: 2000 }).toBeGreaterThanOrEqual(2);
+    expect(seen.every((what) => what === 'closed')).toBe(true);
+    // Each attempt's connection was given up, not left open.
+    await expect.poll(() => connections.filter((connection) => !connection.destroyed).length).toBeLessThanOrEqual(1);
+    await following.stop();
+    await new Promise<void>((resolve) => hung.close(() => resolve()));
   });
 
   it('stop ends the stream and opens none after', async () => {

@@ -45,6 +45,8 @@ export const CHUTE_CONTAINER_ACTIONS = ['start', 'restart', 'kill', 'die', 'paus
 /** The first wait before connecting again, doubled after each failure up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
+/** How long the engine may take to open the stream: one that accepts the connection and never answers counts as gone. */
+const OPEN_DEADLINE_MS = 5000;
 /** The longest event line kept: a longer one (no real event is) is dropped with the rest of its line. */
 const MAX_LINE_CHARS = 64 * 1024;
 
@@ -52,7 +54,9 @@ const MAX_LINE_CHARS = 64 * 1024;
  * Follows the engine's events of the containers labelled `io.chutebox.chute` (`CHUTE_CONTAINER_ACTIONS`
  * only), from `GET /events` on the engine at `socketPath`. When there is no engine, or its stream
  * ends (the engine stopped or restarted), it connects again after a wait that starts at 500 ms and
- * doubles up to 30 s, and is back to 500 ms once a stream opened.
+ * doubles up to 30 s, and is back to 500 ms once a stream opened. An engine that accepts the
+ * connection but does not open the stream within 5 s (`retry.openMs`) counts as gone: a hung engine
+ * holds up nothing that waits for the first look (serve's start).
  *
  * @example
  * const events = followChuteContainerEvents('/var/run/docker.sock', { onEvent: console.log, onConnected: () => resync() });
@@ -61,7 +65,7 @@ const MAX_LINE_CHARS = 64 * 1024;
 export function followChuteContainerEvents(
   socketPath: string,
   handlers: ChuteContainerEventHandlers,
-  retry: { firstMs: number; maxMs: number } = { firstMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS },
+  retry: { firstMs: number; maxMs: number; openMs?: number } = { firstMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS },
 ): FollowedEvents {
   let stopped = false;
   let delay = retry.firstMs;
@@ -82,8 +86,11 @@ export function followChuteContainerEvents(
 
   async function follow(signal: AbortSignal): Promise<void> {
     // dockerode passes abortSignal through to the request; its typings only lack the field.
-    const options = { filters: { type: ['container' as const], label: [CHUTE_LABEL], event: [...CHUTE_CONTAINER_ACTIONS] }, abortSignal: signal };
-    const stream = (await new Docker({ socketPath }).getEvents(options)) as NodeJS.ReadableStream & { destroy(): void };
+    const opening = new AbortController();
+    const late = setTimeout(() => opening.abort(new Error('the engine did not open its event stream in time')), retry.openMs ?? OPEN_DEADLINE_MS);
+    const abortSignal = AbortSignal.any([signal, opening.signal]);
+    const options = { filters: { type: ['container' as const], label: [CHUTE_LABEL], event: [...CHUTE_CONTAINER_ACTIONS] }, abortSignal };
+    const stream = (await new Docker({ socketPath }).getEvents(options).finally(() => clearTimeout(late))) as NodeJS.ReadableStream & { destroy(): void };
     if (stopped) return stream.destroy();
     delay = retry.firstMs;
     handlers.onConnected();

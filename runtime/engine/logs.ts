@@ -6,6 +6,7 @@ import { entryStream } from '../../functions/core/logs.ts';
 import type { LogEntry, LogOptions, LogStream, LogTime } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { chuteEngine, engineCall, EngineError } from './docker.ts';
+import { engineUnreachableAt } from './unreachable.ts';
 
 /** How long the engine may take to begin its answer; the lines then come for as long as they come. */
 const ANSWER_DEADLINE_MS = 10_000;
@@ -35,7 +36,7 @@ const STAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) /;
  */
 export async function chuteLogs(socketPath: string, chute: string, options: LogOptions): Promise<ReadableStream<LogEntry>> {
   const engine = await chuteEngine(socketPath);
-  if (engine === null) throw new HttpProblem(503, `no container engine is reachable at ${socketPath}`);
+  if (engine === null) throw engineUnreachableAt(socketPath);
   try {
     const [container] = await engine.containers(chute);
     const docker = new Docker({ socketPath });

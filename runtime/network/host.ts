@@ -4,14 +4,12 @@ import type { NetworkHost, NetworkTarget } from '../../functions/core/device/ind
 import { HttpProblem, isHttpProblem } from '../../functions/core/problem.ts';
 import { runTool, type Tool, type ToolResult } from '../tools/run.ts';
 import { sharedRuns, type SharedRuns } from '../tools/shared-run.ts';
-import { connectProblem, DEFAULT_NETWORK_TOOLS, type NetworkTools } from './tools.ts';
+import { connectProblem, DEFAULT_NETWORK_TOOLS, hostapdLate, iwProblem, type NetworkTools } from './tools.ts';
 
 /** A station's MAC as the handlers pass it (validated and lower-cased by them; checked again here). */
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
 /** What iw prints on stderr when the kernel knows no such station: `command failed: No such file or directory (-2)`. */
 const NO_SUCH_STATION = /\(-2\)/;
-/** `command failed: No such device (-19)`: the host interface is gone, or is no Wi-Fi interface (a lab link). */
-const NO_SUCH_DEVICE = /\(-19\)/;
 /** The hostapd commands that only read, whose runs concurrent identical calls share. */
 const READ_ONLY_HOSTAPD_COMMANDS = new Set(['STATUS', 'GET_CONFIG']);
 /**
@@ -73,9 +71,7 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
     if (result.code === 0) return result;
     const message = (result.stderr || result.stdout).trim() || `exit ${result.code ?? result.signal}`;
     if (NO_SUCH_STATION.test(message) && args.length > 1) return null;
-    if (NO_SUCH_DEVICE.test(message)) throw new HttpProblem(503, `host interface ${hostInterface} does not exist (iw: ${message})`);
-    if (/nl80211 not found/.test(message)) throw new HttpProblem(503, `this machine has no WiFi stack (iw: ${message})`);
-    throw new HttpProblem(502, `iw ${command.join(' ')} failed: ${message}`);
+    throw iwProblem(message, hostInterface, command);
   }
 
   /**
@@ -85,17 +81,16 @@ export function hostNetwork(target: NetworkTarget, tools: NetworkTools = DEFAULT
    */
   async function hostapdCli(args: string[], read: boolean): Promise<string> {
     const socket = recorded('hostapdControl');
-    const late = (within: string) => new HttpProblem(504, `hostapd did not answer on its control socket ${socket} ${within}`);
     let result: ToolResult;
     try {
       result = await run(hostapdCliTool, ['-p', path.dirname(socket), '-i', path.basename(socket), '--', ...args], read);
     } catch (error) {
-      throw isHttpProblem(error) && error.status === 504 ? late(`within ${tools.timeoutMs / 1000} s`) : error;
+      throw isHttpProblem(error) && error.status === 504 ? hostapdLate(socket, `within ${tools.timeoutMs / 1000} s`) : error;
     }
     const output = result.stdout + result.stderr;
     const cannotConnect = connectProblem(output, socket);
     if (cannotConnect) throw cannotConnect;
-    if (HOSTAPD_TIMED_OUT.test(result.stdout)) throw late('in time');
+    if (HOSTAPD_TIMED_OUT.test(result.stdout)) throw hostapdLate(socket, 'in time');
     if (result.code !== 0) {
       // The command's name: `STATUS` of `raw STATUS`, or `all_sta`.
       throw new HttpProblem(

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { HostapdEvents, NetworkHost, NetworkTarget } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { eventDirPrefix } from './event-dirs.ts';
-import { connectProblem, type NetworkTools } from './tools.ts';
+import { connectProblem, hostapdAttachLate, type NetworkTools } from './tools.ts';
 
 /**
  * Characters kept of one event line; the rest of a longer line is dropped. hostapd_cli reads an
@@ -108,7 +108,7 @@ export async function attachHostapdEvents(
 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new HttpProblem(504, `hostapd_cli did not attach to hostapd's control socket ${socket} within ${tools.timeoutMs / 1000} s`));
+      reject(hostapdAttachLate(socket, tools.timeoutMs));
       void subscription.stop();
     }, tools.timeoutMs);
     const settle = () => clearTimeout(timer);

@@ -1,5 +1,5 @@
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { DEFAULT_TIMEOUT_MS } from '../tools/run.ts';
+import { DEFAULT_TIMEOUT_MS } from '../tools/limits.ts';
 
 /** Where the runtime finds the network tools, and how long each may take. */
 export interface NetworkTools {
@@ -17,6 +17,38 @@ export interface NetworkTools {
 }
 
 export const DEFAULT_NETWORK_TOOLS: NetworkTools = { iw: 'iw', hostapdCli: 'hostapd_cli', eventProgram: '/bin/echo', timeoutMs: DEFAULT_TIMEOUT_MS };
+
+/** `command failed: No such device (-19)`: the host interface is gone, or is no Wi-Fi interface (a lab link). */
+const NO_SUCH_DEVICE = /\(-19\)/;
+
+/**
+ * The problem of an iw command that failed (`iw dev <if> station …`, exit not 0), from what iw
+ * printed: 503 when the host interface does not exist or the machine has no nl80211 (iw cannot
+ * answer, hostapd may), else 502 naming the command. What the runtime answers and the emulator's
+ * missing radio alike.
+ *
+ * @example
+ * iwProblem('command failed: No such device (-19)', 'vwlan0', ['dev', 'vwlan0', 'station', 'dump'])
+ * // HttpProblem 503 'host interface vwlan0 does not exist (iw: command failed: No such device (-19))'
+ */
+export function iwProblem(message: string, hostInterface: string, command: readonly string[]): HttpProblem {
+  if (NO_SUCH_DEVICE.test(message)) return new HttpProblem(503, `host interface ${hostInterface} does not exist (iw: ${message})`);
+  if (/nl80211 not found/.test(message)) return new HttpProblem(503, `this machine has no WiFi stack (iw: ${message})`);
+  return new HttpProblem(502, `iw ${command.join(' ')} failed: ${message}`);
+}
+
+/**
+ * The 504 of hostapd not answering on its control socket `within` a time (`within 5 s`, or `in time`
+ * when hostapd_cli gave up by itself).
+ */
+export function hostapdLate(socket: string, within: string): HttpProblem {
+  return new HttpProblem(504, `hostapd did not answer on its control socket ${socket} ${within}`);
+}
+
+/** The 504 of a `hostapd_cli -a` that did not attach to hostapd's events within `timeoutMs`. */
+export function hostapdAttachLate(socket: string, timeoutMs: number): HttpProblem {
+  return new HttpProblem(504, `hostapd_cli did not attach to hostapd's control socket ${socket} within ${timeoutMs / 1000} s`);
+}
 
 /** hostapd_cli when it cannot open the control socket: `Failed to connect to hostapd - wpa_ctrl_open: <reason>`. */
 const CANNOT_CONNECT = /Failed to connect to hostapd - wpa_ctrl_open: (.*)/;

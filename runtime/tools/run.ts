@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { HttpProblem } from '../../functions/core/problem.ts';
+import { DEFAULT_TIMEOUT_MS, toolTimedOut } from './limits.ts';
 
 /** An external program the runtime runs, and how an operator points the runtime at it. */
 export interface Tool {
@@ -30,7 +31,6 @@ export interface ToolResult {
   stderr: string;
 }
 
-export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -58,7 +58,7 @@ export function runTool(tool: Tool, args: readonly string[], limits: RunLimits =
       stopped ??= problem;
       killGroup(child.pid);
     };
-    const timer = setTimeout(() => stop(new HttpProblem(504, `${tool.name} did not finish within ${timeoutMs / 1000} s and was stopped`)), timeoutMs);
+    const timer = setTimeout(() => stop(toolTimedOut(tool.name, timeoutMs)), timeoutMs);
 
     function collect(stream: NodeJS.ReadableStream): () => string {
       const chunks: Buffer[] = [];

@@ -139,7 +139,7 @@ export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.e
 
 /**
  * Starts chutebox processes for the tests of a file (or of a describe block) and stops every one of them
- * after those tests. The returned `start(args, env = CLEAN_ENV)` is `startChutebox` with that clean-up.
+ * after those tests. The returned `start(args, env = CLEAN_ENV, cli)` is `startChutebox` with that clean-up.
  * vitest runs afterAll hooks last-registered-first, so call it after registering the clean-up of what the
  * servers use (a temp dir, a container engine): the servers then stop before that goes.
  *
@@ -147,13 +147,13 @@ export function startChutebox(args: string[], env: NodeJS.ProcessEnv = process.e
  * const start = useChutebox();
  * const emulate = (scenario: string) => start(['emulate', '--port', '0', '--no-auth', '--scenario', scenario]);
  */
-export function useChutebox(): (args: string[], env?: NodeJS.ProcessEnv) => Promise<Started> {
+export function useChutebox(): (args: string[], env?: NodeJS.ProcessEnv, cli?: string | { command: string }) => Promise<Started> {
   const started: Started[] = [];
   afterAll(async () => {
     await Promise.all(started.map((server) => server.stop()));
   });
-  return async (args, env = CLEAN_ENV) => {
-    const server = await startChutebox(args, env);
+  return async (args, env = CLEAN_ENV, cli = CLI) => {
+    const server = await startChutebox(args, env, cli);
     started.push(server);
     return server;
   };

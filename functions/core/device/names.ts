@@ -28,6 +28,9 @@ export const CHUTE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/;
 /** Where a device keeps its state when `--state-dir` is not given (the `state_dir` setting). */
 export const DEFAULT_STATE_DIR = '/var/lib/chutebox';
 
+/** Where a device's container engine listens when `--docker-socket` is not given. */
+export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
+
 /**
  * The folder of the chute networks' control sockets and lease files in a state dir.
  *

@@ -81,7 +81,8 @@ export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; hea
 /** The `default` answer: any status an operation is not described with. */
 const DEFAULT_PROBLEM =
   'Any other error: 409 (a conflict: the network cannot serve the operation, the name is taken, a factory reset is running), ' +
-  '502 (a tool, hostapd or the controller refused), 503 or 504 (a tool, a control socket or the container engine is missing or did not answer in time)';
+  '502 (a tool, hostapd or the controller refused), 503 or 504 (a tool, a control socket or the container engine is missing or did not answer in time), ' +
+  "507 (the device's storage is full: nothing was written)";
 
 /** The statuses of the credentials, answered by every operation that needs them. */
 export const CREDENTIAL_PROBLEMS = [401, 403, 429];
