@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { copyFile, cp, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -41,7 +42,7 @@ async function checkoutCopy(dir: string): Promise<void> {
 const versionOf = (name: string): string => JSON.parse(run(process.execPath, ['-p', `JSON.stringify(require('${name}/package.json').version)`], ROOT));
 
 describe('the chutebox package in a controller project', () => {
-  it('installs from its tarball and serves startEmulator and chuteboxHandlers to the project’s vitest suite, with types', async () => {
+  it('installs from its tarball and serves startEmulator and chuteboxHandlers to the project’s vitest suite, with types for every OpenAPI operation', async () => {
     const source = await temp.folder('checkout');
     await checkoutCopy(source);
     const packed = await temp.folder('packed');
@@ -55,6 +56,18 @@ describe('the chutebox package in a controller project', () => {
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(packed, tarball!), ...tools], project);
     await mkdir(path.join(project, 'test'));
     await copyFile(path.join(ROOT, 'test/consumer/controller.consumer.ts'), path.join(project, 'test/controller.test.ts'));
+    // Every operation of the package's OpenAPI document (its `chutebox/openapi.json` export) is a key of `Endpoints`: tsc fails on one that is not.
+    const document = JSON.parse(await readFile(createRequire(path.join(project, 'package.json')).resolve('chutebox/openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const operations = Object.entries(document.paths).flatMap(([route, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${route.replace(/\{(\w+)\}/g, ':$1')}`),
+    );
+    expect(operations).toContain('POST /api/v1/auth/local');
+    await writeFile(
+      path.join(project, 'test/operations.ts'),
+      `import type { EndpointKey } from 'chutebox/types';\nexport const operations: EndpointKey[] = ${JSON.stringify(operations, null, 2)};\n`,
+    );
     await writeFile(
       path.join(project, 'tsconfig.json'),
       JSON.stringify({
