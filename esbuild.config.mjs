@@ -1,6 +1,6 @@
 // Builds chutebox: one standalone bundle per endpoint, the entry points, and dist/manifest.json.
 // Usage: node esbuild.config.mjs [--quiet] [--types]
-// --types (and `npm pack`, which runs it as `prepare`) also writes the package's type declarations to dist/types/.
+// --types (and `npm pack`, which runs it as `prepack`) also writes the package's type declarations to dist/types/.
 import * as esbuild from 'esbuild';
 import { copyFile, readdir, readFile, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
