@@ -1,6 +1,6 @@
 // Builds chutebox: one standalone bundle per endpoint, the entry points, and dist/manifest.json.
 // Usage: node esbuild.config.mjs [--quiet] [--types]
-// --types (and `npm pack`, which runs it as `prepare`) also writes the package's type declarations to dist/types/.
+// --types (and `npm pack`, which runs it as `prepack`) also writes the package's type declarations to dist/types/.
 import * as esbuild from 'esbuild';
 import { copyFile, readdir, readFile, rm, writeFile, mkdir, chmod } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
@@ -87,7 +87,7 @@ const ENTRIES = {
 const LIBRARY_EXTERNALS = { 'lib-msw': ['msw'] };
 
 /** The sources whose declarations `--types` writes: the library entries, which `exports` points at (and every endpoint, for `Endpoints`). */
-const TYPE_SOURCES = ['emulator/start.ts', 'emulator/msw.ts', 'emulator/msw-browser.ts', 'functions/core/endpoint-types.ts'];
+const TYPE_SOURCES = ['emulator/start.ts', 'emulator/msw.ts', 'emulator/msw-browser.ts', 'functions/core/endpoint-types.ts', 'runtime/http/openapi.ts'];
 
 const shared = {
   bundle: true,
@@ -437,10 +437,11 @@ await chmod(path.join(dist, 'chutebox'), 0o755);
 /**
  * The type declarations of the library entries, the endpoints and everything they name, as
  * dist/types/<source>.d.ts (tsc, with tsconfig.json's settings; seconds, so only for a package), and
- * dist/types/endpoints.d.ts: `Endpoints`, each endpoint's `EndpointTypes` by its route key
- * (`'GET /api/v1/chutes'`), for `chutebox/types`.
+ * dist/types/endpoints.d.ts: `Endpoints`, the `EndpointTypes` of every operation of the OpenAPI
+ * document by its route key (`'GET /api/v1/chutes'`), for `chutebox/types`: each endpoint module's,
+ * and each of the HTTP layer's (`HTTP_OPERATIONS` of runtime/http/openapi.ts, by operationId).
  */
-async function writeTypes(functions, manifest) {
+async function writeTypes(functions, manifest, openApi) {
   const { spawnSync } = await import('node:child_process');
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const config = JSON.parse(await readFile(path.join(root, 'tsconfig.json'), 'utf8')).compilerOptions;
@@ -455,16 +456,24 @@ async function writeTypes(functions, manifest) {
   const keys = [];
   for (const [i, fn] of functions.entries()) {
     const { method, path: routePath, aliases = [] } = manifest.functions.find((entry) => entry.name === fn.name);
-    for (const key of [routePath, ...aliases].map((p) => `${method} ${p}`)) keys.push(`  ${JSON.stringify(key)}: EndpointTypes<typeof f${i}>;`);
+    for (const key of [routePath, ...aliases].map((p) => `${method} ${p}`)) keys.push([key, `typeof f${i}`]);
+  }
+  const known = new Set(keys.map(([key]) => key));
+  for (const [documentPath, item] of Object.entries(openApi.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const key = `${method.toUpperCase()} ${documentPath.replace(/\{(\w+)\}/g, ':$1')}`;
+      if (!known.has(key)) keys.push([key, `(typeof HTTP_OPERATIONS)[${JSON.stringify(operation.operationId)}]`]);
+    }
   }
   const text = [
     '// Written by the build (esbuild.config.mjs): every endpoint of the API, by its route key.',
     "import type { EndpointTypes } from './functions/core/endpoint-types.ts';",
+    "import type { HTTP_OPERATIONS } from './runtime/http/openapi.ts';",
     ...functions.map((fn, i) => `import type * as f${i} from './${fn.where.replaceAll(path.sep, '/')}';`),
     "export type { EndpointTypes } from './functions/core/endpoint-types.ts';",
-    '/** What each endpoint takes (`params`, `body`) and answers (`response`), from its schemas, by `<METHOD> <path>`. */',
+    '/** What each operation of the API takes (`params`, `body`) and answers (`response`), from its schemas, by `<METHOD> <path>`. */',
     'export interface Endpoints {',
-    ...keys,
+    ...keys.map(([key, source]) => `  ${JSON.stringify(key)}: EndpointTypes<${source}>;`),
     '}',
     '/** A route key of the API, e.g. `GET /api/v1/chutes`. */',
     'export type EndpointKey = keyof Endpoints;',
@@ -484,14 +493,15 @@ for (const fn of functions) {
   const { route } = await import(pathToFileURL(file).href);
   checkRoute(fn, route);
   // The runtime mounts every route from here and imports a bundle on its first request (runtime/http/mount-functions.ts).
-  const { method, path: routePath, aliases, summary, body, upload } = route;
-  manifest.functions.push({ name: fn.name, file: `functions/${fn.name}.mjs`, method, path: routePath, aliases, summary, body, upload, ...(await sizes(file)) });
+  const { method, path: routePath, aliases, summary, body, upload, public: open } = route;
+  const entry = { name: fn.name, file: `functions/${fn.name}.mjs`, method, path: routePath, aliases, summary, body, upload, public: open };
+  manifest.functions.push({ ...entry, ...(await sizes(file)) });
 }
 for (const name of Object.keys(ENTRIES)) {
   manifest.entries.push({ name, file: `${name}.mjs`, ...(await sizes(path.join(dist, `${name}.mjs`))) });
 }
 await writeFile(path.join(dist, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-if (withTypes) await writeTypes(functions, manifest);
+if (withTypes) await writeTypes(functions, manifest, openApi);
 
 if (!quiet) {
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`.padStart(9);

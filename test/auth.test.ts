@@ -100,6 +100,12 @@ describe('chutebox serve with a password set', () => {
     expect(await res.json()).toMatchObject({ status: 401, title: 'Unauthorized' });
   });
 
+  it('answers the OpenAPI document without credentials, as the login: it is the build’s, with none of the device’s data', async () => {
+    const res = await fetch(`${server.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { openapi: string }).openapi).toMatch(/^3\.1\./);
+  });
+
   it('POST /api/v1/auth/local responds with 401 and success false to a wrong password', async () => {
     const res = await login(server, 'paradrop', 'wrong');
     expect(res.status).toBe(401);

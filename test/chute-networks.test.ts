@@ -8,6 +8,7 @@ import type { Problem } from '../functions/core/problem.ts';
 import type { CachedNetworks } from './support/chute-state.ts';
 import { dockerUnavailableReason, findOnPath, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { createNamespacePair, networkUnavailableReason, processesWith, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
+import { callApi, changeOver } from './support/http-client.ts';
 import { CLEAN_ENV, CLI, serveArgs, startChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { stopRecorded } from '../runtime/tools/supervisor.ts';
@@ -409,6 +410,37 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     }
     expect(await macOf(), 'the chute interface is a new one, with a new MAC').not.toBe(before);
     expect((await change('DELETE', '/chutes/page')).state).toBe('succeeded');
+    expect(links()).toBe(linksBefore);
+  }, 120_000);
+
+  it('the emulator answers the networks of a chute installed on it as serve does: the same endpoints, statuses and fields', async () => {
+    const install = { name: 'twin', image: 'chutebox-net:sleeper', config: { net: { wifi: { ...NET.wifi, ssid: 'twin' } } } };
+    expect((await change('POST', '/chutes', install)).state).toBe('succeeded');
+    const emulator = await startChutebox(['emulate', '--port', '0', '--no-auth', '--change-delay', '0']);
+    try {
+      expect((await changeOver(emulator, 'POST', '/chutes', install)).state).toBe('succeeded');
+      const answers = async (endpoint: string) => {
+        const [device, emulated] = [await call<Record<string, unknown>>('GET', endpoint), await callApi<Record<string, unknown>>(emulator, 'GET', endpoint)];
+        expect([endpoint, emulated.status, emulated.type], JSON.stringify(emulated.body)).toEqual([endpoint, device.status, device.type]);
+        return { device: device.body, emulated: emulated.body };
+      };
+      const ssid = await answers('/chutes/twin/networks/wifi/ssid');
+      expect(Object.keys(ssid.emulated).sort()).toEqual(Object.keys(ssid.device).sort());
+      expect(ssid.emulated.ssid).toBe(ssid.device.ssid);
+      // serve's hostapd runs the wired driver (a lab link), which has no radio fields; the emulator's a radio.
+      const status = await answers('/chutes/twin/networks/wifi/hostapd_status');
+      expect(Object.keys(status.emulated)).toEqual(expect.arrayContaining(Object.keys(status.device)));
+      for (const field of ['state', 'ssid[0]', 'beacon_int', 'dtim_period', 'cac_time_left_seconds'])
+        expect(status.emulated[field], field).toBe(status.device[field]);
+      for (const endpoint of ['stations', 'clients', 'leases']) {
+        const listed = await answers(`/chutes/twin/networks/wifi/${endpoint}`);
+        expect([endpoint, Array.isArray(listed.device), Array.isArray(listed.emulated)]).toEqual([endpoint, true, true]);
+      }
+      expect((await changeOver(emulator, 'DELETE', '/chutes/twin')).state).toBe('succeeded');
+    } finally {
+      await emulator.stop();
+    }
+    expect((await change('DELETE', '/chutes/twin')).state).toBe('succeeded');
     expect(links()).toBe(linksBefore);
   }, 120_000);
 });

@@ -1,7 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { callApi, getJson, problemOf } from './support/http-client.ts';
+import { callApi, changeOver, getJson, problemOf } from './support/http-client.ts';
+import { openWebSocket, opened } from './support/websocket-client.ts';
 import { useChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
@@ -316,5 +317,73 @@ describe('chutebox emulate: a network without hostapd recordings', () => {
     }
     expect(await getJson(server, '/chutes/lab/networks/wifi/stations')).toEqual([]);
     expect(await getJson(server, '/chutes/lab/networks/wifi/leases')).toEqual([]);
+    // An expected problem is one line of the log each, with no stack trace.
+    expect(server.output().match(/^answered 503 Service Unavailable: hostapd's control interface is not recorded for lab\/wifi/gm)).toHaveLength(2);
+    expect(server.output()).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('chutebox emulate: the networks of a chute installed through the API', () => {
+  let server: Started;
+  const WLAN = { type: 'wifi', intfName: 'wlan0', ssid: 'My Lab', key: 'password1', dhcp: { start: 100, limit: 50, lease: '1h' } };
+  const wlan = (endpoint: string) => `/chutes/lab/networks/wlan${endpoint}`;
+
+  beforeAll(async () => {
+    server = await start(['emulate', '--port', '0', '--no-auth', '--change-delay', '0']);
+    const installed = await changeOver(server, 'POST', '/chutes', { name: 'lab', image: 'hello-world:1', config: { net: { wlan: WLAN } } });
+    expect(installed.state, JSON.stringify(installed.messages)).toBe('succeeded');
+  });
+
+  it("answers its access point as hostapd started with the hostapd.conf serve writes: SSID, hostapd's STATUS, no station, an empty lease file", async () => {
+    const { networks } = await getJson<{ networks: { wlan: { hostInterface: string } } }>(server, '/chutes/lab/cache');
+    const ssid = await getJson<{ ssid: string; bssid: string }>(server, wlan('/ssid'));
+    expect(ssid).toEqual({ ssid: 'My Lab', bssid: expect.stringMatching(/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/) });
+    expect(await getJson(server, wlan('/hostapd_status'))).toMatchObject({
+      state: 'ENABLED',
+      'bss[0]': networks.wlan.hostInterface,
+      'bssid[0]': ssid.bssid,
+      'ssid[0]': 'My Lab',
+      'num_sta[0]': '0',
+    });
+    for (const endpoint of ['/stations', '/clients', '/leases']) expect(await getJson(server, wlan(endpoint))).toEqual([]);
+    await problemOf(server, 'GET', wlan('/stations/02:00:00:00:00:01'), 404);
+  });
+
+  it('answers its hostapd control websocket as the HTTP endpoints, and SET ssid changes both', async () => {
+    const ws = opened(await openWebSocket(`${server.url}/api/v1${wlan('/hostapd_control/ws')}`));
+    ws.send('GET_CONFIG');
+    expect(hostapdFields(await ws.next())).toMatchObject({ ssid: 'My Lab', wpa: '2', key_mgmt: 'WPA-PSK' });
+    ws.send('SET ssid Lab two');
+    expect(await ws.next()).toBe('OK\n');
+    ws.send('STATUS');
+    expect(hostapdFields(await ws.next())).toMatchObject({ 'ssid[0]': 'Lab two' });
+    ws.close();
+    expect(await getJson(server, wlan('/ssid'))).toMatchObject({ ssid: 'Lab two' });
+  });
+
+  it('answers the SSID of a configuration update (hostapd started anew forgets the SSID set), and nothing once the chute is deleted', async () => {
+    expect((await callApi(server, 'PUT', wlan('/ssid'), { ssid: 'set by PUT' })).status).toBe(200);
+    const updated = await changeOver(server, 'PUT', '/chutes/lab/config', { net: { wlan: { ...WLAN, ssid: 'Renamed' } } });
+    expect(updated.state, JSON.stringify(updated.messages)).toBe('succeeded');
+    expect(await getJson(server, wlan('/ssid'))).toMatchObject({ ssid: 'Renamed' });
+    expect(await getJson(server, wlan('/hostapd_status'))).toMatchObject({ 'ssid[0]': 'Renamed' });
+    expect((await changeOver(server, 'DELETE', '/chutes/lab')).state).toBe('succeeded');
+    expect((await problemOf(server, 'GET', wlan('/ssid'), 404)).detail).toBe('there is no chute named lab');
+    const again = await changeOver(server, 'POST', '/chutes', { name: 'lab', image: 'hello-world:1', config: { net: { wlan: WLAN } } });
+    expect(again.state).toBe('succeeded');
+    expect(await getJson(server, wlan('/ssid'))).toMatchObject({ ssid: 'My Lab' });
+  });
+
+  it('answers 503 for hostapd where serve could not start it (an access point without an SSID), logging one line without a stack', async () => {
+    const installed = await changeOver(server, 'POST', '/chutes', {
+      name: 'nossid',
+      image: 'hello-world:1',
+      config: { net: { wlan: { type: 'wifi', intfName: 'wlan0' } } },
+    });
+    expect(installed.state).toBe('succeeded');
+    const problem = await problemOf(server, 'GET', '/chutes/nossid/networks/wlan/hostapd_status', 503);
+    expect(problem.detail).toMatch(/does not exist: hostapd could not be started for this network \(ssid is required/);
+    expect(server.output().match(/^answered 503 .*ssid is required.*$/gm)).toHaveLength(1);
+    expect(server.output()).not.toMatch(/^\s+at /m);
   });
 });

@@ -6,6 +6,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dockerUnavailableReason, findOnPath, signal, unmountUnder } from './support/dockerd.ts';
 import { networkUnavailableReason, processesWith, run, waitUntil } from './support/netns.ts';
+import { fencedBlocks } from './support/markdown.ts';
 import { CLEAN_ENV } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
@@ -37,14 +38,13 @@ if (skipped) console.warn(`test/lab-recipe.test.ts skipped: ${unavailable}; set 
 const temp = useTempDir('chutebox-lab-recipe-');
 
 /**
- * The ```sh blocks of the `## ` sections of `markdown` named in `headings`, in that order, as one
- * script. Throws when a section is missing or has no such block, so that a renamed heading fails here.
+ * The ```sh blocks of the sections of `markdown` named in `headings`, in that order, as one script.
+ * Throws when a section is missing or has no such block, so that a renamed heading fails here.
  */
 function shellBlocks(markdown: string, headings: string[]): string {
   return headings
     .map((heading) => {
-      const section = markdown.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
-      const blocks = [...(section ?? '').matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+      const blocks = fencedBlocks(markdown, heading, 'sh');
       if (blocks.length === 0) throw new Error(`${RECIPE} has no \`\`\`sh block under "## ${heading}"`);
       return blocks.join('');
     })

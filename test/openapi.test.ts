@@ -22,6 +22,7 @@ type Answer = { $ref?: string; content?: Record<string, { schema: unknown; examp
 type Operation = { operationId: string; responses: Record<string, Answer> };
 interface Document {
   openapi: string;
+  servers: { url: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, unknown>; responses: Record<string, Answer>; securitySchemes: Record<string, unknown> };
   security: Record<string, string[]>[];
@@ -75,6 +76,10 @@ describe('dist/openapi.json', () => {
     expect(validator.version).toBe('3.1');
   });
 
+  it('names its server relative to where it was fetched from: the host that serves it, at its root', () => {
+    expect(document.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
   it('has schemas that are JSON Schema 2020-12, compiled by ajv in strict mode', () => {
     expect(Object.keys(document.components.schemas).length).toBeGreaterThan(20);
     for (const name of Object.keys(document.components.schemas)) expect(() => validatorOf({ $ref: `#/components/schemas/${name}` }), name).not.toThrow();
@@ -101,13 +106,15 @@ describe('dist/openapi.json', () => {
     );
   });
 
-  it('takes a Bearer token or HTTP Basic everywhere but at the login, and answers the websockets 101', () => {
+  it('takes a Bearer token or HTTP Basic everywhere but at the login and the document itself, and answers the websockets 101', () => {
     expect(document.components.securitySchemes).toEqual({
       bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       basic: expect.objectContaining({ type: 'http', scheme: 'basic' }),
     });
     expect(document.security).toEqual([{ bearer: [] }, { basic: [] }]);
     expect(document.paths['/api/v1/auth/local']!.post).toMatchObject({ security: [], responses: { 200: {}, 401: {} } });
+    expect(document.paths['/api/v1/openapi.json']!.get).toMatchObject({ security: [] });
+    expect(Object.keys(document.paths['/api/v1/openapi.json']!.get!.responses)).not.toContain('401');
     expect(Object.keys(document.paths['/ws/changes/{id}/stream']!.get!.responses)).toContain('101');
     expect(document.paths['/api/v1/chutes/{chute}']!.get!.responses).toMatchObject({
       401: { $ref: '#/components/responses/Unauthorized' },
@@ -170,14 +177,17 @@ describe('GET /api/v1/openapi.json on chutebox emulate', () => {
     authorization = `Bearer ${body.token}`;
   });
 
-  it('answers the document the build wrote, with the credentials the rest of /api/v1 needs', async () => {
-    const res = await get('/api/v1/openapi.json');
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.json()).toEqual(document);
-    const anonymous = await get('/api/v1/openapi.json', {});
+  it('answers the document the build wrote, without credentials too: a client generator fetches it as it is', async () => {
+    for (const headers of [{ authorization }, {}] as Record<string, string>[]) {
+      const res = await get('/api/v1/openapi.json', headers);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(await res.json()).toEqual(document);
+    }
+    // The rest of /api/v1 still needs them.
+    const anonymous = await get('/api/v1/info/features', {});
     expect(anonymous.status).toBe(401);
-    expect(validatorOf(answerSchema('/api/v1/openapi.json', 'get', '401'))(await anonymous.json())).toBe(true);
+    expect(validatorOf(answerSchema('/api/v1/info/features', 'get', '401'))(await anonymous.json())).toBe(true);
   });
 
   it('takes what GET /api/v1/chutes and /api/v1/info/hardware answer, and refuses a wrong shape', async () => {

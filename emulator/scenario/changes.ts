@@ -59,6 +59,12 @@ export interface EmulatedChangeOptions {
    */
   failing?: (request: ChangeRequestOf<ChuteAction>) => string | null;
   /**
+   * Told of each chute whose documents a change replaced (an install, an update, a configuration
+   * update, a delete; a factory reset deletes every chute): what it was, and what it is now (null:
+   * deleted). The networks it rebuilt start afresh (`rebuiltNetworks`).
+   */
+  replaced?: (before: StoredChute, after: StoredChute | null) => void;
+  /**
    * Starts from a snapshot's chutes, containers, images and change log instead of the base's: a
    * change it has `queued` or `running` is marked failed, as the device marks the changes a restart
    * cut short; what such a change did so far stays.
@@ -189,7 +195,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
       for (const tag of tags) made.loaded.add(tag);
       return tags;
     },
-    factoryReset: () => guard.run(() => runner.exclusive(() => resetEmulated(made, log, options.resetDevice))),
+    factoryReset: () => guard.run(() => runner.exclusive(() => resetEmulated(made, log, options))),
     snapshot: () => snapshotOf(made, log),
   };
 }
@@ -287,7 +293,7 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
 function chuteEffect<A extends ChuteAction>(
   made: ChangesMade,
   reserve: ReturnType<typeof networkLedger>,
-  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'seed' | 'publish' | 'failing'>,
+  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'seed' | 'publish' | 'failing' | 'replaced'>,
   action: A,
 ): ChangeEffect<A> {
   return async (request, note, id) => {
@@ -319,7 +325,9 @@ function chuteEffect<A extends ChuteAction>(
       }
       for (const text of messages) await note(text);
       made.edited();
-      made.touched.set(request.chute, request.action === 'delete' ? null : deepFreeze(chute));
+      const now = request.action === 'delete' ? null : deepFreeze(chute);
+      made.touched.set(request.chute, now);
+      if (REPLACING.has(asked.action)) options.replaced?.(found, now);
       let previous = typeof found.record.state === 'string' ? found.record.state : null;
       for (const state of engine.states) {
         if (state !== previous) options.publish?.({ kind: 'chute.state', chute: request.chute, state, previous });
@@ -347,16 +355,21 @@ async function emulatedImage(loaded: Set<string>, asked: ChangeRequestOf<ChuteAc
   }
 }
 
+/** The chute actions that replace a chute's documents (configuration, cache), and so may rebuild its networks. */
+const REPLACING: ReadonlySet<ChuteAction> = new Set<ChuteAction>(['install', 'update', 'update-config', 'delete']);
+
 /** A factory reset of the emulated device: every chute and its containers gone, no change and no image kept, then the device's own (`resetDevice`). */
-async function resetEmulated(made: ChangesMade, log: MemoryChangeLog, resetDevice: () => Promise<void>) {
+async function resetEmulated(made: ChangesMade, log: MemoryChangeLog, options: Pick<EmulatedChangeOptions, 'resetDevice' | 'replaced'>) {
   const names = new Set([...(await made.base.chuteNames()), ...made.touched.keys()]);
+  const gone = await Promise.all([...names].map((name) => made.reads.chute(name)));
   const list = await made.containers();
   if (list !== null) list.splice(0, list.length, ...list.filter((entry) => !names.has(String((entry.Labels as Record<string, unknown>)[CHUTE_LABEL]))));
   made.edited();
   for (const name of names) made.touched.set(name, null);
+  for (const chute of gone) if (chute !== null) options.replaced?.(chute, null);
   log.clear();
   made.loaded.clear();
-  await resetDevice();
+  await options.resetDevice();
   return { success: true, message: 'factory reset: the default host configuration is back, every chute is removed, provisioning is cleared' };
 }
 

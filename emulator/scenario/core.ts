@@ -20,6 +20,7 @@ import type { EngineRecordings, ScenarioDocuments } from './documents.ts';
 import { jsonCopy } from './json-copy.ts';
 import { PASSWD_FILE, type DeviceYaml } from '../../runtime/scenario/format.ts';
 import { scenarioNetworks } from './network.ts';
+import { emulatedRadios, rebuiltNetworks } from './installed-networks.ts';
 import { scenarioClock } from './clock.ts';
 import { emulatedClock, type ClockStart, type EmulatedClock } from '../emulated-clock.ts';
 import { DEFAULT_SEED } from '../seeded.ts';
@@ -130,7 +131,12 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   const logs = scenarioLogs(files);
   // One buffer for every state the device goes through: a restore does not take back what happened, nor its ids.
   const events = eventBuffer(now, options.eventBuffer);
-  const network = scenarioNetworks(files, clock, events.publish);
+  // The networks of the chutes installed now: as recorded, or what serve would run for them on this device's radios.
+  const network = scenarioNetworks(files, clock, events.publish, {
+    recorded: recordedChutes.chute,
+    current: (chute) => device.chute(chute),
+    radio: emulatedRadios(() => device),
+  });
   const fake = options.controller === undefined ? fakeController() : null;
   const apitokens: ApitokenMemory = new Map();
   const settings = async () => options.settings?.() ?? {};
@@ -214,6 +220,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         resetGuard: guard,
         publish: events.publish,
         failing: () => (faultActive(faults, 'engine-unreachable') ? ENGINE_UNREACHABLE : null),
+        replaced: (before, after) => network.forget(before.name, rebuiltNetworks(before, after)),
         ...(state === undefined ? {} : { state: { chutes: state.chutes, engine: state.engine, changes: state.changes } }),
       },
     );

@@ -271,6 +271,19 @@ describe('a network folder written by hand', () => {
   });
 });
 
+describe('a network whose hostapd was started anew', () => {
+  it('forgets the SSID set and the stations disconnected of the networks named, and only theirs', async () => {
+    const networks = scenarioNetworks(DEFAULT);
+    await networks(WIFI).hostapd(['SET', 'ssid', 'set']);
+    await networks(WIFI).stationDel('24:0a:c4:11:8b:3e');
+    await networks(GUEST).hostapd(['SET', 'ssid', 'kept']);
+    networks.forget('hello-world', ['wifi']);
+    expect(field(await networks(WIFI).hostapd(['GET_CONFIG']), 'ssid')).toBe('hello-world');
+    expect(await networks(WIFI).stationGet('24:0a:c4:11:8b:3e')).not.toBeNull();
+    expect(networks.snapshot()).toEqual([{ chute: 'hotspot', network: 'guest', ssid: 'kept', disconnected: [] }]);
+  });
+});
+
 describe('a recorded network asked for on every request', () => {
   it('answers the same host for the same target, and reads each recording once', async () => {
     const files = scenarioFiles(DEFAULT);

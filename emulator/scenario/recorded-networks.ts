@@ -10,14 +10,18 @@ import { stationBlocks, type StationBlock } from '../../functions/parsers/iw-sta
 import type { PublishEvent } from '../../runtime/events/buffer.ts';
 import { NETWORK_FILES } from '../../runtime/scenario/format.ts';
 import type { ScenarioClock } from './clock.ts';
-import { memoize } from './files.ts';
 import { kept } from './tree.ts';
 import { atMost, STATE_LIMITS } from '../state-limits.ts';
 
 /** One raw recording of a chute network (`NETWORK_FILES` names the file of each in a scenario). */
 export type NetworkRecording = keyof typeof NETWORK_FILES;
 
-/** A chute network's recording, verbatim; null when it is not recorded. Recordings never change. */
+/**
+ * A chute network's recording, verbatim; null when it is not recorded. It answers the same text while
+ * the network stays as it is (a scenario's recordings never change; what serve would run for an
+ * installed chute changes with its configuration), and may throw an `HttpProblem` (a part of the
+ * network that does not run).
+ */
 export type ReadRecording = (network: Pick<NetworkTarget, 'chute' | 'network'>, recording: NetworkRecording) => Promise<string | null>;
 
 const name = z.string().check(z.regex(CHUTE_NAME, { error: 'must be a chute or network name' }));
@@ -50,6 +54,11 @@ export type RecordedNetworks = ((target: NetworkTarget) => NetworkHost) & {
    * listens to hostapd's events goes on listening; no event is sent for what the restore changed.
    */
   restore(state: NetworksState): void;
+  /**
+   * Forgets what requests changed of these networks of a chute (the SSID set, the stations
+   * disconnected): their hostapd was started anew, or they are gone. Who listens to their events goes on.
+   */
+  forget(chute: string, networks: readonly string[]): void;
 };
 
 /** What a recorded network has been told since its networks were created. */
@@ -100,18 +109,19 @@ interface NetworkState {
  */
 export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock, 'leases'>, publish?: PublishEvent): RecordedNetworks {
   const states = new Map<string, NetworkState>();
-  /** The stations of a network's recorded station dump, by `[chute, network]` in JSON, parsed once; null when it is not recorded. */
-  const recordedStations = memoize(async (key) => {
-    const [chute = '', network = ''] = JSON.parse(key) as string[];
-    const text = await read({ chute, network }, 'stationDump');
-    return text === null ? null : stationBlocks(text);
-  });
-  /** The stations of a network's recorded `all_sta` reply, by `[chute, network]` in JSON, parsed once; null when it is not recorded. */
-  const recordedHostapdStations = memoize(async (key) => {
-    const [chute = '', network = ''] = JSON.parse(key) as string[];
-    const text = await read({ chute, network }, 'hostapdStations');
-    return text === null ? null : allStaBlocks(text);
-  });
+  /** Each network's parse of its station dump and of its `all_sta` reply, by `[chute, network]` in JSON: made again only when the text changed. */
+  const dumpParses = new Map<string, (text: string) => readonly StationBlock[]>();
+  const allStaParses = new Map<string, (text: string) => readonly StationBlock[]>();
+  /** The stations of a network's recorded station dump (`key`: `[chute, network]` in JSON); null when it is not recorded. */
+  const recordedStations = async (target: Pick<NetworkTarget, 'chute' | 'network'>, key: string) => {
+    const text = await read(target, 'stationDump');
+    return text === null ? null : kept(dumpParses, key, () => reusingLast(stationBlocks))(text);
+  };
+  /** The stations of a network's recorded `all_sta` reply (`key`: `[chute, network]` in JSON); null when it is not recorded. */
+  const recordedHostapdStations = async (target: Pick<NetworkTarget, 'chute' | 'network'>, key: string) => {
+    const text = await read(target, 'hostapdStations');
+    return text === null ? null : kept(allStaParses, key, () => reusingLast(allStaBlocks))(text);
+  };
   /** The station dump of a list of stations, joined once per list: while no station is removed, every read answers the same text. */
   const dumps = new WeakMap<readonly StationBlock[], string>();
   const dumpOf = (blocks: readonly StationBlock[]) => {
@@ -133,8 +143,8 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
   /** The host of one network, made from what it needs of its target. */
   const networkHost = (target: Pick<NetworkTarget, 'chute' | 'network' | 'hostInterface'>): NetworkHost => {
     const where = `${target.chute}/${target.network}`;
-    /** Each recording of this network, read once (recordings never change; a failed read is made again). */
-    const recording = memoize((name) => read(target, name as NetworkRecording));
+    /** A recording of this network as it is now. */
+    const recording = (name: NetworkRecording) => read(target, name);
     const key = JSON.stringify([target.chute, target.network]);
     const state = () => {
       let found = states.get(key);
@@ -148,7 +158,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
     };
     const stations = () =>
-      Promise.all([recordedStations(key), recordedHostapdStations(key)]).then(([blocks, hostapdBlocks]) => {
+      Promise.all([recordedStations(target, key), recordedHostapdStations(target, key)]).then(([blocks, hostapdBlocks]) => {
         if (blocks === null && hostapdBlocks !== null) {
           throw new HttpProblem(
             503,
@@ -158,7 +168,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         return present(blocks ?? NO_STATIONS);
       });
     const hostapdStations = () =>
-      recordedHostapdStations(key).then((blocks) => {
+      recordedHostapdStations(target, key).then((blocks) => {
         if (blocks === null) throw new HttpProblem(503, `hostapd's all_sta is not recorded for ${where} (no ${NETWORK_FILES.hostapdStations})`);
         return present(blocks);
       });
@@ -189,7 +199,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       const mac = words[1] ?? '';
       if (!MAC_ADDRESS.test(mac)) return 'FAIL\n';
       const lower = mac.toLowerCase();
-      const lists = await Promise.all([recordedStations(key), recordedHostapdStations(key)]);
+      const lists = await Promise.all([recordedStations(target, key), recordedHostapdStations(target, key)]);
       const there = lists.some((blocks) => present(blocks ?? NO_STATIONS).some((block) => block.mac.toLowerCase() === lower));
       if (there) disconnect(lower);
       return 'OK\n';
@@ -259,6 +269,12 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         changed.push({ chute, network: name, ssid: state.ssid ?? null, disconnected: [...state.removed] });
       }
       return changed;
+    },
+    forget(chute: string, networks: readonly string[]): void {
+      for (const network of networks) {
+        const kept = states.get(JSON.stringify([chute, network]));
+        if (kept !== undefined) Object.assign(kept, { removed: new Set(), ssid: undefined });
+      }
     },
     restore(state: NetworksState): void {
       for (const kept of states.values()) Object.assign(kept, { removed: new Set(), ssid: undefined });

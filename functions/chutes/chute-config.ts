@@ -76,7 +76,8 @@ function isPortText(text: string): boolean {
   return /^[1-9][0-9]{0,4}$/.test(text) && Number(text) <= 65535;
 }
 
-function isIpAddress(text: string): boolean {
+/** An IPv4 or IPv6 address as the configuration takes one (dotted quad, or IPv6 without a zone). */
+export function isIpAddress(text: string): boolean {
   return z.regexes.ipv4.test(text) || z.regexes.ipv6.test(text);
 }
 

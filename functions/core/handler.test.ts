@@ -40,4 +40,38 @@ describe('invoke', () => {
     expect(out.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(out.body)).toMatchObject({ status: 404, detail: 'there is no chute named nope' });
   });
+
+  /** What `runHandler` wrote to the log (console.error) while answering what `fail` throws, each call's text. */
+  async function loggedFor(fail: () => never): Promise<string[]> {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await runHandler(async () => fail(), input, memoryDevice());
+      return log.mock.calls.map((args) => args.map((arg) => (arg instanceof Error ? (arg.stack ?? '') : String(arg))).join(' '));
+    } finally {
+      log.mockRestore();
+    }
+  }
+
+  it('logs an expected problem of the device (a 503 a handler threw) as one line, without a stack', async () => {
+    const lines = await loggedFor(() => {
+      throw new HttpProblem(503, "hostapd's control interface is not there for lab/wlan");
+    });
+    expect(lines).toEqual(["answered 503 Service Unavailable: hostapd's control interface is not there for lab/wlan"]);
+  });
+
+  it('logs nothing for a problem of the request (a 4xx), which the client was told', async () => {
+    expect(
+      await loggedFor(() => {
+        throw new HttpProblem(404, 'there is no chute named nope');
+      }),
+    ).toEqual([]);
+  });
+
+  it('logs an unexpected error with its stack', async () => {
+    const [line, ...more] = await loggedFor(() => {
+      throw new TypeError('cannot read properties of undefined');
+    });
+    expect(more).toEqual([]);
+    expect(line).toMatch(/^TypeError: cannot read properties of undefined\n\s+at /);
+  });
 });

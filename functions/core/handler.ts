@@ -1,7 +1,7 @@
 import { answerJson } from './answer-json.ts';
 import { deepFreeze } from './deep-freeze.ts';
 import type { Device } from './device/index.ts';
-import { PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
+import { isHttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 
 /** What a transport (the runtime, the emulator, a Lambda event) hands a function. */
 export interface FunctionInput {
@@ -92,11 +92,14 @@ export function valueOutput(value: unknown): FunctionOutput {
 }
 
 /**
- * Anything thrown as an `application/problem+json` answer (see `toProblem`); a 5xx is logged, its
- * answer never shows the error's message or stack.
+ * Anything thrown as an `application/problem+json` answer (see `toProblem`), its answer never showing
+ * an unexpected error's message or stack. An unexpected error is logged with its stack; an
+ * `HttpProblem` is an answer the code chose, so a 5xx one is one line (status and detail) and a 4xx
+ * none: the client was told.
  */
 export function problemOutput(error: unknown): FunctionOutput {
   const { problem, headers } = toProblem(error);
-  if (problem.status >= 500) console.error(error);
+  if (!isHttpProblem(error)) console.error(error);
+  else if (problem.status >= 500) console.error(`answered ${problem.status} ${problem.title}: ${problem.detail}`);
   return { status: problem.status, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body: JSON.stringify(problem) };
 }

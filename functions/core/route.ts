@@ -39,13 +39,18 @@ export interface Route {
    * every `DOCUMENT_MEDIA_TYPES` for its 200.
    */
   answer?: 'json' | 'document';
+  /**
+   * Answered without credentials, on a device with a password too: the login, and the API's own
+   * description (the same document on every device of a version, with none of the device's data).
+   */
+  public?: boolean;
 }
 
 /** A method and a path in one string, as an API Gateway route key: `'GET /api/v1/chutes/:chute'`. */
 export type RouteKey = `${Method} /${string}`;
 
 /** What a route may add to its method, path and summary. */
-export type RouteOptions = Pick<Route, 'aliases' | 'body' | 'upload' | 'answer'>;
+export type RouteOptions = Pick<Route, 'aliases' | 'body' | 'upload' | 'answer' | 'public'>;
 
 /**
  * The route of an endpoint module, declared in one line.

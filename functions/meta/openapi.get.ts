@@ -3,7 +3,7 @@ import { reply, type Handler, type Reply } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { NoInputSchema, type OpenApiDocument, OpenApiDocumentSchema } from './schemas.ts';
 
-export const route = defineRoute('GET /api/v1/openapi.json', 'This API as an OpenAPI 3.1 document');
+export const route = defineRoute('GET /api/v1/openapi.json', 'This API as an OpenAPI 3.1 document', { public: true });
 export const request = NoInputSchema;
 export const response = OpenApiDocumentSchema;
 

@@ -203,7 +203,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     app.on(
       fn.route.method,
       [...paths],
-      observed(fn.route.path, (c) => respond(c, fn, withParams)),
+      observed(fn.route.path, (c) => respond(c, fn, withParams), fn.route.public !== true),
     );
   }
   if (options.auth !== null) {

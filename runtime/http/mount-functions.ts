@@ -64,7 +64,7 @@ async function manifestRoutes(dir: string): Promise<Map<string, Route>> {
     return routes;
   }
   const { functions } = JSON.parse(text) as { functions?: (Route & { file: string })[] };
-  for (const { file, method, path: routePath, aliases, summary, body, upload } of functions ?? []) {
+  for (const { file, method, path: routePath, aliases, summary, body, upload, public: open } of functions ?? []) {
     // Only entries for this very folder: a manifest beside another folder says nothing of it.
     if (path.dirname(path.join(distDir, file)) !== path.resolve(dir)) continue;
     routes.set(path.basename(file), {
@@ -74,6 +74,7 @@ async function manifestRoutes(dir: string): Promise<Map<string, Route>> {
       ...(aliases === undefined ? {} : { aliases }),
       ...(body === undefined ? {} : { body }),
       ...(upload === undefined ? {} : { upload }),
+      ...(open === undefined ? {} : { public: open }),
     });
   }
   return routes;

@@ -41,17 +41,18 @@ export const LoginAnswerSchema = z.strictObject({ username: z.string(), success:
 /** A login refused: wrong credentials (401, with `WWW-Authenticate`). */
 export const LoginRefusalSchema = z.strictObject({ username: z.string(), success: z.literal(false) });
 
-/** What runtime/http/app.ts answers itself, beside the functions. */
-export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
-  {
-    name: 'auth-local-post',
-    route: defineRoute(`POST ${LOGIN_PATH}`, 'Log in: a token for every other request'),
+/**
+ * What runtime/http/app.ts answers itself, beside the functions, by operation name (the operationId).
+ * Each keeps its schemas' own types: the package's `Endpoints` (chutebox/types) names them.
+ */
+export const HTTP_OPERATIONS = {
+  'auth-local-post': {
+    route: defineRoute(`POST ${LOGIN_PATH}`, 'Log in: a token for every other request', { public: true }),
     request: z.object({ body: LoginBodySchema }),
     response: LoginAnswerSchema,
     description:
       'The token is an HS256 JWT, valid for one hour. Not mounted when authentication is off (`chutebox emulate --no-auth`); ' +
       "the emulator's user is `paradrop` with an empty password.",
-    public: true,
     answers: {
       401: {
         description: 'Wrong username or password',
@@ -61,8 +62,7 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
     },
     problems: [400, 403, 413, 415, 422, 429],
   },
-  {
-    name: 'events-events-get',
+  'events-events-get': {
     route: defineRoute(`GET ${EVENTS_PATH}`, "The device's events as they happen (Server-Sent Events)"),
     request: EventsRequestSchema,
     events: StreamEventSchema,
@@ -82,8 +82,7 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       'Served by `chutebox serve` and `chutebox emulate`, not on Lambda. See docs/api/events.md.',
     problems: [400, 422, 503],
   },
-  {
-    name: 'networks-hostapd-control-ws',
+  'networks-hostapd-control-ws': {
     route: defineRoute(`GET ${HOSTAPD_CONTROL_PATH}`, "A websocket to the access point's hostapd control interface"),
     request: NetworkRequestSchema,
     description:
@@ -93,8 +92,7 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
     websocket: true,
     problems: [400, 404, 409, 426],
   },
-  {
-    name: 'changes-change-stream-ws',
+  'changes-change-stream-ws': {
     route: defineRoute(`GET ${CHANGE_STREAM_PATH}`, "A websocket of a change's messages, as pdtools follows a change"),
     request: ChangeRequestSchema,
     description:
@@ -104,8 +102,7 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
     websocket: true,
     problems: [400, 404, 426],
   },
-  {
-    name: 'metrics-prometheus-get',
+  'metrics-prometheus-get': {
     route: defineRoute(`GET ${METRICS_PATH}`, "The device's metrics, for Prometheus"),
     request: z.object({}),
     textAnswer: ['text/plain', 'application/openmetrics-text'],
@@ -117,8 +114,7 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       'The metrics are listed in docs/api/metrics.md.',
     problems: [],
   },
-  {
-    name: 'chutes-logs-get',
+  'chutes-logs-get': {
     route: defineRoute(`GET ${CHUTE_LOGS_PATH}`, 'What a chute printed, streamed as newline-delimited JSON'),
     request: ChuteLogsRequestSchema,
     response: LogLineSchema,
@@ -130,10 +126,9 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
     problems: [400, 404, 422],
   },
-  chuteLogSocket('chutes-chute-logs-ws', CHUTE_LOG_SOCKET_PATHS[0]),
-  chuteLogSocket('chutes-sockjs-logs-ws', CHUTE_LOG_SOCKET_PATHS[1]),
-  {
-    name: 'logs-daemon-logs-get',
+  'chutes-chute-logs-ws': chuteLogSocket(CHUTE_LOG_SOCKET_PATHS[0]),
+  'chutes-sockjs-logs-ws': chuteLogSocket(CHUTE_LOG_SOCKET_PATHS[1]),
+  'logs-daemon-logs-get': {
     route: defineRoute(`GET ${DAEMON_LOGS_PATH}`, "The daemon's own log lines, as newline-delimited JSON"),
     request: z.object({ query: LogQuerySchema }),
     response: LogLineSchema,
@@ -146,8 +141,7 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
       'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
     problems: [400, 422, 503],
   },
-  {
-    name: 'logs-paradrop-logs-ws',
+  'logs-paradrop-logs-ws': {
     route: defineRoute(`GET ${PARADROP_LOGS_PATH}`, "A websocket of the daemon's new log lines, as pdtools watch-logs reads them"),
     request: z.object({}),
     description:
@@ -157,12 +151,14 @@ export const HTTP_OPERATIONS: readonly DescribedOperation[] = [
     websocket: true,
     problems: [426, 503],
   },
-];
+} satisfies Readonly<Record<string, HttpOperation>>;
+
+/** An operation of the HTTP layer, named by its key in `HTTP_OPERATIONS`. */
+type HttpOperation = Omit<DescribedOperation, 'name'>;
 
 /** One of ParaDrop's two websockets of a chute's log (runtime/http/websocket.ts, `chuteLogSocket`). */
-function chuteLogSocket(name: string, path: string): DescribedOperation {
+function chuteLogSocket(path: string) {
   return {
-    name,
     route: defineRoute(`GET /${path.slice(1)}`, "A websocket of a chute's log, as ParaDrop's daemon sends it"),
     request: ChuteRequestSchema,
     description:
@@ -171,7 +167,7 @@ function chuteLogSocket(name: string, path: string): DescribedOperation {
       "as on ParaDrop's daemon. Messages from the client are ignored (a binary one closes with 1003). Served by `chutebox serve` and `chutebox emulate`, not on Lambda.",
     websocket: true,
     problems: [400, 404, 426],
-  };
+  } satisfies HttpOperation;
 }
 
 /** How a client authenticates (runtime/auth/policy.ts): a token from the login, or the credentials themselves. */
@@ -183,6 +179,12 @@ export const SECURITY_SCHEMES = {
     description: "The device's credentials (set with `chutebox passwd`; the emulator's: `paradrop` and an empty password)",
   },
 } as const;
+
+/**
+ * Where the API is: the host the document was fetched from (a device, an emulator), at its root, as
+ * every path begins with `/api/v1` or is one of ParaDrop's own (`/ws/…`, `/sockjs/…`, `/metrics`).
+ */
+export const SERVERS = [{ url: '/', description: 'The device or emulator this document was fetched from' }] as const;
 
 /** Where the examples find a value for each path parameter: what the device lists. */
 export const EXAMPLE_PARAMETERS: Readonly<Record<string, ExampleParameter>> = {
@@ -224,7 +226,8 @@ export async function apiDocument(
       description: DESCRIPTION,
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    operations: [...endpoints, ...HTTP_OPERATIONS],
+    servers: SERVERS,
+    operations: [...endpoints, ...Object.entries(HTTP_OPERATIONS).map(([name, op]): DescribedOperation => ({ name, ...op }))],
     schemaModules: [...schemaModules, eventSchemas, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema, LogLineSchema }],
     securitySchemes: SECURITY_SCHEMES,
     ...(examples === undefined ? {} : { examples }),

@@ -2,22 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AccessPointEntry, VlanEntry } from '../../functions/chutes/chute-config.ts';
-import type { NetworkReservation } from '../../functions/chutes/network-reservations.ts';
 import { findOnPath } from '../../test/support/dockerd.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
+import { accessPointReservation } from '../../test/support/network-reservations.ts';
 import { runTool } from '../tools/run.ts';
 import { dnsmasqArgs, eapUserFile, hostapdConfig, type AccessPointRadio } from './chute-daemons.ts';
 
-const reservation: NetworkReservation = {
-  hostInterface: 'vwlan5d1e',
-  ipv4Network: '10.128.0.0/24',
-  gateway: '10.128.0.1',
-  chuteAddress: '10.128.0.2',
-  hostapdControl: '/var/lib/chutebox/networks/hostapd/vwlan5d1e',
-  leaseFile: '/var/lib/chutebox/networks/dnsmasq/hello-wifi.leases',
-  vlanId: null,
-  radio: 'pci-wifi-0',
-};
+const reservation = accessPointReservation();
 const radio24: AccessPointRadio = { kind: 'radio', hwmode: '11g', channel: 6 };
 const ap = (fields: Partial<AccessPointEntry> = {}): AccessPointEntry => ({ type: 'wifi', intfName: 'wlan0', ssid: 'Free WiFi', ...fields });
 /** The `key=value` lines of a configuration. */

@@ -1,8 +1,7 @@
-import { isIPv6 } from 'node:net';
-import path from 'node:path';
-import { leaseSeconds, type AccessPointEntry, type VlanEntry } from '../../functions/chutes/chute-config.ts';
+import { isIpAddress, leaseSeconds, type AccessPointEntry, type VlanEntry } from '../../functions/chutes/chute-config.ts';
 import type { NetworkReservation } from '../../functions/chutes/network-reservations.ts';
 import { radioBand, type HT_MODES, type HW_MODES } from '../../functions/config/host-config.ts';
+import { hexBytes } from '../../functions/core/hex.ts';
 import { cidrText, ipv4Number, ipv4Text, parseCidr, prefixMask } from '../../functions/parsers/ipv4.ts';
 
 /*
@@ -30,6 +29,8 @@ import { cidrText, ipv4Number, ipv4Text, parseCidr, prefixMask } from '../../fun
  *   Without a pid file it is told to write none (`--pid-file` alone), not its default
  *   /run/dnsmasq.pid, which every network's dnsmasq (and the system's) would share. It logs to stderr
  *   (`--log-facility=-`), for its supervisor to keep.
+ * - An address is one the chute configuration takes (`isIpAddress`). Nothing here needs Node: the
+ *   emulator builds the same files for the networks of the chutes installed on it, in a browser too.
  */
 
 /** How hostapd serves the access point: on a radio (nl80211), or — for tests and labs — on a wired stand-in interface with 802.1X. */
@@ -54,6 +55,7 @@ export const DHCP_DEFAULTS = { start: 100, limit: 150, lease: '12h' } as const;
 /** The longest lease dnsmasq is given in seconds (it reads the number as a C int); longer is `infinite`. */
 const MAX_LEASE_SECONDS = 2 ** 31 - 1;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const ENCODER = new TextEncoder();
 const RAW_WPA_KEY = /^[0-9a-fA-F]{64}$/;
 /** Interface names the daemons are given: what Linux allows, less what either reads as a separator. */
 const INTERFACE_NAME = /^[A-Za-z0-9_.-]{1,15}$/;
@@ -117,7 +119,7 @@ export function hostapdConfig(entry: AccessPointEntry, reservation: NetworkReser
 export function eapUserFile(entry: AccessPointEntry): string {
   if (entry.key === undefined) throw new Error(`key is required on the wired stand-in: it is the EAP-MD5 password of its user "${EAP_IDENTITY}"`);
   const key = lineValue(entry.key, 'key');
-  const password = key.includes('"') ? Buffer.from(key, 'utf8').toString('hex') : `"${key}"`;
+  const password = key.includes('"') ? hexBytes(ENCODER.encode(key)) : `"${key}"`;
   return `"${EAP_IDENTITY}" MD5 ${password}\n`;
 }
 
@@ -179,11 +181,12 @@ function controlDirectory(reservation: NetworkReservation): string {
   const control = reservation.hostapdControl;
   if (control === null) throw new Error('reservation.hostapdControl is required: an access point has a hostapd control socket');
   lineValue(control, 'reservation.hostapdControl');
-  if (!path.posix.isAbsolute(control)) throw new Error(`reservation.hostapdControl must be an absolute path, not ${JSON.stringify(control)}`);
-  if (path.posix.basename(control) !== reservation.hostInterface) {
+  if (!control.startsWith('/')) throw new Error(`reservation.hostapdControl must be an absolute path, not ${JSON.stringify(control)}`);
+  const slash = control.lastIndexOf('/');
+  if (control.slice(slash + 1) !== reservation.hostInterface) {
     throw new Error(`reservation.hostapdControl must be named after the interface (${reservation.hostInterface}), as hostapd names its socket: ${control}`);
   }
-  return path.posix.dirname(control);
+  return slash === 0 ? '/' : control.slice(0, slash);
 }
 
 /**
@@ -192,10 +195,10 @@ function controlDirectory(reservation: NetworkReservation): string {
  */
 function ssidLines(ssid: string): ConfLine[] {
   lineValue(ssid, 'ssid');
-  const bytes = Buffer.from(ssid, 'utf8');
+  const bytes = ENCODER.encode(ssid);
   if (bytes.length < 1 || bytes.length > 32) throw new Error(`ssid must be 1 to 32 bytes of UTF-8, not ${bytes.length}`);
   if (PRINTABLE_ASCII.test(ssid) && ssid.trim() === ssid) return [['ssid', ssid, 'ssid']];
-  const lines: ConfLine[] = [['ssid2', bytes.toString('hex'), 'ssid']];
+  const lines: ConfLine[] = [['ssid2', hexBytes(bytes), 'ssid']];
   if (bytes.some((byte) => byte >= 0x80)) lines.push(['utf8_ssid', 1, 'ssid']);
   return lines;
 }
@@ -261,7 +264,7 @@ function radiusLines(options: NonNullable<AccessPointEntry['options']>): ConfLin
     return lines;
   }
   const server = lineValue(options.acct_server, 'options.acct_server');
-  if (ipv4Number(server) === undefined && !isIPv6(server)) {
+  if (!isIpAddress(server)) {
     throw new Error(`options.acct_server must be an IPv4 or IPv6 address (hostapd takes no host name), not ${JSON.stringify(server)}`);
   }
   lines.push(['acct_server_addr', server, 'options.acct_server'], ['acct_server_port', 1813, 'options.acct_server']);
@@ -314,7 +317,7 @@ function dnsServers(dns: readonly string[] | undefined): string[] {
   return (dns ?? []).flatMap((server, index) => {
     const value = ipv4Number(server);
     if (value !== undefined) return [ipv4Text(value)];
-    if (isIPv6(server)) return [];
+    if (isIpAddress(server)) return [];
     throw new Error(`dns[${index}] must be an IPv4 or IPv6 address, not ${JSON.stringify(server)}`);
   });
 }

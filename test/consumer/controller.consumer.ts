@@ -94,6 +94,9 @@ describe('chuteboxHandlers with msw’s setupServer', () => {
 void (() => startEmulator({ port: 'eighty' }));
 const install: Endpoints['POST /api/v1/chutes']['body'] = { name: 'hello', image: 'busybox:latest' };
 const ssid: Endpoints['PUT /api/v1/chutes/:chute/networks/:network/ssid']['body'] = { ssid: 'guest' };
+const login: Endpoints['POST /api/v1/auth/local']['body'] = { username: 'paradrop', password: '' };
+// @ts-expect-error a token is a string
+const token: Endpoints['POST /api/v1/auth/local']['response']['token'] = 1;
 // @ts-expect-error a chute list is an array of chutes, not a map
 const wrong: Endpoints['GET /api/v1/chutes']['response'] = { hello: {} };
-void [install, ssid, wrong];
+void [install, ssid, login, token, wrong];

@@ -38,10 +38,9 @@ const poke: DescribedOperation = {
 };
 const login: DescribedOperation = {
   name: 'auth-login-post',
-  route: defineRoute('POST /api/v1/login', 'Log in'),
+  route: defineRoute('POST /api/v1/login', 'Log in', { public: true }),
   request: z.object({ body: z.object({ password: z.string() }) }),
   response: z.object({ token: z.string() }),
-  public: true,
   answers: { 401: { description: 'Wrong password', schema: z.object({ success: z.literal(false) }) } },
   problems: [400],
 };

@@ -58,6 +58,7 @@ export function openApiDocument(options: OpenApiOptions): OpenApiDocument {
   const document: OpenApiDocument = {
     openapi: OPENAPI_VERSION,
     info: options.info,
+    ...(options.servers === undefined ? {} : { servers: [...options.servers] }),
     tags: [...new Set(options.operations.map(tagOf))].sort().map((name) => ({ name })),
     paths: sortedPaths,
     components: { schemas: {}, responses },

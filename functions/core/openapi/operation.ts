@@ -59,7 +59,7 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
     ...(query === undefined ? [] : [400, 422]),
     ...(requestBody === undefined ? [] : [400, 413, 415, 422]),
   ];
-  const problems = new Set([...(op.problems ?? derived), ...(secured && !op.public ? CREDENTIAL_PROBLEMS : []), 500]);
+  const problems = new Set([...(op.problems ?? derived), ...(secured && op.route.public !== true ? CREDENTIAL_PROBLEMS : []), 500]);
   for (const status of [...problems].sort((a, b) => a - b)) {
     if (PROBLEM_ANSWERS[status] === undefined) throw new Error(`${op.name}: no description of the problem status ${status} (PROBLEM_ANSWERS)`);
     answers[String(status)] ??= { $ref: `#/components/responses/${problemName(status)}` };
@@ -71,7 +71,7 @@ export function operation(op: DescribedOperation, names: SchemaNames, secured: b
     tags: [tagOf(op)],
     summary: op.route.summary,
     ...(op.description === undefined ? {} : { description: op.description }),
-    ...(op.public && secured ? { security: [] } : {}),
+    ...(op.route.public === true && secured ? { security: [] } : {}),
     ...(parameters.length === 0 ? {} : { parameters }),
     ...(requestBody === undefined ? {} : { requestBody }),
     responses: answers,

@@ -39,8 +39,6 @@ export interface DescribedOperation {
   streamed?: string;
   /** Said under the summary. */
   description?: string;
-  /** Answered without credentials (the login). */
-  public?: boolean;
   /** A websocket: answered `101 Switching Protocols` to an upgrade request. */
   websocket?: boolean;
   /**
@@ -71,6 +69,8 @@ export interface DescribedAnswer {
 /** What the document is made of. */
 export interface OpenApiOptions {
   info: { title: string; version: string; description?: string; license?: Json };
+  /** Where the API is served (OpenAPI Server Objects); a relative URL is taken from where the document was fetched. */
+  servers?: readonly { url: string; description?: string }[];
   operations: readonly DescribedOperation[];
   /**
    * Modules whose `<Name>Schema` exports (docs/layout.md) name the schemas of the document: each one an
@@ -79,8 +79,8 @@ export interface OpenApiOptions {
    */
   schemaModules?: readonly Readonly<Record<string, unknown>>[];
   /**
-   * How a client authenticates (OpenAPI Security Scheme Objects by name). Every operation but a
-   * `public` one takes any one of them, and may answer 401, 403 and 429.
+   * How a client authenticates (OpenAPI Security Scheme Objects by name). Every operation but one
+   * whose route is `public` takes any one of them, and may answer 401, 403 and 429.
    */
   securitySchemes?: Readonly<Record<string, Json>>;
   /** The 200 answer of an operation, by its name: its example in the document. */
@@ -91,6 +91,7 @@ export interface OpenApiOptions {
 export interface OpenApiDocument {
   openapi: string;
   info: Json;
+  servers?: { url: string; description?: string }[];
   tags: { name: string }[];
   paths: Record<string, Record<string, Json>>;
   components: { schemas: Record<string, JSONSchema.BaseSchema>; responses: Record<string, Json>; securitySchemes?: Record<string, Json> };
