@@ -8,6 +8,7 @@ import { ClockStateSchema, type ClockState } from './scenario/clock.ts';
 import { HostConfigStateSchema, type HostConfigState } from './scenario/host-config.ts';
 import { ProvisioningStateSchema, type ProvisioningState } from './scenario/provisioning.ts';
 import { NetworksStateSchema, type NetworksState } from './scenario/recorded-networks.ts';
+import { FaultsStateSchema, type FaultsState } from './faults/state.ts';
 import { StateDocumentSchema } from './state-limits.ts';
 
 /*
@@ -38,6 +39,7 @@ export const EMULATOR_STATE_VERSION = 1;
  *   provisioning: null,
  *   accounts: { authorizedKeys: {} },
  *   clock: { elapsedMs: 5230 },
+ *   faults: { rules: [{ id: 'rule-1', effect: { status: 503 }, probability: 0.5, seed: 7 }], nextId: 2, counters: {…} },
  * }
  */
 export interface EmulatorState extends ChangesState {
@@ -50,6 +52,8 @@ export interface EmulatorState extends ChangesState {
   accounts: AccountsState;
   /** null when the device serves its recording as recorded (no moving clock). */
   clock: ClockState | null;
+  /** The fault rules and their counts (emulator/faults/state.ts); a state without them leaves the rules as they are. */
+  faults?: FaultsState;
 }
 
 /** An `EmulatorState` as JSON gives it: each field checked by its facet's schema. */
@@ -64,6 +68,7 @@ export const EmulatorStateSchema = z.strictObject({
   provisioning: ProvisioningStateSchema,
   accounts: AccountsStateSchema,
   clock: z.nullable(ClockStateSchema),
+  faults: z.optional(FaultsStateSchema),
 });
 
 /** Snapshots, restores and resets of an emulated device, in-process. */
