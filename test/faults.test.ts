@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
@@ -7,7 +10,8 @@ import type { FaultRule, FaultRuleInput } from '../emulator/faults/rule.ts';
 import { startEmulator, type RunningEmulator } from '../emulator/start.ts';
 import { openEvents, type EventStreamClient } from './support/event-stream-client.ts';
 import { call, finalChange, type HttpAnswer } from './support/http-client.ts';
-import { useChutebox } from './support/spawn.ts';
+import { CLEAN_ENV, CLI, useChutebox } from './support/spawn.ts';
+import { useTempDir } from './support/temp-dir.ts';
 import { DIST_FUNCTIONS } from './support/test-bundles.ts';
 
 /*
@@ -408,3 +412,54 @@ describe('the rule API, /_chutebox/faults', () => {
   });
 });
 
+describe('chutebox emulate --faults FILE', () => {
+  const temp = useTempDir('chutebox-faults-');
+  const start = useChutebox();
+  const YAML = [
+    'rules:',
+    '  - id: busy-stations',
+    '    match: { method: GET, path: /api/v1/chutes/*/networks/*/stations }',
+    '    effect: { status: 503 }',
+    '  - device: hostapd-down',
+    '    chute: hello-world',
+    '    network: wifi',
+    '    window: { fromMs: 3600000 }',
+    '',
+  ].join('\n');
+  const BASIC = `Basic ${Buffer.from('paradrop:').toString('base64')}`;
+
+  it('starts with the rules of a YAML file, behind the API’s credentials, and a reset goes back to them', async () => {
+    const file = path.join(await temp.folder('good'), 'faults.yaml');
+    await writeFile(file, YAML);
+    const server = await start(['emulate', '--port', '0', '--faults', file]);
+    expect(server.output()).toContain(`started with 2 fault rules from ${file}`);
+    const headers = { authorization: BASIC };
+    expect((await call(server.url, 'GET', FAULTS)).status).toBe(401);
+    expect((await call<{ rules: FaultRule[] }>(server.url, 'GET', FAULTS, { headers })).body.rules.map((rule) => rule.id)).toEqual(['busy-stations', 'rule-1']);
+    expect((await call(server.url, 'GET', STATIONS, { headers })).status).toBe(503);
+    expect((await call(server.url, 'DELETE', FAULTS, { headers })).status).toBe(204);
+    expect((await call(server.url, 'GET', STATIONS, { headers })).status).toBe(200);
+    expect((await call(server.url, 'POST', '/_chutebox/state/reset', { headers })).status).toBe(204);
+    expect((await call(server.url, 'GET', STATIONS, { headers })).status).toBe(503);
+  });
+
+  it('refuses to start on a file whose rules do not check, naming the file and each field', async () => {
+    const dir = await temp.folder('bad');
+    const bad = path.join(dir, 'faults.json');
+    await writeFile(
+      bad,
+      JSON.stringify({ rules: [{ effect: { status: 503 } }, { match: { method: 'get' }, effect: { latency: { distribution: 'fixed' } } }] }),
+    );
+    const run = (file: string) =>
+      spawnSync(process.execPath, [CLI, 'emulate', '--port', '0', '--faults', file], { env: CLEAN_ENV, encoding: 'utf8', timeout: 20_000 });
+    const refused = run(bad);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`--faults ${bad} holds rules that do not check:`);
+    expect(refused.stderr).toContain('rules[1].match.method must be an HTTP method in capitals, such as GET');
+    expect(refused.stderr).toContain('rules[1].effect.latency.ms Invalid input: expected number, received undefined');
+    const notYaml = path.join(dir, 'faults.yaml');
+    await writeFile(notYaml, 'rules: [ {');
+    expect(run(notYaml)).toMatchObject({ status: 1, stderr: expect.stringContaining(`--faults ${notYaml} is not valid YAML`) });
+    expect(run(path.join(dir, 'missing.yaml'))).toMatchObject({ status: 1, stderr: expect.stringContaining('cannot read it') });
+  });
+});
