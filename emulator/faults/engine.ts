@@ -4,7 +4,7 @@ import { DEFAULT_SEED, draw, lognormal, type DrawParts } from '../seeded.ts';
 import { StateDocumentSchema, STATE_LIMITS } from '../state-limits.ts';
 import type { DeviceFault } from './device-fault.ts';
 import { requestTest, type FaultRequest, type Operations, type RequestTest } from './match.ts';
-import { deviceFault, FaultRuleSchema, httpEffect, type FaultRule, type FaultWindow, type HttpEffect, type Latency } from './rule.ts';
+import { deviceFault, FaultRuleSchema, httpEffect, type FaultRule, type FaultRuleInput, type FaultWindow, type HttpEffect, type Latency } from './rule.ts';
 import type { FaultCounters, FaultsState } from './state.ts';
 
 /** How a fault engine reads time, its default seed and the API's operations. */
@@ -39,7 +39,7 @@ export interface ActiveDeviceFault {
 /** The rules, in-process: what `/_chutebox/faults` serves, `startEmulator` and the msw handlers give. */
 export interface FaultRules {
   /** Adds a rule and answers it as held (its id, probability and seed filled in). @throws HttpProblem 422 naming each bad field, 409 for an id taken. */
-  add(rule: unknown): Promise<FaultRule>;
+  add(rule: FaultRuleInput): Promise<FaultRule>;
   /** Every rule, in the order they apply. */
   list(): Promise<FaultRule[]>;
   /** Removes one rule. @throws HttpProblem 404 for an id that names none. */
