@@ -6,13 +6,14 @@ import type { Settings } from '../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { fixedAuth } from '../runtime/auth/index.ts';
 import type { ApiOptions } from '../runtime/http/api.ts';
-import { createApp } from '../runtime/http/app.ts';
+import { apiApp } from '../runtime/http/api.ts';
+import { mountFunctions } from '../runtime/http/mount-functions.ts';
 import { requestCounter } from '../runtime/http/request-counts.ts';
+import { emulatorAdmin, type EmulatorAdmin } from './admin.ts';
+import type { FaultRuleInput } from './faults/rule.ts';
 import { scenarioFromDocument } from './scenario/core.ts';
 import { loadScenario, type Scenario } from './scenario/device.ts';
 import type { CompiledScenario } from './scenario/tree.ts';
-import { mountStateApi } from './state-api.ts';
-import { mountClockApi } from './clock-api.ts';
 import type { ClockStart } from './emulated-clock.ts';
 import type { DeviceFault } from './faults/device-fault.ts';
 import { silentWhileRebooting } from './faults/silent-while-rebooting.ts';
@@ -67,20 +68,34 @@ export interface EmulatorAppOptions extends Pick<ApiOptions, 'answered' | 'logs'
   deviceFaults?: () => readonly DeviceFault[];
   /** How long a hanging `iw` or `hostapd_cli` is waited for, in milliseconds (serve's `--tool-timeout`); default 5 s. */
   toolTimeoutMs?: number;
+  /**
+   * Fault rules to start with, and to go back to at a reset (docs/emulator.md#faults): each as
+   * `POST /_chutebox/faults` takes one. Checked at start: a 422 names each bad field (`faults[0].effect.status`).
+   */
+  faults?: readonly FaultRuleInput[];
+}
+
+/** An emulated router's app, its scenario, and the emulator's state, clock and fault rules (`EmulatorAdmin`). */
+export interface EmulatorApp extends Pick<EmulatorAdmin, 'state' | 'faults'> {
+  app: Hono;
+  scenario: Scenario;
+  clock: Scenario['clock'];
 }
 
 /**
  * An emulated router as an HTTP app: the scenario's device behind the same HTTP layer as `chutebox
- * serve` (`createApp`), with the emulator's admin API (`/_chutebox/state`, `/_chutebox/clock`) and its one account. What
- * `chutebox emulate` and `startEmulator` listen with, and what `chuteboxHandlers` answers msw's
- * requests with (`app.fetch`).
+ * serve` (`apiApp` over the bundles of `functionsDir`, as `createApp` mounts them), with the
+ * emulator's admin API (`/_chutebox/state`, `/_chutebox/clock`, `/_chutebox/faults`) and its one
+ * account, the fault rules applied before anything else sees a request. What `chutebox emulate` and
+ * `startEmulator` listen with, and what `chuteboxHandlers` answers msw's requests with (`app.fetch`).
  *
- * @throws ScenarioError for a scenario that does not exist or does not check.
+ * @throws ScenarioError for a scenario that does not exist or does not check; HttpProblem 422 for `faults` that do not check.
  * @example
  * const { app, scenario } = await emulatorApp({ scenario: 'default', auth: false });
  * await app.fetch(new Request('http://router.test/api/v1/chutes')); // 200, the scenario's chutes
  */
-export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ app: Hono; scenario: Scenario }> {
+export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<EmulatorApp> {
+  let admin: EmulatorAdmin | undefined;
   const scenarioOptions = {
     ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
     ...(options.changeLog === undefined ? {} : { changeLog: options.changeLog }),
@@ -90,7 +105,8 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.still === undefined ? {} : { still: options.still }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.deviceFaults === undefined ? {} : { deviceFaults: options.deviceFaults }),
+    // The rules' device faults, and any given from code: the rules are made with the app, after the device.
+    deviceFaults: () => [...(options.deviceFaults?.() ?? []), ...(admin?.deviceFaults() ?? [])],
     ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
   };
   const given = options.scenario ?? 'default';
@@ -99,8 +115,9 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT, scenario.clock.now);
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const requests = requestCounter(options.answered);
-  const app = await createApp({
-    functionsDir,
+  const functions = await mountFunctions(functionsDir);
+  admin = await emulatorAdmin({ functions, scenario, faults: options.faults });
+  const app = apiApp(functions, {
     device: scenario.device,
     auth,
     corsOrigin: options.corsOrigin,
@@ -111,8 +128,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
     ...(options.logs === undefined ? {} : { logs: options.logs }),
     eventClients: options.eventClients,
   });
-  mountStateApi(app, { state: scenario, auth, corsOrigin: options.corsOrigin });
-  mountClockApi(app, { clock: scenario.clock, auth, corsOrigin: options.corsOrigin });
+  admin.mount(app, { auth, corsOrigin: options.corsOrigin });
   if (options.validate === true || options.validate === 'log') {
     // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.
     const { validatingFetch } = await import('./openapi-validator.ts');
@@ -125,5 +141,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<{ a
   }
   // A rebooting device answers nothing, not even a refusal by the validation above.
   app.fetch = silentWhileRebooting(app.fetch, scenario.rebooting);
-  return { app, scenario };
+  // Outermost: a faulted answer is the rule's, not the API's, and is not checked against the document.
+  app.fetch = admin.faulting(app.fetch, options.corsOrigin);
+  return { app, scenario, state: admin.state, faults: admin.faults, clock: scenario.clock };
 }

@@ -8,6 +8,7 @@ import { ClockReadingSchema, type ClockReading } from './emulated-clock.ts';
 import { HostConfigStateSchema, type HostConfigState } from './scenario/host-config.ts';
 import { ProvisioningStateSchema, type ProvisioningState } from './scenario/provisioning.ts';
 import { NetworksStateSchema, type NetworksState } from './scenario/recorded-networks.ts';
+import { FaultsStateSchema, type FaultsState } from './faults/state.ts';
 import { StateDocumentSchema } from './state-limits.ts';
 
 /*
@@ -47,6 +48,7 @@ export const SeedSchema = z
  *   accounts: { authorizedKeys: {} },
  *   seed: 1,
  *   clock: { now: 1795831918944, elapsedMs: 5230, speed: 1 },
+ *   faults: { rules: [{ id: 'rule-1', effect: { status: 503 }, probability: 0.5, seed: 7 }], nextId: 2, counters: {…} },
  * }
  */
 export interface EmulatorState extends ChangesState {
@@ -61,6 +63,8 @@ export interface EmulatorState extends ChangesState {
   seed: number;
   /** The emulated clock (emulator/emulated-clock.ts): its wall time, the time since the replay started, its speed. */
   clock: ClockReading;
+  /** The fault rules and their counts (emulator/faults/state.ts); a state without them leaves the rules as they are. */
+  faults?: FaultsState;
 }
 
 /** An `EmulatorState` as JSON gives it: each field checked by its facet's schema. */
@@ -76,6 +80,7 @@ export const EmulatorStateSchema = z.strictObject({
   accounts: AccountsStateSchema,
   seed: SeedSchema,
   clock: ClockReadingSchema,
+  faults: z.optional(FaultsStateSchema),
 });
 
 /** Snapshots, restores and resets of an emulated device, in-process. */

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listen } from '../runtime/http/listen.ts';
@@ -26,8 +25,12 @@ import { parseControllerUrl, parseMilliseconds, parseSeed } from './options.ts';
 import { DEFAULT_SEED } from './seeded.ts';
 import { CLOCK_PATH } from './clock-api.ts';
 import { DEFAULT_CHANGE_DELAY_MS } from './scenario/changes.ts';
-import { EMULATOR_ACCOUNT, emulatorApp } from './app.ts';
-import { builtInScenarios, SCENARIO_ENV, type EmulatorState, type Scenario } from './scenario/device.ts';
+import { EMULATOR_ACCOUNT, emulatorApp, type EmulatorApp } from './app.ts';
+import { FAULTS_PATH } from './faults/api.ts';
+import { faultFileError, readFaultsFile } from './faults/file.ts';
+import type { FaultRuleInput } from './faults/rule.ts';
+import { readAtMost } from './read-at-most.ts';
+import { builtInScenarios, SCENARIO_ENV, type EmulatorState } from './scenario/device.ts';
 import { STATE_PATH } from './state-api.ts';
 import { checkStateText, STATE_LIMITS } from './state-limits.ts';
 
@@ -76,6 +79,12 @@ const OPTIONS = [
     value: 'FILE',
     description: `start from a state exported by GET ${STATE_PATH} (JSON, of the same scenario) instead of the scenario as recorded`,
   },
+  {
+    flag: 'faults',
+    env: 'CHUTEBOX_FAULTS',
+    value: 'FILE',
+    description: `start with the fault rules of a JSON or YAML file {rules: [...]}, each as POST ${FAULTS_PATH} takes one; a reset goes back to them`,
+  },
   SETTINGS_OPTION,
 ] as const satisfies readonly OptionSpec[];
 
@@ -111,6 +120,7 @@ const HELP = optionsHelp(
     `Log in as ${EMULATOR_ACCOUNT.username} with an empty password. ` +
     `${STATE_PATH} exports (GET) and imports (PUT) the emulated device's state, POST ${STATE_PATH}/reset resets it to the scenario; ` +
     `${CLOCK_PATH} reads (GET) and sets, advances or changes the speed of (PATCH) its clock. ` +
+    `${FAULTS_PATH} lists (GET), adds (POST, PATCH) and removes (DELETE) fault rules. ` +
     'A flag wins over its environment variable, which wins over the settings file (see `chutebox serve --help`, also for --max-heap).',
   OPTIONS,
   SWITCHES,
@@ -122,7 +132,8 @@ const HELP = optionsHelp(
  * log as JSON lines (runtime/log/daemon-log.ts); it stops on SIGINT or SIGTERM.
  *
  * @throws UsageError (exit code 2) for bad flags; ScenarioError (the CLI exits with 1) for a bad scenario;
- *   Error (exit code 1) for a `--state` file that cannot be read or does not fit the scenario.
+ *   Error (exit code 1) for a `--state` file that cannot be read or does not fit the scenario, or a
+ *   `--faults` file that cannot be read or holds a rule that does not check.
  * @example
  * await main(['--scenario', 'gl-ar150', '--port', '0', '--no-auth']);
  */
@@ -145,7 +156,8 @@ export async function main(argv: string[]): Promise<void> {
   const still = switches.still;
   const log = startDaemonLog(values);
   let settings: Settings = {};
-  const { app, scenario } = await emulatorApp({
+  const faults = values.faults === undefined ? undefined : ((await readFaultsFile(values.faults)) as FaultRuleInput[]);
+  const { app, scenario, state } = await emulatorApp({
     scenario: values.scenario!,
     auth,
     changeDelayMs,
@@ -162,8 +174,11 @@ export async function main(argv: string[]): Promise<void> {
     ...(log.requests === undefined ? {} : { answered: log.requests }),
     logs: log.ring,
     ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
+    ...(faults === undefined ? {} : { faults }),
+  }).catch((error: unknown) => {
+    throw values.faults === undefined ? error : faultFileError(values.faults, error);
   });
-  if (values.state !== undefined) await restoreStateFile(values.state, scenario);
+  if (values.state !== undefined) await restoreStateFile(values.state, { name: scenario.name, restore: state.restore });
   const unfollowEvents = log.followEvents(scenario.device);
   const server = await listen(app, { host: values.host!, port });
   settings = settingsRecord(OPTIONS, values, {
@@ -178,6 +193,7 @@ export async function main(argv: string[]): Promise<void> {
       `scenario ${scenario.name}${scenario.description ? `: ${scenario.description}` : ''}\n` +
       (values.state === undefined ? '' : `started from the state in ${values.state}\n`) +
       `seed ${scenario.seed()}${still ? ', the living network still (--still)' : ''}\n` +
+      (faults === undefined ? '' : `started with ${faults.length} fault rules from ${values.faults}\n`) +
       (switches.validate ? validationHint('refused') : switches['validate-log'] ? validationHint('logged') : '') +
       (auth
         ? loginHint(server.url)
@@ -204,7 +220,7 @@ export async function main(argv: string[]): Promise<void> {
  *
  * @throws Error naming the file and what does not fit (each field a line); the device is left as loaded.
  */
-async function restoreStateFile(file: string, scenario: Scenario): Promise<void> {
+async function restoreStateFile(file: string, scenario: { name: string; restore: EmulatorApp['state']['restore'] }): Promise<void> {
   let text: string | null;
   try {
     text = await readAtMost(file, STATE_LIMITS.bytes);
@@ -226,22 +242,6 @@ async function restoreStateFile(file: string, scenario: Scenario): Promise<void>
     const lines = error.errors?.map((entry) => `${entry.path || 'the state'} ${entry.message}`) ?? [error.message];
     throw new Error(`--state ${file} does not fit scenario ${scenario.name}:\n  ${lines.join('\n  ')}`);
   }
-}
-
-/**
- * A file's text, or null when it is larger than `limit` bytes: read up to one byte past the limit
- * (a FIFO or a device file has no size to ask first).
- *
- * @throws Error for a file that cannot be read.
- */
-async function readAtMost(file: string, limit: number): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of createReadStream(file, { end: limit })) {
-    chunks.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return size > limit ? null : Buffer.concat(chunks).toString('utf8');
 }
 
 function validationHint(requests: 'refused' | 'logged'): string {

@@ -66,6 +66,23 @@ describe('the browser chuteboxHandlers, on a compiled scenario', async () => {
     }
   });
 
+  it('applies fault rules, from the options and from /_chutebox/faults, and a reset goes back to the first', async () => {
+    const faulted = chuteboxHandlers({ baseUrl: 'http://faulted.test', scenario, faults: [{ match: { path: '/api/v1/chutes' }, effect: { status: 503 } }] });
+    server.use(...faulted);
+    expect((await fetch('http://faulted.test/api/v1/chutes')).status).toBe(503);
+    const added = await fetch('http://faulted.test/_chutebox/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ match: { path: '/api/v1/info/hardware' }, effect: { latency: { distribution: 'fixed', ms: 200 } } }),
+    });
+    expect(added.status).toBe(201);
+    const started = performance.now();
+    expect((await fetch('http://faulted.test/api/v1/info/hardware')).status).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+    await faulted.reset();
+    expect((await faulted.faults.list()).map((rule) => rule.effect)).toEqual([{ status: 503 }]);
+  });
+
   it('refuses auth: true and a scenario that is not compiled', async () => {
     expect(() => chuteboxHandlers({ baseUrl: ROUTER, scenario, auth: true as unknown as false })).toThrow(/not served in a browser/);
     const bad = chuteboxHandlers({ baseUrl: ROUTER, scenario: { name: 'x' } as unknown as CompiledScenario });

@@ -2,11 +2,11 @@ import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body/decode.ts';
 import { bundleInvoke } from '../functions/core/bundle.ts';
 import { apiApp, type ApiFunction } from '../runtime/http/api.ts';
 import { endpointModules, type EndpointModule } from './endpoint-modules.ts';
+import { emulatorAdmin } from './admin.ts';
+import type { FaultRuleInput } from './faults/rule.ts';
 import { routerHandlers, type ChuteboxHandlers } from './msw-router.ts';
 import { scenarioFromDocument, type ScenarioOptions } from './scenario/core.ts';
 import type { CompiledScenario } from './scenario/tree.ts';
-import { mountStateApi } from './state-api.ts';
-import { mountClockApi } from './clock-api.ts';
 
 export type { ChuteboxHandlers } from './msw-router.ts';
 export type { CompiledScenario } from './scenario/tree.ts';
@@ -30,6 +30,8 @@ export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDel
   corsOrigin?: string;
   /** Largest upload, in bytes; default 512 MiB (a state a PUT of `/_chutebox/state` takes has its own limit, `STATE_LIMITS`). */
   uploadLimit?: number;
+  /** Fault rules to start with, and to go back to at a reset, as `chutebox emulate --faults` takes them (docs/emulator.md#faults). */
+  faults?: readonly FaultRuleInput[];
 }
 
 /**
@@ -38,7 +40,8 @@ export interface BrowserHandlersOptions extends Pick<ScenarioOptions, 'changeDel
  * `chutebox emulate` (`apiApp`: problem+json errors, 404 and 405 with `Allow`, body limits, CORS) with
  * every endpoint function bundled in (the modules of functions/, each run through `bundleInvoke` as its
  * bundle runs it), on a scenario device made from a compiled scenario (`scenarioFromDocument`), and
- * the admin API (`/_chutebox/state`, `/_chutebox/clock`). Without credentials (a browser has no account store), and
+ * the admin API (`/_chutebox/state`, `/_chutebox/clock`, `/_chutebox/faults`, with the fault rules
+ * applied as msw gives them: `delay`, `HttpResponse.error()`). Without credentials (a browser has no account store), and
  * without the websockets (the hostapd control and change stream), the docs page and the chutes' web
  * pages, which answer 501. The array also carries the router's state: `reset()` between tests.
  *
@@ -68,10 +71,12 @@ export function chuteboxHandlers(options: BrowserHandlersOptions): ChuteboxHandl
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
-    const app = apiApp(mountedModules(await endpointModules()), { device: scenario.device, auth: null, corsOrigin: options.corsOrigin, uploadLimit });
-    mountStateApi(app, { state: scenario, auth: null, corsOrigin: options.corsOrigin });
-    mountClockApi(app, { clock: scenario.clock, auth: null, corsOrigin: options.corsOrigin });
-    return { app, scenario };
+    const functions = mountedModules(await endpointModules());
+    const { state, faults, mount, faulting } = await emulatorAdmin({ functions, scenario, faults: options.faults });
+    const app = apiApp(functions, { device: scenario.device, auth: null, corsOrigin: options.corsOrigin, uploadLimit });
+    mount(app, { auth: null, corsOrigin: options.corsOrigin });
+    app.fetch = faulting(app.fetch, options.corsOrigin);
+    return { app, state, faults, clock: scenario.clock };
   });
 }
 

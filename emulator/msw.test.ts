@@ -69,3 +69,40 @@ describe('chuteboxHandlers with setupServer (msw in Node)', () => {
     expect(() => chuteboxHandlers({ baseUrl: 'http://router.test/api' })).toThrow(/must be an origin/);
   });
 });
+
+describe('chuteboxHandlers with fault rules', () => {
+  const STATIONS = 'http://router.test/api/v1/chutes/hotspot/networks/guest/stations';
+  const handlers = chuteboxHandlers({
+    baseUrl: 'http://router.test',
+    scenario: 'default',
+    auth: false,
+    functionsDir: DIST_FUNCTIONS,
+    faults: [{ id: 'busy', match: { path: '/api/v1/chutes/*/networks/*/stations' }, count: 1, effect: { status: 503 } }],
+  });
+  const server = setupServer(...handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => handlers.reset());
+  afterAll(() => server.close());
+
+  it('answers a status rule given as an option with its problem, and the rule again after reset()', async () => {
+    const statuses = async () => [(await fetch(STATIONS)).status, (await fetch(STATIONS)).status];
+    expect(await statuses()).toEqual([503, 200]);
+    await handlers.reset();
+    expect(await statuses()).toEqual([503, 200]);
+    expect(await handlers.faults.list()).toMatchObject([{ id: 'busy', count: 1 }]);
+  });
+
+  it('delays an answer by a latency rule added in the test, with msw’s delay', async () => {
+    await handlers.faults.clear();
+    await handlers.faults.add({ match: { path: '/api/v1/chutes/*/networks/*/stations' }, effect: { latency: { distribution: 'fixed', ms: 250 } } });
+    const started = performance.now();
+    expect((await fetch(STATIONS)).status).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(245);
+  });
+
+  it('fails the fetch of a reset connection with a network error, as msw’s HttpResponse.error() does', async () => {
+    await handlers.faults.add({ match: { method: 'DELETE' }, effect: { fault: 'connection-reset' } });
+    await expect(fetch(`${STATIONS}/c8:5e:a9:3d:71:0b`, { method: 'DELETE' })).rejects.toThrow(TypeError);
+    expect((await fetch(STATIONS)).status).toBe(503);
+  });
+});

@@ -20,6 +20,7 @@ export interface ChuteboxHandlersOptions extends Omit<EmulatorAppOptions, 'setti
  * const server = setupServer(...handlers);
  * server.listen();
  * await fetch('http://router.test/api/v1/chutes'); // the scenario's chutes
+ * await handlers.faults.add({ match: { path: '/api/v1/chutes' }, effect: { latency: { distribution: 'fixed', ms: 200 } } });
  * await handlers.reset();
  *
  * In a browser (the package's `browser` condition, dist/lib-msw.browser.mjs) `chuteboxHandlers` is

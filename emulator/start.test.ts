@@ -98,3 +98,30 @@ describe('startEmulator with auth (the default)', () => {
     }
   });
 });
+
+describe('startEmulator with fault rules', () => {
+  it('starts with the rules given, adds and clears them in-process, and reset() brings back the ones it started with', async () => {
+    const router = await startEmulator({ auth: false, functionsDir: DIST_FUNCTIONS, faults: [{ match: { path: '/api/v1/chutes' }, effect: { status: 502 } }] });
+    const status = async () => (await fetch(`${router.url}/api/v1/chutes`)).status;
+    try {
+      expect(await status()).toBe(502);
+      await router.faults.clear();
+      expect(await status()).toBe(200);
+      expect(await router.faults.add({ id: 'down', match: { path: '/api/v1/chutes' }, effect: { status: 503 } })).toMatchObject({ id: 'down', probability: 1 });
+      expect(await status()).toBe(503);
+      await router.reset();
+      expect((await router.faults.list()).map((rule) => rule.effect)).toEqual([{ status: 502 }]);
+    } finally {
+      await router.stop();
+    }
+  });
+
+  it('refuses rules that do not check, naming each field', async () => {
+    await expect(
+      startEmulator({ auth: false, functionsDir: DIST_FUNCTIONS, faults: [{ effect: { status: 503 } }, { effect: { fault: 'melt' } as never }] }),
+    ).rejects.toMatchObject({
+      status: 422,
+      errors: [{ path: 'faults[1].effect.fault' }],
+    });
+  });
+});

@@ -2,6 +2,10 @@ import { listen } from '../runtime/http/listen.ts';
 import { emulatorApp, type EmulatorAppOptions } from './app.ts';
 import { clockApi, type ClockApi } from './clock-api.ts';
 import type { EmulatorState, EmulatorStateApi } from './emulator-state.ts';
+import type { FaultRules } from './faults/engine.ts';
+
+export type { FaultRule, FaultRuleInput } from './faults/rule.ts';
+export type { FaultRules } from './faults/engine.ts';
 
 /** How `startEmulator` serves a router: the app's options and where it listens. */
 export interface StartEmulatorOptions extends Omit<EmulatorAppOptions, 'settings'> {
@@ -21,6 +25,8 @@ export interface RunningEmulator extends EmulatorStateApi, ClockApi {
   scenario: string;
   /** Stops listening (open websockets are closed). */
   stop(): Promise<void>;
+  /** Its fault rules, as `/_chutebox/faults` serves them (docs/emulator.md#faults); `reset()` puts back the ones it started with. */
+  faults: FaultRules;
 }
 
 /**
@@ -35,20 +41,22 @@ export interface RunningEmulator extends EmulatorStateApi, ClockApi {
  * const router = await startEmulator({ scenario: 'default', port: 0, auth: false });
  * await fetch(`${router.url}/api/v1/chutes`); // the scenario's chutes
  * await router.setClock({ speed: 0, advanceMs: 600_000 }); // ten minutes later, standing still
+ * await router.faults.add({ match: { path: '/api/v1/chutes' }, effect: { status: 503 } }); // GET /api/v1/chutes: 503
  * await router.reset();
  * await router.stop();
  */
 export async function startEmulator(options: StartEmulatorOptions = {}): Promise<RunningEmulator> {
-  const { app, scenario } = await emulatorApp(options);
-  if (options.state !== undefined) await scenario.restore(options.state);
+  const { app, scenario, state, faults } = await emulatorApp(options);
+  if (options.state !== undefined) await state.restore(options.state);
   const server = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   return {
     url: server.url,
     scenario: scenario.name,
     stop: () => server.close(),
-    snapshot: () => scenario.snapshot(),
-    restore: (state) => scenario.restore(state),
-    reset: () => scenario.reset(),
+    snapshot: () => state.snapshot(),
+    restore: (given) => state.restore(given),
+    reset: () => state.reset(),
+    faults,
     ...clockApi(async () => scenario),
   };
 }

@@ -28,6 +28,10 @@ export const STATE_LIMITS = {
   networks: 1000,
   /** Stations in a network's `disconnected`. */
   disconnected: 1000,
+  /** Fault rules in `faults.rules` (emulator/faults/): what `POST /_chutebox/faults` adds to, too. */
+  faultRules: 100,
+  /** Request sequences a fault rule counts (`faults.counters.<id>.sequences`, one a method and path): the oldest is forgotten first. */
+  faultSequences: 256,
 } as const;
 
 /** A list of at most `limit` items, each one of `what`. */

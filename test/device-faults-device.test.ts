@@ -36,8 +36,8 @@ const CHUTE = 'hello-world';
 type Router = { url: string; masks: Record<string, string> };
 
 /** The emulator with `fault` active, its host-specific parts as `masks` name them. */
-function emulatedWith(fault: DeviceFault, masks: Record<string, string> = {}): Router {
-  emulator().faults.push(fault);
+async function emulatedWith(fault: DeviceFault, masks: Record<string, string> = {}): Promise<Router> {
+  await emulator().faults.add(fault);
   return { url: emulator().url, masks };
 }
 
@@ -92,7 +92,7 @@ describe('engine-unreachable answers as serve does without its engine', () => {
   });
 
   it('the emulator', async () => {
-    const router = emulatedWith({ device: 'engine-unreachable' }, { '<socket>': '/var/run/docker.sock' });
+    const router = await emulatedWith({ device: 'engine-unreachable' }, { '<socket>': '/var/run/docker.sock' });
     await checkEngineReads(router);
     await checkEngineChanges(router);
   });
@@ -142,7 +142,7 @@ describe('controller-unreachable answers as serve does with its controller on a 
       `http://127.0.0.1:${port}`,
     );
     const masks = { '<controller>': 'http://controller.test:8000', '<address>': 'controller.test:8000' };
-    await checkProvisionUnreachable(emulatedWith({ device: 'controller-unreachable' }, masks), 'http://controller.test:8000');
+    await checkProvisionUnreachable(await emulatedWith({ device: 'controller-unreachable' }, masks), 'http://controller.test:8000');
   });
 
   it('telemetry, on serve whose controller went away and the emulator, side by side', async () => {
@@ -155,7 +155,10 @@ describe('controller-unreachable answers as serve does with its controller on a 
     };
     const emulatorSide = async () => {
       await provisionWithTelemetry(emulator(), 'http://controller.test:8000');
-      const router = emulatedWith({ device: 'controller-unreachable' }, { '<controller>': 'http://controller.test:8000', '<address>': 'controller.test:8000' });
+      const router = await emulatedWith(
+        { device: 'controller-unreachable' },
+        { '<controller>': 'http://controller.test:8000', '<address>': 'controller.test:8000' },
+      );
       await checkTelemetryUnreachable(router);
     };
     await Promise.all([serveSide(), emulatorSide()]);
@@ -216,7 +219,7 @@ describe('disk-full answers as serve does with its state dir on a full file syst
   });
 
   it('the emulator', async () => {
-    await checkDiskFull(emulatedWith({ device: 'disk-full' }), 'http://controller.test:8000');
+    await checkDiskFull(await emulatedWith({ device: 'disk-full' }), 'http://controller.test:8000');
   });
 });
 

@@ -43,9 +43,9 @@ async function serveNetwork(name: string, flags: string[], hostInterface = 'vwla
 }
 
 /** The emulator with `fault` active. */
-function emulatedWith(fault: DeviceFault): Router {
+async function emulatedWith(fault: DeviceFault): Promise<Router> {
   const running = emulator();
-  running.faults.push(fault);
+  await running.faults.add(fault);
   return { url: running.url, masks: EMULATED };
 }
 
@@ -102,22 +102,22 @@ describe('a chute network under a device fault answers as serve does in the real
   });
 
   it('radio-gone: the emulator, the radio of the network gone', async () => {
-    await checkRadioGone(emulatedWith({ device: 'radio-gone', radio: 'phy1' }));
+    await checkRadioGone(await emulatedWith({ device: 'radio-gone', radio: 'phy1' }));
   });
 
   it('iw-hang: serve with an iw that never answers, and the emulator', async () => {
     await checkIwHang(await serveNetwork('iw-hang', ['--iw', await writeSilentIw(await temp.folder('iw-silent')), '--tool-timeout', '1']));
-    await checkIwHang(emulatedWith({ device: 'iw-hang' }));
+    await checkIwHang(await emulatedWith({ device: 'iw-hang' }));
   });
 
   it('hostapd-cli-hang: serve with a hostapd_cli that never answers, and the emulator', async () => {
     const hostapdCli = await writeScript(await temp.folder('cli-silent'), 'hostapd_cli', 'exec sleep 60');
     await checkHostapdCliHang(await serveNetwork('cli-hang', ['--hostapd-cli', hostapdCli, '--tool-timeout', '1']));
-    await checkHostapdCliHang(emulatedWith({ device: 'hostapd-cli-hang' }));
+    await checkHostapdCliHang(await emulatedWith({ device: 'hostapd-cli-hang' }));
   });
 
   it('hostapd-down: the emulator, hostapd of the network killed', async () => {
-    await checkHostapdDown(emulatedWith({ device: 'hostapd-down', chute: CHUTE, network: 'wifi' }));
+    await checkHostapdDown(await emulatedWith({ device: 'hostapd-down', chute: CHUTE, network: 'wifi' }));
   });
 });
 

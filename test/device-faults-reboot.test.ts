@@ -69,7 +69,7 @@ describe('reboot: nothing is answered while the device is down, then it answers 
 
   it('the emulator, under a reboot of 2 s, its own API answering meanwhile', async () => {
     const router = emulator();
-    router.faults.push({ device: 'reboot', seconds: 2, at: Date.now() });
+    await router.faults.add({ device: 'reboot', seconds: 2 });
     await checkDown(router);
     expect((await fetch(`${router.url}/_chutebox/state`)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2100));

@@ -130,7 +130,7 @@ describe('source layers: functions/ ← runtime/ ← emulator/', () => {
     expect(graph).toContainEqual({ from: 'emulator/cli.ts', to: 'runtime/main.ts', local: true, kind: 'dynamic' });
     expect(graph).toContainEqual({ from: 'runtime/device/host-parts.ts', to: 'runtime/chutes/chute-lifecycle.entry.ts', local: true, kind: 'dynamic' });
     expect(graph).toContainEqual({ from: 'runtime/chutes/container-steps.ts', to: 'runtime/engine/docker.ts', local: true, kind: 'type' });
-    expect(graph).toContainEqual({ from: 'emulator/app.ts', to: 'runtime/http/app.ts', local: true, kind: 'static' });
+    expect(graph).toContainEqual({ from: 'emulator/app.ts', to: 'runtime/http/api.ts', local: true, kind: 'static' });
   });
 
   it('resolves every relative import to a file of the repository', () => {

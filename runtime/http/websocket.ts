@@ -16,6 +16,7 @@ import { followChange } from './change-stream.ts';
 import { followChuteLog } from './chute-log-socket.ts';
 import { CLOSE, hostapdControlSession } from './hostapd-control.ts';
 import { problemResponse, writeResponse } from './socket-answer.ts';
+import { ACCEPT_WEBSOCKET as ACCEPT, type AcceptWebsocket } from './websocket-accept.ts';
 
 /** The largest message a client may send: the buffer hostapd reads a command into. A longer one closes the websocket with 1009. */
 export const MAX_MESSAGE_BYTES = 4096;
@@ -23,17 +24,12 @@ export const MAX_MESSAGE_BYTES = 4096;
 /** How long open websockets get to finish their closing handshake when the server stops. */
 const CLOSE_GRACE_MS = 2000;
 
-const ACCEPT = Symbol('accept websocket');
-
 /** What `upgrade` passes to the app as `c.env`: @hono/node-server's bindings, and how a route takes the websocket. */
 interface UpgradeBindings {
   incoming: IncomingMessage;
   outgoing: undefined;
-  /**
-   * Called by a route that takes the upgrade, with what to do with the websocket once it is open:
-   * `open(ws)` resolves once everything started for it has stopped, after it closed.
-   */
-  [ACCEPT]: (open: (ws: WebSocket) => Promise<void>) => void;
+  /** How a route takes the upgrade (`AcceptWebsocket`). */
+  [ACCEPT]: AcceptWebsocket;
 }
 
 /** The open websockets of each server, and when each will have stopped all it started. */

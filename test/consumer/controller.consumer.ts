@@ -67,7 +67,15 @@ describe('startEmulator in a controller’s vitest suite', () => {
     expect((await router.clock()).speed).toBe(0);
   });
 
+  it('retries while the router answers 503, as a fault rule makes it', async () => {
+    await router.faults.add({ match: { operation: 'networks-stations-get' }, count: 2, effect: { status: 503 } });
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) statuses.push((await client.call('GET', '/chutes/hotspot/networks/guest/stations')).status);
+    expect(statuses).toEqual([503, 503, 200]);
+  });
+
   it('starts every test from the scenario again (reset after each)', async () => {
+    expect(await router.faults.list()).toEqual([]);
     expect((await client.call<{ ssid: string }>('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).not.toBe('controller test');
     expect((await client.call<{ state: string }>('GET', '/chutes/hotspot')).body.state).toBe('running');
     expect((await router.clock()).speed).toBe(1);

@@ -54,30 +54,24 @@ export function changeSeen(change: ChangeRecord): { action: string; state: strin
   return { action: change.action, state: change.state, messages: change.messages.map((message) => message.text) };
 }
 
-/** An emulator of the default scenario whose device faults a test sets (`faults`), without credentials, its changes at once. */
-export interface FaultedEmulator extends RunningEmulator {
-  /** The device faults active now: push one to make it so, empty it to end them. */
-  faults: DeviceFault[];
-}
-
 /**
- * Starts an emulator in this process before the tests of a file (or describe block) and stops it
- * after them, its iw and hostapd_cli waited for `toolTimeoutMs` as serve's `--tool-timeout`.
+ * Starts an emulator of the default scenario in this process before the tests of a file (or describe
+ * block), without credentials, its changes at once, and stops it after them, its iw and hostapd_cli
+ * waited for `toolTimeoutMs` as serve's `--tool-timeout`. A test sets a device fault as a controller's
+ * suite would, with a fault rule (`faults.add`); each test starts without rules (a reset).
  *
  * @example
  * const emulator = useFaultedEmulator({ toolTimeoutMs: 1000 });
- * it('…', () => { emulator().faults.push({ device: 'iw-hang' }); });
+ * it('…', async () => { await emulator().faults.add({ device: 'iw-hang' }); });
  */
-export function useFaultedEmulator(options: { toolTimeoutMs?: number } = {}): () => FaultedEmulator {
-  const faults: DeviceFault[] = [];
+export function useFaultedEmulator(options: { toolTimeoutMs?: number } = {}): () => RunningEmulator {
   let running: RunningEmulator | undefined;
   beforeAll(async () => {
-    running = await startEmulator({ scenario: 'default', auth: false, changeDelayMs: 0, functionsDir: DIST_FUNCTIONS, deviceFaults: () => faults, ...options });
+    running = await startEmulator({ scenario: 'default', auth: false, changeDelayMs: 0, functionsDir: DIST_FUNCTIONS, ...options });
   });
   afterAll(() => running?.stop());
   afterEach(async () => {
-    faults.splice(0);
     await running?.reset();
   });
-  return () => ({ ...running!, faults });
+  return () => running!;
 }
