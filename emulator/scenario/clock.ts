@@ -24,6 +24,12 @@ export interface ScenarioClock {
   leases(recorded: string): Promise<string>;
   /** (emulator start − recording time) in whole seconds: how far every recorded time moves; 0 when the recording time is unknown. */
   shift(): Promise<number>;
+  /**
+   * When the recording was taken and when that device booted, from its files (`btime` + uptime), in
+   * ms since the epoch: the living network (emulator/living/) times recorded stations and leases from
+   * it. Null when the recording time is unknown.
+   */
+  recording(): Promise<{ atMs: number; bootMs: number } | null>;
   /** How long the device has run since the replay started (whole centiseconds, in ms). */
   snapshot(): ClockState;
   /**
@@ -111,6 +117,8 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, now: () => number
       });
     },
     shift,
+    recording: () =>
+      recorded().then((clock) => (clock === null ? null : { atMs: clock.at.bootTime * 1000 + clock.at.uptimeCs * 10, bootMs: clock.at.bootTime * 1000 })),
     leases: (text) =>
       Promise.all([recorded(), shift()]).then(([clock, seconds]) => (clock === null || seconds === 0 ? text : leasesNow(text, seconds, clock.at.bootTime))),
     snapshot: () => ({ elapsedMs: elapsedCs() * 10 }),

@@ -19,6 +19,8 @@ import { scenarioNetworks } from './network.ts';
 import { scenarioClock } from './clock.ts';
 import { recordedLogs, scenarioLogs } from './logs.ts';
 import { checkCompiledScenario, normalizePosix, treeFiles } from './tree.ts';
+import { livingNetwork, type LivingNetwork } from '../living/living.ts';
+import { DEFAULT_SEED } from '../seeded.ts';
 
 /** How a scenario is served. */
 export interface ScenarioOptions {
@@ -39,6 +41,10 @@ export interface ScenarioOptions {
    * recorded at the start (`scenarioClock`): how `chutebox record` checks what it wrote.
    */
   asRecorded?: boolean;
+  /** The seed of everything the emulator draws (the living network's stations); default `DEFAULT_SEED`. */
+  seed?: number;
+  /** Freezes the living network of a scenario with a `living.yaml`: its recordings are answered as recorded (`--still`). */
+  still?: boolean;
 }
 
 /**
@@ -58,6 +64,12 @@ export interface Scenario extends EmulatorStateApi {
    * `'body'` for a state that came as a request's body, as `PUT /_chutebox/state` gives it.
    */
   restore(state: EmulatorState, at?: string): Promise<void>;
+  /**
+   * Tells the events of the living network (docs/emulator.md#a-living-network) that happened since it
+   * last did, up to the emulated time now, each at its own time: reads of its networks do it, and a
+   * timer while someone follows the events. Nothing for a still scenario.
+   */
+  catchUp(): Promise<void>;
 }
 
 /** What a scenario device is made of: the scenario's documents and its raw files, however they were read. */
@@ -94,13 +106,21 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   const now = options.now ?? Date.now;
   const { name, dir, documents, files } = source;
   const clock = options.asRecorded ? undefined : scenarioClock(files, now);
-  // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
-  const sources = scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now);
-  const recordedChutes = storedChutes(documents.chutes);
-  const logs = scenarioLogs(files);
   // One buffer for every state the device goes through: a restore does not take back what happened, nor its ids.
   const events = eventBuffer(now, options.eventBuffer);
-  const network = scenarioNetworks(files, clock, events.publish);
+  // The living network reads the device as changes left it: its chutes' access points and containers.
+  const living =
+    clock === undefined || options.still || !documents.living
+      ? null
+      : livingNetwork({ living: documents.living, seed: options.seed ?? DEFAULT_SEED, device: () => current.device, clock, now, publish: events.publish });
+  // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
+  const sources = livingSources(
+    scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
+    living,
+  );
+  const recordedChutes = storedChutes(documents.chutes);
+  const logs = scenarioLogs(files);
+  const network = scenarioNetworks(files, clock, events.publish, living === null ? undefined : (hooks) => living.life(hooks));
   const fake = options.controller === undefined ? fakeController() : null;
   const apitokens: ApitokenMemory = new Map();
   const settings = async () => options.settings?.() ?? {};
@@ -159,7 +179,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         accounts,
         settings,
         ...recordedLogs({ read: logs, device: { containers: () => self!.containers(), chute: (chute) => self!.chute(chute), now }, shift: clock?.shift }),
-        followEvents: events.followEvents,
+        followEvents: living === null ? events.followEvents : watched(events.followEvents, living),
       },
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
@@ -194,6 +214,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     current = next;
     network.restore(state?.networks ?? []);
     clock?.restore(state?.clock ?? { elapsedMs: 0 });
+    living?.restart();
   }
 
   return {
@@ -228,6 +249,28 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     async reset() {
       enter();
     },
+    catchUp: async () => living?.catchUp(),
+  };
+}
+
+/** The raw sources with what a living network moves (/proc/net/dev, the containers' network counters); as they are without one. */
+function livingSources<S extends Pick<Device, 'readFile' | 'containerStats'>>(sources: S, living: LivingNetwork | null): S {
+  if (living === null) return sources;
+  return { ...sources, readFile: living.readFile(sources.readFile), containerStats: living.containerStats(sources.containerStats) };
+}
+
+/** `followEvents` that has the living network tell what happens while the follower follows. */
+function watched(followEvents: Device['followEvents'], living: LivingNetwork): Device['followEvents'] {
+  return (listener, after) => {
+    const unwatch = living.watch();
+    const following = followEvents(listener, after);
+    return {
+      ...following,
+      stop() {
+        unwatch();
+        following.stop();
+      },
+    };
   };
 }
 

@@ -1,7 +1,7 @@
 import { CHUTE_NAME, type Device } from '../../functions/core/device/index.ts';
 import type { PublishEvent } from '../../runtime/events/buffer.ts';
 import { NETWORK_FILES, networkDir } from '../../runtime/scenario/format.ts';
-import { recordedNetworks, type RecordedNetworks } from './recorded-networks.ts';
+import { recordedNetworks, type NetworkHooks, type NetworkLife, type RecordedNetworks } from './recorded-networks.ts';
 import type { ScenarioClock } from './clock.ts';
 
 /**
@@ -9,7 +9,7 @@ import type { ScenarioClock } from './clock.ts';
  * `chutes/<chute>/networks/<network>/` (`NETWORK_FILES`) as `recordedNetworks` answers them: station
  * dump, leases (their expiries moved to the emulator's `clock` when given), hostapd's `STATUS`,
  * `GET_CONFIG`, `SET ssid`, `RELOAD`, `PING`, and the events the emulator causes (hostapd's, and those it
- * publishes as the device's).
+ * publishes as the device's); given a `life`, its access points live (`recordedNetworks`).
  *
  * What stations are removed and which SSID is set lives in this emulator process only (`snapshot()`
  * shows it, `restore()` sets it: see `recordedNetworks`): a restart serves the recordings as they are. The
@@ -22,7 +22,12 @@ import type { ScenarioClock } from './clock.ts';
  * const network = scenarioNetworks(scenarioFiles('fixtures/scenarios/default'));
  * await network({ chute: 'hello-world', network: 'wifi', … }).hostapd(['SET', 'ssid', 'lab']); // 'OK\n'
  */
-export function scenarioNetworks(files: Pick<Device, 'readFile'>, clock?: Pick<ScenarioClock, 'leases'>, publish?: PublishEvent): RecordedNetworks {
+export function scenarioNetworks(
+  files: Pick<Device, 'readFile'>,
+  clock?: Pick<ScenarioClock, 'leases'>,
+  publish?: PublishEvent,
+  life?: (hooks: NetworkHooks) => NetworkLife,
+): RecordedNetworks {
   /** A recording's text by its path in the scenario (`networkDir(…)/<file>`); null when there is none. */
   const read = (file: string) => files.readFile(`/${file}`);
   return recordedNetworks(
@@ -31,5 +36,6 @@ export function scenarioNetworks(files: Pick<Device, 'readFile'>, clock?: Pick<S
       CHUTE_NAME.test(chute) && CHUTE_NAME.test(network) ? read(`${networkDir(chute, network)}/${NETWORK_FILES[recording]}`) : Promise.resolve(null),
     clock,
     publish,
+    life,
   );
 }
