@@ -228,6 +228,22 @@ describe('the living network of the default scenario', () => {
     expect(events).toHaveLength(told);
   });
 
+  it('tells the same events, at the same times, whether read every few seconds or caught up once', async () => {
+    const often = await livingDefault();
+    for (let elapsed = 0; elapsed <= 40 * MINUTE; elapsed += 7_000) {
+      often.at(elapsed);
+      await stationMacs(often.scenario);
+    }
+    often.at(40 * MINUTE);
+    await often.scenario.catchUp();
+    const once = await livingDefault();
+    once.at(40 * MINUTE);
+    await once.scenario.catchUp();
+    const told = (events: DeviceEvent[]) => events.map(({ id: _id, ...event }) => event);
+    expect(told(often.events).length).toBeGreaterThan(5);
+    expect(told(often.events)).toEqual(told(once.events));
+  });
+
   it('stands still with still: true, answering the recordings as recorded', async () => {
     const { scenario, events, at } = await livingDefault({ still: true });
     at(10 * MINUTE);

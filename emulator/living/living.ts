@@ -64,6 +64,8 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
   let watchers = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   let built: { chutes: StoredChute[]; world: Promise<World> } | undefined;
+  /** Nothing happens before `until` while the world and the disconnections are these (`step`). */
+  let quiet: { world: World; disconnected: number; until: number } | undefined;
 
   /** The time now: ms since the replay started, and the epoch ms of time 0. */
   function time() {
@@ -105,18 +107,35 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
     return new Map(with_.map((ap) => [ap.key, networkLeases(seed, ap, stays, w.recording)]));
   }
 
-  /** Tells what happened in (last, now]. */
+  /** How many stations requests disconnected, on every access point: a disconnection may change what happens next. */
+  function disconnections(w: World): number {
+    let count = 0;
+    for (const ap of w.aps) count += hooks?.removals(ap.chute, ap.network)?.size ?? 0;
+    return count;
+  }
+
+  /**
+   * Tells what happened in (last, now]. It works out what happens up to the end of the window of
+   * now (no stay drawn later begins before it) and, while the world and the disconnections are
+   * the same, looks again only once the first of those comes due.
+   */
   async function step(): Promise<void> {
     const w = await world();
     const { t, wall0 } = time();
     if (t <= last) {
       last = t;
+      quiet = undefined;
       return;
     }
+    const disconnected = disconnections(w);
+    if (quiet !== undefined && quiet.world === w && quiet.disconnected === disconnected && t < quiet.until) return;
     const a = Math.max(last, t - LONGEST_CATCH_UP_MS);
-    const maxMs = windowsOf(w.rates).maxMs;
-    const told = happenings(w.aps, sessions(w, a - maxMs, t), leasesOf(w, w.aps, a, t), a, t, (ms) => Math.round((wall0 + ms) / 1000));
+    const { maxMs, windowMs } = windowsOf(w.rates);
+    const horizon = (Math.floor(t / windowMs) + 1) * windowMs;
+    const found = happenings(w.aps, sessions(w, a - maxMs, t), leasesOf(w, w.aps, a, t), a, horizon, (ms) => Math.round((wall0 + ms) / 1000));
+    const told = found.filter((happening) => happening.at <= t);
     last = t;
+    quiet = { world: w, disconnected, until: found[told.length]?.at ?? horizon };
     for (const happening of told) {
       options.publish(happening.body, wall0 + happening.at);
       if (happening.hostapd !== null) hooks?.notify(happening.hostapd.ap.chute, happening.hostapd.ap.network, happening.hostapd.text);
@@ -208,6 +227,7 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
     catchUp,
     restart() {
       last = clock.snapshot().elapsedMs;
+      quiet = undefined;
     },
     watch,
   };

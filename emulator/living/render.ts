@@ -34,8 +34,9 @@ const IW_FIELD = /^(\s*)([^:]+)(:\s*)(.*)$/;
 /** One station's block of iw's station dump, over `template` (a block of one station, header first). */
 export function iwBlock(template: string, view: StationView): string {
   const { now } = view;
-  const signal = shifter(template, 'signal', now.signal);
-  const average = shifter(template, 'signal avg', now.signalAvg);
+  const parsed = iwTemplate(template);
+  const signal = (text: string) => shifted(text, now.signal - (parsed.signal ?? now.signal));
+  const average = (text: string) => shifted(text, now.signalAvg - (parsed.average ?? now.signalAvg));
   const values: Record<string, (value: string) => string> = {
     inactive_time: () => `${now.inactiveMs} ms`,
     rx_bytes: () => String(now.rxBytes),
@@ -58,13 +59,57 @@ export function iwBlock(template: string, view: StationView): string {
     associated_at: () => `${view.associatedAt} ms`,
     current_time: () => `${view.currentTime} ms`,
   };
-  return rewriteLines(template, (line) => {
+  let block = '';
+  for (const { text, end, header, field } of parsed.lines) {
+    const rewrite = field === null ? undefined : values[field.key];
+    if (header !== null) block += `${header.lead}${view.mac}${header.on}${view.iface ?? header.iface}${header.rest}${end}`;
+    else if (rewrite !== undefined) block += `${field!.lead}${rewrite(field!.value)}${end}`;
+    else block += text;
+  }
+  return block;
+}
+
+/** A template block of iw's, split into lines once: the header's parts, each field's key (`stationKey`) and value. */
+interface IwTemplate {
+  lines: {
+    /** The line as it is, its end included, and its end alone. */
+    text: string;
+    end: string;
+    header: { lead: string; on: string; iface: string; rest: string } | null;
+    field: { lead: string; key: string; value: string } | null;
+  }[];
+  /** The numbers of its `signal` and `signal avg` (null: none), which a station's own move it by. */
+  signal: number | null;
+  average: number | null;
+}
+
+/** The templates split so far, by their text: a handful per scenario. */
+const iwTemplates = new Map<string, IwTemplate>();
+
+function iwTemplate(template: string): IwTemplate {
+  const known = iwTemplates.get(template);
+  if (known !== undefined) return known;
+  const lines = (template.match(/[^\n]*\n|[^\n]+$/g) ?? []).map((text) => {
+    const end = text.endsWith('\n') ? '\n' : '';
+    const line = text.slice(0, text.length - end.length);
     const header = IW_HEADER.exec(line);
-    if (header !== null) return `${header[1]}${view.mac}${header[3]}${view.iface ?? header[4]}${header[5]}`;
-    const field = IW_FIELD.exec(line);
-    const rewrite = field === null ? undefined : values[stationKey(field[2]!)];
-    return rewrite === undefined ? line : `${field![1]}${field![2]}${field![3]}${rewrite(field![4]!)}`;
+    const field = header === null ? IW_FIELD.exec(line) : null;
+    return {
+      text,
+      end,
+      header: header === null ? null : { lead: header[1]!, on: header[3]!, iface: header[4]!, rest: header[5]! },
+      field: field === null ? null : { lead: `${field[1]}${field[2]}${field[3]}`, key: stationKey(field[2]!), value: field[4]! },
+    };
   });
+  const number = (key: string) => {
+    const value = lines.find((line) => line.field?.key === key)?.field?.value;
+    const found = value === undefined ? undefined : /-?\d+/.exec(value)?.[0];
+    return found === undefined ? null : Number(found);
+  };
+  const parsed = { lines, signal: number('signal'), average: number('signal_avg') };
+  if (iwTemplates.size >= 64) iwTemplates.clear();
+  iwTemplates.set(template, parsed);
+  return parsed;
 }
 
 /** One station's reply of hostapd's `all_sta`, over `template` (its MAC line first). */
@@ -100,16 +145,6 @@ function rewriteLines(text: string, rewrite: (line: string) => string): string {
     .split('\n')
     .map((line, index, lines) => (index === lines.length - 1 && line === '' ? line : rewrite(line)))
     .join('\n');
-}
-
-/**
- * A rewrite of a signal field (`-48 [-51, -53] dBm`, `-49 dBm`) that moves every number by what
- * moves the template's `field` to `value`: the chains keep their distance to the signal.
- */
-function shifter(template: string, field: string, value: number): (text: string) => string {
-  const line = template.split('\n').find((candidate) => stationKey(IW_FIELD.exec(candidate)?.[2] ?? '') === stationKey(field));
-  const recorded = Number(/-?\d+/.exec(line === undefined ? '' : IW_FIELD.exec(line)![4]!)?.[0] ?? value);
-  return (text) => shifted(text, value - recorded);
 }
 
 /** Every whole number of `text` moved by `by`. */

@@ -100,7 +100,7 @@ export interface SessionsFound {
  */
 export function sessionsIn(world: SessionWorld, from: number, to: number, removals: Removals): SessionsFound {
   const windows = windowsOf(world.rates);
-  const sessions: Session[] = [...recordedSessions(world, windows), ...timelineSessions(world)];
+  const sessions: Session[] = [...listedOnce(world)];
   const first = Math.max(0, Math.floor((from - windows.maxMs) / windows.windowMs));
   const last = Math.floor(to / windows.windowMs);
   let examined = 0;
@@ -108,25 +108,59 @@ export function sessionsIn(world: SessionWorld, from: number, to: number, remova
     for (let k = first; k <= last; k++) {
       for (let j = 0; j < windows.slots; j++) {
         examined++;
-        const drawn = drawnSession(world, windows, ap.key, k, j);
+        const drawn = drawnOnce(world, windows, ap.key, k, j);
         if (drawn !== null) sessions.push(drawn);
       }
     }
   }
-  return { sessions: sessions.map((session) => cut(session, removals)).filter((session) => session.length > 0), examined };
+  return { sessions: cutAll(sessions, removals), examined };
 }
 
 /** The stays of the recorded stations and of the timeline, cut where a request disconnected a station: a list as long as the scenario's. */
 export function listedSessions(world: SessionWorld, removals: Removals): Session[] {
-  return [...recordedSessions(world, windowsOf(world.rates)), ...timelineSessions(world)]
-    .map((session) => cut(session, removals))
-    .filter((session) => session.length > 0);
+  return cutAll(listedOnce(world), removals);
+}
+
+/** The recorded and timeline stays of a world, worked out once for it. */
+const listed = new WeakMap<SessionWorld, readonly Session[]>();
+function listedOnce(world: SessionWorld): readonly Session[] {
+  let found = listed.get(world);
+  if (found === undefined) listed.set(world, (found = [...recordedSessions(world, windowsOf(world.rates)), ...timelineSessions(world)]));
+  return found;
+}
+
+/** Stays cut where requests disconnected their stations (each access point's removals asked once), those cut to nothing left out. */
+function cutAll(sessions: readonly Session[], removals: Removals): Session[] {
+  const asked = new Map<string, ReadonlyMap<string, number> | undefined>();
+  const removedOn: Removals = (ap) => {
+    if (!asked.has(ap)) asked.set(ap, removals(ap));
+    return asked.get(ap);
+  };
+  return sessions.map((session) => cut(session, removedOn)).filter((session) => session.length > 0);
 }
 
 /** The segments on access point `ap` at time `t`: recorded stations in their recorded order, then the others by when they came. */
 export function segmentsAt(sessions: readonly Session[], ap: string, t: number): Segment[] {
   const here = sessions.flatMap((session) => session.filter((segment) => segment.ap === ap && segment.start <= t && t < segment.end));
   return here.sort((a, b) => (a.recorded ?? Infinity) - (b.recorded ?? Infinity) || a.start - b.start || (a.mac < b.mac ? -1 : a.mac > b.mac ? 1 : 0));
+}
+
+/** The most slots whose stays a world keeps drawn: about a day of windows of the default scenario's access points. */
+const MAX_KEPT = 4096;
+/** The stays drawn for each world, by access point, window and slot: a read asks again for most of the last read's. */
+const kept = new WeakMap<SessionWorld, Map<string, Session | null>>();
+
+/** `drawnSession`, drawn once per world while it is kept (the oldest forgotten beyond `MAX_KEPT`). */
+function drawnOnce(world: SessionWorld, windows: Windows, ap: string, k: number, j: number): Session | null {
+  let slots = kept.get(world);
+  if (slots === undefined) kept.set(world, (slots = new Map()));
+  const key = `${ap}#${k}.${j}`;
+  const found = slots.get(key);
+  if (found !== undefined) return found;
+  const drawn = drawnSession(world, windows, ap, k, j);
+  if (slots.size >= MAX_KEPT) slots.delete(slots.keys().next().value!);
+  slots.set(key, drawn);
+  return drawn;
 }
 
 /** The stay of slot `j` of window `k` of an access point, or null when the slot is empty. */
