@@ -4,11 +4,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { callApi, changeOver, getJson, problemOf } from './support/http-client.ts';
 import { openWebSocket, opened } from './support/websocket-client.ts';
 import { useChutebox, type Started } from './support/spawn.ts';
+import { useStillScenario } from './support/still-scenario.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
 /**
  * The chute network endpoints of issue 3, over HTTP, on `chutebox emulate --no-auth` serving the
- * default scenario: its recordings are what the answers are checked against.
+ * default scenario without its living network (`useStillScenario`): its recordings are what the answers
+ * are checked against.
  */
 
 const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
@@ -17,7 +19,8 @@ const recording = (chute: string, network: string, file: string) => raw(`chutes/
 
 const temp = useTempDir('chutebox-emulator-networks-');
 const start = useChutebox();
-const emulate = (scenario = 'default') => start(['emulate', '--port', '0', '--no-auth', '--scenario', scenario]);
+const stillDefault = useStillScenario('default');
+const emulate = async (scenario?: string) => start(['emulate', '--port', '0', '--no-auth', '--scenario', scenario ?? (await stillDefault())]);
 
 /** A hostapd reply as hostapd_cli shows it: `key=value` lines, split at the first `=`. */
 function hostapdFields(text: string): Record<string, string> {

@@ -10,12 +10,14 @@ import { STATE_LIMITS } from '../emulator/state-limits.ts';
 import { sshKey } from './support/ssh-keys.ts';
 import { streamedBody } from './support/streamed-body.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
+import { useStillScenario } from './support/still-scenario.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
 /**
  * The emulator's state over HTTP, as a controller's test suite uses it: the admin API
  * (`GET`/`PUT /_chutebox/state`, `POST /_chutebox/state/reset`) and `chutebox emulate --state FILE`,
- * on the default scenario. emulator/emulator-state.test.ts checks the same in-process, every GET
+ * on the default scenario without its living network (whose answers move with the clock).
+ * emulator/emulator-state.test.ts checks the same in-process, every GET
  * endpoint with a clock that stands still; here the answers compared are those the clock does not
  * move (no uptime, no lease expiry).
  */
@@ -25,7 +27,9 @@ const RESET = '/_chutebox/state/reset';
 
 const temp = useTempDir('chutebox-emulator-state-');
 const start = useChutebox();
-const emulate = (...args: string[]) => start(['emulate', '--port', '0', '--change-delay', '0', ...args]);
+const stillDefault = useStillScenario('default');
+const emulate = async (...args: string[]) =>
+  start(['emulate', '--port', '0', '--change-delay', '0', ...(args.includes('--scenario') ? [] : ['--scenario', await stillDefault()]), ...args]);
 
 /** The GETs whose answers the state decides (and the clock does not move), each with its status. */
 const ENDPOINTS = [

@@ -3,12 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadScenario } from '../emulator/scenario/device.ts';
 import type { Environment, Telemetry } from '../functions/info/schemas.ts';
 import { CLEAN_ENV, useChutebox, type Started } from './support/spawn.ts';
+import { useStillScenario } from './support/still-scenario.ts';
 
-/** The default scenario's raw files: what the answers are checked against. */
+/** The default scenario's raw files: what the answers are checked against (served without its living network). */
 const SCENARIO = new URL('../fixtures/scenarios/default/', import.meta.url);
 const raw = (file: string) => readFile(new URL(file, SCENARIO), 'utf8');
 
 const start = useChutebox();
+const stillDefault = useStillScenario('default');
 const emulate = (args: string[]) => start(['emulate', '--port', '0', ...args]);
 
 async function login(url: string, password: string): Promise<Response> {
@@ -41,7 +43,7 @@ describe('chutebox emulate (default scenario)', () => {
 
   beforeAll(async () => {
     startedAfter = Date.now() / 1000;
-    server = await emulate([]);
+    server = await emulate(['--scenario', await stillDefault()]);
     startedBefore = Date.now() / 1000;
     const res = await login(server.url, '');
     expect(res.status).toBe(200);

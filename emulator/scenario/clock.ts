@@ -16,6 +16,14 @@ export interface ScenarioClock {
   leases(recorded: string): Promise<string>;
   /** (replay start − recording time) in whole seconds: how far every recorded time moves; 0 when the recording time is unknown. */
   shift(): Promise<number>;
+  /**
+   * When the recording was taken and when that device booted, from its files (`btime` + uptime), in
+   * ms since the epoch: the living network (emulator/living/) times recorded stations and leases from
+   * it. Null when the recording time is unknown.
+   */
+  recording(): Promise<{ atMs: number; bootMs: number } | null>;
+  /** How long the device has run since the replay started, in whole centiseconds (as ms): the emulated clock's `elapsedMs`. */
+  elapsedMs(): number;
 }
 
 /** What the recording says about its time, in centiseconds (the resolution of /proc/uptime). */
@@ -95,6 +103,9 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, clock: { read(): 
       });
     },
     shift,
+    elapsedMs: () => replay().elapsedCs * 10,
+    recording: () =>
+      recorded().then((clock) => (clock === null ? null : { atMs: clock.at.bootTime * 1000 + clock.at.uptimeCs * 10, bootMs: clock.at.bootTime * 1000 })),
     leases: (text) =>
       Promise.all([recorded(), shift()]).then(([at, seconds]) => (at === null || seconds === 0 ? text : leasesNow(text, seconds, at.at.bootTime))),
   };

@@ -84,6 +84,7 @@ describe('compiling the built-in scenarios (the build)', () => {
       engine: null,
       chutes: { web: { record: { name: 'web', state: 'running' }, config: {}, cache: {} } },
       hostConfig: null,
+      living: null,
       files: {
         '/': { dir: ['chutes', 'device.yaml'] },
         '/chutes': { dir: ['web'] },

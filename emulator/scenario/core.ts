@@ -26,6 +26,7 @@ import { emulatedClock, type ClockStart, type EmulatedClock } from '../emulated-
 import { DEFAULT_SEED } from '../seeded.ts';
 import { recordedLogs, scenarioLogs } from './logs.ts';
 import { checkCompiledScenario, normalizePosix, treeFiles } from './tree.ts';
+import { livingNetwork, type LivingNetwork } from '../living/living.ts';
 
 /** How a scenario is served. */
 export interface ScenarioOptions {
@@ -86,6 +87,12 @@ export interface Scenario extends EmulatorStateApi {
   restore(state: EmulatorState, at?: string): Promise<void>;
   /** Whether the device is rebooting (a `reboot` device fault): it answers no request until it is back. */
   rebooting(): boolean;
+  /**
+   * Tells the events of the living network (docs/emulator.md#a-living-network) that happened since it
+   * last did, up to the emulated time now, each at its own time: reads of its networks do it, and a
+   * timer while someone follows the events. Nothing for a still scenario.
+   */
+  catchUp(): Promise<void>;
 }
 
 /** What a scenario device is made of: the scenario's documents and its raw files, however they were read. */
@@ -125,18 +132,34 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   let seed = startSeed;
   const { name, dir, documents, files } = source;
   const clock = options.asRecorded ? undefined : scenarioClock(files, emulated);
-  // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
-  const sources = scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now);
-  const recordedChutes = storedChutes(documents.chutes);
-  const logs = scenarioLogs(files);
   // One buffer for every state the device goes through: a restore does not take back what happened, nor its ids.
   const events = eventBuffer(now, options.eventBuffer);
+  // The living network reads the device as changes left it (its chutes' access points and containers) and the seed in effect.
+  const living =
+    clock === undefined || options.still || !documents.living
+      ? null
+      : livingNetwork({ living: documents.living, seed: () => seed, device: () => device, clock, now, publish: events.publish });
+  // A jump of the clock (an advance, a set) tells what happened on the way, each at its own time.
+  if (living !== null) emulated.onChange(() => void living.catchUp());
+  // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
+  const sources = livingSources(
+    scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
+    living,
+  );
+  const recordedChutes = storedChutes(documents.chutes);
+  const logs = scenarioLogs(files);
   // The networks of the chutes installed now: as recorded, or what serve would run for them on this device's radios.
-  const network = scenarioNetworks(files, clock, events.publish, {
-    recorded: recordedChutes.chute,
-    current: (chute) => device.chute(chute),
-    radio: emulatedRadios(() => device),
-  });
+  const network = scenarioNetworks(
+    files,
+    clock,
+    events.publish,
+    {
+      recorded: recordedChutes.chute,
+      current: (chute) => device.chute(chute),
+      radio: emulatedRadios(() => device),
+    },
+    living === null ? undefined : (hooks) => living.life(hooks),
+  );
   const fake = options.controller === undefined ? fakeController() : null;
   const apitokens: ApitokenMemory = new Map();
   const settings = async () => options.settings?.() ?? {};
@@ -205,7 +228,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
           shift: clock?.shift,
           pause: emulated.pause,
         }),
-        followEvents: events.followEvents,
+        followEvents: living === null ? events.followEvents : watched(events.followEvents, living),
       },
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
@@ -253,6 +276,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     network.restore(state?.networks ?? []);
     if (state === undefined) emulated.reset();
     else emulated.restore(state.clock);
+    living?.restart();
   }
 
   return {
@@ -291,6 +315,28 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       enter();
     },
     rebooting: () => current.device.rebooting(),
+    catchUp: async () => living?.catchUp(),
+  };
+}
+
+/** The raw sources with what a living network moves (/proc/net/dev, the containers' network counters); as they are without one. */
+function livingSources<S extends Pick<Device, 'readFile' | 'containerStats'>>(sources: S, living: LivingNetwork | null): S {
+  if (living === null) return sources;
+  return { ...sources, readFile: living.readFile(sources.readFile), containerStats: living.containerStats(sources.containerStats) };
+}
+
+/** `followEvents` that has the living network tell what happens while the follower follows. */
+function watched(followEvents: Device['followEvents'], living: LivingNetwork): Device['followEvents'] {
+  return (listener, after) => {
+    const unwatch = living.watch();
+    const following = followEvents(listener, after);
+    return {
+      ...following,
+      stop() {
+        unwatch();
+        following.stop();
+      },
+    };
   };
 }
 

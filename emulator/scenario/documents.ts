@@ -15,6 +15,7 @@ import {
   type DeviceYaml,
 } from '../../runtime/scenario/format.ts';
 import { readScenarioHostConfig } from './host-config.ts';
+import { LIVING_FILE, parseLivingYaml, type Living } from '../living/spec.ts';
 
 /**
  * What a scenario says besides its raw device files, parsed and checked: everything the emulator
@@ -31,6 +32,11 @@ export interface ScenarioDocuments {
   chutes: Record<string, ChuteDocuments>;
   /** The text of `config/hostconfig.yaml`, or null without one. */
   hostConfig: string | null;
+  /**
+   * `living.yaml`, checked: the rates and timeline of its living network; null without one (the
+   * network is still, as recorded). A scenario compiled before there was one has none.
+   */
+  living?: Living | null;
 }
 
 /** The engine recordings of a scenario. */
@@ -43,7 +49,8 @@ export interface EngineRecordings {
 
 /**
  * Reads and checks a scenario folder's documents: `device.yaml`, the engine recordings, the chutes
- * (`readChutes`) and `config/hostconfig.yaml` (`readScenarioHostConfig`), in that order.
+ * (`readChutes`), `config/hostconfig.yaml` (`readScenarioHostConfig`) and `living.yaml`
+ * (`parseLivingYaml`), in that order.
  *
  * @throws ScenarioError naming the file and field of the first problem found.
  * @example
@@ -56,7 +63,14 @@ export async function readScenarioDocuments(dir: string): Promise<ScenarioDocume
   const engine = await readEngine(dir);
   const chutes = await readChutes(dir);
   const hostConfig = await readScenarioHostConfig(dir);
-  return { device, engine, chutes, hostConfig };
+  return { device, engine, chutes, hostConfig, living: await readLiving(dir) };
+}
+
+/** `living.yaml`, checked; null when the scenario has none. */
+async function readLiving(dir: string): Promise<Living | null> {
+  const file = path.join(dir, LIVING_FILE);
+  const text = await readText(file);
+  return text === null ? null : parseLivingYaml(text, file);
 }
 
 /**
@@ -85,16 +99,21 @@ async function readEngine(dir: string): Promise<EngineRecordings | null> {
 
 /** A JSON file's value, or undefined when the file does not exist. */
 async function readJson(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ScenarioError(`cannot read ${file}: ${(error as Error).message}`);
-  }
+  const text = await readText(file);
+  if (text === null) return undefined;
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new ScenarioError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** A file's text, or null when the file does not exist. */
+async function readText(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new ScenarioError(`cannot read ${file}: ${(error as Error).message}`);
   }
 }

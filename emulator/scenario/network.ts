@@ -6,7 +6,7 @@ import { NETWORK_FILES, networkDir } from '../../runtime/scenario/format.ts';
 import { memoize } from './files.ts';
 import { kept } from './tree.ts';
 import { installedRecordings, sameNetwork, type EmulatedRadio, type InstalledRecordings } from './installed-networks.ts';
-import { recordedNetworks, type NetworkRecording, type RecordedNetworks } from './recorded-networks.ts';
+import { recordedNetworks, type NetworkHooks, type NetworkLife, type NetworkRecording, type RecordedNetworks } from './recorded-networks.ts';
 import type { ScenarioClock } from './clock.ts';
 
 /** The chutes the networks belong to: as the scenario recorded them and as installed now, and the device's radios. */
@@ -30,6 +30,8 @@ export interface NetworkChutes {
  *   the API), what serve would run for it (`installedRecordings`): hostapd's replies for the
  *   hostapd.conf serve writes, with the settings its radio has now, an empty lease file, no station.
  *
+ * Given a `life`, the access points live (`recordedNetworks`): stations come and go on them.
+ *
  * What stations are removed and which SSID is set lives in this emulator process only (`snapshot()`
  * shows it, `restore()` sets it, `forget()` drops it: see `recordedNetworks`): a restart serves the
  * recordings as they are. The recordings are read through the scenario's raw `files`, once each; the
@@ -45,6 +47,7 @@ export function scenarioNetworks(
   clock?: Pick<ScenarioClock, 'leases'>,
   publish?: PublishEvent,
   chutes?: NetworkChutes,
+  life?: (hooks: NetworkHooks) => NetworkLife,
 ): RecordedNetworks {
   /** A recording's text by its path in the scenario (`networkDir(…)/<file>`), read once; null when there is none. */
   const recording = memoize((file) => files.readFile(`/${file}`));
@@ -61,6 +64,7 @@ export function scenarioNetworks(
     },
     clock,
     publish,
+    life,
   );
 }
 

@@ -25,11 +25,12 @@ export type NetworkRecording = keyof typeof NETWORK_FILES;
 export type ReadRecording = (network: Pick<NetworkTarget, 'chute' | 'network'>, recording: NetworkRecording) => Promise<string | null>;
 
 const name = z.string().check(z.regex(CHUTE_NAME, { error: 'must be a chute or network name' }));
+const mac = z.string().check(z.regex(MAC_ADDRESS, { error: 'must be a MAC address such as 02:00:00:aa:bb:cc' }));
 
 /**
  * The networks' part of an emulator state (emulator/emulator-state.ts): each network that a request
  * changed, by chute and network, with the SSID set (`PUT …/ssid`; null: as recorded) and the stations
- * disconnected (`DELETE …/stations/<mac>`; lower-case MACs). A network not listed is as recorded.
+ * disconnected (`DELETE …/stations/<mac>`; lower-case MACs) and when. A network not listed is as recorded.
  */
 export const NetworksStateSchema = z
   .array(
@@ -37,9 +38,9 @@ export const NetworksStateSchema = z
       chute: name,
       network: name,
       ssid: z.nullable(SsidSchema),
-      disconnected: z
-        .array(z.string().check(z.regex(MAC_ADDRESS, { error: 'must be a MAC address such as 02:00:00:aa:bb:cc' })))
-        .check(atMost(STATE_LIMITS.disconnected, 'stations')),
+      disconnected: z.array(mac).check(atMost(STATE_LIMITS.disconnected, 'stations')),
+      /** When each station of `disconnected` was, in ms of emulated time (a living network's stays end there); absent: at 0. */
+      disconnectedAt: z.optional(z.record(mac, z.number().check(z.nonnegative(), z.maximum(Number.MAX_SAFE_INTEGER)))),
     }),
   )
   .check(atMost(STATE_LIMITS.networks, 'networks'));
@@ -61,10 +62,42 @@ export type RecordedNetworks = ((target: NetworkTarget) => NetworkHost) & {
   forget(chute: string, networks: readonly string[]): void;
 };
 
+/** The network a living network answers for. */
+export type LifeTarget = Pick<NetworkTarget, 'chute' | 'network'>;
+
+/**
+ * A living network (emulator/living/): what the recordings would answer, answered for the time now.
+ * Each answer is null for a network it does not make live (not a Wi-Fi access point): it is then
+ * answered from its recordings.
+ */
+export interface NetworkLife {
+  /** The blocks of iw's station dump of the stations there now (those disconnected left out). */
+  stations(target: LifeTarget): Promise<readonly StationBlock[] | null>;
+  /** The blocks of hostapd's `all_sta` of the stations there now. */
+  hostapdStations(target: LifeTarget): Promise<readonly StationBlock[] | null>;
+  /** The lease file now (null: none, as a network without DHCP); undefined, not null, for a network it does not make live. */
+  leases(target: LifeTarget): Promise<string | null | undefined>;
+  /** How many stations are there now (`num_sta` of STATUS). */
+  stationCount(target: LifeTarget): Promise<number | null>;
+  /** The emulated time now, ms since the replay started: when a disconnection happens. */
+  elapsedMs(): number;
+  /** Someone listens to hostapd's events: the living network tells what happens while anyone does. Call the answer when they stop. */
+  watch(): () => void;
+}
+
+/** What a living network is given of the networks: their recordings, the stations disconnected, and hostapd's listeners. */
+export interface NetworkHooks {
+  read: ReadRecording;
+  /** The stations disconnected on a network, lower-case MAC → when (ms of emulated time). */
+  removals(chute: string, network: string): ReadonlyMap<string, number> | undefined;
+  /** Sends an event of hostapd's to who listens to a network's. */
+  notify(chute: string, network: string, text: string): void;
+}
+
 /** What a recorded network has been told since its networks were created. */
 interface NetworkState {
-  /** Stations disconnected with `stationDel` or hostapd's `DEAUTHENTICATE` (lower-case MACs). */
-  removed: Set<string>;
+  /** Stations disconnected with `stationDel` or hostapd's `DEAUTHENTICATE` (lower-case MACs), and when (ms of emulated time; 0 without a living network). */
+  removed: Map<string, number>;
   /** The SSID set with hostapd's `SET ssid`, if any. */
   ssid: string | undefined;
   /** Who subscribed to hostapd's events (`hostapdEvents`) and has not stopped. */
@@ -99,7 +132,13 @@ interface NetworkState {
  *
  * A network with no recordings at all has no stations, no lease file and no hostapd. What stations
  * are removed and which SSID is set lives as long as the answer of this function, which `snapshot()`
- * shows and `restore()` sets. The emulator reads
+ * shows and `restore()` sets.
+ *
+ * Given a `life` (emulator/living/), the networks it makes live answer their stations (both lists),
+ * leases and `num_sta` as it says for the time now instead of as recorded, it tells when a
+ * disconnection happens (a station then stays gone for the rest of its stay, not for ever), and it
+ * sends hostapd's events of its own stations (`NetworkHooks.notify`). Whether iw or hostapd can answer
+ * at all is still the recordings' to say; hostapd's `all_sta` answers wherever hostapd does. The emulator reads
  * the recordings from a scenario folder (`scenarioNetworks`), the tests hand them in (test/support/memory-device.ts).
  *
  * @example
@@ -107,8 +146,21 @@ interface NetworkState {
  * const networks = recordedNetworks(async (_target, recording) => recordings[recording] ?? null);
  * await networks(target).hostapd(['SET', 'ssid', 'café']); // 'OK\n'; STATUS now has ssid[0]=caf\xc3\xa9
  */
-export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock, 'leases'>, publish?: PublishEvent): RecordedNetworks {
+export function recordedNetworks(
+  read: ReadRecording,
+  clock?: Pick<ScenarioClock, 'leases'>,
+  publish?: PublishEvent,
+  makeLife?: (hooks: NetworkHooks) => NetworkLife,
+): RecordedNetworks {
   const states = new Map<string, NetworkState>();
+  const keyOf = (chute: string, network: string) => JSON.stringify([chute, network]);
+  const life = makeLife?.({
+    read,
+    removals: (chute, network) => states.get(keyOf(chute, network))?.removed,
+    notify(chute, network, text) {
+      for (const listener of states.get(keyOf(chute, network))?.listeners ?? []) listener(text);
+    },
+  });
   /** Each network's parse of its station dump and of its `all_sta` reply, by `[chute, network]` in JSON: made again only when the text changed. */
   const dumpParses = new Map<string, (text: string) => readonly StationBlock[]>();
   const allStaParses = new Map<string, (text: string) => readonly StationBlock[]>();
@@ -145,10 +197,10 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
     const where = `${target.chute}/${target.network}`;
     /** A recording of this network as it is now. */
     const recording = (name: NetworkRecording) => read(target, name);
-    const key = JSON.stringify([target.chute, target.network]);
+    const key = keyOf(target.chute, target.network);
     const state = () => {
       let found = states.get(key);
-      if (found === undefined) states.set(key, (found = { removed: new Set(), ssid: undefined, listeners: new Set() }));
+      if (found === undefined) states.set(key, (found = { removed: new Map(), ssid: undefined, listeners: new Set() }));
       return found;
     };
 
@@ -158,20 +210,22 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
     };
     const stations = () =>
-      Promise.all([recordedStations(target, key), recordedHostapdStations(target, key)]).then(([blocks, hostapdBlocks]) => {
+      Promise.all([recordedStations(target, key), recordedHostapdStations(target, key)]).then(async ([blocks, hostapdBlocks]) => {
         if (blocks === null && hostapdBlocks !== null) {
           throw new HttpProblem(
             503,
             `iw's station dump is not recorded for ${where} (no ${NETWORK_FILES.stationDump}, only ${NETWORK_FILES.hostapdStations}): iw could not answer on the device recorded`,
           );
         }
-        return present(blocks ?? NO_STATIONS);
+        return (await life?.stations(target)) ?? present(blocks ?? NO_STATIONS);
       });
-    const hostapdStations = () =>
-      recordedHostapdStations(target, key).then((blocks) => {
-        if (blocks === null) throw new HttpProblem(503, `hostapd's all_sta is not recorded for ${where} (no ${NETWORK_FILES.hostapdStations})`);
-        return present(blocks);
-      });
+    const hostapdStations = async () => {
+      const lived = life === undefined ? null : await hostapdRecordings().then(() => life.hostapdStations(target));
+      if (lived !== null) return lived;
+      const blocks = await recordedHostapdStations(target, key);
+      if (blocks === null) throw new HttpProblem(503, `hostapd's all_sta is not recorded for ${where} (no ${NETWORK_FILES.hostapdStations})`);
+      return present(blocks);
+    };
 
     /** hostapd's recorded `STATUS` and `GET_CONFIG` replies; a 503 when none of hostapd's recordings is there. */
     const hostapdRecordings = () =>
@@ -185,7 +239,7 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
 
     /** Disconnects a station that is there (lower-case MAC): gone from both lists of stations, and its events sent. */
     const disconnect = (lower: string) => {
-      state().removed.add(lower);
+      state().removed.set(lower, life?.elapsedMs() ?? 0);
       for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
       publish?.({ kind: 'station.disconnected', chute: target.chute, network: target.network, mac: lower });
     };
@@ -199,10 +253,17 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       const mac = words[1] ?? '';
       if (!MAC_ADDRESS.test(mac)) return 'FAIL\n';
       const lower = mac.toLowerCase();
-      const lists = await Promise.all([recordedStations(target, key), recordedHostapdStations(target, key)]);
-      const there = lists.some((blocks) => present(blocks ?? NO_STATIONS).some((block) => block.mac.toLowerCase() === lower));
+      const lists = await Promise.all([stations().catch(() => NO_STATIONS), hostapdStations().catch(() => NO_STATIONS)]);
+      const there = lists.some((blocks) => blocks.some((block) => block.mac.toLowerCase() === lower));
       if (there) disconnect(lower);
       return 'OK\n';
+    }
+
+    /** `STATUS`: recorded, with the SSID set since the start and, in a living network, the stations there now in this BSS's `num_sta`. */
+    async function statusReply(status: string | null, config: string | null): Promise<string> {
+      const reply = hostapdReply(status, 'hostapdStatus', 'STATUS', (text) => `ssid[${bssIndexOf(text, config, target.hostInterface)}]`);
+      const count = await life?.stationCount(target);
+      return count == null ? reply : replaceValue(reply, `num_sta[${bssIndexOf(reply, config, target.hostInterface)}]`, String(count));
     }
 
     /** A recorded hostapd reply, with the SSID set since the start in its `ssidKey` line. */
@@ -222,26 +283,30 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
         return true;
       },
       hostapdStations: () => hostapdStations().then(dumpOf),
-      leases: () => recording('leases').then((text) => (text === null || clock === undefined ? text : clock.leases(text))),
+      leases: async () => {
+        const lived = await life?.leases(target);
+        if (lived !== undefined) return lived;
+        const text = await recording('leases');
+        return text === null || clock === undefined ? text : clock.leases(text);
+      },
       async hostapdEvents(onEvent) {
         await hostapdRecordings();
         const listeners = state().listeners;
         const listener = (text: string) => onEvent(text);
         listeners.add(listener);
+        const unwatch = life?.watch();
         return {
           async stop() {
-            listeners.delete(listener);
+            if (listeners.delete(listener)) unwatch?.();
           },
         };
       },
       hostapd: (command) =>
         command[0] === 'DEAUTHENTICATE'
           ? deauthenticate(command)
-          : hostapdRecordings().then(([status, config]) => {
+          : hostapdRecordings().then(async ([status, config]) => {
               const line = command.join(' ');
-              if (line === 'STATUS') {
-                return hostapdReply(status, 'hostapdStatus', 'STATUS', (reply) => `ssid[${bssIndexOf(reply, config, target.hostInterface)}]`);
-              }
+              if (line === 'STATUS') return statusReply(status, config);
               if (line === 'GET_CONFIG') return hostapdReply(config, 'hostapdConfig', 'GET_CONFIG', () => 'ssid');
               if (line === 'RELOAD') return 'OK\n';
               if (line === 'PING') return 'PONG\n';
@@ -266,22 +331,30 @@ export function recordedNetworks(read: ReadRecording, clock?: Pick<ScenarioClock
       for (const [key, state] of states) {
         if (state.ssid === undefined && state.removed.size === 0) continue;
         const [chute = '', name = ''] = JSON.parse(key) as string[];
-        changed.push({ chute, network: name, ssid: state.ssid ?? null, disconnected: [...state.removed] });
+        const at = [...state.removed].filter(([, ms]) => ms > 0);
+        changed.push({
+          chute,
+          network: name,
+          ssid: state.ssid ?? null,
+          disconnected: [...state.removed.keys()],
+          ...(at.length === 0 ? {} : { disconnectedAt: Object.fromEntries(at) }),
+        });
       }
       return changed;
     },
     forget(chute: string, networks: readonly string[]): void {
       for (const network of networks) {
         const kept = states.get(JSON.stringify([chute, network]));
-        if (kept !== undefined) Object.assign(kept, { removed: new Set(), ssid: undefined });
+        if (kept !== undefined) Object.assign(kept, { removed: new Map<string, number>(), ssid: undefined });
       }
     },
     restore(state: NetworksState): void {
-      for (const kept of states.values()) Object.assign(kept, { removed: new Set(), ssid: undefined });
+      for (const kept of states.values()) Object.assign(kept, { removed: new Map(), ssid: undefined });
       for (const entry of state) {
-        const key = JSON.stringify([entry.chute, entry.network]);
-        const kept = states.get(key) ?? { removed: new Set<string>(), ssid: undefined, listeners: new Set<(text: string) => void>() };
-        states.set(key, Object.assign(kept, { removed: new Set(entry.disconnected.map((mac) => mac.toLowerCase())), ssid: entry.ssid ?? undefined }));
+        const key = keyOf(entry.chute, entry.network);
+        const kept = states.get(key) ?? { removed: new Map<string, number>(), ssid: undefined, listeners: new Set<(text: string) => void>() };
+        const removed = new Map(entry.disconnected.map((mac) => [mac.toLowerCase(), entry.disconnectedAt?.[mac] ?? 0]));
+        states.set(key, Object.assign(kept, { removed, ssid: entry.ssid ?? undefined }));
       }
     },
   });

@@ -24,6 +24,12 @@ describe('eventBuffer', () => {
     ]);
   });
 
+  it('stamps an event published with the time it happened at with that time, and still numbers it next', () => {
+    const events = published(1);
+    events.publish(applied(false), T0 - 60_000);
+    expect(events.followEvents(() => {}, 0).backlog.at(-1)).toEqual({ kind: 'hostconfig.applied', success: false, id: 2, time: '2026-11-21T11:59:00.000Z' });
+  });
+
   it('gives a follower every event published from then on, and none after it stopped', () => {
     const events = published(3);
     const got: DeviceEvent[] = [];

@@ -1,7 +1,11 @@
 import type { DeviceEvent, DeviceEventBody, DeviceEvents } from '../../functions/core/device/index.ts';
 
-/** How the device's own code reports an event: its sources, the change pipeline, the device configuration. Never throws. */
-export type PublishEvent = (body: DeviceEventBody) => void;
+/**
+ * How the device's own code reports an event: its sources, the change pipeline, the device
+ * configuration. `at` is when it happened, in ms since the epoch (default now: the emulator's living
+ * network tells what happened since it last caught up, each at its own time). Never throws.
+ */
+export type PublishEvent = (body: DeviceEventBody, at?: number) => void;
 
 /** A device's events: followed by the stream (`DeviceEvents`), published by the device itself. */
 export type EventBuffer = DeviceEvents & { publish: PublishEvent };
@@ -11,7 +15,7 @@ export const DEFAULT_EVENT_BUFFER = 1000;
 
 /**
  * The events of one device: each published body gets the next id (1, 2, …, one run of the device)
- * and the device's time, goes to every follower at once, and is kept in a ring of the last `size`
+ * and the device's time (or the time it is published with), goes to every follower at once, and is kept in a ring of the last `size`
  * events, from which `followEvents(listener, after)` answers what came after id `after`. `missed` is
  * true when events after `after` have left the ring, or when `after` is beyond the last id: the id is
  * of an earlier run (a device that restarted counts from 1 again), and every event kept is answered.
@@ -28,8 +32,8 @@ export function eventBuffer(now: () => number, size = DEFAULT_EVENT_BUFFER): Eve
   const listeners = new Set<(event: DeviceEvent) => void>();
   let last = 0;
   return {
-    publish(body) {
-      const event = { ...body, id: ++last, time: new Date(now()).toISOString() } as DeviceEvent;
+    publish(body, at) {
+      const event = { ...body, id: ++last, time: new Date(at ?? now()).toISOString() } as DeviceEvent;
       ring[(last - 1) % size] = event;
       for (const listener of listeners) {
         try {

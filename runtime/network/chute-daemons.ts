@@ -3,6 +3,7 @@ import type { NetworkReservation } from '../../functions/chutes/network-reservat
 import { radioBand, type HT_MODES, type HW_MODES } from '../../functions/config/host-config.ts';
 import { hexBytes } from '../../functions/core/hex.ts';
 import { cidrText, ipv4Number, ipv4Text, parseCidr, prefixMask } from '../../functions/parsers/ipv4.ts';
+import { DHCP_DEFAULTS, dhcpRange } from '../../functions/chutes/dhcp-range.ts';
 
 /*
  * The configuration of the two daemons behind a chute network, worked out from its `net` entry and
@@ -48,9 +49,6 @@ export type AccessPointRadio =
 
 /** The EAP identity of the wired stand-in's one user, whose password is the network's key. */
 export const EAP_IDENTITY = 'chute';
-
-/** dnsmasq's first address and size of a range when `dhcp` gives none (OpenWrt's), and its lease time. */
-export const DHCP_DEFAULTS = { start: 100, limit: 150, lease: '12h' } as const;
 
 /** The longest lease dnsmasq is given in seconds (it reads the number as a C int); longer is `infinite`. */
 const MAX_LEASE_SECONDS = 2 ** 31 - 1;
@@ -148,7 +146,11 @@ export function dnsmasqArgs(entry: AccessPointEntry | VlanEntry, reservation: Ne
   const gateway = reservation.gateway === null ? undefined : ipv4Number(reservation.gateway);
   if (gateway === undefined) throw new Error(`reservation.gateway must be an IPv4 address, not ${String(reservation.gateway)}`);
   if (reservation.leaseFile === null) throw new Error('reservation.leaseFile is required: dnsmasq keeps its leases there');
-  const range = dhcpRange(entry.dhcp, subnet, [gateway, ...(reservation.chuteAddress === null ? [] : [ipv4Number(reservation.chuteAddress) ?? gateway])]);
+  const offsets = {
+    start: entry.dhcp.start === undefined ? undefined : integer(entry.dhcp.start, 'dhcp.start', 0),
+    limit: entry.dhcp.limit === undefined ? undefined : integer(entry.dhcp.limit, 'dhcp.limit', 1),
+  };
+  const range = dhcpRange(offsets, subnet, [gateway, ...(reservation.chuteAddress === null ? [] : [ipv4Number(reservation.chuteAddress) ?? gateway])]);
   const args = [
     '--keep-in-foreground',
     '--conf-file=/dev/null',
@@ -276,35 +278,6 @@ function radiusLines(options: NonNullable<AccessPointEntry['options']>): ConfLin
 }
 
 // --- dnsmasq --------------------------------------------------------------------------------------
-
-/**
- * The first and last address dnsmasq gives out: from `start` addresses into the subnet, `limit` of
- * them, above `taken` (the host's and the chute's) and below the broadcast address. Defaults that do
- * not fit are cut to the subnet; values given that do not fit are refused.
- */
-function dhcpRange(
-  dhcp: NonNullable<AccessPointEntry['dhcp']>,
-  subnet: { network: number; broadcast: number; prefix: number },
-  taken: readonly number[],
-): { first: number; last: number } {
-  const lowest = Math.max(subnet.network, ...taken) + 1;
-  const highest = subnet.broadcast - 1;
-  const where = `${cidrText(subnet)} (offsets ${lowest - subnet.network} to ${highest - subnet.network}, after the host's and the chute's addresses and before the broadcast address)`;
-  if (lowest > highest) throw new Error(`dhcp: ${cidrText(subnet)} has no address left to give out after the host's and the chute's`);
-  let first: number;
-  if (dhcp.start !== undefined) {
-    first = subnet.network + integer(dhcp.start, 'dhcp.start', 0);
-    if (first < lowest || first > highest) throw new Error(`dhcp.start ${dhcp.start} is outside the addresses DHCP can give out in ${where}`);
-  } else {
-    first = subnet.network + DHCP_DEFAULTS.start;
-    if (first < lowest || first > highest) first = lowest;
-  }
-  if (dhcp.limit === undefined) return { first, last: Math.min(first + DHCP_DEFAULTS.limit - 1, highest) };
-  const last = first + integer(dhcp.limit, 'dhcp.limit', 1) - 1;
-  if (last > highest)
-    throw new Error(`dhcp.limit ${dhcp.limit} runs past the subnet: from ${ipv4Text(first)}, at most ${highest - first + 1} addresses fit in ${where}`);
-  return { first, last };
-}
 
 /** A lease time as dnsmasq reads it: `<seconds>s`, `infinite`, or 12 hours by default. */
 function leaseText(seconds: number | undefined): string {

@@ -153,13 +153,20 @@ export const StatsBody = z.record(z.string(), z.unknown());
  * parseDeviceYaml('uname: {sysname: Linux, release: 6.1.0, version: "#1", machine: x86_64}\n', 'device.yaml')
  */
 export function parseDeviceYaml(text: string, file: string): DeviceYaml {
-  let value: unknown;
+  return check(DeviceYaml, parseScenarioYaml(text, file), `${file} is not a valid scenario device file`);
+}
+
+/**
+ * A scenario document's YAML, parsed (an empty document is an empty mapping), to be checked next.
+ *
+ * @throws ScenarioError naming the file when it is not YAML.
+ */
+export function parseScenarioYaml(text: string, file: string): unknown {
   try {
-    value = parse(text);
+    return parse(text) ?? {};
   } catch (error) {
     throw new ScenarioError(`${file} is not valid YAML: ${(error as Error).message}`);
   }
-  return check(DeviceYaml, value ?? {}, `${file} is not a valid scenario device file`);
 }
 
 /** Writes `device.yaml` with a leading comment; `parseDeviceYaml` reads it back to the same value. */
