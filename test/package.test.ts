@@ -162,7 +162,9 @@ describe('the chutebox package in a controller project', () => {
     );
 
     const tests = run(process.execPath, [path.join(project, 'node_modules/vitest/vitest.mjs'), 'run', '--reporter', 'verbose'], project);
-    expect(tests).toMatch(/Tests\s+5 passed/);
+    // Every test of the consumer suite ran and passed, however many it holds.
+    const count = (await readFile(path.join(ROOT, 'test/consumer/controller.consumer.ts'), 'utf8')).match(/^\s*it\(/gm)?.length ?? 0;
+    expect(tests).toMatch(new RegExp(`Tests\\s+${count} passed`));
     run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], project);
   }, 300_000);
 });
