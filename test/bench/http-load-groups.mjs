@@ -97,6 +97,8 @@ export async function throughputGroup({ m, opts, previous }) {
       emulate: ratio('emulate --no-auth ÷ bare node', rps('emulate'), rps('bare'), goal('≥', 0.85)),
       bearer: ratio('emulate Bearer ÷ bare node (same requests)', rps('bearer'), rps('bareBearer'), goal('≥', 0.75)),
       basic: ratio('emulate Basic ÷ bare node (same requests)', rps('basic'), rps('bareBasic'), goal('≥', 0.7)),
+      emulateStill: ratio('emulate --no-auth --still ÷ bare node', rpsOf(runs, 'emulateStill'), rpsOf(runs, 'bare')),
+      living: ratio('emulate (living network) ÷ emulate --still', rpsOf(runs, 'emulate'), rpsOf(runs, 'emulateStill')),
       serve: ratio('serve ÷ bare node', rps('serve'), rps('bareServe'), goal('≥', 0.85)),
       hono: ratio('hono one-route ÷ bare node', rps('hono'), rps('bare')),
       'emulate/hono': ratio('emulate --no-auth ÷ hono', rps('emulate'), rps('hono')),
@@ -127,6 +129,8 @@ export async function throughputGroup({ m, opts, previous }) {
 export async function mixGroup({ m, opts, previous }) {
   return withServers(async (start) => {
     const emulate = await start(startEmulate(m));
+    // The same emulator with its network standing still: what the living network costs the mix.
+    const still = await start(startEmulate(m, { still: true }));
     const serve = await start(startServe(m, { withChute: true }));
     const mix = {};
     for (const [key, server] of [
@@ -170,6 +174,7 @@ export async function mixGroup({ m, opts, previous }) {
     const contenders = [
       { key: 'bare', label: "bare node:http (emulate's bytes)", url: bare.url, load: mix.emulate.load },
       { key: 'emulate', label: 'emulate --no-auth', url: emulate.url, load: mix.emulate.load },
+      { key: 'emulateStill', label: 'emulate --no-auth --still', url: still.url, load: mix.emulate.load },
       { key: 'bareServe', label: "bare node:http (serve's bytes)", url: bareServe.url, load: mix.serve.load },
       { key: 'serve', label: 'serve, one chute on stand-in tools', url: serve.url, load: mix.serve.load },
       { key: 'emulateIfNoneMatch', label: 'emulate --no-auth, If-None-Match (304s)', url: emulate.url, load: mix.emulate.loadIfNoneMatch },

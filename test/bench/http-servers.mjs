@@ -25,9 +25,21 @@ export async function benchMachine() {
   return { dir, tools, machine, newStateDir };
 }
 
-/** The arguments of `chutebox emulate` (default scenario) on 127.0.0.1:`port`, with or without auth. */
-export function emulateArgs(m, { auth = false, port = 0 } = {}) {
-  return ['emulate', '--scenario', 'default', '--host', '127.0.0.1', '--port', String(port), '--settings', m.machine.settings, ...(auth ? [] : ['--no-auth'])];
+/** The arguments of `chutebox emulate` (default scenario) on 127.0.0.1:`port`, with or without auth, its network living or `still`. */
+export function emulateArgs(m, { auth = false, port = 0, still = false } = {}) {
+  return [
+    'emulate',
+    '--scenario',
+    'default',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--settings',
+    m.machine.settings,
+    ...(auth ? [] : ['--no-auth']),
+    ...(still ? ['--still'] : []),
+  ];
 }
 
 /**
@@ -58,7 +70,11 @@ export function serveArgs(m, stateDir, { port = 0 } = {}) {
 
 /** Starts `chutebox emulate`. */
 export const startEmulate = (m, options) =>
-  startServer(`emulate${options?.auth ? '' : ' --no-auth'}`, chuteboxCommand(emulateArgs(m, options)), options?.env === undefined ? {} : { env: options.env });
+  startServer(
+    `emulate${options?.auth ? '' : ' --no-auth'}${options?.still ? ' --still' : ''}`,
+    chuteboxCommand(emulateArgs(m, options)),
+    options?.env === undefined ? {} : { env: options.env },
+  );
 
 /** Starts `chutebox serve` on a fresh state dir, empty or holding the chute. */
 export async function startServe(m, { withChute = false, env } = {}) {
