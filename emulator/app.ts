@@ -18,6 +18,9 @@ import type { ClockStart } from './emulated-clock.ts';
 import type { DeviceFault } from './faults/device-fault.ts';
 import { silentWhileRebooting } from './faults/silent-while-rebooting.ts';
 
+/** The device faults of an emulator that has none. */
+const NO_FAULTS: readonly DeviceFault[] = Object.freeze([]);
+
 /** The emulator's one account: ParaDrop's default user, with an empty password. */
 export const EMULATOR_ACCOUNT = { username: 'paradrop', password: '' } as const;
 
@@ -106,7 +109,12 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<Emu
     ...(options.still === undefined ? {} : { still: options.still }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     // The rules' device faults, and any given from code: the rules are made with the app, after the device.
-    deviceFaults: () => [...(options.deviceFaults?.() ?? []), ...(admin?.deviceFaults() ?? [])],
+    // Asked at every device call: no array is made while neither holds a fault.
+    deviceFaults: () => {
+      const ruled = admin?.deviceFaults() ?? NO_FAULTS;
+      const given = options.deviceFaults?.() ?? NO_FAULTS;
+      return given.length === 0 ? ruled : ruled.length === 0 ? given : [...given, ...ruled];
+    },
     ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
   };
   const given = options.scenario ?? 'default';
