@@ -51,8 +51,15 @@ export const EVENTS_PATH = '/api/v1/events';
 /** The events streams open on each app, each by what ends it: `listen` ends them when it stops. */
 export const openEventStreams = new WeakMap<Hono, Set<() => void>>();
 
+/**
+ * Where a request's `env` names the device it is for, when one app serves several (a fleet of emulated
+ * routers): `env[DEVICE_BINDING]` is that Device, and `ApiOptions.device` is then not needed.
+ */
+export const DEVICE_BINDING = 'chuteboxDevice';
+
 export interface ApiOptions {
-  device: Device;
+  /** The device every request is for; none for an app whose every request names its device (`DEVICE_BINDING`). */
+  device?: Device;
   /** null serves every request without credentials, if it is local (runtime/http/auth.ts), and mounts no login endpoint. */
   auth: AuthPolicy | null;
   /** Allowed CORS origin(s), comma-separated; default `*`. */
@@ -128,7 +135,13 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   const authorize = authorizer(options.auth, cors.listed);
   /** `authorize` as a promise, for the pages that wait for it (docs, preflight). */
   const authorized = async (c: Context) => authorize(c);
-  const { device } = options;
+  const given = options.device;
+  /** The device `c` is for: the one its `env` names (a fleet's), else the app's. */
+  const deviceOf = (c: Context): Device => {
+    const device = (c.env as Record<string, Device | undefined> | undefined)?.[DEVICE_BINDING] ?? given;
+    if (device === undefined) throw new Error('apiApp: a request for no device (neither ApiOptions.device nor env.chuteboxDevice)');
+    return device;
+  };
   // Every method and path answered, a route's aliases included, for the 404 and 405 answers.
   const routes: Pick<Route, 'method' | 'path'>[] = functions.flatMap((fn) => routePaths(fn.route).map((path) => ({ method: fn.route.method, path })));
   // Hono with its one-regular-expression router: a request is matched in one step, not route by route.
@@ -154,13 +167,13 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
       body: undefined,
       text: '',
     };
-    const out = fn.loaded === undefined || hasBody(fn.route.method, headers) ? invokeLoaded(c, fn, input) : fn.loaded.invoke(input, device);
+    const out = fn.loaded === undefined || hasBody(fn.route.method, headers) ? invokeLoaded(c, fn, input) : fn.loaded.invoke(input, deviceOf(c));
     return out.then((done) => send(c, done, headers.origin));
   }
   /** `fn`'s answer to `input` once its bundle is loaded and the body read. */
   async function invokeLoaded(c: Context, fn: ApiFunction, input: FunctionInput): Promise<FunctionOutput> {
     const bundle = fn.loaded ?? (await fn.load());
-    return bundle.invoke(hasBody(fn.route.method, input.headers) ? await (await body()).readInto(input, c, bundle.route) : input, device);
+    return bundle.invoke(hasBody(fn.route.method, input.headers) ? await (await body()).readInto(input, c, bundle.route) : input, deviceOf(c));
   }
 
   /**
@@ -214,16 +227,16 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }
   /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
-  const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, device);
+  const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, deviceOf(c));
   // The routes answered by a bundle loaded on first use, behind the same auth policy: the events stream, the websockets, the chute logs, the metrics and the daemon's log.
-  const events = { device, open: new Set<() => void>(), clients: options.eventClients, cors };
+  const events = { open: new Set<() => void>(), clients: options.eventClients, cors };
   openEventStreams.set(app, events.open);
   const loaded: [string, (c: Context) => Promise<Response>][] = [
-    [EVENTS_PATH, async (c) => (await import('./event-stream.ts')).eventStream(c, events)],
+    [EVENTS_PATH, async (c) => (await import('./event-stream.ts')).eventStream(c, { ...events, device: deviceOf(c) })],
     [HOSTAPD_CONTROL_PATH, socket('hostapdControl')],
     [CHANGE_STREAM_PATH, socket('changeStream')],
-    [CHUTE_LOGS_PATH, async (c) => (await import('./chute-logs.ts')).chuteLogs(c, device, cors)],
-    [METRICS_PATH, async (c) => (await import('./metrics.ts')).metrics(c, device, options.requestCounts)],
+    [CHUTE_LOGS_PATH, async (c) => (await import('./chute-logs.ts')).chuteLogs(c, deviceOf(c), cors)],
+    [METRICS_PATH, async (c) => (await import('./metrics.ts')).metrics(c, deviceOf(c), options.requestCounts)],
     ...CHUTE_LOG_SOCKET_PATHS.map((path): [string, (c: Context) => Promise<Response>] => [`${path}/*`, socket('chuteLogSocket')]),
   ];
   const { logs } = options;
@@ -242,7 +255,7 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.
     app.all(
       CHUTE_WEB_PATH,
-      observed(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, device), false),
+      observed(CHUTE_WEB_PATH, async (c) => (await import('./chute-proxy.ts')).chuteWeb(c, deviceOf(c)), false),
     );
   }
   // The API reference page and its files (runtime/http/docs.ts, a bundle loaded on first use; the page behind the same auth).

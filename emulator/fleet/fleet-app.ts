@@ -1,0 +1,149 @@
+import { Hono } from 'hono';
+import * as z from 'zod/mini';
+import { problemOutput } from '../../functions/core/handler.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
+import { noResource } from '../../functions/core/route.ts';
+import { validateQuery } from '../../functions/core/validate.ts';
+import type { AuthPolicy } from '../../runtime/auth/policy.ts';
+import { apiApp, DEVICE_BINDING, type ApiFunction, type ApiOptions } from '../../runtime/http/api.ts';
+import { authorizer } from '../../runtime/http/auth.ts';
+import { corsPolicy } from '../../runtime/http/cors.ts';
+import { problemFor } from '../../runtime/http/hono-errors.ts';
+import { silentWhileRebooting } from '../faults/silent-while-rebooting.ts';
+import type { Fleet, FleetDevice } from './fleet.ts';
+import { fleetMember } from './members.ts';
+
+/** The fleet's list of devices (issue 33's contract): `{size, devices: [{id, scenario}]}`, paged. */
+export const FLEET_PATH = '/_chutebox/fleet';
+
+/** Where a device's API and admin routes are: `/devices/<id>/api/v1/…`, `/devices/<id>/_chutebox/…`. */
+const DEVICE_PATH = /^\/devices\/([^/]+)(\/.*)?$/;
+
+/** How many devices a page of `FLEET_PATH` lists by default, and at most. */
+export const FLEET_PAGE = { default: 100, most: 1000 } as const;
+
+const PAGE_RULE = { error: `must be from 1 to ${FLEET_PAGE.most}` };
+const WholeNumberSchema = z.pipe(z.string().check(z.regex(/^[0-9]{1,9}$/, { error: 'must be a whole number' })), z.transform(Number));
+
+/** The query of `FLEET_PATH`: `offset` (default 0) and `limit` (1 to `FLEET_PAGE.most`, default `FLEET_PAGE.default`). */
+export const FleetPageQuerySchema = z.object({
+  offset: z._default(WholeNumberSchema, 0),
+  limit: z._default(z.pipe(WholeNumberSchema, z.number().check(z.minimum(1, PAGE_RULE), z.maximum(FLEET_PAGE.most, PAGE_RULE))), FLEET_PAGE.default),
+});
+
+type Fetch = Hono['fetch'];
+
+/** What a fleet is served with: its devices, the app's functions, and the HTTP options every device shares. */
+export interface FleetAppOptions extends Pick<ApiOptions, 'answered' | 'requestCounts' | 'logs' | 'eventClients' | 'uploadLimit'> {
+  fleet: Fleet;
+  functions: readonly ApiFunction[];
+  auth: AuthPolicy | null;
+  corsOrigin?: string | undefined;
+  /** Devices are also found by `Host: <id>.<domain>`; none by default. */
+  domain?: string | undefined;
+}
+
+/**
+ * A fleet over HTTP: one API app for every device (the device of each request bound on its `env`,
+ * `DEVICE_BINDING`), each device at `/devices/<id>/…` (and `Host: <id>.<domain>`) with its own fault
+ * rules and reboots, its admin routes at `/devices/<id>/_chutebox/…`, and the fleet's list at
+ * `FLEET_PATH`. A device is built on its first request.
+ *
+ * @example
+ * const { fetch } = fleetApp({ fleet, functions, auth: null });
+ * await fetch(new Request('http://fleet.test/devices/router-7/api/v1/chutes')); // router-7's chutes
+ */
+export function fleetApp(options: FleetAppOptions): { fetch: Fetch } {
+  const { fleet, corsOrigin } = options;
+  const cors = corsPolicy(corsOrigin);
+  const authorize = authorizer(options.auth, cors.listed);
+  const api = apiApp(options.functions, { ...options, device: undefined });
+  const served = deviceFetches(api.fetch, corsOrigin);
+  const admins = adminFetches(options.auth, corsOrigin);
+
+  const front = new Hono();
+  front.get(FLEET_PATH, async (c) => {
+    await authorize(c);
+    const page = validateQuery(FleetPageQuerySchema, c.req.query());
+    const end = Math.min(fleet.spec.size, page.offset + page.limit);
+    const devices = [];
+    for (let index = page.offset; index < end; index++) {
+      const { id, scenario } = fleetMember(fleet.spec, index);
+      devices.push({ id, scenario });
+    }
+    return c.json({ size: fleet.spec.size, devices }, 200, { 'cache-control': 'no-store', ...cors.headers(c.req.header('origin')) });
+  });
+  front.notFound((c) => problemResponse(noResource(c.req.path)));
+  front.onError((error, c) => problemResponse(error));
+
+  /** `request` answered by the device `id` names, at `path` of its own API. */
+  async function toDevice(request: Request, env: unknown, context: Parameters<Fetch>[2], id: string, path: string): Promise<Response> {
+    const found = fleet.device(id);
+    if (found === null) return problemResponse(new HttpProblem(404, `no device ${id} in this fleet of ${fleet.spec.size} (see ${FLEET_PATH})`));
+    const device = await found;
+    const forwarded = path === new URL(request.url).pathname ? request : atPath(request, path);
+    return (path.startsWith('/_chutebox/') ? admins(device) : served(device))(forwarded, env, context);
+  }
+
+  const fetch: Fetch = (request, env, context) => {
+    const host = options.domain === undefined ? null : hostDevice(request, options.domain);
+    if (host !== null) return toDevice(request, env, context, host, new URL(request.url).pathname);
+    const matched = DEVICE_PATH.exec(new URL(request.url).pathname);
+    if (matched !== null) return toDevice(request, env, context, decodeURIComponent(matched[1]!), matched[2] ?? '/');
+    return front.fetch(request, env, context);
+  };
+  return { fetch };
+}
+
+/** Each device's `fetch`: the shared API app with the device bound, silent while it reboots, its fault rules outermost. */
+function deviceFetches(api: Fetch, corsOrigin: string | undefined): (device: FleetDevice) => Fetch {
+  const made = new WeakMap<FleetDevice, Fetch>();
+  return (device) => {
+    let fetch = made.get(device);
+    if (fetch === undefined) {
+      const { scenario, admin } = device;
+      const bound: Fetch = (request, env, context) => api(request, { ...(env as object | undefined), [DEVICE_BINDING]: scenario.device }, context);
+      fetch = admin.faulting(silentWhileRebooting(bound, scenario.rebooting), corsOrigin);
+      made.set(device, fetch);
+    }
+    return fetch;
+  };
+}
+
+/** Each device's admin routes (state, clock, faults): an app made on the device's first admin request, as most devices never get one. */
+function adminFetches(auth: AuthPolicy | null, corsOrigin: string | undefined): (device: FleetDevice) => Fetch {
+  const made = new WeakMap<FleetDevice, Fetch>();
+  return (device) => {
+    let fetch = made.get(device);
+    if (fetch === undefined) {
+      const app = new Hono();
+      device.admin.mount(app, { auth, corsOrigin });
+      app.notFound((c) => problemResponse(noResource(c.req.path)));
+      app.onError((error, c) => problemResponse(error));
+      fetch = app.fetch;
+      made.set(device, fetch);
+    }
+    return fetch;
+  };
+}
+
+/** The device a `Host: <id>.<domain>` names (the port ignored); null for another host. */
+function hostDevice(request: Request, domain: string): string | null {
+  const host = request.headers.get('host')?.replace(/:\d+$/, '').toLowerCase();
+  const suffix = `.${domain.toLowerCase()}`;
+  return host?.endsWith(suffix) ? host.slice(0, -suffix.length) : null;
+}
+
+/** The same request at another path of the same origin, its query kept. */
+function atPath(request: Request, path: string): Request {
+  const url = new URL(request.url);
+  url.pathname = path;
+  const body = request.method === 'GET' || request.method === 'HEAD' ? null : request.body;
+  return new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal, duplex: 'half' } as RequestInit);
+}
+
+/** An error as the API answers it: a problem document. */
+function problemResponse(error: unknown): Response {
+  const out = problemOutput(problemFor(error));
+  return new Response(out.body, { status: out.status, headers: out.headers });
+}
