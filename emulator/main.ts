@@ -14,6 +14,7 @@ import {
   parseMegabytes,
   parsePort,
   UPLOAD_LIMIT_OPTION,
+  UsageError,
   type OptionSpec,
   type SwitchSpec,
 } from '../runtime/options.ts';
@@ -29,10 +30,14 @@ import { EMULATOR_ACCOUNT, emulatorApp, type EmulatorApp } from './app.ts';
 import { FAULTS_PATH } from './faults/api.ts';
 import { faultFileError, readFaultsFile } from './faults/file.ts';
 import type { FaultRuleInput } from './faults/rule.ts';
+import type { FleetShare } from './fleet/members.ts';
 import { readAtMost } from './read-at-most.ts';
 import { builtInScenarios, SCENARIO_ENV, type EmulatorState } from './scenario/device.ts';
 import { STATE_PATH } from './state-api.ts';
 import { checkStateText, STATE_LIMITS } from './state-limits.ts';
+import { FLEET_PATH } from './fleet/fleet-app.ts';
+import { FLEET_MOST, readFleetFile } from './fleet/fleet-file.ts';
+import { serveFleet } from './fleet/serve-fleet.ts';
 
 export { EMULATOR_ACCOUNT } from './app.ts';
 
@@ -84,6 +89,26 @@ const OPTIONS = [
     env: 'CHUTEBOX_FAULTS',
     value: 'FILE',
     description: `start with the fault rules of a JSON or YAML file {rules: [...]}, each as POST ${FAULTS_PATH} takes one; a reset goes back to them`,
+  },
+  {
+    flag: 'fleet',
+    env: 'CHUTEBOX_FLEET',
+    value: 'N',
+    description: `emulate a fleet of N devices (1 to ${FLEET_MOST}) from the seed, each at /devices/router-<index>/ and listed by GET ${FLEET_PATH}`,
+    kind: 'number',
+  },
+  {
+    flag: 'fleet-file',
+    env: 'CHUTEBOX_FLEET_FILE',
+    value: 'FILE',
+    description:
+      'a fleet from a JSON or YAML file {size, scenarios: [{scenario, share}, ...]}: the scenarios its devices run, by share (--fleet wins over its size)',
+  },
+  {
+    flag: 'fleet-domain',
+    env: 'CHUTEBOX_FLEET_DOMAIN',
+    value: 'DOMAIN',
+    description: "a fleet's devices also answer by host: Host: router-<index>.DOMAIN",
   },
   SETTINGS_OPTION,
 ] as const satisfies readonly OptionSpec[];
@@ -157,6 +182,31 @@ export async function main(argv: string[]): Promise<void> {
   const log = startDaemonLog(values);
   let settings: Settings = {};
   const faults = values.faults === undefined ? undefined : ((await readFaultsFile(values.faults)) as FaultRuleInput[]);
+  if (values.fleet !== undefined || values['fleet-file'] !== undefined) {
+    if (values.state !== undefined) throw new UsageError('--state is the state of one device: not with --fleet');
+    const fleet = await fleetSpecFrom(values);
+    await serveFleet({
+      ...fleet,
+      seed,
+      auth,
+      changeDelayMs,
+      changeLog,
+      eventBuffer: events.buffer,
+      eventClients: events.clients,
+      still,
+      ...(controller === undefined ? {} : { controller }),
+      functionsDir,
+      corsOrigin: values['cors-origin']!,
+      uploadLimit,
+      ...(values['fleet-domain'] === undefined ? {} : { domain: values['fleet-domain'] }),
+      ...(faults === undefined ? {} : { faults }),
+      ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
+      ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
+      log,
+      address: { host: values.host!, port },
+    });
+    return;
+  }
   const { app, scenario, state } = await emulatorApp({
     scenario: values.scenario!,
     auth,
@@ -242,6 +292,21 @@ async function restoreStateFile(file: string, scenario: { name: string; restore:
     const lines = error.errors?.map((entry) => `${entry.path || 'the state'} ${entry.message}`) ?? [error.message];
     throw new Error(`--state ${file} does not fit scenario ${scenario.name}:\n  ${lines.join('\n  ')}`);
   }
+}
+
+/** The size and scenarios of `--fleet N` and `--fleet-file FILE` (the flag's size wins), else every device `--scenario`. */
+async function fleetSpecFrom(values: Partial<Record<string, string>>): Promise<{ size: number; scenarios: FleetShare[] }> {
+  const file = values['fleet-file'] === undefined ? undefined : await readFleetFile(values['fleet-file']);
+  const size = values.fleet === undefined ? file?.size : parseFleetSize(values.fleet);
+  if (size === undefined) throw new UsageError(`--fleet-file ${values['fleet-file']} gives no size: give it one, or --fleet N`);
+  return { size, scenarios: file?.scenarios ?? [{ scenario: values.scenario!, share: 1 }] };
+}
+
+/** `--fleet N`: a whole number of devices from 1 to `FLEET_MOST`. */
+function parseFleetSize(text: string): number {
+  const size = /^[0-9]{1,7}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(size >= 1 && size <= FLEET_MOST)) throw new UsageError(`--fleet must be a number of devices from 1 to ${FLEET_MOST}, not ${JSON.stringify(text)}`);
+  return size;
 }
 
 function validationHint(requests: 'refused' | 'logged'): string {

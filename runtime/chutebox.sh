@@ -4,7 +4,9 @@
 # and replaces itself with it (exec): the process a supervisor started is the one that serves.
 #
 #   --max-heap MB        the old generation's limit in MiB (also CHUTEBOX_MAX_HEAP); default a quarter
-#                        of MemTotal, between 16 and 256: 32 on a 128 MB router, 64 on a 256 MB one
+#                        of MemTotal, between 16 and 256: 32 on a 128 MB router, 64 on a 256 MB one;
+#                        for `emulate --fleet` (or --fleet-file, CHUTEBOX_FLEET, CHUTEBOX_FLEET_FILE),
+#                        which runs on a developer's machine, not a router: half of MemTotal
 #
 # The young generation gets a 256th of it, between 1 and 16 MiB: 1 MiB for any default bound. See
 # docs/decisions/0018-a-heap-bound-from-the-launcher.md.
@@ -17,6 +19,7 @@ usage_error() {
 
 heap=${CHUTEBOX_MAX_HEAP-}
 given=${CHUTEBOX_MAX_HEAP+set}
+fleet=${CHUTEBOX_FLEET-}${CHUTEBOX_FLEET_FILE-}
 # Take --max-heap out of the arguments, keeping the others (and their order) for the CLI.
 count=$#
 while [ "$count" -gt 0 ]; do
@@ -35,6 +38,10 @@ while [ "$count" -gt 0 ]; do
       shift
       count=$((count - 1))
       ;;
+    --fleet | --fleet=* | --fleet-file | --fleet-file=*)
+      fleet=set
+      set -- "$@" "$arg"
+      ;;
     *) set -- "$@" "$arg" ;;
   esac
 done
@@ -49,9 +56,14 @@ if [ -z "$given" ]; then
       fi
     done < /proc/meminfo
   fi
-  heap=$((kib / 4096))
+  if [ -n "$fleet" ]; then
+    heap=$((kib / 2048))
+    [ "$heap" -le 65536 ] || heap=65536
+  else
+    heap=$((kib / 4096))
+    [ "$heap" -le 256 ] || heap=256
+  fi
   [ "$heap" -ge 16 ] || heap=16
-  [ "$heap" -le 256 ] || heap=256
 fi
 case $heap in
   '' | *[!0-9]*) usage_error "--max-heap (CHUTEBOX_MAX_HEAP) must be a whole number of MiB from 16 to 65536, not \"$heap\"" ;;

@@ -59,6 +59,20 @@ describe('chutebox (the launcher in dist/)', () => {
     expect(flagWins).toBeLessThanOrEqual(mostFor(64));
   });
 
+  it('gives a fleet (emulate --fleet, --fleet-file, CHUTEBOX_FLEET) half of MemTotal by default, and --max-heap still wins', () => {
+    /** The old generation's limit the launcher would start Node with: run with `echo` as its Node, it prints the command line. */
+    const oldFor = (args: string[], env: NodeJS.ProcessEnv = CLEAN_ENV) => {
+      const printed = spawnSync(LAUNCHER, args, { env: { ...env, CHUTEBOX_NODE: 'echo' }, encoding: 'utf8' });
+      return Number(/--max-old-space-size=(\d+)/.exec(printed.stdout)?.[1]);
+    };
+    const half = Math.floor(memTotalMib() / 2);
+    expect(oldFor(['emulate', '--fleet', '10000'])).toBe(half);
+    expect(oldFor(['emulate', '--fleet-file=fleet.yaml'])).toBe(half);
+    expect(oldFor(['emulate'], { ...CLEAN_ENV, CHUTEBOX_FLEET: '100' })).toBe(half);
+    expect(oldFor(['emulate', '--fleet', '10', '--max-heap', '300'])).toBe(300);
+    expect(oldFor(['emulate'])).toBe(Math.min(256, Math.max(16, Math.floor(memTotalMib() / 4))));
+  });
+
   it('exits with code 2 naming --max-heap for a value that is not a number of MiB from 16 on, and starts nothing', () => {
     for (const value of ['abc', '8', '']) {
       const result = spawnSync(LAUNCHER, ['serve', '--max-heap', value], { env: CLEAN_ENV, encoding: 'utf8' });

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { apiApp } from '../../runtime/http/api.ts';
 import { mountFunctions } from '../../runtime/http/mount-functions.ts';
 import { DIST_FUNCTIONS } from '../../test/support/test-bundles.ts';
 import { createFleet } from './fleet.ts';
@@ -15,7 +16,7 @@ describe('a fleet over HTTP', () => {
     const functions = await mountFunctions(DIST_FUNCTIONS);
     const fleet = createFleet({ spec: SPEC, scenarios: await loadFleetScenarios(SPEC), functions, device: { changeDelayMs: 0 } });
     built = fleet.built;
-    const app = fleetApp({ fleet, functions, auth: null, domain: 'fleet.test' });
+    const app = fleetApp({ fleet, api: apiApp(functions, { auth: null }), auth: null, domain: 'fleet.test' });
     fetch = (path, init = {}) =>
       Promise.resolve(
         app.fetch(new Request(`http://127.0.0.1${path}`, { ...init, headers: { ...(init.host ? { host: init.host } : {}), ...(init.headers as object) } })),

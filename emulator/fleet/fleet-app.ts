@@ -5,7 +5,7 @@ import { HttpProblem } from '../../functions/core/problem.ts';
 import { noResource } from '../../functions/core/route.ts';
 import { validateQuery } from '../../functions/core/validate.ts';
 import type { AuthPolicy } from '../../runtime/auth/policy.ts';
-import { apiApp, DEVICE_BINDING, type ApiFunction, type ApiOptions } from '../../runtime/http/api.ts';
+import { DEVICE_BINDING, openEventStreams } from '../../runtime/http/api.ts';
 import { authorizer } from '../../runtime/http/auth.ts';
 import { corsPolicy } from '../../runtime/http/cors.ts';
 import { problemFor } from '../../runtime/http/hono-errors.ts';
@@ -33,10 +33,11 @@ export const FleetPageQuerySchema = z.object({
 
 type Fetch = Hono['fetch'];
 
-/** What a fleet is served with: its devices, the app's functions, and the HTTP options every device shares. */
-export interface FleetAppOptions extends Pick<ApiOptions, 'answered' | 'requestCounts' | 'logs' | 'eventClients' | 'uploadLimit'> {
+/** What a fleet is served with: its devices, the API app they share, and who may ask. */
+export interface FleetAppOptions {
   fleet: Fleet;
-  functions: readonly ApiFunction[];
+  /** The API app (`apiApp` with no device of its own): each request's device is bound on its `env`. */
+  api: Hono;
   auth: AuthPolicy | null;
   corsOrigin?: string | undefined;
   /** Devices are also found by `Host: <id>.<domain>`; none by default. */
@@ -50,14 +51,14 @@ export interface FleetAppOptions extends Pick<ApiOptions, 'answered' | 'requestC
  * `FLEET_PATH`. A device is built on its first request.
  *
  * @example
- * const { fetch } = fleetApp({ fleet, functions, auth: null });
- * await fetch(new Request('http://fleet.test/devices/router-7/api/v1/chutes')); // router-7's chutes
+ * const app = fleetApp({ fleet, api: apiApp(functions, { auth: null }), auth: null });
+ * await app.fetch(new Request('http://fleet.test/devices/router-7/api/v1/chutes')); // router-7's chutes
  */
-export function fleetApp(options: FleetAppOptions): { fetch: Fetch } {
+export function fleetApp(options: FleetAppOptions): Hono {
   const { fleet, corsOrigin } = options;
   const cors = corsPolicy(corsOrigin);
   const authorize = authorizer(options.auth, cors.listed);
-  const api = apiApp(options.functions, { ...options, device: undefined });
+  const { api } = options;
   const served = deviceFetches(api.fetch, corsOrigin);
   const admins = adminFetches(options.auth, corsOrigin);
 
@@ -85,14 +86,17 @@ export function fleetApp(options: FleetAppOptions): { fetch: Fetch } {
     return (path.startsWith('/_chutebox/') ? admins(device) : served(device))(forwarded, env, context);
   }
 
-  const fetch: Fetch = (request, env, context) => {
+  // The front is what `listen` serves: its events streams are the API app's.
+  openEventStreams.set(front, openEventStreams.get(api) ?? new Set());
+  const frontFetch = front.fetch;
+  front.fetch = (request, env, context) => {
     const host = options.domain === undefined ? null : hostDevice(request, options.domain);
     if (host !== null) return toDevice(request, env, context, host, new URL(request.url).pathname);
     const matched = DEVICE_PATH.exec(new URL(request.url).pathname);
     if (matched !== null) return toDevice(request, env, context, decodeURIComponent(matched[1]!), matched[2] ?? '/');
-    return front.fetch(request, env, context);
+    return frontFetch(request, env, context);
   };
-  return { fetch };
+  return front;
 }
 
 /** Each device's `fetch`: the shared API app with the device bound, silent while it reboots, its fault rules outermost. */

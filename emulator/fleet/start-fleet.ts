@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Hono } from 'hono';
+import { fixedAuth } from '../../runtime/auth/index.ts';
+import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
+import { apiApp, type ApiOptions } from '../../runtime/http/api.ts';
+import { listen } from '../../runtime/http/listen.ts';
+import { mountFunctions } from '../../runtime/http/mount-functions.ts';
+import { EMULATOR_ACCOUNT } from '../app.ts';
+import type { FaultRuleInput } from '../faults/rule.ts';
+import { DEFAULT_SEED } from '../seeded.ts';
+import { createFleet, type Fleet } from './fleet.ts';
+import { fleetApp, type FleetAppOptions } from './fleet-app.ts';
+import { loadFleetScenarios } from './member-device.ts';
+import { deviceId, type FleetShare } from './members.ts';
+
+/** A fleet of emulated routers and how it is served (docs/emulator.md#a-fleet). */
+export interface FleetServerOptions
+  extends Pick<ApiOptions, 'answered' | 'logs' | 'eventClients' | 'uploadLimit'>,
+    Pick<FleetAppOptions, 'corsOrigin' | 'domain'> {
+  /** How many devices. */
+  size: number;
+  /** The fleet's seed: each device's seed, scenario and identity are drawn from it (default `DEFAULT_SEED`). */
+  seed?: number;
+  /** The scenarios the devices run, by share; default every device `default`. */
+  scenarios?: readonly FleetShare[];
+  /** Fault rules every device starts with (each device's own copy: `/devices/<id>/_chutebox/faults`). */
+  faults?: readonly FaultRuleInput[];
+  /** Whether requests need credentials (log in as `EMULATOR_ACCOUNT` on any device); default true. */
+  auth?: boolean;
+  /** How long each step of a chute change takes, in milliseconds (default 200). */
+  changeDelayMs?: number;
+  changeLog?: ChangeLogBound;
+  /** A real controller's base URL for every device's provisioning and telemetry; default the built-in fake controller. */
+  controller?: string;
+  /** Whether the devices' living networks stand still. */
+  still?: boolean;
+  eventBuffer?: number;
+  /** Folder of the function bundles; default `functions/` beside this bundle. */
+  functionsDir?: string;
+  /** Checks requests and answers against the OpenAPI document, as `chutebox emulate --validate` (`true`) or `--validate-log` (`'log'`). */
+  validate?: boolean | 'log';
+}
+
+/**
+ * A fleet as an HTTP app (`fleetApp`) over its devices (`createFleet`), the scenarios loaded once:
+ * what `chutebox emulate --fleet` and `startFleet` serve.
+ *
+ * @throws ScenarioError for a scenario that does not exist or does not check.
+ */
+export async function fleetServer(options: FleetServerOptions): Promise<{ app: Hono; fleet: Fleet }> {
+  const spec = { size: options.size, seed: options.seed ?? DEFAULT_SEED, scenarios: options.scenarios ?? [{ scenario: 'default', share: 1 }] };
+  const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
+  const functions = await mountFunctions(functionsDir);
+  const device = {
+    ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
+    ...(options.changeLog === undefined ? {} : { changeLog: options.changeLog }),
+    ...(options.controller === undefined ? {} : { controller: options.controller }),
+    ...(options.eventBuffer === undefined ? {} : { eventBuffer: options.eventBuffer }),
+    ...(options.still === undefined ? {} : { still: options.still }),
+  };
+  const fleet = createFleet({ spec, scenarios: await loadFleetScenarios(spec), functions, device, ...(options.faults ? { faults: options.faults } : {}) });
+  const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
+  const api = apiApp(functions, { auth, ...pick(options, ['corsOrigin', 'uploadLimit', 'answered', 'logs', 'eventClients']) });
+  if (options.validate === true || options.validate === 'log') {
+    // As emulatorApp: a bundle of its own (dist/validator.mjs), loaded only with validation on.
+    const { validatingFetch } = await import('../openapi-validator.ts');
+    api.fetch = await validatingFetch(api.fetch, {
+      functionsDir,
+      mode: options.validate === true ? 'refuse' : 'log',
+      authorize: auth === null ? null : async (authorization, client) => auth.authorize(authorization, client),
+      corsOrigin: options.corsOrigin,
+    });
+  }
+  return { app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain }), fleet };
+}
+
+/** How `startFleet` serves a fleet: the fleet and where it listens. */
+export interface StartFleetOptions extends FleetServerOptions {
+  /** Port to listen on; default 0, a free one. */
+  port?: number;
+  /** Address to listen on; default `127.0.0.1`. */
+  host?: string;
+}
+
+/** A fleet of emulated routers listening over HTTP. */
+export interface RunningFleet {
+  /** Its base URL: the fleet's list at `/_chutebox/fleet`, each device below `/devices/<id>/`. */
+  url: string;
+  size: number;
+  seed: number;
+  /** The base URL of the device at `index` (its API under `/api/v1`, its admin routes under `/_chutebox`). */
+  deviceUrl(index: number): string;
+  /** Stops listening. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a fleet of emulated routers in this process, as `chutebox emulate --fleet` does: each device
+ * built on its first request, its own writes, clock and fault rules.
+ *
+ * @example
+ * const fleet = await startFleet({ size: 100, seed: 7, auth: false });
+ * await fetch(`${fleet.deviceUrl(42)}/api/v1/chutes`); // router-42's chutes
+ * await fleet.stop();
+ */
+export async function startFleet(options: StartFleetOptions): Promise<RunningFleet> {
+  const { app, fleet } = await fleetServer(options);
+  const server = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  return {
+    url: server.url,
+    size: fleet.spec.size,
+    seed: fleet.spec.seed,
+    deviceUrl: (index) => `${server.url}/devices/${deviceId(index)}`,
+    stop: () => server.close(),
+  };
+}
+
+/** The options of `from` that are set, by name. */
+function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((key) => from[key] !== undefined).map((key) => [key, from[key]])) as Partial<Pick<T, K>>;
+}
