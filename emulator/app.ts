@@ -5,6 +5,7 @@ import { DEFAULT_UPLOAD_LIMIT } from '../functions/core/body/decode.ts';
 import type { Settings } from '../functions/core/device/index.ts';
 import type { ChangeLogBound } from '../runtime/changes/bound.ts';
 import { fixedAuth } from '../runtime/auth/index.ts';
+import type { AuthPolicy } from '../runtime/auth/policy.ts';
 import type { ApiOptions } from '../runtime/http/api.ts';
 import { apiApp } from '../runtime/http/api.ts';
 import { mountFunctions } from '../runtime/http/mount-functions.ts';
@@ -137,19 +138,30 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<Emu
     eventClients: options.eventClients,
   });
   admin.mount(app, { auth, corsOrigin: options.corsOrigin });
-  if (options.validate === true || options.validate === 'log') {
-    // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.
-    const { validatingFetch } = await import('./openapi-validator.ts');
-    app.fetch = await validatingFetch(app.fetch, {
-      functionsDir,
-      mode: options.validate === true ? 'refuse' : 'log',
-      authorize: auth === null ? null : async (authorization, client) => auth.authorize(authorization, client),
-      corsOrigin: options.corsOrigin,
-    });
-  }
+  app.fetch = await validation(app.fetch, { validate: options.validate, functionsDir, auth, corsOrigin: options.corsOrigin });
   // A rebooting device answers nothing, not even a refusal by the validation above.
   app.fetch = silentWhileRebooting(app.fetch, scenario.rebooting);
   // Outermost: a faulted answer is the rule's, not the API's, and is not checked against the document.
   app.fetch = admin.faulting(app.fetch, options.corsOrigin);
   return { app, scenario, state: admin.state, faults: admin.faults, clock: scenario.clock };
+}
+
+/**
+ * `fetch` with every request below `/api/v1` and every answer checked against the OpenAPI document, as
+ * `validate` asks (`EmulatorAppOptions.validate`); `fetch` itself without.
+ */
+export async function validation(
+  fetch: Hono['fetch'],
+  options: { validate: EmulatorAppOptions['validate']; functionsDir: string; auth: AuthPolicy | null; corsOrigin: string | undefined },
+): Promise<Hono['fetch']> {
+  const { validate, auth } = options;
+  if (validate !== true && validate !== 'log') return fetch;
+  // A bundle of its own (dist/validator.mjs, with ajv), loaded only with validation on: docs/decisions/0033-emulate-validate.md.
+  const { validatingFetch } = await import('./openapi-validator.ts');
+  return validatingFetch(fetch, {
+    functionsDir: options.functionsDir,
+    mode: validate === true ? 'refuse' : 'log',
+    authorize: auth === null ? null : async (authorization, client) => auth.authorize(authorization, client),
+    corsOrigin: options.corsOrigin,
+  });
 }

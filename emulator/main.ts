@@ -34,6 +34,7 @@ import type { FleetShare } from './fleet/members.ts';
 import { readAtMost } from './read-at-most.ts';
 import { builtInScenarios, SCENARIO_ENV, type EmulatorState } from './scenario/device.ts';
 import { STATE_PATH } from './state-api.ts';
+import { stopOnSignals } from './stop-on-signals.ts';
 import { checkStateText, STATE_LIMITS } from './state-limits.ts';
 import { FLEET_PATH } from './fleet/fleet-app.ts';
 import { FLEET_MOST, readFleetFile } from './fleet/fleet-file.ts';
@@ -251,17 +252,7 @@ export async function main(argv: string[]): Promise<void> {
   );
   log.write('info', 'listening', { url: server.url, scenario: scenario.name, seed: scenario.seed(), still });
 
-  const stop = () => {
-    log.write('info', 'stopping');
-    unfollowEvents();
-    log.ring.end();
-    void server.close().then(
-      () => log.close().then(() => process.exit(0)),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(server, log, unfollowEvents);
 }
 
 /**

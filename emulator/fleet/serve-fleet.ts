@@ -1,6 +1,7 @@
 import { listen } from '../../runtime/http/listen.ts';
 import type { startDaemonLog } from '../../runtime/log/daemon-log.ts';
 import { EMULATOR_ACCOUNT } from '../app.ts';
+import { stopOnSignals } from '../stop-on-signals.ts';
 import { FLEET_PATH } from './fleet-app.ts';
 import { deviceId } from './members.ts';
 import { fleetServer, type FleetServerOptions } from './start-fleet.ts';
@@ -33,14 +34,5 @@ export async function serveFleet(options: ServeFleetOptions): Promise<void> {
         : `log in on a device: curl -s -X POST ${first}/api/v1/auth/local -H 'content-type: application/json' -d '${JSON.stringify(EMULATOR_ACCOUNT)}'\n`),
   );
   log.write('info', 'listening', { url: server.url, fleet: size, seed, scenarios });
-  const stop = () => {
-    log.write('info', 'stopping');
-    log.ring.end();
-    void server.close().then(
-      () => log.close().then(() => process.exit(0)),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(server, log);
 }

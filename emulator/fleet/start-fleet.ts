@@ -6,7 +6,7 @@ import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { apiApp, type ApiOptions } from '../../runtime/http/api.ts';
 import { listen } from '../../runtime/http/listen.ts';
 import { mountFunctions } from '../../runtime/http/mount-functions.ts';
-import { EMULATOR_ACCOUNT } from '../app.ts';
+import { EMULATOR_ACCOUNT, validation } from '../app.ts';
 import type { FaultRuleInput } from '../faults/rule.ts';
 import { DEFAULT_SEED } from '../seeded.ts';
 import { createFleet, type Fleet } from './fleet.ts';
@@ -62,16 +62,7 @@ export async function fleetServer(options: FleetServerOptions): Promise<{ app: H
   const fleet = createFleet({ spec, scenarios: await loadFleetScenarios(spec), functions, device, ...(options.faults ? { faults: options.faults } : {}) });
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const api = apiApp(functions, { auth, ...pick(options, ['corsOrigin', 'uploadLimit', 'answered', 'logs', 'eventClients']) });
-  if (options.validate === true || options.validate === 'log') {
-    // As emulatorApp: a bundle of its own (dist/validator.mjs), loaded only with validation on.
-    const { validatingFetch } = await import('../openapi-validator.ts');
-    api.fetch = await validatingFetch(api.fetch, {
-      functionsDir,
-      mode: options.validate === true ? 'refuse' : 'log',
-      authorize: auth === null ? null : async (authorization, client) => auth.authorize(authorization, client),
-      corsOrigin: options.corsOrigin,
-    });
-  }
+  api.fetch = await validation(api.fetch, { validate: options.validate, functionsDir, auth, corsOrigin: options.corsOrigin });
   return { app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain }), fleet };
 }
 
