@@ -105,9 +105,16 @@ function deviceFetches(api: Fetch, corsOrigin: string | undefined): (device: Fle
   return (device) => {
     let fetch = made.get(device);
     if (fetch === undefined) {
-      const { scenario, admin } = device;
+      const { scenario } = device;
       const bound: Fetch = (request, env, context) => api(request, { ...(env as object | undefined), [DEVICE_BINDING]: scenario.device }, context);
-      fetch = admin.faulting(silentWhileRebooting(bound, scenario.rebooting), corsOrigin);
+      const silent = silentWhileRebooting(bound, scenario.rebooting);
+      let faulting: Fetch | undefined;
+      // Its fault rules once it has an admin (most devices never get one).
+      fetch = (request, env, context) => {
+        if (device.admin === undefined) return silent(request, env, context);
+        faulting ??= device.admin.faulting(silent, corsOrigin);
+        return faulting(request, env, context);
+      };
       made.set(device, fetch);
     }
     return fetch;
@@ -120,11 +127,14 @@ function adminFetches(auth: AuthPolicy | null, corsOrigin: string | undefined): 
   return (device) => {
     let fetch = made.get(device);
     if (fetch === undefined) {
-      const app = new Hono();
-      device.admin.mount(app, { auth, corsOrigin });
-      app.notFound((c) => problemResponse(noResource(c.req.path)));
-      app.onError((error, c) => problemResponse(error));
-      fetch = app.fetch;
+      const app = device.administered().then((admin) => {
+        const admitting = new Hono();
+        admin.mount(admitting, { auth, corsOrigin });
+        admitting.notFound((c) => problemResponse(noResource(c.req.path)));
+        admitting.onError((error) => problemResponse(error));
+        return admitting;
+      });
+      fetch = async (request, env, context) => (await app).fetch(request, env, context);
       made.set(device, fetch);
     }
     return fetch;

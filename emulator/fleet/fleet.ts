@@ -9,7 +9,10 @@ import { memberDevice, type FleetScenarios } from './member-device.ts';
 export interface FleetDevice {
   member: FleetMember;
   scenario: Scenario;
-  admin: EmulatorAdmin;
+  /** Its admin (state, clock, fault rules), once made: a device has one from its first admin request, or from the start with rules to start with. */
+  admin: EmulatorAdmin | undefined;
+  /** Its admin, made now if it has none yet. */
+  administered(): Promise<EmulatorAdmin>;
 }
 
 /** How every device of a fleet is emulated: the scenario options they share, and the fault rules each starts with. */
@@ -61,10 +64,20 @@ export function createFleet(options: FleetOptions): Fleet {
 /** The device faults of a device whose admin is not made yet. */
 const NO_FAULTS: readonly never[] = Object.freeze([]);
 
-/** The member's device and its admin, the device's faults read from the admin's rules. */
+/**
+ * The member's device, its faults read from its admin's rules once it has an admin: made with the
+ * device when the fleet gives rules to start with, else on the first admin request, as most devices
+ * of a fleet never get one.
+ */
 async function buildDevice(options: FleetOptions, member: FleetMember): Promise<FleetDevice> {
-  let admin: EmulatorAdmin | undefined;
-  const scenario = memberDevice(options.scenarios, member, { ...options.device, deviceFaults: () => admin?.deviceFaults() ?? NO_FAULTS });
-  admin = await emulatorAdmin({ functions: options.functions, scenario, faults: options.faults });
-  return { member, scenario, admin };
+  let making: Promise<EmulatorAdmin> | undefined;
+  const device: FleetDevice = {
+    member,
+    scenario: memberDevice(options.scenarios, member, { ...options.device, deviceFaults: () => device.admin?.deviceFaults() ?? NO_FAULTS }),
+    admin: undefined,
+    administered: () =>
+      (making ??= emulatorAdmin({ functions: options.functions, scenario: device.scenario, faults: options.faults }).then((admin) => (device.admin = admin))),
+  };
+  if (options.faults !== undefined && options.faults.length > 0) await device.administered();
+  return device;
 }

@@ -244,6 +244,19 @@ function changesMade(base: Omit<Device, ChangeMethods>, state: ChangesState | un
     });
   }
 
+  const reads: ChangesMade['reads'] = {
+    // Until a change edits them, the containers of `base` (frozen, shared with every device of the scenario): no copy is made to read them.
+    containers: () =>
+      engine === undefined ? base.containers() : (answer ??= engine.then((list) => (list === null ? null : deepFreeze(structuredClone(list))))),
+    containerStats: (id) =>
+      reads.containers().then((list) => {
+        const container = list?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
+        return container?.State === 'running' ? base.containerStats(id) : null;
+      }),
+    chuteNames,
+    chute: current,
+  };
+
   return {
     base,
     touched,
@@ -253,16 +266,7 @@ function changesMade(base: Omit<Device, ChangeMethods>, state: ChangesState | un
     edited: () => {
       answer = undefined;
     },
-    reads: {
-      containers: () => (answer ??= containers().then((list) => (list === null ? null : deepFreeze(structuredClone(list))))),
-      containerStats: (id) =>
-        containers().then((list) => {
-          const container = list?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
-          return container?.State === 'running' ? base.containerStats(id) : null;
-        }),
-      chuteNames,
-      chute: current,
-    },
+    reads,
   };
 }
 
@@ -376,7 +380,7 @@ async function resetEmulated(made: ChangesMade, log: MemoryChangeLog, options: P
 /** What changes have made of the device, now (`EmulatedDevice.snapshot`). */
 async function snapshotOf(made: ChangesMade, log: MemoryChangeLog): Promise<ChangesState> {
   const { base, touched } = made;
-  const [names, list] = await Promise.all([base.chuteNames(), made.containers()]);
+  const [names, list] = await Promise.all([base.chuteNames(), made.reads.containers()]);
   const recorded = await Promise.all(names.map((name) => base.chute(name)));
   // From here on nothing is awaited: the state of one moment.
   const now = new Map<string, StoredChute>();

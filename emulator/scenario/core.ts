@@ -146,7 +146,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
     living,
   );
-  const recordedChutes = storedChutes(documents.chutes);
+  const recordedChutes = sharedChutes(documents.chutes);
   const logs = scenarioLogs(files);
   // The networks of the chutes installed now: as recorded, or what serve would run for them on this device's radios.
   const network = scenarioNetworks(
@@ -370,16 +370,7 @@ function scenarioSources(
   recordings: EngineRecordings | null,
   now: () => number,
 ): Omit<DeviceSources, 'chuteNames' | 'chute' | 'settings'> {
-  // Each answer made once and frozen, as a device answers the same numbers while nothing changed: a
-  // parse of them is then reused (`reusingLast` compares its sources by identity).
-  const statfs = new Map(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), deepFreeze({ ...stats })]));
-  const uname = deepFreeze({ ...spec.uname });
-  const programs: readonly string[] = Object.freeze([...(spec.programs ?? [])]);
-  // Frozen: every call shares them, as calls share an engine request on a device.
-  const engine =
-    recordings === null
-      ? null
-      : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) };
+  const { statfs, uname, programs, engine } = frozenRecordings(spec, recordings);
   return {
     ...files,
     // A mount point as recorded is found without spelling it again (`mountKey`).
@@ -389,6 +380,44 @@ function scenarioSources(
     now,
     containers: async () => engine?.containers ?? null,
     containerStats: async (id) => engine?.stats.get(id) ?? null,
+  };
+}
+
+/** The recorded chutes of each scenario, frozen: shared by every device that runs it (a fleet's), as nothing changes them. */
+const recordedChutesOf = new WeakMap<ScenarioDocuments['chutes'], ReturnType<typeof storedChutes>>();
+
+/** `storedChutes` of a scenario's chutes, made once per scenario. */
+function sharedChutes(chutes: ScenarioDocuments['chutes']): ReturnType<typeof storedChutes> {
+  let made = recordedChutesOf.get(chutes);
+  if (made === undefined) recordedChutesOf.set(chutes, (made = storedChutes(chutes)));
+  return made;
+}
+
+/** What `frozenRecordings` made of each scenario's `device.yaml`, shared by every device that runs the scenario (a fleet's). */
+const frozen = new WeakMap<DeviceYaml, ReturnType<typeof freezeRecordings>>();
+
+/**
+ * The recorded answers of `device.yaml` and the engine, each made once per scenario and frozen, as a
+ * device answers the same numbers while nothing changed: a parse of them is then reused
+ * (`reusingLast` compares its sources by identity), and the devices of a fleet share them.
+ */
+function frozenRecordings(spec: DeviceYaml, recordings: EngineRecordings | null): ReturnType<typeof freezeRecordings> {
+  let made = frozen.get(spec);
+  if (made === undefined || made.recordings !== recordings) frozen.set(spec, (made = freezeRecordings(spec, recordings)));
+  return made;
+}
+
+function freezeRecordings(spec: DeviceYaml, recordings: EngineRecordings | null) {
+  return {
+    recordings,
+    statfs: new Map(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), deepFreeze({ ...stats })])),
+    uname: deepFreeze({ ...spec.uname }),
+    programs: Object.freeze([...(spec.programs ?? [])]) as readonly string[],
+    // Every call shares them, as calls share an engine request on a device.
+    engine:
+      recordings === null
+        ? null
+        : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) },
   };
 }
 

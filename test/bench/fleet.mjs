@@ -1,0 +1,185 @@
+// npm run bench, after the events bench: a fleet of emulated routers in one process (issue 33).
+// 1. Memory and start: `emulate --fleet N` for each size, every device built by one GET, then VmRSS
+//    and the live heap (docs/decisions/0054); the bytes a device costs beyond the first; how long the
+//    largest fleet took to answer from its last device.
+// 2. Throughput: the read mix spread over every device of a fleet, against the same mix on one
+//    emulated device, in interleaved rounds (goal ≥ 0.5×).
+// Each emulator runs as its own process, stopped by pid; temp files are removed (also on Ctrl-C).
+//
+// usage: node test/bench/fleet.mjs [--sizes 1,1000,10000,100000] [--seconds S] [--rounds R]
+// Figures are written to test/bench/results/fleet/<ISO timestamp>.json.
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { mixPaths } from './http-capture.mjs';
+import { chuteboxCommand, cleanUp, cleanUpOnSignals, INSPECTED_ENV, liveHeap, root, rss, startServer, tempDir } from './http-procs.mjs';
+import { goal, mb, ms, previousResults, printTable, writeResults } from './http-report.mjs';
+import { interleaved, printRates, printRatios, ratio, stored } from './http-rounds.mjs';
+import { CONNECTIONS } from './http-wrk.mjs';
+
+const resultsDir = path.join(root, 'test/bench/results/fleet');
+
+/** The size whose start and throughput are measured (issue 33: 10,000 devices answering within 5 s). */
+const MEASURED_SIZE = 10_000;
+/** How many GETs build the devices at once. */
+const BUILDERS = 32;
+
+function options() {
+  const { values } = parseArgs({ options: { sizes: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' } } });
+  const sizes = (values.sizes ?? '1,1000,10000,100000').split(',').map(Number);
+  if (!sizes.every((size) => Number.isInteger(size) && size >= 1)) throw new Error(`--sizes takes whole numbers from 1, not ${values.sizes}`);
+  return { sizes, seconds: Number(values.seconds ?? 10), rounds: Number(values.rounds ?? 3) };
+}
+
+/** `chutebox emulate --fleet size`, its network still (so that every device has the same paths), inspected for `liveHeap`. */
+const startFleet = (size) =>
+  startServer(
+    `emulate --fleet ${size}`,
+    chuteboxCommand(['emulate', '--fleet', String(size), '--seed', '1', '--no-auth', '--still', '--host', '127.0.0.1', '--port', '0']),
+    {
+      env: INSPECTED_ENV,
+      timeoutMs: 60_000,
+    },
+  );
+
+/** One GET of each device, `BUILDERS` at a time: every device built. Answers how long it took. */
+async function buildAll(url, size) {
+  const began = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: BUILDERS }, async () => {
+      while (next < size) {
+        const id = `router-${next++}`;
+        const res = await fetch(`${url}/devices/${id}/api/v1/chutes`);
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`GET /devices/${id}/api/v1/chutes answered ${res.status}`);
+      }
+    }),
+  );
+  return performance.now() - began;
+}
+
+/** Group 1: memory for each size, and the start of `MEASURED_SIZE` devices. */
+async function memoryGroup(opts) {
+  console.log(`\n1. Memory: emulate --fleet N --still, every device built by a GET (${BUILDERS} at a time), then VmRSS and the live heap`);
+  const rows = [];
+  for (const size of opts.sizes) {
+    const began = performance.now();
+    const server = await startFleet(size);
+    try {
+      const listening = performance.now() - began;
+      const last = await fetch(`${server.url}/devices/router-${size - 1}/api/v1/info/hardware`);
+      await last.arrayBuffer();
+      const firstAnswer = performance.now() - began;
+      const buildMs = await buildAll(server.url, size);
+      rows.push({ size, listeningMs: listening, lastAnswerMs: firstAnswer, buildMs, rss: await rss(server.pid), heap: await liveHeap(server) });
+    } finally {
+      await server.stop();
+    }
+  }
+  const one = rows.find((row) => row.size === 1) ?? rows[0];
+  const perDevice = (row, key) => (row.size === one.size ? null : (row[key] - one[key]) / (row.size - one.size));
+  printTable(
+    ['devices', 'listening', 'last device answered', 'all built', 'VmRSS', 'live heap', 'VmRSS a device beyond the first', 'live heap a device'],
+    rows.map((row) => [
+      String(row.size),
+      ms(row.listeningMs),
+      ms(row.lastAnswerMs),
+      ms(row.buildMs),
+      mb(row.rss),
+      mb(row.heap),
+      perDevice(row, 'rss') === null ? '–' : `${(perDevice(row, 'rss') / 1024).toFixed(1)} KB`,
+      perDevice(row, 'heap') === null ? '–' : `${(perDevice(row, 'heap') / 1024).toFixed(1)} KB`,
+    ]),
+  );
+  const measured = rows.find((row) => row.size === MEASURED_SIZE);
+  const goals =
+    measured === undefined
+      ? []
+      : [
+          { label: `VmRSS of ${MEASURED_SIZE} devices`, value: mb(measured.rss), goal: '≤ 512 MB', verdict: measured.rss <= 512 * 2 ** 20 ? 'met' : 'NOT met' },
+          {
+            label: `${MEASURED_SIZE} devices: listening and the last one answered`,
+            value: ms(measured.lastAnswerMs),
+            goal: '≤ 5 s',
+            verdict: measured.lastAnswerMs <= 5000 ? 'met' : 'NOT met',
+          },
+        ];
+  const large = rows.find((row) => row.size === 100_000);
+  if (large !== undefined)
+    goals.push({ label: 'VmRSS of 100000 devices', value: mb(large.rss), goal: '≤ 2048 MB', verdict: large.rss <= 2 * 2 ** 30 ? 'met' : 'NOT met' });
+  if (goals.length > 0)
+    printTable(
+      ['figure', 'value', 'goal', 'verdict'],
+      goals.map((g) => [g.label, g.value, g.goal, g.verdict]),
+    );
+  return { rows, goals };
+}
+
+/** A wrk script: the mix's paths in turn, each on the next device of the fleet (one device: no prefix). */
+async function fleetLoad(dir, name, paths, size) {
+  const lines = [
+    `local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }`,
+    'local i = 0',
+    'request = function()',
+    '  i = i + 1',
+    size === null
+      ? '  return wrk.format(nil, paths[i % #paths + 1])'
+      : `  return wrk.format(nil, "/devices/router-" .. (i % ${size}) .. paths[(i + math.floor(i / ${size})) % #paths + 1])`,
+    'end',
+    'done = function(summary, latency, requests)',
+    '  local e = summary.errors',
+    '  io.write(string.format(\'\\nBENCH {"requests":%d,"duration_us":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50_us":%d,"p99_us":%d}\\n\',',
+    '    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout, latency:percentile(50), latency:percentile(99)))',
+    'end',
+  ];
+  const file = path.join(dir, `${name}.lua`);
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return { file, paths };
+}
+
+/** Group 2: the read mix over `MEASURED_SIZE` devices against one device. */
+async function throughputGroup(opts, previous) {
+  const dir = await tempDir('chutebox-bench-fleet-');
+  const one = await startServer('emulate --still', chuteboxCommand(['emulate', '--no-auth', '--still', '--seed', '1', '--host', '127.0.0.1', '--port', '0']));
+  const fleet = await startFleet(MEASURED_SIZE);
+  try {
+    // A station's MAC is the device's own: paths that name one are left out of both loads.
+    const paths = (await mixPaths(one.url)).paths.filter((p) => !/[0-9a-f]{2}(:[0-9a-f]{2}){5}/i.test(p));
+    console.log(
+      `\n2. Throughput: ${paths.length} GET paths of the read mix, each on the next of ${MEASURED_SIZE} devices, wrk -t1 -c${CONNECTIONS} -d${opts.seconds}s, ${opts.rounds} interleaved rounds`,
+    );
+    await buildAll(fleet.url, MEASURED_SIZE);
+    const contenders = [
+      { key: 'one', label: 'one emulated device (emulate --still)', url: one.url, load: await fleetLoad(dir, 'one', paths, null) },
+      { key: 'fleet', label: `the mix over ${MEASURED_SIZE} devices`, url: fleet.url, load: await fleetLoad(dir, 'fleet', paths, MEASURED_SIZE) },
+    ];
+    const runs = await interleaved(contenders, { rounds: opts.rounds, seconds: opts.seconds, warmup: 3 });
+    printRates(contenders, runs);
+    const rps = (key) => runs[key].map((run) => run.rps);
+    const ratios = { fleet: ratio(`${MEASURED_SIZE} devices ÷ one device`, rps('fleet'), rps('one'), goal('≥', 0.5)) };
+    printRatios(ratios, previous?.throughput?.ratios);
+    return { paths: paths.length, runs: Object.fromEntries(Object.entries(runs).map(([key, r]) => [key, stored(r)])), ratios };
+  } finally {
+    await Promise.all([one.stop(), fleet.stop()]);
+  }
+}
+
+async function main() {
+  const opts = options();
+  cleanUpOnSignals();
+  const started = new Date();
+  const previous = await previousResults(resultsDir);
+  console.log(`\nFleet bench: sizes ${opts.sizes.join(', ')} on ${os.cpus().length} CPUs, ${mb(os.totalmem())}`);
+  try {
+    const memory = await memoryGroup(opts);
+    const throughput = await throughputGroup(opts, previous);
+    const file = await writeResults({ startedAt: started.toISOString(), opts, memory, throughput }, resultsDir);
+    console.log(`\nwritten to ${file}`);
+  } finally {
+    await cleanUp();
+  }
+}
+
+await main();
