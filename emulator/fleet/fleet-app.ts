@@ -16,6 +16,9 @@ import { fleetMember } from './members.ts';
 /** The fleet's list of devices (issue 33's contract): `{size, devices: [{id, scenario}]}`, paged. */
 export const FLEET_PATH = '/_chutebox/fleet';
 
+/** How the fleet's devices talk to their controller (`FleetAppOptions.controller`). */
+export const CONTROLLER_PATH = '/_chutebox/controller';
+
 /** Where a device's API and admin routes are: `/devices/<id>/api/v1/…`, `/devices/<id>/_chutebox/…`. */
 const DEVICE_PATH = /^\/devices\/([^/]+)(\/.*)?$/;
 
@@ -42,6 +45,8 @@ export interface FleetAppOptions {
   corsOrigin?: string | undefined;
   /** Devices are also found by `Host: <id>.<domain>`; none by default. */
   domain?: string | undefined;
+  /** What `CONTROLLER_PATH` answers: the controller the devices provision with, how far they got, and what the built-in one received. */
+  controller?: () => unknown;
 }
 
 /**
@@ -74,6 +79,13 @@ export function fleetApp(options: FleetAppOptions): Hono {
     }
     return c.json({ size: fleet.spec.size, devices }, 200, { 'cache-control': 'no-store', ...cors.headers(c.req.header('origin')) });
   });
+  const { controller } = options;
+  if (controller !== undefined) {
+    front.get(CONTROLLER_PATH, async (c) => {
+      await authorize(c);
+      return c.json(controller(), 200, { 'cache-control': 'no-store', ...cors.headers(c.req.header('origin')) });
+    });
+  }
   front.notFound((c) => problemResponse(noResource(c.req.path)));
   front.onError((error, c) => problemResponse(error));
 

@@ -11,7 +11,9 @@ import type { FaultRuleInput } from '../faults/rule.ts';
 import { DEFAULT_SEED } from '../seeded.ts';
 import { createFleet, type Fleet } from './fleet.ts';
 import { fleetApp, type FleetAppOptions } from './fleet-app.ts';
+import { fakeController, type FakeController } from '../scenario/fake-controller.ts';
 import { loadFleetScenarios } from './member-device.ts';
+import { limitedFetch, provisionFleet, type FleetOutbound } from './outbound.ts';
 import { deviceId, type FleetShare } from './members.ts';
 
 /** A fleet of emulated routers and how it is served (docs/emulator.md#a-fleet). */
@@ -40,7 +42,18 @@ export interface FleetServerOptions
   functionsDir?: string;
   /** Checks requests and answers against the OpenAPI document, as `chutebox emulate --validate` (`true`) or `--validate-log` (`'log'`). */
   validate?: boolean | 'log';
+  /**
+   * Whether every device provisions itself with the controller at start (then sends it telemetry at
+   * its interval), each at a time drawn within `provisionSpreadMs` (default 60 s, telemetry's default
+   * interval), at most `outboundConcurrency` (default 64) at once; default true.
+   */
+  provision?: boolean;
+  provisionSpreadMs?: number;
+  outboundConcurrency?: number;
 }
+
+/** How many events each device of a fleet keeps for clients that reconnect, unless told (one device keeps 1000). */
+export const FLEET_EVENT_BUFFER = 100;
 
 /**
  * A fleet as an HTTP app (`fleetApp`) over its devices (`createFleet`), the scenarios loaded once:
@@ -48,22 +61,40 @@ export interface FleetServerOptions
  *
  * @throws ScenarioError for a scenario that does not exist or does not check.
  */
-export async function fleetServer(options: FleetServerOptions): Promise<{ app: Hono; fleet: Fleet }> {
+export async function fleetServer(options: FleetServerOptions): Promise<{ app: Hono; fleet: Fleet; outbound(): FleetOutbound | null }> {
   const spec = { size: options.size, seed: options.seed ?? DEFAULT_SEED, scenarios: options.scenarios ?? [{ scenario: 'default', share: 1 }] };
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const functions = await mountFunctions(functionsDir);
+  const concurrency = options.outboundConcurrency ?? 64;
+  // One built-in controller for the whole fleet: it counts what every device sent.
+  const fake = fakeController({ routers: spec.size });
   const device = {
     ...(options.changeDelayMs === undefined ? {} : { changeDelayMs: options.changeDelayMs }),
     ...(options.changeLog === undefined ? {} : { changeLog: options.changeLog }),
-    ...(options.controller === undefined ? {} : { controller: options.controller }),
-    ...(options.eventBuffer === undefined ? {} : { eventBuffer: options.eventBuffer }),
+    ...(options.controller === undefined
+      ? { fakeController: fake }
+      : { controller: options.controller, controllerFetch: limitedFetch(globalThis.fetch, concurrency) }),
+    eventBuffer: options.eventBuffer ?? FLEET_EVENT_BUFFER,
     ...(options.still === undefined ? {} : { still: options.still }),
   };
   const fleet = createFleet({ spec, scenarios: await loadFleetScenarios(spec), functions, device, ...(options.faults ? { faults: options.faults } : {}) });
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const api = apiApp(functions, { auth, ...pick(options, ['corsOrigin', 'uploadLimit', 'answered', 'logs', 'eventClients']) });
   api.fetch = await validation(api.fetch, { validate: options.validate, functionsDir, auth, corsOrigin: options.corsOrigin });
-  return { app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain }), fleet };
+  let outbound: FleetOutbound | null = null;
+  const controller = () => ({
+    controller: options.controller ?? 'built-in',
+    devices: outbound?.progress() ?? { provisioned: 0, failed: 0, waiting: 0 },
+    ...(options.controller === undefined ? { received: receivedOf(fake) } : {}),
+  });
+  return {
+    app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain, controller }),
+    fleet,
+    outbound: () =>
+      options.provision === false
+        ? null
+        : (outbound ??= provisionFleet({ fleet, controller: options.controller, spreadMs: options.provisionSpreadMs ?? 60_000, concurrency })),
+  };
 }
 
 /** How `startFleet` serves a fleet: the fleet and where it listens. */
@@ -96,18 +127,28 @@ export interface RunningFleet {
  * await fleet.stop();
  */
 export async function startFleet(options: StartFleetOptions): Promise<RunningFleet> {
-  const { app, fleet } = await fleetServer(options);
+  const { app, fleet, outbound } = await fleetServer(options);
   const server = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  const provisioning = outbound();
   return {
     url: server.url,
     size: fleet.spec.size,
     seed: fleet.spec.seed,
     deviceUrl: (index) => `${server.url}/devices/${deviceId(index)}`,
-    stop: () => server.close(),
+    stop: () => {
+      provisioning?.stop();
+      return server.close();
+    },
   };
 }
 
 /** The options of `from` that are set, by name. */
 function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {
   return Object.fromEntries(keys.filter((key) => from[key] !== undefined).map((key) => [key, from[key]])) as Partial<Pick<T, K>>;
+}
+
+/** What the built-in controller received, without the last report's body. */
+function receivedOf(fake: FakeController) {
+  const { checks, reports, routers, lastRouterId } = fake.log();
+  return { checks, reports, routers, lastRouterId };
 }

@@ -14,7 +14,7 @@ import { memoryHostConfig } from './host-config.ts';
 import { scenarioProvisioning, type ApitokenMemory } from './provisioning.ts';
 import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges, type EmulatedDevice } from './changes.ts';
 import { checkEmulatorState, EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from '../emulator-state.ts';
-import { fakeController } from './fake-controller.ts';
+import { fakeController, type FakeController } from './fake-controller.ts';
 import { storedChutes } from './chutes.ts';
 import type { EngineRecordings, ScenarioDocuments } from './documents.ts';
 import { jsonCopy } from './json-copy.ts';
@@ -36,6 +36,10 @@ export interface ScenarioOptions {
   changeLog?: ChangeLogBound;
   /** A real controller's base URL for provisioning and telemetry; default the built-in fake controller. */
   controller?: string;
+  /** The built-in controller to talk to without `controller` (default one of the device's own): a fleet's devices share one. */
+  fakeController?: FakeController;
+  /** How requests to a real `controller` are made (default the global fetch): a fleet bounds how many are in flight. */
+  controllerFetch?: typeof globalThis.fetch;
   /** What `settings()` answers (default none). */
   settings?: () => Settings;
   /**
@@ -160,7 +164,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     },
     living === null ? undefined : (hooks) => living.life(hooks),
   );
-  const fake = options.controller === undefined ? fakeController() : null;
+  const fake = options.controller === undefined ? (options.fakeController ?? fakeController()) : null;
   const apitokens: ApitokenMemory = new Map();
   const settings = async () => options.settings?.() ?? {};
   // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
@@ -177,7 +181,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     const provisioning = scenarioProvisioning({
       report: () => telemetryReport(served!),
       faults,
-      ...(fake === null ? { controller: options.controller! } : { fake }),
+      ...(fake === null ? { controller: options.controller!, ...(options.controllerFetch ? { fetch: options.controllerFetch } : {}) } : { fake }),
       apitokens,
       now,
       timers: emulated,

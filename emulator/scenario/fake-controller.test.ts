@@ -30,7 +30,19 @@ describe("the emulator's built-in controller", () => {
       });
       expect(answer.status).toBe(200);
     }
-    expect(controller.log()).toEqual({ checks: 0, reports: 2, lastReport: { n: 2 }, lastRouterId: 'lab-1' });
+    expect(controller.log()).toEqual({ checks: 0, reports: 2, lastReport: { n: 2 }, lastRouterId: 'lab-1', routers: 1 });
+  });
+
+  it('counts the routers that reported, up to as many as it was made to count', async () => {
+    const controller = fakeController({ routers: 3 });
+    for (const id of ['a', 'b', 'a', 'c', 'd', 'e']) {
+      await controller.fetch(`${BASE}/api/routers/${id}/telemetry`, {
+        method: 'POST',
+        headers: { ...bearer('t0k3n'), 'content-type': 'application/json' },
+        body: '{}',
+      });
+    }
+    expect(controller.log()).toMatchObject({ reports: 6, routers: 3 });
   });
 
   it('answers 404 elsewhere, 405 to another method, 400 to a report that is not JSON', async () => {

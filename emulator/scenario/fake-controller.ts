@@ -14,6 +14,8 @@ export interface FakeControllerLog {
   lastReport: unknown;
   /** The router id of the last report delivered, or null. */
   lastRouterId: string | null;
+  /** How many routers (by router id) have delivered a report, counted up to the `routers` it was made to count. */
+  routers: number;
 }
 
 /** The built-in cloud controller of the emulator: a `fetch` that answers without a socket. */
@@ -42,8 +44,11 @@ const ROUTER_PATH = /\/api\/routers\/([^/]+)(\/telemetry)?\/?$/;
  * await controller.fetch('http://controller.invalid/api/routers/r1', { headers: { authorization: 'Bearer t0k3n' } }); // 200
  * controller.log().reports // 0
  */
-export function fakeController(): FakeController {
-  const log: FakeControllerLog = { checks: 0, reports: 0, lastReport: null, lastRouterId: null };
+export function fakeController(options: { routers?: number } = {}): FakeController {
+  const log: FakeControllerLog = { checks: 0, reports: 0, lastReport: null, lastRouterId: null, routers: 0 };
+  /** The routers that delivered a report, up to `options.routers` (default 1000) of them: bounded, as a controller of a fleet counts its fleet. */
+  const reported = new Set<string>();
+  const most = options.routers ?? 1000;
 
   async function answer(request: Request): Promise<Response> {
     const match = ROUTER_PATH.exec(new URL(request.url).pathname);
@@ -66,6 +71,8 @@ export function fakeController(): FakeController {
     log.reports += 1;
     log.lastReport = report;
     log.lastRouterId = routerId;
+    if (reported.size < most) reported.add(routerId);
+    log.routers = reported.size;
     return json(200, {});
   }
 

@@ -14,7 +14,7 @@ describe('provisioning in the emulator', () => {
     const provisioning = scenarioProvisioning({ report: async () => ({ cpu: 1 }), telemetry: { enabled: true, interval: 30 } });
     expect(await provisioning.provision(CREDENTIALS)).toMatchObject({ provisioned: true, routerId: 'lab-1', httpConnected: true });
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(provisioning.fake!.log()).toEqual({ checks: 1, reports: 2, lastReport: { cpu: 1 }, lastRouterId: 'lab-1' });
+    expect(provisioning.fake!.log()).toEqual({ checks: 1, reports: 2, lastReport: { cpu: 1 }, lastRouterId: 'lab-1', routers: 1 });
     provisioning.stop();
   });
 

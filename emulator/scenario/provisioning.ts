@@ -43,6 +43,8 @@ export interface ScenarioProvisioningOptions {
    * whatever `pdserver` says, through the real fetch. Without it, the built-in `controller` answers.
    */
   controller?: string;
+  /** How requests to the `controller` URL are made (default the global fetch). */
+  fetch?: typeof globalThis.fetch;
   /** The built-in controller to use when no `controller` URL is given (default: a new `fakeController()`). */
   fake?: FakeController;
   /** Provisioned from the start with this (default: not provisioned). */
@@ -93,7 +95,7 @@ export type ScenarioProvisioning = ProvisioningService & {
 export function scenarioProvisioning(options: ScenarioProvisioningOptions): ScenarioProvisioning {
   const fake = options.controller === undefined ? (options.fake ?? fakeController()) : null;
   const faults = options.faults ?? (() => []);
-  const fetch: typeof globalThis.fetch = fake?.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const fetch: typeof globalThis.fetch = fake?.fetch ?? options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const client = controllerClient({
     timeoutMs: options.timeoutMs,
     fetch: unreachableController(fetch, faults),
