@@ -11,6 +11,7 @@ import { corsPolicy } from '../../runtime/http/cors.ts';
 import { problemFor } from '../../runtime/http/hono-errors.ts';
 import { silentWhileRebooting } from '../faults/silent-while-rebooting.ts';
 import type { Fleet, FleetDevice } from './fleet.ts';
+import { mountFleetFaults, type FleetFaults } from './fleet-faults.ts';
 import { fleetMember } from './members.ts';
 
 /** The fleet's list of devices (issue 33's contract): `{size, devices: [{id, scenario}]}`, paged. */
@@ -45,6 +46,8 @@ export interface FleetAppOptions {
   corsOrigin?: string | undefined;
   /** Devices are also found by `Host: <id>.<domain>`; none by default. */
   domain?: string | undefined;
+  /** The fleet's fault rules, served at `/_chutebox/faults`. */
+  faults?: FleetFaults;
   /** What `CONTROLLER_PATH` answers: the controller the devices provision with, how far they got, and what the built-in one received. */
   controller?: () => unknown;
 }
@@ -79,6 +82,7 @@ export function fleetApp(options: FleetAppOptions): Hono {
     }
     return c.json({ size: fleet.spec.size, devices }, 200, { 'cache-control': 'no-store', ...cors.headers(c.req.header('origin')) });
   });
+  if (options.faults !== undefined) mountFleetFaults(front, options.faults, options);
   const { controller } = options;
   if (controller !== undefined) {
     front.get(CONTROLLER_PATH, async (c) => {

@@ -22,7 +22,10 @@ export interface FleetOptions {
   /** The app's functions: the fault rules look operations up in them. */
   functions: readonly ApiFunction[];
   device?: Omit<ScenarioOptions, 'seed' | 'deviceFaults'>;
+  /** Rules every device starts with (`emulate --faults FILE`). */
   faults?: readonly FaultRuleInput[];
+  /** The fleet's rules that hold on a member (`fleetFaults`), given to it as it is built. */
+  rulesFor?: (member: FleetMember) => Promise<FaultRuleInput[]>;
 }
 
 /** The devices of a fleet, each built when first asked for (docs/decisions/0055-a-fleet-of-emulated-routers.md). */
@@ -32,6 +35,8 @@ export interface Fleet {
   device(id: string): Promise<FleetDevice> | null;
   /** How many devices have been built so far. */
   built(): number;
+  /** The devices built so far (or being built). */
+  builtDevices(): Iterable<Promise<FleetDevice>>;
 }
 
 /**
@@ -58,6 +63,7 @@ export function createFleet(options: FleetOptions): Fleet {
       return made;
     },
     built: () => built.size,
+    builtDevices: () => built.values(),
   };
 }
 
@@ -70,14 +76,15 @@ const NO_FAULTS: readonly never[] = Object.freeze([]);
  * of a fleet never get one.
  */
 async function buildDevice(options: FleetOptions, member: FleetMember): Promise<FleetDevice> {
+  const rules = [...(options.faults ?? []), ...((await options.rulesFor?.(member)) ?? [])];
   let making: Promise<EmulatorAdmin> | undefined;
   const device: FleetDevice = {
     member,
     scenario: memberDevice(options.scenarios, member, { ...options.device, deviceFaults: () => device.admin?.deviceFaults() ?? NO_FAULTS }),
     admin: undefined,
     administered: () =>
-      (making ??= emulatorAdmin({ functions: options.functions, scenario: device.scenario, faults: options.faults }).then((admin) => (device.admin = admin))),
+      (making ??= emulatorAdmin({ functions: options.functions, scenario: device.scenario, faults: rules }).then((admin) => (device.admin = admin))),
   };
-  if (options.faults !== undefined && options.faults.length > 0) await device.administered();
+  if (rules.length > 0) await device.administered();
   return device;
 }

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import { fixedAuth } from '../../runtime/auth/index.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
-import { apiApp, type ApiOptions } from '../../runtime/http/api.ts';
+import { apiApp, type ApiFunction, type ApiOptions } from '../../runtime/http/api.ts';
+import { documentOperations } from '../faults/operations.ts';
 import { listen } from '../../runtime/http/listen.ts';
 import { mountFunctions } from '../../runtime/http/mount-functions.ts';
 import { EMULATOR_ACCOUNT, validation } from '../app.ts';
@@ -14,7 +15,8 @@ import { fleetApp, type FleetAppOptions } from './fleet-app.ts';
 import { fakeController, type FakeController } from '../scenario/fake-controller.ts';
 import { loadFleetScenarios } from './member-device.ts';
 import { limitedFetch, provisionFleet, type FleetOutbound } from './outbound.ts';
-import { deviceId, type FleetShare } from './members.ts';
+import { fleetFaults, type FleetFaults } from './fleet-faults.ts';
+import { deviceId, type FleetShare, type FleetSpec } from './members.ts';
 
 /** A fleet of emulated routers and how it is served (docs/emulator.md#a-fleet). */
 export interface FleetServerOptions
@@ -77,7 +79,15 @@ export async function fleetServer(options: FleetServerOptions): Promise<{ app: H
     eventBuffer: options.eventBuffer ?? FLEET_EVENT_BUFFER,
     ...(options.still === undefined ? {} : { still: options.still }),
   };
-  const fleet = createFleet({ spec, scenarios: await loadFleetScenarios(spec), functions, device, ...(options.faults ? { faults: options.faults } : {}) });
+  const rules = fleetRules(spec, functions, () => fleet);
+  const fleet: Fleet = createFleet({
+    spec,
+    scenarios: await loadFleetScenarios(spec),
+    functions,
+    device,
+    ...(options.faults ? { faults: options.faults } : {}),
+    rulesFor: (member) => rules.rulesFor(member),
+  });
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const api = apiApp(functions, { auth, ...pick(options, ['corsOrigin', 'uploadLimit', 'answered', 'logs', 'eventClients']) });
   api.fetch = await validation(api.fetch, { validate: options.validate, functionsDir, auth, corsOrigin: options.corsOrigin });
@@ -88,7 +98,7 @@ export async function fleetServer(options: FleetServerOptions): Promise<{ app: H
     ...(options.controller === undefined ? { received: receivedOf(fake) } : {}),
   });
   return {
-    app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain, controller }),
+    app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain, controller, faults: rules }),
     fleet,
     outbound: () =>
       options.provision === false
@@ -151,4 +161,25 @@ function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]):
 function receivedOf(fake: FakeController) {
   const { checks, reports, routers, lastRouterId } = fake.log();
   return { checks, reports, routers, lastRouterId };
+}
+
+/** The fleet's fault rules, put on the devices they target: those built now, and the others as they are built. */
+function fleetRules(spec: FleetSpec, functions: readonly ApiFunction[], fleet: () => Fleet): FleetFaults {
+  return fleetFaults({
+    spec,
+    // The API's operations are every device's: the first device's document names them.
+    operations: async () => documentOperations(functions, (await fleet().device(deviceId(0))!).scenario.device)(),
+    async added(rule, targets) {
+      for (const made of fleet().builtDevices()) {
+        const device = await made;
+        if (targets(device.member)) await (await device.administered()).faults.add(rule);
+      }
+    },
+    async removed(id) {
+      for (const made of fleet().builtDevices()) {
+        const { admin } = await made;
+        if ((await admin?.faults.list())?.some((rule) => rule.id === id)) await admin!.faults.remove(id);
+      }
+    },
+  });
 }
