@@ -36,7 +36,7 @@ export interface ClockApi {
  * @example
  * mountClockApi(app, { clock: scenario.clock, auth, corsOrigin });
  */
-export function mountClockApi(app: Hono, options: AdminOptions & { clock: EmulatedClock }): void {
+export function mountClockApi(app: Hono, options: AdminOptions & { clock: Pick<EmulatedClock, 'read' | 'set'> }): void {
   const { authorize, answer } = adminRoutes(options);
   const readText = limitedBody(CLOCK_BODY_LIMIT, (c) => c.req.text());
   app.get(CLOCK_PATH, async (c) => {
@@ -54,7 +54,7 @@ export function mountClockApi(app: Hono, options: AdminOptions & { clock: Emulat
 }
 
 /** `ClockApi` over the clock of a router that `started` gives (made on first use, as the msw handlers make theirs). */
-export function clockApi(started: () => Promise<{ clock: EmulatedClock }>): ClockApi {
+export function clockApi(started: () => Promise<{ clock: Pick<EmulatedClock, 'read' | 'set'> }>): ClockApi {
   return {
     clock: async () => (await started()).clock.read(),
     setClock: async (patch) => (await started()).clock.set(patch),

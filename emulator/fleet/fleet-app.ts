@@ -12,6 +12,9 @@ import { problemFor } from '../../runtime/http/hono-errors.ts';
 import { silentWhileRebooting } from '../faults/silent-while-rebooting.ts';
 import type { Fleet, FleetDevice } from './fleet.ts';
 import { mountFleetFaults, type FleetFaults } from './fleet-faults.ts';
+import { mountClockApi } from '../clock-api.ts';
+import type { EmulatedClock } from '../emulated-clock.ts';
+import { STATE_PATH } from '../state-api.ts';
 import { fleetMember } from './members.ts';
 
 /** The fleet's list of devices (issue 33's contract): `{size, devices: [{id, scenario}]}`, paged. */
@@ -46,8 +49,8 @@ export interface FleetAppOptions {
   corsOrigin?: string | undefined;
   /** Devices are also found by `Host: <id>.<domain>`; none by default. */
   domain?: string | undefined;
-  /** The fleet's fault rules, served at `/_chutebox/faults`. */
-  faults?: FleetFaults;
+  /** The fleet's own admin routes: its fault rules (`/_chutebox/faults`), its clock (`/_chutebox/clock`) and its reset (`/_chutebox/state/reset`). */
+  admin?: { faults: FleetFaults; clock: Pick<EmulatedClock, 'read' | 'set'>; reset(): Promise<void> };
   /** What `CONTROLLER_PATH` answers: the controller the devices provision with, how far they got, and what the built-in one received. */
   controller?: () => unknown;
 }
@@ -82,7 +85,7 @@ export function fleetApp(options: FleetAppOptions): Hono {
     }
     return c.json({ size: fleet.spec.size, devices }, 200, { 'cache-control': 'no-store', ...cors.headers(c.req.header('origin')) });
   });
-  if (options.faults !== undefined) mountFleetFaults(front, options.faults, options);
+  if (options.admin !== undefined) mountFleetAdmin(front, options.admin, options);
   const { controller } = options;
   if (controller !== undefined) {
     front.get(CONTROLLER_PATH, async (c) => {
@@ -113,6 +116,19 @@ export function fleetApp(options: FleetAppOptions): Hono {
     return frontFetch(request, env, context);
   };
   return front;
+}
+
+/** The fleet's admin routes on its front app: fault rules, clock, and a reset of the whole fleet. */
+function mountFleetAdmin(front: Hono, admin: NonNullable<FleetAppOptions['admin']>, options: Pick<FleetAppOptions, 'auth' | 'corsOrigin'>): void {
+  mountFleetFaults(front, admin.faults, options);
+  mountClockApi(front, { clock: admin.clock, auth: options.auth, corsOrigin: options.corsOrigin });
+  const cors = corsPolicy(options.corsOrigin);
+  const authorize = authorizer(options.auth, cors.listed);
+  front.post(`${STATE_PATH}/reset`, async (c) => {
+    await authorize(c);
+    await admin.reset();
+    return c.body(null, 204, cors.headers(c.req.header('origin')));
+  });
 }
 
 /** Each device's `fetch`: the shared API app with the device bound, silent while it reboots, its fault rules outermost. */

@@ -1,5 +1,6 @@
 import type { ApiFunction } from '../../runtime/http/api.ts';
 import { emulatorAdmin, type EmulatorAdmin } from '../admin.ts';
+import type { ClockStart } from '../emulated-clock.ts';
 import type { ScenarioOptions, Scenario } from '../scenario/core.ts';
 import type { FaultRuleInput } from '../faults/rule.ts';
 import { memberById, type FleetMember, type FleetSpec } from './members.ts';
@@ -24,6 +25,8 @@ export interface FleetOptions {
   device?: Omit<ScenarioOptions, 'seed' | 'deviceFaults'>;
   /** Rules every device starts with (`emulate --faults FILE`). */
   faults?: readonly FaultRuleInput[];
+  /** How a device's clock starts as it is built: the fleet's clock then (`fleetClock`). */
+  clock?: () => ClockStart;
   /** The fleet's rules that hold on a member (`fleetFaults`), given to it as it is built. */
   rulesFor?: (member: FleetMember) => Promise<FaultRuleInput[]>;
 }
@@ -37,6 +40,8 @@ export interface Fleet {
   built(): number;
   /** The devices built so far (or being built). */
   builtDevices(): Iterable<Promise<FleetDevice>>;
+  /** Every device back to its scenario as loaded: those built are reset (telemetry stopped) and forgotten, to be built again when asked for. */
+  reset(): Promise<void>;
 }
 
 /**
@@ -64,6 +69,11 @@ export function createFleet(options: FleetOptions): Fleet {
     },
     built: () => built.size,
     builtDevices: () => built.values(),
+    async reset() {
+      const devices = [...built.values()];
+      built.clear();
+      for (const device of await Promise.allSettled(devices)) if (device.status === 'fulfilled') await device.value.scenario.reset();
+    },
   };
 }
 
@@ -80,7 +90,11 @@ async function buildDevice(options: FleetOptions, member: FleetMember): Promise<
   let making: Promise<EmulatorAdmin> | undefined;
   const device: FleetDevice = {
     member,
-    scenario: memberDevice(options.scenarios, member, { ...options.device, deviceFaults: () => device.admin?.deviceFaults() ?? NO_FAULTS }),
+    scenario: memberDevice(options.scenarios, member, {
+      ...options.device,
+      ...(options.clock === undefined ? {} : { clock: options.clock() }),
+      deviceFaults: () => device.admin?.deviceFaults() ?? NO_FAULTS,
+    }),
     admin: undefined,
     administered: () =>
       (making ??= emulatorAdmin({ functions: options.functions, scenario: device.scenario, faults: rules }).then((admin) => (device.admin = admin))),

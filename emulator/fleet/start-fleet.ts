@@ -8,6 +8,7 @@ import { documentOperations } from '../faults/operations.ts';
 import { listen } from '../../runtime/http/listen.ts';
 import { mountFunctions } from '../../runtime/http/mount-functions.ts';
 import { EMULATOR_ACCOUNT, validation } from '../app.ts';
+import type { ClockPatch, ClockReading } from '../emulated-clock.ts';
 import type { FaultRuleInput } from '../faults/rule.ts';
 import { DEFAULT_SEED } from '../seeded.ts';
 import { createFleet, type Fleet } from './fleet.ts';
@@ -15,6 +16,7 @@ import { fleetApp, type FleetAppOptions } from './fleet-app.ts';
 import { fakeController, type FakeController } from '../scenario/fake-controller.ts';
 import { loadFleetScenarios } from './member-device.ts';
 import { limitedFetch, provisionFleet, type FleetOutbound } from './outbound.ts';
+import { fleetClock } from './fleet-clock.ts';
 import { fleetFaults, type FleetFaults } from './fleet-faults.ts';
 import { deviceId, type FleetShare, type FleetSpec } from './members.ts';
 
@@ -63,7 +65,9 @@ export const FLEET_EVENT_BUFFER = 100;
  *
  * @throws ScenarioError for a scenario that does not exist or does not check.
  */
-export async function fleetServer(options: FleetServerOptions): Promise<{ app: Hono; fleet: Fleet; outbound(): FleetOutbound | null }> {
+export async function fleetServer(
+  options: FleetServerOptions,
+): Promise<{ app: Hono; fleet: Fleet; outbound(): FleetOutbound | null; reset(): Promise<void>; clock: ReturnType<typeof fleetClock> }> {
   const spec = { size: options.size, seed: options.seed ?? DEFAULT_SEED, scenarios: options.scenarios ?? [{ scenario: 'default', share: 1 }] };
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const functions = await mountFunctions(functionsDir);
@@ -80,7 +84,9 @@ export async function fleetServer(options: FleetServerOptions): Promise<{ app: H
     ...(options.still === undefined ? {} : { still: options.still }),
   };
   const rules = fleetRules(spec, functions, () => fleet);
+  const clock = fleetClock(() => fleet);
   const fleet: Fleet = createFleet({
+    clock: () => clock.read(),
     spec,
     scenarios: await loadFleetScenarios(spec),
     functions,
@@ -91,6 +97,12 @@ export async function fleetServer(options: FleetServerOptions): Promise<{ app: H
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const api = apiApp(functions, { auth, ...pick(options, ['corsOrigin', 'uploadLimit', 'answered', 'logs', 'eventClients']) });
   api.fetch = await validation(api.fetch, { validate: options.validate, functionsDir, auth, corsOrigin: options.corsOrigin });
+  /** The whole fleet as started: no rule of the fleet, its clock as started, every device as its scenario loads it. */
+  const reset = async () => {
+    await rules.clear();
+    clock.reset();
+    await fleet.reset();
+  };
   let outbound: FleetOutbound | null = null;
   const controller = () => ({
     controller: options.controller ?? 'built-in',
@@ -98,8 +110,10 @@ export async function fleetServer(options: FleetServerOptions): Promise<{ app: H
     ...(options.controller === undefined ? { received: receivedOf(fake) } : {}),
   });
   return {
-    app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain, controller, faults: rules }),
+    app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain, controller, admin: { faults: rules, clock, reset } }),
     fleet,
+    reset,
+    clock,
     outbound: () =>
       options.provision === false
         ? null
@@ -123,6 +137,11 @@ export interface RunningFleet {
   seed: number;
   /** The base URL of the device at `index` (its API under `/api/v1`, its admin routes under `/_chutebox`). */
   deviceUrl(index: number): string;
+  /** Every device back to its scenario as loaded, no rule of the fleet, the fleet's clock as started: `POST /_chutebox/state/reset`. */
+  reset(): Promise<void>;
+  /** The fleet's clock, as `/_chutebox/clock`: a set applies to every device. */
+  clock(): Promise<ClockReading>;
+  setClock(patch: ClockPatch): Promise<ClockReading>;
   /** Stops listening. */
   stop(): Promise<void>;
 }
@@ -137,7 +156,7 @@ export interface RunningFleet {
  * await fleet.stop();
  */
 export async function startFleet(options: StartFleetOptions): Promise<RunningFleet> {
-  const { app, fleet, outbound } = await fleetServer(options);
+  const { app, fleet, outbound, reset, clock } = await fleetServer(options);
   const server = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const provisioning = outbound();
   return {
@@ -145,6 +164,9 @@ export async function startFleet(options: StartFleetOptions): Promise<RunningFle
     size: fleet.spec.size,
     seed: fleet.spec.seed,
     deviceUrl: (index) => `${server.url}/devices/${deviceId(index)}`,
+    reset,
+    clock: async () => clock.read(),
+    setClock: (patch) => clock.set(patch),
     stop: () => {
       provisioning?.stop();
       return server.close();

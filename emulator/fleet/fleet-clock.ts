@@ -1,0 +1,25 @@
+import { emulatedClock, type ClockReading, type EmulatedClock } from '../emulated-clock.ts';
+import type { Fleet } from './fleet.ts';
+
+/**
+ * The fleet's clock (`/_chutebox/clock` of a fleet): a reading every device built from now on starts
+ * at, and a set (an advance, a new time, a speed) applied to it and to every device built so far, each
+ * of which keeps its own clock (`/devices/<id>/_chutebox/clock`).
+ *
+ * @example
+ * const clock = fleetClock(() => fleet);
+ * await clock.set({ advanceMs: 600_000 }); // ten minutes later on every device
+ */
+export function fleetClock(fleet: () => Fleet): Pick<EmulatedClock, 'read' | 'set' | 'reset'> {
+  const reference = emulatedClock();
+  return {
+    read: () => reference.read(),
+    async set(patch: unknown, at?: string): Promise<ClockReading> {
+      // Checked by the fleet's own clock first: a patch it refuses reaches no device.
+      const reading = await reference.set(patch, at);
+      for (const made of fleet().builtDevices()) await (await made).scenario.clock.set(patch, at);
+      return reading;
+    },
+    reset: () => reference.reset(),
+  };
+}
