@@ -386,6 +386,21 @@ module.exports = new Proxy(fail, { get: (_target, key) => (key === '__esModule' 
   if (builtins.length > 0) throw new Error(`lib-msw.browser.mjs needs Node built-ins: ${builtins.map(([input]) => input).join(', ')}`);
 }
 
+/**
+ * The AWS CDK app of a fleet on Lambda (emulator/fleet/aws/app.ts): dist/aws/fleet.mjs, which
+ * `npx cdk deploy --app 'node dist/aws/fleet.mjs'` runs from the checkout, importing its aws-cdk-lib
+ * (docs/bundles.md#deploying-a-fleet-on-aws). Not in the manifest, the functions' code or the package
+ * (package.json `files`).
+ */
+function buildFleetApp() {
+  return esbuild.build({
+    ...shared,
+    entryPoints: [path.join(root, 'emulator/fleet/aws/app.ts')],
+    outfile: path.join(dist, 'aws', 'fleet.mjs'),
+    packages: 'external',
+  });
+}
+
 await rm(dist, { recursive: true, force: true });
 await mkdir(path.join(dist, 'functions'), { recursive: true });
 
@@ -401,6 +416,7 @@ const buildFunction = (fn, define = {}) =>
   });
 const [openApi] = await Promise.all([
   generateOpenApi(functions),
+  buildFleetApp(),
   ...functions.filter((fn) => fn.name !== OPENAPI_FUNCTION).map((fn) => buildFunction(fn)),
   ...Object.entries(ENTRIES).map(([name, source]) =>
     esbuild.build({

@@ -148,6 +148,19 @@ describe('bundle imports', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  // The fleet's AWS CDK app (dist/aws/fleet.mjs) imports aws-cdk-lib from the checkout; no bundle of the package may carry any of it.
+  it('keeps aws-cdk-lib out of every function bundle and entry, the library entries included: only the fleet’s CDK app has it', async () => {
+    const mentions = async (file: string) => /aws-cdk-lib|aws_lambda/.test(await readFile(file, 'utf8'));
+    const files = [...manifest.functions, ...manifest.entries, { file: 'lib-msw.browser.mjs' }].map(({ file }) => path.join(DIST, file));
+    const carrying: string[] = [];
+    for (const file of files) if (await mentions(file)) carrying.push(path.relative(DIST, file));
+    expect(carrying).toEqual([]);
+    expect(manifest.entries.map((entry) => entry.file)).toEqual(expect.arrayContaining(['lib-emulator.mjs', 'lib-msw.mjs']));
+    const app = path.join(DIST, 'aws', 'fleet.mjs');
+    expect(await mentions(app)).toBe(true);
+    expect(await importsOf(app)).toContain('aws-cdk-lib');
+  });
 });
 
 describe('a copy of dist/ outside the repository, without node_modules', () => {

@@ -104,6 +104,12 @@ describe('the chutebox package in a controller project', () => {
     for (const name of await installedPackages(modules)) expect(await installScripts(path.join(modules, name)), name).toEqual([]);
   });
 
+  it('ships the bundles without the fleet’s AWS CDK app (dist/aws/, which imports aws-cdk-lib from a checkout)', () => {
+    const files = run('tar', ['-tzf', tarball], bare).split('\n').filter(Boolean);
+    expect(files).toContain('package/dist/functions/info-hardware-get.mjs');
+    expect(files.filter((file) => file.startsWith('package/dist/aws/'))).toEqual([]);
+  });
+
   it('runs startEmulator from the installed package, in a project that has nothing else', () => {
     const script = [
       "import { startEmulator } from 'chutebox/emulator';",
