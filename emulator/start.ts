@@ -6,6 +6,8 @@ import type { FaultRules } from './faults/engine.ts';
 
 export type { FaultRule, FaultRuleInput } from './faults/rule.ts';
 export type { FaultRules } from './faults/engine.ts';
+export { startFleet, type RunningFleet, type StartFleetOptions } from './fleet/start-fleet.ts';
+export type { FleetShare } from './fleet/members.ts';
 
 /** How `startEmulator` serves a router: the app's options and where it listens. */
 export interface StartEmulatorOptions extends Omit<EmulatorAppOptions, 'settings'> {

@@ -1,6 +1,6 @@
 // A controller project's own tests (its controller.test.ts), as the package's README shows them: test/package.test.ts packs
 // chutebox, installs the tarball in a fresh project beside this file and runs this suite there.
-import { startEmulator, type RunningEmulator } from 'chutebox/emulator';
+import { startEmulator, startFleet, type RunningEmulator, type RunningFleet } from 'chutebox/emulator';
 import { chuteboxHandlers } from 'chutebox/msw';
 import type { Endpoints } from 'chutebox/types';
 import { setupServer } from 'msw/node';
@@ -79,6 +79,26 @@ describe('startEmulator in a controller’s vitest suite', () => {
     expect((await client.call<{ ssid: string }>('GET', '/chutes/hotspot/networks/guest/ssid')).body.ssid).not.toBe('controller test');
     expect((await client.call<{ state: string }>('GET', '/chutes/hotspot')).body.state).toBe('running');
     expect((await router.clock()).speed).toBe(1);
+  });
+});
+
+describe('startFleet in a controller’s vitest suite', () => {
+  let fleet: RunningFleet;
+  beforeAll(async () => {
+    fleet = await startFleet({ size: 100, seed: 7, auth: false, provision: false, changeDelayMs: 0 });
+  });
+  afterEach(() => fleet.reset());
+  afterAll(() => fleet.stop());
+
+  it('serves a hundred routers, each at its own URL, one in ten of them failing on purpose', async () => {
+    await fetch(`${fleet.url}/_chutebox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ effect: { status: 503 }, devices: { share: 0.1 } }),
+    });
+    const statuses = await Promise.all(Array.from({ length: 100 }, async (_, index) => (await fetch(`${fleet.deviceUrl(index)}/api/v1/chutes`)).status));
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(3);
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(80);
   });
 });
 
