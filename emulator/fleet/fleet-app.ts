@@ -96,12 +96,12 @@ export function fleetApp(options: FleetAppOptions): Hono {
   front.notFound((c) => problemResponse(noResource(c.req.path)));
   front.onError((error, c) => problemResponse(error));
 
-  /** `request` answered by the device `id` names, at `path` of its own API. */
-  async function toDevice(request: Request, env: unknown, context: Parameters<Fetch>[2], id: string, path: string): Promise<Response> {
+  /** `request` answered by the device `id` names, at `path` of its own API (`forwarded`: the request at that path). */
+  async function toDevice(request: Request, env: unknown, context: Parameters<Fetch>[2], id: string, path: string, prefixed: boolean): Promise<Response> {
     const found = fleet.device(id);
     if (found === null) return problemResponse(new HttpProblem(404, `no device ${id} in this fleet of ${fleet.spec.size} (see ${FLEET_PATH})`));
     const device = await found;
-    const forwarded = path === new URL(request.url).pathname ? request : atPath(request, path);
+    const forwarded = prefixed ? atPath(request, path) : request;
     return (path.startsWith('/_chutebox/') ? admins(device) : served(device))(forwarded, env, context);
   }
 
@@ -110,9 +110,10 @@ export function fleetApp(options: FleetAppOptions): Hono {
   const frontFetch = front.fetch;
   front.fetch = (request, env, context) => {
     const host = options.domain === undefined ? null : hostDevice(request, options.domain);
-    if (host !== null) return toDevice(request, env, context, host, new URL(request.url).pathname);
-    const matched = DEVICE_PATH.exec(new URL(request.url).pathname);
-    if (matched !== null) return toDevice(request, env, context, decodeURIComponent(matched[1]!), matched[2] ?? '/');
+    const path = pathOf(request.url);
+    if (host !== null) return toDevice(request, env, context, host, path, false);
+    const matched = DEVICE_PATH.exec(path);
+    if (matched !== null) return toDevice(request, env, context, decodeURIComponent(matched[1]!), matched[2] ?? '/', true);
     return frontFetch(request, env, context);
   };
   return front;
@@ -178,6 +179,14 @@ function hostDevice(request: Request, domain: string): string | null {
   const host = request.headers.get('host')?.replace(/:\d+$/, '').toLowerCase();
   const suffix = `.${domain.toLowerCase()}`;
   return host?.endsWith(suffix) ? host.slice(0, -suffix.length) : null;
+}
+
+/** The path of an absolute URL, as sent (percent-encoded), without parsing the whole URL. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const end = url.search(/[?#]/);
+  return url.slice(start, end < start ? undefined : end);
 }
 
 /** The same request at another path of the same origin, its query kept. */
