@@ -143,7 +143,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   if (living !== null) emulated.onChange(() => void living.catchUp());
   // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
   const sources = livingSources(
-    scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
+    scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, () => documents.engine, now),
     living,
   );
   const recordedChutes = storedChutes(documents.chutes);
@@ -363,11 +363,15 @@ function forwarding<T extends object>(current: () => T, shape: T): T {
   return forward as T;
 }
 
-/** The raw sources of a scenario whose files, `device.yaml` and engine recordings are in memory, but its chutes and settings. */
+/**
+ * The raw sources of a scenario whose files, `device.yaml` and engine recordings are in memory, but its
+ * chutes and settings. The engine recordings are asked for on each call: a fleet's device rewrites them
+ * as they are read (emulator/fleet/member-device.ts) and keeps nothing.
+ */
 function scenarioSources(
   files: Pick<Device, 'readFile' | 'readDir' | 'realPath'>,
   spec: DeviceYaml,
-  recordings: EngineRecordings | null,
+  recordings: () => EngineRecordings | null,
   now: () => number,
 ): Omit<DeviceSources, 'chuteNames' | 'chute' | 'settings'> {
   // Each answer made once and frozen, as a device answers the same numbers while nothing changed: a
@@ -376,10 +380,10 @@ function scenarioSources(
   const uname = deepFreeze({ ...spec.uname });
   const programs: readonly string[] = Object.freeze([...(spec.programs ?? [])]);
   // Frozen: every call shares them, as calls share an engine request on a device.
-  const engine =
-    recordings === null
-      ? null
-      : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) };
+  const stats = (id: string) => {
+    const bodies = recordings()?.stats;
+    return bodies !== undefined && Object.hasOwn(bodies, id) ? deepFreeze(bodies[id]!) : null;
+  };
   return {
     ...files,
     // A mount point as recorded is found without spelling it again (`mountKey`).
@@ -387,8 +391,11 @@ function scenarioSources(
     uname: async () => uname,
     programs: async () => programs,
     now,
-    containers: async () => engine?.containers ?? null,
-    containerStats: async (id) => engine?.stats.get(id) ?? null,
+    containers: async () => {
+      const engine = recordings();
+      return engine === null ? null : deepFreeze(engine.containers);
+    },
+    containerStats: async (id) => stats(id),
   };
 }
 
