@@ -147,7 +147,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   if (living !== null) emulated.onChange(() => void living.catchUp());
   // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.
   const sources = livingSources(
-    scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, documents.engine, now),
+    scenarioSources(clock === undefined ? files : { ...files, readFile: clock.readFile }, documents.device, () => documents.engine, now),
     living,
   );
   const recordedChutes = sharedChutes(documents.chutes);
@@ -367,14 +367,23 @@ function forwarding<T extends object>(current: () => T, shape: T): T {
   return forward as T;
 }
 
-/** The raw sources of a scenario whose files, `device.yaml` and engine recordings are in memory, but its chutes and settings. */
+/**
+ * The raw sources of a scenario whose files, `device.yaml` and engine recordings are in memory, but its
+ * chutes and settings. The engine recordings are asked for on each call: a fleet's device rewrites them
+ * as they are read (emulator/fleet/member-device.ts) and keeps nothing.
+ */
 function scenarioSources(
   files: Pick<Device, 'readFile' | 'readDir' | 'realPath'>,
   spec: DeviceYaml,
-  recordings: EngineRecordings | null,
+  recordings: () => EngineRecordings | null,
   now: () => number,
 ): Omit<DeviceSources, 'chuteNames' | 'chute' | 'settings'> {
-  const { statfs, uname, programs, engine } = frozenRecordings(spec, recordings);
+  const { statfs, uname, programs } = frozenSpec(spec);
+  // Frozen: every call shares them, as calls share an engine request on a device.
+  const stats = (id: string) => {
+    const bodies = recordings()?.stats;
+    return bodies !== undefined && Object.hasOwn(bodies, id) ? deepFreeze(bodies[id]!) : null;
+  };
   return {
     ...files,
     // A mount point as recorded is found without spelling it again (`mountKey`).
@@ -382,8 +391,11 @@ function scenarioSources(
     uname: async () => uname,
     programs: async () => programs,
     now,
-    containers: async () => engine?.containers ?? null,
-    containerStats: async (id) => engine?.stats.get(id) ?? null,
+    containers: async () => {
+      const engine = recordings();
+      return engine === null ? null : deepFreeze(engine.containers);
+    },
+    containerStats: async (id) => stats(id),
   };
 }
 
@@ -397,31 +409,25 @@ function sharedChutes(chutes: ScenarioDocuments['chutes']): ReturnType<typeof st
   return made;
 }
 
-/** What `frozenRecordings` made of each scenario's `device.yaml`, shared by every device that runs the scenario (a fleet's). */
-const frozen = new WeakMap<DeviceYaml, ReturnType<typeof freezeRecordings>>();
+/** What `frozenSpec` made of each scenario's `device.yaml`, shared by every device that runs the scenario (a fleet's). */
+const frozen = new WeakMap<DeviceYaml, ReturnType<typeof freezeSpec>>();
 
 /**
- * The recorded answers of `device.yaml` and the engine, each made once per scenario and frozen, as a
- * device answers the same numbers while nothing changed: a parse of them is then reused
- * (`reusingLast` compares its sources by identity), and the devices of a fleet share them.
+ * The recorded answers of `device.yaml`, made once per scenario and frozen, as a device answers the
+ * same numbers while nothing changed: a parse of them is then reused (`reusingLast` compares its
+ * sources by identity), and the devices of a fleet share them.
  */
-function frozenRecordings(spec: DeviceYaml, recordings: EngineRecordings | null): ReturnType<typeof freezeRecordings> {
+function frozenSpec(spec: DeviceYaml): ReturnType<typeof freezeSpec> {
   let made = frozen.get(spec);
-  if (made === undefined || made.recordings !== recordings) frozen.set(spec, (made = freezeRecordings(spec, recordings)));
+  if (made === undefined) frozen.set(spec, (made = freezeSpec(spec)));
   return made;
 }
 
-function freezeRecordings(spec: DeviceYaml, recordings: EngineRecordings | null) {
+function freezeSpec(spec: DeviceYaml) {
   return {
-    recordings,
     statfs: new Map(Object.entries(spec.statfs ?? {}).map(([mount, stats]) => [mountKey(mount), deepFreeze({ ...stats })])),
     uname: deepFreeze({ ...spec.uname }),
     programs: Object.freeze([...(spec.programs ?? [])]) as readonly string[],
-    // Every call shares them, as calls share an engine request on a device.
-    engine:
-      recordings === null
-        ? null
-        : { containers: deepFreeze(recordings.containers), stats: new Map(Object.entries(recordings.stats).map(([id, body]) => [id, deepFreeze(body)])) },
   };
 }
 

@@ -126,6 +126,13 @@ describe('device.yaml', () => {
     expect(message).toContain('Invalid key in record\n  → at statfs.tmp');
   });
 
+  it("names an SSID marked as each fleet device's own that no access point could have", async () => {
+    const dir = await scenario('bad-ssid', { 'device.yaml': `${UNAME}identity:\n  ssids: [OpenWrt, "${'x'.repeat(33)}"]\n` });
+    expect((await loadError(dir)).message).toMatch(/must be at most 32 bytes in UTF-8\s+→ at identity\.ssids\[1\]/);
+    const typo = await scenario('identity-typo', { 'device.yaml': `${UNAME}identity:\n  ssid: [OpenWrt]\n` });
+    expect((await loadError(typo)).message).toMatch(/Unrecognized key: "ssid"\s+→ at identity/);
+  });
+
   it('refuses unknown keys, which are most likely typos', async () => {
     const dir = await scenario('typo', { 'device.yaml': `${UNAME}statsfs: {}\n` });
     expect((await loadError(dir)).message).toContain('Unrecognized key: "statsfs"');

@@ -3,7 +3,6 @@ import { CHUTE_NAME, type Device, type StoredChute } from '../../functions/core/
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { PublishEvent } from '../../runtime/events/buffer.ts';
 import { NETWORK_FILES, networkDir } from '../../runtime/scenario/format.ts';
-import { memoize } from './files.ts';
 import { kept } from './tree.ts';
 import { installedRecordings, sameNetwork, type EmulatedRadio, type InstalledRecordings } from './installed-networks.ts';
 import { recordedNetworks, type NetworkHooks, type NetworkLife, type NetworkRecording, type RecordedNetworks } from './recorded-networks.ts';
@@ -34,8 +33,9 @@ export interface NetworkChutes {
  *
  * What stations are removed and which SSID is set lives in this emulator process only (`snapshot()`
  * shows it, `restore()` sets it, `forget()` drops it: see `recordedNetworks`): a restart serves the
- * recordings as they are. The recordings are read through the scenario's raw `files`, once each; the
- * clock's shift of the lease expiries is worked out on each call. A chute or network whose name is not
+ * recordings as they are. The recordings are read through the scenario's raw `files` on each call (which
+ * keep what they read: a fleet's device rewrites them as they are read, and keeps nothing); the clock's
+ * shift of the lease expiries is worked out on each call. A chute or network whose name is not
  * a valid `CHUTE_NAME` has no recordings (it never becomes a path).
  *
  * @example
@@ -49,8 +49,8 @@ export function scenarioNetworks(
   chutes?: NetworkChutes,
   life?: (hooks: NetworkHooks) => NetworkLife,
 ): RecordedNetworks {
-  /** A recording's text by its path in the scenario (`networkDir(…)/<file>`), read once; null when there is none. */
-  const recording = memoize((file) => files.readFile(`/${file}`));
+  /** A recording's text by its path in the scenario (`networkDir(…)/<file>`); null when there is none. */
+  const recording = (file: string) => files.readFile(`/${file}`);
   const installed = chutes === undefined ? undefined : installedTexts(chutes);
   return recordedNetworks(
     async ({ chute, network }, name) => {

@@ -4,6 +4,7 @@ import { en } from 'zod/locales';
 import { byLogTime, LogEntrySchema, logLine } from '../../functions/core/logs.ts';
 import { CONTAINER_REF, type LogEntry } from '../../functions/core/device/index.ts';
 import { KNOWN_PROGRAMS } from '../../functions/info/features.ts';
+import { SsidSchema } from '../../functions/networks/ssid-body.ts';
 import type { ChuteFormat } from '../chutes/store.ts';
 
 /**
@@ -111,6 +112,11 @@ export const DeviceYaml = z.strictObject({
   statfs: z.optional(z.record(z.string().check(z.startsWith('/')), FsStats)),
   /** The programs the device has on its PATH, of `KNOWN_PROGRAMS` (`DeviceSources.programs`); absent: none. */
   programs: z.optional(z.array(z.enum(KNOWN_PROGRAMS))),
+  /**
+   * What each device of a fleet makes its own besides what the fleet finds by itself (MACs, serials,
+   * host names, container ids): `ssids`, the SSIDs it answers with its index (`OpenWrt-42`).
+   */
+  identity: z.optional(z.strictObject({ ssids: z.optional(z.array(SsidSchema)) })),
 });
 export type DeviceYaml = z.infer<typeof DeviceYaml>;
 
