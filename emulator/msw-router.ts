@@ -18,7 +18,7 @@ export interface StartedRouter {
 }
 
 /** How a fault rule reaches msw's client: msw's `delay`, and a network error as msw gives one. */
-const MSW_BINDINGS = { [FAULT_TRANSPORT]: { sleep: (ms) => delay(ms), broken: () => HttpResponse.error() } satisfies Partial<FaultTransport> };
+export const MSW_BINDINGS = { [FAULT_TRANSPORT]: { sleep: (ms) => delay(ms), broken: () => HttpResponse.error() } satisfies Partial<FaultTransport> };
 
 /**
  * The msw handlers of `chuteboxHandlers`, in Node and in a browser alike: every request under
@@ -31,10 +31,7 @@ const MSW_BINDINGS = { [FAULT_TRANSPORT]: { sleep: (ms) => delay(ms), broken: ()
  * const handlers = routerHandlers('http://router.test', () => emulatorApp(options));
  */
 export function routerHandlers(baseUrl: string, start: () => Promise<StartedRouter>): ChuteboxHandlers {
-  const base = new URL(baseUrl);
-  if (base.pathname !== '/' || base.search !== '' || base.hash !== '') {
-    throw new TypeError(`baseUrl must be an origin such as http://router.test, not ${baseUrl}: the API's paths are its own`);
-  }
+  const base = originOf(baseUrl);
   let router: ReturnType<typeof start> | undefined;
   const started = () => (router ??= start());
   const handlers = [http.all(`${base.origin}/*`, async ({ request }) => (await started()).app.fetch(request, MSW_BINDINGS))];
@@ -51,4 +48,17 @@ export function routerHandlers(baseUrl: string, start: () => Promise<StartedRout
     faults,
     ...clockApi(started),
   });
+}
+
+/**
+ * The origin of a base URL that msw handlers answer under.
+ *
+ * @throws TypeError for a base URL that is not an origin.
+ */
+export function originOf(baseUrl: string): URL {
+  const base = new URL(baseUrl);
+  if (base.pathname !== '/' || base.search !== '' || base.hash !== '') {
+    throw new TypeError(`baseUrl must be an origin such as http://router.test, not ${baseUrl}: the API's paths are its own`);
+  }
+  return base;
 }

@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DIST_FUNCTIONS } from '../test/support/test-bundles.ts';
-import { chuteboxHandlers } from './msw.ts';
+import { chuteboxFleetHandlers, chuteboxHandlers } from './msw.ts';
 
 /** A controller's code under test, as it would call the router. */
 async function guestSsid(router: string): Promise<string> {
@@ -104,5 +104,38 @@ describe('chuteboxHandlers with fault rules', () => {
     await handlers.faults.add({ match: { method: 'DELETE' }, effect: { fault: 'connection-reset' } });
     await expect(fetch(`${STATIONS}/c8:5e:a9:3d:71:0b`, { method: 'DELETE' })).rejects.toThrow(TypeError);
     expect((await fetch(STATIONS)).status).toBe(503);
+  });
+});
+
+describe('chuteboxFleetHandlers with setupServer', () => {
+  const handlers = chuteboxFleetHandlers({ baseUrl: 'http://fleet.test', size: 50, seed: 3, auth: false, changeDelayMs: 0, functionsDir: DIST_FUNCTIONS });
+  const server = setupServer(...handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => handlers.reset());
+  afterAll(() => server.close());
+
+  it('answers each device of the fleet at its own URL, and a reset takes back what a request changed', async () => {
+    const list = (await (await fetch('http://fleet.test/_chutebox/fleet')).json()) as { size: number };
+    expect(list.size).toBe(50);
+    const recorded = await guestSsid(handlers.deviceUrl(49));
+    await fetch(`${handlers.deviceUrl(49)}/api/v1/chutes/hotspot/networks/guest/ssid`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ssid: 'device 49 only' }),
+    });
+    expect(await guestSsid(handlers.deviceUrl(49))).toBe('device 49 only');
+    expect(await guestSsid(handlers.deviceUrl(48))).not.toBe('device 49 only');
+    await handlers.reset();
+    expect(await guestSsid(handlers.deviceUrl(49))).toBe(recorded);
+  });
+
+  it("fails a device's requests as msw fails them, where a fleet rule names it", async () => {
+    await fetch('http://fleet.test/_chutebox/faults', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ effect: { fault: 'connection-reset' }, devices: { ids: ['router-7'] } }),
+    });
+    await expect(fetch(`${handlers.deviceUrl(7)}/api/v1/chutes`)).rejects.toThrow();
+    expect((await fetch(`${handlers.deviceUrl(8)}/api/v1/chutes`)).status).toBe(200);
   });
 });
