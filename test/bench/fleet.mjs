@@ -4,9 +4,11 @@
 //    largest fleet took to answer from its last device.
 // 2. Throughput: the read mix spread over every device of a fleet, against the same mix on one
 //    emulated device, in interleaved rounds (goal ≥ 0.5×).
+// 3. Outbound: telemetry from 10,000 devices at a 60 s interval to the built-in controller, the
+//    share of the reports due that came late.
 // Each emulator runs as its own process, stopped by pid; temp files are removed (also on Ctrl-C).
 //
-// usage: node test/bench/fleet.mjs [--sizes 1,1000,10000,100000] [--seconds S] [--rounds R]
+// usage: node test/bench/fleet.mjs [--sizes 1,1000,10000,100000] [--seconds S] [--rounds R] [--only memory|throughput|outbound]
 // Figures are written to test/bench/results/fleet/<ISO timestamp>.json.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,10 +28,12 @@ const MEASURED_SIZE = 10_000;
 const BUILDERS = 32;
 
 function options() {
-  const { values } = parseArgs({ options: { sizes: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' } } });
+  const { values } = parseArgs({ options: { sizes: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, only: { type: 'string' } } });
+  if (values.only !== undefined && !['memory', 'throughput', 'outbound'].includes(values.only))
+    throw new Error(`--only takes memory, throughput or outbound, not ${values.only}`);
   const sizes = (values.sizes ?? '1,1000,10000,100000').split(',').map(Number);
   if (!sizes.every((size) => Number.isInteger(size) && size >= 1)) throw new Error(`--sizes takes whole numbers from 1, not ${values.sizes}`);
-  return { sizes, seconds: Number(values.seconds ?? 10), rounds: Number(values.rounds ?? 3) };
+  return { sizes, seconds: Number(values.seconds ?? 10), rounds: Number(values.rounds ?? 3), only: values.only ?? null };
 }
 
 /** `chutebox emulate --fleet size`, its network still (so that every device has the same paths), inspected for `liveHeap`. */
@@ -166,6 +170,52 @@ async function throughputGroup(opts, previous) {
   }
 }
 
+/** How long the outbound group counts telemetry once every device has provisioned. */
+const OUTBOUND_MS = 120_000;
+
+/**
+ * Group 3: telemetry from `MEASURED_SIZE` devices to the built-in controller at the default 60 s
+ * interval: once every device has provisioned, the reports received over `OUTBOUND_MS` against
+ * those due (one a device a minute); the share missing is the share late.
+ */
+async function outboundGroup() {
+  console.log(`\n3. Outbound: ${MEASURED_SIZE} devices provision within 60 s, then report every 60 s; reports counted over ${OUTBOUND_MS / 1000} s`);
+  const fleet = await startFleet(MEASURED_SIZE);
+  try {
+    const status = async () => (await fetch(`${fleet.url}/_chutebox/controller`)).json();
+    const began = performance.now();
+    let now = await status();
+    while (now.devices.waiting > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      now = await status();
+    }
+    const provisionedMs = performance.now() - began;
+    const first = now.received.reports;
+    await new Promise((resolve) => setTimeout(resolve, OUTBOUND_MS));
+    const last = await status();
+    const due = (MEASURED_SIZE * OUTBOUND_MS) / 60_000;
+    const received = last.received.reports - first;
+    const late = Math.max(0, 1 - received / due);
+    printTable(
+      ['provisioned', 'failed', 'all provisioned after', 'reports due', 'received', 'routers reported', 'share late'],
+      [
+        [
+          String(last.devices.provisioned),
+          String(last.devices.failed),
+          ms(provisionedMs),
+          String(due),
+          String(received),
+          String(last.received.routers),
+          `${(late * 100).toFixed(1)} %`,
+        ],
+      ],
+    );
+    return { provisioned: last.devices.provisioned, failed: last.devices.failed, provisionedMs, due, received, routers: last.received.routers, late };
+  } finally {
+    await fleet.stop();
+  }
+}
+
 async function main() {
   const opts = options();
   cleanUpOnSignals();
@@ -173,9 +223,11 @@ async function main() {
   const previous = await previousResults(resultsDir);
   console.log(`\nFleet bench: sizes ${opts.sizes.join(', ')} on ${os.cpus().length} CPUs, ${mb(os.totalmem())}`);
   try {
-    const memory = await memoryGroup(opts);
-    const throughput = await throughputGroup(opts, previous);
-    const file = await writeResults({ startedAt: started.toISOString(), opts, memory, throughput }, resultsDir);
+    const runs = (group) => opts.only === null || opts.only === group;
+    const memory = runs('memory') ? await memoryGroup(opts) : null;
+    const throughput = runs('throughput') ? await throughputGroup(opts, previous) : null;
+    const outbound = runs('outbound') ? await outboundGroup() : null;
+    const file = await writeResults({ startedAt: started.toISOString(), opts, memory, throughput, outbound }, resultsDir);
     console.log(`\nwritten to ${file}`);
   } finally {
     await cleanUp();
