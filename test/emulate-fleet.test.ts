@@ -55,7 +55,7 @@ describe('chutebox emulate --fleet', () => {
     expect(await board(glinet[0]!.id)).not.toBe(await board(other.id));
   });
 
-  it('asks every device for credentials unless --no-auth, and a login on a device lets in', async () => {
+  it('asks every device for credentials unless --no-auth, and a login on a device lets in on that device only', async () => {
     const fleet = await start(['emulate', '--port', '0', '--fleet', '2']);
     expect((await call(fleet.url, 'GET', '/devices/router-1/api/v1/chutes')).status).toBe(401);
     expect((await call(fleet.url, 'GET', '/_chutebox/fleet')).status).toBe(401);
@@ -63,6 +63,9 @@ describe('chutebox emulate --fleet', () => {
     expect(login.status).toBe(200);
     const token = { authorization: `Bearer ${login.body.token}` };
     expect((await call(fleet.url, 'GET', '/devices/router-1/api/v1/chutes', { headers: token })).status).toBe(200);
+    expect((await call(fleet.url, 'GET', '/devices/router-1/_chutebox/clock', { headers: token })).status).toBe(200);
+    // As with two routers: a token one device issued is no good on another.
+    expect((await call(fleet.url, 'GET', '/devices/router-0/api/v1/chutes', { headers: token })).status).toBe(401);
   });
 
   it('exits with code 2 naming --fleet for a size that is not 1 to 1000000, and 1 naming the field of a bad fleet file', async () => {

@@ -5,7 +5,7 @@ import { HttpProblem } from '../../functions/core/problem.ts';
 import { noResource } from '../../functions/core/route.ts';
 import { validateQuery } from '../../functions/core/validate.ts';
 import type { AuthPolicy } from '../../runtime/auth/policy.ts';
-import { DEVICE_BINDING, openEventStreams } from '../../runtime/http/api.ts';
+import { AUTH_BINDING, DEVICE_BINDING, openEventStreams } from '../../runtime/http/api.ts';
 import { authorizer } from '../../runtime/http/auth.ts';
 import { corsPolicy } from '../../runtime/http/cors.ts';
 import { problemFor } from '../../runtime/http/hono-errors.ts';
@@ -139,7 +139,8 @@ function deviceFetches(api: Fetch, corsOrigin: string | undefined): (device: Fle
     let fetch = made.get(device);
     if (fetch === undefined) {
       const { scenario } = device;
-      const bound: Fetch = (request, env, context) => api(request, { ...(env as object | undefined), [DEVICE_BINDING]: scenario.device }, context);
+      const bound: Fetch = (request, env, context) =>
+        api(request, { ...(env as object | undefined), [DEVICE_BINDING]: scenario.device, [AUTH_BINDING]: device.auth ?? undefined }, context);
       const silent = silentWhileRebooting(bound, scenario.rebooting);
       let faulting: Fetch | undefined;
       // Its fault rules once it has an admin (most devices never get one).
@@ -162,7 +163,7 @@ function adminFetches(auth: AuthPolicy | null, corsOrigin: string | undefined): 
     if (fetch === undefined) {
       const app = device.administered().then((admin) => {
         const admitting = new Hono();
-        admin.mount(admitting, { auth, corsOrigin });
+        admin.mount(admitting, { auth: auth === null ? null : device.auth, corsOrigin });
         admitting.notFound((c) => problemResponse(noResource(c.req.path)));
         admitting.onError((error) => problemResponse(error));
         return admitting;

@@ -1,3 +1,5 @@
+import { fixedPolicy } from '../../runtime/auth/fixed.ts';
+import type { AuthPolicy, UserTable } from '../../runtime/auth/policy.ts';
 import type { ApiFunction } from '../../runtime/http/api.ts';
 import { emulatorAdmin, type EmulatorAdmin } from '../admin.ts';
 import type { ClockStart } from '../emulated-clock.ts';
@@ -14,6 +16,8 @@ export interface FleetDevice {
   admin: EmulatorAdmin | undefined;
   /** Its admin, made now if it has none yet. */
   administered(): Promise<EmulatorAdmin>;
+  /** Its own auth policy (its tokens good on it alone), over the fleet's account; null without auth. */
+  auth: AuthPolicy | null;
 }
 
 /** How every device of a fleet is emulated: the scenario options they share, and the fault rules each starts with. */
@@ -23,6 +27,8 @@ export interface FleetOptions {
   /** The app's functions: the fault rules look operations up in them. */
   functions: readonly ApiFunction[];
   device?: Omit<ScenarioOptions, 'seed' | 'deviceFaults'>;
+  /** The account every device takes (`EMULATOR_ACCOUNT`, hashed once); none serves requests without credentials (`--no-auth`). */
+  accounts?: UserTable | null;
   /** Rules every device starts with (`emulate --faults FILE`). */
   faults?: readonly FaultRuleInput[];
   /** How a device's clock starts as it is built: the fleet's clock then (`fleetClock`). */
@@ -96,9 +102,12 @@ async function buildDevice(options: FleetOptions, member: FleetMember): Promise<
       deviceFaults: () => device.admin?.deviceFaults() ?? NO_FAULTS,
     }),
     admin: undefined,
+    auth: null,
     administered: () =>
       (making ??= emulatorAdmin({ functions: options.functions, scenario: device.scenario, faults: rules }).then((admin) => (device.admin = admin))),
   };
+  // Tokens issued and expiring on the device's own clock, as on one emulated device.
+  if (options.accounts) device.auth = fixedPolicy(options.accounts, device.scenario.clock.now);
   if (rules.length > 0) await device.administered();
   return device;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
-import { fixedAuth } from '../../runtime/auth/index.ts';
+import { fixedAccount, fixedPolicy } from '../../runtime/auth/index.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { apiApp, type ApiFunction, type ApiOptions } from '../../runtime/http/api.ts';
 import { documentOperations } from '../faults/operations.ts';
@@ -83,6 +83,9 @@ export async function fleetServer(
     eventBuffer: options.eventBuffer ?? FLEET_EVENT_BUFFER,
     ...(options.still === undefined ? {} : { still: options.still }),
   };
+  // The fleet's own routes take the account with a policy of their own; each device signs its own tokens.
+  const accounts = options.auth === false ? null : await fixedAccount(EMULATOR_ACCOUNT);
+  const auth = accounts === null ? null : fixedPolicy(accounts);
   const rules = fleetRules(spec, functions, () => fleet);
   const clock = fleetClock(() => fleet);
   const fleet: Fleet = createFleet({
@@ -93,8 +96,8 @@ export async function fleetServer(
     device,
     ...(options.faults ? { faults: options.faults } : {}),
     rulesFor: (member) => rules.rulesFor(member),
+    accounts,
   });
-  const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT);
   const api = apiApp(functions, { auth, ...pick(options, ['corsOrigin', 'uploadLimit', 'answered', 'logs', 'eventClients']) });
   api.fetch = await validation(api.fetch, { validate: options.validate, functionsDir, auth, corsOrigin: options.corsOrigin });
   /** The whole fleet as started: no rule of the fleet, its clock as started, every device as its scenario loads it. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashPassword } from './passwords.ts';
-import { createPolicy, lazyTokenKey, type AuthPolicy } from './policy.ts';
+import { createPolicy, lazyTokenKey, type AuthPolicy, type UserTable } from './policy.ts';
 
 /**
  * A policy with one fixed account and a random in-memory token secret, for the emulator: every
@@ -11,7 +11,16 @@ import { createPolicy, lazyTokenKey, type AuthPolicy } from './policy.ts';
  * const auth = await fixedAuth({ username: 'paradrop', password: '' }, clock.now);
  */
 export async function fixedAuth(account: { username: string; password: string }, now?: () => number): Promise<AuthPolicy> {
-  const users = { [account.username]: await hashPassword(account.password) };
+  return fixedPolicy(await fixedAccount(account), now);
+}
+
+/** The user table of one fixed account, its password hashed (scrypt): made once, shared by the policies of a fleet's devices. */
+export async function fixedAccount(account: { username: string; password: string }): Promise<UserTable> {
+  return { [account.username]: await hashPassword(account.password) };
+}
+
+/** A policy over a fixed user table with a token secret of its own: a token it signs is good on this policy only (one device of a fleet). */
+export function fixedPolicy(users: UserTable, now?: () => number): AuthPolicy {
   return createPolicy({
     users: () => users,
     secret: lazyTokenKey(randomBytes(32)),

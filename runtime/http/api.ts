@@ -57,6 +57,9 @@ export const openEventStreams = new WeakMap<Hono, Set<() => void>>();
  */
 export const DEVICE_BINDING = 'chuteboxDevice';
 
+/** Where a request's `env` names the auth policy of the device it is for (a fleet's: each device signs its own tokens); else `ApiOptions.auth`. */
+export const AUTH_BINDING = 'chuteboxAuth';
+
 export interface ApiOptions {
   /** The device every request is for; none for an app whose every request names its device (`DEVICE_BINDING`). */
   device?: Device;
@@ -132,7 +135,9 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const cors = corsPolicy(options.corsOrigin);
-  const authorize = authorizer(options.auth, cors.listed);
+  /** The policy of the device `c` is for: its own where its `env` names one (a fleet's), else the app's. */
+  const policyOf = (c: Context): AuthPolicy | null => (c.env as Record<string, AuthPolicy | undefined> | undefined)?.[AUTH_BINDING] ?? options.auth;
+  const authorize = authorizer(options.auth === null ? null : policyOf, cors.listed);
   /** `authorize` as a promise, for the pages that wait for it (docs, preflight). */
   const authorized = async (c: Context) => authorize(c);
   const given = options.device;
@@ -220,9 +225,8 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     );
   }
   if (options.auth !== null) {
-    const policy = options.auth;
     // The login: runtime/http/login.ts, a bundle loaded on the first one.
-    const login = async (c: Context) => send(c, await (await import('./login.ts')).login(c, policy, await body()));
+    const login = async (c: Context) => send(c, await (await import('./login.ts')).login(c, policyOf(c)!, await body()));
     app.post(LOGIN_PATH, observed(LOGIN_PATH, login, false));
     routes.push({ method: 'POST', path: LOGIN_PATH });
   }

@@ -24,7 +24,9 @@ const BASIC = /^basic\s/i;
  * const authorize = authorizer(policy, corsPolicy(corsOrigin).listed);
  * app.get('/api/v1/info/features', async (c) => { await authorize(c); … });
  */
-export function authorizer(policy: AuthPolicy | null, listed: readonly string[]): (c: Context) => Known<string | null> {
+export function authorizer(given: AuthPolicy | null | ((c: Context) => AuthPolicy | null), listed: readonly string[]): (c: Context) => Known<string | null> {
+  /** The policy of `c`: the one given, or the one of the device `c` is for (a fleet's, `policyOf`). */
+  const policyOf = typeof given === 'function' ? given : () => given;
   /** What more a request the policy let through as `user` must pass: nothing in the common case (credentials and no `Origin`). */
   const more = (c: Context, headers: Record<string, string>, user: string | null) => {
     const check = user === null ? local(c) : headers.origin !== undefined && BASIC.test(headers.authorization!) ? ownPage(headers, listed) : undefined;
@@ -32,6 +34,7 @@ export function authorizer(policy: AuthPolicy | null, listed: readonly string[])
   };
   return (c) => {
     const headers = requestHeaders(c);
+    const policy = policyOf(c);
     if (policy === null) return more(c, headers, null);
     const decided = policy.authorize(headers.authorization, clientAddress(c));
     return decided instanceof Promise ? decided.then((user) => more(c, headers, user)) : more(c, headers, decided);
