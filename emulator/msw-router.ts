@@ -18,7 +18,9 @@ export interface StartedRouter {
 }
 
 /** How a fault rule reaches msw's client: msw's `delay`, and a network error as msw gives one. */
-export const MSW_BINDINGS = { [FAULT_TRANSPORT]: { sleep: (ms) => delay(ms), broken: () => HttpResponse.error() } satisfies Partial<FaultTransport> };
+export const MSW_BINDINGS: { [FAULT_TRANSPORT]: Partial<FaultTransport> } = {
+  [FAULT_TRANSPORT]: { sleep: (ms) => delay(ms), broken: () => HttpResponse.error() } satisfies Partial<FaultTransport>,
+};
 
 /**
  * The msw handlers of `chuteboxHandlers`, in Node and in a browser alike: every request under
