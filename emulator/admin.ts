@@ -20,6 +20,8 @@ export interface EmulatorAdminOptions {
   scenario: Scenario;
   /** The fault rules as loaded (a reset goes back to them), checked here: a 422 names each bad field from `faults`. */
   faults?: readonly FaultRuleInput[] | undefined;
+  /** The rules a reset goes back to, asked at the reset (a fleet's device: the fleet's rules that hold on it then); default `faults`. */
+  resetRules?: () => Promise<readonly FaultRuleInput[]>;
 }
 
 /** The emulator's state (the scenario's and the fault rules'), its rules, and how an app serves them. */
@@ -70,7 +72,10 @@ export async function emulatorAdmin(options: EmulatorAdminOptions): Promise<Emul
     },
     async reset() {
       await scenario.reset();
-      faults.reset();
+      if (options.resetRules === undefined) return faults.reset();
+      const rules = await options.resetRules();
+      await faults.clear();
+      await faults.addAll(rules, 'faults');
     },
   };
   return {
