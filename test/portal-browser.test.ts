@@ -115,6 +115,18 @@ describe.skipIf(chromiumSkip.skipped)(`the portal in headless Chromium${chromium
     });
   });
 
+  it('follows the daemon’s log, and a chute’s when it is chosen', async () => {
+    await onPortal({ width: 1280, height: 900 }, async (page) => {
+      const lines = page.locator('#log li');
+      await expect.poll(() => lines.allTextContents()).toContainEqual(expect.stringContaining('info listening url='));
+      const printed = (await call<{ message: string }[]>(server.url, 'GET', '/api/v1/chutes/hotspot/logs?tail=20', { headers: BASIC })).body;
+      expect(printed.length).toBeGreaterThan(0);
+      await page.locator('#log-source').selectOption('hotspot');
+      // Newest first, as the chute printed them.
+      await expect.poll(() => lines.allTextContents()).toEqual(printed.map((line) => expect.stringContaining(line.message)).reverse());
+    });
+  });
+
   it('shows a station as it joins: the event, then the station on its access point, as the emulated clock passes its arrival', async () => {
     await onPortal({ width: 1280, height: 900 }, async (page) => {
       const station = page.locator(`[data-chute="${JOINING.chute}"] [data-network="${JOINING.network}"] [data-mac="${JOINING.mac}"]`);

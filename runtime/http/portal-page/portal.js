@@ -1,5 +1,5 @@
 // The portal's script (GET /, docs/decisions/0063-the-portal.md): draws the device, its chutes and
-// their networks' stations from the API, and follows the events stream and the daemon's log. Every
+// their networks' stations from the API, and follows the events stream and a log (the daemon's or a chute's). Every
 // URL is relative to the page, so the page works wherever it is served, and asks only its own origin.
 import { networkKind } from '../../../functions/chutes/network-kind.ts';
 import { DEVICE_EVENT_KINDS } from '../../../functions/core/device/events.ts';
@@ -58,7 +58,9 @@ async function drawChutes() {
   const mine = ++drawing;
   const chutes = await api('chutes');
   const items = await Promise.all(chutes.map(chuteItem));
-  if (mine === drawing) document.getElementById('chutes').replaceChildren(...(items.length > 0 ? items : [el('li', { class: 'none' }, 'No chute installed')]));
+  if (mine !== drawing) return;
+  document.getElementById('chutes').replaceChildren(...(items.length > 0 ? items : [el('li', { class: 'none' }, 'No chute installed')]));
+  logChoices(chutes);
 }
 
 /** A chute's item: its name, version and state, then each of its networks. */
@@ -201,12 +203,21 @@ function followEvents() {
   }
 }
 
-/** Follows `GET api/v1/logs` (NDJSON) from its last lines; after an end or an error, again 3 s later. */
-async function followLog() {
-  for (;;) {
+let following;
+/** Shows the log of `chute` (a chute's name, or '' for the daemon's), ending the one followed before. */
+function showLog(chute) {
+  following?.abort();
+  following = new AbortController();
+  document.getElementById('log').replaceChildren();
+  followLog(chute === '' ? 'logs' : `chutes/${encodeURIComponent(chute)}/logs`, following.signal);
+}
+
+/** Follows `GET api/v1/<path>` (NDJSON) from its last lines until `signal` aborts; after an end or an error, again 3 s later. */
+async function followLog(path, signal) {
+  while (!signal.aborted) {
     try {
-      const answer = await fetch('api/v1/logs?follow=true&tail=20', { headers: { accept: 'application/x-ndjson' } });
-      if (!answer.ok) throw new Error(`logs: ${answer.status}`);
+      const answer = await fetch(`api/v1/${path}?follow=true&tail=20`, { headers: { accept: 'application/x-ndjson' }, signal });
+      if (!answer.ok) throw new Error(`${path}: ${answer.status}`);
       document.getElementById('log').replaceChildren();
       // A reader, not `for await`: Safari cannot iterate a stream.
       const reader = answer.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -217,25 +228,39 @@ async function followLog() {
         for (const line of lines.filter(Boolean)) prepend('log', logItem(JSON.parse(line)), LOG_LINES_SHOWN);
       }
     } catch {
-      // The server went away or refused: the next round says so by failing again, or goes on.
+      // Aborted, or the server went away or refused: the next round goes on, or fails again.
     }
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await new Promise((resolve) => setTimeout(resolve, signal.aborted ? 0 : 3000));
   }
 }
 
-/** A line of the daemon's log: its time, level and message, then its other fields. */
+/** A line of a log: the daemon's as its time, level and message, then its other fields; a chute's as it printed it. */
 function logItem(entry) {
-  let line;
+  let line = null;
   try {
     line = JSON.parse(entry.message);
   } catch {
-    line = { msg: entry.message };
+    // Not JSON: a line as a chute printed it.
   }
-  const { time, level = 'info', msg = '', ...fields } = line;
+  if (line === null || typeof line !== 'object' || typeof line.msg !== 'string') {
+    return el('li', { class: `stream-${entry.stream}` }, clockTime(entry.time), entry.message);
+  }
+  const { time, level = 'info', msg, ...fields } = line;
   const rest = Object.entries(fields).map(([name, value]) => ` ${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   return el('li', { class: `level-${level}` }, clockTime(time ?? entry.time), `${level} ${msg}${rest.join('')}`);
 }
 
+/** The log chooser's options: the daemon's log, then each chute's; the chosen one kept while its chute is there. */
+function logChoices(chutes) {
+  const choice = document.getElementById('log-source');
+  const chosen = choice.value;
+  const names = ['', ...chutes.map((chute) => chute.name)];
+  choice.replaceChildren(...names.map((name) => el('option', { value: name }, name === '' ? 'chutebox' : `chute ${name}`)));
+  choice.value = names.includes(chosen) ? chosen : '';
+  if (choice.value !== chosen) showLog(choice.value);
+}
+
 Promise.all([drawDevice(), drawChutes()]).then(() => problem(null), problem);
 followEvents();
-followLog();
+document.getElementById('log-source').addEventListener('change', (event) => showLog(event.target.value));
+showLog('');
