@@ -48,17 +48,20 @@ describe.skipIf(chromiumSkip.skipped)(`the portal in headless Chromium${chromium
     await browser?.close();
   });
 
-  /** Opens the portal at `viewport` and waits until every chute is drawn; `check` runs on the page, then its requests are checked. */
-  async function onPortal(viewport: { width: number; height: number }, check: (page: Page) => Promise<void>) {
+  /**
+   * Opens the portal of `device` (its base URL: the emulator's by default) at `viewport` and waits
+   * until every chute is drawn; `check` runs on the page, then its requests are checked.
+   */
+  async function onPortal(viewport: { width: number; height: number }, check: (page: Page) => Promise<void>, device: { url: string } = server) {
     const { context, page, requests, outside, errors } = await watchedContext(browser, { httpCredentials: ACCOUNT, viewport });
     try {
-      const answer = await page.goto(`${server.url}/`);
+      const answer = await page.goto(`${device.url}/`);
       expect(answer?.status()).toBe(200);
-      const chutes = await getJson<ChuteRecord[]>(server, '/chutes', BASIC);
+      const chutes = await getJson<ChuteRecord[]>(device, '/chutes', BASIC);
       await expect.poll(() => page.locator('[data-chute]').count(), { timeout: 20_000 }).toBe(chutes.length);
       await check(page);
       expect(outside).toEqual([]);
-      expect([...new Set(requests.map((url) => new URL(url).host))]).toEqual([new URL(server.url).host]);
+      expect([...new Set(requests.map((url) => new URL(url).host))]).toEqual([new URL(device.url).host]);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
@@ -143,5 +146,24 @@ describe.skipIf(chromiumSkip.skipped)(`the portal in headless Chromium${chromium
       await expect.poll(() => station.count(), { timeout: 10_000 }).toBe(1);
       await page.screenshot({ path: path.join(temp.path(), 'portal-joined.png') });
     });
+  });
+
+  it('in a fleet, shows each device’s own stations at /devices/<id>/', async () => {
+    const fleet = await start(['emulate', '--fleet', '2', '--no-auth', '--port', '0']);
+    const device = { url: `${fleet.url}/devices/router-1` };
+    expect((await call(device.url, 'PATCH', '/_chutebox/clock', { json: { speed: 0 } })).status).toBe(200);
+    const { chute, network } = ACCESS_POINTS[1]!;
+    const stations = async (of: { url: string }) => (await getJson<Station[]>(of, `/chutes/${chute}/networks/${network}/stations`)).map((s) => s.mac_addr);
+    expect(await stations(device)).not.toEqual(await stations({ url: `${fleet.url}/devices/router-0` }));
+    await onPortal(
+      { width: 1280, height: 900 },
+      async (page) => {
+        const shown = page.locator(`[data-chute="${chute}"] [data-network="${network}"] [data-mac]`);
+        const listed = await stations(device);
+        expect(listed.length).toBeGreaterThan(0);
+        expect(await shown.evaluateAll((items) => items.map((item) => item.getAttribute('data-mac')))).toEqual(listed);
+      },
+      device,
+    );
   });
 });
