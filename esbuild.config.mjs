@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { builtinModules } from 'node:module';
 import { writeDocsPage } from './runtime/http/docs-page/build.mjs';
+import { writePortalPage } from './runtime/http/portal-page/build.mjs';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(root, 'dist');
@@ -15,8 +16,8 @@ const quiet = process.argv.includes('--quiet');
 const withTypes = process.argv.includes('--types') || process.env.npm_command === 'pack' || process.env.npm_command === 'publish';
 const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
 
-/** Size budgets in bytes, minified. Enforced by test/bundles.test.ts, printed here. */
-const BUDGETS = { infoFunction: 16 * 1024, runtime: 80 * 1024 };
+/** Size budgets in bytes, minified (the portal: its page, script and style sheet together). Enforced by test/bundles.test.ts, printed here. */
+const BUDGETS = { infoFunction: 16 * 1024, runtime: 80 * 1024, portal: 12 * 1024 };
 
 /** Entry points besides the functions: source → dist/<name>.mjs. */
 const ENTRIES = {
@@ -70,6 +71,8 @@ const ENTRIES = {
   'chute-proxy': 'runtime/http/chute-proxy.ts',
   // The API reference page (GET /docs), loaded on its first request; it serves the files of dist/docs/.
   docs: 'runtime/http/docs.ts',
+  // The portal (GET /), loaded on its first request; it serves the files of dist/portal/.
+  portal: 'runtime/http/portal.ts',
   // The host side of the chute networks (iw, hostapd_cli, the lease files), loaded on the first network or station request.
   'network-host': 'runtime/network/host.ts',
   // hostapd_cli -a for hostapd's events, loaded on the first ATTACH.
@@ -346,7 +349,7 @@ async function buildBrowserMsw(functions, openApi) {
   // local-request.ts checks only requests that came over a socket or carry credentials: the browser
   // build has neither (it has no auth policy).
   const nodeOnly = new Set(
-    ['websocket.ts', 'docs.ts', 'chute-proxy.ts', 'local-request.ts', 'metrics.ts'].map((file) => path.join(root, 'runtime/http', file)),
+    ['websocket.ts', 'docs.ts', 'portal.ts', 'chute-proxy.ts', 'local-request.ts', 'metrics.ts'].map((file) => path.join(root, 'runtime/http', file)),
   );
   const outfile = path.join(dist, 'lib-msw.browser.mjs');
   const { metafile } = await esbuild.build({
@@ -442,6 +445,8 @@ if (openApiFunction === undefined) throw new Error(`no function ${OPENAPI_FUNCTI
 await buildFunction(openApiFunction, { CHUTEBOX_OPENAPI: JSON.stringify(openApi) });
 // The docs page (dist/docs/): Redoc's standalone bundle and a page with the document inlined (docs/decisions/0032-the-docs-page.md).
 await writeDocsPage({ root, dist, document: openApi });
+// The portal (dist/portal/): the page at GET /, its script and style sheet (docs/decisions/0063-the-portal.md).
+const portal = await writePortalPage({ dist, version: pkg.version });
 // The browser build of chutebox/msw, every endpoint module and the document in it.
 await buildBrowserMsw(functions, openApi);
 await chmod(path.join(dist, 'chutebox.mjs'), 0o755);
@@ -498,12 +503,18 @@ async function writeTypes(functions, manifest, openApi) {
   await writeFile(path.join(dist, 'types', 'endpoints.d.ts'), text);
 }
 
+/** The portal's files together: bytes and gzipped bytes. */
+function portalTotal(files) {
+  const all = Object.values(files);
+  return [all.reduce((sum, file) => sum + file.bytes, 0), all.reduce((sum, file) => sum + file.gzipBytes, 0)];
+}
+
 async function sizes(file) {
   const bytes = await readFile(file);
   return { bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
 }
 
-const manifest = { version: pkg.version, budgets: BUDGETS, functions: [], entries: [] };
+const manifest = { version: pkg.version, budgets: BUDGETS, functions: [], entries: [], portal };
 for (const fn of functions) {
   const file = path.join(dist, 'functions', `${fn.name}.mjs`);
   const { route } = await import(pathToFileURL(file).href);
@@ -525,6 +536,8 @@ if (!quiet) {
     ...manifest.functions.map((f) => [f.file, f.bytes, f.gzipBytes, f.name.startsWith('info-') ? BUDGETS.infoFunction : undefined]),
     ...manifest.entries.map((e) => [e.file, e.bytes, e.gzipBytes, e.name === 'runtime' ? BUDGETS.runtime : undefined]),
     ['lib-msw.browser.mjs', ...Object.values(await sizes(path.join(dist, 'lib-msw.browser.mjs'))), undefined],
+    ...Object.entries(portal).map(([file, size]) => [`portal/${file}`, size.bytes, size.gzipBytes, undefined]),
+    ['portal/ (page, script, style)', ...portalTotal(portal), BUDGETS.portal],
   ];
   const width = Math.max(...rows.map(([file]) => file.length));
   console.log(`${'bundle'.padEnd(width)} ${'minified'.padStart(9)} ${'gzip'.padStart(9)} ${'budget'.padStart(9)}`);

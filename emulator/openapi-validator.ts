@@ -116,7 +116,7 @@ const PRECEDENCE = [400, 426, 415, 422];
  * answer for its status and media type; one that breaks it is logged and served unchanged. Every
  * request or answer outside the document is one line of `options.log`:
  * `openapi: request PUT /api/v1/chutes/a/networks/b/ssid 422 refused: body.ssid must be string`.
- * Websocket upgrades, preflights and every other path (`/_chutebox/*`, `/docs`) pass untouched.
+ * Websocket upgrades, preflights and every other path (`/_chutebox/*`, `/docs`, the portal at `/`) pass untouched.
  *
  * @throws Error when there is no document: neither `openapi.json` beside `options.functionsDir` nor a
  *   `meta-openapi-get.mjs` in it answers one (build chutebox first).

@@ -10,6 +10,8 @@ import { startChutebox, type Started } from './support/spawn.ts';
 /** The size budgets, in bytes of minified output. They are the spec: do not loosen them here. */
 const INFO_FUNCTION_LIMIT = 16 * 1024;
 const RUNTIME_LIMIT = 80 * 1024;
+/** The portal's page, script and style sheet together (dist/portal/, unpacked). */
+const PORTAL_LIMIT = 12 * 1024;
 
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const SCENARIOS = fileURLToPath(new URL('../fixtures/scenarios/', import.meta.url));
@@ -18,6 +20,7 @@ const FUNCTIONS = fileURLToPath(new URL('../functions/', import.meta.url));
 interface Manifest {
   functions: { name: string; file: string; method: string; path: string; aliases?: string[]; bytes: number; gzipBytes: number }[];
   entries: { name: string; file: string; bytes: number; gzipBytes: number }[];
+  portal: Record<string, { bytes: number; gzipBytes: number }>;
 }
 
 let manifest: Manifest;
@@ -78,6 +81,17 @@ describe('dist/manifest.json', () => {
     const runtime = manifest.entries.find((entry) => entry.name === 'runtime');
     expect(runtime).toBeDefined();
     expect(runtime!.bytes).toBeLessThanOrEqual(RUNTIME_LIMIT);
+  });
+
+  it(`keeps the portal (its page, script and style sheet) within ${PORTAL_LIMIT} bytes, as written in dist/portal/`, async () => {
+    const files = Object.keys(manifest.portal);
+    expect(files.map((file) => file.replace(/\.[0-9a-f]{12}\./, '.<hash>.')).sort()).toEqual([
+      'assets/portal.<hash>.css',
+      'assets/portal.<hash>.js',
+      'index.html',
+    ]);
+    for (const file of files) expect((await readFile(path.join(DIST, 'portal', `${file}.gz`))).length).toBe(manifest.portal[file]!.gzipBytes);
+    expect(Object.values(manifest.portal).reduce((sum, file) => sum + file.bytes, 0)).toBeLessThanOrEqual(PORTAL_LIMIT);
   });
 });
 

@@ -1,12 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../functions/meta/schemas.ts';
-import { DOCS_CSP, takesGzip } from '../runtime/http/docs.ts';
+import { DOCS_CSP } from '../runtime/http/docs.ts';
 import { call } from './support/http-client.ts';
-import { CLI, type Started, useChutebox } from './support/spawn.ts';
+import { pageAnswersOnEmulator, pageAnswersOnServe } from './support/pages.ts';
+import { type Started, useChutebox } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 
 /*
@@ -16,7 +16,6 @@ import { useTempDir } from './support/temp-dir.ts';
 
 const ASSETS = fileURLToPath(new URL('../dist/docs/assets/', import.meta.url));
 const YEAR = 'public, max-age=31536000, immutable';
-const basic = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
 
 /** The asset paths a page names (`src="/docs/assets/…"` and the licences in its comment). */
 const assetPaths = (page: string) => [...new Set([...page.matchAll(/\/docs\/assets\/[\w.-]+/g)].map((m) => m[0]))].sort();
@@ -114,49 +113,24 @@ describe('GET /docs on chutebox emulate --no-auth', () => {
 describe('GET /docs with auth on', () => {
   it('emulate: asks a browser for Basic credentials (not Bearer, which no browser prompts for); answers with the account or a token', async () => {
     const server = await start(['emulate', '--port', '0']);
-    const refused = await call(server.url, 'GET', '/docs');
-    expect(refused.status).toBe(401);
-    expect(refused.type).toBe('application/problem+json');
-    expect(refused.headers.get('www-authenticate')).toBe('Basic realm="chutebox", charset="UTF-8"');
-    expect(refused.text).not.toContain('"openapi"');
-    expect((await call(server.url, 'GET', '/docs', { headers: basic('paradrop', 'wrong') })).status).toBe(401);
-
-    const page = await call(server.url, 'GET', '/docs', { headers: basic('paradrop', '') });
-    expect([page.status, page.type]).toEqual([200, 'text/html; charset=utf-8']);
-    const { token } = (await call<{ token: string }>(server.url, 'POST', '/api/v1/auth/local', { json: { username: 'paradrop', password: '' } })).body;
-    expect((await call(server.url, 'GET', '/docs', { headers: { authorization: `Bearer ${token}` } })).text).toBe(page.text);
+    const { anonymous, wrong, account, token } = await pageAnswersOnEmulator(server.url, '/docs');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.type).toBe('application/problem+json');
+    expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="chutebox", charset="UTF-8"');
+    expect(anonymous.text).not.toContain('"openapi"');
+    expect(wrong.status).toBe(401);
+    expect([account.status, account.type]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(token.text).toBe(account.text);
 
     // The assets need no credentials: Redoc and a start script, the same on every device.
-    for (const assetPath of assetPaths(page.text)) expect([assetPath, (await call(server.url, 'GET', assetPath)).status]).toEqual([assetPath, 200]);
+    for (const assetPath of assetPaths(account.text)) expect([assetPath, (await call(server.url, 'GET', assetPath)).status]).toEqual([assetPath, 200]);
   });
 
   it('serve: open to the device itself while no password is set, then behind the password', async () => {
-    const stateDir = path.join(temp.path(), 'state');
-    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', path.join(temp.path(), 'no-docker.sock')];
-    const fresh = await start(args);
-    const open = await call(fresh.url, 'GET', '/docs');
+    const { open, refused, page } = await pageAnswersOnServe(start, temp.path(), '/docs', 'docs-password');
     expect([open.status, open.type]).toEqual([200, 'text/html; charset=utf-8']);
-    await fresh.stop();
-
-    expect(spawnSync(process.execPath, [CLI, 'passwd', '--state-dir', stateDir], { input: 'docs-password\n' }).status).toBe(0);
-    const server = await start(args);
-    const refused = await call(server.url, 'GET', '/docs');
     expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="chutebox", charset="UTF-8"']);
-    const page = await call(server.url, 'GET', '/docs', { headers: basic('paradrop', 'docs-password') });
     expect(page.status).toBe(200);
     expect(inlinedDocument(page.text)).toEqual(inlinedDocument(open.text));
-  });
-});
-
-describe('takesGzip', () => {
-  it('reads Accept-Encoding: gzip or * without q=0, gzip’s own weight first', () => {
-    expect(takesGzip('gzip, deflate, br')).toBe(true);
-    expect(takesGzip('br;q=1.0, GZIP;q=0.5')).toBe(true);
-    expect(takesGzip('*')).toBe(true);
-    expect(takesGzip('gzip;q=0, identity')).toBe(false);
-    expect(takesGzip('gzip;q=0, *')).toBe(false);
-    expect(takesGzip('identity')).toBe(false);
-    expect(takesGzip('')).toBe(false);
-    expect(takesGzip(undefined)).toBe(false);
   });
 });

@@ -2,16 +2,10 @@ import type { Device, NetworkTarget, StoredChute } from '../core/device/index.ts
 import type { FunctionInput } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
 import { mapping } from './chute-record.ts';
+import { type NetworkKind, networkKind } from './network-kind.ts';
 import { pathParams } from './params.ts';
 
-/**
- * What a network can serve, from its `type` and `mode` in the chute configuration:
- * - `access-point`: `type: wifi`, `mode: ap` (the default mode): stations, clients, SSID, hostapd;
- * - `monitor`: `type: wifi`, `mode: monitor`: nothing of the above (it has no clients);
- * - `vlan`: `type: vlan`: DHCP leases only;
- * - `other`: any other type or mode.
- */
-export type NetworkKind = 'access-point' | 'monitor' | 'vlan' | 'other';
+export type { NetworkKind };
 
 /** One entry of a chute configuration's `net`, and the host resources behind it. */
 export interface ChuteNetwork {
@@ -146,13 +140,6 @@ const KIND_NAMES: Record<NetworkKind, string> = {
   vlan: 'a VLAN network',
   other: 'another kind of network',
 };
-
-function networkKind(type: string, mode: string | null): NetworkKind {
-  if (type === 'vlan') return 'vlan';
-  if (type !== 'wifi') return 'other';
-  if (mode === null || mode === 'ap') return 'access-point';
-  return mode === 'monitor' ? 'monitor' : 'other';
-}
 
 /** How a 409 names a network: `a VLAN network`, `a wifi network in mode sta`. */
 function describe(network: ChuteNetwork): string {

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ChangeRecordSchema } from '../changes/schemas.ts';
 import { CHANGE_ID, CHUTE_NAME_MESSAGE, MAC_ADDRESS, NETWORK_NAME, NETWORK_NAME_MESSAGE } from '../chutes/params.ts';
-import { CHUTE_NAME, type DeviceEvent, type DeviceEventKind } from '../core/device/index.ts';
+import { CHUTE_NAME, DEVICE_EVENT_KINDS, type DeviceEvent } from '../core/device/index.ts';
 
 /*
  * What GET /api/v1/events sends (docs/api/events.md): each device event (`DeviceEvent`,
@@ -10,24 +10,7 @@ import { CHUTE_NAME, type DeviceEvent, type DeviceEventKind } from '../core/devi
  * functions/core/device/events.ts are the contract: the compiler checks that these schemas say the same.
  */
 
-/** Every kind of device event, as `?kind=` names them: the type below checks that none is missing. */
-export const DEVICE_EVENT_KINDS = [
-  'station.connected',
-  'station.disconnected',
-  'station.roamed',
-  'lease.added',
-  'lease.renewed',
-  'lease.expired',
-  'chute.state',
-  'change.queued',
-  'change.progressed',
-  'change.ended',
-  'hostconfig.applied',
-  'controller.delivery',
-] as const satisfies readonly DeviceEventKind[];
-/** A compile error when `DeviceEventBody` gains a kind that DEVICE_EVENT_KINDS leaves out. */
-const everyKind: [Exclude<DeviceEventKind, (typeof DEVICE_EVENT_KINDS)[number]>] extends [never] ? true : never = true;
-void everyKind;
+export { DEVICE_EVENT_KINDS };
 
 /** The kind of the event the stream sends when a client asked to resume after events that have left the buffer. */
 export const EVENTS_MISSED = 'events.missed';

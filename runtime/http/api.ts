@@ -275,6 +275,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     '/docs/*',
     observed('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorized), false),
   );
+  // The portal and its files (runtime/http/portal.ts, a bundle loaded on first use; the page behind the same auth), as ParaDrop serves one at `/`.
+  const portal = async (c: Context) => (await import('./portal.ts')).portal(c, authorized);
+  app.get('/', observed('/', portal, false));
+  app.get('/portal/*', observed('/portal/*', portal, false));
+  routes.push({ method: 'GET', path: '/' });
   // A preflight, on any path (runtime/http/preflight.ts, a bundle loaded on the first one).
   app.on(
     'OPTIONS',

@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
 import type { Context } from 'hono';
-import { HttpProblem, isHttpProblem } from '../../functions/core/problem.ts';
+import { servePage } from './page-files.ts';
 
 /**
  * The files the build wrote for the page (runtime/http/docs-page/build.mjs): beside this module's
@@ -10,13 +8,7 @@ import { HttpProblem, isHttpProblem } from '../../functions/core/problem.ts';
 const FILES = new URL('./docs/', import.meta.url);
 
 /** An asset's path: a name made of its content's hash, without `/` or `..`, and one of the types below. */
-const ASSET_PATH = /^\/docs\/(assets\/[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.(js|txt))$/;
-
-const TYPES: Record<string, string> = {
-  html: 'text/html; charset=utf-8',
-  js: 'text/javascript; charset=utf-8',
-  txt: 'text/plain; charset=utf-8',
-};
+const ASSET_PATH = /^\/docs\/(assets\/[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.(?:js|txt))$/;
 
 /**
  * What the page may load: its own scripts, the styles Redoc writes into it, images inlined as data,
@@ -26,9 +18,6 @@ const TYPES: Record<string, string> = {
 export const DOCS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; worker-src blob:; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-/** Assets are named by their content (build.mjs), so a browser may keep them for good. */
-const ASSET_CACHE = 'public, max-age=31536000, immutable';
 
 /**
  * `GET /docs` and `GET /docs/assets/<file>`: the API reference page, Redoc drawing the OpenAPI
@@ -46,59 +35,6 @@ const ASSET_CACHE = 'public, max-age=31536000, immutable';
  * @example
  * app.get('/docs/*', async (c) => (await import('./docs.ts')).docs(c, authorize));
  */
-export async function docs(c: Context, authorize: (c: Context) => Promise<unknown>): Promise<Response> {
-  const { path } = c.req;
-  if (path === '/docs' || path === '/docs/') {
-    await authorize(c).catch(askForBasic);
-    return send(c, 'index.html', 'html', { 'cache-control': 'private, no-cache', 'content-security-policy': DOCS_CSP, 'referrer-policy': 'no-referrer' });
-  }
-  const asset = ASSET_PATH.exec(path);
-  if (asset === null) throw new HttpProblem(404, `no resource at ${path}: the API reference is at /docs`);
-  return send(c, asset[1]!, asset[2]!, { 'cache-control': ASSET_CACHE });
-}
-
-/** A 401 of the API's check, with a challenge a browser answers with its login prompt (it prompts for no Bearer token). */
-function askForBasic(error: unknown): never {
-  if (isHttpProblem(error) && error.status === 401) {
-    throw new HttpProblem(401, error.message, { headers: { ...error.headers, 'www-authenticate': 'Basic realm="chutebox", charset="UTF-8"' } });
-  }
-  throw error;
-}
-
-/** A file of dist/docs/ (stored gzipped), gzipped for a client that takes gzip, else unpacked. */
-async function send(c: Context, name: string, type: string, headers: Record<string, string>): Promise<Response> {
-  let gzipped: Buffer;
-  try {
-    gzipped = await readFile(new URL(`${name}.gz`, FILES));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new HttpProblem(404, name === 'index.html' ? 'this build has no docs page: build chutebox with `npm run build`' : `no resource at ${c.req.path}`);
-  }
-  const gzip = takesGzip(c.req.header('accept-encoding'));
-  return new Response(gzip ? gzipped : gunzipSync(gzipped), {
-    headers: {
-      'content-type': TYPES[type]!,
-      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-      vary: 'accept-encoding',
-      'x-content-type-options': 'nosniff',
-      ...headers,
-    },
-  });
-}
-
-/**
- * Whether an `Accept-Encoding` takes gzip: `gzip` or `*` listed without `q=0`.
- *
- * @example
- * takesGzip('gzip, deflate, br') // true
- * takesGzip('gzip;q=0, identity') // false
- */
-export function takesGzip(acceptEncoding: string | undefined): boolean {
-  const q = new Map<string, number>();
-  for (const part of (acceptEncoding ?? '').toLowerCase().split(',')) {
-    const [coding, ...params] = part.split(';').map((s) => s.trim());
-    const weight = params.find((p) => p.startsWith('q='));
-    q.set(coding!, weight === undefined ? 1 : Number(weight.slice(2)));
-  }
-  return (q.get('gzip') ?? q.get('*') ?? 0) > 0;
+export function docs(c: Context, authorize: (c: Context) => Promise<unknown>): Promise<Response> {
+  return servePage(c, authorize, { files: FILES, paths: ['/docs', '/docs/'], asset: ASSET_PATH, csp: DOCS_CSP, where: 'the API reference is at /docs' });
 }

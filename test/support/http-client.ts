@@ -34,6 +34,17 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * The `Authorization` header of HTTP Basic credentials, as a browser sends them once a person
+ * answered its prompt.
+ *
+ * @example
+ * await call(server.url, 'GET', '/', { headers: basicAuth('paradrop', '') });
+ */
+export function basicAuth(username: string, password: string): { authorization: string } {
+  return { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}
+
 /** How long a change may take to become final (pdconf runs a few scripts). */
 const CHANGE_DEADLINE_MS = 20_000;
 

@@ -33,6 +33,28 @@ export type DeviceEventBody =
 /** The kinds of device events. */
 export type DeviceEventKind = DeviceEventBody['kind'];
 
+/**
+ * Every kind of device event, as `?kind=` names them (the type below checks that none is missing).
+ * Here, without the schemas, so that a page's script can name them all (runtime/http/portal-page/).
+ */
+export const DEVICE_EVENT_KINDS = [
+  'station.connected',
+  'station.disconnected',
+  'station.roamed',
+  'lease.added',
+  'lease.renewed',
+  'lease.expired',
+  'chute.state',
+  'change.queued',
+  'change.progressed',
+  'change.ended',
+  'hostconfig.applied',
+  'controller.delivery',
+] as const satisfies readonly DeviceEventKind[];
+/** A compile error when `DeviceEventBody` gains a kind that DEVICE_EVENT_KINDS leaves out. */
+const everyKind: [Exclude<DeviceEventKind, (typeof DEVICE_EVENT_KINDS)[number]>] extends [never] ? true : never = true;
+void everyKind;
+
 /** An event as a device keeps and sends it: its body, an id that increases by one per device, and when it happened. */
 export type DeviceEvent = DeviceEventBody & { id: number; time: string };
 

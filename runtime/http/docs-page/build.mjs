@@ -1,10 +1,9 @@
 // Writes dist/docs/: the files of GET /docs (runtime/http/docs.ts), called by esbuild.config.mjs once
 // the OpenAPI document is generated. See docs/decisions/0032-the-docs-page.md.
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { escapeHtml, fillTemplate, pageWriter } from '../page-writer.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -15,9 +14,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  * - `assets/<name>.<hash>.<ext>`: Redoc's standalone bundle, the script that starts it, and the
  *   licences of what the bundle holds; named by their content, so they may be cached for good.
  *
- * @returns the bytes written (gzipped), by file name relative to `<dist>/docs/`.
+ * @returns the sizes written (`bytes`, `gzipBytes`), by file name relative to `<dist>/docs/`.
  * @example
- * await writeDocsPage({ root, dist, document: openApi }); // { 'index.html': 21034, 'assets/redoc.standalone.3f2a….js': 326671, … }
+ * await writeDocsPage({ root, dist, document: openApi }); // { 'index.html': { bytes: 98213, gzipBytes: 16845 }, … }
  */
 export async function writeDocsPage({ root, dist, document }) {
   const redoc = path.join(root, 'node_modules', 'redoc');
@@ -26,23 +25,12 @@ export async function writeDocsPage({ root, dist, document }) {
     `Redoc ${version} (redoc.standalone.js), MIT licence:\n\n${await readFile(path.join(redoc, 'LICENSE'), 'utf8')}`,
     `What redoc.standalone.js bundles:\n\n${await readFile(path.join(redoc, 'bundles', 'redoc.standalone.js.LICENSE.txt'), 'utf8')}`,
   ].join('\n\n');
-  const out = path.join(dist, 'docs');
-  await mkdir(path.join(out, 'assets'), { recursive: true });
-  const written = {};
-  const write = async (name, content) => {
-    const gzipped = gzipSync(content, { level: 9 });
-    await writeFile(path.join(out, `${name}.gz`), gzipped);
-    written[name] = gzipped.length;
-  };
-  /** Writes an asset under a name that changes with its content, and answers its URL path. */
-  const asset = async (base, ext, content) => {
-    const name = `assets/${base}.${createHash('sha256').update(content).digest('hex').slice(0, 12)}.${ext}`;
-    await write(name, content);
-    return `/docs/${name}`;
-  };
-  const viewer = await asset('redoc.standalone', 'js', offline(await readFile(path.join(redoc, 'bundles', 'redoc.standalone.js'), 'utf8')));
-  const start = await asset('start', 'js', await readFile(path.join(here, 'start.js')));
-  const licence = await asset('redoc-licences', 'txt', licences);
+  const { write, asset, written } = await pageWriter(path.join(dist, 'docs'));
+  /** An asset's URL path. */
+  const docsAsset = async (base, ext, content) => `/docs/${await asset(base, ext, content)}`;
+  const viewer = await docsAsset('redoc.standalone', 'js', offline(await readFile(path.join(redoc, 'bundles', 'redoc.standalone.js'), 'utf8')));
+  const start = await docsAsset('start', 'js', await readFile(path.join(here, 'start.js')));
+  const licence = await docsAsset('redoc-licences', 'txt', licences);
   const values = {
     title: escapeHtml(`${document.info.title} ${document.info.version}: API reference`),
     credits: `Rendered by Redoc ${version} (MIT licence; its licences and those of what it bundles: ${licence})`,
@@ -52,11 +40,7 @@ export async function writeDocsPage({ root, dist, document }) {
     start,
   };
   const template = await readFile(path.join(here, 'page.html'), 'utf8');
-  // A function as the replacement: `$&` and the like in the document stay as they are.
-  await write(
-    'index.html',
-    template.replace(/\{\{(\w+)\}\}/g, (_, key) => values[key]),
-  );
+  await write('index.html', fillTemplate(template, values));
   return written;
 }
 
@@ -74,8 +58,4 @@ function offline(bundle) {
       `redoc.standalone.js has ${found} times ${logo}, not once: check what this Redoc loads from other origins (runtime/http/docs-page/build.mjs)`,
     );
   return bundle.replace(logo, () => 'src:"data:,"');
-}
-
-function escapeHtml(text) {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
