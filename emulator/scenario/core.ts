@@ -247,6 +247,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
           await provisioning.clear();
           await hostConfig.reset();
         }),
+        releases: { release: afterStart(() => provisioning.release()) },
         resetGuard: guard,
         publish: events.publish,
         failing: () => (faultActive(faults, 'engine-unreachable') ? ENGINE_UNREACHABLE : null),
