@@ -69,6 +69,10 @@ const ENTRIES = {
   'client-error': 'runtime/http/client-error.ts',
   // The reverse proxy of the chutes' web pages (serve only), loaded on the first request to /chutes/<chute>/.
   'chute-proxy': 'runtime/http/chute-proxy.ts',
+  // ParaDrop's /snapd/*: the request read and handed to the device (runtime/http/snapd.ts), loaded on the first one.
+  snapd: 'runtime/http/snapd.ts',
+  // snapd over its Unix socket (serve's Device), loaded on the first request for snapd.
+  'snapd-socket': 'runtime/snapd/socket.ts',
   // The API reference page (GET /docs), loaded on its first request; it serves the files of dist/docs/.
   docs: 'runtime/http/docs.ts',
   // The portal (GET /), loaded on its first request; it serves the files of dist/portal/.

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_DOCKER_SOCKET, DEFAULT_STATE_DIR } from '../functions/core/device/index.ts';
+import { DEFAULT_DOCKER_SOCKET, DEFAULT_SNAPD_SOCKET, DEFAULT_STATE_DIR } from '../functions/core/device/index.ts';
 import type { Device, Settings } from '../functions/core/device/index.ts';
 import type { ConfigFacetOptions } from './device-config/index.ts';
 import type { ChangeLogBound } from './changes/bound.ts';
@@ -30,6 +30,8 @@ export const STATE_DIR_OPTION = {
 export interface HostDeviceOptions {
   /** Docker Engine API socket; default `/var/run/docker.sock`. */
   dockerSocket?: string;
+  /** snapd's REST API socket, which `/snapd/*` is passed on to; default `/run/snapd.socket`. */
+  snapdSocket?: string;
   /** The runtime's state folder; its installed chutes are in `<stateDir>/chutes` (JSON). Default `/var/lib/chutebox`. */
   stateDir?: string;
   /** Where `iw` and `hostapd_cli` are and how long they may run; default `iw`, `hostapd_cli` on PATH, 5 s. */
@@ -55,6 +57,13 @@ export interface HostDeviceOptions {
  */
 export const HOST_DEVICE_FLAGS = [
   { flag: 'docker-socket', env: 'CHUTEBOX_DOCKER_SOCKET', default: DEFAULT_DOCKER_SOCKET, value: 'PATH', description: 'Docker Engine API socket' },
+  {
+    flag: 'snapd-socket',
+    env: 'CHUTEBOX_SNAPD_SOCKET',
+    default: DEFAULT_SNAPD_SOCKET,
+    value: 'PATH',
+    description: "snapd's REST API socket, which /snapd/* is passed on to",
+  },
   { flag: 'iw', env: 'CHUTEBOX_IW', default: DEFAULT_NETWORK_TOOLS.iw, value: 'PATH', description: 'iw executable, for the stations of chute networks' },
   {
     flag: 'hostapd-cli',
@@ -88,6 +97,7 @@ export const HOST_DEVICE_FLAGS = [
 export function hostDeviceOptions(values: Record<(typeof HOST_DEVICE_FLAGS)[number]['flag'], string | undefined>, stateDir: string): HostDeviceOptions {
   return {
     dockerSocket: values['docker-socket']!,
+    snapdSocket: values['snapd-socket']!,
     stateDir,
     tools: {
       iw: values.iw!,
@@ -180,7 +190,15 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     submitChange: runner.submitChange,
     change: runner.change,
     changes: runner.changes,
-    ...hostServices({ socketPath, engine, config: config.loaded, startedConfig: config.started, guard, reset }),
+    ...hostServices({
+      socketPath,
+      snapdSocket: options.snapdSocket ?? DEFAULT_SNAPD_SOCKET,
+      engine,
+      config: config.loaded,
+      startedConfig: config.started,
+      guard,
+      reset,
+    }),
     chuteLogs: async (chute, options) => (await loadedEngine(engine)).chuteLogs(socketPath, chute, options),
     followEvents: events.followEvents,
     publishEvent: events.publish,

@@ -8,6 +8,9 @@ import { changeRunner, type ChangeRunner } from '../runtime/changes/runner.ts';
 import { chuteStore, JSON_FORMAT } from '../runtime/chutes/store.ts';
 import { hostConfigStore } from '../runtime/device-config/host-config.ts';
 import { powerChanges } from '../runtime/device-config/power.ts';
+import { memoryProvisionStore, provisioning } from '../runtime/device-config/provisioning.ts';
+import { runtimeUpdate } from '../runtime/device-config/runtime-release.ts';
+import { controllerClient } from '../runtime/controller/client.ts';
 import { fakeEngine } from './support/fake-engine.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { storedChuteEffects } from './support/chute-lifecycle.ts';
@@ -16,7 +19,8 @@ const temp = useTempDir('chutebox-change-pipeline-');
 
 /**
  * The runtime's changes over a fresh state dir, as `serve` wires them, with a stand-in container engine:
- * the chute lifecycle, the host configuration store (pdconf without apply commands) and power changes.
+ * the chute lifecycle, the host configuration store (pdconf without apply commands), power changes and
+ * chutebox's own update on a device that is not provisioned.
  */
 async function runtimeChanges(): Promise<ChangeRunner> {
   const stateDir = await temp.folder('state');
@@ -25,11 +29,13 @@ async function runtimeChanges(): Promise<ChangeRunner> {
   const engine = fakeEngine();
   const hostConfig = hostConfigStore({ stateDir, chutes, pdconf: { applyCommands: {} }, generate: async () => hostConfigFor(['eth0', 'eth1'], []) });
   const power = powerChanges({ commands: {} });
+  const unprovisioned = provisioning({ store: memoryProvisionStore(), client: controllerClient(), report: async () => ({}) });
   return changeRunner({
     openLog: () => openChangeLog(path.join(stateDir, 'changes'), Date.now),
     effects: {
       ...storedChuteEffects(chutesDir, engine),
       'update-hostconfig': (request, note, id) => hostConfig.perform(request, note, id),
+      'update-runtime': runtimeUpdate({ stateDir, provisioning: unprovisioned }),
       reboot: power,
       shutdown: power,
     },
@@ -45,6 +51,7 @@ const SEQUENCE: ChangeRequest[] = [
   { action: 'update-config', chute: 'cross', config: { environment: { MODE: 'c', OTHER_TOKEN: '[redacted]' } } },
   { action: 'delete', chute: 'cross' },
   { action: 'update-hostconfig', config: hostConfigFor(['eth0', 'eth1'], []) as Record<string, unknown> },
+  { action: 'update-runtime' },
 ];
 
 /** Submits each change once the one before it is final, and answers every final record. */
@@ -96,6 +103,14 @@ describe('the one change pipeline, on the runtime and in the emulator', () => {
       },
       { id: 6, action: 'delete', chute: 'cross', state: 'succeeded', messages: ['queued', 'running', 'succeeded'], notes: true },
       { id: 7, action: 'update-hostconfig', chute: null, state: 'succeeded', messages: ['queued', 'running', 'succeeded'], notes: true },
+      {
+        id: 8,
+        action: 'update-runtime',
+        chute: null,
+        state: 'failed',
+        messages: ['queued', 'running', 'failed: the device is not provisioned: no controller offers it a release (POST /api/v1/config/provision)'],
+        notes: true,
+      },
     ]);
   });
 });

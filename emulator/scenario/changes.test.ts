@@ -39,6 +39,8 @@ function options(delayMs: number, record: string[] = [], clock = emulatedClock()
     async resetDevice() {
       record.push('reset');
     },
+    /** A controller that offers no release. */
+    releases: { release: async () => null },
   };
 }
 

@@ -21,6 +21,8 @@ import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { memoryChangeLog, type MemoryChangeLog } from '../../runtime/changes/memory-log.ts';
 import { changeRunner, chuteEffectsBy, type ChangeEffect, type ChangeEffects, type ChangeRequestOf, type Note } from '../../runtime/changes/runner.ts';
 import type { PublishEvent } from '../../runtime/events/buffer.ts';
+import type { ProvisioningService } from '../../runtime/device-config/provisioning.ts';
+import { takeRelease } from '../../runtime/device-config/take-release.ts';
 import { ContainerSchema } from '../../runtime/scenario/format.ts';
 import { jsonCopy } from './json-copy.ts';
 import { CHUTE_EDITS, type ChuteEdit } from './chute-edits.ts';
@@ -47,6 +49,8 @@ export interface EmulatedChangeOptions {
   applyHostConfig: ChangeEffect<'update-hostconfig'>;
   /** What a factory reset does besides removing the chutes and the changes: host configuration, provisioning. */
   resetDevice(): Promise<void>;
+  /** Where an `update-runtime` change takes a release from: the emulated provisioning, with its controller. */
+  releases: Pick<ProvisioningService, 'release'>;
   /** The device's guard of factory resets, when other parts of it refuse work during one too; default one of its own. */
   resetGuard?: ResetGuard;
   /** How many change records it keeps, and for how long, as a device does; default `DEFAULT_CHANGE_LOG_BOUND`. */
@@ -285,6 +289,11 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
       await options.sleep(options.delayMs);
       return options.applyHostConfig(request, note, id);
     },
+    async 'update-runtime'(_request, note) {
+      await options.sleep(options.delayMs);
+      const offered = await takeRelease(options.releases, note);
+      if (offered !== null) await note(EMULATED_UPDATE);
+    },
     reboot: power,
     shutdown: power,
   };
@@ -431,6 +440,9 @@ function installing(request: ChuteInstall): StoredChute {
  * What a reboot or shutdown of the emulated device does: nothing but say so. Its uptime goes on (the
  * scenario's clock counts from the emulator's start) and it answers as before.
  */
+/** What the emulator notes once it has taken and checked a release: serve would unpack it, check it loads and make it current. */
+const EMULATED_UPDATE = 'the emulated device does not install the release: serve would unpack it, check that it loads and make it current';
+
 const EMULATED_POWER: Record<DevicePowerAction, string> = {
   reboot: 'the emulated device does not really reboot: nothing is restarted, its uptime goes on, and what changed since the emulator started stays',
   shutdown: 'the emulated device does not really shut down: it goes on answering as before',

@@ -25,6 +25,7 @@ import { scenarioClock } from './clock.ts';
 import { emulatedClock, type ClockStart, type EmulatedClock } from '../emulated-clock.ts';
 import { DEFAULT_SEED } from '../seeded.ts';
 import { recordedLogs, scenarioLogs } from './logs.ts';
+import { scenarioSnapd } from './snapd.ts';
 import { checkCompiledScenario, normalizePosix, treeFiles } from './tree.ts';
 import { livingNetwork, type LivingNetwork } from '../living/living.ts';
 
@@ -152,6 +153,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   );
   const recordedChutes = sharedChutes(documents.chutes);
   const logs = scenarioLogs(files);
+  const snapd = scenarioSnapd(files);
   // The networks of the chutes installed now: as recorded, or what serve would run for them on this device's radios.
   const network = scenarioNetworks(
     files,
@@ -226,6 +228,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         },
         accounts,
         settings,
+        snapd,
         ...recordedLogs({
           read: logs,
           device: { containers: () => self!.containers(), chute: (chute) => self!.chute(chute), now },
@@ -244,6 +247,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
           await provisioning.clear();
           await hostConfig.reset();
         }),
+        releases: { release: afterStart(() => provisioning.release()) },
         resetGuard: guard,
         publish: events.publish,
         failing: () => (faultActive(faults, 'engine-unreachable') ? ENGINE_UNREACHABLE : null),

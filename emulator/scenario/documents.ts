@@ -8,7 +8,9 @@ import {
   CONTAINERS_FILE,
   DEVICE_FILE,
   parseDeviceYaml,
+  parseSnapdFile,
   ScenarioError,
+  SNAPD_FILE,
   StatsBody,
   STATS_DIR,
   statsFile,
@@ -50,7 +52,7 @@ export interface EngineRecordings {
 /**
  * Reads and checks a scenario folder's documents: `device.yaml`, the engine recordings, the chutes
  * (`readChutes`), `config/hostconfig.yaml` (`readScenarioHostConfig`) and `living.yaml`
- * (`parseLivingYaml`), in that order.
+ * (`parseLivingYaml`), in that order; then that `snapd.yaml`, a raw file the device reads when asked, is a recorded snapd.
  *
  * @throws ScenarioError naming the file and field of the first problem found.
  * @example
@@ -63,7 +65,16 @@ export async function readScenarioDocuments(dir: string): Promise<ScenarioDocume
   const engine = await readEngine(dir);
   const chutes = await readChutes(dir);
   const hostConfig = await readScenarioHostConfig(dir);
-  return { device, engine, chutes, hostConfig, living: await readLiving(dir) };
+  const living = await readLiving(dir);
+  await checkSnapd(dir);
+  return { device, engine, chutes, hostConfig, living };
+}
+
+/** `snapd.yaml` is a recorded snapd (`parseSnapdFile`), or missing. */
+async function checkSnapd(dir: string): Promise<void> {
+  const file = path.join(dir, SNAPD_FILE);
+  const text = await readText(file);
+  if (text !== null) parseSnapdFile(text, file);
 }
 
 /** `living.yaml`, checked; null when the scenario has none. */

@@ -23,6 +23,7 @@ export const CHANGE_ACTIONS = [
   'delete',
   'update-config',
   'update-hostconfig',
+  'update-runtime',
   'reboot',
   'shutdown',
 ] as const satisfies readonly ChangeAction[];

@@ -1,6 +1,6 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/handler.ts';
-import { invalidInput } from '../core/validate.ts';
+import { checkEmptyBody } from './empty-body.ts';
 import { FactoryResetRequestSchema, FactoryResetResultSchema, type FactoryResetResult } from './schemas.ts';
 
 export const route = defineRoute('POST /api/v1/config/factoryReset', 'Restore the device as freshly installed: no chutes, provisioning or credentials');
@@ -18,8 +18,6 @@ export const response = FactoryResetResultSchema;
  * await handle({ …, body: undefined }, device) // { success: true, message: 'factory reset: …' }
  */
 export const handle: Handler<FactoryResetResult> = async (input, device) => {
-  const { body } = input;
-  const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
-  if (!empty) throw invalidInput('body', [{ path: 'body', message: 'factoryReset takes no body (or an empty object)' }]);
+  checkEmptyBody(input.body, 'factoryReset');
   return device.factoryReset();
 };

@@ -142,6 +142,9 @@ export type SettingsRecord = z.infer<typeof SettingsRecordSchema>;
 /** `POST /api/v1/config/factoryReset`: no body (an empty JSON object is accepted too). */
 export const FactoryResetRequestSchema = z.object({ params: z.object({}), body: z.optional(z.object({})) });
 
+/** `POST /api/v1/config/startUpdate`: no body (an empty JSON object is accepted too). */
+export const StartUpdateRequestSchema = z.object({ params: z.object({}), body: z.optional(z.strictObject({})) });
+
 /** What a finished factory reset answers: ParaDrop's `{success, message}`. */
 export const FactoryResetResultSchema = z.object({ success: z.boolean(), message: z.string() });
 export type FactoryResetResult = z.infer<typeof FactoryResetResultSchema>;

@@ -7,6 +7,25 @@ export const DEFAULT_CONTROLLER_TIMEOUT_MS = 10_000;
 /** The most bytes of a controller's answer that are read; a longer answer is a 502. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** The most bytes of a release's archive that are read (a built `dist/` is a few MiB); a longer one is a 502. */
+export const MAX_RELEASE_BYTES = 64 * 1024 * 1024;
+
+/** How long a release's archive has to come, whole. */
+export const RELEASE_TIMEOUT_MS = 300_000;
+
+/**
+ * A release of chutebox the controller offers a router (docs/decisions/0062-updates-and-snapd.md): its
+ * version, the SHA-256 of its archive (a tar of a built `dist/`, gzipped or not) and where the archive
+ * is, on the controller's own origin.
+ */
+export interface RuntimeRelease {
+  version: string;
+  /** Lowercase hex. */
+  sha256: string;
+  /** Absolute, or relative to the controller's base URL. */
+  url: string;
+}
+
 export interface ControllerClientOptions {
   /** The fetch to use; default the global one, looked up at each request (so test interceptors apply). */
   fetch?: typeof globalThis.fetch;
@@ -39,6 +58,23 @@ export interface ControllerClient {
    *   time; `signal`'s reason when it aborts the request.
    */
   sendReport(credentials: ProvisionCredentials, report: unknown, signal?: AbortSignal): Promise<void>;
+  /**
+   * The release the controller offers the router: `GET <pdserver>/api/routers/<routerId>/runtime`, the
+   * same bearer header; null when it offers none (204, or 404 from a controller that has no releases).
+   *
+   * @throws HttpProblem 502 for any other status, an answer that is no `RuntimeRelease`, a network
+   *   error; 504 when no answer comes in time.
+   */
+  release(credentials: ProvisionCredentials): Promise<RuntimeRelease | null>;
+  /**
+   * The release's archive, within `MAX_RELEASE_BYTES` and `RELEASE_TIMEOUT_MS`, answered only once its
+   * SHA-256 is the release's. The bearer header goes only to the controller's own origin: a release
+   * elsewhere is refused before any request.
+   *
+   * @throws HttpProblem 502 for an archive elsewhere, any status but 200, too many bytes, a network
+   *   error or another SHA-256; 504 when it does not come whole in time.
+   */
+  download(credentials: ProvisionCredentials, release: RuntimeRelease): Promise<Uint8Array>;
 }
 
 /**
@@ -68,32 +104,36 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
   const timeoutMs = options.timeoutMs ?? DEFAULT_CONTROLLER_TIMEOUT_MS;
   const fetch: typeof globalThis.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
-  /** One request and its answer's body (read up to `MAX_ANSWER_BYTES`; null when longer). */
+  /**
+   * One request and its answer's body: up to `read` bytes (null when longer; none read for 0), within
+   * `wait` ms (the controller timeout by default).
+   */
   async function exchange(
     credentials: ProvisionCredentials,
     url: string,
-    init: { method: 'GET' | 'POST'; body?: string; read: boolean },
+    init: { method: 'GET' | 'POST'; body?: string; read: number; wait?: number; accept?: string },
     signal?: AbortSignal,
-  ): Promise<{ response: Response; text: string | null }> {
+  ): Promise<{ response: Response; bytes: Uint8Array | null }> {
     const where = controllerName(credentials);
     const abort = new AbortController();
     let timedOut = false;
+    const wait = init.wait ?? timeoutMs;
     // A timer of our own, not AbortSignal.timeout: fake timers drive it in tests, like the sender's.
     const timer = setTimeout(() => {
       timedOut = true;
       abort.abort(new Error('timed out'));
-    }, timeoutMs);
+    }, wait);
     const forward = () => abort.abort(signal!.reason);
     signal?.addEventListener('abort', forward, { once: true });
     try {
       signal?.throwIfAborted();
-      const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${credentials.apitoken}` };
+      const headers: Record<string, string> = { accept: init.accept ?? 'application/json', authorization: `Bearer ${credentials.apitoken}` };
       if (init.body !== undefined) headers['content-type'] = 'application/json';
       const response = await fetch(url, { method: init.method, headers, body: init.body, redirect: 'manual', signal: abort.signal });
-      const text = init.read ? await readCapped(response, MAX_ANSWER_BYTES) : discard(response);
-      return { response, text };
+      const bytes = init.read > 0 ? await readCapped(response, init.read) : (discard(response), new Uint8Array(0));
+      return { response, bytes };
     } catch (error) {
-      if (timedOut) throw new HttpProblem(504, `${where} did not answer within ${timeoutMs / 1000} s`);
+      if (timedOut) throw new HttpProblem(504, `${where} did not answer within ${wait / 1000} s`);
       if (signal?.aborted) throw signal.reason;
       if (error instanceof HttpProblem) throw error;
       throw new HttpProblem(502, `${where} could not be reached: ${networkReason(error)}`);
@@ -126,7 +166,7 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
     async check(credentials) {
       const where = controllerName(credentials);
       const request = `GET /api/routers/${credentials.routerId}`;
-      const { response, text } = await exchange(credentials, routerUrl(base(credentials), credentials.routerId), { method: 'GET', read: true });
+      const { response, bytes } = await exchange(credentials, routerUrl(base(credentials), credentials.routerId), { method: 'GET', read: MAX_ANSWER_BYTES });
       const { status } = response;
       if (status === 401 || status === 403) {
         throw new HttpProblem(422, `${where} refused the credentials (${status})`, {
@@ -139,13 +179,7 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
         });
       }
       if (status !== 200) throw unexpectedStatus(credentials, response, request);
-      if (text === null) throw new HttpProblem(502, `${where} answered ${request} with more than ${MAX_ANSWER_BYTES / 1024} KiB`);
-      let record: unknown;
-      try {
-        record = JSON.parse(text);
-      } catch {
-        throw new HttpProblem(502, `${where} answered ${request} with something that is not JSON`);
-      }
+      const record = jsonAnswer(credentials, request, bytes);
       if (!isRouterRecord(record, credentials.routerId)) {
         throw new HttpProblem(502, `${where} answered ${request} with a record that is not router ${credentials.routerId} (no _id or id equal to it)`);
       }
@@ -154,10 +188,63 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
     async sendReport(credentials, report, signal) {
       const request = `POST /api/routers/${credentials.routerId}/telemetry`;
       const url = routerUrl(base(credentials), credentials.routerId, 'telemetry');
-      const { response } = await exchange(credentials, url, { method: 'POST', body: JSON.stringify(report), read: false }, signal);
+      const { response } = await exchange(credentials, url, { method: 'POST', body: JSON.stringify(report), read: 0 }, signal);
       if (!response.ok) throw unexpectedStatus(credentials, response, request);
     },
+
+    async release(credentials) {
+      const request = `GET /api/routers/${credentials.routerId}/runtime`;
+      const url = routerUrl(base(credentials), credentials.routerId, 'runtime');
+      const { response, bytes } = await exchange(credentials, url, { method: 'GET', read: MAX_ANSWER_BYTES });
+      if (response.status === 204 || response.status === 404) return null;
+      if (response.status !== 200) throw unexpectedStatus(credentials, response, request);
+      const release = jsonAnswer(credentials, request, bytes);
+      if (!isRelease(release)) {
+        throw new HttpProblem(502, `${controllerName(credentials)} answered ${request} with no release: {version, sha256 (64 hex digits), url}`);
+      }
+      return release;
+    },
+
+    async download(credentials, release) {
+      const where = controllerName(credentials);
+      const url = new URL(release.url, `${trimSlashes(base(credentials))}/`);
+      if (url.origin !== new URL(base(credentials)).origin) {
+        throw new HttpProblem(502, `${where} offers release ${release.version} at another origin (${url.origin}): its token goes to no other`);
+      }
+      const request = `GET ${url.pathname}`;
+      const { response, bytes } = await exchange(credentials, url.href, { method: 'GET', read: MAX_RELEASE_BYTES, wait: RELEASE_TIMEOUT_MS, accept: '*/*' });
+      if (response.status !== 200) throw unexpectedStatus(credentials, response, request);
+      if (bytes === null) throw new HttpProblem(502, `${where} answered ${request} with more than ${MAX_RELEASE_BYTES / 1024 / 1024} MiB`);
+      const digest = await sha256Hex(bytes);
+      if (digest !== release.sha256) {
+        throw new HttpProblem(502, `release ${release.version} from ${where} has SHA-256 ${digest}, not the ${release.sha256} the controller gave`);
+      }
+      return bytes;
+    },
   };
+
+  /** A controller's answer of at most `MAX_ANSWER_BYTES` as JSON. */
+  function jsonAnswer(credentials: ProvisionCredentials, request: string, bytes: Uint8Array | null): unknown {
+    const where = controllerName(credentials);
+    if (bytes === null) throw new HttpProblem(502, `${where} answered ${request} with more than ${MAX_ANSWER_BYTES / 1024} KiB`);
+    try {
+      return JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      throw new HttpProblem(502, `${where} answered ${request} with something that is not JSON`);
+    }
+  }
+}
+
+/** Whether a controller's answer is a `RuntimeRelease`. */
+function isRelease(value: unknown): value is RuntimeRelease {
+  const release = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  return typeof release.version === 'string' && release.version !== '' && typeof release.url === 'string' && /^[0-9a-f]{64}$/.test(String(release.sha256));
+}
+
+/** The SHA-256 of `bytes` in lowercase hex, by Web Crypto (in every runtime of the emulator). */
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return [...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** Whether a controller's answer is the record of router `routerId` (MongoDB's `_id`, or `id`). */
@@ -167,9 +254,9 @@ function isRouterRecord(value: unknown, routerId: string): boolean {
   return record._id === routerId || record.id === routerId;
 }
 
-/** A response body as text, or null when it is longer than `max` bytes (the rest is not read). */
-async function readCapped(response: Response, max: number): Promise<string | null> {
-  if (response.body === null) return '';
+/** A response body, or null when it is longer than `max` bytes (the rest is not read). */
+async function readCapped(response: Response, max: number): Promise<Uint8Array | null> {
+  if (response.body === null) return new Uint8Array(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
@@ -189,7 +276,7 @@ async function readCapped(response: Response, max: number): Promise<string | nul
     all.set(chunk, at);
     at += chunk.byteLength;
   }
-  return new TextDecoder().decode(all);
+  return all;
 }
 
 /**

@@ -18,6 +18,7 @@ import { hostConfigStore, type HostConfigService } from './host-config.ts';
 import type { ApplyCommands } from './pdconf.ts';
 import { powerChanges, type PowerCommands } from './power.ts';
 import { fileProvisionStore, PROVISION_FILE, provisioning, type ProvisioningService } from './provisioning.ts';
+import { runtimeUpdate } from './runtime-release.ts';
 import { STOP_GRACE_MS } from '../tools/run-until.ts';
 import { daemonLog } from '../log/log.ts';
 
@@ -40,7 +41,7 @@ export interface ConfigFacetOptions {
   publish?: PublishEvent;
 }
 
-/** The changes of the device itself, not of a chute: a host configuration, a reboot, a shutdown. */
+/** The changes of the device itself, not of a chute: a host configuration, chutebox's own release, a reboot, a shutdown. */
 export type DeviceEffects = Pick<ChangeEffects, DeviceAction>;
 
 /** What the host Device gets from this bundle. */
@@ -56,7 +57,8 @@ export interface ConfigFacets {
   /**
    * What the changes of the device itself do: apply a host configuration (`HostConfigService.perform`,
    * answering what removes its rollback once the change's `succeeded` is saved), reboot or shut down
-   * (`powerChanges`). Once `close` was called, one that begins does nothing and fails.
+   * (`powerChanges`), take chutebox's release from the controller (`runtimeUpdate`). Once `close` was
+   * called, one that begins does nothing and fails.
    */
   effects: DeviceEffects;
   /**
@@ -135,6 +137,7 @@ export function configFacets(options: ConfigFacetOptions): ConfigFacets {
     provisioning: service,
     effects: unlessStopping(stopping.signal, {
       'update-hostconfig': (request, note, id) => hostConfig.perform(request, note, id),
+      'update-runtime': runtimeUpdate({ stateDir: options.stateDir, provisioning: service }),
       reboot: power,
       shutdown: power,
     }),
@@ -160,5 +163,10 @@ function unlessStopping(stop: AbortSignal, effects: DeviceEffects): DeviceEffect
     <A extends DeviceAction>(effect: ChangeEffect<A>): ChangeEffect<A> =>
     (request, note, id) =>
       stop.aborted ? Promise.reject(new Error('the runtime is stopping: the change did nothing')) : effect(request, note, id);
-  return { 'update-hostconfig': guarded(effects['update-hostconfig']), reboot: guarded(effects.reboot), shutdown: guarded(effects.shutdown) };
+  return {
+    'update-hostconfig': guarded(effects['update-hostconfig']),
+    'update-runtime': guarded(effects['update-runtime']),
+    reboot: guarded(effects.reboot),
+    shutdown: guarded(effects.shutdown),
+  };
 }

@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import type { ControllerClient } from '../controller/client.ts';
+import type { ControllerClient, RuntimeRelease } from '../controller/client.ts';
 import type { PublishEvent } from '../events/buffer.ts';
 import { telemetrySender, type Timers } from '../controller/telemetry.ts';
 import { removeInterruptedWritesOnce, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
@@ -143,7 +143,18 @@ export interface ProvisioningService extends Provisioning {
   clear(): Promise<void>;
   /** Stops telemetry for good (the runtime is stopping); the stored credentials stay. */
   stop(): void;
+  /**
+   * What an update of chutebox takes from the controller the device is provisioned with: the release
+   * it offers and the release's archive, checked against its SHA-256 (`ControllerClient.release`,
+   * `download`); null when it offers none.
+   *
+   * @throws HttpProblem 409 when the device is not provisioned; the client's 502 or 504.
+   */
+  release(): Promise<{ release: RuntimeRelease; archive: Uint8Array } | null>;
 }
+
+/** Why an update fails on a device that is not provisioned. */
+export const NO_CONTROLLER = 'the device is not provisioned: no controller offers it a release (POST /api/v1/config/provision)';
 
 /**
  * Provisioning with the cloud controller and the telemetry sent to it (see `Provisioning`,
@@ -283,6 +294,14 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
     stop() {
       stopped = true;
       sender.stop();
+    },
+
+    async release() {
+      await whenLoaded();
+      const credentials = stored;
+      if (credentials === null) throw new HttpProblem(409, NO_CONTROLLER);
+      const release = await options.client.release(credentials);
+      return release === null ? null : { release, archive: await options.client.download(credentials, release) };
     },
   };
 }

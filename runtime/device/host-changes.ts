@@ -39,6 +39,7 @@ export function hostChanges(host: HostParts, bound: ChangeLogBound | undefined):
         effects: {
           ...chuteEffectsBy(onChute),
           'update-hostconfig': onDevice('update-hostconfig'),
+          'update-runtime': onDevice('update-runtime'),
           reboot: onDevice('reboot'),
           shutdown: onDevice('shutdown'),
         },

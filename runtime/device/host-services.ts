@@ -8,10 +8,12 @@ import { engineUnreachable } from '../engine/unreachable.ts';
 /**
  * The host's services: the device configuration's (host configuration, provisioning, accounts), from
  * its bundle, refused during a factory reset where a device refuses them; the image store of the
- * engine; the factory reset.
+ * engine; the factory reset; snapd over its socket (runtime/snapd/socket.ts, a bundle loaded on the first request for it).
  */
 export function hostServices(options: {
   socketPath: string;
+  /** snapd's socket (`--snapd-socket`). */
+  snapdSocket: string;
   engine: EngineClient;
   /** The device-configuration bundle, loaded (the accounts need no start). */
   config: () => Promise<ConfigFacets>;
@@ -20,7 +22,7 @@ export function hostServices(options: {
   guard: ResetGuard;
   reset: DeviceServices['factoryReset'];
 }): DeviceServices {
-  const { config, startedConfig, guard, engine, socketPath } = options;
+  const { config, startedConfig, guard, engine, socketPath, snapdSocket } = options;
   return {
     hostConfig: {
       read: async () => (await config()).hostConfig.read(),
@@ -37,6 +39,7 @@ export function hostServices(options: {
       updateAuthorizedKeys: async (account, update) => (await config()).accounts.updateAuthorizedKeys(account, update),
     },
     factoryReset: () => guard.run(options.reset),
+    snapd: async (request) => (await import('../snapd/socket.ts')).snapdOverSocket({ socketPath: snapdSocket })(request),
     async loadImage(archive) {
       const client = await loadedEngine(engine);
       try {

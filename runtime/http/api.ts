@@ -31,6 +31,9 @@ export const HOSTAPD_CONTROL_PATH = '/api/v1/chutes/:chute/networks/:network/hos
 /** ParaDrop's change stream, the websocket pdtools opens after each change; served as `HOSTAPD_CONTROL_PATH` is. */
 export const CHANGE_STREAM_PATH = '/ws/changes/:id/stream';
 
+/** ParaDrop's snapd REST API, passed on to the device's snapd (runtime/http/snapd.ts), every method. */
+export const SNAPD_PATH = '/snapd/*';
+
 /** Prometheus' scrape: runtime/http/metrics.ts, a bundle of its own loaded on the first one. */
 export const METRICS_PATH = '/metrics';
 
@@ -119,7 +122,7 @@ export type ApiFunction = Pick<MountedFunction, 'route'> & {
  * auth policy and a body limit (the upload limit for a route's `upload` media types), the events stream
  * (`EVENTS_PATH`), the websockets, the hostapd control (`HOSTAPD_CONTROL_PATH`) and the change stream
  * (`CHANGE_STREAM_PATH`), and ParaDrop's chute log websockets (`CHUTE_LOG_SOCKET_PATHS`), upgraded by
- * `listen`, a chute's log, streamed (`CHUTE_LOGS_PATH`), Prometheus' scrape (`METRICS_PATH`) and, with `logs`, the daemon's log
+ * `listen`, a chute's log, streamed (`CHUTE_LOGS_PATH`), Prometheus' scrape (`METRICS_PATH`), snapd's API (`SNAPD_PATH`) and, with `logs`, the daemon's log
  * (`DAEMON_LOGS_PATH`, `PARADROP_LOGS_PATH`), behind the same auth policy. A request served without credentials must be local
  * (`authorizer`, docs/decisions/0040-browsers-and-a-device-without-a-password.md). Every error is an `application/problem+json` answer: 404
  * for an unknown path, 405 (with `Allow`) for a known path and another method, 400/413/415 for a bad
@@ -262,6 +265,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     app.get(path, observed(path, answer));
     routes.push({ method: 'GET', path });
   }
+  // ParaDrop's /snapd/*, every method, behind the same auth policy (runtime/http/snapd.ts, a bundle loaded on the first one).
+  app.all(
+    SNAPD_PATH,
+    observed(SNAPD_PATH, async (c) => (await import('./snapd.ts')).snapd(c, deviceOf(c), cors, limit)),
+  );
   if (options.chuteWeb === true) {
     // The chute's page needs no credentials of the API (runtime/http/chute-proxy.ts says why).
     // It matches `/chutes/<chute>` too, which the proxy redirects to `/chutes/<chute>/`.

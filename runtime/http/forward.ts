@@ -1,6 +1,7 @@
 import { request as httpRequest, validateHeaderName, validateHeaderValue, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { NULL_BODY_STATUSES } from './null-body.ts';
 
 /**
  * Headers of one connection, never passed on by a proxy (RFC 9110 §7.6.1, and `Proxy-Authorization`,
@@ -18,9 +19,6 @@ const HOP_BY_HOP = new Set([
   'proxy-authorization',
   'host',
 ]);
-
-/** Answers without a body (RFC 9110 §15), which a Fetch `Response` refuses a stream for. */
-const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /**
  * Sends `request` to `upstream` over a connection of its own and answers the upstream's answer once its

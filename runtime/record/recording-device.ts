@@ -192,6 +192,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     provisioning: inner.provisioning,
     settings: () => inner.settings(),
     factoryReset: () => inner.factoryReset(),
+    snapd: (request) => inner.snapd(request),
     followEvents: (listener, after) => inner.followEvents(listener, after),
     network(target) {
       const host = inner.network(target);

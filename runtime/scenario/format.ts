@@ -90,6 +90,36 @@ export function formatLogFile(entries: readonly LogEntry[]): string {
   return entries.map((entry) => logLine(entry, true)).join('');
 }
 
+/**
+ * A scenario's recorded snapd (`DeviceServices.snapd`), relative to it: snapd's answer to each request
+ * by method and path (the query and body aside), whose `body` is snapd's JSON. Without it the emulated
+ * device runs no snapd.
+ */
+export const SNAPD_FILE = 'snapd.yaml';
+
+/** One of snapd's answers in `SNAPD_FILE`. */
+const SnapdRecordedAnswer = z.strictObject({
+  method: z.string().check(z.regex(/^[A-Z]+$/, { error: 'must be an HTTP method in capitals' })),
+  path: z.string().check(z.regex(/^\/[^?#]*$/, { error: 'must be a path from "/", without a query' })),
+  status: z.int().check(z.gte(200), z.lte(599)),
+  body: z.unknown(),
+});
+
+/** What `SNAPD_FILE` holds. */
+export const SnapdRecording = z.strictObject({ answers: z.array(SnapdRecordedAnswer) });
+export type SnapdRecording = z.infer<typeof SnapdRecording>;
+
+/**
+ * Parses and checks a scenario's recorded snapd.
+ *
+ * @throws ScenarioError naming the file and every bad field.
+ * @example
+ * parseSnapdFile('answers: [{method: GET, path: /v2/interfaces, status: 200, body: {type: sync}}]\n', 'snapd.yaml').answers[0].status // 200
+ */
+export function parseSnapdFile(text: string, file: string): SnapdRecording {
+  return check(SnapdRecording, parseScenarioYaml(text, file), `${file} is not a valid recorded snapd`);
+}
+
 /** Writes one of a chute's documents as YAML; `YAML_CHUTE_FORMAT` reads it back to the same value. */
 export function formatChuteYaml(value: Record<string, unknown>, comment: string): string {
   return `${yamlComment(comment)}\n${stringify(value, { lineWidth: 0 })}`;

@@ -35,6 +35,7 @@ export function heldChanges(base: MemoryDevice): { device: Device; release: () =
         return base.hostConfig.perform(request, note, id);
       },
       resetDevice: async () => {},
+      releases: base.provisioning,
     },
   );
   return { device, release };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
@@ -35,14 +36,29 @@ export interface HttpControllerOptions {
   apitoken: string;
   /** A router id whose check it never answers (the connection stays open until the controller closes). */
   silentRouter?: string;
+  /** The release of chutebox it offers now, asked at each request: its archive, and a SHA-256 to give instead of the archive's; none by default. */
+  release?: () => OfferedRelease | null;
 }
 
-const ROUTER_PATH = /^\/api\/routers\/([^/?]+)(\/telemetry)?\/?$/;
+/** A release the controller offers (runtime/controller/client.ts, `RuntimeRelease`). */
+export interface OfferedRelease {
+  version: string;
+  archive: Uint8Array;
+  /** The SHA-256 it gives; the archive's by default. */
+  sha256?: string;
+}
+
+/** Where the controller serves the archive of the release it offers. */
+const RELEASE_ARCHIVE = /^\/releases\/([^/?]+)\.tar$/;
+
+const ROUTER_PATH = /^\/api\/routers\/([^/?]+)(\/telemetry|\/runtime)?\/?$/;
 
 /**
  * Starts the controller before the tests of a file (or describe block) and closes it after them.
  * It answers `GET /api/routers/<id>` with 200 `{_id: <id>}`, `POST /api/routers/<id>/telemetry`
- * with 200 `{}`, both only with `Authorization: Bearer <apitoken>` (else 401); anything else 404.
+ * with 200 `{}`, `GET /api/routers/<id>/runtime` with the release it offers (204 without one) and
+ * `GET /releases/<version>.tar` with its archive, each only with `Authorization: Bearer <apitoken>`
+ * (else 401); anything else 404.
  *
  * @example
  * const controller = useHttpController({ apitoken: 'good-token' });
@@ -87,9 +103,20 @@ async function startHttpController(options: HttpControllerOptions): Promise<{ co
         waiter.resolve(request);
       }
     }
+    const release = options.release?.() ?? null;
+    const archive = RELEASE_ARCHIVE.exec(request.path);
+    if (archive !== null && release !== null && release.version === archive[1] && request.authorization === `Bearer ${options.apitoken}`) {
+      return void res.writeHead(200, { 'content-type': 'application/x-tar' }).end(release.archive);
+    }
     const match = ROUTER_PATH.exec(request.path);
     if (match === null) return answer(res, 404, { error: 'not found' });
     const routerId = decodeURIComponent(match[1]!);
+    if (match[2] === '/runtime') {
+      if (request.authorization !== `Bearer ${options.apitoken}`) return answer(res, 401, { error: 'invalid token' });
+      if (release === null) return void res.writeHead(204).end();
+      const sha256 = release.sha256 ?? createHash('sha256').update(release.archive).digest('hex');
+      return answer(res, 200, { version: release.version, sha256, url: `/releases/${release.version}.tar` });
+    }
     const telemetry = match[2] !== undefined;
     if (request.method !== (telemetry ? 'POST' : 'GET')) return answer(res, 405, { error: 'method not allowed' });
     if (!telemetry && routerId === options.silentRouter) return; // never answered

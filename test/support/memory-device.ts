@@ -26,6 +26,7 @@ import { everyAction } from './change-effects.ts';
 import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
 import { recordedNetworks } from '../../emulator/scenario/recorded-networks.ts';
 import { recordedLogs } from '../../emulator/scenario/logs.ts';
+import { scenarioSnapd } from '../../emulator/scenario/snapd.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
 export interface MemoryDeviceSpec {
@@ -291,7 +292,8 @@ export function memoryChanges(
  * The services of a memory device: the emulator's in-memory accounts, host configuration (generated
  * from the `device`'s hardware by default) and provisioning (reporting the `device`'s telemetry);
  * `loadImage` answers the archive's tags and lists it in `loaded`; the factory reset removes the chutes
- * and changes (through `reset`), provisioning and the stored host configuration.
+ * and changes (through `reset`), provisioning and the stored host configuration; snapd answers as the
+ * emulator's does from the `/snapd.yaml` of `files`, none without it.
  */
 export function memoryServices(
   spec: MemoryDeviceSpec,
@@ -319,6 +321,7 @@ export function memoryServices(
       await hostConfig.reset();
       return { success: true, message: 'memory device: reset' };
     },
+    snapd: scenarioSnapd({ readFile: (path) => device().readFile(path) }),
     async loadImage(archive) {
       const tags = await uploadedImageTags(archive);
       loaded.push(archive);

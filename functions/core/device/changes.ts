@@ -23,6 +23,12 @@ export type ChangeRequest =
   | { action: 'start' | 'restart'; chute: string; environment?: Record<string, string> }
   /** Store and apply a host configuration (pdconf); the previous one comes back when that fails. */
   | { action: 'update-hostconfig'; config: Record<string, unknown> }
+  /**
+   * Take the release of chutebox the controller offers, check it and make it the one the device runs
+   * next (`POST /api/v1/config/startUpdate`, docs/decisions/0062-updates-and-snapd.md); the emulator
+   * takes and checks it, and only says it would install it.
+   */
+  | { action: 'update-runtime' }
   /** Reboot or power off the device itself (ParaDrop's `ROUTER` updates); the emulator only says it would. */
   | { action: 'reboot' }
   | { action: 'shutdown' }
@@ -80,7 +86,7 @@ export type ChangeAction = ChangeRequest['action'];
 /** The actions that change a chute: those whose request names one. */
 export type ChuteAction = Extract<ChangeRequest, { chute: string }>['action'];
 
-/** The actions that change the device itself: a host configuration, a reboot, a shutdown. */
+/** The actions that change the device itself: a host configuration, chutebox's own release, a reboot, a shutdown. */
 export type DeviceAction = Exclude<ChangeAction, ChuteAction>;
 
 /** The changes that stop the whole device: the runtime stops with it. */

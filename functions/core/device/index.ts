@@ -12,6 +12,7 @@ export * from './names.ts';
 export * from './networks.ts';
 export * from './provisioning.ts';
 export * from './services.ts';
+export * from './snapd.ts';
 export * from './sources.ts';
 
 /**

@@ -1,4 +1,5 @@
 import type { Provisioning } from './provisioning.ts';
+import type { SnapdAnswer, SnapdRequest } from './snapd.ts';
 
 /**
  * The domain services of a device: the engine's image store, the host configuration, provisioning with
@@ -30,6 +31,15 @@ export interface DeviceServices {
    * credentials. Answers when done.
    */
   factoryReset(): Promise<{ success: boolean; message: string }>;
+  /**
+   * Passes one request on to the device's snapd (ParaDrop's `/snapd/*`) and answers snapd's answer as it
+   * is, whatever its status. Throws an `HttpProblem`: 503 when the device runs no snapd, 502 when snapd
+   * breaks off or answers more than the runtime keeps, 504 when it does not answer in time.
+   *
+   * @example
+   * await device.snapd({ method: 'GET', target: '/v2/interfaces', contentType: null, body: null }) // { status: 200, contentType: 'application/json', body }
+   */
+  snapd(request: SnapdRequest): Promise<SnapdAnswer>;
 }
 
 /**
