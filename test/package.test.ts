@@ -114,6 +114,7 @@ describe('the chutebox package in a controller project', () => {
     const script = [
       "import { startEmulator } from 'chutebox/emulator';",
       "const router = await startEmulator({ scenario: 'default', auth: false });",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the script's own template literal
       'const answer = await fetch(`${router.url}/api/v1/chutes/hotspot/networks/guest/ssid`);',
       'console.log(JSON.stringify({ status: answer.status, body: await answer.json() }));',
       'await router.stop();',

@@ -2,7 +2,7 @@ import { isIpAddress, leaseSeconds, type AccessPointEntry, type VlanEntry } from
 import type { NetworkReservation } from '../../functions/chutes/network-reservations.ts';
 import { radioBand, type HT_MODES, type HW_MODES } from '../../functions/config/host-config.ts';
 import { hexBytes } from '../../functions/core/hex.ts';
-import { cidrText, ipv4Number, ipv4Text, parseCidr, prefixMask } from '../../functions/parsers/ipv4.ts';
+import { ipv4Number, ipv4Text, parseCidr, prefixMask } from '../../functions/parsers/ipv4.ts';
 import { DHCP_DEFAULTS, dhcpRange } from '../../functions/chutes/dhcp-range.ts';
 
 /*

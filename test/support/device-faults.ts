@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { ChangeRecord } from '../../functions/core/device/index.ts';
-import type { DeviceFault } from '../../emulator/faults/device-fault.ts';
 import { startEmulator, type RunningEmulator } from '../../emulator/start.ts';
 import type { HttpAnswer } from './http-client.ts';
 import { DIST_FUNCTIONS } from './test-bundles.ts';
