@@ -19,10 +19,22 @@ export async function fixedAccount(account: { username: string; password: string
   return { [account.username]: await hashPassword(account.password) };
 }
 
-/** A policy over a fixed user table with a token secret of its own: a token it signs is good on this policy only (one device of a fleet). */
+/**
+ * A policy over a user table of its own, `users` at first, with a token secret of its own: a token it
+ * signs is good on this policy only (one device of a fleet). A password changed through the API is
+ * kept in memory; clearing the passwords gives back `users`, the emulator's own account.
+ */
 export function fixedPolicy(users: UserTable, now?: () => number): AuthPolicy {
+  let current = users;
+  const store = {
+    write: async (table: UserTable) => {
+      current = table;
+    },
+    cleared: users,
+  };
   return createPolicy({
-    users: () => users,
+    users: () => current,
+    store,
     secret: lazyTokenKey(randomBytes(32)),
     openToLoopbackWithoutPassword: false,
     ...(now === undefined ? {} : { now, limiter: { now: Date.now } }),

@@ -36,7 +36,8 @@ export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   const secret = () => whenKnown(secretKey(), (key) => (key === null ? readOrCreateSecret(files.secret).then(tokenKey) : key()));
   // The secret is read and checked now; its key is made on the first token.
   await secretKey();
-  return createPolicy({ users, secret, openToLoopbackWithoutPassword: true });
+  const store = { write: (table: UserTable) => writeUsers(files, table), cleared: {} };
+  return createPolicy({ users, secret, openToLoopbackWithoutPassword: true, store });
 }
 
 /**
@@ -63,8 +64,12 @@ export async function setPassword(stateDir: string, username: string, password: 
   await removeInterruptedWrites(files.dir, [path.basename(files.passwd)]);
   // scrypt comes from dist/passwords.mjs: serve, which holds this module, hashes no password.
   const { hashPassword } = await import('./passwords.ts');
-  const users = { ...(await readUsers(files.passwd)), [username]: await hashPassword(password) };
-  await writeFileAtomic(files.passwd, `${JSON.stringify({ users }, null, 2)}\n`, 0o600);
+  await writeUsers(files, { ...(await readUsers(files.passwd)), [username]: await hashPassword(password) });
+}
+
+/** Writes the accounts to `passwd.json` (mode 600), atomically. */
+function writeUsers(files: ReturnType<typeof authFiles>, users: UserTable): Promise<void> {
+  return writeFileAtomic(files.passwd, `${JSON.stringify({ users }, null, 2)}\n`, 0o600);
 }
 
 /** The accounts of a passwd.json; none when the file does not exist. */

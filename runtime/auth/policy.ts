@@ -24,6 +24,27 @@ export interface AuthPolicy {
    * @throws HttpProblem 401 (with `WWW-Authenticate`), 403 or 429 (or a promise rejected with it).
    */
   authorize(authorization: string | undefined, client: string | undefined): Known<string | null>;
+  /**
+   * `POST /api/v1/password/change`: sets the password of `username`, of which only a scrypt hash is
+   * stored. While the device has no account this makes the first; then it changes an existing one.
+   * Changes are made one at a time.
+   * @throws HttpProblem 422 naming `body.username` for an account the device does not have, or
+   *   `body.password` for an empty password.
+   */
+  changePassword(username: string, password: string): Promise<void>;
+  /**
+   * `POST /api/v1/password/clear`: the accounts go back to what the store keeps when cleared (none on
+   * a device: only loopback clients are served), and every token issued to them stops working.
+   */
+  clearPasswords(): Promise<void>;
+}
+
+/** Where a policy's accounts are kept, for `changePassword` and `clearPasswords`. */
+export interface AccountStore {
+  /** Stores a new user table (hashes only), atomically: `users()` answers it from then on. */
+  write(users: UserTable): Promise<void>;
+  /** What clearing the passwords leaves: no account on a device (loopback only), the emulator's own account. */
+  readonly cleared: UserTable;
 }
 
 /** A value, or while it is not known yet, its promise. */
@@ -57,7 +78,12 @@ export interface PolicyOptions {
   now?: () => number;
   /** Checks a password against its stored hash; default `verifyPassword` (scrypt, loaded on first use). */
   verify?: (stored: string, password: string) => Promise<boolean>;
+  /** Where `changePassword` and `clearPasswords` write the accounts. */
+  store: AccountStore;
 }
+
+/** An account's name: what `chutebox passwd --user` and `POST /api/v1/password/change` take. */
+export const ACCOUNT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const TOKEN_LIFETIME_SECONDS = 3600;
 export const CHALLENGE = 'Bearer realm="chutebox", Basic realm="chutebox"';
@@ -181,6 +207,14 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     return Object.hasOwn(users, claims.sub) ? claims.sub : null;
   }
 
+  /** The last account change, so that the next one reads what it wrote (no change is lost to another). */
+  let accountChange: Promise<unknown> = Promise.resolve();
+  const oneAtATime = (change: () => Promise<void>) => {
+    const done = accountChange.then(change);
+    accountChange = done.catch(() => undefined);
+    return done;
+  };
+
   return {
     async login(username, password, client) {
       const users = await options.users();
@@ -199,6 +233,22 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
         const user = last !== undefined && last.header === authorization && last.users === users ? last.again(client) : null;
         return user ?? checkCredentials(users, authorization, client);
       });
+    },
+
+    changePassword(username, password) {
+      return oneAtATime(async () => {
+        const users = await options.users();
+        if (hasAccounts(users) && !Object.hasOwn(users, username)) {
+          throw invalidAccount('body.username', `the device has no account named ${username}: change the password of ${Object.keys(users).join(', ')}`);
+        }
+        if (password === '') throw invalidAccount('body.password', 'an empty password is no password: POST /api/v1/password/clear to remove the passwords');
+        const { hashPassword } = await import('./passwords.ts');
+        await options.store.write({ ...users, [username]: await hashPassword(password) });
+      });
+    },
+
+    clearPasswords() {
+      return oneAtATime(() => options.store.write(options.store.cleared));
     },
   };
 
@@ -227,6 +277,11 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
 function hasAccounts(users: UserTable): boolean {
   for (const _ in users) return true;
   return false;
+}
+
+/** A 422 naming the field of a password change that the device cannot take. */
+function invalidAccount(path: string, message: string): HttpProblem {
+  return new HttpProblem(422, `the password was not changed: ${message}`, { errors: [{ path, message }] });
 }
 
 /** The 401 answer to a request whose `Authorization` header is missing or names no user. */

@@ -46,6 +46,10 @@ export const DAEMON_LOGS_PATH = '/api/v1/logs';
 /** ParaDrop's websocket of the daemon's log, which `pdtools node watch-logs` opens; served as `HOSTAPD_CONTROL_PATH` is. */
 export const PARADROP_LOGS_PATH = '/ws/paradrop_logs';
 
+/** ParaDrop's password endpoints (runtime/http/password-change.ts, a bundle of its own loaded on the first request). */
+export const PASSWORD_CHANGE_PATH = '/api/v1/password/change';
+export const PASSWORD_CLEAR_PATH = '/api/v1/password/clear';
+
 /** The device's events as Server-Sent Events: runtime/http/event-stream.ts, a bundle of its own loaded on the first request. */
 export const EVENTS_PATH = '/api/v1/events';
 
@@ -236,7 +240,13 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     // The login: runtime/http/login.ts, a bundle loaded on the first one.
     const login = async (c: Context) => send(c, await (await import('./login.ts')).login(c, policyOf(c)!, await body()));
     app.post(LOGIN_PATH, observed(LOGIN_PATH, login, false));
-    routes.push({ method: 'POST', path: LOGIN_PATH });
+    // The passwords: runtime/http/password-change.ts, a bundle loaded on the first change or clear.
+    const passwords = () => import('./password-change.ts');
+    const change = async (c: Context) => send(c, await (await passwords()).changePassword(policyOf(c)!, await (await body()).readJson(c)));
+    const clear = async (c: Context) => send(c, await (await passwords()).clearPasswords(policyOf(c)!));
+    app.post(PASSWORD_CHANGE_PATH, observed(PASSWORD_CHANGE_PATH, change));
+    app.post(PASSWORD_CLEAR_PATH, observed(PASSWORD_CLEAR_PATH, clear));
+    routes.push({ method: 'POST', path: LOGIN_PATH }, { method: 'POST', path: PASSWORD_CHANGE_PATH }, { method: 'POST', path: PASSWORD_CLEAR_PATH });
   }
   /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
   const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, deviceOf(c));

@@ -19,7 +19,10 @@ import {
   HOSTAPD_CONTROL_PATH,
   METRICS_PATH,
   PARADROP_LOGS_PATH,
+  PASSWORD_CHANGE_PATH,
+  PASSWORD_CLEAR_PATH,
 } from './app.ts';
+import { PasswordAnswerSchema, PasswordChangeBodySchema } from './password-change.ts';
 import { LOGIN_PATH } from './auth.ts';
 
 /*
@@ -61,6 +64,27 @@ export const HTTP_OPERATIONS = {
       },
     },
     problems: [400, 403, 413, 415, 422, 429],
+  },
+  'password-change-post': {
+    route: defineRoute(`POST ${PASSWORD_CHANGE_PATH}`, 'Set the password of an account'),
+    request: z.object({ body: PasswordChangeBodySchema }),
+    response: PasswordAnswerSchema,
+    description:
+      "ParaDrop's password change (`pdtools node set-password`): sets the password of `username` (`paradrop` when not given); only its scrypt hash is stored. " +
+      'On a device without a password (served only to clients on the device itself) it makes the first account; then it changes an account the device has (422 naming ' +
+      '`body.username` otherwise). An empty password is refused (422): chutebox has no default password. Not mounted when authentication is off (`chutebox emulate --no-auth`). ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [400, 401, 403, 413, 415, 422, 429],
+  },
+  'password-clear-post': {
+    route: defineRoute(`POST ${PASSWORD_CLEAR_PATH}`, 'Remove every password'),
+    request: z.object({}),
+    response: PasswordAnswerSchema,
+    description:
+      "ParaDrop's password clear. chutebox has no default password: `chutebox serve` then serves only clients on the device itself, without credentials, until a password is set again, " +
+      'and every token stops working; `chutebox emulate` goes back to its own account (`paradrop`, empty password). Not mounted when authentication is off. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [401, 403, 429],
   },
   'events-events-get': {
     route: defineRoute(`GET ${EVENTS_PATH}`, "The device's events as they happen (Server-Sent Events)"),
