@@ -4,6 +4,7 @@ import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts
 import { isLoopback } from './loopback.ts';
 import { sharedRuns } from '../tools/shared-run.ts';
 import type { TokenClaims } from './tokens.ts';
+import { userOfChuteToken } from './chute-tokens.ts';
 
 /**
  * Who may use the API. The HTTP layer (runtime/http/auth.ts) asks it about every request; make one
@@ -80,6 +81,11 @@ export interface PolicyOptions {
   verify?: (stored: string, password: string) => Promise<boolean>;
   /** Where `changePassword` and `clearPasswords` write the accounts. */
   store: AccountStore;
+  /**
+   * The secret the chutes' API tokens are made with (runtime/auth/chute-tokens.ts); null while there
+   * is none. Without it no chute token is taken.
+   */
+  chuteSecret?: () => Known<Uint8Array | null>;
 }
 
 /** An account's name: what `chutebox passwd --user` and `POST /api/v1/password/change` take. */
@@ -227,6 +233,15 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     },
 
     authorize(authorization, client) {
+      // A chute's token is the device's own credential: taken with or without a password, from any address.
+      if (options.chuteSecret !== undefined && authorization !== undefined && CHUTE_BEARER.test(authorization)) {
+        const token = authorization.slice(authorization.indexOf('chute.'));
+        return whenKnown(options.chuteSecret(), (secret) => {
+          const user = secret === null ? null : userOfChuteToken(secret, token.trim());
+          if (user === null) throw refused(authorization);
+          return user;
+        });
+      }
       return whenKnown(options.users(), (users) => {
         if (isOpen(users, client)) return null;
         const last = accepted;
@@ -272,6 +287,9 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     throw refused(authorization);
   }
 }
+
+/** An `Authorization` header with a chute's token (runtime/auth/chute-tokens.ts). */
+const CHUTE_BEARER = /^bearer\s+chute\./i;
 
 /** Whether a user table holds an account; allocates nothing, as it runs on every request. */
 function hasAccounts(users: UserTable): boolean {
