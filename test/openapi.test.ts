@@ -89,6 +89,7 @@ describe('dist/openapi.json', () => {
     const routes = manifest.functions.flatMap((fn) => [fn.path, ...(fn.aliases ?? [])].map((path) => `${fn.method} ${documentPath(path)}`));
     routes.push(
       'POST /api/v1/auth/local',
+      'POST /api/v1/auth/cloud',
       'POST /api/v1/password/change',
       'POST /api/v1/password/clear',
       'GET /api/v1/events',

@@ -4,6 +4,7 @@ import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts
 import { isLoopback } from './loopback.ts';
 import { sharedRuns } from '../tools/shared-run.ts';
 import type { TokenClaims } from './tokens.ts';
+import type { CloudUser } from '../../functions/core/device/index.ts';
 import { userOfChuteToken } from './chute-tokens.ts';
 
 /**
@@ -38,6 +39,12 @@ export interface AuthPolicy {
    * a device: only loopback clients are served), and every token issued to them stops working.
    */
   clearPasswords(): Promise<void>;
+  /**
+   * `POST /api/v1/auth/cloud`: a token (as a login's, valid 1 h) for a user the controller vouched
+   * for, who needs no account on the device; `client` is the peer address.
+   * @throws HttpProblem 403 when it may not log in at all (no password is set and it is not on the device).
+   */
+  cloudLogin(user: CloudUser, client: string | undefined): Promise<string>;
 }
 
 /** Where a policy's accounts are kept, for `changePassword` and `clearPasswords`. */
@@ -208,9 +215,15 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     return username;
   }
 
+  /** The user of a token's claims: a cloud user as the controller named them, an account while it exists; null once expired. */
   function userOfClaims(users: UserTable, claims: TokenClaims): string | null {
     if (claims.exp <= now() / 1000) return null;
-    return Object.hasOwn(users, claims.sub) ? claims.sub : null;
+    return claims.dom === 'cloud' || Object.hasOwn(users, claims.sub) ? claims.sub : null;
+  }
+
+  /** A login (local or cloud) is refused to a client not on the device while no password is set: it would be refused every request. */
+  function assertMayLogIn(users: UserTable, client: string | undefined): void {
+    if (!hasAccounts(users) && !(options.openToLoopbackWithoutPassword && isLoopback(client))) throw new HttpProblem(403, NO_PASSWORD);
   }
 
   /** The last account change, so that the next one reads what it wrote (no change is lost to another). */
@@ -224,9 +237,7 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   return {
     async login(username, password, client) {
       const users = await options.users();
-      if (!hasAccounts(users) && !(options.openToLoopbackWithoutPassword && isLoopback(client))) {
-        throw new HttpProblem(403, NO_PASSWORD);
-      }
+      assertMayLogIn(users, client);
       if (!(await attempt(users, username, password, client))) return null;
       const iat = Math.floor(now() / 1000);
       return (await tokens()).signToken({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, await currentSecret());
@@ -248,6 +259,13 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
         const user = last !== undefined && last.header === authorization && last.users === users ? last.again(client) : null;
         return user ?? checkCredentials(users, authorization, client);
       });
+    },
+
+    async cloudLogin(user, client) {
+      assertMayLogIn(await options.users(), client);
+      const iat = Math.floor(now() / 1000);
+      const claims: TokenClaims = { sub: user.email, iat, exp: iat + TOKEN_LIFETIME_SECONDS, dom: 'cloud', role: user.role };
+      return (await tokens()).signToken(claims, await currentSecret());
     },
 
     changePassword(username, password) {

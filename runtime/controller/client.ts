@@ -1,4 +1,4 @@
-import type { ProvisionCredentials } from '../../functions/core/device/index.ts';
+import type { CloudUser, ProvisionCredentials } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 
 /** How long the controller has to answer a request, body included, unless told otherwise. */
@@ -39,6 +39,16 @@ export interface ControllerClient {
    *   time; `signal`'s reason when it aborts the request.
    */
   sendReport(credentials: ProvisionCredentials, report: unknown, signal?: AbortSignal): Promise<void>;
+  /**
+   * Who the user of a token the controller issued is, on the router of `credentials`, as ParaDrop's
+   * daemon asks: `GET <pdserver>/api/users/me` (the user: `email`, `_id`), then
+   * `GET <pdserver>/api/routers/<routerId>` (its `access_rights`: `[{user_id, role}]`), both with
+   * `Authorization: Bearer <token>` instead of the device's apitoken.
+   *
+   * @throws HttpProblem 401 when the controller refuses the token (401, 403, 404), 403 when the
+   *   router's `access_rights` give the user no role; 502 and 504 as `check`.
+   */
+  verifyUser(credentials: ProvisionCredentials, token: string): Promise<CloudUser>;
 }
 
 /**
@@ -122,6 +132,22 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
     return new HttpProblem(502, `${where} answered ${request} with ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
   }
 
+  /** The JSON object a controller answers a user's request with; 401 when it refuses the user's token. */
+  async function userRecord(asUser: ProvisionCredentials, url: string, request: string): Promise<Record<string, unknown>> {
+    const { response, text } = await exchange(asUser, url, { method: 'GET', read: true });
+    if ([401, 403, 404].includes(response.status)) throw new HttpProblem(401, `${controllerName(asUser)} refused the token (${request}: ${response.status})`);
+    if (response.status !== 200) throw unexpectedStatus(asUser, response, request);
+    let record: unknown;
+    try {
+      record = JSON.parse(text ?? '');
+    } catch {
+      throw new HttpProblem(502, `${controllerName(asUser)} answered ${request} with something that is not JSON (or over ${MAX_ANSWER_BYTES / 1024} KiB)`);
+    }
+    if (typeof record !== 'object' || record === null || Array.isArray(record))
+      throw new HttpProblem(502, `${controllerName(asUser)} answered ${request} with no object`);
+    return record as Record<string, unknown>;
+  }
+
   return {
     async check(credentials) {
       const where = controllerName(credentials);
@@ -151,6 +177,18 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
       }
     },
 
+    async verifyUser(credentials, token) {
+      const asUser = { ...credentials, apitoken: token };
+      const user = await userRecord(asUser, `${trimSlashes(base(credentials))}/api/users/me`, 'GET /api/users/me');
+      const router = await userRecord(asUser, routerUrl(base(credentials), credentials.routerId), `GET /api/routers/${credentials.routerId}`);
+      if (typeof user.email !== 'string' || user.email === '' || typeof user._id !== 'string') {
+        throw new HttpProblem(502, `${controllerName(credentials)} answered GET /api/users/me without the user's email and _id`);
+      }
+      const role = roleOf(router.access_rights, user._id);
+      if (role === null) throw new HttpProblem(403, `the controller gives ${user.email} no rights on router ${credentials.routerId}`);
+      return { email: user.email, role };
+    },
+
     async sendReport(credentials, report, signal) {
       const request = `POST /api/routers/${credentials.routerId}/telemetry`;
       const url = routerUrl(base(credentials), credentials.routerId, 'telemetry');
@@ -158,6 +196,17 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
       if (!response.ok) throw unexpectedStatus(credentials, response, request);
     },
   };
+}
+
+/** The roles ParaDrop's controller gives, weakest first; a user with none of them on the router (a guest) has no rights. */
+const ROLES = ['user', 'admin', 'owner'];
+
+/** The strongest role `access_rights` (`[{user_id, role}]`) gives user `userId`; null for none. */
+function roleOf(accessRights: unknown, userId: string): string | null {
+  const roles = (Array.isArray(accessRights) ? accessRights : [])
+    .filter((right): right is { user_id: string; role: string } => right?.user_id === userId && ROLES.includes(right?.role))
+    .map((right) => right.role);
+  return roles.length === 0 ? null : roles.reduce((best, role) => (ROLES.indexOf(role) > ROLES.indexOf(best) ? role : best));
 }
 
 /** Whether a controller's answer is the record of router `routerId` (MongoDB's `_id`, or `id`). */

@@ -13,7 +13,7 @@ import { chuteOfUser } from '../auth/chute-tokens.ts';
 import { type AuthPolicy, whenKnown } from '../auth/policy.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { LogLines } from '../log/ring.ts';
-import { authorizer, LOGIN_PATH } from './auth.ts';
+import { authorizer, CLOUD_LOGIN_PATH, LOGIN_PATH } from './auth.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './mount-functions.ts';
 import { problemFor } from './hono-errors.ts';
@@ -245,13 +245,20 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     // The login: runtime/http/login.ts, a bundle loaded on the first one.
     const login = async (c: Context) => send(c, await (await import('./login.ts')).login(c, policyOf(c)!, await body()));
     app.post(LOGIN_PATH, observed(LOGIN_PATH, login, false));
+    const cloudLogin = async (c: Context) => send(c, await (await import('./login.ts')).cloudLogin(c, policyOf(c)!, deviceOf(c), await body()));
+    app.post(CLOUD_LOGIN_PATH, observed(CLOUD_LOGIN_PATH, cloudLogin, false));
     // The passwords: runtime/http/password-change.ts, a bundle loaded on the first change or clear.
     const passwords = () => import('./password-change.ts');
     const change = async (c: Context) => send(c, await (await passwords()).changePassword(policyOf(c)!, await (await body()).readJson(c)));
     const clear = async (c: Context) => send(c, await (await passwords()).clearPasswords(policyOf(c)!));
     app.post(PASSWORD_CHANGE_PATH, observed(PASSWORD_CHANGE_PATH, change));
     app.post(PASSWORD_CLEAR_PATH, observed(PASSWORD_CLEAR_PATH, clear));
-    routes.push({ method: 'POST', path: LOGIN_PATH }, { method: 'POST', path: PASSWORD_CHANGE_PATH }, { method: 'POST', path: PASSWORD_CLEAR_PATH });
+    routes.push(
+      { method: 'POST', path: LOGIN_PATH },
+      { method: 'POST', path: CLOUD_LOGIN_PATH },
+      { method: 'POST', path: PASSWORD_CHANGE_PATH },
+      { method: 'POST', path: PASSWORD_CLEAR_PATH },
+    );
   }
   /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
   const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, deviceOf(c));

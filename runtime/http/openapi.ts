@@ -23,7 +23,8 @@ import {
   PASSWORD_CLEAR_PATH,
 } from './app.ts';
 import { PasswordAnswerSchema, PasswordChangeBodySchema } from './password-change.ts';
-import { LOGIN_PATH } from './auth.ts';
+import { CLOUD_LOGIN_PATH, LOGIN_PATH } from './auth.ts';
+import { CloudLoginAnswerSchema, CloudLoginBodySchema } from './login.ts';
 
 /*
  * The API as one OpenAPI 3.1 document (functions/core/openapi/): every endpoint module as it
@@ -64,6 +65,18 @@ export const HTTP_OPERATIONS = {
       },
     },
     problems: [400, 403, 413, 415, 422, 429],
+  },
+  'auth-cloud-post': {
+    route: defineRoute(`POST ${CLOUD_LOGIN_PATH}`, 'Log in with a token the controller issued', { public: true }),
+    request: z.object({ body: CloudLoginBodySchema }),
+    response: CloudLoginAnswerSchema,
+    description:
+      "ParaDrop's cloud login: the device asks the controller it is provisioned with who the token is for (`GET /api/users/me`) and what rights they have on the router " +
+      '(`GET /api/routers/<routerId>`, its `access_rights`), both with that token, and answers a token of its own for that user (their email), valid for one hour. ' +
+      '409 when the device is not provisioned, 401 when the controller refuses the token, 403 when the user has no rights on the router (or, while no password is set, ' +
+      'the client is not on the device). The emulator asks its built-in fake controller (docs/emulator.md). Not mounted when authentication is off. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [400, 401, 403, 409, 413, 415, 422],
   },
   'password-change-post': {
     route: defineRoute(`POST ${PASSWORD_CHANGE_PATH}`, 'Set the password of an account'),
