@@ -180,10 +180,10 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
     async verifyUser(credentials, token) {
       const asUser = { ...credentials, apitoken: token };
       const user = await userRecord(asUser, `${trimSlashes(base(credentials))}/api/users/me`, 'GET /api/users/me');
-      const router = await userRecord(asUser, routerUrl(base(credentials), credentials.routerId), `GET /api/routers/${credentials.routerId}`);
       if (typeof user.email !== 'string' || user.email === '' || typeof user._id !== 'string') {
         throw new HttpProblem(502, `${controllerName(credentials)} answered GET /api/users/me without the user's email and _id`);
       }
+      const router = await userRecord(asUser, routerUrl(base(credentials), credentials.routerId), `GET /api/routers/${credentials.routerId}`);
       const role = roleOf(router.access_rights, user._id);
       if (role === null) throw new HttpProblem(403, `the controller gives ${user.email} no rights on router ${credentials.routerId}`);
       return { email: user.email, role };
