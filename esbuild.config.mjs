@@ -61,6 +61,8 @@ const ENTRIES = {
   passwords: 'runtime/auth/passwords.ts',
   // The login's answer, loaded on the first login.
   login: 'runtime/http/login.ts',
+  // ParaDrop's password change and clear, loaded on the first one.
+  'password-change': 'runtime/http/password-change.ts',
   // The answer to a CORS preflight, loaded on the first one.
   preflight: 'runtime/http/preflight.ts',
   // The check of a request served without credentials (a loopback Host, no other origin), loaded on the first one.

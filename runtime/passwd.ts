@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { authFiles, setPassword } from './auth/local.ts';
+import { ACCOUNT_NAME } from './auth/policy.ts';
 import { STATE_DIR_OPTION } from './host-device.ts';
 import { optionsHelp } from './options-help.ts';
 import { readOptions, UsageError } from './options.ts';
@@ -25,7 +26,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const { values, help } = readOptions(PASSWD_OPTIONS, argv, env);
   if (help) return void process.stdout.write(PASSWD_HELP);
   const user = values.user!;
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(user)) throw new UsageError(`--user must be 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(user)}`);
+  if (!ACCOUNT_NAME.test(user)) throw new UsageError(`--user must be 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(user)}`);
   const password = await readPassword(`new password for ${user}: `);
   if (password === '') throw new UsageError('refusing an empty password: give the new password on the first line of stdin');
   const stateDir = values['state-dir']!;

@@ -239,6 +239,36 @@ describe('chutebox emulate: the networks of the default scenario', () => {
       await problemOf(server, 'GET', '/chutes/hotspot/networks/staff/clients', 409);
     });
   });
+
+  describe('GET /api/v1/network/devices', () => {
+    it("lists every IPv4 lease of every chute network, each with the station …/clients joins to it (ParaDrop's list-devices)", async () => {
+      const devices = await getJson<Record<string, unknown>[]>(server, '/network/devices');
+      const expected = [];
+      for (const [chute, network] of [
+        ['hello-world', 'wifi'],
+        ['hotspot', 'guest'],
+        ['hotspot', 'staff'],
+      ] as const) {
+        const base = `/chutes/${chute}/networks/${network}`;
+        const clients = network === 'staff' ? [] : await getJson<Record<string, unknown>[]>(server, `${base}/clients`);
+        for (const lease of await getJson<Lease[]>(server, `${base}/leases`)) {
+          if (lease.mac_addr === undefined) continue;
+          const { mac_addr: _, ip_addr: __, hostname: ___, ...station } = clients.find((client) => client.mac_addr === lease.mac_addr) ?? {};
+          expected.push({
+            ...lease,
+            client_id: lease.client_id ?? null,
+            expires: Number(lease.expires),
+            as_of: expect.any(Number),
+            chute,
+            network,
+            station: Object.keys(station).length === 0 ? null : station,
+          });
+        }
+      }
+      expect(devices).toEqual(expected);
+      expect(devices.filter((device) => device.station !== null).length).toBeGreaterThan(1);
+    });
+  });
 });
 
 describe('chutebox emulate: changing a network', () => {

@@ -111,6 +111,22 @@ describe('chute networks on chutebox serve, stations from an iw stand-in', () =>
     ]);
   });
 
+  it("GET /api/v1/network/devices lists the lease with its station, in ParaDrop's shape; the network without a lease file adds none", async () => {
+    expect(await getJson(server, '/network/devices')).toEqual([
+      {
+        mac_addr: STATION_MACS[0],
+        ip_addr: '192.168.33.20',
+        hostname: 'laptop',
+        client_id: `01:${STATION_MACS[0]}`,
+        expires: 1700040000,
+        as_of: expect.any(Number),
+        chute: CHUTE,
+        network: 'wifi',
+        station: expect.objectContaining({ signal: '-48 [-50, -52] dBm' }),
+      },
+    ]);
+  });
+
   it('responds with 503 naming hostInterface for a network whose host interface is not recorded', async () => {
     const answer = await callApi<Problem>(server, 'GET', `/chutes/${CHUTE}/networks/guest/stations`);
     expect(answer.status).toBe(503);

@@ -85,10 +85,13 @@ describe('dist/openapi.json', () => {
     for (const name of Object.keys(document.components.schemas)) expect(() => validatorOf({ $ref: `#/components/schemas/${name}` }), name).not.toThrow();
   });
 
-  it("describes every route of dist/manifest.json with its method, and nothing else but the login, the websockets and a chute's streamed log, the metrics, the daemon's log and the events stream", () => {
+  it("describes every route of dist/manifest.json with its method, and nothing else but the login, the passwords, the websockets and a chute's streamed log, the metrics, the daemon's log and the events stream", () => {
     const routes = manifest.functions.flatMap((fn) => [fn.path, ...(fn.aliases ?? [])].map((path) => `${fn.method} ${documentPath(path)}`));
     routes.push(
       'POST /api/v1/auth/local',
+      'POST /api/v1/auth/cloud',
+      'POST /api/v1/password/change',
+      'POST /api/v1/password/clear',
       'GET /api/v1/events',
       'GET /api/v1/chutes/{chute}/networks/{network}/hostapd_control/ws',
       'GET /ws/changes/{id}/stream',

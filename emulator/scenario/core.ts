@@ -225,6 +225,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         provisioning: {
           status: afterStart(() => provisioning.status()),
           provision: afterStart(async (credentials) => (guard.refuse(), provisioning.provision(credentials))),
+          verifyCloudUser: afterStart((token) => provisioning.verifyCloudUser(token)),
         },
         accounts,
         settings,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fakeController, REFUSED_APITOKEN, UNKNOWN_ROUTER_ID } from './fake-controller.ts';
+import { createHmac } from 'node:crypto';
+import { fakeController, fakeUserToken, GUEST_EMAIL, REFUSED_APITOKEN, UNKNOWN_ROUTER_ID } from './fake-controller.ts';
 
 const BASE = 'https://paradrop.org';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -58,5 +59,34 @@ describe("the emulator's built-in controller", () => {
     const reason = new Error('stopped');
     abort.abort(reason);
     await expect(fakeController().fetch(`${BASE}/api/routers/lab-1`, { headers: bearer('t'), signal: abort.signal })).rejects.toBe(reason);
+  });
+
+  it("issues a user's token as docs/emulator.md says, and vouches for it: the user, and their role on the router", async () => {
+    const controller = fakeController();
+    const issued = await controller.fetch(`${BASE}/auth/local`, { method: 'POST', body: JSON.stringify({ email: 'dev@example.com', password: 'pw' }) });
+    const { token } = (await issued.json()) as { token: string };
+    const mac = createHmac('sha256', 'chutebox-fake-controller').update('dev@example.com').digest('base64url');
+    expect(token).toBe(`fake-user.${Buffer.from('dev@example.com').toString('base64url')}.${mac}`);
+    expect(await fakeUserToken('dev@example.com')).toBe(token);
+    expect(await (await controller.fetch(`${BASE}/api/users/me`, { headers: bearer(token) })).json()).toEqual({
+      _id: 'user-dev@example.com',
+      email: 'dev@example.com',
+    });
+    expect(await (await controller.fetch(`${BASE}/api/routers/lab-1`, { headers: bearer(token) })).json()).toEqual({
+      _id: 'lab-1',
+      name: 'lab-1',
+      access_rights: [{ user_id: 'user-dev@example.com', role: 'owner' }],
+    });
+    const guest = await fakeUserToken(GUEST_EMAIL);
+    expect(await (await controller.fetch(`${BASE}/api/routers/lab-1`, { headers: bearer(guest) })).json()).toMatchObject({ access_rights: [] });
+  });
+
+  it('refuses a token of the user-token form it did not issue, and a login without a password', async () => {
+    const controller = fakeController();
+    const forged = `fake-user.${Buffer.from('dev@example.com').toString('base64url')}.AAAA`;
+    expect((await controller.fetch(`${BASE}/api/users/me`, { headers: bearer(forged) })).status).toBe(401);
+    expect((await controller.fetch(`${BASE}/api/routers/lab-1`, { headers: bearer(forged) })).status).toBe(401);
+    expect((await controller.fetch(`${BASE}/api/users/me`, { headers: bearer('t0k3n') })).status).toBe(401);
+    expect((await controller.fetch(`${BASE}/auth/local`, { method: 'POST', body: JSON.stringify({ email: 'dev@example.com' }) })).status).toBe(401);
   });
 });

@@ -41,6 +41,12 @@ export async function loadChute(device: Device, name: string): Promise<StoredChu
   return chute;
 }
 
+/** The installed chutes, in name order. */
+export async function installedChutes(device: Device): Promise<readonly StoredChute[]> {
+  const chutes = await Promise.all((await device.chuteNames()).map((name) => device.chute(name)));
+  return chutes.filter((chute) => chute !== null);
+}
+
 /**
  * The networks of a chute: the entries of its configuration's `net`, in their order. An entry that is
  * not a mapping with a string `type` and `intfName` (which the configuration requires) is not a

@@ -148,16 +148,10 @@ export const HostapdStatusSchema = z.record(z.string(), z.string());
 export type HostapdStatus = z.infer<typeof HostapdStatusSchema>;
 
 /**
- * One client of an access point: a station joined by MAC with its DHCP lease. Station fields are
- * verbatim iw values (or hostapd's in iw's format, where iw cannot answer), null when the tool does
- * not print them (drivers differ; a wired lab station has none).
+ * What iw says of a station (or hostapd in iw's format, where iw cannot answer): verbatim values,
+ * null when the tool does not print them (drivers differ; a wired lab station has none).
  */
-export const ClientSchema = z.strictObject({
-  mac_addr: z.string(),
-  /** From the lease; null without one (a bridged network's clients may get their address elsewhere). */
-  ip_addr: z.nullable(z.string()),
-  /** From the lease; null without one or when the client sent no name. */
-  hostname: z.nullable(z.string()),
+export const StationFieldsSchema = z.strictObject({
   signal: z.nullable(z.string()),
   signal_avg: z.nullable(z.string()),
   tx_bitrate: z.nullable(z.string()),
@@ -165,11 +159,48 @@ export const ClientSchema = z.strictObject({
   inactive_time: z.nullable(z.string()),
   connected_time: z.nullable(z.string()),
 });
+export type StationFields = z.infer<typeof StationFieldsSchema>;
+
+/** One client of an access point: a station joined by MAC with its DHCP lease. */
+export const ClientSchema = z.strictObject({
+  mac_addr: z.string(),
+  /** From the lease; null without one (a bridged network's clients may get their address elsewhere). */
+  ip_addr: z.nullable(z.string()),
+  /** From the lease; null without one or when the client sent no name. */
+  hostname: z.nullable(z.string()),
+  ...StationFieldsSchema.shape,
+});
 export type Client = z.infer<typeof ClientSchema>;
 
 /** GET …/clients. */
 export const ClientListSchema = z.array(ClientSchema);
 export type ClientList = z.infer<typeof ClientListSchema>;
+
+/**
+ * One device connected to a chute network (GET /api/v1/network/devices): a DHCP lease in ParaDrop's
+ * shape, the chute and network it was handed out on, and the station with its MAC address.
+ */
+export const NetworkDeviceSchema = z.strictObject({
+  mac_addr: z.string(),
+  ip_addr: z.string(),
+  /** As dnsmasq wrote it: `*` when the client sent no name. */
+  hostname: z.string(),
+  /** The DHCP client identifier; null when the client sent none. */
+  client_id: z.nullable(z.string()),
+  /** When the lease ends, in seconds since the epoch; 0 for an infinite lease. */
+  expires: z.number(),
+  /** When the lease file was read, in seconds since the epoch (the device's clock). */
+  as_of: z.number(),
+  chute: z.string(),
+  network: z.string(),
+  /** The access point's station with the lease's MAC address; null on a VLAN network or when no station has it. */
+  station: z.nullable(StationFieldsSchema),
+});
+export type NetworkDevice = z.infer<typeof NetworkDeviceSchema>;
+
+/** GET /api/v1/network/devices. */
+export const NetworkDeviceListSchema = z.array(NetworkDeviceSchema);
+export type NetworkDeviceList = z.infer<typeof NetworkDeviceListSchema>;
 
 /** POST …/start and …/restart: `<chute>` in the path, optionally `{ environment }`, the chute's new environment. */
 export const ChuteStartRequestSchema = z.object({ params: z.object({ chute: ChuteParamSchema }), body: ChuteStartBodySchema });

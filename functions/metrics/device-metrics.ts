@@ -1,4 +1,5 @@
-import type { Device, StoredChute } from '../core/device/index.ts';
+import { installedChutes } from '../chutes/lookup.ts';
+import type { Device } from '../core/device/index.ts';
 import { PACKAGE_VERSION } from '../core/version.ts';
 import { CHUTE_FAMILIES, chuteMetrics } from './chutes.ts';
 import { CHUTEBOX_FAMILIES, changeMetrics, telemetryMetrics } from './chutebox.ts';
@@ -62,10 +63,4 @@ export async function deviceMetrics(device: Device): Promise<Sample[]> {
     }),
   );
   return [sample(BUILD_INFO, { version: PACKAGE_VERSION }, 1), ...collected.flat()];
-}
-
-/** The installed chutes, in name order. */
-async function installedChutes(device: Device): Promise<readonly StoredChute[]> {
-  const chutes = await Promise.all((await device.chuteNames()).map((name) => device.chute(name)));
-  return chutes.filter((chute) => chute !== null);
 }

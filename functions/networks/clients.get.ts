@@ -4,6 +4,7 @@ import type { Handler } from '../core/handler.ts';
 import { parseLeases, type LeaseRecord } from '../parsers/dnsmasq-leases.ts';
 import type { StationRecord } from '../parsers/iw-station.ts';
 import { connectedStations } from './connected-stations.ts';
+import { leasesByMac, stationFields } from './station-leases.ts';
 import { requestedNetwork } from '../chutes/lookup.ts';
 import { ClientListSchema, type ClientList, NetworkRequestSchema, type Client } from '../chutes/schemas.ts';
 
@@ -36,36 +37,11 @@ const clientsOf = reusingLast((stations: readonly StationRecord[], leaseFile: st
   return stations.map((station) => client(station, leases.get(station.mac_addr.toLowerCase())));
 });
 
-/**
- * The IPv4 lease of each MAC address (lower case). When a file holds several for one MAC (one per
- * subnet), the one that ends last wins, an infinite one (`0`) above all.
- */
-function leasesByMac(leases: LeaseRecord[]): Map<string, LeaseRecord> {
-  const byMac = new Map<string, LeaseRecord>();
-  const end = (lease: LeaseRecord) => (lease.expires === '0' ? Infinity : Number(lease.expires));
-  for (const lease of leases) {
-    if (lease.mac_addr === undefined) continue;
-    const mac = lease.mac_addr.toLowerCase();
-    const known = byMac.get(mac);
-    if (known === undefined || end(lease) >= end(known)) byMac.set(mac, lease);
-  }
-  return byMac;
-}
-
 function client(station: StationRecord, lease: LeaseRecord | undefined): Client {
-  const field = (key: string) => {
-    const value = station[key];
-    return typeof value === 'string' ? value : null;
-  };
   return {
     mac_addr: station.mac_addr,
     ip_addr: lease?.ip_addr ?? null,
     hostname: lease === undefined || lease.hostname === '*' ? null : lease.hostname,
-    signal: field('signal'),
-    signal_avg: field('signal_avg'),
-    tx_bitrate: field('tx_bitrate'),
-    rx_bitrate: field('rx_bitrate'),
-    inactive_time: field('inactive_time'),
-    connected_time: field('connected_time'),
+    ...stationFields(station),
   };
 }

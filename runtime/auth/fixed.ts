@@ -19,10 +19,30 @@ export async function fixedAccount(account: { username: string; password: string
   return { [account.username]: await hashPassword(account.password) };
 }
 
-/** A policy over a fixed user table with a token secret of its own: a token it signs is good on this policy only (one device of a fleet). */
+/**
+ * The secret of the emulator's chute tokens (runtime/auth/chute-tokens.ts): known to all, as the
+ * emulator's account is, so that a chute developer can make the token the emulator takes for a chute
+ * (docs/emulator.md).
+ */
+export const EMULATOR_CHUTE_SECRET: Uint8Array = new TextEncoder().encode('chutebox-emulator');
+
+/**
+ * A policy over a user table of its own, `users` at first, with a token secret of its own: a token it
+ * signs is good on this policy only (one device of a fleet). A password changed through the API is
+ * kept in memory; clearing the passwords gives back `users`, the emulator's own account.
+ */
 export function fixedPolicy(users: UserTable, now?: () => number): AuthPolicy {
+  let current = users;
+  const store = {
+    write: async (table: UserTable) => {
+      current = table;
+    },
+    cleared: users,
+  };
   return createPolicy({
-    users: () => users,
+    users: () => current,
+    store,
+    chuteSecret: () => EMULATOR_CHUTE_SECRET,
     secret: lazyTokenKey(randomBytes(32)),
     openToLoopbackWithoutPassword: false,
     ...(now === undefined ? {} : { now, limiter: { now: Date.now } }),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { removeInterruptedWrites, writeFileAtomic } from '../state/atomic-write.ts';
 import { createPolicy, lazyTokenKey, tokenKey, whenKnown, type AuthPolicy, type UserTable } from './policy.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
+import { chuteToken } from './chute-tokens.ts';
 import { watchedFile } from '../state/watched-file.ts';
 
 const SECRET_BYTES = 32;
@@ -31,12 +32,29 @@ export async function localAuth(stateDir: string): Promise<AuthPolicy> {
   await removeInterruptedWrites(files.dir, [path.basename(files.secret)]);
   await prepareAuth(stateDir);
   const users = watchedFile(files.passwd, (bytes) => (bytes === null ? {} : parseUsers(bytes.toString('utf8'), files.passwd)));
-  const secretKey = watchedFile(files.secret, (bytes) => (bytes === null ? null : lazyTokenKey(checkedSecret(bytes, files.secret))));
+  const secretFile = watchedFile(files.secret, (bytes) => {
+    if (bytes === null) return null;
+    const checked = checkedSecret(bytes, files.secret);
+    return { bytes: checked, key: lazyTokenKey(checked) };
+  });
   /** The key of the secret on disk now: a factory reset replaces it, and the tokens signed before stop working. */
-  const secret = () => whenKnown(secretKey(), (key) => (key === null ? readOrCreateSecret(files.secret).then(tokenKey) : key()));
+  const secret = () => whenKnown(secretFile(), (file) => (file === null ? readOrCreateSecret(files.secret).then(tokenKey) : file.key()));
   // The secret is read and checked now; its key is made on the first token.
-  await secretKey();
-  return createPolicy({ users, secret, openToLoopbackWithoutPassword: true });
+  await secretFile();
+  const store = { write: (table: UserTable) => writeUsers(files, table), cleared: {} };
+  const chuteSecret = () => whenKnown(secretFile(), (file) => file?.bytes ?? null);
+  return createPolicy({ users, secret, openToLoopbackWithoutPassword: true, store, chuteSecret });
+}
+
+/**
+ * The API token of chute `chute` (runtime/auth/chute-tokens.ts), made with the device's secret (made
+ * first when there is none): what the chute's container gets as `PARADROP_API_TOKEN`.
+ *
+ * @example
+ * await deviceChuteToken('/var/lib/chutebox', 'hello') // 'chute.hello.3q2-7w…'
+ */
+export async function deviceChuteToken(stateDir: string, chute: string): Promise<string> {
+  return chuteToken(await readOrCreateSecret(authFiles(stateDir).secret), chute);
 }
 
 /**
@@ -63,8 +81,12 @@ export async function setPassword(stateDir: string, username: string, password: 
   await removeInterruptedWrites(files.dir, [path.basename(files.passwd)]);
   // scrypt comes from dist/passwords.mjs: serve, which holds this module, hashes no password.
   const { hashPassword } = await import('./passwords.ts');
-  const users = { ...(await readUsers(files.passwd)), [username]: await hashPassword(password) };
-  await writeFileAtomic(files.passwd, `${JSON.stringify({ users }, null, 2)}\n`, 0o600);
+  await writeUsers(files, { ...(await readUsers(files.passwd)), [username]: await hashPassword(password) });
+}
+
+/** Writes the accounts to `passwd.json` (mode 600), atomically. */
+function writeUsers(files: ReturnType<typeof authFiles>, users: UserTable): Promise<void> {
+  return writeFileAtomic(files.passwd, `${JSON.stringify({ users }, null, 2)}\n`, 0o600);
 }
 
 /** The accounts of a passwd.json; none when the file does not exist. */

@@ -6,10 +6,12 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { createPolicy, tokenKey, type AuthPolicy, type UserTable } from './policy.ts';
 
 const LAN_CLIENT = '192.168.1.20';
+/** Where the policies of the tests that change no password would keep their accounts. */
+const UNUSED_STORE = { write: () => Promise.reject(new Error('these tests change no password')), cleared: {} };
 
 async function policyWith(users: UserTable, now?: () => number) {
   const secret = await tokenKey(randomBytes(32));
-  return createPolicy({ users: async () => users, secret, openToLoopbackWithoutPassword: true, ...(now ? { now } : {}) });
+  return createPolicy({ users: async () => users, secret, openToLoopbackWithoutPassword: true, store: UNUSED_STORE, ...(now ? { now } : {}) });
 }
 
 /** `policy.authorize` as a promise, whether it decided at once or not: a refusal made at once is a rejection. */
@@ -77,7 +79,7 @@ describe('auth policy with a password', () => {
 
   it('refuses a token without an expiry even when correctly signed', async () => {
     const secret = await tokenKey(randomBytes(32));
-    const policy = createPolicy({ users: async () => ({ paradrop: 'scrypt$x' }), secret, openToLoopbackWithoutPassword: true });
+    const policy = createPolicy({ users: async () => ({ paradrop: 'scrypt$x' }), secret, openToLoopbackWithoutPassword: true, store: UNUSED_STORE });
     const token = await sign({ sub: 'paradrop' }, secret, 'HS256');
     expect((await refusal(ask(policy, `Bearer ${token}`, LAN_CLIENT))).status).toBe(401);
   });
@@ -102,6 +104,7 @@ describe('auth policy with Basic credentials', () => {
       users: async () => users,
       secret: await tokenKey(randomBytes(32)),
       openToLoopbackWithoutPassword: true,
+      store: UNUSED_STORE,
       limiter: { maxFailures: 100 },
       verify: async (stored, password) => {
         checks++;
@@ -133,10 +136,10 @@ describe('auth policy with Basic credentials', () => {
 
 describe('auth policy remembering the credentials it checked', () => {
   it('decides at once, without a promise, for a loopback client while no password is set, and for the token or Basic credentials accepted last', async () => {
-    const open = createPolicy({ users: () => ({}), secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true });
+    const open = createPolicy({ users: () => ({}), secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true, store: UNUSED_STORE });
     expect(open.authorize(undefined, '127.0.0.1')).toBeNull();
     const users = { paradrop: await hashPassword('pw') };
-    const policy = createPolicy({ users: () => users, secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true });
+    const policy = createPolicy({ users: () => users, secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true, store: UNUSED_STORE });
     const decidedTwice = async (authorization: string) => {
       await expect(ask(policy, authorization, LAN_CLIENT)).resolves.toBe('paradrop');
       expect(policy.authorize(authorization, LAN_CLIENT)).toBe('paradrop');
@@ -157,7 +160,12 @@ describe('auth policy remembering the credentials it checked', () => {
 
   it('checks remembered Basic credentials again once the password changed', async () => {
     let users: UserTable = { paradrop: await hashPassword('pw') };
-    const policy = createPolicy({ users: async () => users, secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true });
+    const policy = createPolicy({
+      users: async () => users,
+      secret: await tokenKey(randomBytes(32)),
+      openToLoopbackWithoutPassword: true,
+      store: UNUSED_STORE,
+    });
     const basic = `Basic ${Buffer.from('paradrop:pw').toString('base64')}`;
     await expect(ask(policy, basic, LAN_CLIENT)).resolves.toBe('paradrop');
     await expect(ask(policy, basic, LAN_CLIENT)).resolves.toBe('paradrop');
@@ -181,5 +189,38 @@ describe('auth policy remembering the credentials it checked', () => {
     await expect(ask(policy, bearer, LAN_CLIENT)).resolves.toBe('paradrop');
     now += 3601_000;
     expect((await refusal(ask(policy, bearer, LAN_CLIENT))).status).toBe(401);
+  });
+});
+
+describe('auth policy changing passwords', () => {
+  /** A policy over accounts kept in memory, as the emulator keeps them; none at first. */
+  async function changeable() {
+    let users: UserTable = {};
+    const store = {
+      write: async (table: UserTable) => {
+        users = table;
+      },
+      cleared: {},
+    };
+    const policy = createPolicy({ users: () => users, secret: await tokenKey(randomBytes(32)), openToLoopbackWithoutPassword: true, store });
+    return { policy, users: () => users };
+  }
+
+  it('makes one first account when two changes arrive at once on a device without one: the other is refused naming body.username', async () => {
+    const { policy, users } = await changeable();
+    const results = await Promise.allSettled([policy.changePassword('alice', 'one'), policy.changePassword('bob', 'two')]);
+    expect(results[0]).toMatchObject({ status: 'fulfilled' });
+    expect(results[1]).toMatchObject({ status: 'rejected', reason: { status: 422, errors: [{ path: 'body.username' }] } });
+    expect(Object.keys(users())).toEqual(['alice']);
+    expect(await verifyPassword(users().alice!, 'one')).toBe(true);
+  });
+
+  it('ends the tokens of the accounts it clears', async () => {
+    const { policy } = await changeable();
+    await policy.changePassword('paradrop', 'pw');
+    const token = await policy.login('paradrop', 'pw', LAN_CLIENT);
+    await expect(ask(policy, `Bearer ${token}`, LAN_CLIENT)).resolves.toBe('paradrop');
+    await policy.clearPasswords();
+    expect((await refusal(ask(policy, `Bearer ${token}`, LAN_CLIENT))).status).toBe(403);
   });
 });

@@ -4,6 +4,8 @@ import { failureLimiter, type FailureLimiterOptions } from './failure-limiter.ts
 import { isLoopback } from './loopback.ts';
 import { sharedRuns } from '../tools/shared-run.ts';
 import type { TokenClaims } from './tokens.ts';
+import type { CloudUser } from '../../functions/core/device/index.ts';
+import { userOfChuteToken } from './chute-tokens.ts';
 
 /**
  * Who may use the API. The HTTP layer (runtime/http/auth.ts) asks it about every request; make one
@@ -24,6 +26,33 @@ export interface AuthPolicy {
    * @throws HttpProblem 401 (with `WWW-Authenticate`), 403 or 429 (or a promise rejected with it).
    */
   authorize(authorization: string | undefined, client: string | undefined): Known<string | null>;
+  /**
+   * `POST /api/v1/password/change`: sets the password of `username`, of which only a scrypt hash is
+   * stored. While the device has no account this makes the first; then it changes an existing one.
+   * Changes are made one at a time.
+   * @throws HttpProblem 422 naming `body.username` for an account the device does not have, or
+   *   `body.password` for an empty password.
+   */
+  changePassword(username: string, password: string): Promise<void>;
+  /**
+   * `POST /api/v1/password/clear`: the accounts go back to what the store keeps when cleared (none on
+   * a device: only loopback clients are served), and every token issued to them stops working.
+   */
+  clearPasswords(): Promise<void>;
+  /**
+   * `POST /api/v1/auth/cloud`: a token (as a login's, valid 1 h) for a user the controller vouched
+   * for, who needs no account on the device; `client` is the peer address.
+   * @throws HttpProblem 403 when it may not log in at all (no password is set and it is not on the device).
+   */
+  cloudLogin(user: CloudUser, client: string | undefined): Promise<string>;
+}
+
+/** Where a policy's accounts are kept, for `changePassword` and `clearPasswords`. */
+export interface AccountStore {
+  /** Stores a new user table (hashes only), atomically: `users()` answers it from then on. */
+  write(users: UserTable): Promise<void>;
+  /** What clearing the passwords leaves: no account on a device (loopback only), the emulator's own account. */
+  readonly cleared: UserTable;
 }
 
 /** A value, or while it is not known yet, its promise. */
@@ -57,7 +86,17 @@ export interface PolicyOptions {
   now?: () => number;
   /** Checks a password against its stored hash; default `verifyPassword` (scrypt, loaded on first use). */
   verify?: (stored: string, password: string) => Promise<boolean>;
+  /** Where `changePassword` and `clearPasswords` write the accounts. */
+  store: AccountStore;
+  /**
+   * The secret the chutes' API tokens are made with (runtime/auth/chute-tokens.ts); null while there
+   * is none. Without it no chute token is taken.
+   */
+  chuteSecret?: () => Known<Uint8Array | null>;
 }
+
+/** An account's name: what `chutebox passwd --user` and `POST /api/v1/password/change` take. */
+export const ACCOUNT_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 export const TOKEN_LIFETIME_SECONDS = 3600;
 export const CHALLENGE = 'Bearer realm="chutebox", Basic realm="chutebox"';
@@ -176,29 +215,73 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     return username;
   }
 
+  /** The user of a token's claims: a cloud user as the controller named them, an account while it exists; null once expired. */
   function userOfClaims(users: UserTable, claims: TokenClaims): string | null {
     if (claims.exp <= now() / 1000) return null;
-    return Object.hasOwn(users, claims.sub) ? claims.sub : null;
+    return claims.dom === 'cloud' || Object.hasOwn(users, claims.sub) ? claims.sub : null;
   }
+
+  /** A login (local or cloud) is refused to a client not on the device while no password is set: it would be refused every request. */
+  function assertMayLogIn(users: UserTable, client: string | undefined): void {
+    if (!hasAccounts(users) && !(options.openToLoopbackWithoutPassword && isLoopback(client))) throw new HttpProblem(403, NO_PASSWORD);
+  }
+
+  /** The last account change, so that the next one reads what it wrote (no change is lost to another). */
+  let accountChange: Promise<unknown> = Promise.resolve();
+  const oneAtATime = (change: () => Promise<void>) => {
+    const done = accountChange.then(change);
+    accountChange = done.catch(() => undefined);
+    return done;
+  };
 
   return {
     async login(username, password, client) {
       const users = await options.users();
-      if (!hasAccounts(users) && !(options.openToLoopbackWithoutPassword && isLoopback(client))) {
-        throw new HttpProblem(403, NO_PASSWORD);
-      }
+      assertMayLogIn(users, client);
       if (!(await attempt(users, username, password, client))) return null;
       const iat = Math.floor(now() / 1000);
       return (await tokens()).signToken({ sub: username, iat, exp: iat + TOKEN_LIFETIME_SECONDS }, await currentSecret());
     },
 
     authorize(authorization, client) {
+      // A chute's token is the device's own credential: taken with or without a password, from any address.
+      if (options.chuteSecret !== undefined && authorization !== undefined && CHUTE_BEARER.test(authorization)) {
+        const token = authorization.slice(authorization.indexOf('chute.'));
+        return whenKnown(options.chuteSecret(), (secret) => {
+          const user = secret === null ? null : userOfChuteToken(secret, token.trim());
+          if (user === null) throw refused(authorization);
+          return user;
+        });
+      }
       return whenKnown(options.users(), (users) => {
         if (isOpen(users, client)) return null;
         const last = accepted;
         const user = last !== undefined && last.header === authorization && last.users === users ? last.again(client) : null;
         return user ?? checkCredentials(users, authorization, client);
       });
+    },
+
+    async cloudLogin(user, client) {
+      assertMayLogIn(await options.users(), client);
+      const iat = Math.floor(now() / 1000);
+      const claims: TokenClaims = { sub: user.email, iat, exp: iat + TOKEN_LIFETIME_SECONDS, dom: 'cloud', role: user.role };
+      return (await tokens()).signToken(claims, await currentSecret());
+    },
+
+    changePassword(username, password) {
+      return oneAtATime(async () => {
+        const users = await options.users();
+        if (hasAccounts(users) && !Object.hasOwn(users, username)) {
+          throw invalidAccount('body.username', `the device has no account named ${username}: change the password of ${Object.keys(users).join(', ')}`);
+        }
+        if (password === '') throw invalidAccount('body.password', 'an empty password is no password: POST /api/v1/password/clear to remove the passwords');
+        const { hashPassword } = await import('./passwords.ts');
+        await options.store.write({ ...users, [username]: await hashPassword(password) });
+      });
+    },
+
+    clearPasswords() {
+      return oneAtATime(() => options.store.write(options.store.cleared));
     },
   };
 
@@ -223,10 +306,18 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
   }
 }
 
+/** An `Authorization` header with a chute's token (runtime/auth/chute-tokens.ts). */
+const CHUTE_BEARER = /^bearer\s+chute\./i;
+
 /** Whether a user table holds an account; allocates nothing, as it runs on every request. */
 function hasAccounts(users: UserTable): boolean {
   for (const _ in users) return true;
   return false;
+}
+
+/** A 422 naming the field of a password change that the device cannot take. */
+function invalidAccount(path: string, message: string): HttpProblem {
+  return new HttpProblem(422, `the password was not changed: ${message}`, { errors: [{ path, message }] });
 }
 
 /** The 401 answer to a request whose `Authorization` header is missing or names no user. */

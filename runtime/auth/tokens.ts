@@ -9,6 +9,9 @@ export interface TokenClaims {
   sub: string;
   iat: number;
   exp: number;
+  /** `cloud` for a user the controller vouched for (`POST /api/v1/auth/cloud`), with their role on the router; absent for an account. */
+  dom?: 'cloud';
+  role?: string;
 }
 
 /**
@@ -33,7 +36,8 @@ export async function verifyToken(token: string, key: webcrypto.CryptoKey): Prom
   try {
     const claims = await verify(token, key, { alg: 'HS256', exp: false, iat: false, nbf: false });
     if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number') return null;
-    return { sub: claims.sub, iat: typeof claims.iat === 'number' ? claims.iat : 0, exp: claims.exp };
+    const known = { sub: claims.sub, iat: typeof claims.iat === 'number' ? claims.iat : 0, exp: claims.exp };
+    return claims.dom === 'cloud' && typeof claims.role === 'string' ? { ...known, dom: 'cloud', role: claims.role } : known;
   } catch {
     return null;
   }

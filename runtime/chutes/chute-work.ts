@@ -15,6 +15,8 @@ export interface LifecycleOptions {
   engine: () => Promise<ChuteEngine | null>;
   /** `HostConfig.NetworkMode` of every chute container (`--container-network`). */
   networkMode: string;
+  /** The API token a chute's container gets as `PARADROP_API_TOKEN` (`deviceChuteToken`). */
+  chuteToken(chute: string): Promise<string>;
   /**
    * Reserves what a chute's networks hold on the host (`networkLedger` of the device), held until the
    * change releases it; throws an HttpProblem 422 when they cannot have it.
@@ -66,5 +68,5 @@ export type ChuteWork<A extends ChuteAction> = (at: ChuteAtWork, request: Change
 export async function onEngine(options: LifecycleOptions, name: string, note: Note): Promise<Pick<ChuteAtWork, 'engine' | 'steps'>> {
   const engine = await options.engine();
   if (engine === null) throw new Error(ENGINE_UNREACHABLE);
-  return { engine, steps: containerSteps(engine, name, note, options.networkMode) };
+  return { engine, steps: containerSteps(engine, name, note, options.networkMode, options.chuteToken) };
 }

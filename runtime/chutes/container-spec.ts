@@ -5,12 +5,13 @@ import type { ChuteContainerSpec } from '../engine/docker.ts';
 
 /**
  * The container of a chute: its image from the record's `image`, its environment from the
- * configuration and the record, its ports and DNS from `host_config`, its CPU weight from the
- * record's `allocation.cpu_shares`.
+ * configuration and the record, then ParaDrop's `PARADROP_CHUTE_NAME` and `PARADROP_API_TOKEN` (the
+ * chute's `token`, which opens its own chute's routes of the API), its ports and DNS from
+ * `host_config`, its CPU weight from the record's `allocation.cpu_shares`.
  *
  * @throws Error when the record names no image.
  */
-export function containerSpec(chute: StoredChute, networkMode: string): ChuteContainerSpec {
+export function containerSpec(chute: StoredChute, networkMode: string, token: string): ChuteContainerSpec {
   const image = chute.record.image;
   if (typeof image !== 'string' || image === '') throw new Error(`the record of chute ${chute.name} names no image (field "image")`);
   const hostConfig = mapping(chute.config.host_config);
@@ -21,6 +22,8 @@ export function containerSpec(chute: StoredChute, networkMode: string): ChuteCon
     env: {
       ...environmentStrings(scalars(chute.config.environment)),
       ...environmentStrings(scalars(chute.record.environment)),
+      PARADROP_CHUTE_NAME: chute.name,
+      PARADROP_API_TOKEN: token,
     },
     portBindings: mapping(hostConfig.port_bindings) as Record<string, string | number>,
     dns: Array.isArray(dns) ? dns.filter((server): server is string => typeof server === 'string') : undefined,

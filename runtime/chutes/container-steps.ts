@@ -4,11 +4,11 @@ import type { ChuteContainer, ChuteEngine } from '../engine/docker.ts';
 import { containerSpec } from './container-spec.ts';
 
 /** The engine steps of the changes to one chute, each noted in the change record. */
-export function containerSteps(engine: ChuteEngine, name: string, note: Note, networkMode: string) {
+export function containerSteps(engine: ChuteEngine, name: string, note: Note, networkMode: string, chuteToken: (chute: string) => Promise<string>) {
   const current = async (): Promise<ChuteContainer | undefined> => (await engine.containers(name))[0];
 
   async function create(chute: StoredChute): Promise<string> {
-    const spec = containerSpec(chute, networkMode);
+    const spec = containerSpec(chute, networkMode, await chuteToken(chute.name));
     const id = await engine.create(name, spec);
     await note(`created container ${shortId(id)} from image ${spec.image}`);
     return id;

@@ -8,6 +8,7 @@ import { chuteEffects, type ChuteEffects } from './lifecycle.ts';
 import { recoverChutes, type RecoverOptions } from './recover.ts';
 import { chuteWriter } from './store.ts';
 import { daemonLog } from '../log/log.ts';
+import { deviceChuteToken } from '../auth/local.ts';
 
 export interface HostChutesOptions {
   /** The runtime's state folder, whose networks folder (`networkRunDir`) holds hostapd's and dnsmasq's files. */
@@ -67,6 +68,7 @@ export function hostChutes(options: HostChutesOptions): HostChutes {
     writer: chuteWriter(options.chutesDir),
     engine: () => chuteEngine(socketPath),
     networkMode: options.networkMode,
+    chuteToken: (chute) => deviceChuteToken(options.stateDir, chute),
     reserve: (change) => (ledger ??= networkLedger(device()))(change),
     networks,
   });

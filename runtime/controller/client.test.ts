@@ -166,3 +166,54 @@ describe('delivering a telemetry report to the controller', () => {
     await expect(sending).rejects.toBe(reason);
   });
 });
+
+describe("asking the controller who a user's token is for (POST /api/v1/auth/cloud)", () => {
+  const USER_TOKEN = 'user-t0k3n';
+  const ME_URL = `${CONTROLLER}/api/users/me`;
+  const user = { _id: 'u1', email: 'dev@example.com' };
+  /** The controller answering the user and the router with `accessRights`, each only to the user's token. */
+  function controllerWith(accessRights: unknown) {
+    const seen: (string | null)[] = [];
+    const onlyUser =
+      (answer: () => Response) =>
+      ({ request }: { request: Request }) => {
+        seen.push(request.headers.get('authorization'));
+        return request.headers.get('authorization') === `Bearer ${USER_TOKEN}` ? answer() : HttpResponse.json({}, { status: 401 });
+      };
+    server.use(
+      http.get(
+        ME_URL,
+        onlyUser(() => HttpResponse.json(user)),
+      ),
+      http.get(
+        ROUTER_URL,
+        onlyUser(() => HttpResponse.json({ _id: CREDENTIALS.routerId, access_rights: accessRights })),
+      ),
+    );
+    return seen;
+  }
+
+  it("answers the user's email and strongest role on the router, asking with the user's token and never the device's", async () => {
+    const seen = controllerWith([
+      { user_id: 'u2', role: 'owner' },
+      { user_id: 'u1', role: 'user' },
+      { user_id: 'u1', role: 'admin' },
+    ]);
+    expect(await controllerClient().verifyUser(CREDENTIALS, USER_TOKEN)).toEqual({ email: 'dev@example.com', role: 'admin' });
+    expect(seen).toEqual([`Bearer ${USER_TOKEN}`, `Bearer ${USER_TOKEN}`]);
+  });
+
+  it('refuses a user without a role on the router with 403, a token the controller refuses with 401', async () => {
+    controllerWith([
+      { user_id: 'u2', role: 'owner' },
+      { user_id: 'u1', role: 'guest' },
+    ]);
+    expect((await rejection(controllerClient().verifyUser(CREDENTIALS, USER_TOKEN))).status).toBe(403);
+    expect((await rejection(controllerClient().verifyUser(CREDENTIALS, 'another'))).status).toBe(401);
+  });
+
+  it('answers 502 when the controller names no email for the user', async () => {
+    server.use(http.get(ME_URL, () => HttpResponse.json({ _id: 'u1' })));
+    expect((await rejection(controllerClient().verifyUser(CREDENTIALS, USER_TOKEN))).status).toBe(502);
+  });
+});

@@ -1,4 +1,4 @@
-import type { ProvisionCredentials } from '../../functions/core/device/index.ts';
+import type { CloudUser, ProvisionCredentials } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 
 /** How long the controller has to answer a request, body included, unless told otherwise. */
@@ -75,6 +75,16 @@ export interface ControllerClient {
    *   error or another SHA-256; 504 when it does not come whole in time.
    */
   download(credentials: ProvisionCredentials, release: RuntimeRelease): Promise<Uint8Array>;
+  /**
+   * Who the user of a token the controller issued is, on the router of `credentials`, as ParaDrop's
+   * daemon asks: `GET <pdserver>/api/users/me` (the user: `email`, `_id`), then
+   * `GET <pdserver>/api/routers/<routerId>` (its `access_rights`: `[{user_id, role}]`), both with
+   * `Authorization: Bearer <token>` instead of the device's apitoken.
+   *
+   * @throws HttpProblem 401 when the controller refuses the token (401, 403, 404), 403 when the
+   *   router's `access_rights` give the user no role; 502 and 504 as `check`.
+   */
+  verifyUser(credentials: ProvisionCredentials, token: string): Promise<CloudUser>;
 }
 
 /**
@@ -162,6 +172,17 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
     return new HttpProblem(502, `${where} answered ${request} with ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
   }
 
+  /** The JSON object a controller answers a user's request with; 401 when it refuses the user's token. */
+  async function userRecord(asUser: ProvisionCredentials, url: string, request: string): Promise<Record<string, unknown>> {
+    const { response, bytes } = await exchange(asUser, url, { method: 'GET', read: MAX_ANSWER_BYTES });
+    if ([401, 403, 404].includes(response.status)) throw new HttpProblem(401, `${controllerName(asUser)} refused the token (${request}: ${response.status})`);
+    if (response.status !== 200) throw unexpectedStatus(asUser, response, request);
+    const record = jsonAnswer(asUser, request, bytes);
+    if (typeof record !== 'object' || record === null || Array.isArray(record))
+      throw new HttpProblem(502, `${controllerName(asUser)} answered ${request} with no object`);
+    return record as Record<string, unknown>;
+  }
+
   return {
     async check(credentials) {
       const where = controllerName(credentials);
@@ -183,6 +204,18 @@ export function controllerClient(options: ControllerClientOptions = {}): Control
       if (!isRouterRecord(record, credentials.routerId)) {
         throw new HttpProblem(502, `${where} answered ${request} with a record that is not router ${credentials.routerId} (no _id or id equal to it)`);
       }
+    },
+
+    async verifyUser(credentials, token) {
+      const asUser = { ...credentials, apitoken: token };
+      const user = await userRecord(asUser, `${trimSlashes(base(credentials))}/api/users/me`, 'GET /api/users/me');
+      if (typeof user.email !== 'string' || user.email === '' || typeof user._id !== 'string') {
+        throw new HttpProblem(502, `${controllerName(credentials)} answered GET /api/users/me without the user's email and _id`);
+      }
+      const router = await userRecord(asUser, routerUrl(base(credentials), credentials.routerId), `GET /api/routers/${credentials.routerId}`);
+      const role = roleOf(router.access_rights, user._id);
+      if (role === null) throw new HttpProblem(403, `the controller gives ${user.email} no rights on router ${credentials.routerId}`);
+      return { email: user.email, role };
     },
 
     async sendReport(credentials, report, signal) {
@@ -245,6 +278,17 @@ function isRelease(value: unknown): value is RuntimeRelease {
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
   return [...digest].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** The roles ParaDrop's controller gives, weakest first; a user with none of them on the router (a guest) has no rights. */
+const ROLES = ['user', 'admin', 'owner'];
+
+/** The strongest role `access_rights` (`[{user_id, role}]`) gives user `userId`; null for none. */
+function roleOf(accessRights: unknown, userId: string): string | null {
+  const roles = (Array.isArray(accessRights) ? accessRights : [])
+    .filter((right): right is { user_id: string; role: string } => right?.user_id === userId && ROLES.includes(right?.role))
+    .map((right) => right.role);
+  return roles.length === 0 ? null : roles.reduce((best, role) => (ROLES.indexOf(role) > ROLES.indexOf(best) ? role : best));
 }
 
 /** Whether a controller's answer is the record of router `routerId` (MongoDB's `_id`, or `id`). */

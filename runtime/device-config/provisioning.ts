@@ -277,6 +277,13 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
       return status();
     },
 
+    async verifyCloudUser(token) {
+      await whenLoaded();
+      if (stored === null)
+        throw new HttpProblem(409, 'the device is not provisioned with a controller (POST /api/v1/config/provision): no controller can vouch for the token');
+      return options.client.verifyUser(stored, token);
+    },
+
     configure(telemetry) {
       settings = { enabled: telemetry.enabled, interval: telemetry.interval };
       applyTelemetry();

@@ -32,6 +32,7 @@ export function hostServices(options: {
     provisioning: {
       status: async () => (await startedConfig()).provisioning.status(),
       provision: async (credentials) => (guard.refuse(), (await startedConfig()).provisioning.provision(credentials)),
+      verifyCloudUser: async (token) => (await startedConfig()).provisioning.verifyCloudUser(token),
     },
     accounts: {
       passwd: async () => (await config()).accounts.passwd(),

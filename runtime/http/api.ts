@@ -9,9 +9,11 @@ import type { FunctionBundle } from '../../functions/core/bundle.ts';
 import type { FunctionInput, FunctionOutput } from '../../functions/core/handler.ts';
 import { NO_FIELDS, problemOutput } from '../../functions/core/handler.ts';
 import { matchPath, methodNotAllowed, noResource, routePaths, type Route } from '../../functions/core/route.ts';
-import type { AuthPolicy } from '../auth/policy.ts';
+import { chuteOfUser } from '../auth/chute-tokens.ts';
+import { type AuthPolicy, whenKnown } from '../auth/policy.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
 import type { LogLines } from '../log/ring.ts';
-import { authorizer, LOGIN_PATH } from './auth.ts';
+import { authorizer, CLOUD_LOGIN_PATH, LOGIN_PATH } from './auth.ts';
 import { corsPolicy } from './cors.ts';
 import type { MountedFunction } from './mount-functions.ts';
 import { problemFor } from './hono-errors.ts';
@@ -48,6 +50,10 @@ export const DAEMON_LOGS_PATH = '/api/v1/logs';
 
 /** ParaDrop's websocket of the daemon's log, which `pdtools node watch-logs` opens; served as `HOSTAPD_CONTROL_PATH` is. */
 export const PARADROP_LOGS_PATH = '/ws/paradrop_logs';
+
+/** ParaDrop's password endpoints (runtime/http/password-change.ts, a bundle of its own loaded on the first request). */
+export const PASSWORD_CHANGE_PATH = '/api/v1/password/change';
+export const PASSWORD_CLEAR_PATH = '/api/v1/password/clear';
 
 /** The device's events as Server-Sent Events: runtime/http/event-stream.ts, a bundle of its own loaded on the first request. */
 export const EVENTS_PATH = '/api/v1/events';
@@ -145,8 +151,10 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   /** The policy of the device `c` is for: its own where its `env` names one (a fleet's), else the app's. */
   const policyOf = (c: Context): AuthPolicy | null => (c.env as Record<string, AuthPolicy | undefined> | undefined)?.[AUTH_BINDING] ?? options.auth;
   const authorize = authorizer(options.auth === null ? null : policyOf, cors.listed);
-  /** `authorize` as a promise, for the pages that wait for it (docs, preflight). */
-  const authorized = async (c: Context) => authorize(c);
+  /** `authorize` on `route`: a chute's token opens only the routes of its own chute (`ownChuteRoute`). */
+  const authorizeOn = (route: string | null) => (c: Context) => whenKnown(authorize(c), (user) => ownChuteRoute(c, route, user));
+  /** `authorize` as a promise, for the pages that wait for it (docs, preflight), which are no chute's. */
+  const authorized = async (c: Context) => authorizeOn(null)(c);
   const given = options.device;
   /** The device `c` is for: the one its `env` names (a fleet's), else the app's. */
   const deviceOf = (c: Context): Device => {
@@ -199,7 +207,8 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   function observed(route: string | null, answer: (c: Context, user: string | null) => Response | Promise<Response>, authorizing = true) {
     const told = options.answered;
     const timing = options.timing ?? (() => performance.now());
-    const authorized = (c: Context) => (authorizing ? authorize(c) : null);
+    const authorizeHere = authorizeOn(route);
+    const authorized = (c: Context) => (authorizing ? authorizeHere(c) : null);
     if (told === undefined) {
       return (c: Context) => {
         const user = authorized(c);
@@ -239,7 +248,20 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
     // The login: runtime/http/login.ts, a bundle loaded on the first one.
     const login = async (c: Context) => send(c, await (await import('./login.ts')).login(c, policyOf(c)!, await body()));
     app.post(LOGIN_PATH, observed(LOGIN_PATH, login, false));
-    routes.push({ method: 'POST', path: LOGIN_PATH });
+    const cloudLogin = async (c: Context) => send(c, await (await import('./login.ts')).cloudLogin(c, policyOf(c)!, deviceOf(c), await body()));
+    app.post(CLOUD_LOGIN_PATH, observed(CLOUD_LOGIN_PATH, cloudLogin, false));
+    // The passwords: runtime/http/password-change.ts, a bundle loaded on the first change or clear.
+    const passwords = () => import('./password-change.ts');
+    const change = async (c: Context) => send(c, await (await passwords()).changePassword(policyOf(c)!, await (await body()).readJson(c)));
+    const clear = async (c: Context) => send(c, await (await passwords()).clearPasswords(policyOf(c)!));
+    app.post(PASSWORD_CHANGE_PATH, observed(PASSWORD_CHANGE_PATH, change));
+    app.post(PASSWORD_CLEAR_PATH, observed(PASSWORD_CLEAR_PATH, clear));
+    routes.push(
+      { method: 'POST', path: LOGIN_PATH },
+      { method: 'POST', path: CLOUD_LOGIN_PATH },
+      { method: 'POST', path: PASSWORD_CHANGE_PATH },
+      { method: 'POST', path: PASSWORD_CLEAR_PATH },
+    );
   }
   /** A websocket's route: runtime/http/websocket.ts, a bundle of its own loaded on first use. */
   const socket = (name: 'hostapdControl' | 'changeStream' | 'chuteLogSocket') => async (c: Context) => (await import('./websocket.ts'))[name](c, deviceOf(c));
@@ -306,6 +328,19 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   app.notFound(notFound);
   app.onError((error, c) => send(c, problemOutput(problemFor(error))));
   return app;
+}
+
+/**
+ * `user`, unless it came with a chute's token (runtime/auth/chute-tokens.ts) and `route` is not one of
+ * its own chute's: a route with a `:chute` parameter that names it (its record, configuration, cache,
+ * networks, stations, logs and changes to it), never another chute's or the device's.
+ *
+ * @throws HttpProblem 403 for a chute's token on any other route.
+ */
+function ownChuteRoute(c: Context, route: string | null, user: string | null): string | null {
+  const chute = chuteOfUser(user);
+  if (chute === null || (route?.includes(':chute') === true && c.req.param('chute') === chute)) return user;
+  throw new HttpProblem(403, `a chute's token opens only the API of its own chute, below /api/v1/chutes/${chute}/, not ${c.req.method} ${c.req.path}`);
 }
 
 /** What is written for an answer: its UTF-8 when the core made it, else its body; none for a 304 (a Fetch `Response` of that status must have none). */

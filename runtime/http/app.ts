@@ -11,6 +11,8 @@ export {
   HOSTAPD_CONTROL_PATH,
   METRICS_PATH,
   PARADROP_LOGS_PATH,
+  PASSWORD_CHANGE_PATH,
+  PASSWORD_CLEAR_PATH,
 } from './api.ts';
 
 export interface AppOptions extends ApiOptions {

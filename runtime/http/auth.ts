@@ -6,6 +6,9 @@ import { incomingMessage, requestHeaders } from './request-headers.ts';
 /** ParaDrop's login endpoint: `POST` answers a token (runtime/http/app.ts mounts it). */
 export const LOGIN_PATH = '/api/v1/auth/local';
 
+/** ParaDrop's cloud login: `POST` a token the controller issued, answers a token of the device (runtime/http/login.ts). */
+export const CLOUD_LOGIN_PATH = '/api/v1/auth/cloud';
+
 /** An `Authorization` header with Basic credentials, which a browser sends by itself once it has them. */
 const BASIC = /^basic\s/i;
 

@@ -19,8 +19,12 @@ import {
   HOSTAPD_CONTROL_PATH,
   METRICS_PATH,
   PARADROP_LOGS_PATH,
+  PASSWORD_CHANGE_PATH,
+  PASSWORD_CLEAR_PATH,
 } from './app.ts';
-import { LOGIN_PATH } from './auth.ts';
+import { PasswordAnswerSchema, PasswordChangeBodySchema } from './password-change.ts';
+import { CLOUD_LOGIN_PATH, LOGIN_PATH } from './auth.ts';
+import { CloudLoginAnswerSchema, CloudLoginBodySchema } from './login.ts';
 
 /*
  * The API as one OpenAPI 3.1 document (functions/core/openapi/): every endpoint module as it
@@ -61,6 +65,39 @@ export const HTTP_OPERATIONS = {
       },
     },
     problems: [400, 403, 413, 415, 422, 429],
+  },
+  'auth-cloud-post': {
+    route: defineRoute(`POST ${CLOUD_LOGIN_PATH}`, 'Log in with a token the controller issued', { public: true }),
+    request: z.object({ body: CloudLoginBodySchema }),
+    response: CloudLoginAnswerSchema,
+    description:
+      "ParaDrop's cloud login: the device asks the controller it is provisioned with who the token is for (`GET /api/users/me`) and what rights they have on the router " +
+      '(`GET /api/routers/<routerId>`, its `access_rights`), both with that token, and answers a token of its own for that user (their email), valid for one hour. ' +
+      '409 when the device is not provisioned, 401 when the controller refuses the token, 403 when the user has no rights on the router (or, while no password is set, ' +
+      'the client is not on the device). The emulator asks its built-in fake controller (docs/emulator.md). Not mounted when authentication is off. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [400, 401, 403, 409, 413, 415, 422],
+  },
+  'password-change-post': {
+    route: defineRoute(`POST ${PASSWORD_CHANGE_PATH}`, 'Set the password of an account'),
+    request: z.object({ body: PasswordChangeBodySchema }),
+    response: PasswordAnswerSchema,
+    description:
+      "ParaDrop's password change (`pdtools node set-password`): sets the password of `username` (`paradrop` when not given); only its scrypt hash is stored. " +
+      'On a device without a password (served only to clients on the device itself) it makes the first account; then it changes an account the device has (422 naming ' +
+      '`body.username` otherwise). An empty password is refused (422): chutebox has no default password. Not mounted when authentication is off (`chutebox emulate --no-auth`). ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [400, 401, 403, 413, 415, 422, 429],
+  },
+  'password-clear-post': {
+    route: defineRoute(`POST ${PASSWORD_CLEAR_PATH}`, 'Remove every password'),
+    request: z.object({}),
+    response: PasswordAnswerSchema,
+    description:
+      "ParaDrop's password clear. chutebox has no default password: `chutebox serve` then serves only clients on the device itself, without credentials, until a password is set again, " +
+      'and every token stops working; `chutebox emulate` goes back to its own account (`paradrop`, empty password). Not mounted when authentication is off. ' +
+      'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
+    problems: [401, 403, 429],
   },
   'events-events-get': {
     route: defineRoute(`GET ${EVENTS_PATH}`, "The device's events as they happen (Server-Sent Events)"),

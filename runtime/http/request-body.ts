@@ -35,7 +35,11 @@ export function requestBody(limit: number, uploadLimit: number) {
     },
     /** The username and password of a login's body. */
     async readCredentials(c: Context): Promise<{ username: string; password: string }> {
-      return credentials(decodeBody(c.req.header('content-type'), await readText(c), limit));
+      return credentials(await this.readJson(c));
+    },
+    /** A JSON body, decoded; undefined when there is none. */
+    async readJson(c: Context): Promise<unknown> {
+      return decodeBody(c.req.header('content-type'), await readText(c), limit);
     },
   };
 }

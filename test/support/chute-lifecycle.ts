@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { deviceChuteToken } from '../../runtime/auth/local.ts';
 import { networkLedger, type HeldReservations, type NetworkChange } from '../../functions/chutes/network-reservations.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import { chuteEffects, type ChuteEffects } from '../../runtime/chutes/lifecycle.ts';
@@ -21,13 +23,14 @@ export function reserveAmong(chutes: Pick<Device, 'chute' | 'chuteNames'>): (cha
 
 /**
  * The runtime's chute lifecycle (runtime/chutes/lifecycle.ts) on the chutes stored in `dir` (a
- * `<state-dir>/chutes`), a test engine, containers on network `none`, and networks reserved on a
- * host with no route, two radios and VLANs (`reserveAmong`).
+ * `<state-dir>/chutes`), a test engine, containers on network `none`, chute tokens made with that
+ * state dir's secret, and networks reserved on a host with no route, two radios and VLANs (`reserveAmong`).
  *
  * @example
  * changeRunner({ openLog, effects: { ...everyAction(refuse), ...storedChuteEffects(dir, fakeEngine()) } });
  */
 export function storedChuteEffects(dir: string, engine: ChuteEngine, writer: ChuteWriter = chuteWriter(dir)): ChuteEffects {
   const chutes = chuteStore(dir, JSON_FORMAT);
-  return chuteEffects({ chutes, writer, engine: async () => engine, networkMode: 'none', reserve: reserveAmong(chutes) });
+  const chuteToken = (chute: string) => deviceChuteToken(path.dirname(dir), chute);
+  return chuteEffects({ chutes, writer, engine: async () => engine, networkMode: 'none', chuteToken, reserve: reserveAmong(chutes) });
 }

@@ -57,4 +57,18 @@ export interface Provisioning {
    * and 409 during a factory reset.
    */
   provision(credentials: ProvisionCredentials): Promise<ProvisionStatus>;
+  /**
+   * Who a token the controller issued to a user is (`POST /api/v1/auth/cloud`), as the controller the
+   * device is provisioned with says: `GET <pdserver>/api/users/me` and `GET <pdserver>/api/routers/<routerId>`,
+   * both with that token. Throws an `HttpProblem`: 409 when the device is not provisioned, 401 when the
+   * controller refuses the token, 403 when it gives the user no rights on this router, 502 or 504 as
+   * provisioning does.
+   */
+  verifyCloudUser(token: string): Promise<CloudUser>;
+}
+
+/** A user of the controller, as it vouches for them: their email, and their role on this router (`owner`, `admin`, `user`, …). */
+export interface CloudUser {
+  email: string;
+  role: string;
 }
