@@ -7,6 +7,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import type { Route } from '../../../functions/core/route.ts';
+import { TABLE_KEY } from '../lambda/fleet-table.ts';
 import type { FleetSpec } from '../members.ts';
 import { addFleetApi, type FleetDomain } from './fleet-api.ts';
 
@@ -49,9 +50,6 @@ export interface FleetStackProps extends StackProps {
 /** The Node.js runtimes of Lambda the functions run on. */
 export const FLEET_RUNTIMES = { 'nodejs20.x': lambda.Runtime.NODEJS_20_X, 'nodejs22.x': lambda.Runtime.NODEJS_22_X, 'nodejs24.x': lambda.Runtime.NODEJS_24_X };
 export type FleetRuntime = keyof typeof FLEET_RUNTIMES;
-
-/** The table's partition key: a device's id (`router-<index>`). */
-export const TABLE_KEY = 'device';
 
 /** What the functions may do to the table: items read and written by key, nothing else (no scan, no table change). */
 export const TABLE_ACTIONS = [
