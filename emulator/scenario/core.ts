@@ -8,7 +8,7 @@ import { faultActive } from '../faults/storage-and-controller.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { resetGuard } from '../../runtime/changes/reset-guard.ts';
 import { eventBuffer } from '../../runtime/events/buffer.ts';
-import { telemetryReport } from '../../runtime/controller/telemetry.ts';
+import { telemetryReport, type Timers } from '../../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './accounts.ts';
 import { memoryHostConfig } from './host-config.ts';
 import { scenarioProvisioning, type ApitokenMemory } from './provisioning.ts';
@@ -66,6 +66,11 @@ export interface ScenarioOptions {
   deviceFaults?: () => readonly DeviceFault[];
   /** How long a hanging `iw` or `hostapd_cli` is waited for (serve's `--tool-timeout`), in milliseconds; default 5 s. */
   toolTimeoutMs?: number;
+  /**
+   * The timers telemetry waits on (default the device's clock). A fleet's device on Lambda gets timers
+   * that never fire: its clock is caught up on each invocation, and the outbound handler sends its reports.
+   */
+  telemetryTimers?: Timers;
 }
 
 /**
@@ -184,7 +189,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       ...(fake === null ? { controller: options.controller!, ...(options.controllerFetch ? { fetch: options.controllerFetch } : {}) } : { fake }),
       apitokens,
       now,
-      timers: emulated,
+      timers: options.telemetryTimers ?? emulated,
       publish: events.publish,
       ...(state === undefined ? {} : { state: state.provisioning }),
     });
