@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { dynamoDeviceStore, type DeviceStore } from '../emulator/fleet/lambda/device-store.ts';
 import { FLEET_ENV } from '../emulator/fleet/lambda/fleet-table.ts';
 import { fleetMember, type FleetSpec } from '../emulator/fleet/members.ts';
@@ -24,6 +25,9 @@ const spec: FleetSpec = {
 /** The fleet's devices that run the default scenario, whose hotspot chute has a guest access point. */
 const defaults = Array.from({ length: spec.size }, (_, index) => fleetMember(spec, index)).filter((member) => member.scenario === 'default');
 
+/** How long each step of a change takes on the fleet's devices. */
+const DELAY_MS = 300;
+
 const saved: Record<string, string | undefined> = {};
 let store: DeviceStore;
 
@@ -36,7 +40,7 @@ beforeAll(async () => {
     [FLEET_ENV.scenarios]: 'default=0.7,gl-ar150=0.3',
     [FLEET_ENV.domain]: 'fleet.test',
     [FLEET_ENV.endpoint]: db().endpoint,
-    CHUTEBOX_CHANGE_DELAY: '0',
+    CHUTEBOX_CHANGE_DELAY: String(DELAY_MS),
   };
   for (const [name, value] of Object.entries(env)) {
     saved[name] = process.env[name];
@@ -111,5 +115,30 @@ describe('a fleet on Lambda', () => {
     const listed = bodyOf(await list(httpApiEvent('GET', `/devices/${id}/api/v1/config/sshKeys/paradrop`))) as string[];
     expect([...listed].sort()).toEqual([...recorded, ...keys].sort());
     expect((await store.read(id))?.version).toBe(keys.length);
+  });
+
+  it('shows a change queued by one invocation running, then succeeded, to later ones as its steps come due, nothing running in between', async () => {
+    const [stop, change] = await Promise.all([lambdaBundle('chutes-stop-post'), lambdaBundle('changes-change-get')]);
+    const id = defaults[2]!.id;
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const { change_id } = bodyOf(await stop(httpApiEvent('POST', `/devices/${id}/api/v1/chutes/hotspot/stop`))) as { change_id: number };
+    expect(timers()).toBe(before);
+    const read = async () => bodyOf(await change(httpApiEvent('GET', `/devices/${id}/api/v1/changes/${change_id}`))) as ChangeRecord;
+    const states = new Set<string>();
+    let record = await read();
+    const created = Date.parse(record.created);
+    while (record.state !== 'succeeded' && record.state !== 'failed') {
+      states.add(record.state);
+      await new Promise((resolve) => setTimeout(resolve, DELAY_MS / 4));
+      record = await read();
+    }
+    expect([...states, record.state]).toEqual(['queued', 'running', 'succeeded']);
+    // Each step at the time the change delay puts it, from the time the change was queued.
+    const at = (text: string) => Date.parse(record.messages.find((message) => message.text === text)!.time) - created;
+    expect([at('running'), at('succeeded')]).toEqual([DELAY_MS, 2 * DELAY_MS]);
+    // Only the POST wrote: the reads derived each step from the times stored.
+    expect((await store.read(id))?.version).toBe(1);
+    expect(timers()).toBe(before);
   });
 });

@@ -5,6 +5,7 @@ import { HttpProblem } from '../../../functions/core/problem.ts';
 import type { Timers } from '../../../runtime/controller/telemetry.ts';
 import { ClockReadingSchema, type ClockReading } from '../../emulated-clock.ts';
 import type { EmulatorState } from '../../emulator-state.ts';
+import type { ChangeUnderWay } from '../../scenario/changes.ts';
 import type { Scenario, ScenarioOptions } from '../../scenario/core.ts';
 import { draw } from '../../seeded.ts';
 import { memberDevice, type FleetScenarios } from '../member-device.ts';
@@ -22,13 +23,23 @@ export interface LambdaFleet {
   device: Pick<ScenarioOptions, 'changeDelayMs' | 'controller'>;
 }
 
-/** What the fleet's table holds of a device that differs from its seed's: its state's delta, at its clock then. */
+/**
+ * What the fleet's table holds of a device that differs from its seed's: its state's delta, at its
+ * clock then, and the changes then under way, which the next invocation carries on to its own time.
+ */
 export interface DeviceDocument {
   state: StateDelta;
   clock: ClockReading;
+  underWay?: ChangeUnderWay[];
 }
 
-const DeviceDocumentSchema = z.object({ state: z.record(z.string(), z.unknown()), clock: ClockReadingSchema });
+const DeviceDocumentSchema = z.object({
+  state: z.record(z.string(), z.unknown()),
+  clock: ClockReadingSchema,
+  underWay: z.optional(
+    z.array(z.object({ id: z.int(), request: z.looseObject({ action: z.string() }), turnAt: z.nullable(z.int()), conflicting: z.optional(z.literal(true)) })),
+  ),
+});
 
 /** How many times a request runs on a device that other requests keep changing before it is answered 503. */
 export const MOST_ATTEMPTS = 10;
@@ -76,7 +87,8 @@ const NO_TIMERS: Timers = { setTimeout: () => null, clearTimeout: () => {} };
 
 /**
  * The member's device, built from its seed and scenario with its clock at the time of the
- * invocation, standing still, and with the state stored restored on it.
+ * invocation, standing still, and with the state stored restored on it: at the time it was stored,
+ * its changes under way carried on from there, each step at its own time, up to the invocation's.
  *
  * @throws Error when the stored document does not restore on the device.
  */
@@ -86,8 +98,8 @@ async function storedDevice(fleet: LambdaFleet, member: FleetMember, stored: Sto
   const base = await scenario.snapshot();
   if (stored !== null) {
     const document = storedDocument(member, stored.document);
-    await restore(scenario, member, withDelta(base, document.state as StateDelta, document.clock));
-    scenario.clock.restore(now);
+    await restore(scenario, member, withDelta(base, document.state as StateDelta, document.clock), document.underWay);
+    await scenario.clock.set({ advanceMs: Math.max(0, now.now - document.clock.now) });
   }
   return {
     scenario,
@@ -95,7 +107,8 @@ async function storedDevice(fleet: LambdaFleet, member: FleetMember, stored: Sto
       // The steps due now (a change that takes no time) are taken before the state is.
       await scenario.clock.set({ advanceMs: 0 });
       const state = await scenario.snapshot();
-      return { state: stateDelta(base, state), clock: state.clock };
+      const underWay = scenario.changesUnderWay();
+      return { state: stateDelta(base, state), clock: state.clock, ...(underWay.length > 0 ? { underWay } : {}) };
     },
   };
 }
@@ -115,9 +128,9 @@ function storedDocument(member: FleetMember, document: unknown): DeviceDocument 
 }
 
 /** Restores a stored state; a refusal is the table's fault, not the request's (a 500). */
-async function restore(scenario: Scenario, member: FleetMember, state: EmulatorState): Promise<void> {
+async function restore(scenario: Scenario, member: FleetMember, state: EmulatorState, underWay: readonly ChangeUnderWay[] | undefined): Promise<void> {
   try {
-    await scenario.restore(state);
+    await scenario.restore(state, undefined, underWay);
   } catch (error) {
     throw new Error(`the state the fleet's table holds of ${member.id} does not restore: ${(error as Error).message}`);
   }
