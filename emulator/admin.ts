@@ -14,12 +14,17 @@ import { FaultsStateSchema } from './faults/state.ts';
 import type { Scenario } from './scenario/core.ts';
 import { mountStateApi } from './state-api.ts';
 
+/** The device faults of a device whose rules hold none now: one shared, empty list. */
+const NO_DEVICE_FAULTS: readonly DeviceFault[] = Object.freeze([]);
+
 /** What the emulator's own parts are made for: the app's functions, the scenario, and the fault rules it starts with. */
 export interface EmulatorAdminOptions {
   functions: readonly ApiFunction[];
   scenario: Scenario;
   /** The fault rules as loaded (a reset goes back to them), checked here: a 422 names each bad field from `faults`. */
   faults?: readonly FaultRuleInput[] | undefined;
+  /** The rules a reset goes back to, asked at the reset (a fleet's device: the fleet's rules that hold on it then); default `faults`. */
+  resetRules?: () => Promise<readonly FaultRuleInput[]>;
 }
 
 /** The emulator's state (the scenario's and the fault rules'), its rules, and how an app serves them. */
@@ -28,7 +33,7 @@ export interface EmulatorAdmin {
   /** The rules; `activeDeviceFaults()` answers the device faults that hold now. */
   faults: FaultEngine;
   /** The device faults of the rules that hold now, each with `at`, when it began on the device's clock: what `faultyDevice` reads. */
-  deviceFaults(): DeviceFault[];
+  deviceFaults(): readonly DeviceFault[];
   /** Mounts `/_chutebox/state`, `/_chutebox/clock` and `/_chutebox/faults` on an app made by `apiApp`, behind its auth policy. */
   mount(app: Hono, options: { auth: AuthPolicy | null; corsOrigin?: string | undefined }): void;
   /** `fetch` with the fault rules applied (`faultingFetch`): the app's outermost layer. */
@@ -70,15 +75,20 @@ export async function emulatorAdmin(options: EmulatorAdminOptions): Promise<Emul
     },
     async reset() {
       await scenario.reset();
-      faults.reset();
+      if (options.resetRules === undefined) return faults.reset();
+      const rules = await options.resetRules();
+      await faults.clear();
+      await faults.addAll(rules, 'faults');
     },
   };
   return {
     state,
     faults,
     deviceFaults() {
+      // Asked at every device call: nothing is made while no rule is held.
+      if (faults.empty) return NO_DEVICE_FAULTS;
       const active = faults.activeDeviceFaults();
-      if (active.length === 0) return [];
+      if (active.length === 0) return NO_DEVICE_FAULTS;
       const { now, elapsedMs } = clock.read();
       return active.map(({ fault, sinceMs }) => ({ ...fault, at: fault.at ?? now - (elapsedMs - sinceMs) }));
     },

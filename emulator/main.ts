@@ -121,6 +121,11 @@ const SWITCHES = [
     description: 'serve every request without credentials that names the emulator localhost or a loopback address and comes from no web page of another origin',
   },
   {
+    flag: 'no-provision',
+    env: 'CHUTEBOX_NO_PROVISION',
+    description: 'with --fleet: the devices do not provision themselves with the controller at start (a client provisions each, as on one device)',
+  },
+  {
     flag: 'still',
     env: 'CHUTEBOX_STILL',
     description: 'freeze the living network: no station joins, leaves or moves, and the recording is served as it was',
@@ -203,6 +208,7 @@ export async function main(argv: string[]): Promise<void> {
       ...(faults === undefined ? {} : { faults }),
       ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
       ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
+      provision: !switches['no-provision'],
       log,
       address: { host: values.host!, port },
     });

@@ -4,6 +4,9 @@ import { CLOCK_FILES } from '../scenario/clock.ts';
 import { normalizePosix } from '../scenario/tree.ts';
 import type { DeviceFault } from './device-fault.ts';
 
+/** The reboot windows of a device without an active fault. */
+const NO_WINDOWS: readonly [number, number][] = Object.freeze([]);
+
 /** How long a `reboot` keeps the device silent when its fault gives no `seconds`. */
 export const DEFAULT_REBOOT_SECONDS = 30;
 
@@ -33,8 +36,11 @@ export function rebootsOf(files: Pick<Device, 'readFile'>, active: () => readonl
   let booted: number | null = null;
 
   /** The reboots active now, as [start, end) in ms; notes the last boot among them that has passed. */
-  function windows(at: number): [number, number][] {
-    const spans = active()
+  function windows(at: number): readonly [number, number][] {
+    const faults = active();
+    // Asked at every request (`silent()`): nothing is made while no fault is active.
+    if (faults.length === 0) return NO_WINDOWS;
+    const spans = faults
       .filter((fault) => fault.device === 'reboot')
       .map((fault): [number, number] => {
         const start = fault.at ?? met.get(fault) ?? (met.set(fault, at), at);

@@ -36,4 +36,18 @@ describe("a fleet's clock and reset", () => {
     expect(await (await fetch(`${fleet.deviceUrl(4)}${ssid}`)).json()).toEqual(before);
     expect((await clockOf(fleet.url)).speed).toBe(1);
   });
+
+  it("keeps the fleet's rules on a device through the device's own reset, and drops those the fleet removed", async () => {
+    const features = `${fleet.deviceUrl(6)}/api/v1/info/features`;
+    const post = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await fetch(features)).status).toBe(200);
+    const added = await fetch(`${fleet.url}/_chutebox/faults`, post({ effect: { status: 503 }, devices: { ids: ['router-6'] } }));
+    const { id } = (await added.json()) as { id: string };
+    expect((await fetch(`${fleet.deviceUrl(6)}/_chutebox/state/reset`, { method: 'POST' })).status).toBe(204);
+    expect((await fetch(features)).status).toBe(503);
+    expect((await fetch(`${fleet.url}/_chutebox/faults/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await fetch(features)).status).toBe(200);
+    expect((await fetch(`${fleet.deviceUrl(6)}/_chutebox/state/reset`, { method: 'POST' })).status).toBe(204);
+    expect((await fetch(features)).status).toBe(200);
+  });
 });

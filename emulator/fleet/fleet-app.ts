@@ -5,7 +5,7 @@ import { HttpProblem } from '../../functions/core/problem.ts';
 import { noResource } from '../../functions/core/route.ts';
 import { validateQuery } from '../../functions/core/validate.ts';
 import type { AuthPolicy } from '../../runtime/auth/policy.ts';
-import { AUTH_BINDING, DEVICE_BINDING, openEventStreams } from '../../runtime/http/api.ts';
+import { AUTH_BINDING, DEVICE_BINDING, openEventStreams, PATH_BINDING } from '../../runtime/http/api.ts';
 import { authorizer } from '../../runtime/http/auth.ts';
 import { corsPolicy } from '../../runtime/http/cors.ts';
 import { problemFor } from '../../runtime/http/hono-errors.ts';
@@ -45,6 +45,8 @@ export interface FleetAppOptions {
   api: Hono;
   auth: AuthPolicy | null;
   corsOrigin?: string | undefined;
+  /** Whether the API app checks requests against the OpenAPI document (reading their URLs): each is then made at its device's path. */
+  validated?: boolean;
   /** Devices are also found by `Host: <id>.<domain>`; none by default. */
   domain?: string | undefined;
   /** The fleet's own admin routes: its fault rules (`/_chutebox/faults`), its clock (`/_chutebox/clock`) and its reset (`/_chutebox/state/reset`). */
@@ -99,8 +101,12 @@ export function fleetApp(options: FleetAppOptions): Hono {
     const found = fleet.device(id);
     if (found === null) return problemResponse(new HttpProblem(404, `no device ${id} in this fleet of ${fleet.spec.size} (see ${FLEET_PATH})`));
     const device = await found;
-    const forwarded = prefixed ? atPath(request, path) : request;
-    return (path.startsWith('/_chutebox/') ? admins(device) : served(device))(forwarded, env, context);
+    if (path.startsWith('/_chutebox/')) return admins(device)(prefixed ? atPath(request, path) : request, env, context);
+    // A layer that reads the request's URL (fault rules, validation) sees it at the device's path; else the
+    // API app is only told the path (`PATH_BINDING`), as making the request again costs a fleet's reads.
+    if (!prefixed) return served(device)(request, env, context);
+    if (device.admin !== undefined || options.validated === true) return served(device)(atPath(request, path), env, context);
+    return served(device)(request, { ...(env as object | undefined), [PATH_BINDING]: path }, context);
   }
 
   // The front is what `listen` serves: its events streams are the API app's.

@@ -92,7 +92,9 @@ const NO_FAULTS: readonly never[] = Object.freeze([]);
  * of a fleet never get one.
  */
 async function buildDevice(options: FleetOptions, member: FleetMember): Promise<FleetDevice> {
-  const rules = [...(options.faults ?? []), ...((await options.rulesFor?.(member)) ?? [])];
+  // What it starts with, and what its own reset goes back to: the fleet's rules that hold on it then, not those it was built with.
+  const rulesNow = async () => [...(options.faults ?? []), ...((await options.rulesFor?.(member)) ?? [])];
+  const rules = await rulesNow();
   let making: Promise<EmulatorAdmin> | undefined;
   const device: FleetDevice = {
     member,
@@ -104,7 +106,9 @@ async function buildDevice(options: FleetOptions, member: FleetMember): Promise<
     admin: undefined,
     auth: null,
     administered: () =>
-      (making ??= emulatorAdmin({ functions: options.functions, scenario: device.scenario, faults: rules }).then((admin) => (device.admin = admin))),
+      (making ??= emulatorAdmin({ functions: options.functions, scenario: device.scenario, faults: rules, resetRules: rulesNow }).then(
+        (admin) => (device.admin = admin),
+      )),
   };
   // Tokens issued and expiring on the device's own clock, as on one emulated device.
   if (options.accounts) device.auth = fixedPolicy(options.accounts, device.scenario.clock.now);

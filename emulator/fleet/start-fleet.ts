@@ -113,7 +113,16 @@ export async function fleetServer(
     ...(options.controller === undefined ? { received: receivedOf(fake) } : {}),
   });
   return {
-    app: fleetApp({ fleet, api, auth, corsOrigin: options.corsOrigin, domain: options.domain, controller, admin: { faults: rules, clock, reset } }),
+    app: fleetApp({
+      fleet,
+      api,
+      auth,
+      corsOrigin: options.corsOrigin,
+      domain: options.domain,
+      validated: options.validate !== undefined && options.validate !== false,
+      controller,
+      admin: { faults: rules, clock, reset },
+    }),
     fleet,
     reset,
     clock,

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { BlankEnv, BlankSchema } from 'hono/types';
 import { HonoBase } from 'hono/hono-base';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { getPathNoStrict } from 'hono/utils/url';
 import { DEFAULT_BODY_LIMIT, DEFAULT_UPLOAD_LIMIT } from '../../functions/core/body/decode.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import type { FunctionBundle } from '../../functions/core/bundle.ts';
@@ -56,6 +57,9 @@ export const openEventStreams = new WeakMap<Hono, Set<() => void>>();
  * routers): `env[DEVICE_BINDING]` is that Device, and `ApiOptions.device` is then not needed.
  */
 export const DEVICE_BINDING = 'chuteboxDevice';
+
+/** Where a request's `env` gives the path to route it by (a fleet's device: its path without `/devices/<id>`); else its URL's. */
+export const PATH_BINDING = 'chuteboxPath';
 
 /** Where a request's `env` names the auth policy of the device it is for (a fleet's: each device signs its own tokens); else `ApiOptions.auth`. */
 export const AUTH_BINDING = 'chuteboxAuth';
@@ -150,7 +154,11 @@ export function apiApp(functions: readonly ApiFunction[], options: ApiOptions): 
   // Every method and path answered, a route's aliases included, for the 404 and 405 answers.
   const routes: Pick<Route, 'method' | 'path'>[] = functions.flatMap((fn) => routePaths(fn.route).map((path) => ({ method: fn.route.method, path })));
   // Hono with its one-regular-expression router: a request is matched in one step, not route by route.
-  const app: Hono = new HonoBase<BlankEnv, BlankSchema, '/'>({ router: new RegExpRouter(), strict: false });
+  // Routed by the path its `env` gives (`PATH_BINDING`), else its URL's, a trailing slash not counting (Hono's non-strict routing).
+  const app: Hono = new HonoBase<BlankEnv, BlankSchema, '/'>({
+    router: new RegExpRouter(),
+    getPath: (request, given) => (given?.env as Record<string, string | undefined> | undefined)?.[PATH_BINDING] ?? getPathNoStrict(request),
+  });
 
   /**
    * The answer, with the CORS headers of the request's `Origin` (from `requestHeaders`: reading it

@@ -36,11 +36,27 @@ function options() {
   return { sizes, seconds: Number(values.seconds ?? 10), rounds: Number(values.rounds ?? 3), only: values.only ?? null };
 }
 
-/** `chutebox emulate --fleet size`, its network still (so that every device has the same paths), inspected for `liveHeap`. */
-const startFleet = (size) =>
+/**
+ * `chutebox emulate --fleet size`, its network still (so that every device has the same paths), inspected for `liveHeap`;
+ * its devices provision themselves unless `provision` is false (the throughput group's: one emulated device does not).
+ */
+const startFleet = (size, provision = true) =>
   startServer(
     `emulate --fleet ${size}`,
-    chuteboxCommand(['emulate', '--fleet', String(size), '--seed', '1', '--no-auth', '--still', '--host', '127.0.0.1', '--port', '0']),
+    chuteboxCommand([
+      'emulate',
+      '--fleet',
+      String(size),
+      '--seed',
+      '1',
+      '--no-auth',
+      '--still',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      ...(provision ? [] : ['--no-provision']),
+    ]),
     {
       env: INSPECTED_ENV,
       timeoutMs: 60_000,
@@ -147,7 +163,7 @@ async function fleetLoad(dir, name, paths, size) {
 async function throughputGroup(opts, previous) {
   const dir = await tempDir('chutebox-bench-fleet-');
   const one = await startServer('emulate --still', chuteboxCommand(['emulate', '--no-auth', '--still', '--seed', '1', '--host', '127.0.0.1', '--port', '0']));
-  const fleet = await startFleet(MEASURED_SIZE);
+  const fleet = await startFleet(MEASURED_SIZE, false);
   try {
     // A station's MAC is the device's own: paths that name one are left out of both loads.
     const paths = (await mixPaths(one.url)).paths.filter((p) => !/[0-9a-f]{2}(:[0-9a-f]{2}){5}/i.test(p));

@@ -203,16 +203,15 @@ export async function rss(pid) {
   return Number(match[1]) * 1024;
 }
 
-/** The environment that opens a server's inspector on a free loopback port, for `liveHeap`. */
+/** The environment that opens a server's inspector on a free loopback port, for `liveHeap` and `heapSnapshotSizes`. */
 export const INSPECTED_ENV = Object.freeze({ ...CLEAN_ENV, NODE_OPTIONS: '--inspect=127.0.0.1:0' });
 
 /**
- * The bytes a server's JS heap holds after a full garbage collection: what it keeps, not the garbage
- * V8 lets pile up until its next mark-compact. The server must run with `INSPECTED_ENV`: this asks
- * its inspector (the Chrome DevTools Protocol, over the URL it printed) for the collection and the
- * heap's usage.
+ * Opens a server's inspector (the Chrome DevTools Protocol, over the URL it printed: the server must
+ * run with `INSPECTED_ENV`), answers what `use(send, chunks)` answers, and closes it. `send(method,
+ * params)` answers the method's result; `chunks` collects the heap snapshot chunks the server sends.
  */
-export async function liveHeap(server) {
+async function inspecting(server, use) {
   const url = server.inspector();
   if (url === null) throw new Error(`${server.name} has no inspector: start it with INSPECTED_ENV`);
   const { WebSocket } = await import('ws');
@@ -221,26 +220,74 @@ export async function liveHeap(server) {
     socket.once('open', resolve);
     socket.once('error', reject);
   });
+  const chunks = [];
+  const replies = new Map();
+  socket.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    if (message.method === 'HeapProfiler.addHeapSnapshotChunk') chunks.push(message.params.chunk);
+    const reply = replies.get(message.id);
+    if (reply === undefined) return;
+    replies.delete(message.id);
+    message.error ? reply.reject(new Error(`${reply.method}: ${message.error.message}`)) : reply.resolve(message.result);
+  });
   let id = 0;
-  const send = (method) =>
+  const send = (method, params = {}) =>
     new Promise((resolve, reject) => {
-      const sent = ++id;
-      const onMessage = (data) => {
-        const message = JSON.parse(data.toString());
-        if (message.id !== sent) return;
-        socket.off('message', onMessage);
-        message.error ? reject(new Error(`${method}: ${message.error.message}`)) : resolve(message.result);
-      };
-      socket.on('message', onMessage);
-      socket.send(JSON.stringify({ id: sent, method }));
+      replies.set(++id, { method, resolve, reject });
+      socket.send(JSON.stringify({ id, method, params }));
     });
   try {
-    await send('HeapProfiler.collectGarbage');
-    return (await send('Runtime.getHeapUsage')).usedSize;
+    return await use(send, chunks);
   } finally {
     socket.close();
   }
 }
+
+/**
+ * The bytes a server's JS heap holds after a full garbage collection: what it keeps, not the garbage
+ * V8 lets pile up until its next mark-compact.
+ */
+export function liveHeap(server) {
+  return inspecting(server, async (send) => {
+    await send('HeapProfiler.collectGarbage');
+    return (await send('Runtime.getHeapUsage')).usedSize;
+  });
+}
+
+/**
+ * What a server's heap holds after a full garbage collection, split as a heap snapshot files it:
+ * `{ heap, code }` (`heapSizes`). What it keeps as data is `heap - code` (`keptData`): compiled code
+ * grows for minutes as the JIT optimizes more of the code that runs, up to a bound that code sets
+ * (docs/decisions/0054). The snapshot costs the server 55 to 75 MB of VmRSS from then on (memory
+ * the allocator keeps once the snapshot is freed): read VmRSS before it.
+ */
+export function heapSnapshotSizes(server) {
+  return inspecting(server, async (send, chunks) => {
+    await send('HeapProfiler.collectGarbage');
+    await send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+    return heapSizes(JSON.parse(chunks.join('')));
+  });
+}
+
+/**
+ * The bytes of a heap snapshot (V8's `.heapsnapshot` JSON): `heap`, the self sizes of every node
+ * (the memory of buffers outside the JS heap included), and `code`, those of the nodes V8 files as
+ * code (compiled functions, bytecode, and what the JIT keeps beside them: feedback, scope and
+ * function infos).
+ */
+export function heapSizes(snapshot) {
+  const { node_fields: fields, node_types: nodeTypes } = snapshot.snapshot.meta;
+  const [type, size, code] = [fields.indexOf('type'), fields.indexOf('self_size'), nodeTypes[0].indexOf('code')];
+  const sizes = { heap: 0, code: 0 };
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
+    sizes.heap += snapshot.nodes[i + size];
+    if (snapshot.nodes[i + type] === code) sizes.code += snapshot.nodes[i + size];
+  }
+  return sizes;
+}
+
+/** What a process keeps as data, of what `heapSnapshotSizes` read: its heap less its compiled code. */
+export const keptData = (sizes) => sizes.heap - sizes.code;
 
 /** The full path of `name` on PATH, or null. */
 export async function onPath(name) {
