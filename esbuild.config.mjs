@@ -39,6 +39,8 @@ const ENTRIES = {
   // `chutebox scenario compile DIR`: a scenario folder as one JSON document (emulator/scenario/compiled.ts).
   'scenario-command': 'emulator/scenario/command.ts',
   'scenario-device': 'emulator/lambda-device.ts',
+  // A fleet's device on Lambda, its state in DynamoDB (the AWS SDK's client inside), loaded when CHUTEBOX_FLEET_TABLE is set.
+  'fleet-device': 'emulator/fleet/lambda/fleet-device.ts',
   // Reading request bodies (and the login's), loaded on the first request with a body.
   'request-body': 'runtime/http/request-body.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.

@@ -304,7 +304,7 @@ function insertionPoint(timers: readonly Pending[], timer: Pending): number {
   return low;
 }
 
-/** Resolves once what the promises of a timer just run have done settles: the next macrotask. */
-function settled(): Promise<void> {
+/** Resolves once what the promises of a timer just run (or any work just begun) have done settles: the next macrotask. */
+export function settled(): Promise<void> {
   return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 }

@@ -1,5 +1,6 @@
 import type { Device } from '../functions/core/device/index.ts';
 import { parseControllerUrl, parseMilliseconds } from './options.ts';
+import type { ScenarioOptions } from './scenario/core.ts';
 import { loadScenario, SCENARIO_ENV } from './scenario/device.ts';
 
 /**
@@ -15,17 +16,21 @@ import { loadScenario, SCENARIO_ENV } from './scenario/device.ts';
  * const device = await createDevice();
  */
 export async function createDevice(): Promise<Device> {
-  const { CHUTEBOX_CHANGE_DELAY: delay, CHUTEBOX_CONTROLLER: controller } = process.env;
-  const options = {
-    ...(delay ? { changeDelayMs: fromEnvironment('CHUTEBOX_CHANGE_DELAY', () => parseMilliseconds(delay, 'change-delay')) } : {}),
-    ...(controller ? { controller: fromEnvironment('CHUTEBOX_CONTROLLER', () => parseControllerUrl(controller)) } : {}),
-  };
-  const scenario = await loadScenario(process.env[SCENARIO_ENV] || 'default', undefined, options);
+  const scenario = await loadScenario(process.env[SCENARIO_ENV] || 'default', undefined, scenarioEnvironment(process.env));
   return scenario.device;
 }
 
+/** The options of `CHUTEBOX_CHANGE_DELAY` and `CHUTEBOX_CONTROLLER`, each when set: a device on Lambda's, one or a fleet's. */
+export function scenarioEnvironment(env: NodeJS.ProcessEnv): Pick<ScenarioOptions, 'changeDelayMs' | 'controller'> {
+  const { CHUTEBOX_CHANGE_DELAY: delay, CHUTEBOX_CONTROLLER: controller } = env;
+  return {
+    ...(delay ? { changeDelayMs: fromEnvironment('CHUTEBOX_CHANGE_DELAY', () => parseMilliseconds(delay, 'change-delay')) } : {}),
+    ...(controller ? { controller: fromEnvironment('CHUTEBOX_CONTROLLER', () => parseControllerUrl(controller)) } : {}),
+  };
+}
+
 /** A value read from an environment variable; an error names the variable. */
-function fromEnvironment<T>(name: string, read: () => T): T {
+export function fromEnvironment<T>(name: string, read: () => T): T {
   try {
     return read();
   } catch (error) {

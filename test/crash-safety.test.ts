@@ -6,7 +6,7 @@ import type { HostConfig } from '../functions/config/host-config.ts';
 import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { installChute } from './support/chute-state.ts';
 import { call, changePages, finalChange, getJson } from './support/http-client.ts';
-import { keyLine } from './support/ssh-keys.ts';
+import { numberedKey } from './support/ssh-keys.ts';
 import { CLEAN_ENV, serveArgs, startChutebox, useChutebox } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { writeScript } from './support/tool-scripts.ts';
@@ -49,11 +49,7 @@ async function tempFiles(root: string): Promise<string[]> {
 }
 
 /** A valid, distinct Ed25519 public key line for each `n`. */
-function keyOf(n: number): string {
-  const bytes = Buffer.alloc(32, 0x5a);
-  bytes.writeUInt32BE(n);
-  return keyLine('ssh-ed25519', ['ssh-ed25519', bytes], `key-${n}@crash`);
-}
+const keyOf = (n: number) => numberedKey(n, 'crash');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

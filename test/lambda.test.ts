@@ -1,63 +1,15 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FunctionBundle } from '../functions/core/bundle.ts';
+import { httpApiEvent, lambdaBundle as bundle, type LambdaHandler } from './support/lambda.ts';
 import { dockerSaveArchive } from './support/tar.ts';
 
 /*
  * The function bundles as AWS Lambda runs them: `handler(event)` of dist/functions/<name>.mjs, with its
  * device loaded at run time from dist/scenario-device.mjs, serving the scenario of CHUTEBOX_SCENARIO.
  */
-
-type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
-
-async function bundle(name: string): Promise<LambdaHandler> {
-  const module = (await import(/* @vite-ignore */ new URL(`../dist/functions/${name}.mjs`, import.meta.url).href)) as FunctionBundle;
-  return module.handler as LambdaHandler;
-}
-
-/**
- * An API Gateway HTTP API (payload format 2.0) event as Lambda receives it for a request without a
- * body or query. A named stage puts its name in front of the path; `$default` does not.
- */
-function httpApiEvent(method: string, path: string, stage = '$default'): APIGatewayProxyEventV2 {
-  const rawPath = stage === '$default' ? path : `/${stage}${path}`;
-  const domainName = 'r3pmxmplak.execute-api.eu-central-1.amazonaws.com';
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath,
-    rawQueryString: '',
-    cookies: ['theme=dark'],
-    headers: {
-      accept: 'application/json',
-      'accept-encoding': 'gzip, deflate, br',
-      'content-length': '0',
-      host: domainName,
-      'user-agent': 'curl/8.5.0',
-      'x-amzn-trace-id': 'Root=1-6740a5c0-1a2b3c4d5e6f708192a3b4c5',
-      'x-forwarded-for': '198.51.100.23',
-      'x-forwarded-port': '443',
-      'x-forwarded-proto': 'https',
-    },
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'r3pmxmplak',
-      domainName,
-      domainPrefix: 'r3pmxmplak',
-      http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '198.51.100.23', userAgent: 'curl/8.5.0' },
-      requestId: 'Bq3xAiDrliAEJ5g=',
-      routeKey: '$default',
-      stage,
-      time: '21/Nov/2025:10:00:00 +0000',
-      timeEpoch: 1763719200000,
-    },
-    isBase64Encoded: false,
-  };
-}
 
 let savedScenario: string | undefined;
 let hardware: LambdaHandler;
@@ -222,8 +174,7 @@ describe('the device of a Lambda function instance', () => {
 
   it('is loaded once and kept, also across requests answered with an error', async () => {
     // A fresh instance of the bundle (the query makes Node load the module again), as a new Lambda instance.
-    const url = new URL('../dist/functions/info-hardware-get.mjs?instance=device-kept', import.meta.url).href;
-    const handler = ((await import(/* @vite-ignore */ url)) as FunctionBundle).handler as LambdaHandler;
+    const handler = await bundle('info-hardware-get', 'device-kept');
     const loads = () => (globalThis as { chuteboxDeviceLoads?: number }).chuteboxDeviceLoads ?? 0;
     const before = loads();
     expect((await handler(httpApiEvent('GET', '/api/v1/info/hardware'))).statusCode).toBe(200);

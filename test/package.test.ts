@@ -104,10 +104,10 @@ describe('the chutebox package in a controller project', () => {
     for (const name of await installedPackages(modules)) expect(await installScripts(path.join(modules, name)), name).toEqual([]);
   });
 
-  it('ships the bundles without the fleet’s AWS CDK app (dist/aws/, which imports aws-cdk-lib from a checkout)', () => {
+  it('ships the bundles without the fleet’s AWS CDK app (dist/aws/, which imports aws-cdk-lib from a checkout) and its Lambda modules (with the AWS SDK)', () => {
     const files = run('tar', ['-tzf', tarball], bare).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/functions/info-hardware-get.mjs');
-    expect(files.filter((file) => file.startsWith('package/dist/aws/'))).toEqual([]);
+    expect(files.filter((file) => file.startsWith('package/dist/aws/') || file.startsWith('package/dist/fleet-'))).toEqual([]);
   });
 
   it('runs startEmulator from the installed package, in a project that has nothing else', () => {

@@ -10,6 +10,7 @@ import { authorizer } from '../../runtime/http/auth.ts';
 import { corsPolicy } from '../../runtime/http/cors.ts';
 import { problemFor } from '../../runtime/http/hono-errors.ts';
 import { silentWhileRebooting } from '../faults/silent-while-rebooting.ts';
+import { deviceAddress } from './device-address.ts';
 import type { Fleet, FleetDevice } from './fleet.ts';
 import { mountFleetFaults, type FleetFaults } from './fleet-faults.ts';
 import { mountClockApi } from '../clock-api.ts';
@@ -22,9 +23,6 @@ export const FLEET_PATH = '/_chutebox/fleet';
 
 /** How the fleet's devices talk to their controller (`FleetAppOptions.controller`). */
 export const CONTROLLER_PATH = '/_chutebox/controller';
-
-/** Where a device's API and admin routes are: `/devices/<id>/api/v1/…`, `/devices/<id>/_chutebox/…`. */
-const DEVICE_PATH = /^\/devices\/([^/]+)(\/.*)?$/;
 
 /** How many devices a page of `FLEET_PATH` lists by default, and at most. */
 export const FLEET_PAGE = { default: 100, most: 1000 } as const;
@@ -115,11 +113,8 @@ export function fleetApp(options: FleetAppOptions): Hono {
   openEventStreams.set(front, openEventStreams.get(api) ?? new Set());
   const frontFetch = front.fetch;
   front.fetch = (request, env, context) => {
-    const host = options.domain === undefined ? null : hostDevice(request, options.domain);
-    const path = pathOf(request.url);
-    if (host !== null) return toDevice(request, env, context, host, path, false);
-    const matched = DEVICE_PATH.exec(path);
-    if (matched !== null) return toDevice(request, env, context, decodeURIComponent(matched[1]!), matched[2] ?? '/', true);
+    const address = deviceAddress(pathOf(request.url), request.headers.get('host'), options.domain);
+    if (address !== null) return toDevice(request, env, context, address.id, address.path, address.prefixed);
     return frontFetch(request, env, context);
   };
   return front;
@@ -179,13 +174,6 @@ function adminFetches(auth: AuthPolicy | null, corsOrigin: string | undefined): 
     }
     return fetch;
   };
-}
-
-/** The device a `Host: <id>.<domain>` names (the port ignored); null for another host. */
-function hostDevice(request: Request, domain: string): string | null {
-  const host = request.headers.get('host')?.replace(/:\d+$/, '').toLowerCase();
-  const suffix = `.${domain.toLowerCase()}`;
-  return host?.endsWith(suffix) ? host.slice(0, -suffix.length) : null;
 }
 
 /** The path of an absolute URL, as sent (percent-encoded), without parsing the whole URL. */

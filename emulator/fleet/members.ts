@@ -62,6 +62,24 @@ export function memberById(spec: FleetSpec, id: string): FleetMember | null {
   return index < spec.size ? fleetMember(spec, index) : null;
 }
 
+/**
+ * A fleet's scenarios and their shares, `name=share` separated by commas (`default=0.7,gl-ar150=0.3`),
+ * as `CHUTEBOX_FLEET_SCENARIOS` gives them to the functions; each a built-in scenario of `known`.
+ */
+export function fleetShares(text: string, known: readonly string[]): FleetShare[] {
+  const shares = text.split(',').map((part) => {
+    const [scenario = '', share = '', ...rest] = part.split('=');
+    if (!known.includes(scenario)) throw new Error(`unknown scenario ${JSON.stringify(scenario)}: a fleet runs built-in scenarios (${known.join(', ')})`);
+    const weight = /^\d+(\.\d+)?$/.test(share) && rest.length === 0 ? Number(share) : Number.NaN;
+    if (!(weight > 0)) throw new Error(`the share of ${scenario} must be a positive number (default=0.7,gl-ar150=0.3), not ${JSON.stringify(share)}`);
+    return { scenario, share: weight };
+  });
+  const names = shares.map(({ scenario }) => scenario);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) throw new Error(`the scenario ${twice} is named twice`);
+  return shares;
+}
+
 /** The scenario of the device at `index`: drawn by the shares, so that a mix holds over any stretch of the fleet. */
 function scenarioOf(spec: FleetSpec, index: number): string {
   const [first, ...others] = spec.scenarios;

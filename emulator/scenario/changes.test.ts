@@ -3,8 +3,8 @@ import { memoryDevice } from '../../test/support/memory-device.ts';
 import { settledChange as settled } from '../../test/support/emulated-changes.ts';
 import type { Device, DeviceEventBody } from '../../functions/core/device/index.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
-import { emulatedClock } from '../emulated-clock.ts';
-import { emulatedChanges } from './changes.ts';
+import { emulatedClock, settled as timersSet } from '../emulated-clock.ts';
+import { emulatedChanges, type EmulatedChangeOptions } from './changes.ts';
 
 const LABEL = 'io.chutebox.chute';
 
@@ -261,5 +261,60 @@ describe('the events of emulated changes', () => {
       { chute: 'web', state: 'stopped', now: 'running' },
       { chute: 'web', state: 'stopped', now: 'missing' },
     ]);
+  });
+});
+
+describe('emulated changes carried on from a snapshot', () => {
+  /** A device with the chute `web` running, on `clock`, its changes taking 100 ms a step; restored from `state` when given. */
+  function onClock(clock: ReturnType<typeof emulatedClock>, restored: Pick<EmulatedChangeOptions, 'state' | 'resume'> = {}) {
+    const base = memoryDevice({
+      chutes: { web: { record: { name: 'web', version: '1', state: 'running' }, config: { web: { port: 80 } } } },
+      containers: [{ Id: 'aa01', Names: ['/web'], Labels: { [LABEL]: 'web' }, State: 'running', Status: 'Up 2 days', Created: 1 }],
+    });
+    return emulatedChanges({ ...base, now: clock.now }, { ...options(100, [], clock), ...restored });
+  }
+  const install = { action: 'install', chute: 'new', image: 'busybox:1', version: '1', config: {}, environment: {}, allocation: {} } as const;
+
+  it('ends each change a restored device carries on at the time, and with the messages, it would have had on the device the snapshot was taken of', async () => {
+    const clock = emulatedClock({ now: Date.UTC(2026, 10, 28, 9, 0, 0), speed: 0 });
+    const device = onClock(clock);
+    await device.submitChange({ action: 'stop', chute: 'web' });
+    await device.submitChange({ action: 'start', chute: 'web' });
+    await device.submitChange(install);
+    await device.submitChange({ ...install, image: 'busybox:2' });
+    await clock.set({ advanceMs: 50 });
+    await device.submitChange({ action: 'reboot' });
+    await clock.set({ advanceMs: 80 });
+    // 130 ms in: the stop and the first install run, the start and the second install wait behind them, the reboot waits its turn.
+    expect((await device.changes()).map((change) => change.state)).toEqual(['running', 'queued', 'running', 'queued', 'queued']);
+    const state = await device.snapshot();
+    const underWay = device.underWay();
+    expect(underWay.map(({ id, turnAt, conflicting }) => ({ id, turnAt, conflicting }))).toEqual([
+      { id: 1, turnAt: null, conflicting: undefined },
+      { id: 2, turnAt: null, conflicting: undefined },
+      { id: 3, turnAt: null, conflicting: undefined },
+      { id: 4, turnAt: null, conflicting: true },
+      { id: 5, turnAt: clock.now() - 80, conflicting: undefined },
+    ]);
+
+    const later = emulatedClock({ now: clock.now(), speed: 0 });
+    const restored = onClock(later, { state, resume: JSON.parse(JSON.stringify(underWay)) });
+    // As a restore does: the changes carried on set their first timers, then the clock moves.
+    await timersSet();
+    await Promise.all([clock.set({ advanceMs: 1000 }), later.set({ advanceMs: 1000 })]);
+    const ended = await device.changes();
+    expect(ended.map((change) => change.state)).toEqual(['succeeded', 'succeeded', 'succeeded', 'failed', 'succeeded']);
+    expect(await restored.changes()).toEqual(ended);
+    expect(await restored.snapshot()).toEqual(await device.snapshot());
+    expect(restored.underWay()).toEqual([]);
+  });
+
+  it('marks failed the changes of a snapshot it is not told to carry on', async () => {
+    const clock = emulatedClock({ speed: 0 });
+    const device = onClock(clock);
+    await device.submitChange({ action: 'stop', chute: 'web' });
+    const restored = onClock(emulatedClock({ now: clock.now(), speed: 0 }), { state: await device.snapshot() });
+    expect((await restored.changes()).map((change) => change.state)).toEqual(['failed']);
+    expect(restored.underWay()).toEqual([]);
   });
 });

@@ -71,9 +71,26 @@ export interface EmulatedChangeOptions {
   /**
    * Starts from a snapshot's chutes, containers, images and change log instead of the base's: a
    * change it has `queued` or `running` is marked failed, as the device marks the changes a restart
-   * cut short; what such a change did so far stays.
+   * cut short (what such a change did so far stays), unless `resume` carries it on.
    */
   state?: ChangesState;
+  /**
+   * The changes of `state` to carry on rather than mark failed (`EmulatedDevice.underWay()` of the
+   * device the state was taken of): each goes on from the step its record is at, at the time its
+   * record and its `turnAt` say, so that it ends at the time it would have ended on that device.
+   */
+  resume?: readonly ChangeUnderWay[];
+}
+
+/** A change queued or running, as a device that carries it on needs it (a fleet's device on Lambda). */
+export interface ChangeUnderWay {
+  id: number;
+  /** What was submitted. */
+  request: ChangeRequest;
+  /** When its turn came (its wait of `delayMs` before it runs began), in ms since the epoch; null while it waits behind another change or runs. */
+  turnAt: number | null;
+  /** An install of a name that was taken when it was queued: it fails when it runs. */
+  conflicting?: true;
 }
 
 /** The Device methods that changes add. */
@@ -121,6 +138,8 @@ export type EmulatedDevice = Device & {
    * (`queued` or `running`, what it did so far done).
    */
   snapshot(): Promise<ChangesState>;
+  /** The changes queued or running now, oldest first: what `resume` carries on from a snapshot taken now. */
+  underWay(): ChangeUnderWay[];
 };
 
 /**
@@ -167,16 +186,23 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
   /** Changes are refused while a factory reset waits or runs. */
   const guard = options.resetGuard ?? resetGuard();
   const made = changesMade(base, state);
-  const log = memoryChangeLog(state === undefined ? [] : interrupted(state.changes.records, new Date(base.now()).toISOString()));
+  const resumed = new Set(options.resume?.map((change) => change.id));
+  const log = memoryChangeLog(state === undefined ? [] : interrupted(state.changes.records, new Date(base.now()).toISOString(), resumed));
   if (state !== undefined) log.nextId = Math.max(log.nextId, state.changes.nextId);
+  const steps = changeSteps(base.now, options, log);
   const runner = changeRunner({
     openLog: async () => log,
     now: () => base.now(),
-    turn: () => options.sleep(options.delayMs),
+    turn: steps.turn,
     bound: options.bound,
     publish: options.publish,
-    effects: emulatedEffects(made, options),
+    effects: emulatedEffects(made, { ...options, due: steps.due }),
   });
+  for (const change of options.resume ?? []) {
+    if (change.turnAt !== null) steps.turns.set(change.id, change.turnAt);
+    if (change.conflicting) made.conflicting.add(change.request);
+    void runner.resume(change.id, change.request);
+  }
   return {
     ...base,
     ...made.reads,
@@ -201,7 +227,45 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
     },
     factoryReset: () => guard.run(() => runner.exclusive(() => resetEmulated(made, log, options))),
     snapshot: () => snapshotOf(made, log),
+    underWay: () =>
+      runner.underWay().map(({ id, request }) => ({
+        id,
+        request,
+        turnAt: steps.turns.get(id) ?? null,
+        ...(made.conflicting.has(request) ? { conflicting: true as const } : {}),
+      })),
   };
+}
+
+/**
+ * When the steps of emulated changes come, from the times their records keep: a change runs `delayMs`
+ * after its turn came (`turn`), and its effect is done `delayMs` after it began to run (`due`, from its
+ * record's `running` message), so that a change carried on from a state ends when it would have.
+ */
+function changeSteps(now: () => number, options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep'>, log: MemoryChangeLog) {
+  /** When the turn of each change waiting out its turn came. */
+  const turns = new Map<number, number>();
+  /** Waits until `delayMs` after `since`, in the device's time. */
+  const after = (since: number) => options.sleep(Math.max(0, since + options.delayMs - now()));
+  return {
+    turns,
+    turn(id: number): Promise<void> {
+      const at = turns.get(id) ?? now();
+      turns.set(id, at);
+      return after(at);
+    },
+    due(id: number): Promise<void> {
+      // Its turn is over: it runs.
+      turns.delete(id);
+      return after(runningSince(log.records.get(id)) ?? now());
+    },
+  };
+}
+
+/** When a change began to run: the time of its record's last `running` message; undefined for none. */
+function runningSince(record: ChangeRecord | undefined): number | undefined {
+  const message = record?.messages.findLast((entry) => entry.text === 'running');
+  return message === undefined ? undefined : Date.parse(message.time);
 }
 
 /**
@@ -275,18 +339,18 @@ function changesMade(base: Omit<Device, ChangeMethods>, state: ChangesState | un
 }
 
 /** What each change does in the emulator, each after `delayMs`: a chute's edits what changes made, the device's own say what they do. */
-function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): ChangeEffects {
+function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions & StepDue): ChangeEffects {
   /** The reservations of the chutes' networks among the chutes installed now, one change at a time. */
   const reserve = networkLedger({ ...made.base, chute: made.reads.chute, chuteNames: made.reads.chuteNames });
   /** A reboot or shutdown of the emulated device: it says so, and nothing else happens. */
-  const power: ChangeEffect<'reboot' | 'shutdown'> = async (request, note) => {
-    await options.sleep(options.delayMs);
+  const power: ChangeEffect<'reboot' | 'shutdown'> = async (request, note, id) => {
+    await options.due(id);
     await note(EMULATED_POWER[request.action]);
   };
   return {
     ...chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options, action)),
     async 'update-hostconfig'(request, note, id) {
-      await options.sleep(options.delayMs);
+      await options.due(id);
       return options.applyHostConfig(request, note, id);
     },
     async 'update-runtime'(_request, note) {
@@ -299,6 +363,11 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
   };
 }
 
+/** What an effect waits for before it does anything: `delayMs` after its change began to run (`changeSteps`). */
+interface StepDue {
+  due(id: number): Promise<void>;
+}
+
 /**
  * What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits
  * a copy of the chute and keeps it, and publishes each state the chute went through.
@@ -306,11 +375,11 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions): Cha
 function chuteEffect<A extends ChuteAction>(
   made: ChangesMade,
   reserve: ReturnType<typeof networkLedger>,
-  options: Pick<EmulatedChangeOptions, 'delayMs' | 'sleep' | 'seed' | 'publish' | 'failing' | 'replaced'>,
+  options: Pick<EmulatedChangeOptions, 'seed' | 'publish' | 'failing' | 'replaced'> & StepDue,
   action: A,
 ): ChangeEffect<A> {
   return async (request, note, id) => {
-    await options.sleep(options.delayMs);
+    await options.due(id);
     const failing = options.failing?.(request);
     if (failing) {
       // As on a device, an install that fails leaves no chute.
@@ -415,11 +484,12 @@ function restoredEngine(state: ChangesState): Pick<Device, 'chuteNames' | 'chute
 
 /**
  * The records of a snapshot, each change that was `queued` or `running` marked failed at `time`: it
- * cannot go on, as the device marks the changes a restart cut short (runtime/changes/log.ts).
+ * cannot go on, as the device marks the changes a restart cut short (runtime/changes/log.ts); but
+ * those `resumed` names, which go on.
  */
-function interrupted(records: readonly ChangeRecord[], time: string): ChangeRecord[] {
+function interrupted(records: readonly ChangeRecord[], time: string, resumed: ReadonlySet<number>): ChangeRecord[] {
   return records.map((record) => {
-    if (record.state !== 'queued' && record.state !== 'running') return record;
+    if ((record.state !== 'queued' && record.state !== 'running') || resumed.has(record.id)) return record;
     const text = `failed: the emulator's state was restored while the change was ${record.state}`;
     return { ...record, state: 'failed', updated: time, messages: [...record.messages, { time, text }] };
   });

@@ -8,11 +8,11 @@ import { faultActive } from '../faults/storage-and-controller.ts';
 import type { ChangeLogBound } from '../../runtime/changes/bound.ts';
 import { resetGuard } from '../../runtime/changes/reset-guard.ts';
 import { eventBuffer } from '../../runtime/events/buffer.ts';
-import { telemetryReport } from '../../runtime/controller/telemetry.ts';
+import { telemetryReport, type Timers } from '../../runtime/controller/telemetry.ts';
 import { scenarioAccounts } from './accounts.ts';
 import { memoryHostConfig } from './host-config.ts';
 import { scenarioProvisioning, type ApitokenMemory } from './provisioning.ts';
-import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges, type EmulatedDevice } from './changes.ts';
+import { DEFAULT_CHANGE_DELAY_MS, emulatedChanges, type ChangeUnderWay, type EmulatedDevice } from './changes.ts';
 import { checkEmulatorState, EMULATOR_STATE_VERSION, type EmulatorState, type EmulatorStateApi } from '../emulator-state.ts';
 import { fakeController, type FakeController } from './fake-controller.ts';
 import { storedChutes } from './chutes.ts';
@@ -22,7 +22,7 @@ import { PASSWD_FILE, type DeviceYaml } from '../../runtime/scenario/format.ts';
 import { scenarioNetworks } from './network.ts';
 import { emulatedRadios, rebuiltNetworks } from './installed-networks.ts';
 import { scenarioClock } from './clock.ts';
-import { emulatedClock, type ClockStart, type EmulatedClock } from '../emulated-clock.ts';
+import { emulatedClock, settled, type ClockStart, type EmulatedClock } from '../emulated-clock.ts';
 import { DEFAULT_SEED } from '../seeded.ts';
 import { recordedLogs, scenarioLogs } from './logs.ts';
 import { scenarioSnapd } from './snapd.ts';
@@ -67,6 +67,11 @@ export interface ScenarioOptions {
   deviceFaults?: () => readonly DeviceFault[];
   /** How long a hanging `iw` or `hostapd_cli` is waited for (serve's `--tool-timeout`), in milliseconds; default 5 s. */
   toolTimeoutMs?: number;
+  /**
+   * The timers telemetry waits on (default the device's clock). A fleet's device on Lambda gets timers
+   * that never fire: its clock is caught up on each invocation, and the outbound handler sends its reports.
+   */
+  telemetryTimers?: Timers;
 }
 
 /**
@@ -87,9 +92,13 @@ export interface Scenario extends EmulatorStateApi {
   seed(): number;
   /**
    * `EmulatorStateApi.restore`, its refusal naming the fields from `at` (`checkEmulatorState`):
-   * `'body'` for a state that came as a request's body, as `PUT /_chutebox/state` gives it.
+   * `'body'` for a state that came as a request's body, as `PUT /_chutebox/state` gives it. The
+   * changes `resume` names go on from where the state has them, rather than being marked failed
+   * (`changesUnderWay()` of the device the state was taken of, at the same time).
    */
-  restore(state: EmulatorState, at?: string): Promise<void>;
+  restore(state: EmulatorState, at?: string, resume?: readonly ChangeUnderWay[]): Promise<void>;
+  /** The changes queued or running now, to carry on in a device restored from a snapshot taken now. */
+  changesUnderWay(): ChangeUnderWay[];
   /** Whether the device is rebooting (a `reboot` device fault): it answers no request until it is back. */
   rebooting(): boolean;
   /**
@@ -174,8 +183,8 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   const generate = async () => jsonCopy(await (generated ??= generateHostConfig(device)));
   const faults = options.deviceFaults ?? NO_FAULTS;
 
-  /** The device in a state: the scenario's as loaded (none given), or a checked snapshot's. */
-  function inState(state?: EmulatorState) {
+  /** The device in a state: the scenario's as loaded (none given), or a checked snapshot's with the changes to carry on. */
+  function inState(state?: EmulatorState, resume?: readonly ChangeUnderWay[]) {
     // The facets read the device they belong to: its chutes (as changes left them), its telemetry.
     let self: EmulatedDevice | undefined;
     /** What the state's device answers under the device faults: what telemetry reports too. */
@@ -186,7 +195,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       ...(fake === null ? { controller: options.controller!, ...(options.controllerFetch ? { fetch: options.controllerFetch } : {}) } : { fake }),
       apitokens,
       now,
-      timers: emulated,
+      timers: options.telemetryTimers ?? emulated,
       publish: events.publish,
       ...(state === undefined ? {} : { state: state.provisioning }),
     });
@@ -253,10 +262,10 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         publish: events.publish,
         failing: () => (faultActive(faults, 'engine-unreachable') ? ENGINE_UNREACHABLE : null),
         replaced: (before, after) => network.forget(before.name, rebuiltNetworks(before, after)),
-        ...(state === undefined ? {} : { state: { chutes: state.chutes, engine: state.engine, changes: state.changes } }),
+        ...(state === undefined ? {} : { state: { chutes: state.chutes, engine: state.engine, changes: state.changes }, resume }),
       },
     );
-    const { snapshot: changes, ...device } = self;
+    const { snapshot: changes, underWay, ...device } = self;
     served =
       options.deviceFaults === undefined
         ? Object.assign(device as Device, { rebooting: () => false })
@@ -265,6 +274,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       device: served,
       /** This state's part of a snapshot: all but the networks and the clock. */
       snapshot: async () => ({ ...(await changes()), hostConfig: hostConfig.snapshot(), provisioning: provisioning.snapshot(), accounts: accountsSnapshot() }),
+      underWay,
       /** Stops what would go on after the device leaves this state: telemetry. */
       leave: () => provisioning.stop(),
     };
@@ -277,9 +287,10 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
    * Puts the device in a state (the scenario's, with the seed and the clock as started, when none is
    * given); nothing is awaited, so no request sees half of it.
    */
-  function enter(state?: EmulatorState): void {
+  function enter(state?: EmulatorState, resume?: readonly ChangeUnderWay[]): void {
     seed = state?.seed ?? startSeed;
-    const next = inState(state);
+    // The changes it resumes take their first step a microtask later: on the clock as restored below.
+    const next = inState(state, resume);
     current.leave();
     current = next;
     network.restore(state?.networks ?? []);
@@ -316,10 +327,13 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         };
       }
     },
-    async restore(state, at) {
+    async restore(state, at, resume) {
       const target = { scenario: name, engine: documents.engine !== null, passwd: async () => (await files.readFile(PASSWD_FILE)) ?? '' };
-      enter(await checkEmulatorState(state, target, at));
+      enter(await checkEmulatorState(state, target, at), resume);
+      // The changes carried on have set their first timers once this resolves: an advance of the clock then runs them.
+      if (resume !== undefined && resume.length > 0) await settled();
     },
+    changesUnderWay: () => current.underWay(),
     async reset() {
       enter();
     },

@@ -73,10 +73,10 @@ export interface ChangeRunnerOptions {
   /** The clock, in ms since the epoch; default `Date.now`. */
   now?: () => number;
   /**
-   * What a change waits for once it is its turn, before it runs (`running`); by default nothing: the
+   * What change `id` waits for once it is its turn, before it runs (`running`); by default nothing: the
    * emulator's pace (`--change-delay`), a test device's hold until the test lets changes run.
    */
-  turn?: () => Promise<void>;
+  turn?: (id: number) => Promise<void>;
   /** How many records the log keeps, and for how long; default `DEFAULT_CHANGE_LOG_BOUND`. */
   bound?: ChangeLogBound;
   /** Where each record saved goes as an event (`change.queued`, `change.progressed`, `change.ended`); the log's own record, not to be changed. */
@@ -102,6 +102,18 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
   exclusive<T>(work: () => Promise<T>, reopen?: boolean): Promise<T>;
 };
 
+/** A runner's changes under way, to carry on in another runner (a fleet's device on Lambda, its state restored on each invocation). */
+export interface ChangesUnderWay {
+  /**
+   * Carries on change `id`, which the log holds as `queued` or `running`, with the request it was
+   * submitted with: it waits in its queue behind the changes resumed before it, then goes on from the
+   * step its record is at. A record that is not there or has ended is left alone.
+   */
+  resume(id: number, request: ChangeRequest): Promise<void>;
+  /** The changes queued or running now, oldest first, with the requests they were submitted with. */
+  underWay(): { id: number; request: ChangeRequest }[];
+}
+
 /**
  * The one change pipeline, of the device, the emulator and the test devices alike: each record saved
  * in the log on every transition and message (on the device, as `<dir>/<id>.json`),
@@ -126,7 +138,7 @@ export type ChangeRunner = Pick<Device, 'submitChange' | 'change' | 'changes'> &
  * const runner = changeRunner({ openLog: () => openChangeLog('/var/lib/chutebox/changes', Date.now), effects });
  * const { id } = await runner.submitChange({ action: 'stop', chute: 'hello' }); // state 'queued'
  */
-export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
+export function changeRunner(options: ChangeRunnerOptions): ChangeRunner & ChangesUnderWay {
   const now = options.now ?? Date.now;
   const bound = options.bound ?? DEFAULT_CHANGE_LOG_BOUND;
   let opening: Promise<ChangeLog> | undefined;
@@ -150,6 +162,8 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   let exclusiveTurns: Promise<unknown> = Promise.resolve();
   /** Settles when the last removal of records beyond the bound is done: the next one waits for it. */
   let trimmed: Promise<void> = Promise.resolve();
+  /** The request of each change queued or running. */
+  const requests = new Map<number, ChangeRequest>();
 
   /** Runs `work` on record `id` once the work queued on it before is done: its saves, or its removal. */
   function afterSaves(id: number, work: () => Promise<void>): Promise<void> {
@@ -217,11 +231,14 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
   const perform = <A extends ChangeAction>(request: ChangeRequestOf<A>, note: Note, id: number) =>
     (options.effects[request.action] as ChangeEffect<A>)(request, note, id);
 
-  async function run(changes: ChangeLog, id: number, request: ChangeRequest): Promise<void> {
+  /** Runs change `id` from its step `from`: a queued change waits its turn, a running one goes on with its effect. */
+  async function run(changes: ChangeLog, id: number, request: ChangeRequest, from: 'queued' | 'running'): Promise<void> {
     let after: Awaited<ReturnType<ChangeEffect>>;
     try {
-      await options.turn?.();
-      await note(changes, id, 'running', 'running');
+      if (from === 'queued') {
+        await options.turn?.(id);
+        await note(changes, id, 'running', 'running');
+      }
       after = await perform(request, (text) => note(changes, id, text), id);
       await note(changes, id, 'succeeded', 'succeeded');
     } catch (error) {
@@ -234,6 +251,23 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
     } catch (error) {
       console.error(`change ${id}, after it succeeded:`, error);
     }
+  }
+
+  /** Runs change `id` from `from` once the changes before it in its queue are done. */
+  function enqueue(changes: ChangeLog, id: number, request: ChangeRequest, from: 'queued' | 'running'): void {
+    const queue = changeQueue(request);
+    const previous = queues.get(queue) ?? Promise.resolve();
+    requests.set(id, request);
+    const done = previous
+      .then(() => run(changes, id, request, from))
+      .finally(() => requests.delete(id))
+      .then(() => trimSoon(changes));
+    queues.set(queue, done);
+    running.add(done);
+    void done.finally(() => {
+      running.delete(done);
+      if (queues.get(queue) === done) queues.delete(queue);
+    });
   }
 
   return {
@@ -254,15 +288,7 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
       changes.records.set(record.id, record);
       published('change.queued', record);
       const answer = structuredClone(record);
-      const queue = changeQueue(request);
-      const previous = queues.get(queue) ?? Promise.resolve();
-      const done = previous.then(() => run(changes, record.id, request)).then(() => trimSoon(changes));
-      queues.set(queue, done);
-      running.add(done);
-      void done.finally(() => {
-        running.delete(done);
-        if (queues.get(queue) === done) queues.delete(queue);
-      });
+      enqueue(changes, record.id, request, 'queued');
       return answer;
     },
     change: (id) =>
@@ -299,5 +325,11 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner {
       const changes = await log();
       if (changes.records.has(id)) await note(changes, id, text);
     },
+    async resume(id, request) {
+      const changes = await log();
+      const state = changes.records.get(id)?.state;
+      if ((state === 'queued' || state === 'running') && !requests.has(id)) enqueue(changes, id, request, state);
+    },
+    underWay: () => [...requests].sort(([a], [b]) => a - b).map(([id, request]) => ({ id, request })),
   };
 }

@@ -48,6 +48,18 @@ export function keyLine(type: string, fields: (string | Uint8Array)[], comment =
 }
 
 /**
+ * The `n`th of many distinct ed25519 key lines (any 32 bytes are a key the device takes), commented `key-<n>@<tag>`.
+ *
+ * @example
+ * numberedKey(7, 'crash') // 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAAAAAda… key-7@crash'
+ */
+export function numberedKey(n: number, tag: string): string {
+  const bytes = Buffer.alloc(32, 0x5a);
+  bytes.writeUInt32BE(n);
+  return keyLine('ssh-ed25519', ['ssh-ed25519', bytes], `key-${n}@${tag}`);
+}
+
+/**
  * An ECDSA point (`0x04 ‖ X ‖ Y`) with the last bit of its Y flipped: the same X with a Y that no
  * point of the curve has with it, so a point off the curve.
  *

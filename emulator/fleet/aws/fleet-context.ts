@@ -4,7 +4,7 @@ import { UsageError } from '../../../runtime/options.ts';
 import { MANIFEST_FILE } from '../../../runtime/http/mount-functions.ts';
 import { parseControllerUrl, parseMilliseconds, parseSeed } from '../../options.ts';
 import { DEFAULT_SEED } from '../../seeded.ts';
-import type { FleetShare } from '../members.ts';
+import { fleetShares } from '../members.ts';
 import { FLEET_RUNTIMES, type FleetBundle, type FleetRuntime, type FleetStackProps } from './fleet-stack.ts';
 
 /**
@@ -93,24 +93,6 @@ export function fleetStackProps(context: ContextOf, built: FleetPackage): { stac
     timeoutSeconds: read('timeout', wholeNumber(1, 30)),
   };
   return { stackName: read('stack', stackName) ?? DEFAULT_STACK, props };
-}
-
-/**
- * A fleet's scenarios and their shares, `name=share` separated by commas (`default=0.7,gl-ar150=0.3`),
- * as `CHUTEBOX_FLEET_SCENARIOS` gives them to the functions; each a built-in scenario of `known`.
- */
-export function fleetShares(text: string, known: readonly string[]): FleetShare[] {
-  const shares = text.split(',').map((part) => {
-    const [scenario = '', share = '', ...rest] = part.split('=');
-    if (!known.includes(scenario)) throw new Error(`unknown scenario ${JSON.stringify(scenario)}: a fleet runs built-in scenarios (${known.join(', ')})`);
-    const weight = /^\d+(\.\d+)?$/.test(share) && rest.length === 0 ? Number(share) : Number.NaN;
-    if (!(weight > 0)) throw new Error(`the share of ${scenario} must be a positive number (default=0.7,gl-ar150=0.3), not ${JSON.stringify(share)}`);
-    return { scenario, share: weight };
-  });
-  const names = shares.map(({ scenario }) => scenario);
-  const twice = names.find((name, index) => names.indexOf(name) !== index);
-  if (twice !== undefined) throw new Error(`the scenario ${twice} is named twice`);
-  return shares;
 }
 
 function wholeNumber(min: number, max: number): (text: string) => number {

@@ -7,6 +7,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import type { Route } from '../../../functions/core/route.ts';
+import { FLEET_ENV, TABLE_KEY } from '../lambda/fleet-table.ts';
 import type { FleetSpec } from '../members.ts';
 import { addFleetApi, type FleetDomain } from './fleet-api.ts';
 
@@ -49,9 +50,6 @@ export interface FleetStackProps extends StackProps {
 /** The Node.js runtimes of Lambda the functions run on. */
 export const FLEET_RUNTIMES = { 'nodejs20.x': lambda.Runtime.NODEJS_20_X, 'nodejs22.x': lambda.Runtime.NODEJS_22_X, 'nodejs24.x': lambda.Runtime.NODEJS_24_X };
 export type FleetRuntime = keyof typeof FLEET_RUNTIMES;
-
-/** The table's partition key: a device's id (`router-<index>`). */
-export const TABLE_KEY = 'device';
 
 /** What the functions may do to the table: items read and written by key, nothing else (no scan, no table change). */
 export const TABLE_ACTIONS = [
@@ -129,11 +127,11 @@ export class FleetStack extends Stack {
 function fleetEnvironment(props: FleetStackProps, tableName: string): Record<string, string> {
   const { fleet, domain, controller, changeDelayMs } = props;
   return {
-    CHUTEBOX_FLEET_TABLE: tableName,
-    CHUTEBOX_FLEET_SIZE: String(fleet.size),
-    CHUTEBOX_SEED: String(fleet.seed),
-    CHUTEBOX_FLEET_SCENARIOS: fleet.scenarios.map(({ scenario, share }) => `${scenario}=${share}`).join(','),
-    ...(domain === undefined ? {} : { CHUTEBOX_FLEET_DOMAIN: domain.name }),
+    [FLEET_ENV.table]: tableName,
+    [FLEET_ENV.size]: String(fleet.size),
+    [FLEET_ENV.seed]: String(fleet.seed),
+    [FLEET_ENV.scenarios]: fleet.scenarios.map(({ scenario, share }) => `${scenario}=${share}`).join(','),
+    ...(domain === undefined ? {} : { [FLEET_ENV.domain]: domain.name }),
     ...(controller === undefined ? {} : { CHUTEBOX_CONTROLLER: controller }),
     ...(changeDelayMs === undefined ? {} : { CHUTEBOX_CHANGE_DELAY: String(changeDelayMs) }),
   };

@@ -1,0 +1,148 @@
+import { isDeepStrictEqual } from 'node:util';
+import * as z from 'zod/mini';
+import type { Device } from '../../../functions/core/device/index.ts';
+import { HttpProblem } from '../../../functions/core/problem.ts';
+import type { Timers } from '../../../runtime/controller/telemetry.ts';
+import { ClockReadingSchema, type ClockReading } from '../../emulated-clock.ts';
+import type { EmulatorState } from '../../emulator-state.ts';
+import type { ChangeUnderWay } from '../../scenario/changes.ts';
+import type { Scenario, ScenarioOptions } from '../../scenario/core.ts';
+import { draw } from '../../seeded.ts';
+import { memberDevice, type FleetScenarios } from '../member-device.ts';
+import type { FleetMember } from '../members.ts';
+import type { DeviceStore, Stored } from './device-store.ts';
+import { stateDelta, withDelta, type StateDelta } from './state-delta.ts';
+
+/** A fleet as one Lambda instance serves it: loaded once per instance (emulator/fleet/lambda/fleet-device.ts). */
+export interface LambdaFleet {
+  scenarios: FleetScenarios;
+  store: DeviceStore;
+  /** When the fleet started (`fleetOrigin`): every device's replay starts then. */
+  origin: number;
+  /** What every device is served with (`CHUTEBOX_CHANGE_DELAY`, `CHUTEBOX_CONTROLLER`). */
+  device: Pick<ScenarioOptions, 'changeDelayMs' | 'controller'>;
+}
+
+/**
+ * What the fleet's table holds of a device that differs from its seed's: its state's delta, at its
+ * clock then, and the changes then under way, which the next invocation carries on to its own time.
+ */
+export interface DeviceDocument {
+  state: StateDelta;
+  clock: ClockReading;
+  underWay?: ChangeUnderWay[];
+}
+
+const DeviceDocumentSchema = z.object({
+  state: z.record(z.string(), z.unknown()),
+  clock: ClockReadingSchema,
+  underWay: z.optional(
+    z.array(z.object({ id: z.int(), request: z.looseObject({ action: z.string() }), turnAt: z.nullable(z.int()), conflicting: z.optional(z.literal(true)) })),
+  ),
+});
+
+/** How many times a request runs on a device that other requests keep changing before it is answered 503. */
+export const MOST_ATTEMPTS = 10;
+
+/** The longest wait before an attempt, in ms: each attempt waits up to twice as long as the one before, from 10 ms. */
+const MOST_BACKOFF_MS = 1000;
+
+/**
+ * Serves one request on a member of the fleet, as one Lambda invocation: reads what the table holds
+ * of it, builds its device at the time of the invocation, runs `use` on it, and writes its new state
+ * back when the request changed it, naming the version it read. When another request wrote between,
+ * the write is refused and the request runs again, on the device as that one left it, after a wait
+ * drawn from the request's id; after `MOST_ATTEMPTS` a 503 tells the client to try again. Nothing of
+ * the device is left running once it answers: its clock stands still during the invocation.
+ *
+ * @param requestId API Gateway's id of the request: the waits between attempts are drawn from it.
+ * @throws HttpProblem 503 (`Retry-After: 1`) when every attempt found the device changed meanwhile.
+ * @example
+ * const out = await serveMember(fleet, memberById(spec, 'router-42')!, event.requestContext.requestId, (device) => invoke(input, device));
+ */
+export async function serveMember<T>(fleet: LambdaFleet, member: FleetMember, requestId: string, use: (device: Device) => Promise<T>): Promise<T> {
+  for (let attempt = 1; attempt <= MOST_ATTEMPTS; attempt++) {
+    if (attempt > 1) await backoff(requestId, attempt);
+    const stored = await fleet.store.read(member.id);
+    const device = await storedDevice(fleet, member, stored);
+    const before = await device.document();
+    const answer = await use(device.scenario.device);
+    const after = await device.document();
+    if (sameState(before, after) || (await fleet.store.write(member.id, after, stored?.version ?? null))) return answer;
+  }
+  throw new HttpProblem(503, `${member.id} was changed by other requests during each of ${MOST_ATTEMPTS} tries of this one: try again`, {
+    headers: { 'retry-after': '1' },
+  });
+}
+
+/** A member's device as stored, at the time of the invocation, and the document to store of it. */
+interface StoredDevice {
+  scenario: Scenario;
+  /** What to store of the device now, once the steps due now are taken. */
+  document(): Promise<DeviceDocument>;
+}
+
+/** Telemetry's timers on a fleet's device on Lambda: none fires (the outbound handler sends the reports). */
+const NO_TIMERS: Timers = { setTimeout: () => null, clearTimeout: () => {} };
+
+/**
+ * The member's device, built from its seed and scenario with its clock at the time of the
+ * invocation, standing still, and with the state stored restored on it: at the time it was stored,
+ * its changes under way carried on from there, each step at its own time, up to the invocation's.
+ *
+ * @throws Error when the stored document does not restore on the device.
+ */
+async function storedDevice(fleet: LambdaFleet, member: FleetMember, stored: Stored | null): Promise<StoredDevice> {
+  const now = invocationTime(fleet.origin);
+  const scenario = memberDevice(fleet.scenarios, member, { ...fleet.device, clock: now, telemetryTimers: NO_TIMERS });
+  const base = await scenario.snapshot();
+  if (stored !== null) {
+    const document = storedDocument(member, stored.document);
+    await restore(scenario, member, withDelta(base, document.state as StateDelta, document.clock), document.underWay);
+    await scenario.clock.set({ advanceMs: Math.max(0, now.now - document.clock.now) });
+  }
+  return {
+    scenario,
+    async document() {
+      // The steps due now (a change that takes no time) are taken before the state is.
+      await scenario.clock.set({ advanceMs: 0 });
+      const state = await scenario.snapshot();
+      const underWay = scenario.changesUnderWay();
+      return { state: stateDelta(base, state), clock: state.clock, ...(underWay.length > 0 ? { underWay } : {}) };
+    },
+  };
+}
+
+/** The clock of a device on Lambda during an invocation: the real time, standing still, and the time since the fleet started. */
+function invocationTime(origin: number): ClockReading {
+  // Lambda's device clock is the real one, read once an attempt.
+  const now = Date.now();
+  return { now, elapsedMs: Math.max(0, now - origin), speed: 0 };
+}
+
+/** A document read from the table, checked as one the functions write. */
+function storedDocument(member: FleetMember, document: unknown): DeviceDocument {
+  const checked = DeviceDocumentSchema.safeParse(document);
+  if (!checked.success) throw new Error(`the fleet's table holds no state of ${member.id} it can read: ${z.prettifyError(checked.error)}`);
+  return checked.data as DeviceDocument;
+}
+
+/** Restores a stored state; a refusal is the table's fault, not the request's (a 500). */
+async function restore(scenario: Scenario, member: FleetMember, state: EmulatorState, underWay: readonly ChangeUnderWay[] | undefined): Promise<void> {
+  try {
+    await scenario.restore(state, undefined, underWay);
+  } catch (error) {
+    throw new Error(`the state the fleet's table holds of ${member.id} does not restore: ${(error as Error).message}`);
+  }
+}
+
+/** Whether two documents hold the same state, whatever their clocks. */
+function sameState(before: DeviceDocument, after: DeviceDocument): boolean {
+  return isDeepStrictEqual({ ...before, clock: null }, { ...after, clock: null });
+}
+
+/** Waits before attempt `attempt` (from 2): up to 10 ms × 2^(attempt − 2), at most `MOST_BACKOFF_MS`, drawn from the request's id. */
+function backoff(requestId: string, attempt: number): Promise<void> {
+  const most = Math.min(MOST_BACKOFF_MS, 10 * 2 ** (attempt - 2));
+  return new Promise((resolve) => setTimeout(resolve, Math.ceil(draw(0, 'backoff', requestId, attempt) * most)));
+}
