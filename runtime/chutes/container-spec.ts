@@ -1,12 +1,13 @@
 import type { StoredChute } from '../../functions/core/device/index.ts';
 import { environmentStrings, type Environment } from '../../functions/chutes/chute-config.ts';
 import { mapping } from '../../functions/chutes/chute-record.ts';
+import { mainService, type ChuteService } from '../../functions/chutes/services.ts';
 import type { ChuteContainerSpec } from '../engine/docker.ts';
 
 /**
  * The container of a chute: its image from the record's `image`, its environment from the
  * configuration and the record, its ports and DNS from `host_config`, its CPU weight from the
- * record's `allocation.cpu_shares`.
+ * record's `allocation.cpu_shares`, its command from its main service's.
  *
  * @throws Error when the record names no image.
  */
@@ -15,7 +16,6 @@ export function containerSpec(chute: StoredChute, networkMode: string): ChuteCon
   if (typeof image !== 'string' || image === '') throw new Error(`the record of chute ${chute.name} names no image (field "image")`);
   const hostConfig = mapping(chute.config.host_config);
   const dns = hostConfig.dns;
-  const cpuShares = mapping(chute.record.allocation).cpu_shares;
   return {
     image,
     env: {
@@ -25,8 +25,39 @@ export function containerSpec(chute: StoredChute, networkMode: string): ChuteCon
     portBindings: mapping(hostConfig.port_bindings) as Record<string, string | number>,
     dns: Array.isArray(dns) ? dns.filter((server): server is string => typeof server === 'string') : undefined,
     networkMode,
-    cpuShares: Number.isInteger(cpuShares) && (cpuShares as number) >= 2 ? (cpuShares as number) : undefined,
+    cpuShares: cpuWeight(chute),
+    ...commandOf(mainService(chute.record)),
   };
+}
+
+/**
+ * The container of a chute's service other than its main one: its image and command, the chute's
+ * record environment then its own, the chute's CPU weight, in the network namespace of the chute's
+ * container `main` (so on every network of the chute; ports and DNS are that container's).
+ */
+export function companionSpec(chute: StoredChute, service: string, entry: ChuteService, main: string): ChuteContainerSpec {
+  if (entry.image === null) throw new Error(`the record of chute ${chute.name} names no image for its service ${service}`);
+  return {
+    image: entry.image,
+    env: { ...environmentStrings(scalars(chute.record.environment)), ...entry.environment },
+    portBindings: {},
+    dns: undefined,
+    networkMode: `container:${main}`,
+    cpuShares: cpuWeight(chute),
+    service,
+    ...commandOf(entry),
+  };
+}
+
+/** The record's `allocation.cpu_shares` when the engine takes it (at least 2), else undefined. */
+function cpuWeight(chute: StoredChute): number | undefined {
+  const cpuShares = mapping(chute.record.allocation).cpu_shares;
+  return Number.isInteger(cpuShares) && (cpuShares as number) >= 2 ? (cpuShares as number) : undefined;
+}
+
+/** `{ command }` of a service that names one; a light service's is in the Dockerfile chutebox wrote. */
+function commandOf(entry: ChuteService | undefined): { command?: string | string[] } {
+  return entry?.command === undefined || entry.type === 'light' ? {} : { command: entry.command };
 }
 
 /** The scalar entries of a stored environment (what a container can get), as `Environment`. */
