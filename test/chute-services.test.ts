@@ -91,6 +91,16 @@ describe.skipIf(skipped)(`multi-service and light chutes on chutebox serve with 
     return Object.fromEntries((await engine!.chuteContainers(name)).map((container) => [container.Name, container]));
   }
 
+  /** What a command prints in a running container, once it prints `expected` (a container's command may not have written its file yet). */
+  async function printed(id: string, command: string[], expected: string): Promise<string> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const text = await execIn(id, command);
+      if (text === expected || Date.now() > deadline) return text;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** What a command prints in a running container. */
   async function execIn(id: string, command: string[]): Promise<string> {
     const exec = await engine!.docker.getContainer(id).exec({ Cmd: command, AttachStdout: true });
@@ -114,7 +124,13 @@ describe.skipIf(skipped)(`multi-service and light chutes on chutebox serve with 
     expect(db!.Config.Image).toBe('chutebox-test:busybox');
     expect(db!.Config.Env).toEqual(expect.arrayContaining(['ROLE=db', 'VERSION=1', 'STAGE=both']));
     expect(db!.HostConfig.NetworkMode).toBe(`container:${web!.Id}`);
-    expect(await execIn(web!.Id, ['busybox', 'cat', '/who', '/page.txt'])).toBe('web 1\npage 1\n');
+    expect(await printed(web!.Id, ['busybox', 'cat', '/who', '/page.txt'], 'web 1\npage 1\n')).toBe('web 1\npage 1\n');
+    const telemetry = (await (await fetch(`${server!.url}/api/v1/info/telemetry`)).json()) as { chutes: { name: string; service: string; state: string }[] };
+    const pair = telemetry.chutes.filter((entry) => entry.name === 'pair').map(({ service, state }) => ({ service, state }));
+    expect(pair.sort((a, b) => a.service.localeCompare(b.service))).toEqual([
+      { service: 'db', state: 'running' },
+      { service: 'web', state: 'running' },
+    ]);
   });
 
   it("answers a service's failure in the chute's state", async () => {
@@ -132,7 +148,7 @@ describe.skipIf(skipped)(`multi-service and light chutes on chutebox serve with 
     expect(web!.Config.Image).toBe('chute-pair:2');
     expect(db!.Config.Env).toContain('VERSION=2');
     expect(db!.HostConfig.NetworkMode).toBe(`container:${web!.Id}`);
-    expect(await execIn(web!.Id, ['busybox', 'cat', '/who', '/page.txt'])).toBe('web 2\npage 2\n');
+    expect(await printed(web!.Id, ['busybox', 'cat', '/who', '/page.txt'], 'web 2\npage 2\n')).toBe('web 2\npage 2\n');
     expect(await imageTags()).not.toContain('chute-pair:1');
 
     await change('POST', '/chutes/pair/stop');

@@ -1,6 +1,6 @@
 import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
-import { CHUTE_LABEL, chuteContainerName, SERVICE_LABEL, type ChuteAction, type StoredChute } from '../../functions/core/device/index.ts';
-import { companionContainerName, companionServices } from '../../functions/chutes/services.ts';
+import { CHUTE_LABEL, chuteContainerName, MAIN_SERVICE_LABEL, SERVICE_LABEL, type ChuteAction, type StoredChute } from '../../functions/core/device/index.ts';
+import { companionContainerName, companionServices, storedServices } from '../../functions/chutes/services.ts';
 import type { ChangeRequestOf } from '../../runtime/changes/runner.ts';
 import { draw, type DrawParts } from '../seeded.ts';
 
@@ -142,10 +142,17 @@ function newContainer(chute: StoredChute, { now, seed, change }: EmulatedEngine,
     Names: [`/${service === undefined ? chuteContainerName(chute.name) : companionContainerName(chute.name, service)}`],
     Image: typeof image === 'string' ? image : `chutebox/${chute.name}:${typeof version === 'string' || typeof version === 'number' ? version : 'latest'}`,
     Created: Math.floor(now / 1000),
-    Labels: { [CHUTE_LABEL]: chute.name, ...(service === undefined ? {} : { [SERVICE_LABEL]: service }) },
+    Labels: { [CHUTE_LABEL]: chute.name, ...serviceLabels(chute, service) },
     State: 'running',
     Status: 'Up Less than a second',
   };
+}
+
+/** The service labels of a chute's container: its service's, or on its own container the name of its main service. */
+function serviceLabels(chute: StoredChute, service: string | undefined): Record<string, string> {
+  if (service !== undefined) return { [SERVICE_LABEL]: service };
+  const stored = storedServices(chute.record);
+  return stored === null ? {} : { [MAIN_SERVICE_LABEL]: stored.main };
 }
 
 /** `bytes` bytes in hex, each drawn from the seed and `parts` (`draw`). */

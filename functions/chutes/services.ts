@@ -1,4 +1,4 @@
-import { SERVICE_LABEL, type ChuteService, type ChuteServices } from '../core/device/index.ts';
+import { MAIN_SERVICE_LABEL, SERVICE_LABEL, type ChuteService, type ChuteServices } from '../core/device/index.ts';
 import { containerState, type ChuteState } from './state.ts';
 
 export type { ChuteService, ChuteServices, ServiceType } from '../core/device/index.ts';
@@ -105,6 +105,15 @@ const FURTHEST_FROM_RUNNING: readonly ChuteState[] = ['failed', 'missing', 'rest
 export function chuteStateOfServices(states: Record<string, ChuteState>): ChuteState {
   const all = Object.values(states);
   return FURTHEST_FROM_RUNNING.find((state) => all.includes(state)) ?? 'running';
+}
+
+/**
+ * The service a chute container runs, from its labels: `io.chutebox.service` on another service's,
+ * `io.chutebox.main-service` on the chute's own, else `main` (a chute installed without services).
+ */
+export function containerService(labels: Record<string, unknown> | undefined): string {
+  const service = labels?.[SERVICE_LABEL] ?? labels?.[MAIN_SERVICE_LABEL];
+  return typeof service === 'string' ? service : MAIN_SERVICE;
 }
 
 /** Whether an engine container is a chute's companion (a service other than its main one). */

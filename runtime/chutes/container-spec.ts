@@ -1,7 +1,7 @@
 import type { StoredChute } from '../../functions/core/device/index.ts';
 import { environmentStrings, type Environment } from '../../functions/chutes/chute-config.ts';
 import { mapping } from '../../functions/chutes/chute-record.ts';
-import { mainService, type ChuteService } from '../../functions/chutes/services.ts';
+import { mainService, storedServices, type ChuteService } from '../../functions/chutes/services.ts';
 import type { ChuteContainerSpec } from '../engine/docker.ts';
 
 /**
@@ -27,6 +27,7 @@ export function containerSpec(chute: StoredChute, networkMode: string): ChuteCon
     networkMode,
     cpuShares: cpuWeight(chute),
     ...commandOf(mainService(chute.record)),
+    ...mainServiceLabel(chute),
   };
 }
 
@@ -47,6 +48,12 @@ export function companionSpec(chute: StoredChute, service: string, entry: ChuteS
     service,
     ...commandOf(entry),
   };
+}
+
+/** `{ mainService }` of a chute installed with services, which labels its container with its main service's name. */
+function mainServiceLabel(chute: StoredChute): { mainService?: string } {
+  const services = storedServices(chute.record);
+  return services === null ? {} : { mainService: services.main };
 }
 
 /** The record's `allocation.cpu_shares` when the engine takes it (at least 2), else undefined. */

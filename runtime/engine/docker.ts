@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { isUnixSocket } from './socket.ts';
 import { noEngineAt } from './unreachable.ts';
-import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF, SERVICE_LABEL } from '../../functions/core/device/index.ts';
+import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF, MAIN_SERVICE_LABEL, SERVICE_LABEL } from '../../functions/core/device/index.ts';
 import { companionContainerName } from '../../functions/chutes/services.ts';
 
 /** How long the engine may take to list containers before it counts as absent. */
@@ -128,6 +128,8 @@ export interface ChuteContainerSpec {
   cpuShares: number | undefined;
   /** What the container runs instead of its image's command: a string through `/bin/sh -c`, a list as it is. */
   command?: string | readonly string[];
+  /** The name of the chute's main service, on the chute's own container of a chute installed with services (`io.chutebox.main-service`). */
+  mainService?: string;
   /** The service of the chute this container runs, when it is not the main one (`chute-<chute>-<service>`, labelled `io.chutebox.service`). */
   service?: string;
 }
@@ -238,7 +240,11 @@ export async function chuteEngine(socketPath: string): Promise<ChuteEngine | nul
           name: spec.service === undefined ? chuteContainerName(chute) : companionContainerName(chute, spec.service),
           Image: spec.image,
           Env: Object.entries(spec.env).map(([name, value]) => `${name}=${value}`),
-          Labels: { [CHUTE_LABEL]: chute, ...(spec.service === undefined ? {} : { [SERVICE_LABEL]: spec.service }) },
+          Labels: {
+            [CHUTE_LABEL]: chute,
+            ...(spec.service === undefined ? {} : { [SERVICE_LABEL]: spec.service }),
+            ...(spec.mainService === undefined ? {} : { [MAIN_SERVICE_LABEL]: spec.mainService }),
+          },
           ...(spec.command === undefined ? {} : { Cmd: typeof spec.command === 'string' ? ['/bin/sh', '-c', spec.command] : [...spec.command] }),
           ExposedPorts: Object.fromEntries(ports.map(([port]) => [port, {}])),
           HostConfig: {
