@@ -309,6 +309,8 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
         environment: { FROM_INSTALL: 'yes' },
         allocation: { cpu_shares: 512, prioritize_traffic: false },
         resources: null,
+        services: { main: { state: 'running', allocation: { cpu_shares: 512, prioritize_traffic: false } } },
+        owner: null,
       });
       expect(await get('/chutes/delta/config')).toEqual(DELTA.config);
       expect(await get('/chutes/delta/cache')).toEqual({});

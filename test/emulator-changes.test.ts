@@ -266,6 +266,8 @@ describe('chutebox emulate: POST /api/v1/chutes/', () => {
       environment: { MODE: 'demo' },
       allocation: { cpu_shares: 512, prioritize_traffic: false },
       resources: null,
+      services: { main: { state: 'running', allocation: { cpu_shares: 512, prioritize_traffic: false } } },
+      owner: null,
     });
     expect((await call(server, 'GET', '/chutes/newcomer/config')).body).toEqual({ ...CONFIG, net: { wlan: { ...CONFIG.net.wlan, key: '[redacted]' } } });
     // As on a device, its network holds a subnet of the pool (the scenario's WAN is not in 10/8) off the other chutes' and the host's,

@@ -39,6 +39,8 @@ describe('chutebox emulate: the chutes of the default scenario', () => {
           environment: { GREETING: 'Hello from a chute' },
           allocation: { cpu_shares: 1024, prioritize_traffic: false },
           resources: null,
+          services: { main: { state: 'running', allocation: { cpu_shares: 1024, prioritize_traffic: false } } },
+          owner: null,
         },
         {
           name: 'hotspot',
@@ -47,6 +49,8 @@ describe('chutebox emulate: the chutes of the default scenario', () => {
           environment: { PORTAL_TITLE: 'Café Guest Wi-Fi', SESSION_MINUTES: '60' },
           allocation: { cpu_shares: 512, prioritize_traffic: true },
           resources: null,
+          services: { main: { state: 'running', allocation: { cpu_shares: 512, prioritize_traffic: true } } },
+          owner: null,
         },
       ]);
     });

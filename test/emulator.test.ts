@@ -135,6 +135,7 @@ describe('chutebox emulate (default scenario)', () => {
     expect(body.chutes).toEqual([
       {
         name: 'hotspot',
+        service: 'main',
         state: 'running',
         cpu: { total_usage_ns: 61872004000, percent: expect.any(Number) },
         memory: { usage: expect.any(Number), limit: 4078096384 },
@@ -143,6 +144,7 @@ describe('chutebox emulate (default scenario)', () => {
       },
       {
         name: 'hello-world',
+        service: 'main',
         state: 'running',
         cpu: { total_usage_ns: 4187336000, percent: expect.any(Number) },
         memory: { usage: expect.any(Number), limit: 4078096384 },

@@ -112,6 +112,7 @@ describe.skipIf(skipped)(`GET /api/v1/info/telemetry on a device with a containe
         expect(await chutesOf(server)).toEqual([
           {
             name: 'hello',
+            service: 'main',
             state: 'exited',
             cpu: { total_usage_ns: 0, percent: null },
             memory: { usage: 0, limit: 0 },

@@ -58,8 +58,19 @@ describe('chutes on chutebox serve without a container engine', () => {
         environment: { TZ: 'UTC' },
         allocation: { cpu_shares: 256, prioritize_traffic: true },
         resources: null,
+        services: { main: { state: 'stopped', allocation: { cpu_shares: 256, prioritize_traffic: true } } },
+        owner: null,
       },
-      { name: 'netprobe', version: '1', state: 'running', environment: {}, allocation: { cpu_shares: 1024, prioritize_traffic: false }, resources: {} },
+      {
+        name: 'netprobe',
+        version: '1',
+        state: 'running',
+        environment: {},
+        allocation: { cpu_shares: 1024, prioritize_traffic: false },
+        resources: {},
+        services: { main: { state: 'running', allocation: { cpu_shares: 1024, prioritize_traffic: false } } },
+        owner: null,
+      },
     ]);
     expect(await getJson(server, '/chutes')).toEqual(await getJson(server, '/chutes/'));
   });
@@ -72,6 +83,8 @@ describe('chutes on chutebox serve without a container engine', () => {
       environment: {},
       allocation: { cpu_shares: 1024, prioritize_traffic: false },
       resources: {},
+      services: { main: { state: 'running', allocation: { cpu_shares: 1024, prioritize_traffic: false } } },
+      owner: null,
     });
   });
 

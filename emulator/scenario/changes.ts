@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import { ChangeRecordSchema } from '../../functions/changes/schemas.ts';
 import { resetGuard, type ResetGuard } from '../../runtime/changes/reset-guard.ts';
 import { chuteImageTag } from '../../functions/chutes/image-tag.ts';
+import { servicesOrRoot, taggedServices } from '../../functions/chutes/services.ts';
 import { ChuteConfigSchema } from '../../functions/chutes/chute-config.ts';
 import { cacheWithNetworks, networkChange, networkLedger, reservationNotes } from '../../functions/chutes/network-reservations.ts';
 import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
@@ -430,10 +431,14 @@ async function emulatedImage(loaded: Set<string>, asked: ChangeRequestOf<ChuteAc
   if (asked.action === 'install' && asked.image !== null && loaded.has(asked.image)) await note(`image ${asked.image} was loaded from an uploaded archive`);
   if ((asked.action === 'install' && asked.image === null) || asked.action === 'update') {
     const current = asked.action === 'update' && typeof chute.record.image === 'string' ? chute.record.image : undefined;
-    const image = chuteImageTag(asked.chute, asked.version, id, current);
-    loaded.add(image);
-    chute.record.image = image;
-    await note(`built image ${image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
+    const services = taggedServices(servicesOrRoot(asked.services), chuteImageTag(asked.chute, asked.version, id, current));
+    Object.assign(chute.record, { image: services.services[services.main]!.image, services: services.services, main_service: services.main });
+    if (asked.owner !== undefined) chute.record.owner = asked.owner;
+    for (const service of Object.values(services.services)) {
+      if (service.type === 'image' || service.image === null) continue;
+      loaded.add(service.image);
+      await note(`built image ${service.image} from the uploaded source (emulated: paradrop.yaml was read, no Dockerfile was run)`);
+    }
   }
 }
 
@@ -497,10 +502,10 @@ function interrupted(records: readonly ChangeRecord[], time: string, resumed: Re
 
 /** A chute whose install is queued or running: stored, without a container yet. */
 function installing(request: ChuteInstall): StoredChute {
-  const { chute: name, image, version, environment, allocation, config } = request;
+  const { chute: name, image, version, environment, allocation, config, owner } = request;
   return {
     name,
-    record: { name, version, state: 'installing', image, environment, allocation, resources: null },
+    record: { name, version, state: 'installing', image, environment, allocation, resources: null, ...(owner === undefined ? {} : { owner }) },
     config: structuredClone(config),
     cache: {},
   };

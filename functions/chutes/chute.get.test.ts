@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
-import { CHUTE_LABEL } from '../core/device/index.ts';
+import { CHUTE_LABEL, SERVICE_LABEL } from '../core/device/index.ts';
 import * as chute from './chute.get.ts';
 
 const RECORD = {
@@ -30,6 +30,8 @@ describe('GET /api/v1/chutes/:chute', () => {
       environment: { PORTAL_TITLE: 'Café Guest Wi-Fi', SESSION_MINUTES: '60', DEBUG: 'false' },
       allocation: { cpu_shares: 512, prioritize_traffic: true, memory: 67108864 },
       resources: { gpio: [17] },
+      services: { main: { state: 'running', allocation: { cpu_shares: 512, prioritize_traffic: true, memory: 67108864 } } },
+      owner: null,
     });
   });
 
@@ -56,7 +58,20 @@ describe('GET /api/v1/chutes/:chute', () => {
       environment: {},
       allocation: { cpu_shares: 1024, prioritize_traffic: false },
       resources: null,
+      services: { main: { state: 'missing', allocation: { cpu_shares: 1024, prioritize_traffic: false } } },
+      owner: null,
     });
+  });
+
+  it("answers each service's state from its own container, and the chute's from the service furthest from running", async () => {
+    const record = { ...RECORD, owner: 'alice', main_service: 'web', services: { web: { type: 'normal', image: 'w' }, db: { type: 'image', image: 'd' } } };
+    const db = (State: string, Status: string) => ({ Id: 'def', Labels: { [CHUTE_LABEL]: 'hotspot', [SERVICE_LABEL]: 'db' }, State, Status });
+    const both = await callFunction(chute, device(record, [running, db('running', 'Up 1 second')]), { chute: 'hotspot' });
+    expect(both.body).toMatchObject({ state: 'running', owner: 'alice', services: { web: { state: 'running' }, db: { state: 'running' } } });
+    const dbFailed = await callFunction(chute, device(record, [running, db('exited', 'Exited (1) 1 second ago')]), { chute: 'hotspot' });
+    expect(dbFailed.body).toMatchObject({ state: 'failed', services: { web: { state: 'running' }, db: { state: 'failed' } } });
+    const dbGone = await callFunction(chute, device(record, [running]), { chute: 'hotspot' });
+    expect(dbGone.body).toMatchObject({ state: 'missing', services: { web: { state: 'running' }, db: { state: 'missing' } } });
   });
 
   it('names the chute by its name on the device, and writes a numeric version as a string', async () => {

@@ -29,7 +29,16 @@ describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdto
     const out = await put(target, 'hello', source);
     expect(out).toMatchObject({ status: 200, body: { change_id: 1 } });
     expect(target.submitted).toEqual([
-      { action: 'update', chute: 'hello', version: '2', environment: { STAGE: 'two' }, config: { web: { port: 8000 } }, source },
+      {
+        action: 'update',
+        chute: 'hello',
+        version: '2',
+        environment: { STAGE: 'two' },
+        config: { web: { port: 8000 } },
+        source,
+        services: { main: 'main', services: { main: { type: 'normal', image: null, source: '' } } },
+        owner: null,
+      },
     ]);
     expect(await target.change(1)).toMatchObject({ action: 'update', chute: 'hello', state: 'queued' });
   });
@@ -50,15 +59,11 @@ describe('PUT /api/v1/chutes/<chute> with its source (application/x-tar, as pdto
     });
     const archive = await put(target, 'hello', dockerSaveArchive(['hello:2']));
     expect(archive.body).toMatchObject({ status: 422, errors: [{ path: 'body', message: expect.stringMatching(/image archive/) }] });
-    const light = await put<InputProblem>(
-      target,
-      'hello',
-      tarArchive({ 'paradrop.yaml': 'name: hello\nservices:\n  main: { type: light, image: python2 }\n' }),
-    );
+    const light = await put<InputProblem>(target, 'hello', tarArchive({ 'paradrop.yaml': 'name: hello\nservices:\n  main: { type: light, image: cobol }\n' }));
     expect(light.status).toBe(422);
     expect(light.body.errors.map((error: { path: string }) => error.path)).toEqual([
-      'body.paradrop.yaml.services.main.type',
-      'body.paradrop.yaml.services.main.source',
+      'body.paradrop.yaml.services.main.image',
+      'body.paradrop.yaml.services.main.command',
     ]);
     expect(target.submitted).toEqual([]);
   });

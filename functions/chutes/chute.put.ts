@@ -44,6 +44,15 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
     throw invalidInput("the chute's source", [
       { path: source.namePath, message: `names chute ${source.name}, not ${chute}: a chute is updated from its own source` },
     ]);
-  const update = { action: 'update', chute, version: source.version, config: source.config, environment: source.environment, source: input.bytes } as const;
+  const update = {
+    action: 'update',
+    chute,
+    version: source.version,
+    config: source.config,
+    environment: source.environment,
+    source: input.bytes,
+    services: source.services,
+    owner: source.owner,
+  } as const;
   return submit(device, update, source.configPath);
 };

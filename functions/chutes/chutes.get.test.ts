@@ -33,9 +33,36 @@ describe('GET /api/v1/chutes/', () => {
     const { status, body } = await callFunction(list, device(containers), {});
     expect(status).toBe(200);
     expect(body).toEqual([
-      { name: 'batch', version: '7', state: 'stopped', environment: {}, allocation: { cpu_shares: 1024, prioritize_traffic: false }, resources: null },
-      { name: 'lost', version: '1', state: 'missing', environment: {}, allocation: { cpu_shares: 1024, prioritize_traffic: false }, resources: null },
-      { name: 'web', version: '3', state: 'running', environment: { PORT: '80' }, allocation: { cpu_shares: 256, prioritize_traffic: true }, resources: null },
+      {
+        name: 'batch',
+        version: '7',
+        state: 'stopped',
+        environment: {},
+        allocation: { cpu_shares: 1024, prioritize_traffic: false },
+        resources: null,
+        services: { main: { state: 'stopped', allocation: { cpu_shares: 1024, prioritize_traffic: false } } },
+        owner: null,
+      },
+      {
+        name: 'lost',
+        version: '1',
+        state: 'missing',
+        environment: {},
+        allocation: { cpu_shares: 1024, prioritize_traffic: false },
+        resources: null,
+        services: { main: { state: 'missing', allocation: { cpu_shares: 1024, prioritize_traffic: false } } },
+        owner: null,
+      },
+      {
+        name: 'web',
+        version: '3',
+        state: 'running',
+        environment: { PORT: '80' },
+        allocation: { cpu_shares: 256, prioritize_traffic: true },
+        resources: null,
+        services: { main: { state: 'running', allocation: { cpu_shares: 256, prioritize_traffic: true } } },
+        owner: null,
+      },
     ]);
   });
 

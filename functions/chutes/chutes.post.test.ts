@@ -332,6 +332,8 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
           host_config: { port_bindings: { 80: 8080 } },
           web: { service: 'main', port: 80 },
         },
+        services: { main: 'main', services: { main: { type: 'normal', image: null, source: '' } } },
+        owner: null,
       },
     ]);
   });
@@ -373,29 +375,101 @@ describe("POST /api/v1/chutes/ with a chute's source (application/x-tar with par
     expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
       'body.paradrop.yaml.environment.PORT',
       'body.paradrop.yaml.name',
+      'body.paradrop.yaml.services.main.command',
+      'body.paradrop.yaml.services.main.image',
       'body.paradrop.yaml.services.main.interfaces.wlan0.wireless.key',
       'body.paradrop.yaml.services.main.source',
-      'body.paradrop.yaml.services.main.source',
-      'body.paradrop.yaml.services.main.type',
       'body.paradrop.yaml.version',
       'body.paradrop.yaml.web.port',
     ]);
     expect(out.body.errors).toContainEqual({
-      path: 'body.paradrop.yaml.services.main.type',
-      message: expect.stringMatching(/light is not supported.*add a Dockerfile/),
+      path: 'body.paradrop.yaml.services.main.image',
+      message: expect.stringMatching(/runtime of a light service: node, python2, python3, go/),
     });
-    expect(out.body.errors).toContainEqual({ path: 'body.paradrop.yaml.services.main.source', message: expect.stringMatching(/has no Dockerfile/) });
+    expect(out.body.errors).toContainEqual({ path: 'body.paradrop.yaml.services.main.source', message: expect.stringMatching(/no file under app\//) });
     expect(target.submitted).toEqual([]);
   });
 
-  it('responds with 422 for a missing name and for more than one service, saying chutebox runs one container per chute', async () => {
+  it('queues a chute of two services: each its own folder, command and environment, web.service its main one, networks from both', async () => {
     const target = device();
-    const twoServices = 'name: pair\nservices:\n  main: { type: normal }\n  db: { type: image, image: mongo:3.0 }\n';
-    const out = await upload(target, tarArchive({ 'paradrop.yaml': twoServices, Dockerfile: DOCKERFILE }));
-    expect(out.body).toMatchObject({
-      status: 422,
-      errors: [{ path: 'body.paradrop.yaml.services', message: expect.stringMatching(/one container per chute.*main, db/) }],
-    });
+    const yaml = [
+      'name: pair',
+      'owner: alice',
+      'services:',
+      '  db:',
+      '    type: image',
+      '    image: busybox:1',
+      '    command: [httpd, -f, -p, "6379"]',
+      '    environment: { ROLE: db }',
+      '  web:',
+      '    source: ./web/',
+      '    command: httpd -f -p 80',
+      '    environment: { ROLE: web }',
+      '    interfaces:',
+      '      wlan0: { type: wifi-ap, wireless: { ssid: lab } }',
+      '    requests: { port-bindings: [{ external: 8080, internal: 80 }] }',
+      'web: { service: web, port: 80 }',
+      '',
+    ].join('\n');
+    const source = tarArchive({ 'paradrop.yaml': yaml, 'web/Dockerfile': DOCKERFILE, 'web/index.html': 'hi\n' });
+    expect(await upload(target, source)).toMatchObject({ status: 200, body: { change_id: 1 } });
+    expect(target.submitted).toMatchObject([
+      {
+        chute: 'pair',
+        owner: 'alice',
+        config: { environment: { ROLE: 'web' }, net: { wlan0: { type: 'wifi', ssid: 'lab' } }, host_config: { port_bindings: { 80: 8080 } } },
+        services: {
+          main: 'web',
+          services: {
+            db: { type: 'image', image: 'busybox:1', command: ['httpd', '-f', '-p', '6379'], environment: { ROLE: 'db' } },
+            web: { type: 'normal', image: null, source: 'web', command: 'httpd -f -p 80' },
+          },
+        },
+      },
+    ]);
+  });
+
+  it('queues a light chute (older form: type light, use, command) with no Dockerfile of its own', async () => {
+    const target = device();
+    const source = tarArchive({ 'paradrop.yaml': 'name: tiny\ntype: light\nuse: python3\ncommand: python3 main.py\n', 'main.py': 'print(1)\n' });
+    expect(await upload(target, source)).toMatchObject({ status: 200 });
+    expect(target.submitted).toMatchObject([
+      { chute: 'tiny', services: { main: 'main', services: { main: { type: 'light', use: 'python3', source: '', command: 'python3 main.py' } } } },
+    ]);
+  });
+
+  it('responds with 422 naming each bad service: an unknown web.service, a name no container takes, a folder without Dockerfile, one interface in two services, a command on two lines', async () => {
+    const target = device();
+    const yaml = [
+      'name: pair',
+      'services:',
+      '  a:',
+      '    source: a',
+      '    command: "sleep 1\\nEXPOSE 1"',
+      '    interfaces: { wlan0: { type: wifi-ap } }',
+      '  b:',
+      '    type: image',
+      '    image: Busybox',
+      '    interfaces: { wlan0: { type: wifi-ap } }',
+      '  Bad_Name: { type: image, image: busybox }',
+      'web: { service: nothere, port: 80 }',
+      '',
+    ].join('\n');
+    const out = await upload<InputProblem>(target, tarArchive({ 'paradrop.yaml': yaml, 'a/app.sh': 'echo\n' }));
+    expect(out.status).toBe(422);
+    expect((out.body.errors as { path: string }[]).map((error) => error.path).sort()).toEqual([
+      'body.paradrop.yaml.services.Bad_Name',
+      'body.paradrop.yaml.services.a.command',
+      'body.paradrop.yaml.services.a.source',
+      'body.paradrop.yaml.services.b.image',
+      'body.paradrop.yaml.services.b.interfaces.wlan0',
+      'body.paradrop.yaml.web.service',
+    ]);
+    expect(target.submitted).toEqual([]);
+  });
+
+  it('responds with 422 for a missing name and for paradrop.yaml that is not YAML', async () => {
+    const target = device();
     const nameless = await upload(target, tarArchive({ 'paradrop.yaml': 'version: 1\n', Dockerfile: DOCKERFILE }));
     expect(nameless.body).toMatchObject({ status: 422, errors: [{ path: 'body.paradrop.yaml.name', message: expect.stringMatching(/is required/) }] });
     const notYaml = await upload(target, tarArchive({ 'paradrop.yaml': 'name: [x\n', Dockerfile: DOCKERFILE }));

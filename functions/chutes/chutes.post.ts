@@ -68,9 +68,10 @@ export const handle: Handler<ChangeAccepted> = async (input, device) => {
 
 /** An install from a chute's source: paradrop.yaml checked, then queued; the change builds the image. */
 async function installSource(archive: Uint8Array, upload: Upload, device: Parameters<Handler>[1]): Promise<ChangeAccepted> {
-  const { name, version, environment, config, configPath } = readChuteSource(upload);
+  const { name, version, environment, config, services, owner, configPath } = readChuteSource(upload);
   await checkNotInstalled(device, name);
-  return submit(device, { action: 'install', chute: name, image: null, source: archive, version, config, environment, allocation: {} }, configPath);
+  const request = { action: 'install', chute: name, image: null, source: archive, version, config, environment, allocation: {}, services, owner } as const;
+  return submit(device, request, configPath);
 }
 
 /** An install from an uploaded image archive: checked, loaded into the engine, then queued. */

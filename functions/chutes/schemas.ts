@@ -56,6 +56,10 @@ export const ChuteRecordSchema = z.strictObject({
   allocation: z.catchall(z.object({ cpu_shares: z.int(), prioritize_traffic: z.boolean() }), z.unknown()),
   /** Null for a chute without resources. */
   resources: z.nullable(z.record(z.string(), z.unknown())),
+  /** ParaDrop's `services`: each service's state (from its container) and the chute's allocation; a chute stored without services has one, `main`. */
+  services: z.record(z.string(), z.strictObject({ state: z.enum(CHUTE_STATES), allocation: z.record(z.string(), z.unknown()) })),
+  /** ParaDrop's `owner`: the owner the chute's paradrop.yaml names, null when it names none. */
+  owner: z.nullable(z.string()),
 });
 export type ChuteRecord = BuiltChuteRecord;
 

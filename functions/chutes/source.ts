@@ -6,8 +6,11 @@ import { invalidInput, validate } from '../core/validate.ts';
 import { collectViolations } from '../core/violations.ts';
 import { tarFiles } from '../parsers/image-archive.ts';
 import { checkChuteConfig, EnvironmentSchema, environmentStrings } from './chute-config.ts';
+import { isImageReference } from './chute-body.ts';
 import { CHUTE_NAME_MESSAGE } from './params.ts';
 import { mapping } from './chute-record.ts';
+import { isCommand, isLightRuntime, LIGHT_RUNTIMES } from './light-dockerfile.ts';
+import { MAIN_SERVICE, SERVICE_NAME, type ChuteService, type ChuteServices } from './services.ts';
 
 /*
  * A chute's source as pdtools uploads it (`pdtools node install-chute`, `update-chute`): a tar of the
@@ -20,16 +23,22 @@ import { mapping } from './chute-record.ts';
  * | `version` (string or number)                      | the record's `version` (as text)                 |
  * | `environment` (the chute's)                       | the record's `environment` (values as text)      |
  * | older form: `config` (`environment`, `net`, `web`, `host_config`, …) | the configuration, as written, unknown fields kept |
- * | `services.<one>.environment`                      | configuration `environment`                      |
- * | `services.<one>.interfaces.<intf>`                | configuration `net.<intf>`, `intfName: <intf>`; `type: wifi-ap` → `type: wifi`, `wifi-monitor` → `type: wifi, mode: monitor`; `wireless.ssid`/`key` → `ssid`/`key`, the other `wireless` fields → `options`; other fields (`dhcp`, `requirements`, …) kept |
- * | `services.<one>.requests.port-bindings` (`[{external, internal}]`) | configuration `host_config.port_bindings` (`{internal: external}`) |
+ * | older form: `type: light`, `use`, `command`       | service `main`, built with a Dockerfile chutebox writes for `use` |
+ * | `owner`                                           | the record's `owner`                             |
+ * | `services.<service>`                              | the record's `services.<service>` (type, source folder, image, use, command, environment); one container each |
+ * | `services.<main>.environment` (main: `web.service`, else the first) | configuration `environment`           |
+ * | `services.<any>.interfaces.<intf>`                | configuration `net.<intf>`, `intfName: <intf>`; `type: wifi-ap` → `type: wifi`, `wifi-monitor` → `type: wifi, mode: monitor`; `wireless.ssid`/`key` → `ssid`/`key`, the other `wireless` fields → `options`; other fields (`dhcp`, `requirements`, …) kept |
+ * | `services.<any>.requests.port-bindings` (`[{external, internal}]`) | configuration `host_config.port_bindings` (`{internal: external}`) |
  * | `web` (`{service, port}`)                         | configuration `web`, as written                  |
  *
- * Refused (422, naming the field): a service `type` other than `normal` (`light` has ParaDrop generate
- * a Dockerfile: the chute must bring its own), more than one service (chutebox runs one container per
- * chute), a `source` other than the upload's root, and an upload without a `Dockerfile` at its root.
- * Other fields (`description`, a service's `image` and `command`, `requests` other than port
- * bindings) are not kept: a normal service's image and command are its Dockerfile's.
+ * A service is `normal` (built from the Dockerfile of its `source` folder, `.` by default), `light`
+ * (`image`, or the older form's `use`, names its runtime; built from its `source` folder with a
+ * Dockerfile chutebox writes, functions/chutes/light-dockerfile.ts) or `image` (an image already in
+ * the engine). Refused (422, naming the field): any other type, a `source` outside the upload or
+ * without a Dockerfile for a normal service, a light service without a runtime chutebox knows or a
+ * `command`, a `command` that is not a string or list of strings, a service name that cannot name a
+ * container, and one interface named by two services. Other fields (`description`, `requests` other
+ * than port bindings) are not kept.
  */
 
 /** The media type of an uploaded tar: a chute's source or an image archive. */
@@ -50,6 +59,10 @@ export interface ChuteSource {
   version: string | null;
   environment: Record<string, string>;
   config: Record<string, unknown>;
+  /** Its services (one for the older form, `main`), each built or run as its type says. */
+  services: ChuteServices;
+  /** paradrop.yaml's `owner`, null when it names none. */
+  owner: string | null;
   /** Where the chute's name is in the request: `body.paradrop.yaml.name`. */
   namePath: string;
   /** Where a path of the configuration (`net.wlan.ssid`) came from in the request: `body.paradrop.yaml.services.main.interfaces.wlan.wireless.ssid`. */
@@ -59,10 +72,11 @@ export interface ChuteSource {
 /** What an upload to POST /api/v1/chutes/ holds, told apart by its content. */
 export type UploadKind = 'source' | 'image-archive';
 
-/** An uploaded tar, read: what it is, and the files at its root that chutebox reads (`UPLOAD_FILES`). */
+/** An uploaded tar, read: what it is, the files at its root that chutebox reads (`UPLOAD_FILES`), and the path of each of its files. */
 export interface Upload {
   kind: UploadKind;
   files: ReadonlyMap<string, Uint8Array>;
+  paths: ReadonlySet<string>;
 }
 
 /** The files at the root of an upload that tell what it is and that chutebox reads. */
@@ -81,13 +95,14 @@ const UPLOAD_FILES = [...CHUTE_FILES, 'Dockerfile', 'manifest.json'];
  */
 export async function readUpload(archive: Uint8Array): Promise<Upload> {
   let files: Map<string, Uint8Array>;
+  const paths = new Set<string>();
   try {
-    files = await tarFiles(archive, UPLOAD_FILES);
+    files = await tarFiles(archive, UPLOAD_FILES, paths);
   } catch (error) {
     throw invalidInput('the uploaded tar', [{ path: 'body', message: (error as Error).message }]);
   }
-  if (CHUTE_FILES.some((name) => files.has(name))) return { kind: 'source', files };
-  if (files.has('manifest.json')) return { kind: 'image-archive', files };
+  if (CHUTE_FILES.some((name) => files.has(name))) return { kind: 'source', files, paths };
+  if (files.has('manifest.json')) return { kind: 'image-archive', files, paths };
   const expected =
     "the tar is neither a chute's source (paradrop.yaml at its root, as pdtools sends it) nor an image archive (manifest.json at its root, as docker save writes it)";
   throw invalidInput('the uploaded tar', [{ path: 'body', message: expected }]);
@@ -136,9 +151,12 @@ export function readChuteSource(upload: Upload): ChuteSource {
       ? {}
       : (collectViolations(violations, () => environmentStrings(validate(EnvironmentSchema, given, `${at}.environment`))) ?? {});
 
-  const form = 'services' in spec ? fromServices(spec, fail) : fromOlderForm(spec, fail);
+  const owner = spec.owner;
+  if (owner !== undefined && owner !== null && typeof owner !== 'string') fail('owner', "must be a string: the chute's owner");
+
+  const reading: Reading = { paths: upload.paths, fail, violations, where };
+  const form = 'services' in spec ? fromServices(spec, reading) : fromOlderForm(spec, reading);
   if (form !== null) {
-    if (!upload.files.has('Dockerfile')) fail(form.source, "has no Dockerfile: chutebox builds the chute's image from a Dockerfile at the root of its source");
     collectViolations(
       violations,
       () => checkChuteConfig(form.config),
@@ -151,87 +169,198 @@ export function readChuteSource(upload: Upload): ChuteSource {
     version: version === undefined || version === null ? null : String(version),
     environment,
     config: form.config,
+    services: form.services,
+    owner: typeof owner === 'string' ? owner : null,
     namePath: where(spec.name === undefined ? 'config.name' : 'name'),
     configPath: (path) => where(form.pathOf(path)),
   };
 }
 
-/** A chute configuration read from paradrop.yaml, where its service's source is, and where each configuration path came from. */
+/** A chute configuration read from paradrop.yaml, its services, and where each configuration path came from. */
 interface Form {
   config: Record<string, unknown>;
-  /** The path (under paradrop.yaml) that names the build's source. */
-  source: string;
+  services: ChuteServices;
   /** The paradrop.yaml path (without `paradrop.yaml.`) of a configuration path (`net.wlan.ssid`). */
   pathOf(configPath: string): string;
 }
 
 type Fail = (path: string, message: string) => void;
 
-/** The types of a service chutebox cannot build, and what to do instead. */
-function refusedType(type: unknown): string | null {
-  if (type === undefined || type === null || type === 'normal') return null;
-  if (type === 'light')
-    return 'light is not supported: ParaDrop generates a Dockerfile from a base image for it; add a Dockerfile to the source and set type: normal';
-  if (type === 'image')
-    return 'image is not supported in a source upload: install a chute from an image already in the engine with a JSON body ({"name", "image"})';
-  return 'must be normal (a Dockerfile at the root of the source)';
+/** What the reading of paradrop.yaml's forms shares: the upload's files, and where violations go. */
+interface Reading {
+  paths: ReadonlySet<string>;
+  fail: Fail;
+  violations: InputError[];
+  where(path: string): string;
 }
 
-/** The older form: `type`, `use`, `command` and `config` at the top level. */
-function fromOlderForm(spec: Record<string, unknown>, fail: Fail): Form | null {
-  const reason = refusedType(spec.type);
-  if (reason !== null) fail('type', reason);
+/** The older form: `type`, `use`, `command` and `config` at the top level, one service, `main`. */
+function fromOlderForm(spec: Record<string, unknown>, reading: Reading): Form | null {
+  const { fail } = reading;
+  if (spec.type === 'image')
+    fail('type', 'image is not supported in a source upload: install a chute from an image already in the engine with a JSON body ({"name", "image"})');
   const config = spec.config ?? {};
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     fail('config', 'must be a mapping: the chute configuration (environment, net, web, host_config)');
     return null;
   }
-  return { config: config as Record<string, unknown>, source: '', pathOf: (path) => nestedPath('config', path) };
+  const main = serviceOf({ type: spec.type, source: '.', image: spec.use, command: spec.command }, '', reading, { image: 'use', source: '' });
+  if (main === null) return null;
+  return {
+    config: config as Record<string, unknown>,
+    services: { main: MAIN_SERVICE, services: { [MAIN_SERVICE]: main } },
+    pathOf: (path) => nestedPath('config', path),
+  };
 }
 
-/** The form with `services`: exactly one, of type normal, built from the root of the source. */
-function fromServices(spec: Record<string, unknown>, fail: Fail): Form | null {
+/**
+ * The form with `services`: each service checked (`serviceOf`); the main one is `web.service`, else
+ * the first. The chute's configuration gets the main service's `environment`, and every service's
+ * `interfaces` and port bindings: all services are on the chute's networks.
+ */
+function fromServices(spec: Record<string, unknown>, reading: Reading): Form | null {
+  const { fail } = reading;
   const services = spec.services;
-  if (typeof services !== 'object' || services === null || Array.isArray(services)) {
-    fail('services', 'must be a mapping of service names to services');
+  if (typeof services !== 'object' || services === null || Array.isArray(services) || Object.keys(services).length === 0) {
+    fail('services', 'must be a mapping of service names to services, at least one');
     return null;
   }
   const names = Object.keys(services);
-  if (names.length !== 1) {
-    fail(
-      'services',
-      `must hold exactly one service: chutebox runs one container per chute (found ${names.length}${names.length > 0 ? `: ${names.join(', ')}` : ''})`,
-    );
-    return null;
-  }
-  const serviceName = names[0]!;
-  const at = `services.${serviceName}`;
-  const service = (services as Record<string, unknown>)[serviceName];
-  if (typeof service !== 'object' || service === null || Array.isArray(service)) {
-    fail(at, 'must be a mapping: the service (type, source, environment, interfaces, requests)');
-    return null;
-  }
-  const { type, source, environment, interfaces, requests } = service as Record<string, unknown>;
-  const reason = refusedType(type);
-  if (reason !== null) fail(`${at}.type`, reason);
-  if (source !== undefined && source !== null && !isSourceRoot(source)) {
-    fail(`${at}.source`, 'must be . : chutebox builds from the root of the upload (move the Dockerfile and its files there)');
-  }
   const web = spec.web;
   const webService = mapping(web).service;
-  if (webService !== undefined && webService !== serviceName) fail('web.service', `must name the chute's service, ${serviceName}`);
-
+  if (webService !== undefined && !names.includes(webService as string)) fail('web.service', `must name one of the chute's services: ${names.join(', ')}`);
+  const main = typeof webService === 'string' && names.includes(webService) ? webService : names[0]!;
   const config: Record<string, unknown> = {};
-  if (environment !== undefined) config.environment = environment;
-  if (interfaces !== undefined) config.net = networks(interfaces);
-  const portBindings = mapping(requests)['port-bindings'];
-  if (portBindings !== undefined) {
-    const bindings = hostPortBindings(portBindings);
-    if (bindings === null) fail(`${at}.requests.port-bindings`, 'must be a list of {external, internal} port numbers');
-    else config.host_config = { port_bindings: bindings };
+  const stored: Record<string, ChuteService> = {};
+  const origin = new Map<string, string>();
+  for (const name of names) {
+    const at = `services.${name}`;
+    const service = (services as Record<string, unknown>)[name];
+    if (!SERVICE_NAME.test(name)) fail(at, 'must be named with lower-case letters, digits and dashes (at most 32), as a container and a host name take it');
+    else if (typeof service !== 'object' || service === null || Array.isArray(service))
+      fail(at, 'must be a mapping: the service (type, source, image, command, environment, interfaces, requests)');
+    else {
+      const entry = serviceOf(service as Record<string, unknown>, at, reading);
+      if (entry !== null) stored[name] = entry;
+      joinChuteConfig(config, service as Record<string, unknown>, name === main, at, origin, fail);
+    }
   }
   if (web !== undefined) config.web = web;
-  return { config, source: `${at}.source`, pathOf: (path) => servicePath(at, path) };
+  // The main service's environment is the configuration's (GET …/config shows it, PUT …/config changes it).
+  if (stored[main] !== undefined) delete stored[main].environment;
+  return { config, services: { main, services: stored }, pathOf: (path) => servicePath(origin, main, path) };
+}
+
+/** Where a service's fields are named in its errors: `image` and `source` as they are, or the older form's `use` and the root. */
+interface FieldNames {
+  image: string;
+  source: string;
+}
+
+/**
+ * A service as the record keeps it: `normal` (built from the Dockerfile of its `source` folder),
+ * `light` (`image`, or the older form's `use`, names the runtime; built with a Dockerfile chutebox
+ * writes, `command` required) or `image` (an image already in the engine); its `command` and, for a
+ * service other than the main one, its `environment`.
+ */
+function serviceOf(
+  service: Record<string, unknown>,
+  at: string,
+  reading: Reading,
+  names: FieldNames = { image: `${at}.image`, source: `${at}.source` },
+): ChuteService | null {
+  const { fail } = reading;
+  const { type, source, image, command, environment } = service;
+  const commandOk = command === undefined || command === null || isCommand(command);
+  if (!commandOk) fail(nestedPath(at, 'command'), 'must be a command: a string or a list of strings, not empty, without control characters');
+  const own = at === '' || environment === undefined ? undefined : serviceEnvironment(environment, at, reading);
+  const extra = { ...(isCommand(command) ? { command } : {}), ...(own === undefined ? {} : { environment: own }) };
+  if (type === undefined || type === null || type === 'normal') {
+    const folder = sourceFolder(source, names.source, reading);
+    if (folder !== null && !reading.paths.has(nestedFile(folder, 'Dockerfile')))
+      fail(names.source, "has no Dockerfile: chutebox builds a normal service's image from a Dockerfile at the root of its source");
+    return folder === null ? null : { type: 'normal', image: null, source: folder, ...extra };
+  }
+  if (type === 'light') {
+    if (!isLightRuntime(image)) fail(names.image, `must name the runtime of a light service: ${Object.keys(LIGHT_RUNTIMES).join(', ')}`);
+    if (command === undefined || command === null) fail(nestedPath(at, 'command'), 'is required for a light service: what its container runs');
+    const folder = sourceFolder(source, names.source, reading);
+    return folder === null || !isLightRuntime(image) ? null : { type: 'light', image: null, source: folder, use: image, ...extra };
+  }
+  if (type === 'image' && at !== '') {
+    if (typeof image !== 'string' || !isImageReference(image)) fail(names.image, 'must be an image already in the engine: repo[:tag] or repo@sha256:<digest>');
+    return typeof image === 'string' ? { type: 'image', image, ...extra } : null;
+  }
+  if (type !== 'image')
+    fail(nestedPath(at, 'type'), 'must be normal (its Dockerfile), light (a Dockerfile chutebox writes for a runtime) or image (an image in the engine)');
+  return null;
+}
+
+/** A service's own `environment`, its values as text; its violations named under the service. */
+function serviceEnvironment(environment: unknown, at: string, { violations, where }: Reading): Record<string, string> | undefined {
+  return collectViolations(
+    violations,
+    () => environmentStrings(validate(EnvironmentSchema, environment, 'environment')),
+    (path) => where(nestedPath(at, path)),
+  );
+}
+
+/**
+ * The folder of the upload a service is built from, `''` for its root (`.`, `./`, none), `web` for
+ * `web`, `./web` or `web/`; null, failed, for one outside the upload or that holds no file.
+ */
+function sourceFolder(source: unknown, path: string, { paths, fail }: Reading): string | null {
+  if (source === undefined || source === null || isSourceRoot(source)) return '';
+  const folder = typeof source === 'string' ? source.replace(/^\.\//, '').replace(/\/+$/, '') : '';
+  const inside = folder !== '' && !folder.startsWith('/') && !folder.split('/').some((part) => part === '..' || part === '.' || part === '');
+  if (!inside) fail(path, 'must be a folder inside the source, such as . or web');
+  else if (![...paths].some((file) => file.startsWith(`${folder}/`))) fail(path, `names no folder of the source: the upload has no file under ${folder}/`);
+  else return folder;
+  return null;
+}
+
+/** `Dockerfile` in folder `web` is `web/Dockerfile`; in the root, `Dockerfile`. */
+function nestedFile(folder: string, file: string): string {
+  return folder === '' ? file : `${folder}/${file}`;
+}
+
+/**
+ * Adds a service's part of the chute's configuration: its `environment` for the main service, its
+ * `interfaces` as networks of `net` (an interface named by two services fails), its port bindings.
+ * `origin` notes which service each network and the port bindings came from.
+ */
+function joinChuteConfig(
+  config: Record<string, unknown>,
+  service: Record<string, unknown>,
+  isMain: boolean,
+  at: string,
+  origin: Map<string, string>,
+  fail: Fail,
+): void {
+  const { environment, interfaces, requests } = service;
+  if (isMain && environment !== undefined) config.environment = environment;
+  if (interfaces !== undefined) {
+    const net = networks(interfaces);
+    if (typeof net !== 'object' || net === null || Array.isArray(net)) config.net = net;
+    else {
+      const joined = mapping(config.net);
+      for (const [intf, entry] of Object.entries(net)) {
+        if (origin.has(`net.${intf}`))
+          fail(`${at}.interfaces.${intf}`, `is also an interface of ${origin.get(`net.${intf}`)}: the services of a chute share its networks`);
+        else origin.set(`net.${intf}`, at);
+        joined[intf] = entry;
+      }
+      config.net = joined;
+    }
+  }
+  const portBindings = mapping(requests)['port-bindings'];
+  if (portBindings === undefined) return;
+  const bindings = hostPortBindings(portBindings);
+  if (bindings === null) fail(`${at}.requests.port-bindings`, 'must be a list of {external, internal} port numbers');
+  else {
+    config.host_config = { port_bindings: { ...mapping(mapping(config.host_config).port_bindings), ...bindings } };
+    if (!origin.has('host_config')) origin.set('host_config', at);
+  }
 }
 
 /**
@@ -284,19 +413,20 @@ function hostPortBindings(value: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
 }
 
-/** Where a configuration path built from a service came from in paradrop.yaml. */
-function servicePath(at: string, path: string): string {
+/** Where a configuration path built from the services came from in paradrop.yaml (`origin`: the service of each network and of the port bindings). */
+function servicePath(origin: ReadonlyMap<string, string>, main: string, path: string): string {
   const [head, network, field, ...rest] = path.split('.');
-  if (head === 'environment') return `${at}.${path}`;
+  const mainAt = `services.${main}`;
+  if (head === 'environment') return `${mainAt}.${path}`;
   if (head === 'web') return path;
-  if (head === 'host_config') return `${at}.requests.port-bindings`;
+  if (head === 'host_config') return `${origin.get('host_config') ?? mainAt}.requests.port-bindings`;
   if (head === 'net') {
-    if (network === undefined) return `${at}.interfaces`;
-    const intf = `${at}.interfaces.${network}`;
+    if (network === undefined) return `${mainAt}.interfaces`;
+    const intf = `${origin.get(`net.${network}`) ?? mainAt}.interfaces.${network}`;
     if (field === undefined || field === 'intfName') return intf;
     if (TOP_LEVEL_WIRELESS.has(field) && rest.length === 0) return `${intf}.wireless.${field}`;
     if (field === 'options' && rest.length > 0) return `${intf}.wireless.${rest.join('.')}`;
     return [intf, field, ...rest].join('.');
   }
-  return path === '' ? at : `${at}.${path}`;
+  return path === '' ? mainAt : `${mainAt}.${path}`;
 }

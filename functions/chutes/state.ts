@@ -1,4 +1,4 @@
-import { CHUTE_LABEL } from '../core/device/index.ts';
+import { CHUTE_LABEL, SERVICE_LABEL } from '../core/device/index.ts';
 
 /**
  * The states of a chute (docs/api/chutes.md):
@@ -43,8 +43,16 @@ export type ChuteState = (typeof CHUTE_STATES)[number];
  * chuteState(null, 'hello', 'running') // 'running'
  */
 export function chuteState(containers: readonly Record<string, unknown>[] | null, name: string, stored: unknown): ChuteState {
+  return containerState(containers, name, undefined, stored);
+}
+
+/**
+ * The state of one container of a chute, as `chuteState` maps it: the chute's own (`service`
+ * undefined) or that of its service `service` (labelled `io.chutebox.service`, functions/chutes/services.ts).
+ */
+export function containerState(containers: readonly Record<string, unknown>[] | null, name: string, service: string | undefined, stored: unknown): ChuteState {
   if (containers === null) return isChuteState(stored) ? stored : 'missing';
-  const container = chuteContainer(containers, name);
+  const container = chuteContainer(containers, name, service);
   if (container === undefined) return stored === 'installing' ? 'installing' : 'missing';
   switch (container.State) {
     case 'running':
@@ -67,12 +75,15 @@ export function isChuteState(value: unknown): value is ChuteState {
   return (CHUTE_STATES as readonly unknown[]).includes(value);
 }
 
-/** The container of a chute: labelled with its name, the most recently created one first. */
-function chuteContainer(containers: readonly Record<string, unknown>[], name: string): Record<string, unknown> | undefined {
+/**
+ * The container of a chute (labelled with its name, no service label) or of its service `service`,
+ * the most recently created one first.
+ */
+function chuteContainer(containers: readonly Record<string, unknown>[], name: string, service: string | undefined): Record<string, unknown> | undefined {
   let found: Record<string, unknown> | undefined;
   for (const container of containers) {
-    const labels = container.Labels;
-    if (typeof labels !== 'object' || labels === null || (labels as Record<string, unknown>)[CHUTE_LABEL] !== name) continue;
+    const labels = container.Labels as Record<string, unknown> | null | undefined;
+    if (typeof labels !== 'object' || labels === null || labels[CHUTE_LABEL] !== name || labels[SERVICE_LABEL] !== service) continue;
     if (found === undefined || created(container) > created(found)) found = container;
   }
   return found;

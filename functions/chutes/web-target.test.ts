@@ -18,6 +18,15 @@ describe('chuteWebTarget: where the proxy sends /chutes/<chute>/', () => {
     expect(await chuteWebTarget(device, 'site')).toEqual({ host: '172.17.0.3', port: 8000 });
   });
 
+  it("answers the address of the chute's own container (its web.service), not another service's sharing its network", async () => {
+    const other = { Id: 'db-id', State: 'running', Labels: { 'io.chutebox.chute': 'site', 'io.chutebox.service': 'db' }, NetworkSettings: { Networks: {} } };
+    const device = memoryDevice({
+      chutes: { site: { config: { web: { service: 'web', port: 8000 } } } },
+      containers: [other, running('site', { bridge: { IPAddress: '172.17.0.3' } })],
+    });
+    expect(await chuteWebTarget(device, 'site')).toEqual({ host: '172.17.0.3', port: 8000 });
+  });
+
   it("answers the chute's address on its first network when the container has no engine network", async () => {
     const cache = { networks: { wifi: { hostInterface: 'vwlan0001', ipv4Network: '10.128.0.0/24', gateway: '10.128.0.1', chuteAddress: '10.128.0.2' } } };
     const device = memoryDevice({ chutes: { site: { config: { web: { port: 80 } }, cache } }, containers: [running('site', { none: { IPAddress: '' } })] });

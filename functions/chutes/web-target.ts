@@ -3,6 +3,7 @@ import { HttpProblem } from '../core/problem.ts';
 import { mapping } from './chute-record.ts';
 import { loadChute } from './lookup.ts';
 import { recordedReservations } from './network-reservations.ts';
+import { isCompanion } from './services.ts';
 
 /** Where a chute's web service answers: the container's address and its `web.port`. */
 export interface WebTarget {
@@ -26,7 +27,10 @@ export async function chuteWebTarget(device: Device, chute: string): Promise<Web
   const port = mapping(stored.config.web).port;
   if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535)
     throw new HttpProblem(404, `chute ${chute} serves no web page: its configuration has no web.port`);
-  const container = (await device.containers())?.find((entry) => mapping(entry.Labels)[CHUTE_LABEL] === chute && entry.State === 'running');
+  // The chute's own container runs its web.service; another service's shares its network, with no address of its own.
+  const container = (await device.containers())?.find(
+    (entry) => mapping(entry.Labels)[CHUTE_LABEL] === chute && !isCompanion(mapping(entry.Labels)) && entry.State === 'running',
+  );
   if (container === undefined) throw new HttpProblem(503, `chute ${chute} is not running: its web page at port ${port} cannot be reached`);
   const networks = Object.values(mapping(mapping(container.NetworkSettings).Networks)).map((network) => mapping(network).IPAddress);
   const host =

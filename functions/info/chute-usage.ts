@@ -1,4 +1,5 @@
 import { CHUTE_LABEL, type Device } from '../core/device/index.ts';
+import { containerService } from '../chutes/services.ts';
 import { containerUsage } from '../parsers/docker-stats.ts';
 import type { Telemetry } from './schemas.ts';
 
@@ -25,7 +26,7 @@ export async function measureChutes(device: Device, containers: readonly Record<
   return containers.map((container, i) => ({ usage: chuteUsage(container, stats[i] ?? null), measured: (stats[i] ?? null) !== null }));
 }
 
-/** A chute's name is its container's chute label (else the container name), its state the container's. */
+/** A chute's name is its container's chute label (else the container name), its service the one the labels name, its state the container's. */
 function chuteUsage(container: Record<string, unknown>, stats: Record<string, unknown> | null): ChuteUsage {
   const labels = container.Labels as Record<string, unknown> | undefined;
   const label = labels?.[CHUTE_LABEL];
@@ -33,6 +34,7 @@ function chuteUsage(container: Record<string, unknown>, stats: Record<string, un
   const containerName = Array.isArray(names) && typeof names[0] === 'string' ? names[0].replace(/^\//, '') : String(container.Id ?? '');
   return {
     name: typeof label === 'string' && label !== '' ? label : containerName,
+    service: containerService(labels),
     state: typeof container.State === 'string' ? container.State : 'unknown',
     ...containerUsage(stats),
   };

@@ -104,6 +104,8 @@ export const DiskUsageSchema = z.strictObject({
 /** One chute container's resource use. */
 export const ChuteUsageSchema = z.strictObject({
   name: z.string(),
+  /** The chute's service the container runs (`main` for a chute installed without services). */
+  service: z.string(),
   /** The container's state, e.g. `running`, `exited`. */
   state: z.string(),
   cpu: z.strictObject({ total_usage_ns: z.number(), percent: z.nullable(z.number()) }),

@@ -83,6 +83,7 @@ describe('GET /api/v1/info/telemetry', () => {
     expect(report.chutes).toEqual([
       {
         name: 'hello-world',
+        service: 'main',
         state: 'running',
         cpu: { total_usage_ns: 152_000_000_000, percent: 10 },
         memory: { usage: 52_428_800 - 10_485_760, limit: 16_706_080_768 },
@@ -91,6 +92,7 @@ describe('GET /api/v1/info/telemetry', () => {
       },
       {
         name: 'sensor-log',
+        service: 'main',
         state: 'exited',
         cpu: { total_usage_ns: 0, percent: null },
         memory: { usage: 0, limit: 0 },

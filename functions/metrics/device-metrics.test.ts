@@ -207,7 +207,7 @@ describe('deviceMetrics: the chutes', () => {
 
   it("gives what each running chute's container uses under cAdvisor's names, and nothing of a container without stats", async () => {
     const samples = await deviceMetrics(memoryDevice(chuteEngine));
-    const hello = { chute: 'hello-world' };
+    const hello = { chute: 'hello-world', service: 'main' };
     expect(sampled(samples, 'container_cpu_usage_seconds_total', hello)).toBe(152);
     expect(sampled(samples, 'container_memory_working_set_bytes', hello)).toBe(52_428_800 - 10_485_760);
     expect(sampled(samples, 'container_network_receive_bytes_total', hello)).toBe(123_456 + 1_000);

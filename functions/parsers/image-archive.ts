@@ -61,7 +61,8 @@ export async function uploadedImageTags(archive: Uint8Array): Promise<string[]> 
  * The regular files among `names` at the root of a tar archive (`./name` counts too; of two by one
  * name, the later, as unpacking leaves it), by name. The archive is read to its end blocks as a tool
  * that unpacks it would, every header's checksum checked: ustar, GNU long names and PAX records. A
- * link, a folder, `../name` or `/name` is never taken for `name`.
+ * link, a folder, `../name` or `/name` is never taken for `name`. `paths`, when given, gets the path of
+ * every regular file of the archive (`./` left out).
  *
  * @throws Error saying what is wrong when `archive` is not a tar, a header is damaged anywhere, or it
  *   is cut short (inside an entry, or before its two end blocks), or bytes other than zeros follow them.
@@ -69,9 +70,12 @@ export async function uploadedImageTags(archive: Uint8Array): Promise<string[]> 
  * await tarFiles(tarArchive({ 'paradrop.yaml': 'name: hello\n', 'app.sh': 'echo hi\n' }), ['paradrop.yaml', 'Dockerfile'])
  * // Map { 'paradrop.yaml' => Uint8Array(12) }
  */
-export async function tarFiles(archive: Uint8Array, names: readonly string[]): Promise<Map<string, Uint8Array>> {
+export async function tarFiles(archive: Uint8Array, names: readonly string[], paths?: Set<string>): Promise<Map<string, Uint8Array>> {
   if (archive.length < BLOCK) throw new Error('the archive is not a tar: it is shorter than one tar header');
-  const wanted = (header: TarHeader) => header.type === 'file' && names.includes(rootName(header.name));
+  const wanted = (header: TarHeader) => {
+    if (header.type === 'file') paths?.add(rootName(header.name));
+    return header.type === 'file' && names.includes(rootName(header.name));
+  };
   let entries: Awaited<ReturnType<typeof unpackTar>>;
   try {
     entries = await unpackTar(archive, { strict: true, filter: wanted });

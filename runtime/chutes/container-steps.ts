@@ -1,7 +1,8 @@
 import type { StoredChute } from '../../functions/core/device/index.ts';
 import type { Note } from '../changes/runner.ts';
 import type { ChuteContainer, ChuteEngine } from '../engine/docker.ts';
-import { containerSpec } from './container-spec.ts';
+import { companionServices } from '../../functions/chutes/services.ts';
+import { companionSpec, containerSpec } from './container-spec.ts';
 
 /** The engine steps of the changes to one chute, each noted in the change record. */
 export function containerSteps(engine: ChuteEngine, name: string, note: Note, networkMode: string, chuteToken: (chute: string) => Promise<string>) {
@@ -45,10 +46,41 @@ export function containerSteps(engine: ChuteEngine, name: string, note: Note, ne
       await note(`stopped container ${shortId(id)}`);
     },
     async removeAll(): Promise<void> {
+      await this.removeCompanions();
       for (const container of await engine.containers(name)) {
         await engine.stop(name, container.Id);
         await engine.remove(name, container.Id);
         await note(`stopped and removed container ${shortId(container.Id)}`);
+      }
+    },
+    /**
+     * Runs the chute's other services beside its running container, each in a new container in that
+     * container's network namespace (one made earlier joined the namespace of an earlier run: it goes).
+     */
+    async startCompanions(chute: StoredChute): Promise<void> {
+      const services = companionServices(chute.record);
+      if (services.length === 0) return;
+      await this.removeCompanions();
+      const main = await current();
+      if (main === undefined) throw new Error(`chute ${name} has no container for its other services to join`);
+      for (const [service, entry] of services) {
+        const id = await engine.create(name, companionSpec(chute, service, entry, main.Id, await chuteToken(chute.name)));
+        await engine.start(name, id);
+        await note(`started container ${shortId(id)} of service ${service} from image ${String(entry.image)}`);
+      }
+    },
+    /** Stops the containers of the chute's other services (kept, with their logs, until the chute starts again). */
+    async stopCompanions(): Promise<void> {
+      for (const container of await engine.companions(name)) {
+        await engine.stop(name, container.Id);
+        await note(`stopped container ${shortId(container.Id)} of service ${container.service}`);
+      }
+    },
+    /** Removes the containers of the chute's other services. */
+    async removeCompanions(): Promise<void> {
+      for (const container of await engine.companions(name)) {
+        await engine.remove(name, container.Id);
+        await note(`removed container ${shortId(container.Id)} of service ${container.service}`);
       }
     },
     async remove(id: string): Promise<void> {

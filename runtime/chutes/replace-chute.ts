@@ -103,11 +103,15 @@ async function storeNext(replacement: Replacement, change: number, image: string
   for (const text of reservationNotes(recordedReservations(next.cache))) await note(text);
 }
 
-/** Sets the previous container aside (stopped, renamed), starts the new one, then removes the previous one. */
+/**
+ * Removes the containers of the chute's other services, sets the previous container aside (stopped,
+ * renamed), starts the new one and the new services' containers beside it, then removes the previous one.
+ */
 async function swapContainers({ chute, next, previous, steps, options }: Replacement, made: Made, note: Note): Promise<void> {
   const { networks } = options;
   // A network the update removes or reserves anew goes first; one it keeps stays up through the update.
   if (networks) await networks.down(withNetworksOnly(chute, droppedNetworks(chute, next)), note, 'remove', await steps.pid());
+  await steps.removeCompanions();
   if (previous !== undefined) {
     await leaveContainer(networks, chute, steps, note);
     await steps.stopContainer(previous.Id);
@@ -117,14 +121,16 @@ async function swapContainers({ chute, next, previous, steps, options }: Replace
   made.created = await steps.create(next);
   await steps.startContainer(made.created);
   if (networks) await networks.up(next, note, await steps.pid());
+  await steps.startCompanions(next);
   if (previous !== undefined) await steps.remove(previous.Id);
 }
 
-/** Undoes what the update `made`: the previous documents, container (running again when it ran) and networks back, `rollback.json` gone. */
+/** Undoes what the update `made`: the previous documents, container (running again when it ran, its services' containers with it) and networks back, `rollback.json` gone. */
 async function restorePrevious(replacement: Replacement, made: Made, note: Note): Promise<void> {
   const { chute, next, previous, steps, wasRunning, replacesRecord, replacesCache } = replacement;
   const { writer, networks } = replacement.options;
   await networks?.down(withNetworksOnly(next, droppedNetworks(next, chute)), note, 'remove');
+  await steps.removeCompanions();
   if (made.created !== undefined) await steps.remove(made.created);
   await writer.write(chute.name, 'service', chute.config);
   if (replacesCache) await writer.write(chute.name, 'cache', chute.cache);
@@ -136,5 +142,6 @@ async function restorePrevious(replacement: Replacement, made: Made, note: Note)
     if (wasRunning) await steps.startContainer(previous.Id);
   }
   if (networks && (wasRunning || previous === undefined)) await networks.up(chute, note, await steps.pid());
+  if (wasRunning || previous === undefined) await steps.startCompanions(chute);
   await writer.discard(chute.name, 'rollback');
 }

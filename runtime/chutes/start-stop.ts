@@ -4,14 +4,16 @@ import type { ChuteAtWork, ChuteNetworkHooks } from './chute-work.ts';
 import type { ContainerSteps } from './container-steps.ts';
 import type { ChuteWriter } from './store.ts';
 
-/** `start` (and the second half of `restart`): the chute's container runs, then its networks are up. */
+/** `start` (and the second half of `restart`): the chute's container runs, then its networks are up, then its other services run beside it. */
 export async function startChute({ options, chute, steps }: ChuteAtWork, request: ChangeRequestOf<'start' | 'restart'>, note: Note): Promise<undefined> {
-  await startWith(steps, options.writer, chute, request.environment, note);
-  if (options.networks) await options.networks.up(chute, note, await steps.pid());
+  const started = await startWith(steps, options.writer, chute, request.environment, note);
+  if (options.networks) await options.networks.up(started, note, await steps.pid());
+  await steps.startCompanions(started);
 }
 
-/** `stop`: the chute's interfaces leave its container, the container stops, its networks go down (their leases kept). */
+/** `stop`: the chute's other services stop, its interfaces leave its container, the container stops, its networks go down (their leases kept). */
 export async function stopChute({ options, chute, steps }: ChuteAtWork, _request: ChangeRequestOf<'stop'>, note: Note): Promise<undefined> {
+  await steps.stopCompanions();
   await leaveContainer(options.networks, chute, steps, note);
   await steps.stop();
   await options.networks?.down(chute, note, 'keep');
@@ -19,6 +21,7 @@ export async function stopChute({ options, chute, steps }: ChuteAtWork, _request
 
 /** `restart`: the container stops (the networks stay up) and starts again. */
 export async function restartChute(at: ChuteAtWork, request: ChangeRequestOf<'restart'>, note: Note): Promise<undefined> {
+  await at.steps.stopCompanions();
   await leaveContainer(at.options.networks, at.chute, at.steps, note);
   await at.steps.stop();
   await startChute(at, request, note);
@@ -27,7 +30,7 @@ export async function restartChute(at: ChuteAtWork, request: ChangeRequestOf<'re
 /**
  * Starts the chute as it is, or, with an `environment`, as ParaDrop does, replaces the record's
  * environment with it for good: the container is made again with it and, once it runs, the record is
- * stored with it (a later start or restart without one keeps it).
+ * stored with it (a later start or restart without one keeps it). Answers the chute as started.
  */
 async function startWith(
   steps: ContainerSteps,
@@ -35,12 +38,16 @@ async function startWith(
   chute: StoredChute,
   environment: Record<string, string> | undefined,
   note: Note,
-): Promise<void> {
-  if (environment === undefined) return steps.start(chute);
+): Promise<StoredChute> {
+  if (environment === undefined) {
+    await steps.start(chute);
+    return chute;
+  }
   const updated: StoredChute = { ...chute, record: { ...chute.record, environment } };
   await steps.start(updated, true);
   await writer.write(chute.name, 'chute', updated.record);
   await note(`stored the new environment (${Object.keys(environment).join(', ') || 'none'})`);
+  return updated;
 }
 
 /** Takes the chute's own interfaces out of its container when one runs, before it is stopped (`ChuteNetworkHooks.leave`). */

@@ -1,9 +1,10 @@
 import { resolvePlaceholders } from '../../functions/config/secret-placeholders.ts';
-import { chuteImageTag, isBuiltImage } from '../../functions/chutes/image-tag.ts';
+import { servicesOrRoot } from '../../functions/chutes/services.ts';
 import type { AfterSucceeded, ChangeRequestOf, Note } from '../changes/runner.ts';
 import type { ChuteAtWork, WorkDone } from './chute-work.ts';
-import { buildImage, removeBuiltImage } from './image-build.ts';
+import { removeBuiltImage } from './image-build.ts';
 import { replaceChute } from './replace-chute.ts';
+import { buildServices, builtImages, serviceRecord } from './service-images.ts';
 import { withCache } from './reserved-networks.ts';
 
 /**
@@ -18,25 +19,28 @@ export async function updateConfig(at: ChuteAtWork, request: ChangeRequestOf<'up
 }
 
 /**
- * `update`: the image built from the chute's new source, then the chute with the new record and
- * configuration in a new container from it (`replaceChute`). The image it replaces goes when chutebox
- * built it; the new one goes when the update fails.
+ * `update`: the images of the chute's services built from its new source, then the chute with the new
+ * record and configuration in new containers from them (`replaceChute`). The images it replaces go when
+ * chutebox built them; the new ones go when the update fails.
  */
 export async function updateFromSource(at: ChuteAtWork, request: ChangeRequestOf<'update'>, note: Note, id: number): Promise<WorkDone> {
   const { chute, engine, options } = at;
   const name = chute.name;
   const current = typeof chute.record.image === 'string' ? chute.record.image : undefined;
   return withCache(options, chute, request.config, async (cache) => {
-    const image = await buildImage(engine, name, request.source, chuteImageTag(name, request.version, id, current), options.networkMode, note);
-    const record = { ...chute.record, image, version: request.version, environment: request.environment };
+    const build = { engine, chute: name, source: request.source, version: request.version, change: id, networkMode: options.networkMode, current };
+    const services = serviceRecord(await buildServices(build, servicesOrRoot(request.services), note));
+    const owner = request.owner === undefined ? {} : { owner: request.owner };
+    const record = { ...chute.record, ...services, ...owner, version: request.version, environment: request.environment };
+    const built = builtImages(name, record);
     let after: AfterSucceeded;
     try {
-      after = await replaceChute(at, { ...chute, record, config: request.config, cache }, note, id, image);
+      after = await replaceChute(at, { ...chute, record, config: request.config, cache }, note, id, services.image);
     } catch (error) {
-      await removeBuiltImage(engine, image, note);
+      for (const image of built) await removeBuiltImage(engine, image, note);
       throw error;
     }
-    if (current !== undefined && current !== image && isBuiltImage(name, current)) await removeBuiltImage(engine, current, note);
+    for (const image of builtImages(name, chute.record)) if (!built.includes(image)) await removeBuiltImage(engine, image, note);
     return { after };
   });
 }

@@ -1,7 +1,8 @@
 import Docker from 'dockerode';
 import { isUnixSocket } from './socket.ts';
 import { noEngineAt } from './unreachable.ts';
-import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF } from '../../functions/core/device/index.ts';
+import { CHUTE_LABEL, chuteContainerName, CONTAINER_REF, MAIN_SERVICE_LABEL, SERVICE_LABEL } from '../../functions/core/device/index.ts';
+import { companionContainerName } from '../../functions/chutes/services.ts';
 
 /** How long the engine may take to list containers before it counts as absent. */
 const LIST_DEADLINE_MS = 2000;
@@ -125,6 +126,12 @@ export interface ChuteContainerSpec {
   networkMode: string;
   /** `HostConfig.CpuShares`, the relative CPU weight (`allocation.cpu_shares`); undefined: the engine's default (1024). */
   cpuShares: number | undefined;
+  /** What the container runs instead of its image's command: a string through `/bin/sh -c`, a list as it is. */
+  command?: string | readonly string[];
+  /** The name of the chute's main service, on the chute's own container of a chute installed with services (`io.chutebox.main-service`). */
+  mainService?: string;
+  /** The service of the chute this container runs, when it is not the main one (`chute-<chute>-<service>`, labelled `io.chutebox.service`). */
+  service?: string;
 }
 
 /** A chute's container as the lifecycle needs it. */
@@ -134,17 +141,24 @@ export interface ChuteContainer {
   State: string;
 }
 
+/** The container of a chute's service other than its main one. */
+export interface CompanionContainer extends ChuteContainer {
+  service: string;
+}
+
 /**
  * The chute lifecycle on one engine. Every call touches only containers labelled
  * `io.chutebox.chute=<chute>`: one that takes an id inspects the container first and refuses (throws)
  * when it is not that chute's. Engine failures are thrown as `EngineError`, with the engine's message.
  */
 export interface ChuteEngine {
-  /** The chute's containers (labelled with its name), running or not, the most recently created first. */
+  /** The chute's containers (labelled with its name, not with a service), running or not, the most recently created first. */
   containers(chute: string): Promise<ChuteContainer[]>;
+  /** The containers of the chute's services other than its main one (labelled `io.chutebox.service`). */
+  companions(chute: string): Promise<CompanionContainer[]>;
   /** Every chute container of the engine, as `listChuteContainers` answers them. */
   listAll(): Promise<Record<string, unknown>[]>;
-  /** Creates (does not start) container `chute-<chute>` labelled with the chute; answers its id. */
+  /** Creates (does not start) container `chute-<chute>` (`chute-<chute>-<service>` for `spec.service`) labelled with the chute; answers its id. */
   create(chute: string, spec: ChuteContainerSpec): Promise<string>;
   /** Starts the container; already running is fine. */
   start(chute: string, id: string): Promise<void>;
@@ -198,13 +212,22 @@ export async function chuteEngine(socketPath: string): Promise<ChuteEngine | nul
     return container;
   }
 
+  /** Every container labelled with the chute, the most recently created first. */
+  async function labelled(chute: string): Promise<Docker.ContainerInfo[]> {
+    const list = await engineCall(() => docker.listContainers({ all: true, filters: { label: [`${CHUTE_LABEL}=${chute}`] }, ...signal() }));
+    return list.filter((c) => c.Labels?.[CHUTE_LABEL] === chute).sort((a, b) => b.Created - a.Created);
+  }
+
   return {
     async containers(chute) {
-      const list = await engineCall(() => docker.listContainers({ all: true, filters: { label: [`${CHUTE_LABEL}=${chute}`] }, ...signal() }));
-      return list
-        .filter((c) => c.Labels?.[CHUTE_LABEL] === chute)
-        .sort((a, b) => b.Created - a.Created)
-        .map((c) => ({ Id: c.Id, State: c.State }));
+      return (await labelled(chute)).filter((c) => c.Labels?.[SERVICE_LABEL] === undefined).map((c) => ({ Id: c.Id, State: c.State }));
+    },
+    async companions(chute) {
+      const list = await labelled(chute);
+      return list.flatMap((c) => {
+        const service = c.Labels?.[SERVICE_LABEL];
+        return service === undefined ? [] : [{ Id: c.Id, State: c.State, service }];
+      });
     },
     async listAll() {
       const list = await engineCall(() => docker.listContainers({ all: true, filters: { label: [CHUTE_LABEL] }, ...signal() }));
@@ -214,10 +237,15 @@ export async function chuteEngine(socketPath: string): Promise<ChuteEngine | nul
       const ports = Object.entries(spec.portBindings).map(([port, host]) => [port.includes('/') ? port : `${port}/tcp`, String(host)] as const);
       const container = await engineCall(() =>
         docker.createContainer({
-          name: chuteContainerName(chute),
+          name: spec.service === undefined ? chuteContainerName(chute) : companionContainerName(chute, spec.service),
           Image: spec.image,
           Env: Object.entries(spec.env).map(([name, value]) => `${name}=${value}`),
-          Labels: { [CHUTE_LABEL]: chute },
+          Labels: {
+            [CHUTE_LABEL]: chute,
+            ...(spec.service === undefined ? {} : { [SERVICE_LABEL]: spec.service }),
+            ...(spec.mainService === undefined ? {} : { [MAIN_SERVICE_LABEL]: spec.mainService }),
+          },
+          ...(spec.command === undefined ? {} : { Cmd: typeof spec.command === 'string' ? ['/bin/sh', '-c', spec.command] : [...spec.command] }),
           ExposedPorts: Object.fromEntries(ports.map(([port]) => [port, {}])),
           HostConfig: {
             NetworkMode: spec.networkMode,

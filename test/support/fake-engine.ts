@@ -1,5 +1,5 @@
-import { CHUTE_LABEL } from '../../functions/core/device/index.ts';
-import { chuteContainerName } from '../../functions/core/device/index.ts';
+import { CHUTE_LABEL, chuteContainerName, SERVICE_LABEL } from '../../functions/core/device/index.ts';
+import { companionContainerName } from '../../functions/chutes/services.ts';
 import { EngineError, type ChuteContainerSpec, type ChuteEngine } from '../../runtime/engine/docker.ts';
 
 /** A container of the fake engine. */
@@ -8,6 +8,8 @@ export interface FakeContainer {
   /** `chute-<chute>`, or `chute-<chute>-<suffix>` once set aside. */
   name: string;
   chute: string;
+  /** The chute's service it runs, when not the main one. */
+  service?: string;
   State: 'created' | 'running' | 'exited';
   /** What it was created from; a container a test adds by hand has none. */
   spec?: ChuteContainerSpec;
@@ -56,9 +58,13 @@ export function fakeEngine(): ChuteEngine & {
     async containers(chute: string) {
       await engine.before?.('containers');
       return containers
-        .filter((c) => c.chute === chute)
+        .filter((c) => c.chute === chute && c.service === undefined)
         .sort((a, b) => b.created - a.created)
         .map((c) => ({ Id: c.Id, State: c.State }));
+    },
+    async companions(chute: string) {
+      await engine.before?.('companions');
+      return containers.flatMap((c) => (c.chute === chute && c.service !== undefined ? [{ Id: c.Id, State: c.State, service: c.service }] : []));
     },
     async listAll() {
       await engine.before?.('listAll');
@@ -68,14 +74,14 @@ export function fakeEngine(): ChuteEngine & {
         State: c.State,
         Status: c.State === 'exited' ? 'Exited (0) 1 second ago' : '',
         Created: c.created,
-        Labels: { [CHUTE_LABEL]: c.chute },
+        Labels: { [CHUTE_LABEL]: c.chute, ...(c.service === undefined ? {} : { [SERVICE_LABEL]: c.service }) },
       }));
     },
     async create(chute: string, spec: ChuteContainerSpec) {
       await engine.before?.('create');
-      const name = chuteContainerName(chute);
+      const name = spec.service === undefined ? chuteContainerName(chute) : companionContainerName(chute, spec.service);
       if (containers.some((c) => c.name === name)) throw new EngineError(`Conflict. The container name "/${name}" is already in use`);
-      return engine.add(chute, { State: 'created', spec }).Id;
+      return engine.add(chute, { State: 'created', spec, name, ...(spec.service === undefined ? {} : { service: spec.service }) }).Id;
     },
     async start(chute: string, id: string) {
       await engine.before?.('start');

@@ -1,3 +1,4 @@
+import type { ChuteServices } from './chute-services.ts';
 /** The change log of a device: changes are queued, run one after another per chute, and kept. */
 export interface DeviceChanges {
   /**
@@ -65,6 +66,10 @@ export interface ChuteInstall {
   environment: Record<string, string>;
   /** `{ cpu_shares?, prioritize_traffic?, … }` as the client gave it. */
   allocation: Record<string, unknown>;
+  /** The services of a chute installed from its source (functions/chutes/services.ts); none: one container from `image`. */
+  services?: ChuteServices;
+  /** paradrop.yaml's `owner`. */
+  owner?: string | null;
 }
 
 /**
@@ -78,6 +83,10 @@ export interface ChuteUpdate {
   config: Record<string, unknown>;
   environment: Record<string, string>;
   source: Uint8Array;
+  /** The services of the new source, which replace the record's; none: one container built from the source's root. */
+  services?: ChuteServices;
+  /** paradrop.yaml's `owner`. */
+  owner?: string | null;
 }
 
 /** The actions a change can ask for. */

@@ -6,6 +6,7 @@ import type { DeviceServices } from './services.ts';
 import type { DeviceSources } from './sources.ts';
 
 export * from './changes.ts';
+export * from './chute-services.ts';
 export * from './events.ts';
 export * from './logs.ts';
 export * from './names.ts';

@@ -3,6 +3,12 @@
 /** The label that marks a container as a chute; its value is the chute name. */
 export const CHUTE_LABEL = 'io.chutebox.chute';
 
+/** The label of the container of a chute's service other than its main one; its value is the service's name. */
+export const SERVICE_LABEL = 'io.chutebox.service';
+
+/** The label of a chute's own container that names its main service, on a chute installed with services. */
+export const MAIN_SERVICE_LABEL = 'io.chutebox.main-service';
+
 /** The container name of a chute: `chute-<chute>`. */
 export function chuteContainerName(chute: string): string {
   return `chute-${chute}`;
