@@ -124,6 +124,11 @@ describe.skipIf(skipped)(`multi-service and light chutes on chutebox serve with 
     expect(db!.Config.Image).toBe('chutebox-test:busybox');
     expect(db!.Config.Env).toEqual(expect.arrayContaining(['ROLE=db', 'VERSION=1', 'STAGE=both']));
     expect(db!.HostConfig.NetworkMode).toBe(`container:${web!.Id}`);
+    // Each service may call the API as its chute, with the chute's one token.
+    const tokenOf = (env: string[]) => env.find((entry) => entry.startsWith('PARADROP_API_TOKEN='));
+    expect(tokenOf(db!.Config.Env)).toBeDefined();
+    expect(tokenOf(db!.Config.Env)).toBe(tokenOf(web!.Config.Env));
+    expect(db!.Config.Env).toContain('PARADROP_CHUTE_NAME=pair');
     expect(await printed(web!.Id, ['busybox', 'cat', '/who', '/page.txt'], 'web 1\npage 1\n')).toBe('web 1\npage 1\n');
     const telemetry = (await (await fetch(`${server!.url}/api/v1/info/telemetry`)).json()) as { chutes: { name: string; service: string; state: string }[] };
     const pair = telemetry.chutes.filter((entry) => entry.name === 'pair').map(({ service, state }) => ({ service, state }));
