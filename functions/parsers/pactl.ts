@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** PulseAudio's volume for 100% (`PA_VOLUME_NORM`): ParaDrop's volumes are a channel's value over it. */
 export const PA_VOLUME_NORM = 65536;
@@ -44,7 +44,7 @@ const ServerSchema = z.object({
 
 const DevicesSchema = z.array(
   z.object({
-    index: z.number().int(),
+    index: z.int(),
     name: z.string(),
     description: z.string(),
     channel_map: z.string(),
