@@ -33,7 +33,8 @@ export interface AudioModule {
   n_used: number;
 }
 
-const ServerSchema = z.object({
+/** The fields of `pactl -f json info` that ParaDrop answers (pactl prints more). */
+export const PactlServerSchema = z.object({
   default_sink_name: z.string(),
   default_source_name: z.string(),
   host_name: z.string(),
@@ -62,7 +63,7 @@ const ModulesSchema = z.array(z.object({ name: z.string(), usage_counter: z.stri
  * // { default_sink_name: 'null', default_source_name: 'null.monitor', host_name: 'vm', … }
  */
 export function parsePactlInfo(text: string): AudioServer | null {
-  const parsed = ServerSchema.safeParse(json(text));
+  const parsed = PactlServerSchema.safeParse(json(text));
   return parsed.success ? parsed.data : null;
 }
 

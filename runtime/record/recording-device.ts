@@ -193,6 +193,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     settings: () => inner.settings(),
     factoryReset: () => inner.factoryReset(),
     followEvents: (listener, after) => inner.followEvents(listener, after),
+    audio: inner.audio,
     network(target) {
       const host = inner.network(target);
       const id = JSON.stringify([target.chute, target.network]);
