@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callFunction } from '../../test/support/call-function.ts';
-import { rawFixture } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
+import { nullSinkPactl } from '../../test/support/pulseaudio.ts';
 import * as infoGet from './info.get.ts';
 import * as infoPut from './info.put.ts';
 import * as modulesGet from './modules.get.ts';
@@ -12,16 +12,7 @@ import * as sourceVolume from './source-volume.put.ts';
 import * as sources from './sources.get.ts';
 
 /** A device whose audio server answers what the real pactl printed for a null sink (fixtures/raw/pactl/). */
-const audioDevice = () =>
-  memoryDevice({
-    audio: {
-      info: rawFixture('pactl/info.json'),
-      sinks: rawFixture('pactl/sinks.json'),
-      sources: rawFixture('pactl/sources.json'),
-      modules: rawFixture('pactl/modules.json'),
-      'modules-short': rawFixture('pactl/modules-short.txt'),
-    },
-  });
+const audioDevice = () => memoryDevice({ audio: nullSinkPactl() });
 
 describe('/api/v1/audio', () => {
   it('answers the server, the null sink, its monitor and the modules in ParaDrop shapes', async () => {

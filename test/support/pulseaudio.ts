@@ -3,7 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { RecordedPactl } from '../../emulator/scenario/audio.ts';
 import { findOnPath } from './dockerd.ts';
+import { rawFixture } from './info-devices.ts';
 
 /*
  * A real PulseAudio with a null sink (Debian's `pulseaudio` and `pulseaudio-utils`), for the tests of
@@ -70,4 +72,15 @@ export async function startPulseaudio(): Promise<RunningPulseaudio> {
   }
   await stop();
   throw new Error('PulseAudio did not answer pactl within 10 s');
+}
+
+/** What the real pactl printed for a PulseAudio with a null sink (fixtures/raw/pactl/), as a memory device's `audio`. */
+export function nullSinkPactl(): RecordedPactl {
+  return {
+    info: rawFixture('pactl/info.json'),
+    sinks: rawFixture('pactl/sinks.json'),
+    sources: rawFixture('pactl/sources.json'),
+    modules: rawFixture('pactl/modules.json'),
+    'modules-short': rawFixture('pactl/modules-short.txt'),
+  };
 }
