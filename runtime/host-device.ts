@@ -11,6 +11,7 @@ import { hostChanges } from './device/host-changes.ts';
 import { hostNetworks, networkTools } from './device/host-networks.ts';
 import { chutesOnEngine, deviceConfig, engineClient, loadedEngine, type HostParts } from './device/host-parts.ts';
 import { hostServices } from './device/host-services.ts';
+import { hostAudio } from './device/host-audio.ts';
 import { hostSources } from './device/host-sources.ts';
 import { hostRecover } from './device/host-recover.ts';
 import { DEFAULT_NETWORK_TOOLS, type NetworkTools } from './network/tools.ts';
@@ -200,6 +201,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       reset,
     }),
     chuteLogs: async (chute, options) => (await loadedEngine(engine)).chuteLogs(socketPath, chute, options),
+    ...hostAudio(),
     followEvents: events.followEvents,
     publishEvent: events.publish,
     async recover() {

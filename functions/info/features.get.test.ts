@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { infoOf } from '../../test/support/info-devices.ts';
+import { callFunction } from '../../test/support/call-function.ts';
+import { infoOf, rawFixture } from '../../test/support/info-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import * as features from './features.get.ts';
 
@@ -7,6 +8,13 @@ import * as features from './features.get.ts';
 const OPENWRT = ['ip', 'iw', 'hostapd', 'hostapd_cli', 'dnsmasq', 'nsenter', 'nft'];
 
 describe('GET /api/v1/info/features', () => {
+  it('lists audio last where the audio server answers pactl info, and not where it does not', async () => {
+    const info = rawFixture('pactl/info.json');
+    const withAudio = memoryDevice({ containers: [], audio: { info, sinks: '[]', sources: '[]', modules: '[]', 'modules-short': '' } });
+    expect((await callFunction(features, withAudio)).body).toEqual(['hostapd-control', 'docker', 'audio']);
+    expect((await callFunction(features, memoryDevice({ containers: [] }))).body).toEqual(['hostapd-control', 'docker']);
+  });
+
   it('responds with 200 and hostapd-control and docker when a container engine answers', async () => {
     expect(await infoOf(features, { containers: [] })).toEqual(['hostapd-control', 'docker']);
   });

@@ -194,6 +194,7 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     factoryReset: () => inner.factoryReset(),
     snapd: (request) => inner.snapd(request),
     followEvents: (listener, after) => inner.followEvents(listener, after),
+    audio: inner.audio,
     network(target) {
       const host = inner.network(target);
       const id = JSON.stringify([target.chute, target.network]);

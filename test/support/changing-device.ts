@@ -6,6 +6,7 @@ import { drivers, EDITED_HOST_CONFIG, netInterfaces } from './config-devices.ts'
 import { combine, pciRouter, radios } from './info-devices.ts';
 import { memoryDevice, memoryNetworks, type MemoryDevice, type MemoryDeviceSpec, type MemoryNetwork } from './memory-device.ts';
 import { CREDENTIALS } from './provisioning-devices.ts';
+import { nullSinkPactl } from './pulseaudio.ts';
 import { sshKey } from './ssh-keys.ts';
 
 /*
@@ -84,6 +85,7 @@ function startingSpec(usage: ContainerUse): MemoryDeviceSpec {
     accounts: { passwd: PASSWD, keys: { paradrop: `${sshKey('ed25519')}\n` } },
     provisioning: { telemetry: { enabled: false, interval: 60 }, now: () => spec.now! },
     hostConfig: { now: () => spec.now! },
+    audio: nullSinkPactl(),
   };
   spec.chutes!.hello!.record!.resources = { reserved_until: new Date(spec.now!) };
   return spec;
@@ -269,6 +271,16 @@ const PARADROP: Account = { name: 'paradrop', uid: 1000, gid: 1000, home: '/home
 function serviceChanges(device: MemoryDevice): DeviceChange[] {
   return [
     movingOn('a change is submitted', () => device.submitChange({ action: 'stop', chute: 'bare' })),
+    movingOn('the null sink and its monitor get a new volume, and a module is loaded', async (times) => {
+      await device.audio.setVolume('sink', 'null', [times * 1000]);
+      await device.audio.setVolume('source', 'null.monitor', [times * 1000]);
+      await device.audio.loadModule('module-null-sink');
+    }),
+    backAndForth(
+      'the default sink becomes the monitor, then the null sink again',
+      () => device.audio.setDefault('sink', 'null.monitor'),
+      () => device.audio.setDefault('sink', 'null'),
+    ),
     backAndForth(
       'the host configuration is stored, then reset to the generated one',
       async () => (await device.hostConfig.perform({ action: 'update-hostconfig', config: EDITED_HOST_CONFIG }, async () => {}))(),

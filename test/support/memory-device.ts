@@ -27,6 +27,7 @@ import { uploadedImageTags } from '../../functions/parsers/image-archive.ts';
 import { recordedNetworks } from '../../emulator/scenario/recorded-networks.ts';
 import { recordedLogs } from '../../emulator/scenario/logs.ts';
 import { scenarioSnapd } from '../../emulator/scenario/snapd.ts';
+import { emulatedAudio, type RecordedPactl } from '../../emulator/scenario/audio.ts';
 
 /** What a test device holds; everything is optional and missing means "the device lacks it". */
 export interface MemoryDeviceSpec {
@@ -59,6 +60,8 @@ export interface MemoryDeviceSpec {
   settings?: Settings;
   /** Chute name → the lines it printed, oldest first, replayed on the device's clock (the emulator's `recordedLogs`); none by default. */
   logs?: Record<string, LogEntry[]>;
+  /** What pactl prints on the device (the emulator's audio server edits it); no audio server by default. */
+  audio?: RecordedPactl;
 }
 
 /**
@@ -138,6 +141,7 @@ export function memoryDevice(spec: MemoryDeviceSpec = {}): MemoryDevice {
     ...changeFacet,
     ...services,
     ...logs,
+    audio: emulatedAudio(spec.audio ?? null),
     followEvents: events.followEvents,
     publishEvent: events.publish,
   };

@@ -1,0 +1,71 @@
+import type { AudioKind, DeviceAudio, PactlListing } from '../../functions/core/device/index.ts';
+
+/** What pactl printed on the recorded device, by listing; a scenario without audio has none. */
+export type RecordedPactl = Record<PactlListing, string>;
+
+/** A JSON object of pactl's output, as the emulator edits it. */
+type PactlEntry = Record<string, unknown>;
+
+/**
+ * The audio server of a scenario: it answers the recorded pactl outputs and edits them as the real
+ * server would change (the default sink or source, a volume, a loaded module), so a later listing
+ * shows the change. Without recorded outputs every listing is null, as on a device without PulseAudio.
+ * `state()` and `restore()` carry the outputs, for the emulator's snapshots.
+ *
+ * @example
+ * const audio = emulatedAudio(recorded);
+ * await audio.setVolume('sink', 'null', [32768]); // then pactl('sinks') shows 32768 on each channel
+ */
+export function emulatedAudio(recorded: RecordedPactl | null): DeviceAudio['audio'] & {
+  state(): RecordedPactl | null;
+  restore(state: RecordedPactl | null): void;
+} {
+  let outputs = recorded === null ? null : { ...recorded };
+  const edit = (listing: PactlListing, change: (value: PactlEntry[] & PactlEntry) => void) => {
+    if (outputs === null) throw new Error('the scenario has no audio server');
+    const value = JSON.parse(outputs[listing]);
+    change(value);
+    outputs = { ...outputs, [listing]: JSON.stringify(value) };
+  };
+  return {
+    pactl: async (listing) => outputs?.[listing] ?? null,
+    setDefault: async (kind, name) =>
+      edit('info', (info) => {
+        info[`default_${kind}_name`] = name;
+      }),
+    setVolume: async (kind, name, volumes) =>
+      edit(listingOf(kind), (entries) => {
+        const entry = entries.find((one) => one.name === name);
+        const channels = Object.values((entry?.volume ?? {}) as Record<string, { value: number; value_percent: string }>);
+        for (const [at, channel] of channels.entries()) {
+          channel.value = volumes[volumes.length === 1 ? 0 : at] ?? channel.value;
+          channel.value_percent = `${Math.round((channel.value * 100) / 65536)}%`;
+        }
+      }),
+    loadModule: async (name) => {
+      const short = outputs?.['modules-short'] ?? '';
+      const index =
+        Math.max(
+          -1,
+          ...short
+            .split('\n')
+            .map((line) => Number.parseInt(line, 10))
+            .filter(Number.isInteger),
+        ) + 1;
+      edit('modules', (modules) => {
+        modules.push({ name, argument: '', usage_counter: '0', properties: {} });
+      });
+      outputs = outputs && { ...outputs, 'modules-short': `${short}${index}\t${name}\t\t\n` };
+      return index;
+    },
+    state: () => outputs,
+    restore: (state) => {
+      outputs = state;
+    },
+  };
+}
+
+/** The listing that holds a sink or a source. */
+function listingOf(kind: AudioKind): PactlListing {
+  return kind === 'sink' ? 'sinks' : 'sources';
+}
