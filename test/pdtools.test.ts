@@ -16,6 +16,8 @@ const pdtools = skipWithoutPdtools('test/pdtools.test.ts');
 
 /** The commands that work against the emulator today: a regression in any of them fails the test. */
 const WORKING = [
+  'connect-snap-interfaces',
+  'create-user',
   'describe-chute',
   'describe-chute-cache',
   'describe-chute-configuration',
@@ -36,6 +38,8 @@ const WORKING = [
   'list-chute-network-clients',
   'list-chute-networks',
   'list-chutes',
+  'list-devices',
+  'list-snap-interfaces',
   'list-ssh-keys',
   'login',
   'logout',
@@ -45,6 +49,7 @@ const WORKING = [
   'remove-chute-network-client',
   'restart-chute',
   'set-configuration',
+  'set-password',
   'shutdown',
   'start-chute',
   'stop-chute',
@@ -146,9 +151,10 @@ describe.skipIf(pdtools.skipped)(`every pdtools node command against emulate${pd
       ['provision', { args: ['router-id', 'router-key', '--controller', 'http://127.0.0.1:9', '--wamp', 'ws://127.0.0.1:9/ws'] }],
       ['login', { stdin: 'paradrop\n\n' }],
       ['logout', {}],
-      ['set-password', { stdin: 'paradrop\nsecret-pass\nsecret-pass\n' }],
       ['reboot', {}],
       ['shutdown', {}],
+      // Last: the login of every command before it is the emulator's default one.
+      ['set-password', { stdin: 'paradrop\nsecret-pass\nsecret-pass\n' }],
     ]);
   }
 
