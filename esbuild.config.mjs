@@ -28,6 +28,8 @@ const ENTRIES = {
   'chute-lifecycle': 'runtime/chutes/chute-lifecycle.entry.ts',
   // The device configuration (host configuration, pdconf, provisioning, accounts), loaded on first use.
   'device-config': 'runtime/device-config/index.ts',
+  // The host's audio server through pactl, loaded on the first audio request.
+  'host-audio': 'runtime/device/host-audio.ts',
   // The host's factory reset, loaded on the first one.
   'host-reset': 'runtime/device/host-reset.ts',
   // serve's change runner and its log's files (opened, written, kept within their bound), loaded when serve first opens the log.

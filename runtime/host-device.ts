@@ -11,7 +11,6 @@ import { hostChanges } from './device/host-changes.ts';
 import { hostNetworks, networkTools } from './device/host-networks.ts';
 import { chutesOnEngine, deviceConfig, engineClient, loadedEngine, type HostParts } from './device/host-parts.ts';
 import { hostServices } from './device/host-services.ts';
-import { hostAudio } from './device/host-audio.ts';
 import { hostSources } from './device/host-sources.ts';
 import { hostRecover } from './device/host-recover.ts';
 import { DEFAULT_NETWORK_TOOLS, type NetworkTools } from './network/tools.ts';
@@ -185,6 +184,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const { config } = host;
   /** The host's sources of events (stations, leases, chute states), started by `recover`. */
   let sources: Promise<EventSource> | undefined;
+  const audioOfHost = async () => (await import('./device/host-audio.ts')).hostAudio().audio;
   const device: HostDevice = {
     ...hostSources({ socketPath, chutes, engine, settings: options.settings }),
     ...hostNetworks(tools),
@@ -201,7 +201,13 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
       reset,
     }),
     chuteLogs: async (chute, options) => (await loadedEngine(engine)).chuteLogs(socketPath, chute, options),
-    ...hostAudio(),
+    // pactl's side: runtime/device/host-audio.ts, a bundle loaded on the first audio request.
+    audio: {
+      pactl: async (listing) => (await audioOfHost()).pactl(listing),
+      setDefault: async (kind, name) => (await audioOfHost()).setDefault(kind, name),
+      setVolume: async (kind, name, volumes) => (await audioOfHost()).setVolume(kind, name, volumes),
+      loadModule: async (name) => (await audioOfHost()).loadModule(name),
+    },
     followEvents: events.followEvents,
     publishEvent: events.publish,
     async recover() {

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { HttpProblem } from '../../functions/core/problem.ts';
 
 /** scrypt cost parameters for new hashes (Node's defaults: 16 MiB of memory per hash). */
 const COST = { N: 16384, r: 8, p: 1 };
@@ -50,4 +51,24 @@ function derive(password: string, salt: Buffer, length: number, cost: typeof COS
   return new Promise((resolve, reject) => {
     scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key)));
   });
+}
+
+/**
+ * `users` (a `UserTable`) with `username`'s password set to `password` (hashed), as `POST /api/v1/password/change`
+ * sets it: the first account while there is none, then only an existing one.
+ *
+ * @throws HttpProblem 422 naming `body.username` for an account the device does not have, or `body.password` for an empty password.
+ */
+export async function withPassword(users: Readonly<Record<string, string>>, username: string, password: string): Promise<Record<string, string>> {
+  const names = Object.keys(users);
+  if (names.length > 0 && !Object.hasOwn(users, username)) {
+    throw invalidAccount('body.username', `the device has no account named ${username}: change the password of ${names.join(', ')}`);
+  }
+  if (password === '') throw invalidAccount('body.password', 'an empty password is no password: POST /api/v1/password/clear to remove the passwords');
+  return { ...users, [username]: await hashPassword(password) };
+}
+
+/** A 422 naming the field of a password change that the device cannot take. */
+function invalidAccount(path: string, message: string): HttpProblem {
+  return new HttpProblem(422, `the password was not changed: ${message}`, { errors: [{ path, message }] });
 }

@@ -269,15 +269,8 @@ export function createPolicy(options: PolicyOptions): AuthPolicy {
     },
 
     changePassword(username, password) {
-      return oneAtATime(async () => {
-        const users = await options.users();
-        if (hasAccounts(users) && !Object.hasOwn(users, username)) {
-          throw invalidAccount('body.username', `the device has no account named ${username}: change the password of ${Object.keys(users).join(', ')}`);
-        }
-        if (password === '') throw invalidAccount('body.password', 'an empty password is no password: POST /api/v1/password/clear to remove the passwords');
-        const { hashPassword } = await import('./passwords.ts');
-        await options.store.write({ ...users, [username]: await hashPassword(password) });
-      });
+      // The checks and the hash: runtime/auth/passwords.ts, a bundle loaded on the first one.
+      return oneAtATime(async () => options.store.write(await (await import('./passwords.ts')).withPassword(await options.users(), username, password)));
     },
 
     clearPasswords() {
@@ -313,11 +306,6 @@ const CHUTE_BEARER = /^bearer\s+chute\./i;
 function hasAccounts(users: UserTable): boolean {
   for (const _ in users) return true;
   return false;
-}
-
-/** A 422 naming the field of a password change that the device cannot take. */
-function invalidAccount(path: string, message: string): HttpProblem {
-  return new HttpProblem(422, `the password was not changed: ${message}`, { errors: [{ path, message }] });
 }
 
 /** The 401 answer to a request whose `Authorization` header is missing or names no user. */
