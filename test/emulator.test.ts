@@ -106,8 +106,20 @@ describe('chutebox emulate (default scenario)', () => {
     });
   });
 
-  it('GET /api/v1/info/features responds with docker, as the scenario has an engine, and chute-networks, as it has their programs', async () => {
-    expect(await get('features')).toEqual(['hostapd-control', 'docker', 'chute-networks']);
+  it("answers the audio server the scenario recorded (pactl's own outputs), and a volume set is read back", async () => {
+    const audio = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.url}/api/v1/audio/${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const recorded = JSON.parse(await readFile(new URL('pactl/sinks.json', SCENARIO), 'utf8')) as { name: string }[];
+    const sinks = (await (await audio('sinks')).json()) as { name: string; volume: number[] }[];
+    expect(sinks.map((sink) => sink.name)).toEqual(recorded.map((sink) => sink.name));
+    expect((await audio(`sinks/${sinks[0]!.name}/volume`, { method: 'PUT', body: '[0.5]' })).status).toBe(200);
+    const after = (await (await audio('sinks')).json()) as { name: string; volume: number[] }[];
+    expect(after[0]!.volume.every((volume) => Math.abs(volume - 0.5) < 0.01)).toBe(true);
+    expect((await audio('sinks/nosuch/volume', { method: 'PUT', body: '[0.5]' })).status).toBe(404);
+  });
+
+  it('GET /api/v1/info/features responds with docker, as the scenario has an engine, chute-networks, as it has their programs, and audio, as it records pactl', async () => {
+    expect(await get('features')).toEqual(['hostapd-control', 'docker', 'chute-networks', 'audio']);
   });
 
   it('GET /api/v1/info/environment responds with the recorded environment, secrets redacted', async () => {

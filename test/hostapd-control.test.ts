@@ -138,7 +138,7 @@ describe('GET /api/v1/chutes/:chute/networks/:network/hostapd_control/ws on chut
 
   it('answers an upgrade request to another path as that path answers it, and closes the connection', async () => {
     const answer = refused(await openWebSocket(`${server.url}/api/v1/info/features`));
-    expect(answer).toMatchObject({ status: 200, body: ['hostapd-control', 'docker', 'chute-networks'] });
+    expect(answer).toMatchObject({ status: 200, body: ['hostapd-control', 'docker', 'chute-networks', 'audio'] });
   });
 });
 

@@ -1,4 +1,5 @@
-import type { AudioKind, DeviceAudio, PactlListing } from '../../functions/core/device/index.ts';
+import type { AudioKind, Device, DeviceAudio, PactlListing } from '../../functions/core/device/index.ts';
+import { PACTL_FILES } from '../../runtime/scenario/format.ts';
 
 /** What pactl printed on the recorded device, by listing; a scenario without audio has none. */
 export type RecordedPactl = Record<PactlListing, string>;
@@ -68,4 +69,30 @@ export function emulatedAudio(recorded: RecordedPactl | null): DeviceAudio['audi
 /** The listing that holds a sink or a source. */
 function listingOf(kind: AudioKind): PactlListing {
   return kind === 'sink' ? 'sinks' : 'sources';
+}
+
+/** The pactl outputs a scenario's files record; null for a scenario that records no audio server (no `pactl/info.json`). */
+export async function recordedPactl(files: Pick<Device, 'readFile'>): Promise<RecordedPactl | null> {
+  const listings = Object.keys(PACTL_FILES) as PactlListing[];
+  const texts = await Promise.all(listings.map((listing) => files.readFile(PACTL_FILES[listing])));
+  if (texts[0] === null) return null;
+  return Object.fromEntries(listings.map((listing, at) => [listing, texts[at] ?? ''])) as RecordedPactl;
+}
+
+/**
+ * The audio server of a scenario: `emulatedAudio` over the pactl outputs its files record, read on the
+ * first audio call; none (every listing null, as on a device without PulseAudio) where it records none.
+ *
+ * @example
+ * await scenarioAudio(files).pactl('sinks') // the recorded `pactl -f json list sinks`
+ */
+export function scenarioAudio(files: Pick<Device, 'readFile'>): DeviceAudio['audio'] {
+  let made: Promise<DeviceAudio['audio']> | undefined;
+  const audio = () => (made ??= recordedPactl(files).then(emulatedAudio));
+  return {
+    pactl: async (listing) => (await audio()).pactl(listing),
+    setDefault: async (kind, name) => (await audio()).setDefault(kind, name),
+    setVolume: async (kind, name, volumes) => (await audio()).setVolume(kind, name, volumes),
+    loadModule: async (name) => (await audio()).loadModule(name),
+  };
 }

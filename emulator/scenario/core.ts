@@ -28,7 +28,7 @@ import { recordedLogs, scenarioLogs } from './logs.ts';
 import { scenarioSnapd } from './snapd.ts';
 import { checkCompiledScenario, normalizePosix, treeFiles } from './tree.ts';
 import { livingNetwork, type LivingNetwork } from '../living/living.ts';
-import { emulatedAudio } from './audio.ts';
+import { scenarioAudio } from './audio.ts';
 
 /** How a scenario is served. */
 export interface ScenarioOptions {
@@ -247,8 +247,8 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
           pause: emulated.pause,
         }),
         followEvents: living === null ? events.followEvents : watched(events.followEvents, living),
-        // Scenarios record no audio server yet: every listing is null, and `audio` is not a feature.
-        audio: emulatedAudio(null),
+        // What pactl printed on the recorded device (`pactl/`), edited by the audio requests; none without it.
+        audio: scenarioAudio(files),
       },
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readEntries } from '../../functions/core/logs.ts';
 import type { LogEntry } from '../../functions/core/device/index.ts';
 import { memoryAccounts, scenarioAccounts } from '../../emulator/scenario/accounts.ts';
+import { scenarioAudio } from '../../emulator/scenario/audio.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { rootedFiles } from '../device/files.ts';
@@ -24,6 +25,23 @@ describe('recordingDevice', () => {
     const dir = await folder('scenario');
     await writeScenario(recording, dir, 'a recording');
     expect(await scenarioAccounts(rootedFiles(dir)).passwd()).toBe(passwd);
+  });
+
+  it("records what pactl prints as the scenario's pactl/ files, which a scenario's audio server answers again", async () => {
+    const recorded = {
+      info: '{"server_name":"pulseaudio"}',
+      sinks: '[{"name":"null"}]',
+      sources: '[]',
+      modules: '[]',
+      'modules-short': '0\tmodule-null-sink\t\t\n',
+    };
+    const { device, recording } = recordingDevice(memoryDevice({ audio: recorded }));
+    for (const listing of Object.keys(recorded) as (keyof typeof recorded)[]) expect(await device.audio.pactl(listing)).toBe(recorded[listing]);
+    await device.uname();
+    const dir = await folder('scenario-audio');
+    await writeScenario(recording, dir, 'a recording');
+    const audio = scenarioAudio(rootedFiles(dir));
+    for (const listing of Object.keys(recorded) as (keyof typeof recorded)[]) expect(await audio.pactl(listing)).toBe(recorded[listing]);
   });
 
   it("records a chute's log read without following, answering it again from the recording; a follow goes to the device", async () => {

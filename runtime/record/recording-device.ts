@@ -1,6 +1,6 @@
 import { entryStream, readEntries } from '../../functions/core/logs.ts';
 import type { Device, FsStats, LogEntry, NetworkHost, StoredChute, Uname } from '../../functions/core/device/index.ts';
-import { PASSWD_FILE } from '../scenario/format.ts';
+import { PACTL_FILES, PASSWD_FILE } from '../scenario/format.ts';
 
 /** Everything a Device was asked and what it answered, keyed by device path. */
 export interface Recording {
@@ -194,7 +194,18 @@ export function recordingDevice(inner: Device): { device: Device; recording: Rec
     factoryReset: () => inner.factoryReset(),
     snapd: (request) => inner.snapd(request),
     followEvents: (listener, after) => inner.followEvents(listener, after),
-    audio: inner.audio,
+    audio: {
+      ...inner.audio,
+      // What pactl prints, kept where a scenario's audio server reads it (`PACTL_FILES`).
+      pactl: (listing) =>
+        once(
+          `pactl:${listing}`,
+          () => inner.audio.pactl(listing),
+          (text) => {
+            if (text !== null) recording.files.set(PACTL_FILES[listing], text);
+          },
+        ),
+    },
     network(target) {
       const host = inner.network(target);
       const id = JSON.stringify([target.chute, target.network]);

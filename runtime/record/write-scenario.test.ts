@@ -215,7 +215,7 @@ describe('writeScenario', () => {
       'cbafb046481ff1fa349d0b39af2e2b07c90cd96610dcf03a85b9aac2ec822186',
     ]);
     expect((answers[4] as { chutes: { pids: number }[] }).chutes[0]!.pids).toBeGreaterThan(0);
-    expect(answers[3]).toEqual(['hostapd-control', 'docker', 'chute-networks']);
+    expect(answers[3]).toEqual(['hostapd-control', 'docker', 'chute-networks', 'audio']);
   });
 
   it('records the network interfaces so that GET /api/v1/config/new-config answers the same on the copy', async () => {

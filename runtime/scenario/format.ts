@@ -2,7 +2,7 @@ import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { byLogTime, LogEntrySchema, logLine } from '../../functions/core/logs.ts';
-import { CONTAINER_REF, type LogEntry } from '../../functions/core/device/index.ts';
+import { CONTAINER_REF, type LogEntry, type PactlListing } from '../../functions/core/device/index.ts';
 import { KNOWN_PROGRAMS } from '../../functions/info/features.ts';
 import { SsidSchema } from '../../functions/networks/ssid-body.ts';
 import type { ChuteFormat } from '../chutes/store.ts';
@@ -21,6 +21,15 @@ export const STATS_DIR = 'engine/stats';
 export function statsFile(containerId: string): string {
   return `${STATS_DIR}/${containerId}.json`;
 }
+
+/** Where a scenario keeps what `pactl` printed, by listing: the device's audio server (emulator/scenario/audio.ts). */
+export const PACTL_FILES: Readonly<Record<PactlListing, string>> = {
+  info: '/pactl/info.json',
+  sinks: '/pactl/sinks.json',
+  sources: '/pactl/sources.json',
+  modules: '/pactl/modules.json',
+  'modules-short': '/pactl/modules-short.txt',
+};
 
 /** Where the passwd database is, on a device and in a scenario (`etc/passwd`). */
 export const PASSWD_FILE = '/etc/passwd';
