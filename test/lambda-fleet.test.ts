@@ -25,8 +25,8 @@ const spec: FleetSpec = {
 /** The fleet's devices that run the default scenario, whose hotspot chute has a guest access point. */
 const defaults = Array.from({ length: spec.size }, (_, index) => fleetMember(spec, index)).filter((member) => member.scenario === 'default');
 
-/** How long each step of a change takes on the fleet's devices. */
-const DELAY_MS = 300;
+/** How long each step of a change takes on the fleet's devices: longer than a read takes on a loaded machine, so that the test sees each state. */
+const DELAY_MS = 1500;
 
 const saved: Record<string, string | undefined> = {};
 let store: DeviceStore;
