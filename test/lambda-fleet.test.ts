@@ -120,10 +120,11 @@ describe('a fleet on Lambda', () => {
   it('shows a change queued by one invocation running, then succeeded, to later ones as its steps come due, nothing running in between', async () => {
     const [stop, change] = await Promise.all([lambdaBundle('chutes-stop-post'), lambdaBundle('changes-change-get')]);
     const id = defaults[2]!.id;
+    // The process's timers: the handler leaves none of its own (one of the test's clients may end one of theirs meanwhile).
     const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
     const before = timers();
     const { change_id } = bodyOf(await stop(httpApiEvent('POST', `/devices/${id}/api/v1/chutes/hotspot/stop`))) as { change_id: number };
-    expect(timers()).toBe(before);
+    expect(timers()).toBeLessThanOrEqual(before);
     const read = async () => bodyOf(await change(httpApiEvent('GET', `/devices/${id}/api/v1/changes/${change_id}`))) as ChangeRecord;
     const states = new Set<string>();
     let record = await read();
@@ -139,6 +140,6 @@ describe('a fleet on Lambda', () => {
     expect([at('running'), at('succeeded')]).toEqual([DELAY_MS, 2 * DELAY_MS]);
     // Only the POST wrote: the reads derived each step from the times stored.
     expect((await store.read(id))?.version).toBe(1);
-    expect(timers()).toBe(before);
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 });
