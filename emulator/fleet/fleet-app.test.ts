@@ -59,6 +59,13 @@ describe('a fleet over HTTP', () => {
     expect(await (await fetch(`/devices/router-1${ssid}`)).json()).not.toMatchObject({ ssid: 'only-router-0' });
   });
 
+  it('sends /devices/<id> to /devices/<id>/, where its portal and relative links are, its query kept', async () => {
+    const sent = await fetch('/devices/router-3?view=phone');
+    expect(sent.status).toBe(308);
+    expect(sent.headers.get('location')).toBe('/devices/router-3/?view=phone');
+    expect((await fetch('/devices/router-3/api/v1/info/features')).status).toBe(200);
+  });
+
   it('finds a device by its host name too', async () => {
     const byHost = await fetch('/api/v1/chutes/hotspot/networks/guest/ssid', { host: 'router-0.fleet.test:8080' });
     expect(await byHost.json()).toMatchObject({ ssid: 'only-router-0' });

@@ -94,7 +94,7 @@ export function fleetApp(options: FleetAppOptions): Hono {
     });
   }
   front.notFound((c) => problemResponse(noResource(c.req.path)));
-  front.onError((error, c) => problemResponse(error));
+  front.onError((error) => problemResponse(error));
 
   /** `request` answered by the device `id` names, at `path` of its own API (`forwarded`: the request at that path). */
   async function toDevice(request: Request, env: unknown, context: Parameters<Fetch>[2], id: string, path: string, prefixed: boolean): Promise<Response> {
@@ -113,7 +113,10 @@ export function fleetApp(options: FleetAppOptions): Hono {
   openEventStreams.set(front, openEventStreams.get(api) ?? new Set());
   const frontFetch = front.fetch;
   front.fetch = (request, env, context) => {
-    const address = deviceAddress(pathOf(request.url), request.headers.get('host'), options.domain);
+    const path = pathOf(request.url);
+    const address = deviceAddress(path, request.headers.get('host'), options.domain);
+    // `/devices/<id>` is the device's root, its portal's relative links below `/devices/<id>/`: sent there, as a folder is.
+    if (address?.prefixed === true && address.path === '/' && !path.endsWith('/')) return withSlash(request, path);
     if (address !== null) return toDevice(request, env, context, address.id, address.path, address.prefixed);
     return frontFetch(request, env, context);
   };
@@ -182,6 +185,12 @@ function pathOf(url: string): string {
   if (start < 0) return '/';
   const end = url.search(/[?#]/);
   return url.slice(start, end < start ? undefined : end);
+}
+
+/** A permanent redirect of `request` to `path` with a slash after it, its query kept. */
+function withSlash(request: Request, path: string): Response {
+  const query = request.url.indexOf('?');
+  return new Response(null, { status: 308, headers: { location: `${path}/${query < 0 ? '' : request.url.slice(query)}` } });
 }
 
 /** The same request at another path of the same origin, its query kept. */
