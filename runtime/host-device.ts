@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_DOCKER_SOCKET, DEFAULT_SNAPD_SOCKET, DEFAULT_STATE_DIR } from '../functions/core/device/index.ts';
+import { DEFAULT_DOCKER_SOCKET, DEFAULT_SNAPD_SOCKET, DEFAULT_STATE_DIR, deferredAudio } from '../functions/core/device/index.ts';
 import type { Device, Settings } from '../functions/core/device/index.ts';
 import type { ConfigFacetOptions } from './device-config/index.ts';
 import type { ChangeLogBound } from './changes/bound.ts';
@@ -184,7 +184,6 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
   const { config } = host;
   /** The host's sources of events (stations, leases, chute states), started by `recover`. */
   let sources: Promise<EventSource> | undefined;
-  const audioOfHost = async () => (await import('./device/host-audio.ts')).hostAudio().audio;
   const device: HostDevice = {
     ...hostSources({ socketPath, chutes, engine, settings: options.settings }),
     ...hostNetworks(tools),
@@ -202,12 +201,7 @@ export function createHostDevice(options: HostDeviceOptions = {}): HostDevice {
     }),
     chuteLogs: async (chute, options) => (await loadedEngine(engine)).chuteLogs(socketPath, chute, options),
     // pactl's side: runtime/device/host-audio.ts, a bundle loaded on the first audio request.
-    audio: {
-      pactl: async (listing) => (await audioOfHost()).pactl(listing),
-      setDefault: async (kind, name) => (await audioOfHost()).setDefault(kind, name),
-      setVolume: async (kind, name, volumes) => (await audioOfHost()).setVolume(kind, name, volumes),
-      loadModule: async (name) => (await audioOfHost()).loadModule(name),
-    },
+    audio: deferredAudio(async () => (await import('./device/host-audio.ts')).hostAudio().audio),
     followEvents: events.followEvents,
     publishEvent: events.publish,
     async recover() {

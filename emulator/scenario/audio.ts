@@ -1,4 +1,4 @@
-import type { AudioKind, Device, DeviceAudio, PactlListing } from '../../functions/core/device/index.ts';
+import { deferredAudio, type AudioKind, type Device, type DeviceAudio, type PactlListing } from '../../functions/core/device/index.ts';
 import { PACTL_FILES } from '../../runtime/scenario/format.ts';
 
 /** What pactl printed on the recorded device, by listing; a scenario without audio has none. */
@@ -87,12 +87,5 @@ export async function recordedPactl(files: Pick<Device, 'readFile'>): Promise<Re
  * await scenarioAudio(files).pactl('sinks') // the recorded `pactl -f json list sinks`
  */
 export function scenarioAudio(files: Pick<Device, 'readFile'>): DeviceAudio['audio'] {
-  let made: Promise<DeviceAudio['audio']> | undefined;
-  const audio = () => (made ??= recordedPactl(files).then(emulatedAudio));
-  return {
-    pactl: async (listing) => (await audio()).pactl(listing),
-    setDefault: async (kind, name) => (await audio()).setDefault(kind, name),
-    setVolume: async (kind, name, volumes) => (await audio()).setVolume(kind, name, volumes),
-    loadModule: async (name) => (await audio()).loadModule(name),
-  };
+  return deferredAudio(async () => emulatedAudio(await recordedPactl(files)));
 }

@@ -24,3 +24,21 @@ export interface DeviceAudio {
     loadModule(name: string): Promise<number>;
   };
 }
+
+/**
+ * An audio facet made on its first call by `load` (a bundle imported, recorded outputs read), and
+ * kept: each action waits for it, then calls it.
+ *
+ * @example
+ * const audio = deferredAudio(async () => (await import('./host-audio.ts')).hostAudio().audio);
+ */
+export function deferredAudio(load: () => Promise<DeviceAudio['audio']>): DeviceAudio['audio'] {
+  let made: Promise<DeviceAudio['audio']> | undefined;
+  const audio = () => (made ??= load());
+  return {
+    pactl: async (listing) => (await audio()).pactl(listing),
+    setDefault: async (kind, name) => (await audio()).setDefault(kind, name),
+    setVolume: async (kind, name, volumes) => (await audio()).setVolume(kind, name, volumes),
+    loadModule: async (name) => (await audio()).loadModule(name),
+  };
+}
