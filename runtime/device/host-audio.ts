@@ -1,6 +1,9 @@
+import { access } from 'node:fs/promises';
+import path from 'node:path';
 import type { AudioKind, DeviceAudio, PactlListing } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { runTool, type Tool } from '../tools/run.ts';
+import { sharedRuns } from '../tools/shared-run.ts';
 
 /** `pactl` on PATH; it finds the server as any PulseAudio client does (`PULSE_SERVER`, the user's runtime folder). */
 const PACTL: Tool = { name: 'pactl', path: 'pactl', setting: 'PATH' };
@@ -19,24 +22,61 @@ const LIMITS = { timeoutMs: 5000, maxOutputBytes: 1024 * 1024 };
 
 /**
  * The host's audio server through `pactl` (docs/decisions/0059): argument arrays, never a shell. A
- * listing is null when pactl is missing or no server answers it.
+ * listing is null when pactl is missing or no server answers it, and at once, without a pactl run,
+ * when no server can listen (`serverMayListen`): a device without PulseAudio pays nothing. Concurrent
+ * requests for one listing share one pactl run (`sharedRuns`); a listing asked for after an action
+ * ends never shares a run begun before it, as each action starts a new generation of runs.
  *
  * @example
  * await hostAudio().audio.pactl('info') // '{"server_name":"pulseaudio",…}'
  */
 export function hostAudio(): DeviceAudio {
+  const listings = sharedRuns<string | null>();
+  let generation = 0;
+  /** Runs an action; the listings asked for once it ended run pactl anew. */
+  const acting = async <T>(action: Promise<T>): Promise<T> => {
+    try {
+      return await action;
+    } finally {
+      generation += 1;
+    }
+  };
   return {
     audio: {
-      async pactl(listing) {
-        const result = await runTool(PACTL, LISTINGS[listing], LIMITS).catch(() => null);
-        return result?.code === 0 ? result.stdout : null;
+      pactl: async (listing) => {
+        if (!(await serverMayListen(process.env))) return null;
+        return listings.run(`${generation} ${listing}`, async () => {
+          const result = await runTool(PACTL, LISTINGS[listing], LIMITS).catch(() => null);
+          return result?.code === 0 ? result.stdout : null;
+        });
       },
-      setDefault: async (kind, name) => void (await pactl([`set-default-${kind}`, name], 502)),
-      setVolume: async (kind: AudioKind, name, volumes) => void (await pactl([`set-${kind}-volume`, name, ...volumes.map(String)], 502)),
-      loadModule: async (name) => Number.parseInt(await pactl(['load-module', name], 422), 10),
+      setDefault: async (kind, name) => void (await acting(pactl([`set-default-${kind}`, name], 502))),
+      setVolume: async (kind: AudioKind, name, volumes) => void (await acting(pactl([`set-${kind}-volume`, name, ...volumes.map(String)], 502))),
+      loadModule: async (name) => Number.parseInt(await acting(pactl(['load-module', name], 422)), 10),
     },
   };
 }
+
+/**
+ * Whether a PulseAudio server may listen, as libpulse finds one: `PULSE_SERVER` names it, or a socket
+ * is in the user's runtime folder (`PULSE_RUNTIME_PATH`, `XDG_RUNTIME_DIR/pulse`) or the system-wide
+ * instance's (`/run/pulse`). A server elsewhere (a TCP one of client.conf) is reached through `PULSE_SERVER`.
+ */
+async function serverMayListen(env: NodeJS.ProcessEnv): Promise<boolean> {
+  if (env.PULSE_SERVER) return true;
+  const folders = [env.PULSE_RUNTIME_PATH, env.XDG_RUNTIME_DIR && path.join(env.XDG_RUNTIME_DIR, 'pulse'), SYSTEM_RUNTIME];
+  for (const folder of folders) if (folder && (await exists(path.join(folder, 'native')))) return true;
+  return false;
+}
+
+const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
+/** The runtime folder of PulseAudio's system-wide instance (`pulseaudio --system`), as Debian builds it. */
+const SYSTEM_RUNTIME = '/run/pulse';
 
 /** Runs pactl and answers what it printed; a refusal is a problem of `status`, with pactl's reason. */
 async function pactl(args: string[], status: number): Promise<string> {
