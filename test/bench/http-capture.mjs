@@ -44,15 +44,21 @@ async function discover(base, headers) {
 /**
  * The concrete paths of the read mix on the server at `base`: each GET route of dist/manifest.json
  * on its path (not its aliases, the same function again), in manifest order, parameters filled in. Answers `{ paths, skipped }`; a route whose
- * parameter has no value here (`/changes/:id` with no change) is skipped, and named in `skipped`.
+ * parameter has no value here (`/changes/:id` with no change), or of a feature the device lacks (the
+ * audio routes where `GET /api/v1/info/features` lists no `audio`), is skipped, and named in `skipped`.
  */
 export async function mixPaths(base, headers = {}) {
   const manifest = JSON.parse(await readFile(path.join(root, 'dist/manifest.json'), 'utf8'));
   const values = await discover(base, headers);
+  const audio = (await getJson(base, '/api/v1/info/features', headers)).includes('audio');
   const paths = [];
   const skipped = [];
   for (const fn of manifest.functions) {
     if (fn.method !== 'GET') continue;
+    if (!audio && fn.path.startsWith('/api/v1/audio/')) {
+      skipped.push(fn.path);
+      continue;
+    }
     const names = [...fn.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
     const unknown = names.filter((name) => !(name in values));
     if (unknown.length > 0) throw new Error(`the bench does not know how to fill :${unknown.join(', :')} of GET ${fn.path}: teach test/bench/http-capture.mjs`);

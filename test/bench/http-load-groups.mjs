@@ -156,7 +156,9 @@ export async function mixGroup({ m, opts, previous }) {
     }
     console.log(`\n2. Read mix: ${mix.emulate.paths.length} GET paths in turn, wrk -t1 -c${CONNECTIONS} -d${opts.seconds}s, ${opts.rounds} interleaved rounds`);
     console.log(wrap(`paths (emulate, under /api/v1): ${mix.emulate.paths.map((p) => p.replace('/api/v1', '')).join(' ')}`));
-    if (mix.emulate.skipped.length > 0) console.log(`   left out (no value for a parameter on this device): ${mix.emulate.skipped.join(', ')}`);
+    for (const key of ['emulate', 'serve']) {
+      if (mix[key].skipped.length > 0) console.log(`   left out on ${key} (no value for a parameter, or a feature it lacks): ${mix[key].skipped.join(', ')}`);
+    }
     for (const key of ['emulate', 'serve']) {
       const slowest = Object.entries(mix[key].singleMs)
         .sort((a, b) => b[1] - a[1])
