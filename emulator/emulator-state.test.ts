@@ -7,6 +7,8 @@ import * as stopPost from '../functions/chutes/stop.post.ts';
 import * as hostconfigPut from '../functions/config/hostconfig.put.ts';
 import * as provisionPost from '../functions/config/provision.post.ts';
 import * as sshKeysPost from '../functions/config/ssh-keys.post.ts';
+import * as sinkVolumePut from '../functions/audio/sink-volume.put.ts';
+import * as modulesPost from '../functions/audio/modules.post.ts';
 import type { ChangeAccepted } from '../functions/chutes/schemas.ts';
 import type { Device } from '../functions/core/device/index.ts';
 import { HttpProblem } from '../functions/core/problem.ts';
@@ -79,7 +81,7 @@ async function changed(device: Device, answer: Answer<ChangeAccepted>): Promise<
   expect(await settledChange(device, answer.body.change_id)).toMatchObject({ state: 'succeeded' });
 }
 
-/** Installs a chute, stops another, sets an SSID, disconnects a station, edits the host configuration, adds an SSH key and provisions. */
+/** Installs a chute, stops another, sets an SSID, disconnects a station, edits the host configuration, adds an SSH key, provisions, sets a sink's volume and loads an audio module. */
 async function changeEverything(device: Device): Promise<void> {
   const install = {
     name: 'newcomer',
@@ -94,6 +96,8 @@ async function changeEverything(device: Device): Promise<void> {
   await changed(device, await callFunction(hostconfigPut, device, {}, EDITED_HOST_CONFIG));
   expect((await callFunction(sshKeysPost, device, { user: 'paradrop' }, { key: sshKey('ed25519') })).status).toBe(200);
   expect((await callFunction(provisionPost, device, {}, PROVISION)).status).toBe(200);
+  expect((await callFunction(sinkVolumePut, device, { sink: 'null' }, [0.25, 0.5])).status).toBe(200);
+  expect((await callFunction(modulesPost, device, {}, { name: 'module-null-sink' })).status).toBe(200);
 }
 
 describe('reset()', () => {
@@ -113,6 +117,8 @@ describe('reset()', () => {
       'GET /api/v1/config/sshKeys/:user {"user":"paradrop"}',
       'GET /api/v1/config/provision {}',
       'GET /api/v1/changes {}',
+      'GET /api/v1/audio/sinks {}',
+      'GET /api/v1/audio/modules {}',
     ]) {
       expect(changedAnswers[key], key).toBeDefined();
       expect(changedAnswers[key], key).not.toEqual(loaded[key]);
@@ -201,10 +207,12 @@ describe('snapshot() and restore()', () => {
       'hostConfig',
       'provisioning',
       'accounts',
+      'audio',
       'seed',
       'clock',
     ]);
     expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+    expect(state.audio?.['modules-short']).toMatch(/\tmodule-null-sink\t/);
     expect(state.networks).toEqual([
       { chute: 'hotspot', network: 'guest', ssid: 'lab', disconnected: [] },
       { chute: 'hello-world', network: 'wifi', ssid: null, disconnected: [MACS[0]] },

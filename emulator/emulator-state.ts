@@ -6,6 +6,7 @@ import { AccountsStateSchema, authorizedKeysFile, type AccountsState } from './s
 import { ChangeLogStateSchema, ChutesStateSchema, EngineStateSchema, type ChangesState } from './scenario/changes.ts';
 import { ClockReadingSchema, type ClockReading } from './emulated-clock.ts';
 import { HostConfigStateSchema, type HostConfigState } from './scenario/host-config.ts';
+import { AudioStateSchema, type RecordedPactl } from './scenario/audio.ts';
 import { ProvisioningStateSchema, type ProvisioningState } from './scenario/provisioning.ts';
 import { NetworksStateSchema, type NetworksState } from './scenario/recorded-networks.ts';
 import { FaultsStateSchema, type FaultsState } from './faults/state.ts';
@@ -65,6 +66,8 @@ export interface EmulatorState extends ChangesState {
   clock: ClockReading;
   /** The fault rules and their counts (emulator/faults/state.ts); a state without them leaves the rules as they are. */
   faults?: FaultsState;
+  /** The audio server's pactl outputs once requests edited them (emulator/scenario/audio.ts); without it, the recorded ones. */
+  audio?: RecordedPactl;
 }
 
 /** An `EmulatorState` as JSON gives it: each field checked by its facet's schema. */
@@ -81,6 +84,7 @@ export const EmulatorStateSchema = z.strictObject({
   seed: SeedSchema,
   clock: ClockReadingSchema,
   faults: z.optional(FaultsStateSchema),
+  audio: z.optional(AudioStateSchema),
 });
 
 /** Snapshots, restores and resets of an emulated device, in-process. */

@@ -1,8 +1,24 @@
+import * as z from 'zod/mini';
 import { deferredAudio, type AudioKind, type Device, type DeviceAudio, type PactlListing } from '../../functions/core/device/index.ts';
 import { PACTL_FILES } from '../../runtime/scenario/format.ts';
 
 /** What pactl printed on the recorded device, by listing; a scenario without audio has none. */
 export type RecordedPactl = Record<PactlListing, string>;
+
+/** A listing `pactl -f json` prints: JSON text. */
+const pactlJson = z.string().check(
+  z.refine((text) => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be JSON, as pactl -f json prints it'),
+);
+
+/** The pactl outputs an emulator state carries once requests edited them (emulator/emulator-state.ts). */
+export const AudioStateSchema = z.strictObject({ info: pactlJson, sinks: pactlJson, sources: pactlJson, modules: pactlJson, 'modules-short': z.string() });
 
 /** A JSON object of pactl's output, as the emulator edits it. */
 type PactlEntry = Record<string, unknown>;
@@ -11,22 +27,22 @@ type PactlEntry = Record<string, unknown>;
  * The audio server of a scenario: it answers the recorded pactl outputs and edits them as the real
  * server would change (the default sink or source, a volume, a loaded module), so a later listing
  * shows the change. Without recorded outputs every listing is null, as on a device without PulseAudio.
- * `state()` and `restore()` carry the outputs, for the emulator's snapshots.
+ * `edited()` answers the outputs once a request changed them (undefined before), for the emulator's
+ * snapshots.
  *
  * @example
  * const audio = emulatedAudio(recorded);
  * await audio.setVolume('sink', 'null', [32768]); // then pactl('sinks') shows 32768 on each channel
  */
-export function emulatedAudio(recorded: RecordedPactl | null): DeviceAudio['audio'] & {
-  state(): RecordedPactl | null;
-  restore(state: RecordedPactl | null): void;
-} {
+export function emulatedAudio(recorded: RecordedPactl | null): DeviceAudio['audio'] & { edited(): RecordedPactl | undefined } {
   let outputs = recorded === null ? null : { ...recorded };
+  let edited = false;
   const edit = (listing: PactlListing, change: (value: PactlEntry[] & PactlEntry) => void) => {
     if (outputs === null) throw new Error('the scenario has no audio server');
     const value = JSON.parse(outputs[listing]);
     change(value);
     outputs = { ...outputs, [listing]: JSON.stringify(value) };
+    edited = true;
   };
   return {
     pactl: async (listing) => outputs?.[listing] ?? null,
@@ -59,10 +75,7 @@ export function emulatedAudio(recorded: RecordedPactl | null): DeviceAudio['audi
       outputs = outputs && { ...outputs, 'modules-short': `${short}${index}\t${name}\t\t\n` };
       return index;
     },
-    state: () => outputs,
-    restore: (state) => {
-      outputs = state;
-    },
+    edited: () => (edited && outputs !== null ? outputs : undefined),
   };
 }
 
@@ -81,11 +94,19 @@ export async function recordedPactl(files: Pick<Device, 'readFile'>): Promise<Re
 
 /**
  * The audio server of a scenario: `emulatedAudio` over the pactl outputs its files record, read on the
- * first audio call; none (every listing null, as on a device without PulseAudio) where it records none.
+ * first audio call, or over the outputs a state's requests left (`edited`); none (every listing null,
+ * as on a device without PulseAudio) where it records none. `edited()` answers what a snapshot keeps.
  *
  * @example
- * await scenarioAudio(files).pactl('sinks') // the recorded `pactl -f json list sinks`
+ * await scenarioAudio(files).audio.pactl('sinks') // the recorded `pactl -f json list sinks`
  */
-export function scenarioAudio(files: Pick<Device, 'readFile'>): DeviceAudio['audio'] {
-  return deferredAudio(async () => emulatedAudio(await recordedPactl(files)));
+export function scenarioAudio(files: Pick<Device, 'readFile'>, edited?: RecordedPactl): { audio: DeviceAudio['audio']; edited(): RecordedPactl | undefined } {
+  let made: ReturnType<typeof emulatedAudio> | undefined;
+  if (edited !== undefined) {
+    made = emulatedAudio(edited);
+    // Edited before the state was taken: a later snapshot keeps the outputs even if no request edits them again.
+    return { audio: made, edited: () => made!.edited() ?? edited };
+  }
+  const audio = deferredAudio(async () => (made ??= emulatedAudio(await recordedPactl(files))));
+  return { audio, edited: () => made?.edited() };
 }

@@ -222,6 +222,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     /** Provisioning and a pdconf reload are refused during a factory reset, as on a device. */
     const guard = resetGuard();
     const { snapshot: accountsSnapshot, ...accounts } = scenarioAccounts(files, state?.accounts);
+    const audio = scenarioAudio(files, state?.audio);
     self = emulatedChanges(
       {
         ...sources,
@@ -248,7 +249,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         }),
         followEvents: living === null ? events.followEvents : watched(events.followEvents, living),
         // What pactl printed on the recorded device (`pactl/`), edited by the audio requests; none without it.
-        audio: scenarioAudio(files),
+        audio: audio.audio,
       },
       {
         delayMs: options.changeDelayMs ?? DEFAULT_CHANGE_DELAY_MS,
@@ -276,7 +277,13 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     return {
       device: served,
       /** This state's part of a snapshot: all but the networks and the clock. */
-      snapshot: async () => ({ ...(await changes()), hostConfig: hostConfig.snapshot(), provisioning: provisioning.snapshot(), accounts: accountsSnapshot() }),
+      snapshot: async () => ({
+        ...(await changes()),
+        hostConfig: hostConfig.snapshot(),
+        provisioning: provisioning.snapshot(),
+        accounts: accountsSnapshot(),
+        audio: audio.edited(),
+      }),
       underWay,
       /** Stops what would go on after the device leaves this state: telemetry. */
       leave: () => provisioning.stop(),
@@ -325,6 +332,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
           hostConfig: part.hostConfig,
           provisioning: part.provisioning,
           accounts: part.accounts,
+          ...(part.audio === undefined ? {} : { audio: part.audio }),
           seed,
           clock: emulated.read(),
         };

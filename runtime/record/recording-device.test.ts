@@ -40,7 +40,7 @@ describe('recordingDevice', () => {
     await device.uname();
     const dir = await folder('scenario-audio');
     await writeScenario(recording, dir, 'a recording');
-    const audio = scenarioAudio(rootedFiles(dir));
+    const { audio } = scenarioAudio(rootedFiles(dir));
     for (const listing of Object.keys(recorded) as (keyof typeof recorded)[]) expect(await audio.pactl(listing)).toBe(recorded[listing]);
   });
 

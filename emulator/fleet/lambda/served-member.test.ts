@@ -33,6 +33,15 @@ describe('a request on a device of a fleet on Lambda', () => {
     expect(runs).toBe(MOST_ATTEMPTS);
   });
 
+  it("keeps a sink's volume set by one invocation for the next, and no other device gets it", async () => {
+    const fleet: LambdaFleet = { scenarios: await loadFleetScenarios(spec), store: memoryStore(), origin: Date.now(), device: {} };
+    const sinks = (index: number) => serveMember(fleet, fleetMember(spec, index), `read-${index}`, (device) => device.audio.pactl('sinks'));
+    const before = await sinks(0);
+    await serveMember(fleet, fleetMember(spec, 0), 'set-volume', (device) => device.audio.setVolume('sink', 'null', [16384]));
+    expect(await sinks(0)).toContain('"value":16384');
+    expect(await sinks(1)).toBe(before);
+  });
+
   it("sends no telemetry while it carries a provisioned device's clock on from when it was stored: the outbound handler sends it", async () => {
     const member = fleetMember(spec, 2);
     const tenMinutesAgo = Date.now() - 600_000;
