@@ -393,6 +393,8 @@ describe.skipIf(skipped)(`chute changes on chutebox serve with a container engin
       const theta = await onlyContainerOf('theta');
       expect(theta.Config.Image).toBe('chutebox-test:uploaded');
       expect(theta.State.Running).toBe(true);
+      // What the engine keeps of its output is bounded: a chatty chute cannot fill the flash.
+      expect(theta.HostConfig.LogConfig).toEqual({ Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '2' } });
       expect((await engine!.docker.getImage('chutebox-test:uploaded').inspect()).RepoTags).toContain('chutebox-test:uploaded');
       await succeeded(await submit('DELETE', '/chutes/theta'));
     });

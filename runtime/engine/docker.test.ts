@@ -182,6 +182,7 @@ describe('chuteEngine (dist/chute-lifecycle.mjs)', () => {
         PortBindings: { '80/tcp': [{ HostPort: '8080' }], '53/udp': [{ HostPort: '5353' }] },
         Dns: ['192.0.2.53'],
         CpuShares: 512,
+        LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '2' } },
       },
     });
   });

@@ -13,6 +13,12 @@ const STATS_DEADLINE_MS = 5000;
 const LIFECYCLE_DEADLINE_MS = 60_000;
 /** Seconds a chute container gets to stop before the engine kills it. */
 const STOP_GRACE_SECONDS = 10;
+/**
+ * What the engine keeps of a chute container's output: json-file (what `docker logs` and the chute log
+ * routes read) in at most two files of 1 MiB, the older dropped, so a chatty chute cannot fill a
+ * router's flash (the engine's default json-file grows without bound).
+ */
+const CHUTE_LOG_CONFIG = { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '2' } };
 
 /*
  * The engine calls of the host Device, on the Docker Engine behind a UNIX socket: the two reads of the
@@ -252,6 +258,7 @@ export async function chuteEngine(socketPath: string): Promise<ChuteEngine | nul
             PortBindings: Object.fromEntries(ports.map(([port, host]) => [port, [{ HostPort: host }]])),
             ...(spec.dns === undefined ? {} : { Dns: spec.dns }),
             ...(spec.cpuShares === undefined ? {} : { CpuShares: spec.cpuShares }),
+            LogConfig: CHUTE_LOG_CONFIG,
           },
           ...signal(),
         }),
