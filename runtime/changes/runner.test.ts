@@ -9,7 +9,7 @@ import { memoryChangeLog } from './memory-log.ts';
 import { everyAction } from '../../test/support/change-effects.ts';
 import { endedChange } from '../../test/support/change-log.ts';
 import { eventBuffer } from '../events/buffer.ts';
-import { changeRunner, type ChangeEffect } from './runner.ts';
+import { changeRunner, MOST_CHANGES_UNDER_WAY, type ChangeEffect } from './runner.ts';
 
 const temp = useTempDir('chutebox-changes-');
 
@@ -276,6 +276,21 @@ describe('the runtime change log', () => {
     listed!.state = 'failed';
     expect((await runner.change(1))!.state).toBe('succeeded');
     expect((await runner.change(1))!.messages.map((m) => m.text)).not.toContain('tampered');
+  });
+});
+
+describe('how many changes may wait', () => {
+  it(`answers 429 with Retry-After beyond ${MOST_CHANGES_UNDER_WAY} changes queued or running, records nothing of it, and takes changes again once one ended`, async () => {
+    const { perform, release } = gatedPerform();
+    const runner = changeRunner({ openLog: async () => memoryChangeLog(), effects: everyAction(perform) });
+    // Submitted at once: the bound holds against concurrent submissions too.
+    const submitted = await Promise.allSettled(Array.from({ length: MOST_CHANGES_UNDER_WAY + 5 }, () => runner.submitChange(stop('busy'))));
+    const refused = submitted.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason);
+    expect(refused).toHaveLength(5);
+    expect(refused[0]).toMatchObject({ status: 429, headers: { 'retry-after': '1' } });
+    expect((await runner.changes()).map((change) => change.id)).toEqual(Array.from({ length: MOST_CHANGES_UNDER_WAY }, (_, i) => i + 1));
+    await release('stop busy');
+    expect(await runner.submitChange(stop('busy'))).toMatchObject({ id: MOST_CHANGES_UNDER_WAY + 1, state: 'queued' });
   });
 });
 

@@ -138,6 +138,13 @@ export interface ChangesUnderWay {
  * const runner = changeRunner({ openLog: () => openChangeLog('/var/lib/chutebox/changes', Date.now), effects });
  * const { id } = await runner.submitChange({ action: 'stop', chute: 'hello' }); // state 'queued'
  */
+/**
+ * How many changes may be queued or running at once: each holds its request (a chute's whole
+ * configuration) in memory until it ends, so a client that queues faster than the device works is
+ * told to wait (429 with `Retry-After`) rather than let the queue grow without bound.
+ */
+export const MOST_CHANGES_UNDER_WAY = 100;
+
 export function changeRunner(options: ChangeRunnerOptions): ChangeRunner & ChangesUnderWay {
   const now = options.now ?? Date.now;
   const bound = options.bound ?? DEFAULT_CHANGE_LOG_BOUND;
@@ -164,6 +171,8 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner & Chang
   let trimmed: Promise<void> = Promise.resolve();
   /** The request of each change queued or running. */
   const requests = new Map<number, ChangeRequest>();
+  /** Submissions past the bound's check whose record is not saved yet. */
+  let submitting = 0;
 
   /** Runs `work` on record `id` once the work queued on it before is done: its saves, or its removal. */
   function afterSaves(id: number, work: () => Promise<void>): Promise<void> {
@@ -274,22 +283,33 @@ export function changeRunner(options: ChangeRunnerOptions): ChangeRunner & Chang
     async submitChange(request) {
       if (exclusive > 0) throw new HttpProblem(409, 'a factory reset is in progress: no change is accepted until it is done');
       const changes = await log();
-      const time = new Date(now()).toISOString();
-      const record: ChangeRecord = {
-        id: changes.nextId++,
-        action: request.action,
-        chute: changeSubject(request),
-        state: 'queued',
-        created: time,
-        updated: time,
-        messages: [{ time, text: 'queued' }],
-      };
-      await changes.save(record);
-      changes.records.set(record.id, record);
-      published('change.queued', record);
-      const answer = structuredClone(record);
-      enqueue(changes, record.id, request, 'queued');
-      return answer;
+      // Counted from here, before its record is saved: concurrent submissions cannot overshoot the bound.
+      if (requests.size + submitting >= MOST_CHANGES_UNDER_WAY) {
+        throw new HttpProblem(429, `${MOST_CHANGES_UNDER_WAY} changes are queued or running: submit this one once some have ended`, {
+          headers: { 'retry-after': '1' },
+        });
+      }
+      submitting += 1;
+      try {
+        const time = new Date(now()).toISOString();
+        const record: ChangeRecord = {
+          id: changes.nextId++,
+          action: request.action,
+          chute: changeSubject(request),
+          state: 'queued',
+          created: time,
+          updated: time,
+          messages: [{ time, text: 'queued' }],
+        };
+        await changes.save(record);
+        changes.records.set(record.id, record);
+        published('change.queued', record);
+        const answer = structuredClone(record);
+        enqueue(changes, record.id, request, 'queued');
+        return answer;
+      } finally {
+        submitting -= 1;
+      }
     },
     change: (id) =>
       log().then((changes) => {

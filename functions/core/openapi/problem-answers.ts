@@ -67,8 +67,8 @@ export const PROBLEM_ANSWERS: Readonly<Record<number, { description: string; hea
     headers: { Upgrade: { description: 'The protocol to upgrade to', schema: { type: 'string', enum: ['websocket'] } } },
   },
   429: {
-    description: 'Too many failed logins from this address',
-    headers: { 'Retry-After': { description: 'Seconds until the address may try again', schema: { type: 'integer' } } },
+    description: 'Too many failed logins from this address; or, for a request that queues a change, 100 changes queued or running already',
+    headers: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } },
   },
   500: { description: 'The server failed; its log says why, the answer never does' },
   503: {
