@@ -1,3 +1,4 @@
+import type { DaemonLog } from './log/daemon-log.ts';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -169,7 +170,12 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
   if (Object.keys(await readUsers(authFiles(stateDir).passwd)).length === 0) {
     log.write('warn', 'no password is set: only clients on this machine are served; run `chutebox passwd` to set one');
   }
-  await device.recover();
+  // From here a stop is handled: it waits for the start-up repair (`stopAfterRecover`), so that no
+  // daemon the repair starts is left running when the runtime exits.
+  const recovering = device.recover();
+  const stopping = stopAfterRecover(recovering, device, log);
+  await recovering;
+  if (stopping.asked) return;
   const unfollowEvents = log.followEvents(device);
   // The counters of GET /metrics: a bundle of their own (dist/request-counts.mjs), which keeps this one within its budget.
   const requests = (await import('./http/request-counts.ts')).requestCounter(log.requests);
@@ -198,17 +204,51 @@ export async function serve(argv: string[], env: NodeJS.ProcessEnv = process.env
     unfollowEvents();
     log.ring.end();
     // The device stops the commands it runs and records how its changes ended before the runtime exits.
-    Promise.all([device.close(), server.close()]).then(
-      () => log.close().then(() => process.exit(0)),
-      (error: unknown) => {
-        log.write('error', 'stopping failed', { error });
-        void log.close().then(() => process.exit(1));
-      },
+    exitAfter(Promise.all([device.close(), server.close()]), log);
+  };
+  stopping.release();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  // Only now is the server ready: a supervisor may stop it at once.
+  process.stdout.write(`listening on ${server.url}\n`);
+  log.write('info', 'listening', { url: server.url, state_dir: stateDir });
+}
+
+/** The longest a stop waits for the start-up repair before it closes the device anyway. */
+const RECOVER_WAIT_MS = 10_000;
+
+/**
+ * Handles SIGTERM and SIGINT while `serve` repairs at start, before it listens: a stop then waits for
+ * the repair to end (at most `RECOVER_WAIT_MS`), closes the device (what it runs stops) and exits 0.
+ * `release()` hands the signals over to the runtime's own stop, once it listens.
+ */
+function stopAfterRecover(recovering: Promise<void>, device: { close(): Promise<void> }, log: Pick<DaemonLog, 'write' | 'close'>) {
+  const state = { asked: false, release: () => {} };
+  const stop = () => {
+    state.asked = true;
+    log.write('info', 'stopping');
+    const waited = Promise.race([recovering.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, RECOVER_WAIT_MS).unref())]);
+    exitAfter(
+      waited.then(() => device.close()),
+      log,
     );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  // Only now is the server ready, signal handling included: a supervisor may stop it at once.
-  process.stdout.write(`listening on ${server.url}\n`);
-  log.write('info', 'listening', { url: server.url, state_dir: stateDir });
+  state.release = () => {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  };
+  return state;
+}
+
+/** Exits once `closing` is done and the log written: 0, or 1 when closing failed (the log says why). */
+function exitAfter(closing: Promise<unknown>, log: Pick<DaemonLog, 'write' | 'close'>): void {
+  closing.then(
+    () => log.close().then(() => process.exit(0)),
+    (error: unknown) => {
+      log.write('error', 'stopping failed', { error });
+      void log.close().then(() => process.exit(1));
+    },
+  );
 }

@@ -1,9 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hardware, Software, Telemetry } from '../functions/info/schemas.ts';
+import { installChute } from './support/chute-state.ts';
 import { CLEAN_ENV, CLI, useChutebox, type Started } from './support/spawn.ts';
 
 const DIST_FUNCTIONS = new URL('../dist/functions/', import.meta.url);
@@ -217,6 +219,41 @@ describe('chutebox serve settings', () => {
     const server = await start(['serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', path.join(tmp, 'term-state')]);
     await server.stop();
     expect(server.child.exitCode).toBe(0);
+  });
+
+  it('on SIGTERM during its start-up repair, waits for the repair, closes and exits 0', async () => {
+    // A chute to repair, on an engine that answers each request only after a while, with an error: the repair waits for it.
+    const stateDir = path.join(tmp, 'term-during-repair');
+    await installChute(stateDir, 'slow', 'chutebox-test:sleeper', {});
+    const socket = path.join(tmp, 'silent-engine.sock');
+    const held: Socket[] = [];
+    const engine = createServer((connection) => {
+      held.push(connection);
+      connection.once('data', () => {
+        const answer = () =>
+          connection.end('HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ncontent-length: 4\r\nconnection: close\r\n\r\nslow');
+        setTimeout(answer, 300);
+      });
+    });
+    await new Promise<void>((resolve) => engine.listen(socket, resolve));
+    try {
+      const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--state-dir', stateDir, '--docker-socket', socket], {
+        env: CLEAN_ENV,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+      // The repair has begun once the engine is asked.
+      while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      process.kill(child.pid!, 'SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(output).toContain('"msg":"stopping"');
+      expect(output).not.toContain('listening on');
+    } finally {
+      for (const connection of held) connection.destroy();
+      await new Promise((resolve) => engine.close(resolve));
+    }
   });
 
   it('chutebox --version prints the package version', async () => {
