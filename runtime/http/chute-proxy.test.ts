@@ -33,6 +33,7 @@ const CGI_ANSWERS: Record<string, string> = {
 beforeAll(async () => {
   page = createHttpServer((request, response) => {
     if (request.url === '/echo') return void request.pipe(response.writeHead(200, { 'content-type': 'text/plain' }));
+    if (request.url === '/login') return void response.writeHead(204, { 'set-cookie': ['session=2; Path=/chutes/lab/; HttpOnly', 'theme=dark'] }).end();
     let body = '';
     request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     request.once('end', () => {
@@ -70,7 +71,7 @@ describe('a chute page at /chutes/<chute>/ on serve', () => {
     }
   });
 
-  it("never passes on the API's credentials, a proxy's, or the headers of the client's own connection", async () => {
+  it("never passes on the API's credentials, a proxy's, or the headers of the client's own connection; passes the chute's cookies", async () => {
     const headers = {
       authorization: 'Basic cGFyYWRyb3A6c2VjcmV0',
       'proxy-authorization': 'Basic cHJveHk6c2VjcmV0',
@@ -84,8 +85,14 @@ describe('a chute page at /chutes/<chute>/ on serve', () => {
     expect(await post(`${server.url}/chutes/lab/form`, headers, 'name=value')).toBe(200);
     const { method, headers: got, body } = received.at(-1)!;
     expect({ method, body }).toEqual({ method: 'POST', body: 'name=value' });
-    expect(got).toMatchObject({ 'x-page': 'kept', 'x-forwarded-prefix': '/chutes/lab' });
-    for (const name of ['authorization', 'proxy-authorization', 'cookie', 'x-hop', 'te']) expect(got).not.toHaveProperty(name);
+    expect(got).toMatchObject({ 'x-page': 'kept', 'x-forwarded-prefix': '/chutes/lab', cookie: 'session=1' });
+    for (const name of ['authorization', 'proxy-authorization', 'x-hop', 'te']) expect(got).not.toHaveProperty(name);
+  });
+
+  it('hands the client the cookies a chute sets, each as it set it', async () => {
+    const answer = await fetch(`${server.url}/chutes/lab/login`);
+    expect(answer.status).toBe(204);
+    expect(answer.headers.getSetCookie()).toEqual(['session=2; Path=/chutes/lab/; HttpOnly', 'theme=dark']);
   });
 
   it('redirects /chutes/<chute> to /chutes/<chute>/ with 308, keeping the query, and serves the page there', async () => {

@@ -10,16 +10,17 @@ const ANSWER_TIMEOUT_MS = 30_000;
 /** A chute page's path as sent (percent-encoded): `/chutes/<chute>`, then the chute's own path, empty or from a `/`. */
 const CHUTE_PAGE_PATH = /^\/chutes\/[^/]+(.*)$/s;
 
-/** Request headers that are the API's credentials (or the client's, for the API), never a chute's. */
-const API_CREDENTIALS = new Set(['authorization', 'cookie']);
+/** The request header that is the API's credentials, never a chute's (the API sets no cookie: a chute's own cookies pass). */
+const API_CREDENTIALS = 'authorization';
 
 /**
  * The web page of a chute (`web.port`), through a streaming reverse proxy (runtime/http/forward.ts):
  * `/chutes/<chute>/x?y` is `http://<container>:<web.port>/x?y`, request and answer streamed both ways,
  * and `/chutes/<chute>?y` a 308 to `/chutes/<chute>/?y`, so that the page's relative links resolve
  * below it. It needs no credentials of the API: the page is the chute's, for the people its networks
- * serve, who have none; so the API's `Authorization` (and cookies) are never passed on to a chute, nor
- * any header of the client's own connection, `Proxy-Authorization` included.
+ * serve, who have none; so the API's `Authorization` is never passed on to a chute, nor any header of
+ * the client's own connection, `Proxy-Authorization` included. Cookies are the chute's own (the API
+ * sets none), passed on both ways, so that a chute can keep its own sessions.
  *
  * @throws HttpProblem 404 for an unknown chute or one without `web.port`, 503 when it does not run,
  *   502 when it does not answer.
@@ -34,7 +35,7 @@ export async function chuteWeb(c: Context, device: Device): Promise<Response> {
   const rest = CHUTE_PAGE_PATH.exec(pathname)?.[1] ?? '';
   if (rest === '') return c.redirect(`/chutes/${chute}/${search}`, 308);
   const { host, port } = await chuteWebTarget(device, chute);
-  const headers = Object.fromEntries(endToEnd(c.req.raw.headers).filter(([name]) => !API_CREDENTIALS.has(name)));
+  const headers = Object.fromEntries(endToEnd(c.req.raw.headers).filter(([name]) => name !== API_CREDENTIALS));
   try {
     return await forward(c.req.raw, upstreamUrl(host, port, rest, search), { ...headers, 'x-forwarded-prefix': `/chutes/${chute}` }, ANSWER_TIMEOUT_MS);
   } catch (error) {
