@@ -103,6 +103,13 @@ export interface Scenario extends EmulatorStateApi {
   /** Whether the device is rebooting (a `reboot` device fault): it answers no request until it is back. */
   rebooting(): boolean;
   /**
+   * Sends one telemetry report now, outside its interval, counted as a scheduled one
+   * (`ProvisioningService.sendNow`): how a device whose telemetry timers never fire reports.
+   *
+   * @throws HttpProblem 409 when telemetry does not run (not provisioned, or disabled by the host configuration).
+   */
+  sendTelemetryNow(): Promise<boolean>;
+  /**
    * Tells the events of the living network (docs/emulator.md#a-living-network) that happened since it
    * last did, up to the emulated time now, each at its own time: reads of its networks do it, and a
    * timer while someone follows the events. Nothing for a still scenario.
@@ -278,6 +285,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       /** This state's part of a snapshot: all but the networks and the clock. */
       snapshot: async () => ({ ...(await changes()), hostConfig: hostConfig.snapshot(), provisioning: provisioning.snapshot(), accounts: accountsSnapshot() }),
       underWay,
+      sendTelemetryNow: afterStart(() => provisioning.sendNow()),
       /** Stops what would go on after the device leaves this state: telemetry. */
       leave: () => provisioning.stop(),
     };
@@ -341,6 +349,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       enter();
     },
     rebooting: () => current.device.rebooting(),
+    sendTelemetryNow: () => current.sendTelemetryNow(),
     catchUp: async () => living?.catchUp(),
   };
 }
