@@ -73,6 +73,11 @@ export interface ScenarioOptions {
    * that never fire: its clock is caught up on each invocation, and the outbound handler sends its reports.
    */
   telemetryTimers?: Timers;
+  /**
+   * Where the apitokens of the provisionings stored are remembered, out of the state (default one of
+   * the device's own): a fleet's device on Lambda fills it from its table's item and reads it back.
+   */
+  apitokens?: ApitokenMemory;
 }
 
 /**
@@ -184,7 +189,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     living === null ? undefined : (hooks) => living.life(hooks),
   );
   const fake = options.controller === undefined ? (options.fakeController ?? fakeController()) : null;
-  const apitokens: ApitokenMemory = new Map();
+  const apitokens: ApitokenMemory = options.apitokens ?? new Map();
   const settings = async () => options.settings?.() ?? {};
   // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
   let generated: Promise<HostConfig> | undefined;

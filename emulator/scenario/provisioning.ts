@@ -122,7 +122,7 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
       ? (options.initial ?? null)
       : options.state === null
         ? null
-        : { ...stateOf(options.state), apitoken: apitokens.get(stateKey(options.state)) ?? RESTORED_APITOKEN };
+        : { ...stateOf(options.state), apitoken: apitokens.get(apitokenKey(options.state)) ?? RESTORED_APITOKEN };
   const store = memoryProvisionStore(initial);
   let stored: ProvisioningState = initial === null ? null : stateOf(initial);
   /** The memory store, and what it holds now for `snapshot()`; each apitoken stored is remembered. */
@@ -132,7 +132,7 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
       checkDiskSpace(faults);
       await store.save(record);
       stored = stateOf(record);
-      apitokens.set(stateKey(stored), record.apitoken);
+      apitokens.set(apitokenKey(stored), record.apitoken);
     },
     async remove() {
       await store.remove();
@@ -159,7 +159,7 @@ function stateOf(record: Omit<StoredProvision, 'apitoken'>): NonNullable<Provisi
   return { routerId, pdserver, wampRouter, provisionedAt };
 }
 
-/** What a provisioning's apitoken is remembered by. */
-function stateKey(state: NonNullable<ProvisioningState>): string {
+/** What a provisioning's apitoken is remembered by in an `ApitokenMemory`. */
+export function apitokenKey(state: NonNullable<ProvisioningState>): string {
   return JSON.stringify([state.routerId, state.pdserver, state.wampRouter, state.provisionedAt]);
 }
