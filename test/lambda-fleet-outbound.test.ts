@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProvisionStatus } from '../functions/core/device/index.ts';
 import { dynamoDeviceStore, type DeviceStore } from '../emulator/fleet/lambda/device-store.ts';
 import { FLEET_ITEM } from '../emulator/fleet/lambda/fleet-origin.ts';
@@ -235,10 +235,17 @@ describe('the outbound handler of a fleet on Lambda', () => {
     expect(controller().requests.length).toBe(before);
   });
 
-  it('starts no device with too little time left, counting them as left for the next minute', async () => {
+  it('starts no device with too little time left, counting them as left for the next minute in the summary it logs', async () => {
     const versions = await Promise.all(ids.map(async (id) => (await store.read(id))?.version ?? null));
     const short = { getRemainingTimeInMillis: () => RESERVE_MS - 1 };
-    expect(await outbound(shard0, short)).toEqual({ ...shard0, devices: 4, provisioned: 0, delivered: 0, failed: 0, left: 4, errors: [] });
+    const logged = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const summary = { ...shard0, devices: 4, provisioned: 0, delivered: 0, failed: 0, left: 4, errors: [] };
+    try {
+      expect(await outbound(shard0, short)).toEqual(summary);
+      expect(logged.mock.calls).toEqual([[JSON.stringify({ outbound: summary })]]);
+    } finally {
+      logged.mockRestore();
+    }
     expect(await Promise.all(ids.map(async (id) => (await store.read(id))?.version ?? null))).toEqual(versions);
   });
 });

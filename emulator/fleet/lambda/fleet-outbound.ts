@@ -15,7 +15,7 @@ const whole = (least: number) => z.int({ error: `must be a whole number from ${l
 const ShardSchema = z.object({ shard: whole(0), shards: whole(1) });
 
 /**
- * Runs the outbound work of the shard the event names, and answers what it did.
+ * Runs the outbound work of the shard the event names, and answers what it did (and logs it, one JSON line).
  *
  * @throws Error naming the field of an event that names no shard; nothing is read or written.
  * @example
@@ -23,7 +23,10 @@ const ShardSchema = z.object({ shard: whole(0), shards: whole(1) });
  */
 export async function handler(event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<ShardSummary> {
   const shard = outboundShard(event);
-  return runShard(await instanceFleet(), shard, () => context.getRemainingTimeInMillis());
+  const summary = await runShard(await instanceFleet(), shard, () => context.getRemainingTimeInMillis());
+  // A schedule keeps no answer: the function's log line is where a run's summary is seen.
+  console.log(JSON.stringify({ outbound: summary }));
+  return summary;
 }
 
 /** The shard an event names, checked. */
