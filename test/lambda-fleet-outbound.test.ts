@@ -134,18 +134,22 @@ describe('the outbound handler of a fleet on Lambda', () => {
     for (const id of ids.filter((id) => !due.includes(id))) expect(await store.read(id), id).toBeNull();
   });
 
-  it('sends each provisioned device one report an interval, with its own apitoken: a second run within the interval sends none', async () => {
+  it('sends each provisioned device one report an interval, with its own apitoken: a second run within the interval sends none and writes nothing', async () => {
     expect(routersAsked('report').sort()).toEqual(ids.slice(0, 2));
     for (const request of controller().requests.filter((request) => request.path.endsWith('/telemetry'))) {
       expect(request.authorization).toBe(`Bearer ${apitokenOf(request.path.split('/')[3]!)}`);
     }
     const before = controller().requests.length;
+    const versions = async () => Promise.all(due.map(async (id) => (await store.read(id))?.version));
+    const written = await versions();
     const runs = [await outbound(shard0, MINUTE), await outbound(shard1, MINUTE)];
     expect(runs.map((run) => [run.delivered, run.failed])).toEqual([
       [0, 0],
       [0, 0],
     ]);
     expect(routersAsked('report', before)).toEqual([]);
+    // Nothing was due on them: nothing was written.
+    expect(await versions()).toEqual(written);
   });
 
   it("shows the outbound's deliveries in GET /api/v1/config/provision through the endpoint function, never the apitoken", async () => {
