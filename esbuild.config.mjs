@@ -43,6 +43,8 @@ const ENTRIES = {
   'scenario-device': 'emulator/lambda-device.ts',
   // A fleet's device on Lambda, its state in DynamoDB (the AWS SDK's client inside), loaded when CHUTEBOX_FLEET_TABLE is set.
   'fleet-device': 'emulator/fleet/lambda/fleet-device.ts',
+  // A fleet's outbound work on Lambda (provisioning, telemetry), the handler each shard's schedule invokes.
+  'fleet-outbound': 'emulator/fleet/lambda/fleet-outbound.ts',
   // Reading request bodies (and the login's), loaded on the first request with a body.
   'request-body': 'runtime/http/request-body.ts',
   // The websocket side of the HTTP layer (ws), loaded on the first upgrade request.

@@ -1,9 +1,13 @@
+import type { ProvisionCredentials } from '../../functions/core/device/index.ts';
 import { draw } from '../seeded.ts';
 import type { Fleet } from './fleet.ts';
 import { deviceId, fleetMember, type FleetMember } from './members.ts';
 
 /** The controller a fleet's devices name when they talk to the built-in fake one (any base URL reaches it). */
-const FAKE_CONTROLLER_URL = 'https://controller.fleet.invalid';
+export const FAKE_CONTROLLER_URL = 'https://controller.fleet.invalid';
+
+/** Within how many milliseconds of a fleet's start its devices provision, unless told: telemetry's default interval. */
+export const PROVISION_SPREAD_MS = 60_000;
 
 /** How a fleet's devices provision themselves at start, as devices in the field do on their first boot. */
 export interface FleetOutboundOptions {
@@ -64,7 +68,7 @@ export function provisionFleet(options: FleetOutboundOptions): FleetOutbound {
         due.push(index);
         pump();
       },
-      Math.floor(draw(fleet.spec.seed, 'provision', index) * options.spreadMs),
+      provisionDelayMs(fleet.spec.seed, index, options.spreadMs),
     );
     timer.unref();
     timers.add(timer);
@@ -79,18 +83,32 @@ export function provisionFleet(options: FleetOutboundOptions): FleetOutbound {
   };
 }
 
-/** Provisions one device with its own credentials: its id as the router id, an apitoken drawn from its seed. */
+/** Provisions one device with its own credentials (`fleetCredentials`). */
 async function provisionOne(fleet: Fleet, member: FleetMember, controller: string): Promise<void> {
   const found = fleet.device(member.id);
   if (found === null) throw new Error(`no device ${member.id} in the fleet`);
   const device = await found;
+  await device.scenario.device.provisioning.provision(fleetCredentials(member, controller));
+}
+
+/**
+ * When the device at `index` of a fleet provisions, in milliseconds after the fleet's start: drawn
+ * from the fleet's seed within `spreadMs`, the same in `emulate --fleet` and on Lambda.
+ */
+export function provisionDelayMs(fleetSeed: number, index: number, spreadMs: number): number {
+  return Math.floor(draw(fleetSeed, 'provision', index) * spreadMs);
+}
+
+/**
+ * The credentials a fleet's device provisions itself with: its id as the router id, an apitoken drawn
+ * from its seed, and the controller's URL (`FAKE_CONTROLLER_URL` for the built-in one).
+ *
+ * @example
+ * fleetCredentials(fleetMember(spec, 3), 'https://controller.example.com').routerId; // 'router-3'
+ */
+export function fleetCredentials(member: FleetMember, controller: string): ProvisionCredentials {
   const apitoken = Math.floor(draw(member.seed, 'apitoken') * 2 ** 52).toString(16);
-  await device.scenario.device.provisioning.provision({
-    routerId: deviceId(member.index),
-    apitoken,
-    pdserver: controller,
-    wampRouter: `${controller.replace(/^http/, 'ws')}/ws`,
-  });
+  return { routerId: deviceId(member.index), apitoken, pdserver: controller, wampRouter: `${controller.replace(/^http/, 'ws')}/ws` };
 }
 
 /** `fetch` with at most `most` requests in flight; the others wait their turn, each handed the slot of one that ends. */

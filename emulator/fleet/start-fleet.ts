@@ -15,7 +15,7 @@ import { createFleet, type Fleet } from './fleet.ts';
 import { fleetApp, type FleetAppOptions } from './fleet-app.ts';
 import { fakeController, type FakeController } from '../scenario/fake-controller.ts';
 import { loadFleetScenarios } from './member-device.ts';
-import { limitedFetch, provisionFleet, type FleetOutbound } from './outbound.ts';
+import { limitedFetch, PROVISION_SPREAD_MS, provisionFleet, type FleetOutbound } from './outbound.ts';
 import { fleetClock } from './fleet-clock.ts';
 import { fleetFaults, type FleetFaults } from './fleet-faults.ts';
 import { deviceId, type FleetShare, type FleetSpec } from './members.ts';
@@ -129,7 +129,7 @@ export async function fleetServer(
     outbound: () =>
       options.provision === false
         ? null
-        : (outbound ??= provisionFleet({ fleet, controller: options.controller, spreadMs: options.provisionSpreadMs ?? 60_000, concurrency })),
+        : (outbound ??= provisionFleet({ fleet, controller: options.controller, spreadMs: options.provisionSpreadMs ?? PROVISION_SPREAD_MS, concurrency })),
   };
 }
 

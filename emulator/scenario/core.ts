@@ -73,6 +73,11 @@ export interface ScenarioOptions {
    * that never fire: its clock is caught up on each invocation, and the outbound handler sends its reports.
    */
   telemetryTimers?: Timers;
+  /**
+   * Where the apitokens of the provisionings stored are remembered, out of the state (default one of
+   * the device's own): a fleet's device on Lambda fills it from its table's item and reads it back.
+   */
+  apitokens?: ApitokenMemory;
 }
 
 /**
@@ -102,6 +107,13 @@ export interface Scenario extends EmulatorStateApi {
   changesUnderWay(): ChangeUnderWay[];
   /** Whether the device is rebooting (a `reboot` device fault): it answers no request until it is back. */
   rebooting(): boolean;
+  /**
+   * Sends one telemetry report now, outside its interval, counted as a scheduled one
+   * (`ProvisioningService.sendNow`): how a device whose telemetry timers never fire reports.
+   *
+   * @throws HttpProblem 409 when telemetry does not run (not provisioned, or disabled by the host configuration).
+   */
+  sendTelemetryNow(): Promise<boolean>;
   /**
    * Tells the events of the living network (docs/emulator.md#a-living-network) that happened since it
    * last did, up to the emulated time now, each at its own time: reads of its networks do it, and a
@@ -177,7 +189,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     living === null ? undefined : (hooks) => living.life(hooks),
   );
   const fake = options.controller === undefined ? (options.fakeController ?? fakeController()) : null;
-  const apitokens: ApitokenMemory = new Map();
+  const apitokens: ApitokenMemory = options.apitokens ?? new Map();
   const settings = async () => options.settings?.() ?? {};
   // Generated from the hardware, i.e. from the scenario's files, which do not change: worked out once, a copy for each caller.
   let generated: Promise<HostConfig> | undefined;
@@ -285,6 +297,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         audio: audio.edited(),
       }),
       underWay,
+      sendTelemetryNow: afterStart(() => provisioning.sendNow()),
       /** Stops what would go on after the device leaves this state: telemetry. */
       leave: () => provisioning.stop(),
     };
@@ -349,6 +362,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       enter();
     },
     rebooting: () => current.device.rebooting(),
+    sendTelemetryNow: () => current.sendTelemetryNow(),
     catchUp: async () => living?.catchUp(),
   };
 }

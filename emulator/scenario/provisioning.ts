@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { TelemetryStatusSchema } from '../../functions/config/schemas.ts';
 import { controllerClient } from '../../runtime/controller/client.ts';
 import {
   memoryProvisionStore,
@@ -15,11 +16,24 @@ import { fakeController, type FakeController } from './fake-controller.ts';
 
 const filled = z.string().check(z.minLength(1, 'must not be empty'));
 
+/** What the deliveries to the controller came to (`DeliveryRecord`): telemetry's counts and `httpConnected`. */
+const DeliveryRecordSchema = z.extend(z.omit(TelemetryStatusSchema, { enabled: true, interval: true, queued: true }), { httpConnected: z.boolean() });
+
 /**
  * Provisioning's part of an emulator state (emulator/emulator-state.ts): what is stored, or null when
- * the device is not provisioned. The apitoken is left out: it is a secret of the controller's.
+ * the device is not provisioned, and what its deliveries to the controller came to (`deliveries`,
+ * absent in a state taken before chutebox kept them: they start afresh). The apitoken is left out: it
+ * is a secret of the controller's.
  */
-export const ProvisioningStateSchema = z.nullable(z.strictObject({ routerId: filled, pdserver: filled, wampRouter: filled, provisionedAt: z.iso.datetime() }));
+export const ProvisioningStateSchema = z.nullable(
+  z.strictObject({
+    routerId: filled,
+    pdserver: filled,
+    wampRouter: filled,
+    provisionedAt: z.iso.datetime(),
+    deliveries: z.optional(DeliveryRecordSchema),
+  }),
+);
 export type ProvisioningState = z.infer<typeof ProvisioningStateSchema>;
 
 /**
@@ -74,7 +88,7 @@ export interface ScenarioProvisioningOptions {
 /** The emulator's provisioning, and the built-in controller it talks to (null with a `controller` URL). */
 export type ScenarioProvisioning = ProvisioningService & {
   readonly fake: FakeController | null;
-  /** What is stored now, without the apitoken. */
+  /** What is stored now, without the apitoken, and what the deliveries to the controller came to. */
   snapshot(): ProvisioningState;
 };
 
@@ -83,9 +97,10 @@ export type ScenarioProvisioning = ProvisioningService & {
  * (what is provisioned lasts as long as this object; nothing is written), talking to a built-in fake
  * controller (see `fakeController`: any credentials but the apitoken `refuse` and the router id
  * `unknown-router` are accepted, reports are counted) or, with `controller`, to a real one at that
- * URL. Telemetry runs as on a device. `snapshot()` answers what is stored, without the apitoken;
- * `state` starts from a snapshot (a restore makes provisioning anew: telemetry's queue and counters,
- * and whether the last exchange with the controller worked, start afresh, as after a restart).
+ * URL. Telemetry runs as on a device. `snapshot()` answers what is stored, without the apitoken, and
+ * what the deliveries came to; `state` starts from a snapshot (a restore makes provisioning anew:
+ * telemetry's counts and whether the last exchange with the controller worked go on from the
+ * snapshot's, its queue starts empty, as after a restart).
  *
  * @example
  * const provisioning = scenarioProvisioning({ report: () => telemetryReport(device) });
@@ -107,7 +122,7 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
       ? (options.initial ?? null)
       : options.state === null
         ? null
-        : { ...options.state, apitoken: apitokens.get(stateKey(options.state)) ?? RESTORED_APITOKEN };
+        : { ...stateOf(options.state), apitoken: apitokens.get(apitokenKey(options.state)) ?? RESTORED_APITOKEN };
   const store = memoryProvisionStore(initial);
   let stored: ProvisioningState = initial === null ? null : stateOf(initial);
   /** The memory store, and what it holds now for `snapshot()`; each apitoken stored is remembered. */
@@ -117,7 +132,7 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
       checkDiskSpace(faults);
       await store.save(record);
       stored = stateOf(record);
-      apitokens.set(stateKey(stored), record.apitoken);
+      apitokens.set(apitokenKey(stored), record.apitoken);
     },
     async remove() {
       await store.remove();
@@ -133,17 +148,18 @@ export function scenarioProvisioning(options: ScenarioProvisioningOptions): Scen
     now: options.now,
     timers: options.timers,
     publish: options.publish,
+    ...(options.state?.deliveries === undefined ? {} : { deliveries: options.state.deliveries }),
   });
-  return Object.assign(service, { fake, snapshot: () => (stored === null ? null : { ...stored }) });
+  return Object.assign(service, { fake, snapshot: () => (stored === null ? null : { ...stored, deliveries: service.deliveries() }) });
 }
 
-/** A stored provisioning without its apitoken. */
-function stateOf(record: StoredProvision): NonNullable<ProvisioningState> {
+/** A stored provisioning without its apitoken (nor what its deliveries came to). */
+function stateOf(record: Omit<StoredProvision, 'apitoken'>): NonNullable<ProvisioningState> {
   const { routerId, pdserver, wampRouter, provisionedAt } = record;
   return { routerId, pdserver, wampRouter, provisionedAt };
 }
 
-/** What a provisioning's apitoken is remembered by. */
-function stateKey(state: NonNullable<ProvisioningState>): string {
+/** What a provisioning's apitoken is remembered by in an `ApitokenMemory`. */
+export function apitokenKey(state: NonNullable<ProvisioningState>): string {
   return JSON.stringify([state.routerId, state.pdserver, state.wampRouter, state.provisionedAt]);
 }

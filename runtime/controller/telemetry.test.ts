@@ -202,4 +202,48 @@ describe('telemetry to the controller', () => {
     expect(delivered).toHaveLength(2);
     sender.stop();
   });
+  it('sends one report at once when asked, counted as a scheduled one, and keeps the schedule', async () => {
+    const { sender } = numberedSender();
+    sender.start(60);
+    await seconds(30);
+    expect(await sender.sendNow()).toBe(true);
+    expect(delivered).toEqual([{ n: 1 }]);
+    expect(sender.status()).toEqual({ lastSuccess: '2026-11-21T12:00:30.000Z', lastError: null, queued: 0, dropped: 0, delivered: 1, failed: 0 });
+    await seconds(30);
+    expect(delivered).toEqual([{ n: 1 }, { n: 2 }]);
+    sender.stop();
+  });
+
+  it('answers false when a report sent at once is refused, and delivers the queue on the next one without waiting for the retry', async () => {
+    const { sender } = numberedSender();
+    sender.start(60);
+    mode = 'down-503';
+    expect(await sender.sendNow()).toBe(false);
+    expect(sender.status()).toMatchObject({ queued: 1, delivered: 0, failed: 1, lastError: { time: '2026-11-21T12:00:00.000Z' } });
+    mode = 'up';
+    await seconds(1);
+    expect(await sender.sendNow()).toBe(true);
+    expect(delivered).toEqual([{ n: 1 }, { n: 2 }]);
+    // The retry that was waiting is gone: nothing is sent again at 5 s.
+    await seconds(10);
+    expect(attempts).toBe(3);
+    expect(sender.status()).toMatchObject({ queued: 0, delivered: 2, failed: 1, lastError: null });
+    sender.stop();
+  });
+
+  it('goes on from the counts it starts with, as a restored device does', async () => {
+    const counts = {
+      lastSuccess: '2026-11-21T11:58:00.000Z',
+      lastError: { time: '2026-11-21T11:59:00.000Z', message: 'the controller at https://controller.test could not be reached: Failed to fetch' },
+      dropped: 1,
+      delivered: 7,
+      failed: 2,
+    };
+    const { sender } = numberedSender({ counts });
+    expect(sender.status()).toEqual({ ...counts, queued: 0 });
+    expect(await sender.sendNow()).toBe(true);
+    expect(sender.status()).toEqual({ lastSuccess: '2026-11-21T12:00:00.000Z', lastError: null, queued: 0, dropped: 1, delivered: 8, failed: 2 });
+    sender.reset();
+    expect(sender.status()).toEqual({ lastSuccess: null, lastError: null, queued: 0, dropped: 0, delivered: 0, failed: 0 });
+  });
 });

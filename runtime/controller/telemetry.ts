@@ -41,6 +41,8 @@ export interface TelemetrySenderOptions {
   onAttempt?: (error: string | null) => void;
   /** The timers of the interval and the retries (default the real ones, which keep no process alive); the emulator's run in emulated time. */
   timers?: Timers;
+  /** What an earlier sender of the device had counted (a restored state): the counts go on from there. Default none. */
+  counts?: SenderCounts;
 }
 
 /** Timers as `setTimeout` and `clearTimeout` give them, for a sender whose time is not the real one. */
@@ -58,6 +60,9 @@ const REAL_TIMERS: Timers = {
 /** What the sender knows besides whether it runs and how often: the rest of `TelemetryStatus`. */
 export type SenderStatus = Pick<TelemetryStatus, 'lastSuccess' | 'lastError' | 'queued' | 'dropped' | 'delivered' | 'failed'>;
 
+/** What a sender has counted, without its queue: what a device keeps of its telemetry across a restore. */
+export type SenderCounts = Omit<SenderStatus, 'queued'>;
+
 export interface TelemetrySender {
   /**
    * Sends a report every `interval` seconds from now on (clamped to 1 s … about 24 days). Starting a
@@ -72,6 +77,13 @@ export interface TelemetrySender {
   stop(): void;
   /** Stops, and forgets `lastSuccess`, `lastError` and the counts too (a factory reset). */
   reset(): void;
+  /**
+   * Makes one report now, outside the schedule, and delivers the queue as a scheduled report does
+   * (a retry waiting is not waited for), counted as one; the schedule stays as it is. Resolves once the
+   * queue is delivered (true) or a delivery failed or the report could not be made (false, `lastError`
+   * says why), or when the sender stops meanwhile (false).
+   */
+  sendNow(): Promise<boolean>;
   status(): SenderStatus;
   /** Whether it is started. */
   readonly running: boolean;
@@ -101,16 +113,13 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
 
   let intervalMs: number | null = null;
   let queue: Queued[] = [];
-  let dropped = 0;
-  let delivered = 0;
-  let failed = 0;
-  let lastSuccess: string | null = null;
-  let lastError: SenderStatus['lastError'] = null;
+  let { dropped, delivered, failed, lastSuccess, lastError } = options.counts ?? NO_COUNTS;
   let retryMs = FIRST_RETRY_MS;
   let tickTimer: unknown = null;
   let retryTimer: unknown = null;
   let inFlight: AbortController | null = null;
-  let flushing = false;
+  /** The delivery of the queue under way, answering whether it emptied the queue. */
+  let flushing: Promise<boolean> | null = null;
   /** Increases at every stop: work begun before it sees the change and leaves everything alone. */
   let generation = 0;
 
@@ -122,63 +131,76 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
     tickTimer = timers.setTimeout(tick, intervalMs!);
   }
 
-  async function tick(): Promise<void> {
-    const started = generation;
+  function tick(): void {
     schedule();
+    void queueReport();
+  }
+
+  /** Makes a report and queues it (the oldest dropped when full), then delivers the queue; false when the report could not be made. */
+  async function queueReport(): Promise<boolean> {
+    const started = generation;
     let report: unknown;
     try {
       report = await options.report();
     } catch (error) {
       if (started === generation) lastError = { time: iso(), message: `the report could not be made: ${messageOf(error)}` };
-      return;
+      return false;
     }
-    if (started !== generation) return;
+    if (started !== generation) return false;
     if (queue.length >= queueSize) {
       queue.shift();
       dropped += 1;
     }
     queue.push({ report });
-    void flush();
+    return (await flush()) && started === generation;
   }
 
-  async function flush(): Promise<void> {
-    if (flushing || retryTimer !== null) return;
-    flushing = true;
-    const started = generation;
-    try {
-      while (queue.length > 0) {
-        const entry = queue[0]!;
-        const abort = (inFlight = new AbortController());
-        try {
-          await options.deliver(entry.report, abort.signal);
-        } catch (error) {
-          if (started !== generation) return;
-          lastError = { time: iso(), message: messageOf(error) };
-          failed += 1;
-          options.onAttempt?.(lastError.message);
-          const wait = retryMs;
-          retryMs = Math.min(retryMs * 2, maxRetryMs());
-          retryTimer = timers.setTimeout(() => {
-            retryTimer = null;
-            void flush();
-          }, wait);
-          return;
-        } finally {
-          if (inFlight === abort) inFlight = null;
-        }
-        if (started !== generation) return;
-        // The entry may have been dropped meanwhile (a full queue): remove it only if still there.
-        const at = queue.indexOf(entry);
-        if (at >= 0) queue.splice(at, 1);
-        lastSuccess = iso();
-        lastError = null;
-        delivered += 1;
-        retryMs = firstRetryMs();
-        options.onAttempt?.(null);
+  /**
+   * Delivers the queue, oldest first, unless a retry is waiting; resolves whether it emptied it. While
+   * a delivery runs, it waits for that one and then delivers what is left.
+   */
+  function flush(): Promise<boolean> {
+    if (retryTimer !== null) return Promise.resolve(false);
+    if (flushing !== null) return flushing.then(flush);
+    const run = deliverQueue(generation).finally(() => {
+      if (flushing === run) flushing = null;
+    });
+    flushing = run;
+    return run;
+  }
+
+  async function deliverQueue(started: number): Promise<boolean> {
+    while (queue.length > 0) {
+      const entry = queue[0]!;
+      const abort = (inFlight = new AbortController());
+      try {
+        await options.deliver(entry.report, abort.signal);
+      } catch (error) {
+        if (started !== generation) return false;
+        lastError = { time: iso(), message: messageOf(error) };
+        failed += 1;
+        options.onAttempt?.(lastError.message);
+        const wait = retryMs;
+        retryMs = Math.min(retryMs * 2, maxRetryMs());
+        retryTimer = timers.setTimeout(() => {
+          retryTimer = null;
+          void flush();
+        }, wait);
+        return false;
+      } finally {
+        if (inFlight === abort) inFlight = null;
       }
-    } finally {
-      if (started === generation) flushing = false;
+      if (started !== generation) return false;
+      // The entry may have been dropped meanwhile (a full queue): remove it only if still there.
+      const at = queue.indexOf(entry);
+      if (at >= 0) queue.splice(at, 1);
+      lastSuccess = iso();
+      lastError = null;
+      delivered += 1;
+      retryMs = firstRetryMs();
+      options.onAttempt?.(null);
     }
+    return true;
   }
 
   function stop(): void {
@@ -188,7 +210,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
     tickTimer = retryTimer = null;
     inFlight?.abort(new Error('telemetry was stopped'));
     inFlight = null;
-    flushing = false;
+    flushing = null;
     queue = [];
     retryMs = FIRST_RETRY_MS;
   }
@@ -205,9 +227,13 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
     stop,
     reset() {
       stop();
-      dropped = delivered = failed = 0;
-      lastSuccess = null;
-      lastError = null;
+      ({ dropped, delivered, failed, lastSuccess, lastError } = NO_COUNTS);
+    },
+    async sendNow() {
+      // Delivered now: a retry waiting would deliver the same queue later.
+      if (retryTimer !== null) timers.clearTimeout(retryTimer);
+      retryTimer = null;
+      return queueReport();
     },
     status() {
       return { lastSuccess, lastError, queued: queue.length, dropped, delivered, failed };
@@ -217,6 +243,9 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
     },
   };
 }
+
+/** The counts of a sender that has sent nothing. */
+const NO_COUNTS: SenderCounts = { dropped: 0, delivered: 0, failed: 0, lastSuccess: null, lastError: null };
 
 /** A timer that does not keep the process alive: telemetry never holds up a stopping runtime. */
 function unref(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {

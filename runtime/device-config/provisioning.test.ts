@@ -206,6 +206,44 @@ describe('telemetry switched by the host configuration', () => {
   });
 });
 
+describe('telemetry sent at once, and what the deliveries came to', () => {
+  it('sends one report at once with the stored credentials, counted as a scheduled one, and answers 409 while telemetry does not run', async () => {
+    const provision = service({ telemetry: { enabled: false, interval: 60 } });
+    expect((await rejection(provision.sendNow())).status).toBe(409);
+    await provision.provision(CREDENTIALS);
+    expect((await rejection(provision.sendNow())).status).toBe(409);
+    provision.configure({ enabled: true, interval: 60 });
+    await seconds(10);
+    expect(await provision.sendNow()).toBe(true);
+    expect(reports).toEqual([{ routerId: CREDENTIALS.routerId, authorization: `Bearer ${CREDENTIALS.apitoken}` }]);
+    expect((await provision.status()).telemetry).toMatchObject({ delivered: 1, failed: 0, lastSuccess: '2026-11-21T12:00:10.000Z' });
+    // The schedule goes on as it was: the next report one interval after telemetry was enabled.
+    await seconds(50);
+    expect(reports).toHaveLength(2);
+  });
+
+  it('goes on from the deliveries it starts with, whether the last exchange worked included', async () => {
+    await service().provision(CREDENTIALS);
+    for (const s of started.splice(0)) s.stop();
+    const before = { lastSuccess: '2026-11-21T11:59:00.000Z', lastError: null, dropped: 0, delivered: 4, failed: 1, httpConnected: true };
+    const restarted = service({ deliveries: before });
+    await restarted.ready();
+    expect(restarted.deliveries()).toEqual(before);
+    expect(await restarted.status()).toMatchObject({ httpConnected: true, telemetry: { delivered: 4, failed: 1, lastSuccess: before.lastSuccess } });
+    server.use(http.post(`${CONTROLLER}/api/routers/:id/telemetry`, () => HttpResponse.json({ message: 'maintenance' }, { status: 503 })));
+    expect(await restarted.sendNow()).toBe(false);
+    expect(restarted.deliveries()).toEqual({
+      ...before,
+      failed: 2,
+      lastError: {
+        time: '2026-11-21T12:00:00.000Z',
+        message: `the controller at ${CONTROLLER} answered POST /api/routers/${CREDENTIALS.routerId}/telemetry with 503 Service Unavailable`,
+      },
+      httpConnected: false,
+    });
+  });
+});
+
 describe('clearing the provisioning (POST /api/v1/config/factoryReset)', () => {
   it('stops telemetry at once, deletes provision.json and forgets the telemetry status', async () => {
     const provision = service();

@@ -5,7 +5,7 @@ import type { ProvisionCredentials, Provisioning, ProvisionStatus } from '../../
 import { HttpProblem } from '../../functions/core/problem.ts';
 import type { ControllerClient, RuntimeRelease } from '../controller/client.ts';
 import type { PublishEvent } from '../events/buffer.ts';
-import { telemetrySender, type Timers } from '../controller/telemetry.ts';
+import { telemetrySender, type SenderCounts, type Timers } from '../controller/telemetry.ts';
 import { removeInterruptedWritesOnce, syncDir, writeFileAtomic } from '../state/atomic-write.ts';
 import { readIfExists } from '../state/read-if-exists.ts';
 
@@ -120,7 +120,15 @@ export interface ProvisioningOptions {
   timers?: Timers;
   /** Where each delivery to the controller goes as a `controller.delivery` event: the check of credentials, each telemetry report. */
   publish?: PublishEvent;
+  /** What the deliveries to the controller had come to before (a restored state): they go on from there. Default none. */
+  deliveries?: DeliveryRecord;
 }
+
+/**
+ * What the deliveries to the controller have come to: telemetry's counts, `lastSuccess` and
+ * `lastError`, and whether the last exchange with the controller worked (`httpConnected`).
+ */
+export type DeliveryRecord = SenderCounts & { httpConnected: boolean };
 
 /** Provisioning as the runtime and the emulator hold it: the Device facet, and what the lead wires. */
 export interface ProvisioningService extends Provisioning {
@@ -143,6 +151,16 @@ export interface ProvisioningService extends Provisioning {
   clear(): Promise<void>;
   /** Stops telemetry for good (the runtime is stopping); the stored credentials stay. */
   stop(): void;
+  /**
+   * Sends one telemetry report now, outside the interval, counted as a scheduled one
+   * (`TelemetrySender.sendNow`): how a device whose timers never fire (a fleet's on Lambda) reports.
+   * Resolves true once it is delivered, false when it was not (`lastError` says why).
+   *
+   * @throws HttpProblem 409 when telemetry does not run: the device is not provisioned, or its host configuration disables it.
+   */
+  sendNow(): Promise<boolean>;
+  /** What the deliveries to the controller have come to now: what a state keeps of them (`deliveries` restores it). */
+  deliveries(): DeliveryRecord;
   /**
    * What an update of chutebox takes from the controller the device is provisioned with: the release
    * it offers and the release's archive, checked against its SHA-256 (`ControllerClient.release`,
@@ -175,7 +193,7 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
   const now = options.now ?? Date.now;
   let stored: StoredProvision | null = null;
   let settings: TelemetrySettings = { ...(options.telemetry ?? DEFAULT_TELEMETRY) };
-  let httpConnected = false;
+  let httpConnected = options.deliveries?.httpConnected ?? false;
   let loaded = false;
   let stopped = false;
   /** Increases at every clear: a check begun before it stores nothing. */
@@ -190,6 +208,7 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
     queueSize: options.queueSize,
     now,
     timers: options.timers,
+    ...(options.deliveries === undefined ? {} : { counts: options.deliveries }),
     onAttempt: (error) => {
       httpConnected = error === null;
       delivered('telemetry', error);
@@ -301,6 +320,17 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
     stop() {
       stopped = true;
       sender.stop();
+    },
+
+    async sendNow() {
+      await whenLoaded();
+      if (!sender.running) throw new HttpProblem(409, 'telemetry does not run: the device is not provisioned, or its host configuration disables it');
+      return sender.sendNow();
+    },
+
+    deliveries() {
+      const { queued: _, ...counts } = sender.status();
+      return { ...counts, httpConnected: stored !== null && httpConnected };
     },
 
     async release() {

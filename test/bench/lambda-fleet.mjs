@@ -3,11 +3,17 @@
 //   spawn to the answer of its first invocation, which loads the bundle, the fleet's scenarios and
 //   the fleet's start from the table;
 // - warm invocations on that instance, one at a time: a GET of a device never written (one read),
-//   a GET of a written one (a read and a restore), and a PUT of an SSID (a read, a restore, a write).
+//   a GET of a written one (a read and a restore), and a PUT of an SSID (a read, a restore, a write);
+// - the outbound handler (dist/fleet-outbound.mjs) on one shard of N devices (--outbound N, default
+//   1,000; 0 leaves it out), on an instance of its own with the built-in fake controller: a run that
+//   provisions every device, one right after with nothing due, and one when every report is due (it
+//   waits for their interval, about 50 s).
 // dynalite runs in this process, in memory; each instance is stopped by its pid.
 //
-// usage: node esbuild.config.mjs --quiet && node test/bench/lambda-fleet.mjs [--colds N] [--warm N]
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+// usage: node esbuild.config.mjs --quiet && node test/bench/lambda-fleet.mjs [--colds N] [--warm N] [--outbound N]
+import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
 import dynalite from 'dynalite';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -23,24 +29,26 @@ const AWS_ENV = {
 };
 
 function options() {
-  const { values } = parseArgs({ options: { colds: { type: 'string' }, warm: { type: 'string' } } });
-  return { colds: Number(values.colds ?? 5), warm: Number(values.warm ?? 200) };
+  const { values } = parseArgs({ options: { colds: { type: 'string' }, warm: { type: 'string' }, outbound: { type: 'string' } } });
+  return { colds: Number(values.colds ?? 5), warm: Number(values.warm ?? 200), outbound: Number(values.outbound ?? 1000) };
 }
 
-/** dynalite on a loopback port with a fleet's table (key `device`). */
-async function startTable() {
+/** dynalite on a loopback port with a fleet's table (key `device`) of each name. */
+async function startTable(...names) {
   const server = dynalite({ createTableMs: 0 });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${server.address().port}`;
   const client = new DynamoDBClient({ endpoint });
-  await client.send(
-    new CreateTableCommand({
-      TableName: 'fleet',
-      KeySchema: [{ AttributeName: 'device', KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: 'device', AttributeType: 'S' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  for (const TableName of names) {
+    await client.send(
+      new CreateTableCommand({
+        TableName,
+        KeySchema: [{ AttributeName: 'device', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'device', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  }
   client.destroy();
   return {
     endpoint,
@@ -99,14 +107,56 @@ async function timed(run) {
   return performance.now() - start;
 }
 
+/**
+ * Stores the fleet's start ten minutes ago in `table`, as its first function would have stored it then
+ * (emulator/fleet/lambda/fleet-origin.ts: the item `#fleet`, its document gzipped JSON): every device's
+ * provisioning time has come.
+ */
+async function startedLongAgo(endpoint, table) {
+  const client = new DynamoDBClient({ endpoint });
+  const document = gzipSync(JSON.stringify({ started: Date.now() - 600_000 }));
+  await client.send(new PutItemCommand({ TableName: table, Item: { device: { S: '#fleet' }, version: { N: '1' }, document: { B: document } } }));
+  client.destroy();
+}
+
+/** Times one run of the outbound handler on shard 0 of 2; fails on an error or a failed device. */
+async function timedShard(instance) {
+  const start = performance.now();
+  const summary = await instance.invoke('fleet-outbound', { shard: 0, shards: 2 });
+  if (summary.statusCode === 0) throw new Error(summary.body);
+  if (summary.failed > 0) throw new Error(`the outbound run failed on ${summary.failed} devices: ${summary.errors.join('; ')}`);
+  return { ms: performance.now() - start, summary };
+}
+
+/** The outbound handler on a shard of `devices` (a fleet twice that, in two shards): provisioning all, nothing due, every report due. */
+async function outboundRows(env, devices) {
+  const instance = startInstance({ ...env, CHUTEBOX_FLEET_TABLE: 'outbound', CHUTEBOX_FLEET_SIZE: String(2 * devices) });
+  try {
+    const started = Date.now();
+    const provisioning = await timedShard(instance);
+    const idle = await timedShard(instance);
+    // Each report falls due 60 s after its device provisioned, up to 10 s early.
+    await sleep(Math.max(0, started + 51_000 - Date.now()));
+    const reporting = await timedShard(instance);
+    const done = ({ summary }) => `${summary.provisioned} provisioned, ${summary.delivered} reports, ${summary.left} left`;
+    return [
+      [`outbound, a shard of ${devices}: each provisions (first run of the instance)`, ms(provisioning.ms), done(provisioning)],
+      [`outbound, a shard of ${devices}: nothing due`, ms(idle.ms), done(idle)],
+      [`outbound, a shard of ${devices}: each report due`, ms(reporting.ms), done(reporting)],
+    ];
+  } finally {
+    await instance.stop();
+  }
+}
+
 const p95 = (values) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.95))];
 
 async function main() {
-  const { colds, warm } = options();
+  const { colds, warm, outbound } = options();
   cleanUpOnSignals();
   // The SDK client of this process (which makes the table) reads them as the instances do.
   Object.assign(process.env, AWS_ENV);
-  const table = await startTable();
+  const table = await startTable('fleet', 'outbound');
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     ...AWS_ENV,
@@ -136,6 +186,8 @@ async function main() {
       rows.put.push(await timed(() => instance.invoke('networks-ssid-put', event('PUT', ssid('router-0'), { ssid: `bench-${n}` }))));
     }
     await instance.stop();
+    if (outbound > 0) await startedLongAgo(table.endpoint, 'outbound');
+    const outboundTable = outbound > 0 ? await outboundRows(env, outbound) : [];
     console.log(`\na fleet on Lambda against dynalite: ${colds} cold starts, ${warm} warm invocations of each kind\n`);
     printTable(
       ['invocation', 'median', 'p95'],
@@ -146,6 +198,10 @@ async function main() {
         ['warm PUT of an SSID', ms(median(rows.put)), ms(p95(rows.put))],
       ],
     );
+    if (outboundTable.length > 0) {
+      console.log('\nthe outbound handler, one run each (built-in fake controller)\n');
+      printTable(['run', 'time', 'what it did'], outboundTable);
+    }
   } finally {
     await cleanUp();
     await table.close();

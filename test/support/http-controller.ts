@@ -32,8 +32,10 @@ export interface HttpController {
 }
 
 export interface HttpControllerOptions {
-  /** The one apitoken it accepts; any other bearer token (or none) gets 401. */
-  apitoken: string;
+  /** The one apitoken it accepts, or the one of each router id (a fleet's); any other bearer token (or none) gets 401. */
+  apitoken: string | ((routerId: string) => string);
+  /** Answers a telemetry report only once this resolves (default at once): to make something happen while a report is in flight. */
+  holdReport?: (request: ControllerRequest) => Promise<void>;
   /** A router id whose check it never answers (the connection stays open until the controller closes). */
   silentRouter?: string;
   /** The release of chutebox it offers now, asked at each request: its archive, and a SHA-256 to give instead of the archive's; none by default. */
@@ -81,6 +83,7 @@ export function useHttpController(options: HttpControllerOptions): () => HttpCon
 
 async function startHttpController(options: HttpControllerOptions): Promise<{ controller: HttpController; close: () => Promise<void> }> {
   const requests: ControllerRequest[] = [];
+  const apitokenOf = (routerId: string) => (typeof options.apitoken === 'string' ? options.apitoken : options.apitoken(routerId));
   const waiters = new Set<{ match: (request: ControllerRequest) => boolean; from: number; resolve: (request: ControllerRequest) => void }>();
 
   function answer(res: ServerResponse, status: number, body: unknown): void {
@@ -105,14 +108,15 @@ async function startHttpController(options: HttpControllerOptions): Promise<{ co
     }
     const release = options.release?.() ?? null;
     const archive = RELEASE_ARCHIVE.exec(request.path);
-    if (archive !== null && release !== null && release.version === archive[1] && request.authorization === `Bearer ${options.apitoken}`) {
+    if (archive !== null && release !== null && release.version === archive[1] && request.authorization === `Bearer ${apitokenOf('')}`) {
       return void res.writeHead(200, { 'content-type': 'application/x-tar' }).end(release.archive);
     }
     const match = ROUTER_PATH.exec(request.path);
     if (match === null) return answer(res, 404, { error: 'not found' });
     const routerId = decodeURIComponent(match[1]!);
+    const bearer = `Bearer ${apitokenOf(routerId)}`;
     if (match[2] === '/runtime') {
-      if (request.authorization !== `Bearer ${options.apitoken}`) return answer(res, 401, { error: 'invalid token' });
+      if (request.authorization !== bearer) return answer(res, 401, { error: 'invalid token' });
       if (release === null) return void res.writeHead(204).end();
       const sha256 = release.sha256 ?? createHash('sha256').update(release.archive).digest('hex');
       return answer(res, 200, { version: release.version, sha256, url: `/releases/${release.version}.tar` });
@@ -120,7 +124,8 @@ async function startHttpController(options: HttpControllerOptions): Promise<{ co
     const telemetry = match[2] !== undefined;
     if (request.method !== (telemetry ? 'POST' : 'GET')) return answer(res, 405, { error: 'method not allowed' });
     if (!telemetry && routerId === options.silentRouter) return; // never answered
-    if (request.authorization !== `Bearer ${options.apitoken}`) return answer(res, 401, { error: 'invalid token' });
+    if (request.authorization !== bearer) return answer(res, 401, { error: 'invalid token' });
+    if (telemetry) await options.holdReport?.(request);
     answer(res, 200, telemetry ? {} : { _id: routerId, name: routerId });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,5 +1,6 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FunctionBundle } from '../../functions/core/bundle.ts';
+import type { ShardSummary } from '../../emulator/fleet/lambda/outbound-shard.ts';
 
 /** A function bundle's Lambda `handler`, as Lambda calls it. */
 export type LambdaHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -12,6 +13,18 @@ export async function lambdaBundle(name: string, instance?: string): Promise<Lam
   const url = new URL(`../../dist/functions/${name}.mjs${instance === undefined ? '' : `?instance=${instance}`}`, import.meta.url);
   const module = (await import(/* @vite-ignore */ url.href)) as FunctionBundle;
   return module.handler as LambdaHandler;
+}
+
+/** The outbound handler of a fleet on Lambda, as a schedule invokes it. */
+export type OutboundHandler = (event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<ShardSummary>;
+
+/**
+ * The `handler` of `dist/fleet-outbound.mjs`; with `instance`, a fresh copy of the module, which reads
+ * its environment again on its first invocation, as a new Lambda instance does.
+ */
+export async function outboundHandler(instance?: string): Promise<OutboundHandler> {
+  const url = new URL(`../../dist/fleet-outbound.mjs${instance === undefined ? '' : `?instance=${instance}`}`, import.meta.url);
+  return ((await import(/* @vite-ignore */ url.href)) as { handler: OutboundHandler }).handler;
 }
 
 /** Events made so far by this process: each gets a request id of its own, as API Gateway gives. */

@@ -182,7 +182,14 @@ describe.skipIf(!built)('the fleet on AWS, synthesized offline', () => {
     expect(readdirSync(code).sort()).toEqual(['dist', 'fixtures']);
     expect(readdirSync(path.join(code, 'fixtures'))).toEqual(['scenarios']);
     for (const bundle of fleetPackage.bundles) expect(existsSync(path.join(code, 'dist', 'functions', `${bundle.name}.mjs`)), bundle.name).toBe(true);
-    for (const file of ['dist/scenario-device.mjs', 'dist/manifest.json', 'dist/scenarios/default.json', 'fixtures/scenarios/gl-ar150/device.yaml']) {
+    for (const file of [
+      'dist/scenario-device.mjs',
+      'dist/fleet-device.mjs',
+      'dist/fleet-outbound.mjs',
+      'dist/manifest.json',
+      'dist/scenarios/default.json',
+      'fixtures/scenarios/gl-ar150/device.yaml',
+    ]) {
       expect(existsSync(path.join(code, file)), file).toBe(true);
     }
     for (const file of ['dist/aws', 'dist/docs', 'dist/types', 'dist/lib-emulator.mjs']) expect(existsSync(path.join(code, file)), file).toBe(false);

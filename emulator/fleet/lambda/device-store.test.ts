@@ -45,6 +45,15 @@ describe('the fleet store in DynamoDB', () => {
     expect(await store.read('router-1')).toEqual({ version: 1, document: { small: true } });
   });
 
+  it('keeps an apitoken beside the document, out of it, and drops it with a write that gives none', async () => {
+    const store = await freshStore('apitokens');
+    expect(await store.write('router-5', { provisioning: { routerId: 'lab' } }, null, 'tok-secret')).toBe(true);
+    expect(await store.read('router-5')).toEqual({ version: 1, document: { provisioning: { routerId: 'lab' } }, apitoken: 'tok-secret' });
+    expect(await store.readMany(['router-5'])).toEqual([{ version: 1, document: { provisioning: { routerId: 'lab' } }, apitoken: 'tok-secret' }]);
+    expect(await store.write('router-5', { provisioning: null }, 1)).toBe(true);
+    expect(await store.read('router-5')).toEqual({ version: 2, document: { provisioning: null } });
+  });
+
   it('reads many devices at once, in the order asked, beyond one batch of 100', async () => {
     const store = await freshStore('many');
     const ids = Array.from({ length: 250 }, (_, index) => `router-${index}`);

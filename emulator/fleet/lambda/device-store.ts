@@ -13,7 +13,8 @@ import { TABLE_KEY } from './fleet-table.ts';
 /*
  * What a fleet on Lambda keeps in DynamoDB (docs/decisions/0057-the-fleet-state-in-dynamodb.md): one
  * item per device that differs from the device its seed makes, `{device, version, document}`, the
- * document gzipped JSON. Every write names the version it read, so two writes that read the same one
+ * document gzipped JSON, and `apitoken` (a string) when the device is provisioned: the secret its
+ * controller gave, kept out of the document as a state leaves it out, and read only by the functions. Every write names the version it read, so two writes that read the same one
  * cannot both land: the second is refused, and its invocation runs again on what the first wrote.
  */
 
@@ -24,6 +25,8 @@ export const MAX_DOCUMENT_BYTES = 384 * 1024;
 export interface Stored {
   version: number;
   document: unknown;
+  /** The apitoken stored beside the document, when one was. */
+  apitoken?: string;
 }
 
 /** The items of a fleet's table, by key. */
@@ -33,12 +36,13 @@ export interface DeviceStore {
   /** What is stored under each key (strongly consistent reads), in the order of `keys`; null where nothing is. */
   readMany(keys: readonly string[]): Promise<(Stored | null)[]>;
   /**
-   * Stores `document` under `key` as the version after `after` (null: the first), unless another write
-   * came first: then nothing is written and it answers false.
+   * Stores `document` (and `apitoken`, beside it) under `key` as the version after `after` (null: the
+   * first), in place of what was stored, unless another write came first: then nothing is written and
+   * it answers false.
    *
    * @throws HttpProblem 507 when the document is larger than an item holds; nothing is written.
    */
-  write(key: string, document: unknown, after: number | null): Promise<boolean>;
+  write(key: string, document: unknown, after: number | null, apitoken?: string): Promise<boolean>;
 }
 
 /** How the store reaches DynamoDB: its table, and another endpoint than AWS's (dynalite in tests). */
@@ -86,7 +90,7 @@ export function dynamoDeviceStore(options: DynamoStoreOptions): DeviceStore {
       }
       return keys.map((key) => found.get(key) ?? null);
     },
-    async write(key, document, after) {
+    async write(key, document, after, apitoken) {
       const bytes = gzipSync(JSON.stringify(document));
       if (bytes.length > MAX_DOCUMENT_BYTES) {
         throw new HttpProblem(
@@ -100,9 +104,9 @@ export function dynamoDeviceStore(options: DynamoStoreOptions): DeviceStore {
           ? { ConditionExpression: 'attribute_not_exists(#key)', ExpressionAttributeNames: { '#key': TABLE_KEY } }
           : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': { N: String(after) } } };
       try {
-        await client.send(
-          new PutItemCommand({ TableName, Item: { [TABLE_KEY]: { S: key }, version: { N: String(version) }, document: { B: bytes } }, ...condition }),
-        );
+        const Item: Record<string, AttributeValue> = { [TABLE_KEY]: { S: key }, version: { N: String(version) }, document: { B: bytes } };
+        if (apitoken !== undefined) Item.apitoken = { S: apitoken };
+        await client.send(new PutItemCommand({ TableName, Item, ...condition }));
         return true;
       } catch (error) {
         if (error instanceof ConditionalCheckFailedException) return false;
@@ -117,5 +121,6 @@ function storedOf(item: Record<string, AttributeValue>, key: string): Stored {
   const version = Number(item.version?.N);
   const bytes = item.document?.B;
   if (!Number.isSafeInteger(version) || bytes === undefined) throw new Error(`the item of ${key} in the fleet's table has no version or document`);
-  return { version, document: JSON.parse(gunzipSync(bytes).toString('utf8')) };
+  const document: unknown = JSON.parse(gunzipSync(bytes).toString('utf8'));
+  return item.apitoken?.S === undefined ? { version, document } : { version, document, apitoken: item.apitoken.S };
 }

@@ -1,12 +1,9 @@
 import type { DeviceRequest, DeviceSession } from '../../../functions/core/lambda.ts';
 import { HttpProblem } from '../../../functions/core/problem.ts';
 import { deviceAddress } from '../device-address.ts';
-import { loadFleetScenarios } from '../member-device.ts';
 import { deviceId, memberById, type FleetSpec } from '../members.ts';
-import { dynamoDeviceStore } from './device-store.ts';
-import { fleetEnvironment } from './fleet-environment.ts';
-import { fleetOrigin } from './fleet-origin.ts';
-import { serveMember, type LambdaFleet } from './served-member.ts';
+import { instanceFleet } from './instance-fleet.ts';
+import { serveMember } from './served-member.ts';
 
 /**
  * The device module of a fleet on Lambda (docs/bundles.md#a-fleet-on-lambda), built as
@@ -15,14 +12,6 @@ import { serveMember, type LambdaFleet } from './served-member.ts';
  * or its `Host` (`<id>.<CHUTEBOX_FLEET_DOMAIN>`) names, built from the fleet's seed and restored from
  * the table (`serveMember`).
  */
-
-/** The fleet as this instance serves it: its environment read, its scenarios and its start loaded once. */
-interface InstanceFleet extends LambdaFleet {
-  spec: FleetSpec;
-  domain: string | undefined;
-}
-
-let loading: Promise<InstanceFleet> | undefined;
 
 /**
  * The device of the fleet a request names.
@@ -33,23 +22,11 @@ let loading: Promise<InstanceFleet> | undefined;
  * session.path; // '/api/v1/chutes'
  */
 export async function openDevice(request: DeviceRequest): Promise<DeviceSession> {
-  // Loaded once per instance; a load that failed is tried again on the next request.
-  loading ??= instanceFleet().catch((error: unknown) => {
-    loading = undefined;
-    throw error;
-  });
-  const fleet = await loading;
+  const fleet = await instanceFleet();
   const address = deviceAddress(request.path, request.host, fleet.domain);
   const member = address === null ? null : memberById(fleet.spec, address.id);
   if (address === null || member === null) throw noDevice(fleet.spec, address?.id);
   return { path: address.path, serve: (use) => serveMember(fleet, member, request.requestId, use) };
-}
-
-async function instanceFleet(): Promise<InstanceFleet> {
-  const environment = await fleetEnvironment(process.env);
-  const store = dynamoDeviceStore({ table: environment.table, endpoint: environment.endpoint });
-  const [scenarios, origin] = await Promise.all([loadFleetScenarios(environment.spec), fleetOrigin(store, Date.now())]);
-  return { spec: environment.spec, domain: environment.domain, scenarios, store, origin, device: environment.device };
 }
 
 /** The 404 of a request that names no device of the fleet, saying where its devices are. */

@@ -3,7 +3,7 @@ import { HttpProblem } from '../../../functions/core/problem.ts';
 import { loadFleetScenarios } from '../member-device.ts';
 import { fleetMember, type FleetSpec } from '../members.ts';
 import { useHttpController } from '../../../test/support/http-controller.ts';
-import type { DeviceStore } from './device-store.ts';
+import type { DeviceStore, Stored } from './device-store.ts';
 import { MOST_ATTEMPTS, serveMember, type LambdaFleet } from './served-member.ts';
 
 /** The account of the default scenario whose keys the request adds to. */
@@ -60,17 +60,31 @@ describe('a request on a device of a fleet on Lambda', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(controller().requests).toEqual([]);
   });
+
+  it('keeps the apitoken a request provisioned the device with beside its state, never in it, and sends telemetry with it later', async () => {
+    const member = fleetMember(spec, 0);
+    const store = memoryStore();
+    const fleet: LambdaFleet = { scenarios: await loadFleetScenarios(spec), store, origin: Date.now(), device: { controller: controller().url } };
+    const credentials = { routerId: 'lab-router', apitoken: 'fleet-token', pdserver: controller().url, wampRouter: 'ws://controller.test/ws' };
+    await serveMember(fleet, member, 'request-3', (device) => device.provisioning.provision(credentials));
+    const item = await store.read(member.id);
+    expect(item).toMatchObject({ version: 1, apitoken: 'fleet-token' });
+    expect(JSON.stringify(item!.document)).not.toContain('fleet-token');
+    expect(await serveMember(fleet, member, 'request-4', (_, scenario) => scenario.sendTelemetryNow())).toBe(true);
+    expect(controller().requests.at(-1)).toMatchObject({ path: '/api/routers/lab-router/telemetry', authorization: 'Bearer fleet-token' });
+    expect(await store.read(member.id)).toMatchObject({ version: 2, apitoken: 'fleet-token' });
+  });
 });
 
 /** A table in memory, with the store's versions. */
 function memoryStore(): DeviceStore {
-  const items = new Map<string, { version: number; document: unknown }>();
+  const items = new Map<string, Stored>();
   return {
     read: async (key) => structuredClone(items.get(key) ?? null),
     readMany: async (keys) => keys.map((key) => structuredClone(items.get(key) ?? null)),
-    async write(key, document, after) {
+    async write(key, document, after, apitoken) {
       if ((items.get(key)?.version ?? null) !== after) return false;
-      items.set(key, { version: (after ?? 0) + 1, document: structuredClone(document) });
+      items.set(key, { version: (after ?? 0) + 1, document: structuredClone(document), ...(apitoken === undefined ? {} : { apitoken }) });
       return true;
     },
   };

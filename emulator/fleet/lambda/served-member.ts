@@ -7,6 +7,7 @@ import { ClockReadingSchema, type ClockReading } from '../../emulated-clock.ts';
 import type { EmulatorState } from '../../emulator-state.ts';
 import type { ChangeUnderWay } from '../../scenario/changes.ts';
 import type { Scenario, ScenarioOptions } from '../../scenario/core.ts';
+import { apitokenKey, type ApitokenMemory } from '../../scenario/provisioning.ts';
 import { draw } from '../../seeded.ts';
 import { memberDevice, type FleetScenarios } from '../member-device.ts';
 import type { FleetMember } from '../members.ts';
@@ -47,39 +48,61 @@ export const MOST_ATTEMPTS = 10;
 /** The longest wait before an attempt, in ms: each attempt waits up to twice as long as the one before, from 10 ms. */
 const MOST_BACKOFF_MS = 1000;
 
+/** How `serveMember` serves a use besides a request: the outbound handler's. */
+export interface ServeOptions {
+  /** What a batch read found of the device: the first attempt uses it rather than reading again. */
+  stored?: Stored | null;
+  /** How this use's devices reach the controller, in place of the fleet's (the outbound replays its exchanges on a rerun). */
+  device?: Pick<ScenarioOptions, 'fakeController' | 'controllerFetch'>;
+}
+
 /**
  * Serves one request on a member of the fleet, as one Lambda invocation: reads what the table holds
  * of it, builds its device at the time of the invocation, runs `use` on it, and writes its new state
  * back when the request changed it, naming the version it read. When another request wrote between,
  * the write is refused and the request runs again, on the device as that one left it, after a wait
  * drawn from the request's id; after `MOST_ATTEMPTS` a 503 tells the client to try again. Nothing of
- * the device is left running once it answers: its clock stands still during the invocation.
+ * the device is left running once it answers: its clock stands still during the invocation. The
+ * apitoken of the device's provisioning is kept in the item beside the state (`DeviceStore.write`),
+ * never in it.
  *
  * @param requestId API Gateway's id of the request: the waits between attempts are drawn from it.
  * @throws HttpProblem 503 (`Retry-After: 1`) when every attempt found the device changed meanwhile.
  * @example
  * const out = await serveMember(fleet, memberById(spec, 'router-42')!, event.requestContext.requestId, (device) => invoke(input, device));
  */
-export async function serveMember<T>(fleet: LambdaFleet, member: FleetMember, requestId: string, use: (device: Device) => Promise<T>): Promise<T> {
+export async function serveMember<T>(
+  fleet: LambdaFleet,
+  member: FleetMember,
+  requestId: string,
+  use: (device: Device, scenario: Scenario) => Promise<T>,
+  options: ServeOptions = {},
+): Promise<T> {
   for (let attempt = 1; attempt <= MOST_ATTEMPTS; attempt++) {
     if (attempt > 1) await backoff(requestId, attempt);
-    const stored = await fleet.store.read(member.id);
-    const device = await storedDevice(fleet, member, stored);
-    const before = await device.document();
-    const answer = await use(device.scenario.device);
-    const after = await device.document();
-    if (sameState(before, after) || (await fleet.store.write(member.id, after, stored?.version ?? null))) return answer;
+    const stored = attempt === 1 && options.stored !== undefined ? options.stored : await fleet.store.read(member.id);
+    const device = await storedDevice(fleet, member, stored, options.device);
+    const before = await device.kept();
+    const answer = await use(device.scenario.device, device.scenario);
+    const after = await device.kept();
+    if (sameState(before, after) || (await fleet.store.write(member.id, after.document, stored?.version ?? null, after.apitoken))) return answer;
   }
   throw new HttpProblem(503, `${member.id} was changed by other requests during each of ${MOST_ATTEMPTS} tries of this one: try again`, {
     headers: { 'retry-after': '1' },
   });
 }
 
-/** A member's device as stored, at the time of the invocation, and the document to store of it. */
+/** A member's device as stored, at the time of the invocation, and what to store of it. */
 interface StoredDevice {
   scenario: Scenario;
   /** What to store of the device now, once the steps due now are taken. */
-  document(): Promise<DeviceDocument>;
+  kept(): Promise<Kept>;
+}
+
+/** What the table keeps of a device: the document of its state, and the apitoken of its provisioning beside it. */
+interface Kept {
+  document: DeviceDocument;
+  apitoken?: string;
 }
 
 /** Telemetry's timers on a fleet's device on Lambda: none fires (the outbound handler sends the reports). */
@@ -92,23 +115,29 @@ const NO_TIMERS: Timers = { setTimeout: () => null, clearTimeout: () => {} };
  *
  * @throws Error when the stored document does not restore on the device.
  */
-async function storedDevice(fleet: LambdaFleet, member: FleetMember, stored: Stored | null): Promise<StoredDevice> {
+async function storedDevice(fleet: LambdaFleet, member: FleetMember, stored: Stored | null, options: ServeOptions['device'] = {}): Promise<StoredDevice> {
   const now = invocationTime(fleet.origin);
-  const scenario = memberDevice(fleet.scenarios, member, { ...fleet.device, clock: now, telemetryTimers: NO_TIMERS });
+  // The apitoken of the stored provisioning goes in with the state, and the one stored by now comes out.
+  const apitokens: ApitokenMemory = new Map();
+  const scenario = memberDevice(fleet.scenarios, member, { ...fleet.device, ...options, clock: now, telemetryTimers: NO_TIMERS, apitokens });
   const base = await scenario.snapshot();
   if (stored !== null) {
     const document = storedDocument(member, stored.document);
-    await restore(scenario, member, withDelta(base, document.state as StateDelta, document.clock), document.underWay);
+    const state = withDelta(base, document.state as StateDelta, document.clock);
+    if (state.provisioning !== null && stored.apitoken !== undefined) apitokens.set(apitokenKey(state.provisioning), stored.apitoken);
+    await restore(scenario, member, state, document.underWay);
     await scenario.clock.set({ advanceMs: Math.max(0, now.now - document.clock.now) });
   }
   return {
     scenario,
-    async document() {
+    async kept() {
       // The steps due now (a change that takes no time) are taken before the state is.
       await scenario.clock.set({ advanceMs: 0 });
       const state = await scenario.snapshot();
       const underWay = scenario.changesUnderWay();
-      return { state: stateDelta(base, state), clock: state.clock, ...(underWay.length > 0 ? { underWay } : {}) };
+      const document = { state: stateDelta(base, state), clock: state.clock, ...(underWay.length > 0 ? { underWay } : {}) };
+      const apitoken = state.provisioning === null ? undefined : apitokens.get(apitokenKey(state.provisioning));
+      return apitoken === undefined ? { document } : { document, apitoken };
     },
   };
 }
@@ -136,9 +165,9 @@ async function restore(scenario: Scenario, member: FleetMember, state: EmulatorS
   }
 }
 
-/** Whether two documents hold the same state, whatever their clocks. */
-function sameState(before: DeviceDocument, after: DeviceDocument): boolean {
-  return isDeepStrictEqual({ ...before, clock: null }, { ...after, clock: null });
+/** Whether a device keeps the same state and apitoken, whatever its clock. */
+function sameState(before: Kept, after: Kept): boolean {
+  return isDeepStrictEqual({ ...before, document: { ...before.document, clock: null } }, { ...after, document: { ...after.document, clock: null } });
 }
 
 /** Waits before attempt `attempt` (from 2): up to 10 ms × 2^(attempt − 2), at most `MOST_BACKOFF_MS`, drawn from the request's id. */
