@@ -110,7 +110,14 @@ describe('a fleet on Lambda', () => {
     const id = defaults[1]!.id;
     const keys = Array.from({ length: 20 }, (_, n) => numberedKey(n, 'fleet'));
     const recorded = bodyOf(await list(httpApiEvent('GET', `/devices/${id}/api/v1/config/sshKeys/paradrop`))) as string[];
-    const answers = await Promise.all(keys.map((key) => post(jsonEvent('POST', `/devices/${id}/api/v1/config/sshKeys/paradrop`, { key }))));
+    // As a client would: a 503 (the device changed during each of a request's tries) is sent again after its Retry-After.
+    const send = async (key: string, tries = 5): Promise<{ statusCode?: number }> => {
+      const answer = await post(jsonEvent('POST', `/devices/${id}/api/v1/config/sshKeys/paradrop`, { key }));
+      if (answer.statusCode !== 503 || tries === 1) return answer;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return send(key, tries - 1);
+    };
+    const answers = await Promise.all(keys.map((key) => send(key)));
     expect(answers.map((answer) => answer.statusCode)).toEqual(keys.map(() => 200));
     const listed = bodyOf(await list(httpApiEvent('GET', `/devices/${id}/api/v1/config/sshKeys/paradrop`))) as string[];
     expect([...listed].sort()).toEqual([...recorded, ...keys].sort());
