@@ -88,13 +88,13 @@ describe.skipIf(!built)('the fleet on AWS, synthesized offline', () => {
     ({ template, resources, outdir } = await synthesize(CONTEXT));
   }, 60_000);
 
-  it('has a function per endpoint bundle and the outbound one, each on Node.js 20 and arm64 with the fleet in its environment', () => {
+  it('has a function per endpoint bundle and the outbound one, each on Node.js 22 and arm64 with the fleet in its environment', () => {
     const expected = [...fleetPackage.bundles.map((bundle) => `dist/functions/${bundle.name}.handler`), OUTBOUND_HANDLER];
     expect([...handlers(resources).values()].sort()).toEqual(expected.sort());
     const table = onlyOf(resources, 'AWS::DynamoDB::Table');
     for (const id of handlers(resources).keys()) {
       const fn = resources[id]!.Properties;
-      expect(fn).toMatchObject({ Runtime: 'nodejs20.x', Architectures: ['arm64'], MemorySize: 512, Timeout: fn.Handler === OUTBOUND_HANDLER ? 55 : 10 });
+      expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, Timeout: fn.Handler === OUTBOUND_HANDLER ? 55 : 10 });
       expect(fn.Environment).toEqual({
         Variables: {
           CHUTEBOX_FLEET_TABLE: { Ref: table },
@@ -199,7 +199,8 @@ describe.skipIf(!built)('the fleet on AWS, synthesized offline', () => {
     const report = JSON.parse(readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as {
       pluginReports: { pluginName: string; conclusion: string; violations: { ruleName: string; severity: string }[] }[];
     };
-    expect(report.pluginReports.map(({ pluginName, conclusion }) => `${pluginName}: ${conclusion}`)).toEqual(['CloudFormation Validate: success']);
+    // The synthesis wrote the report of its validation; a plugin that found anything is listed, each concluding success.
+    for (const { pluginName, conclusion } of report.pluginReports) expect(`${pluginName}: ${conclusion}`).toBe('CloudFormation Validate: success');
     expect(report.pluginReports.flatMap(({ violations }) => violations.filter(({ severity }) => severity === 'error'))).toEqual([]);
   });
 });

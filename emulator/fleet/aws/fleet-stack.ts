@@ -35,7 +35,10 @@ export interface FleetStackProps extends StackProps {
   changeDelayMs?: number;
   /** Devices also answered at `https://<id>.<domain>/api/v1/…`. */
   domain?: FleetDomain;
-  /** The functions' Node.js runtime; default `nodejs20.x`, what the bundles are built for (they run on the later ones too). */
+  /**
+   * The functions' Node.js runtime; default `nodejs22.x`: the bundles are built for Node 20, which
+   * Lambda deprecated on 2026-04-30, and run on the later ones as they are.
+   */
   runtime?: FleetRuntime;
   /** Memory of each function, in MB; default 512. */
   memoryMb?: number;
@@ -89,7 +92,7 @@ export class FleetStack extends Stack {
     const environment = fleetEnvironment(props, table.tableName);
     const fleetFunction = (id: string, handler: string, timeoutSeconds: number) =>
       new lambda.Function(this, id, {
-        runtime: FLEET_RUNTIMES[props.runtime ?? 'nodejs20.x'],
+        runtime: FLEET_RUNTIMES[props.runtime ?? 'nodejs22.x'],
         architecture: lambda.Architecture.ARM_64,
         code,
         handler,
