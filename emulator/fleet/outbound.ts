@@ -84,13 +84,18 @@ async function provisionOne(fleet: Fleet, member: FleetMember, controller: strin
   const found = fleet.device(member.id);
   if (found === null) throw new Error(`no device ${member.id} in the fleet`);
   const device = await found;
+  // Held built while it provisions; provisioned, it stays built, as its telemetry runs on its own timers.
+  const release = device.hold();
+  device.wrote();
   const apitoken = Math.floor(draw(member.seed, 'apitoken') * 2 ** 52).toString(16);
-  await device.scenario.device.provisioning.provision({
-    routerId: deviceId(member.index),
-    apitoken,
-    pdserver: controller,
-    wampRouter: `${controller.replace(/^http/, 'ws')}/ws`,
-  });
+  await device.scenario.device.provisioning
+    .provision({
+      routerId: deviceId(member.index),
+      apitoken,
+      pdserver: controller,
+      wampRouter: `${controller.replace(/^http/, 'ws')}/ws`,
+    })
+    .finally(release);
 }
 
 /** `fetch` with at most `most` requests in flight; the others wait their turn, each handed the slot of one that ends. */
