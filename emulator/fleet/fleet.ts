@@ -45,7 +45,7 @@ export interface FleetOptions {
   mostBuilt?: number;
 }
 
-/** How many devices a fleet keeps built unless told: 10,000 default devices take under 512 MB (docs/performance.md#a-fleet). */
+/** How many devices a fleet keeps built unless told: a fleet of 10,000 read in turn is never built twice (docs/performance.md#a-fleet). */
 export const FLEET_BUILT_MOST = 10_000;
 
 /** The devices of a fleet, each built when first asked for (docs/decisions/0055-a-fleet-of-emulated-routers.md). */
