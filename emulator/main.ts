@@ -38,6 +38,7 @@ import { stopOnSignals } from './stop-on-signals.ts';
 import { checkStateText, STATE_LIMITS } from './state-limits.ts';
 import { FLEET_PATH } from './fleet/fleet-app.ts';
 import { FLEET_MOST, readFleetFile } from './fleet/fleet-file.ts';
+import { FLEET_BUILT_MOST } from './fleet/fleet.ts';
 import { serveFleet } from './fleet/serve-fleet.ts';
 
 export { EMULATOR_ACCOUNT } from './app.ts';
@@ -104,6 +105,15 @@ const OPTIONS = [
     value: 'FILE',
     description:
       'a fleet from a JSON or YAML file {size, scenarios: [{scenario, share}, ...]}: the scenarios its devices run, by share (--fleet wins over its size)',
+  },
+  {
+    flag: 'fleet-built',
+    env: 'CHUTEBOX_FLEET_BUILT',
+    default: String(FLEET_BUILT_MOST),
+    value: 'N',
+    description:
+      "with --fleet: keep at most N devices built; the least recently used that nothing holds (a stream, a websocket, a provisioning) leaves, kept as what differs from its seed's, and is built again as it was when asked for; a provisioned device stays built",
+    kind: 'number',
   },
   {
     flag: 'fleet-domain',
@@ -209,6 +219,7 @@ export async function main(argv: string[]): Promise<void> {
       ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
       ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
       provision: !switches['no-provision'],
+      mostBuilt: parseDevices(values['fleet-built']!, 'fleet-built'),
       log,
       address: { host: values.host!, port },
     });
@@ -294,15 +305,15 @@ async function restoreStateFile(file: string, scenario: { name: string; restore:
 /** The size and scenarios of `--fleet N` and `--fleet-file FILE` (the flag's size wins), else every device `--scenario`. */
 async function fleetSpecFrom(values: Partial<Record<string, string>>): Promise<{ size: number; scenarios: FleetShare[] }> {
   const file = values['fleet-file'] === undefined ? undefined : await readFleetFile(values['fleet-file']);
-  const size = values.fleet === undefined ? file?.size : parseFleetSize(values.fleet);
+  const size = values.fleet === undefined ? file?.size : parseDevices(values.fleet, 'fleet');
   if (size === undefined) throw new UsageError(`--fleet-file ${values['fleet-file']} gives no size: give it one, or --fleet N`);
   return { size, scenarios: file?.scenarios ?? [{ scenario: values.scenario!, share: 1 }] };
 }
 
-/** `--fleet N`: a whole number of devices from 1 to `FLEET_MOST`. */
-function parseFleetSize(text: string): number {
+/** `--fleet N`, `--fleet-built N`: a whole number of devices from 1 to `FLEET_MOST`. */
+function parseDevices(text: string, flag: string): number {
   const size = /^[0-9]{1,7}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(size >= 1 && size <= FLEET_MOST)) throw new UsageError(`--fleet must be a number of devices from 1 to ${FLEET_MOST}, not ${JSON.stringify(text)}`);
+  if (!(size >= 1 && size <= FLEET_MOST)) throw new UsageError(`--${flag} must be a number of devices from 1 to ${FLEET_MOST}, not ${JSON.stringify(text)}`);
   return size;
 }
 

@@ -90,7 +90,7 @@ async function answer(
     case 'fault': {
       if (effect.fault === 'connection-reset' || effect.fault === 'empty-response') return transport.broken(effect.fault);
       const response = await real();
-      return streamed(response) ? response : faultedBody(response, effect, transport.sleep, transport.drop);
+      return streamedAnswer(response) ? response : faultedBody(response, effect, transport.sleep, transport.drop);
     }
     case 'stream': {
       const accept = bindings?.[ACCEPT_WEBSOCKET];
@@ -109,7 +109,8 @@ async function answer(
 /** The media types of answers streamed for as long as they follow (the events, a chute's log): a body fault leaves them alone. */
 const STREAMED_TYPES = ['text/event-stream', 'application/x-ndjson'];
 
-function streamed(response: Response): boolean {
+/** Whether `response` streams for as long as it follows (the events, a chute's log). */
+export function streamedAnswer(response: Response): boolean {
   const type = response.headers.get('content-type') ?? '';
   return STREAMED_TYPES.some((streamedType) => type.startsWith(streamedType));
 }

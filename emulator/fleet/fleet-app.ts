@@ -10,6 +10,8 @@ import { authorizer } from '../../runtime/http/auth.ts';
 import { corsPolicy } from '../../runtime/http/cors.ts';
 import { problemFor } from '../../runtime/http/hono-errors.ts';
 import { silentWhileRebooting } from '../faults/silent-while-rebooting.ts';
+import { ACCEPT_WEBSOCKET, type AcceptWebsocket } from '../../runtime/http/websocket-accept.ts';
+import { streamedAnswer } from '../faults/fetch.ts';
 import { deviceAddress } from './device-address.ts';
 import type { Fleet, FleetDevice } from './fleet.ts';
 import { mountFleetFaults, type FleetFaults } from './fleet-faults.ts';
@@ -101,7 +103,21 @@ export function fleetApp(options: FleetAppOptions): Hono {
     const found = fleet.device(id);
     if (found === null) return problemResponse(new HttpProblem(404, `no device ${id} in this fleet of ${fleet.spec.size} (see ${FLEET_PATH})`));
     const device = await found;
-    if (path.startsWith('/_chutebox/')) return admins(device)(prefixed ? atPath(request, path) : request, env, context);
+    const admin = path.startsWith('/_chutebox/');
+    if (admin || !READS.has(request.method)) device.wrote();
+    // Built while it answers, while its answer streams, and while a websocket it accepts is open.
+    const release = device.hold();
+    try {
+      return heldWhileStreamed(await answerOf(device, request, heldSockets(env, device), context, path, prefixed, admin), release);
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /** The device's answer to `request`, made at `path` of its own API. */
+  function answerOf(device: FleetDevice, request: Request, env: unknown, context: Parameters<Fetch>[2], path: string, prefixed: boolean, admin: boolean) {
+    if (admin) return admins(device)(prefixed ? atPath(request, path) : request, env, context);
     // A layer that reads the request's URL (fault rules, validation) sees it at the device's path; else the
     // API app is only told the path (`PATH_BINDING`), as making the request again costs a fleet's reads.
     if (!prefixed) return served(device)(request, env, context);
@@ -177,6 +193,49 @@ function adminFetches(auth: AuthPolicy | null, corsOrigin: string | undefined): 
     }
     return fetch;
   };
+}
+
+/** The methods that only read a device: any other may change its state. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** `response` with `release` called once its body ends or is cancelled when it streams (the events, a chute's log), else now. */
+function heldWhileStreamed(response: Response, release: () => void): Response {
+  if (response.body === null || !streamedAnswer(response)) {
+    release();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        release();
+        controller.close();
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      release();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** `env` whose websocket acceptance (an upgrade's) keeps `device` built, and tells it written, for as long as the websocket is open. */
+function heldSockets(env: unknown, device: FleetDevice): unknown {
+  const accept = (env as { [ACCEPT_WEBSOCKET]?: AcceptWebsocket } | undefined)?.[ACCEPT_WEBSOCKET];
+  if (accept === undefined) return env;
+  const held: AcceptWebsocket = (open) =>
+    accept((ws) => {
+      const release = device.hold();
+      device.wrote();
+      return open(ws).finally(release);
+    });
+  return { ...(env as object), [ACCEPT_WEBSOCKET]: held };
 }
 
 /** The path of an absolute URL, as sent (percent-encoded), without parsing the whole URL. */

@@ -1,4 +1,5 @@
-import { fixedPolicy } from '../../runtime/auth/fixed.ts';
+import { createHmac, randomBytes } from 'node:crypto';
+import { fixedPolicy, type KeptAccounts } from '../../runtime/auth/fixed.ts';
 import type { AuthPolicy, UserTable } from '../../runtime/auth/policy.ts';
 import type { ApiFunction } from '../../runtime/http/api.ts';
 import { emulatorAdmin, type EmulatorAdmin } from '../admin.ts';
@@ -7,6 +8,7 @@ import type { ScenarioOptions, Scenario } from '../scenario/core.ts';
 import type { FaultRuleInput } from '../faults/rule.ts';
 import { memberById, type FleetMember, type FleetSpec } from './members.ts';
 import { memberDevice, type FleetScenarios } from './member-device.ts';
+import { heldOf, restoreHeld, type HeldDevice } from './held-device.ts';
 
 /** One device of a fleet as built: its member, its emulated device and the emulator's parts beside it (state, clock, fault rules). */
 export interface FleetDevice {
@@ -18,6 +20,10 @@ export interface FleetDevice {
   administered(): Promise<EmulatorAdmin>;
   /** Its own auth policy (its tokens good on it alone), over the fleet's account; null without auth. */
   auth: AuthPolicy | null;
+  /** Keeps it built until the function answered is called: a request, a stream or a websocket on it, a provisioning under way. */
+  hold(): () => void;
+  /** Tells that its state may differ from its seed's now (a request other than a read, an admin request): it is looked at when it leaves. */
+  wrote(): void;
 }
 
 /** How every device of a fleet is emulated: the scenario options they share, and the fault rules each starts with. */
@@ -35,52 +41,167 @@ export interface FleetOptions {
   clock?: () => ClockStart;
   /** The fleet's rules that hold on a member (`fleetFaults`), given to it as it is built. */
   rulesFor?: (member: FleetMember) => Promise<FaultRuleInput[]>;
+  /** How many devices are kept built at most (default `FLEET_BUILT_MOST`): the least recently used that nothing holds leaves first. */
+  mostBuilt?: number;
 }
+
+/** How many devices a fleet keeps built unless told: a fleet of 10,000 read in turn is never built twice (docs/performance.md#a-fleet). */
+export const FLEET_BUILT_MOST = 10_000;
 
 /** The devices of a fleet, each built when first asked for (docs/decisions/0055-a-fleet-of-emulated-routers.md). */
 export interface Fleet {
   spec: FleetSpec;
   /** The device `id` names, built on first use; null for an id that is not one of the fleet. */
   device(id: string): Promise<FleetDevice> | null;
-  /** How many devices have been built so far. */
+  /** How many devices are built now. */
   built(): number;
-  /** The devices built so far (or being built). */
-  builtDevices(): Iterable<Promise<FleetDevice>>;
-  /** Every device back to its scenario as loaded: those built are reset (telemetry stopped) and forgotten, to be built again when asked for. */
+  /** The devices built now (or being built). */
+  builtDevices(): Promise<FleetDevice>[];
+  /** The devices that left the devices kept built and differ from their seed's, by id: built again from these when asked for. */
+  heldDevices(): ReadonlyMap<string, HeldDevice>;
+  /** Every device back to its scenario as loaded: those built are reset (telemetry stopped) and forgotten, those held forgotten. */
   reset(): Promise<void>;
+}
+
+/** A device in the set kept built: what it is being built into, and what the set knows of it. */
+interface Entry {
+  made: Promise<FleetDevice>;
+  device: FleetDevice | undefined;
+  /** What holds it now (`FleetDevice.hold`), and how many holds it had: a device used while looked at to leave stays. */
+  holds: number;
+  uses: number;
+  wrote: boolean;
+  /** Why it stays built whatever the bound (provisioned), as found when it was last looked at to leave. */
+  stays: string | undefined;
 }
 
 /**
  * A fleet whose devices are built when first asked for, each from its member (its seed and scenario)
- * over the shared scenarios, with fault rules of its own and its device faults read from them.
+ * over the shared scenarios, with fault rules of its own and its device faults read from them. At
+ * most `mostBuilt` are kept built: beyond that the least recently used that nothing holds leaves,
+ * held only as what differs from its seed's (`heldOf`), and is built again as it was when next asked
+ * for (docs/decisions/0065-a-fleet-keeps-a-bounded-set-of-devices-built.md).
  *
  * @example
  * const fleet = createFleet({ spec, scenarios: await loadFleetScenarios(spec), functions });
- * const router = await fleet.device('router-42'); // built now, kept from then on
+ * const router = await fleet.device('router-42'); // built now, kept while among the most recently used
  */
 export function createFleet(options: FleetOptions): Fleet {
-  const built = new Map<string, Promise<FleetDevice>>();
+  const most = options.mostBuilt ?? FLEET_BUILT_MOST;
+  // In the order they were last used, the least recently first.
+  const entries = new Map<string, Entry>();
+  const held = new Map<string, HeldDevice>();
+  let trimming = false;
+  let accounts = keptAccounts();
+
+  /** The member's device built (and restored as held, when it is), at the back of the set. */
+  function enter(member: FleetMember): Entry {
+    const record = held.get(member.id);
+    // Not held while it is built: a set of the fleet's clock reaches it once it is.
+    held.delete(member.id);
+    const entry: Entry = { made: Promise.resolve(undefined as never), device: undefined, holds: 0, uses: 0, wrote: record !== undefined, stays: undefined };
+    entry.made = buildDevice(options, member, { ...marks(entry), kept: accounts(member.id) }, record).then((device) => {
+      entry.device = device;
+      void trim();
+      return device;
+    });
+    entries.set(member.id, entry);
+    // A device that failed to build is tried again on the next request.
+    entry.made.catch(() => {
+      if (entries.get(member.id) === entry) entries.delete(member.id);
+      if (record !== undefined) held.set(member.id, record);
+    });
+    return entry;
+  }
+
+  /** Devices leave, the least recently used first, until no more than `most` are built or none may leave. */
+  async function trim(): Promise<void> {
+    if (trimming) return;
+    trimming = true;
+    try {
+      for (let looked = entries.size; entries.size > most && looked > 0; looked--) {
+        const [id, entry] = entries.entries().next().value!;
+        // Looked at now: to the back, whether it leaves or not.
+        entries.delete(id);
+        entries.set(id, entry);
+        if (entry.device !== undefined && entry.holds === 0 && entry.stays === undefined) await leave(id, entry);
+      }
+    } finally {
+      trimming = false;
+    }
+  }
+
+  /** The device of `entry` leaves, held as what differs from its seed's; it stays when used, moved or provisioned meanwhile. */
+  async function leave(id: string, entry: Entry): Promise<void> {
+    const device = entry.device!;
+    if (!entry.wrote && device.admin === undefined) return void entries.delete(id);
+    const uses = entry.uses;
+    let moved = false;
+    const unwatch = device.scenario.clock.onChange(() => void (moved = true));
+    const found = await heldOf(options, device).finally(unwatch);
+    if (entry.uses !== uses || entry.holds > 0 || moved || entries.get(id) !== entry) return;
+    if (found.kind === 'stays') return void (entry.stays = found.why);
+    entries.delete(id);
+    if (found.kind === 'held') held.set(id, found.held);
+  }
+
   return {
     spec: options.spec,
     device(id) {
-      const known = built.get(id);
-      if (known !== undefined) return known;
+      const known = entries.get(id);
+      if (known !== undefined) {
+        entries.delete(id);
+        entries.set(id, known);
+        return known.made;
+      }
       const member = memberById(options.spec, id);
-      if (member === null) return null;
-      const made = buildDevice(options, member);
-      built.set(id, made);
-      // A device that failed to build is tried again on the next request.
-      made.catch(() => built.delete(id));
-      return made;
+      return member === null ? null : enter(member).made;
     },
-    built: () => built.size,
-    builtDevices: () => built.values(),
+    built: () => entries.size,
+    builtDevices: () => [...entries.values()].map((entry) => entry.made),
+    heldDevices: () => held,
     async reset() {
-      const devices = [...built.values()];
-      built.clear();
+      const devices = [...entries.values()].map((entry) => entry.made);
+      entries.clear();
+      held.clear();
+      // As a device built anew: no token signed before is good, no password changed.
+      accounts = keptAccounts();
       for (const device of await Promise.allSettled(devices)) if (device.status === 'fulfilled') await device.value.scenario.reset();
     },
   };
+}
+
+/** What a device tells the set it is in: what holds it, and that it was written. */
+function marks(entry: Entry): Pick<FleetDevice, 'hold' | 'wrote'> {
+  return {
+    hold() {
+      entry.holds += 1;
+      entry.uses += 1;
+      let released = false;
+      return () => {
+        if (!released) entry.holds -= 1;
+        released = true;
+      };
+    },
+    wrote() {
+      entry.wrote = true;
+      entry.stays = undefined;
+    },
+  };
+}
+
+/**
+ * What each device's auth policy keeps while the device is not built: a token secret drawn from one
+ * secret of the fleet's, random at each start, and the user table of a device whose password changed.
+ */
+function keptAccounts(): (id: string) => KeptAccounts {
+  const secret = randomBytes(32);
+  const tables = new Map<string, UserTable>();
+  return (id) => ({
+    secret: createHmac('sha256', secret).update(id).digest(),
+    table: () => tables.get(id),
+    write: (table) => void tables.set(id, table),
+  });
 }
 
 /** The device faults of a device whose admin is not made yet. */
@@ -89,19 +210,27 @@ const NO_FAULTS: readonly never[] = Object.freeze([]);
 /**
  * The member's device, its faults read from its admin's rules once it has an admin: made with the
  * device when the fleet gives rules to start with, else on the first admin request, as most devices
- * of a fleet never get one.
+ * of a fleet never get one. A device `held` is built at its held clock and restored as held.
  */
-async function buildDevice(options: FleetOptions, member: FleetMember): Promise<FleetDevice> {
+async function buildDevice(
+  options: FleetOptions,
+  member: FleetMember,
+  { kept, ...marked }: Pick<FleetDevice, 'hold' | 'wrote'> & { kept: KeptAccounts },
+  held?: HeldDevice,
+): Promise<FleetDevice> {
   // What it starts with, and what its own reset goes back to: the fleet's rules that hold on it then, not those it was built with.
   const rulesNow = async () => [...(options.faults ?? []), ...((await options.rulesFor?.(member)) ?? [])];
   const rules = await rulesNow();
+  const clock = held === undefined ? options.clock?.() : { ...held.document.clock, speed: 0 };
   let making: Promise<EmulatorAdmin> | undefined;
   const device: FleetDevice = {
     member,
     scenario: memberDevice(options.scenarios, member, {
       ...options.device,
-      ...(options.clock === undefined ? {} : { clock: options.clock() }),
+      ...(clock === undefined ? {} : { clock }),
       deviceFaults: () => device.admin?.deviceFaults() ?? NO_FAULTS,
+      // A read that renders its system configuration changes its state as a write does.
+      onRendered: marked.wrote,
     }),
     admin: undefined,
     auth: null,
@@ -109,9 +238,11 @@ async function buildDevice(options: FleetOptions, member: FleetMember): Promise<
       (making ??= emulatorAdmin({ functions: options.functions, scenario: device.scenario, faults: rules, resetRules: rulesNow }).then(
         (admin) => (device.admin = admin),
       )),
+    ...marked,
   };
-  // Tokens issued and expiring on the device's own clock, as on one emulated device.
-  if (options.accounts) device.auth = fixedPolicy(options.accounts, device.scenario.clock.now);
+  // Tokens issued and expiring on the device's own clock, as on one emulated device, and good again once it is built again.
+  if (options.accounts) device.auth = fixedPolicy(options.accounts, device.scenario.clock.now, kept);
   if (rules.length > 0) await device.administered();
+  if (held !== undefined) await restoreHeld(device, held);
   return device;
 }

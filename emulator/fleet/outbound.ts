@@ -88,7 +88,10 @@ async function provisionOne(fleet: Fleet, member: FleetMember, controller: strin
   const found = fleet.device(member.id);
   if (found === null) throw new Error(`no device ${member.id} in the fleet`);
   const device = await found;
-  await device.scenario.device.provisioning.provision(fleetCredentials(member, controller));
+  // Held built while it provisions; provisioned, it stays built, as its telemetry runs on its own timers.
+  const release = device.hold();
+  device.wrote();
+  await device.scenario.device.provisioning.provision(fleetCredentials(member, controller)).finally(release);
 }
 
 /**

@@ -11,7 +11,7 @@ import { EMULATOR_ACCOUNT, validation } from '../app.ts';
 import type { ClockPatch, ClockReading } from '../emulated-clock.ts';
 import type { FaultRuleInput } from '../faults/rule.ts';
 import { DEFAULT_SEED } from '../seeded.ts';
-import { createFleet, type Fleet } from './fleet.ts';
+import { createFleet, type Fleet, type FleetDevice } from './fleet.ts';
 import { fleetApp, type FleetAppOptions } from './fleet-app.ts';
 import { fakeController, type FakeController } from '../scenario/fake-controller.ts';
 import { loadFleetScenarios } from './member-device.ts';
@@ -54,6 +54,11 @@ export interface FleetServerOptions
   provision?: boolean;
   provisionSpreadMs?: number;
   outboundConcurrency?: number;
+  /**
+   * How many devices are kept built at most (default `FLEET_BUILT_MOST`); the least recently used that
+   * nothing holds leaves, held as what differs from its seed's, and is built again as it was when asked for.
+   */
+  mostBuilt?: number;
 }
 
 /** How many events each device of a fleet keeps for clients that reconnect, unless told (one device keeps 1000). */
@@ -97,6 +102,7 @@ export async function fleetServer(
     ...(options.faults ? { faults: options.faults } : {}),
     rulesFor: (member) => rules.rulesFor(member),
     accounts,
+    ...(options.mostBuilt === undefined ? {} : { mostBuilt: options.mostBuilt }),
   });
   const api = apiApp(functions, { auth, ...pick(options, ['corsOrigin', 'uploadLimit', 'answered', 'logs', 'eventClients']) });
   api.fetch = await validation(api.fetch, { validate: options.validate, functionsDir, auth, corsOrigin: options.corsOrigin });
@@ -149,6 +155,8 @@ export interface RunningFleet {
   seed: number;
   /** The base URL of the device at `index` (its API under `/api/v1`, its admin routes under `/_chutebox`). */
   deviceUrl(index: number): string;
+  /** How many devices are built now: at most `mostBuilt`, but those held built (a stream, a websocket, a provisioned device). */
+  built(): number;
   /** Every device back to its scenario as loaded, no rule of the fleet, the fleet's clock as started: `POST /_chutebox/state/reset`. */
   reset(): Promise<void>;
   /** The fleet's clock, as `/_chutebox/clock`: a set applies to every device. */
@@ -176,6 +184,7 @@ export async function startFleet(options: StartFleetOptions): Promise<RunningFle
     size: fleet.spec.size,
     seed: fleet.spec.seed,
     deviceUrl: (index) => `${server.url}/devices/${deviceId(index)}`,
+    built: () => fleet.built(),
     reset,
     clock: async () => clock.read(),
     setClock: (patch) => clock.set(patch),
@@ -197,21 +206,28 @@ function receivedOf(fake: FakeController) {
   return { checks, reports, routers, lastRouterId };
 }
 
-/** The fleet's fault rules, put on the devices they target: those built now, and the others as they are built. */
+/** The fleet's fault rules, put on the devices they target: those built or held now (each held one built again), and the others as they are built. */
 function fleetRules(spec: FleetSpec, functions: readonly ApiFunction[], fleet: () => Fleet): FleetFaults {
+  /** Every device built or held now: a held one is built again, its rules as it had them. */
+  async function* devices(): AsyncGenerator<FleetDevice> {
+    const held = [...fleet().heldDevices().keys()];
+    for (const made of fleet().builtDevices()) yield await made;
+    for (const id of held) yield await fleet().device(id)!;
+  }
   return fleetFaults({
     spec,
     // The API's operations are every device's: the first device's document names them.
     operations: async () => documentOperations(functions, (await fleet().device(deviceId(0))!).scenario.device)(),
     async added(rule, targets) {
-      for (const made of fleet().builtDevices()) {
-        const device = await made;
-        if (targets(device.member)) await (await device.administered()).faults.add(rule);
+      for await (const device of devices()) {
+        if (!targets(device.member)) continue;
+        const { faults } = await device.administered();
+        // A device built again meanwhile took the rule as it was built.
+        if (!(await faults.list()).some((one) => one.id === rule.id)) await faults.add(rule);
       }
     },
     async removed(id) {
-      for (const made of fleet().builtDevices()) {
-        const { admin } = await made;
+      for await (const { admin } of devices()) {
         if ((await admin?.faults.list())?.some((rule) => rule.id === id)) await admin!.faults.remove(id);
       }
     },

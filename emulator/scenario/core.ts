@@ -69,6 +69,11 @@ export interface ScenarioOptions {
   /** How long a hanging `iw` or `hostapd_cli` is waited for (serve's `--tool-timeout`), in milliseconds; default 5 s. */
   toolTimeoutMs?: number;
   /**
+   * Told when the device first renders its system configuration, on its first use of pdconf or
+   * provisioning (a read too): its state differs from the scenario's from then on.
+   */
+  onRendered?: () => void;
+  /**
    * The timers telemetry waits on (default the device's clock). A fleet's device on Lambda gets timers
    * that never fire: its clock is caught up on each invocation, and the outbound handler sends its reports.
    */
@@ -226,6 +231,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     // A state that had it rendered has it rendered again, as it was.
     const rendered = state !== undefined && Object.keys(state.hostConfig.pdconf).length > 0;
     const afterStart = onFirstUse(async () => {
+      options.onRendered?.();
       if (!rendered) await hostConfig.refresh();
       provisioning.configure(telemetrySettings(await hostConfig.current()));
     });

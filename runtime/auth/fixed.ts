@@ -26,16 +26,26 @@ export async function fixedAccount(account: { username: string; password: string
  */
 export const EMULATOR_CHUTE_SECRET: Uint8Array = new TextEncoder().encode('chutebox-emulator');
 
+/** What a policy keeps beyond its own life (a fleet's device built again): its token secret, and its user table when a password changed. */
+export interface KeptAccounts {
+  /** The token secret's bytes: a token signed before is good again on a policy made with the same. */
+  secret: Uint8Array;
+  /** The user table as last written through the API; undefined while it is `users`. */
+  table(): UserTable | undefined;
+  write(table: UserTable): void;
+}
+
 /**
  * A policy over a user table of its own, `users` at first, with a token secret of its own: a token it
  * signs is good on this policy only (one device of a fleet). A password changed through the API is
- * kept in memory; clearing the passwords gives back `users`, the emulator's own account.
+ * kept in memory (in `kept` when given); clearing the passwords gives back `users`, the emulator's own account.
  */
-export function fixedPolicy(users: UserTable, now?: () => number): AuthPolicy {
-  let current = users;
+export function fixedPolicy(users: UserTable, now?: () => number, kept?: KeptAccounts): AuthPolicy {
+  let current = kept?.table() ?? users;
   const store = {
     write: async (table: UserTable) => {
       current = table;
+      kept?.write(table);
     },
     cleared: users,
   };
@@ -43,7 +53,7 @@ export function fixedPolicy(users: UserTable, now?: () => number): AuthPolicy {
     users: () => current,
     store,
     chuteSecret: () => EMULATOR_CHUTE_SECRET,
-    secret: lazyTokenKey(randomBytes(32)),
+    secret: lazyTokenKey(kept?.secret ?? randomBytes(32)),
     openToLoopbackWithoutPassword: false,
     ...(now === undefined ? {} : { now, limiter: { now: Date.now } }),
   });

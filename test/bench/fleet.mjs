@@ -1,14 +1,17 @@
 // npm run bench, after the events bench: a fleet of emulated routers in one process (issue 33).
-// 1. Memory and start: `emulate --fleet N` for each size, every device built by one GET, then VmRSS
+// 1. Memory and start: `emulate --fleet N` for each size, every device addressed by one GET, then VmRSS
 //    and the live heap (docs/decisions/0054); the bytes a device costs beyond the first; how long the
-//    largest fleet took to answer from its last device.
+//    largest fleet took to answer from its last device. The fleet keeps 10,000 devices built (its
+//    default --fleet-built), the others held as their states; a provisioned device stays built, so
+//    fleets larger than that run with --no-provision (PROVISIONED_MOST).
 // 2. Throughput: the read mix spread over every device of a fleet, against the same mix on one
 //    emulated device, in interleaved rounds (goal ≥ 0.5×).
 // 3. Outbound: telemetry from 10,000 devices at a 60 s interval to the built-in controller, the
 //    share of the reports due that came late.
 // Each emulator runs as its own process, stopped by pid; temp files are removed (also on Ctrl-C).
 //
-// usage: node test/bench/fleet.mjs [--sizes 1,1000,10000,100000] [--seconds S] [--rounds R] [--only memory|throughput|outbound]
+// usage: node test/bench/fleet.mjs [--sizes 1,1000,10000,100000] [--seconds S] [--rounds R] [--only memory|throughput|outbound] [--built N]
+// (--built N: the fleets keep at most N devices built, `emulate --fleet-built N`; default the emulator's)
 // Figures are written to test/bench/results/fleet/<ISO timestamp>.json.
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,21 +29,29 @@ const resultsDir = path.join(root, 'test/bench/results/fleet');
 const MEASURED_SIZE = 10_000;
 /** How many GETs build the devices at once. */
 const BUILDERS = 32;
+/**
+ * The largest fleet whose devices provision themselves in the memory group: a provisioned device stays
+ * built (its telemetry runs on its own timers), so a larger fleet would keep every device built.
+ */
+const PROVISIONED_MOST = 10_000;
 
 function options() {
-  const { values } = parseArgs({ options: { sizes: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, only: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { sizes: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, only: { type: 'string' }, built: { type: 'string' } },
+  });
   if (values.only !== undefined && !['memory', 'throughput', 'outbound'].includes(values.only))
     throw new Error(`--only takes memory, throughput or outbound, not ${values.only}`);
   const sizes = (values.sizes ?? '1,1000,10000,100000').split(',').map(Number);
   if (!sizes.every((size) => Number.isInteger(size) && size >= 1)) throw new Error(`--sizes takes whole numbers from 1, not ${values.sizes}`);
-  return { sizes, seconds: Number(values.seconds ?? 10), rounds: Number(values.rounds ?? 3), only: values.only ?? null };
+  if (values.built !== undefined && !/^[1-9][0-9]*$/.test(values.built)) throw new Error(`--built takes a whole number of devices, not ${values.built}`);
+  return { sizes, seconds: Number(values.seconds ?? 10), rounds: Number(values.rounds ?? 3), only: values.only ?? null, built: values.built ?? null };
 }
 
 /**
  * `chutebox emulate --fleet size`, its network still (so that every device has the same paths), inspected for `liveHeap`;
  * its devices provision themselves unless `provision` is false (the throughput group's: one emulated device does not).
  */
-const startFleet = (size, provision = true) =>
+const startFleet = (size, provision = true, built = null) =>
   startServer(
     `emulate --fleet ${size}`,
     chuteboxCommand([
@@ -56,12 +67,27 @@ const startFleet = (size, provision = true) =>
       '--port',
       '0',
       ...(provision ? [] : ['--no-provision']),
+      ...(built === null ? [] : ['--fleet-built', built]),
     ]),
     {
       env: INSPECTED_ENV,
       timeoutMs: 60_000,
     },
   );
+
+/** How many GETs of `buildAll` met a connection reset and were sent again (printed with the figures). */
+let resets = 0;
+
+/** `fetch(url)`, sent once more on a new connection when a kept-alive one was reset under it. */
+async function fetchAgainOnReset(url) {
+  try {
+    return await fetch(url);
+  } catch (error) {
+    if (error?.cause?.code !== 'ECONNRESET') throw error;
+    resets += 1;
+    return fetch(url);
+  }
+}
 
 /** One GET of each device, `BUILDERS` at a time: every device built. Answers how long it took. */
 async function buildAll(url, size) {
@@ -71,7 +97,7 @@ async function buildAll(url, size) {
     Array.from({ length: BUILDERS }, async () => {
       while (next < size) {
         const id = `router-${next++}`;
-        const res = await fetch(`${url}/devices/${id}/api/v1/chutes`);
+        const res = await fetchAgainOnReset(`${url}/devices/${id}/api/v1/chutes`);
         await res.arrayBuffer();
         if (res.status !== 200) throw new Error(`GET /devices/${id}/api/v1/chutes answered ${res.status}`);
       }
@@ -82,32 +108,51 @@ async function buildAll(url, size) {
 
 /** Group 1: memory for each size, and the start of `MEASURED_SIZE` devices. */
 async function memoryGroup(opts) {
-  console.log(`\n1. Memory: emulate --fleet N --still, every device built by a GET (${BUILDERS} at a time), then VmRSS and the live heap`);
+  console.log(`\n1. Memory: emulate --fleet N --still, every device addressed by a GET (${BUILDERS} at a time), then VmRSS and the live heap`);
+  if (opts.sizes.some((size) => size > PROVISIONED_MOST))
+    console.log(
+      `   fleets of more than ${PROVISIONED_MOST} devices run with --no-provision: a provisioned device stays built, as its telemetry runs on its own timers`,
+    );
   const rows = [];
   for (const size of opts.sizes) {
     const began = performance.now();
-    const server = await startFleet(size);
+    const server = await startFleet(size, size <= PROVISIONED_MOST, opts.built);
     try {
       const listening = performance.now() - began;
       const last = await fetch(`${server.url}/devices/router-${size - 1}/api/v1/info/hardware`);
       await last.arrayBuffer();
       const firstAnswer = performance.now() - began;
       const buildMs = await buildAll(server.url, size);
-      rows.push({ size, listeningMs: listening, lastAnswerMs: firstAnswer, buildMs, rss: await rss(server.pid), heap: await liveHeap(server) });
+      const addressed = await rss(server.pid);
+      // The live heap after a full GC, then VmRSS again: what the devices kept, without the garbage of those that left.
+      const heap = await liveHeap(server);
+      rows.push({ size, listeningMs: listening, lastAnswerMs: firstAnswer, buildMs, rss: addressed, heap, rssAfterGc: await rss(server.pid) });
     } finally {
       await server.stop();
     }
   }
+  if (resets > 0) console.log(`   ${resets} GETs met a connection reset and were sent again`);
   const one = rows.find((row) => row.size === 1) ?? rows[0];
   const perDevice = (row, key) => (row.size === one.size ? null : (row[key] - one[key]) / (row.size - one.size));
   printTable(
-    ['devices', 'listening', 'last device answered', 'all built', 'VmRSS', 'live heap', 'VmRSS a device beyond the first', 'live heap a device'],
+    [
+      'devices',
+      'listening',
+      'last device answered',
+      'all addressed',
+      'VmRSS',
+      'VmRSS after a GC',
+      'live heap',
+      'VmRSS a device beyond the first',
+      'live heap a device',
+    ],
     rows.map((row) => [
-      String(row.size),
+      `${row.size}${row.size > PROVISIONED_MOST ? ' (--no-provision)' : ''}`,
       ms(row.listeningMs),
       ms(row.lastAnswerMs),
       ms(row.buildMs),
       mb(row.rss),
+      mb(row.rssAfterGc),
       mb(row.heap),
       perDevice(row, 'rss') === null ? '–' : `${(perDevice(row, 'rss') / 1024).toFixed(1)} KB`,
       perDevice(row, 'heap') === null ? '–' : `${(perDevice(row, 'heap') / 1024).toFixed(1)} KB`,
@@ -163,7 +208,7 @@ async function fleetLoad(dir, name, paths, size) {
 async function throughputGroup(opts, previous) {
   const dir = await tempDir('chutebox-bench-fleet-');
   const one = await startServer('emulate --still', chuteboxCommand(['emulate', '--no-auth', '--still', '--seed', '1', '--host', '127.0.0.1', '--port', '0']));
-  const fleet = await startFleet(MEASURED_SIZE, false);
+  const fleet = await startFleet(MEASURED_SIZE, false, opts.built);
   try {
     // A station's MAC is the device's own: paths that name one are left out of both loads.
     const paths = (await mixPaths(one.url)).paths.filter((p) => !/[0-9a-f]{2}(:[0-9a-f]{2}){5}/i.test(p));

@@ -2,17 +2,16 @@ import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod/mini';
 import type { Device } from '../../../functions/core/device/index.ts';
 import { HttpProblem } from '../../../functions/core/problem.ts';
-import type { Timers } from '../../../runtime/controller/telemetry.ts';
-import { ClockReadingSchema, type ClockReading } from '../../emulated-clock.ts';
+import type { ClockReading } from '../../emulated-clock.ts';
 import type { EmulatorState } from '../../emulator-state.ts';
-import type { ChangeUnderWay } from '../../scenario/changes.ts';
 import type { Scenario, ScenarioOptions } from '../../scenario/core.ts';
 import { apitokenKey, type ApitokenMemory } from '../../scenario/provisioning.ts';
 import { draw } from '../../seeded.ts';
 import { memberDevice, type FleetScenarios } from '../member-device.ts';
 import type { FleetMember } from '../members.ts';
+import { DeviceDocumentSchema, documentOf, NO_TIMERS, restoreDocument, type DeviceDocument } from '../device-document.ts';
 import type { DeviceStore, Stored } from './device-store.ts';
-import { stateDelta, withDelta, type StateDelta } from './state-delta.ts';
+import { withDelta } from './state-delta.ts';
 
 /** A fleet as one Lambda instance serves it: loaded once per instance (emulator/fleet/lambda/fleet-device.ts). */
 export interface LambdaFleet {
@@ -23,24 +22,6 @@ export interface LambdaFleet {
   /** What every device is served with (`CHUTEBOX_CHANGE_DELAY`, `CHUTEBOX_CONTROLLER`). */
   device: Pick<ScenarioOptions, 'changeDelayMs' | 'controller'>;
 }
-
-/**
- * What the fleet's table holds of a device that differs from its seed's: its state's delta, at its
- * clock then, and the changes then under way, which the next invocation carries on to its own time.
- */
-export interface DeviceDocument {
-  state: StateDelta;
-  clock: ClockReading;
-  underWay?: ChangeUnderWay[];
-}
-
-const DeviceDocumentSchema = z.object({
-  state: z.record(z.string(), z.unknown()),
-  clock: ClockReadingSchema,
-  underWay: z.optional(
-    z.array(z.object({ id: z.int(), request: z.looseObject({ action: z.string() }), turnAt: z.nullable(z.int()), conflicting: z.optional(z.literal(true)) })),
-  ),
-});
 
 /** How many times a request runs on a device that other requests keep changing before it is answered 503. */
 export const MOST_ATTEMPTS = 10;
@@ -105,9 +86,6 @@ interface Kept {
   apitoken?: string;
 }
 
-/** Telemetry's timers on a fleet's device on Lambda: none fires (the outbound handler sends the reports). */
-const NO_TIMERS: Timers = { setTimeout: () => null, clearTimeout: () => {} };
-
 /**
  * The member's device, built from its seed and scenario with its clock at the time of the
  * invocation, standing still, and with the state stored restored on it: at the time it was stored,
@@ -117,26 +95,24 @@ const NO_TIMERS: Timers = { setTimeout: () => null, clearTimeout: () => {} };
  */
 async function storedDevice(fleet: LambdaFleet, member: FleetMember, stored: Stored | null, options: ServeOptions['device'] = {}): Promise<StoredDevice> {
   const now = invocationTime(fleet.origin);
-  // The apitoken of the stored provisioning goes in with the state, and the one stored by now comes out.
+  // Telemetry's timers never fire on Lambda: the outbound handler sends the reports. The apitoken of
+  // the stored provisioning goes in with the state, and the one stored by now comes out.
   const apitokens: ApitokenMemory = new Map();
   const scenario = memberDevice(fleet.scenarios, member, { ...fleet.device, ...options, clock: now, telemetryTimers: NO_TIMERS, apitokens });
   const base = await scenario.snapshot();
   if (stored !== null) {
     const document = storedDocument(member, stored.document);
-    const state = withDelta(base, document.state as StateDelta, document.clock);
-    if (state.provisioning !== null && stored.apitoken !== undefined) apitokens.set(apitokenKey(state.provisioning), stored.apitoken);
-    await restore(scenario, member, state, document.underWay);
+    const { provisioning } = withDelta(base, document.state, document.clock);
+    if (provisioning !== null && stored.apitoken !== undefined) apitokens.set(apitokenKey(provisioning), stored.apitoken);
+    await restore(scenario, member, base, document);
     await scenario.clock.set({ advanceMs: Math.max(0, now.now - document.clock.now) });
   }
   return {
     scenario,
     async kept() {
-      // The steps due now (a change that takes no time) are taken before the state is.
-      await scenario.clock.set({ advanceMs: 0 });
-      const state = await scenario.snapshot();
-      const underWay = scenario.changesUnderWay();
-      const document = { state: stateDelta(base, state), clock: state.clock, ...(underWay.length > 0 ? { underWay } : {}) };
-      const apitoken = state.provisioning === null ? undefined : apitokens.get(apitokenKey(state.provisioning));
+      const document = await documentOf(scenario, base);
+      const { provisioning } = withDelta(base, document.state, document.clock);
+      const apitoken = provisioning === null ? undefined : apitokens.get(apitokenKey(provisioning));
       return apitoken === undefined ? { document } : { document, apitoken };
     },
   };
@@ -157,9 +133,9 @@ function storedDocument(member: FleetMember, document: unknown): DeviceDocument 
 }
 
 /** Restores a stored state; a refusal is the table's fault, not the request's (a 500). */
-async function restore(scenario: Scenario, member: FleetMember, state: EmulatorState, underWay: readonly ChangeUnderWay[] | undefined): Promise<void> {
+async function restore(scenario: Scenario, member: FleetMember, base: EmulatorState, document: DeviceDocument): Promise<void> {
   try {
-    await scenario.restore(state, undefined, underWay);
+    await restoreDocument(scenario, base, document);
   } catch (error) {
     throw new Error(`the state the fleet's table holds of ${member.id} does not restore: ${(error as Error).message}`);
   }

@@ -1,0 +1,73 @@
+import { emulatedClock, type EmulatedClock } from '../emulated-clock.ts';
+import type { EmulatorAdmin } from '../admin.ts';
+import type { FaultsState } from '../faults/state.ts';
+import type { Scenario, ScenarioOptions } from '../scenario/core.ts';
+import { documentOf, NO_TIMERS, restoreDocument, type DeviceDocument } from './device-document.ts';
+import { memberDevice, type FleetScenarios } from './member-device.ts';
+import type { FleetMember } from './members.ts';
+
+/**
+ * A device of a fleet that left the devices kept built (docs/decisions/0065-a-fleet-keeps-a-bounded-set-of-devices-built.md):
+ * its document (its state's delta from its seed's, its clock then, its changes under way), its fault
+ * rules with what they counted when it had any, and its clock, which runs on from then as the device's
+ * would have (a set of the fleet's clock moves it too).
+ */
+export interface HeldDevice {
+  document: DeviceDocument;
+  faults?: FaultsState;
+  clock: EmulatedClock;
+}
+
+/** What `heldOf` finds of a device: nothing to keep (its seed makes it again), what to keep, or that it must stay built. */
+export type Leaving = { kind: 'nothing' } | { kind: 'held'; held: HeldDevice } | { kind: 'stays'; why: string };
+
+/** How the fleet's devices are built: the shared scenarios and the options each device is made with. */
+export interface HeldOptions {
+  scenarios: FleetScenarios;
+  device?: Omit<ScenarioOptions, 'seed' | 'deviceFaults'>;
+}
+
+/** A device of the fleet as built (`FleetDevice`), as far as what is held of it goes. */
+interface BuiltDevice {
+  member: FleetMember;
+  scenario: Scenario;
+  admin: EmulatorAdmin | undefined;
+  administered(): Promise<EmulatorAdmin>;
+}
+
+/**
+ * What to keep of `device` as it leaves: its document against the state its seed makes (a device
+ * built for that and dropped), and its fault rules' state when it has rules. A device whose state is
+ * its seed's and that has no rules keeps nothing; a provisioned one stays built, as its telemetry
+ * runs on its own timers.
+ */
+export async function heldOf(options: HeldOptions, device: BuiltDevice): Promise<Leaving> {
+  const { scenario } = device;
+  const reading = scenario.clock.read();
+  const seedsOwn = memberDevice(options.scenarios, device.member, { ...options.device, clock: { ...reading, speed: 0 }, telemetryTimers: NO_TIMERS });
+  const document = await documentOf(scenario, await seedsOwn.snapshot());
+  if (document.state.provisioning) return { kind: 'stays', why: 'provisioned: its telemetry runs' };
+  const faults = device.admin?.faults.snapshot();
+  if (Object.keys(document.state).length === 0 && document.underWay === undefined && faults === undefined) return { kind: 'nothing' };
+  return { kind: 'held', held: { document, ...(faults === undefined ? {} : { faults }), clock: emulatedClock(document.clock) } };
+}
+
+/**
+ * Puts a device just built from its seed back as `held` keeps it: its state at the document's clock,
+ * its fault rules, then its clock moved on to where the held clock is now, each step of a change
+ * under way taken at its own time on the way.
+ *
+ * @throws HttpProblem 422 when the document does not restore on the device (a state of another build).
+ */
+export async function restoreHeld(device: BuiltDevice, held: HeldDevice): Promise<void> {
+  const { scenario } = device;
+  const { document } = held;
+  await restoreDocument(scenario, await scenario.snapshot(), { ...document, clock: { ...document.clock, speed: 0 } });
+  if (held.faults !== undefined) {
+    const { faults } = await device.administered();
+    faults.restore(await faults.prepare(held.faults, 'faults'));
+  }
+  const now = held.clock.read();
+  const advanceMs = Math.max(0, now.elapsedMs - document.clock.elapsedMs);
+  await scenario.clock.set({ now: Math.max(0, now.now - advanceMs), elapsedMs: now.elapsedMs - advanceMs, advanceMs, speed: now.speed });
+}
