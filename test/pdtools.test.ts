@@ -8,6 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { basicAuth, call } from './support/http-client.ts';
 import { useChutebox } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { type PdtoolsRun, pdtoolsNodeCommands, runPdtools, skipWithoutPdtools } from './support/pdtools.ts';
@@ -64,19 +65,25 @@ const WORKING = [
   'update-chute',
   'watch-change-logs',
   'watch-chute-logs',
+  'watch-logs',
 ];
 
 /** Not HTTP: ssh to the device, then `docker exec`. */
 const NOT_RUN = ['open-chute-shell'];
 
 /** The emulator's login (`paradrop`, empty password), ParaDrop's default one, which pdtools tries by itself. */
-const LOGIN = { authorization: `Basic ${Buffer.from('paradrop:').toString('base64')}` };
+const LOGIN = basicAuth('paradrop', '');
 
-/** How the test runs one command: its arguments after the name, what it types, and whether it streams until stopped. */
+/**
+ * How the test runs one command: its arguments after the name, what it types, whether it streams
+ * until stopped, what happens on the device while it streams, and what it must print then.
+ */
 interface Case {
   args?: string[];
   stdin?: string;
   streams?: boolean;
+  whenOpen?: () => Promise<unknown>;
+  prints?: RegExp[];
 }
 
 /**
@@ -88,10 +95,10 @@ function refusals(run: PdtoolsRun): string[] {
   return [...last].filter(([, status]) => status === 0 || status >= 400).map(([request, status]) => `${status || 'error'} ${request}`);
 }
 
-/** Whether a run worked: it ended well (or streamed something until stopped) and no request was refused in the end. */
-function worked(run: PdtoolsRun, streams: boolean): boolean {
+/** Whether a run worked: it ended well (or streamed something until stopped), printed what it must, and no request was refused in the end. */
+function worked(run: PdtoolsRun, { streams = false, prints = [] }: Case): boolean {
   const ended = streams ? run.stdout.trim() !== '' : run.code === 0;
-  return ended && refusals(run).length === 0;
+  return ended && prints.every((line) => line.test(run.stdout)) && refusals(run).length === 0;
 }
 
 describe.skipIf(pdtools.skipped)(`every pdtools node command against emulate${pdtools.note}`, () => {
@@ -140,7 +147,19 @@ describe.skipIf(pdtools.skipped)(`every pdtools node command against emulate${pd
       ['list-changes', {}],
       ['watch-change-logs', { args: [String(change.change_id)], streams: true }],
       ['watch-chute-logs', { args: ['hello-world'], streams: true }],
-      ['watch-logs', { streams: true }],
+      [
+        'watch-logs',
+        {
+          streams: true,
+          // A change and a station joining as the emulated clock moves: the daemon log's lines of both.
+          whenOpen: async () => {
+            const restart = await call(url, 'POST', '/api/v1/chutes/hello-world/restart', { headers: LOGIN });
+            const clock = await call(url, 'PATCH', '/_chutebox/clock', { headers: LOGIN, json: { advanceMs: 3_600_000 } });
+            expect([restart.status, clock.status], JSON.stringify([restart.body, clock.body])).toEqual([200, 200]);
+          },
+          prints: [/"msg":"change \d+ \(restart hello-world\) succeeded"/, /"msg":"station [0-9a-f:]{17} connected \(/],
+        },
+      ],
       ['stop-chute', { args: ['hello-world'] }],
       ['start-chute', { args: ['hello-world'] }],
       ['restart-chute', { args: ['hello-world'] }],
@@ -179,11 +198,16 @@ describe.skipIf(pdtools.skipped)(`every pdtools node command against emulate${pd
 
     const table: string[] = [];
     const working: string[] = [];
-    for (const [command, { args = [], stdin, streams = false }] of planned) {
-      const run = await runPdtools([...target, command, ...args], { env, stdin, timeoutMs: streams ? 8_000 : 30_000 });
-      const ok = worked(run, streams);
+    for (const [command, how] of planned) {
+      const { args = [], stdin, streams = false, whenOpen } = how;
+      const run = await runPdtools([...target, command, ...args], { env, stdin, whenOpen, timeoutMs: streams ? 8_000 : 30_000 });
+      const ok = worked(run, how);
       if (ok) working.push(command);
-      const why = refusals(run)[0] ?? (run.stderr.trim().split('\n').at(-1) || `exit ${run.code ?? 'killed, nothing printed'}`);
+      const missing = how.prints?.find((line) => !line.test(run.stdout));
+      const why =
+        refusals(run)[0] ??
+        (missing && `printed no line matching ${missing}`) ??
+        (run.stderr.trim().split('\n').at(-1) || `exit ${run.code ?? 'killed, nothing printed'}`);
       table.push(`| ${command} | ${ok ? 'works' : 'fails'} | ${ok ? '' : why} |`);
     }
     console.log(
