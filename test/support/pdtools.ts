@@ -73,6 +73,8 @@ export interface PdtoolsOptions {
   timeoutMs: number;
   /** What happens on the device once pdtools' websocket is open (a streaming command then prints it). */
   whenOpen?: () => Promise<unknown>;
+  /** The network namespace pdtools runs in (a router's, to reach its loopback); the test's own by default. */
+  netns?: string;
 }
 
 /**
@@ -82,7 +84,10 @@ export interface PdtoolsOptions {
 export function runPdtools(args: readonly string[], options: PdtoolsOptions): Promise<PdtoolsRun> {
   return new Promise((resolve, reject) => {
     // Unbuffered (-u), as pdtools writes to a terminal: a streaming command's lines are read before it is killed.
-    const child = spawn(DEBIAN_PYTHON, ['-u', RUNNER, PDTOOLS_SOURCE, ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const python = [DEBIAN_PYTHON, '-u', RUNNER, PDTOOLS_SOURCE, ...args];
+    // `ip netns exec` execs the program in place: the pid killed is pdtools' own.
+    const [command, ...argv] = options.netns === undefined ? python : ['ip', 'netns', 'exec', options.netns, ...python];
+    const child = spawn(command!, argv, { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
