@@ -7,7 +7,18 @@ import type { ChangeRecord } from '../functions/core/device/index.ts';
 import type { Problem } from '../functions/core/problem.ts';
 import type { CachedNetworks } from './support/chute-state.ts';
 import { dockerUnavailableReason, findOnPath, startDockerd, type Dockerd } from './support/dockerd.ts';
-import { createNamespacePair, networkUnavailableReason, processesWith, startDaemon, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
+import {
+  apiIn as api,
+  createNamespacePair,
+  joinAsStation,
+  networkUnavailableReason,
+  nodeIn,
+  processesWith,
+  startDaemon,
+  waitUntil,
+  type Daemon,
+  type NamespacePair,
+} from './support/netns.ts';
 import { callApi, changeOver } from './support/http-client.ts';
 import { CLEAN_ENV, CLI, serveArgs, startChutebox, type Started } from './support/spawn.ts';
 import { useTempDir } from './support/temp-dir.ts';
@@ -36,21 +47,6 @@ const temp = useTempDir('chutebox-chute-networks-');
 const KEY = 'lab-passphrase';
 const NET = { wifi: { type: 'wifi', intfName: 'wlan0', ssid: 'lab', key: KEY, dhcp: { start: 100, limit: 10, lease: '1h' } } };
 
-/** A request to the serve that runs in namespace `ns`, made from inside it (its loopback is its own); a JSON body is decoded. */
-async function api<T = unknown>(ns: string, url: string, method: string, body?: unknown): Promise<{ status: number; body: T; type: string | null }> {
-  const script =
-    'const [url, method, body] = process.argv.slice(1);' +
-    "fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body || undefined })" +
-    ".then(async (r) => console.log(JSON.stringify({ status: r.status, type: r.headers.get('content-type'), text: await r.text() })), (e) => { console.error(e); process.exit(1); });";
-  const { status, type, text } = await nodeIn<{ status: number; type: string | null; text: string }>(
-    ns,
-    script,
-    [url, method, body === undefined ? '' : JSON.stringify(body)],
-    `${method} ${url}`,
-  );
-  return { status, type, body: /json/.test(type ?? '') ? JSON.parse(text) : text };
-}
-
 /**
  * GETs `url` from inside namespace `ns` until it answers 200 or `ms` have passed since the client
  * started (its own start-up, slow on a loaded machine, is not counted), and answers the last status
@@ -66,20 +62,6 @@ function getWithin(ns: string, url: string, ms: number): Promise<{ status: numbe
     ' if (status === 200 || Date.now() - start >= Number(ms)) return console.log(JSON.stringify({ status, text, tries }));' +
     ' await new Promise((resolve) => setTimeout(resolve, 100)); } })();';
   return nodeIn(ns, script, [url, String(ms)], `GET ${url}`);
-}
-
-/** Runs a Node script in namespace `ns` and answers the JSON of the last line it prints. */
-function nodeIn<T>(ns: string, script: string, args: string[], what: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`${what} in ${ns} failed: ${out}`));
-      resolve(JSON.parse(out.trim().split('\n').at(-1)!));
-    });
-  });
 }
 
 /** One event of `GET /api/v1/events` as a client reads it: its kind and its JSON data. */
@@ -204,18 +186,7 @@ describe.skipIf(skipped)(`serve builds the networks a chute asks for, in a route
     expect(namespaces!.exec(router, 'ip', ['-o', 'address', 'show', 'dev', wifi.hostInterface])).toContain('10.128.0.1/24');
     expect(await pidFiles()).toEqual([`dnsmasq-${wifi.hostInterface}.pid`, `hostapd-${wifi.hostInterface}.pid`]);
 
-    await writeFile(
-      path.join(dir, 'wpa_supplicant.conf'),
-      `ap_scan=0\nnetwork={\n\tkey_mgmt=IEEE8021X\n\teap=MD5\n\tidentity="chute"\n\tpassword="${KEY}"\n\teapol_flags=0\n}\n`,
-    );
-    const supplicant = startDaemon(
-      station,
-      'wpa_supplicant',
-      ['-D', 'wired', '-i', lab.b, '-c', path.join(dir, 'wpa_supplicant.conf')],
-      path.join(dir, 'wpa.log'),
-    );
-    daemons.push(supplicant);
-    await waitUntil('wpa_supplicant authenticated', async () => (await supplicant.output()).includes('CTRL-EVENT-EAP-SUCCESS'), 30_000, supplicant.output);
+    daemons.push(await joinAsStation(station, lab.b, KEY, dir));
     expect((await call('GET', '/chutes/lab/networks/wifi/hostapd_status')).body).toMatchObject({
       state: 'ENABLED',
       'bss[0]': wifi.hostInterface,

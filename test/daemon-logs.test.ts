@@ -6,7 +6,7 @@ import type { LogEntry } from '../functions/core/logs.ts';
 import { call } from './support/http-client.ts';
 import { waitUntil } from './support/netns.ts';
 import { CLEAN_ENV, serveArgs, useChutebox, type Started } from './support/spawn.ts';
-import { opened, openWebSocket, refused } from './support/websocket-client.ts';
+import { opened, openWebSocket, refused, type WebSocketClient } from './support/websocket-client.ts';
 
 /*
  * The daemon's own log on `chutebox serve` and `chutebox emulate`: JSON lines on stdout, the recent
@@ -173,6 +173,43 @@ describe.each(Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])('the daemon lo
     const line = jsonLines(server).find((entry) => entry.event === 'hostconfig.applied')!;
     expect(line).toMatchObject({ level: 'info', msg: 'host configuration applied', success: true, event_id: expect.any(Number) });
     expect((await logs(server)).some((entry) => JSON.parse(entry.message).event === 'hostconfig.applied')).toBe(true);
+  });
+});
+
+/** The `msg` of each message a websocket of the daemon's log sends, until one is `last`. */
+async function messagesUntil(ws: WebSocketClient, last: (msg: string) => boolean): Promise<string[]> {
+  const msgs: string[] = [];
+  while (msgs.length === 0 || !last(msgs.at(-1)!)) msgs.push((JSON.parse(await ws.next()) as Line).msg);
+  return msgs;
+}
+
+describe.each(Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])('/ws/paradrop_logs of chutebox %s at the default level', (command) => {
+  it('sends a change starting, its effect and its end as they happen, what pdtools node watch-logs prints', async () => {
+    const server = await COMMANDS[command]();
+    const ws = opened(await openWebSocket(`${server.url}/ws/paradrop_logs`));
+    const config = await call<Record<string, unknown>>(server.url, 'GET', '/api/v1/config/hostconfig');
+    const put = await call<{ change_id: number }>(server.url, 'PUT', '/api/v1/config/hostconfig', { json: config.body });
+    expect(put.status).toBe(200);
+    const id = put.body.change_id;
+    const msgs = await messagesUntil(ws, (msg) => msg === `change ${id} (update-hostconfig) succeeded`);
+    ws.close();
+    expect(msgs.filter((msg) => msg.startsWith(`change ${id} `) || msg.startsWith('host configuration'))).toEqual([
+      `change ${id} (update-hostconfig) running`,
+      'host configuration applied',
+      `change ${id} (update-hostconfig) succeeded`,
+    ]);
+  });
+});
+
+describe('/ws/paradrop_logs of chutebox emulate as its clock moves', () => {
+  it('sends a station connecting once the emulated clock passes its arrival', async () => {
+    const server = await COMMANDS.emulate();
+    const ws = opened(await openWebSocket(`${server.url}/ws/paradrop_logs`));
+    const clock = await call(server.url, 'PATCH', '/_chutebox/clock', { json: { advanceMs: 3_600_000 } });
+    expect(clock.status).toBe(200);
+    const [connected] = await messagesUntil(ws, (msg) => / connected \(/.test(msg)).then((msgs) => msgs.slice(-1));
+    ws.close();
+    expect(connected).toMatch(/^station ([0-9a-f]{2}:){5}[0-9a-f]{2} connected \([\w-]+\/[\w-]+\)$/);
   });
 });
 

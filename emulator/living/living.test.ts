@@ -16,6 +16,7 @@ import * as stations from '../../functions/networks/stations.get.ts';
 import { parseAllSta } from '../../functions/parsers/hostapd-sta.ts';
 import { parseNetDev } from '../../functions/parsers/netdev.ts';
 import { callFunction, okBody } from '../../test/support/call-function.ts';
+import { settledChange } from '../../test/support/emulated-changes.ts';
 import { useTempDir } from '../../test/support/temp-dir.ts';
 import { compileScenario } from '../scenario/compiled.ts';
 import { scenarioFromDocument, type Scenario } from '../scenario/core.ts';
@@ -37,7 +38,7 @@ const PHONE = '02:5a:11:00:00:01';
 const temp = useTempDir('chutebox-living-');
 
 /** The default scenario on a clock at `T0 + elapsed`, which `at(ms)` moves, with every event it tells. */
-async function livingDefault(options: { seed?: number; dir?: string; still?: boolean } = {}) {
+async function livingDefault(options: { seed?: number; dir?: string; still?: boolean; changeDelayMs?: number } = {}) {
   const scenario = await loadScenario(options.dir ?? DEFAULT, undefined, { clock: { now: T0, speed: 0 }, ...options });
   const events: DeviceEvent[] = [];
   scenario.device.followEvents((event) => events.push(event));
@@ -245,6 +246,24 @@ describe('the living network of the default scenario', () => {
     const told = (events: DeviceEvent[]) => events.map(({ id: _id, ...event }) => event);
     expect(told(often.events).length).toBeGreaterThan(5);
     expect(told(often.events)).toEqual(told(once.events));
+  });
+
+  it('lives on in the other networks when a chute network is rebuilt where its hostapd cannot start', async () => {
+    const { scenario, device, events, at } = await livingDefault({ changeDelayMs: 0 });
+    const stored = (await device.chute('hello-world'))!;
+    const wifi = { ...(stored.config.net as Record<string, Record<string, unknown>>).wifi, ssid: 'renamed' };
+    // The recorded reservation names no radio, so the rebuilt access point has no hostapd (as serve, with a radio gone).
+    const change = await device.submitChange({ action: 'update-config', chute: 'hello-world', config: { ...stored.config, net: { wifi } } });
+    expect((await settledChange(device, change.id)).state).toBe('succeeded');
+    expect((await callFunction(stations, device, WIFI)).status).toBe(503);
+    const before = events.length;
+    at(60 * MINUTE);
+    await scenario.catchUp();
+    const where = events
+      .slice(before)
+      .flatMap((event) => (event.kind === 'station.connected' || event.kind === 'station.disconnected' ? [`${event.chute}/${event.network}`] : []));
+    expect(where).toContain('hotspot/guest');
+    expect(where).not.toContain('hello-world/wifi');
   });
 
   it('stands still with still: true, answering the recordings as recorded', async () => {

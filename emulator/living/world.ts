@@ -1,5 +1,6 @@
 import { chuteNetworks } from '../../functions/chutes/lookup.ts';
 import type { StoredChute } from '../../functions/core/device/index.ts';
+import { HttpProblem } from '../../functions/core/problem.ts';
 import { stationMeasure, type StationBlock } from '../../functions/parsers/iw-station.ts';
 import type { ReadRecording } from '../scenario/recorded-networks.ts';
 import { accessPoint, type AccessPoint, type RecordedStation, type RecordingTime } from './access-point.ts';
@@ -24,7 +25,8 @@ export interface World extends SessionWorld {
  */
 export async function worldOf(seed: number, living: Living, chutes: readonly StoredChute[], read: ReadRecording, recording: RecordingTime): Promise<World> {
   const networks = chutes.flatMap((chute) => chuteNetworks(chute).flatMap((network) => (network.kind === 'access-point' ? [{ chute, network }] : [])));
-  const aps = await Promise.all(networks.map(({ chute, network }) => accessPoint(chute, network, read, recording)));
+  const started = await Promise.all(networks.map(({ chute, network }) => startedAccessPoint(chute, network, read, recording)));
+  const aps = started.filter((ap) => ap !== null);
   aps.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return {
     seed,
@@ -35,6 +37,19 @@ export async function worldOf(seed: number, living: Living, chutes: readonly Sto
     iwTemplate: aps.find((ap) => ap.iwTemplate !== null)?.iwTemplate ?? IW_TEMPLATE,
     allStaTemplate: aps.find((ap) => ap.allStaTemplate !== null)?.allStaTemplate ?? ALL_STA_TEMPLATE,
   };
+}
+
+/**
+ * An access point, or null when the device could not start its hostapd (its recordings are the
+ * problem a device answers then): no station joins it, and the others live on.
+ */
+async function startedAccessPoint(...args: Parameters<typeof accessPoint>): Promise<AccessPoint | null> {
+  try {
+    return await accessPoint(...args);
+  } catch (error) {
+    if (error instanceof HttpProblem) return null;
+    throw error;
+  }
 }
 
 /** The recorded station a stay began as, or null: the first segment of a recorded station's stay names it. */

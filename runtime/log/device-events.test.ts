@@ -53,7 +53,9 @@ describe('the daemon log of a device’s events', () => {
 
   it.each<[string, string, DeviceEventBody]>([
     ['info', 'change 7 (start hello) succeeded', { kind: 'change.ended', chute: 'hello', change: change('succeeded', 'succeeded') }],
+    ['info', 'change 7 (start hello) running', { kind: 'change.progressed', chute: 'hello', change: change('running', 'running') }],
     ['debug', 'change 7 (start hello) running', { kind: 'change.progressed', chute: 'hello', change: change('running', 'pulling') }],
+    ['debug', 'change 7 (start hello) queued', { kind: 'change.queued', chute: 'hello', change: change('queued', 'queued') }],
     ['info', 'host configuration applied', { kind: 'hostconfig.applied', success: true }],
     ['error', 'host configuration applied with failures', { kind: 'hostconfig.applied', success: false }],
     ['debug', 'telemetry delivered to the controller', { kind: 'controller.delivery', what: 'telemetry', success: true, error: null }],

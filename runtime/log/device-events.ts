@@ -1,4 +1,4 @@
-import type { DeviceEvent, DeviceEventBody, DeviceEvents } from '../../functions/core/device/index.ts';
+import type { ChangeRecord, DeviceEvent, DeviceEventBody, DeviceEvents } from '../../functions/core/device/index.ts';
 import type { LogFields, LogLevel } from './log.ts';
 
 /** Where `logDeviceEvents` writes: a daemon log's `write`. */
@@ -22,7 +22,8 @@ export function logDeviceEvents(events: DeviceEvents, write: Write): () => void 
 
 /**
  * The level and message of an event's line: what went wrong is a warning or an error, what a device
- * does every few seconds (a change's steps, a lease renewed, telemetry delivered) is debug.
+ * does every few seconds (a change's steps, a lease renewed, telemetry delivered) is debug. A change
+ * starting and ending are info, as ParaDrop logs an update performed and completed.
  *
  * @example
  * eventLine({ kind: 'chute.state', chute: 'hello', state: 'stopped', previous: 'running', id: 3, time: '…' })
@@ -46,8 +47,9 @@ export function eventLine(event: DeviceEventBody): { level: LogLevel; msg: strin
     case 'change.ended': {
       const { id, action, chute, state } = event.change;
       const failed = state === 'failed';
+      const notable = event.kind === 'change.ended' || startedChange(event.change);
       return {
-        level: event.kind !== 'change.ended' ? 'debug' : failed ? 'warn' : 'info',
+        level: failed ? 'warn' : notable ? 'info' : 'debug',
         msg: `change ${id} (${action}${chute === null ? '' : ` ${chute}`}) ${state}`,
       };
     }
@@ -58,6 +60,11 @@ export function eventLine(event: DeviceEventBody): { level: LogLevel; msg: strin
         ? { level: 'debug', msg: `${event.what} delivered to the controller` }
         : { level: 'warn', msg: `${event.what} not delivered to the controller: ${event.error ?? 'no reason given'}` };
   }
+}
+
+/** Whether a change's record is the one the runner saves as it starts the change (runtime/changes/runner.ts notes `running`). */
+function startedChange(change: ChangeRecord): boolean {
+  return change.state === 'running' && change.messages.at(-1)?.text === 'running';
 }
 
 /** The fields of an event's line: its kind and id, and its body, a change as its id, action, state and last message. */

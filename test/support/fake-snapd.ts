@@ -1,5 +1,8 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scenarioSnapd } from '../../emulator/scenario/snapd.ts';
 
 /** One request the stand-in snapd received, as it came over its socket. */
 export interface SnapdSeen {
@@ -52,14 +55,41 @@ export async function fakeSnapd(dir: string, hugeBytes = 5 * 1024 * 1024): Promi
       json(404, { type: 'error', 'status-code': 404, status: 'Not Found', result: { message: 'not found' } });
     });
   });
+  return { socket, seen, close: await listenOn(server, socket) };
+}
+
+/** The default scenario's folder, whose `snapd.yaml` is a recorded snapd. */
+const DEFAULT_SCENARIO = fileURLToPath(new URL('../../fixtures/scenarios/default/', import.meta.url));
+
+/**
+ * The default scenario's recorded snapd (its `snapd.yaml`, answered as the emulator answers it) on a
+ * Unix socket `<dir>/snapd.socket`: what serve is told to forward to where no snapd runs (a lab).
+ *
+ * @example
+ * const snapd = await recordedSnapd(dir); // serve … --snapd-socket snapd.socket
+ * await snapd.close();
+ */
+export async function recordedSnapd(dir: string): Promise<Omit<FakeSnapd, 'seen'>> {
+  const socket = path.join(dir, 'snapd.socket');
+  const answer = scenarioSnapd({ readFile: (file) => readFile(path.join(DEFAULT_SCENARIO, file), 'utf8').catch(() => null) });
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      const body = chunks.length === 0 ? null : Buffer.concat(chunks);
+      const answered = await answer({ method: request.method!, target: request.url!, contentType: request.headers['content-type'] ?? null, body });
+      response.writeHead(answered.status, { 'content-type': answered.contentType }).end(answered.body);
+    });
+  });
+  return { socket, close: await listenOn(server, socket) };
+}
+
+/** Has `server` listen on the Unix socket `socket`; answers how to close it, its connections first. */
+async function listenOn(server: Server, socket: string): Promise<() => Promise<void>> {
   await new Promise<void>((resolve) => server.listen(socket, resolve));
-  return {
-    socket,
-    seen,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
 }

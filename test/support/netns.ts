@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { findOnPath } from './dockerd.ts';
 
 /** How to get the programs of the network tests on Debian; `.ci/run` does this. */
@@ -178,4 +179,54 @@ export async function waitUntil(
     if (Date.now() > deadline) throw new Error(`${what} did not happen within ${deadlineMs / 1000} s\n${await details()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * A request to the serve that runs in namespace `ns`, made from inside it (its loopback is its own,
+ * where serve without a password answers); a JSON body is decoded.
+ */
+export async function apiIn<T = unknown>(ns: string, url: string, method: string, body?: unknown): Promise<{ status: number; body: T; type: string | null }> {
+  const script =
+    'const [url, method, body] = process.argv.slice(1);' +
+    "fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body || undefined })" +
+    ".then(async (r) => console.log(JSON.stringify({ status: r.status, type: r.headers.get('content-type'), text: await r.text() })), (e) => { console.error(e); process.exit(1); });";
+  const { status, type, text } = await nodeIn<{ status: number; type: string | null; text: string }>(
+    ns,
+    script,
+    [url, method, body === undefined ? '' : JSON.stringify(body)],
+    `${method} ${url}`,
+  );
+  return { status, type, body: /json/.test(type ?? '') ? JSON.parse(text) : text };
+}
+
+/** Runs a Node script in namespace `ns` and answers the JSON of the last line it prints. */
+export function nodeIn<T>(ns: string, script: string, args: string[], what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`${what} in ${ns} failed: ${out}`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1)!));
+    });
+  });
+}
+
+/**
+ * A station joining a lab's access point: wpa_supplicant (wired driver, 802.1X with EAP-MD5, the user
+ * `chute` and the network's key as its password, as serve's hostapd of a lab link takes it) on
+ * `iface` in namespace `ns`, its config and log in `dir`; resolves once it authenticated.
+ */
+export async function joinAsStation(ns: string, iface: string, key: string, dir: string): Promise<Daemon> {
+  const conf = path.join(dir, 'wpa_supplicant.conf');
+  await writeFile(conf, `ap_scan=0\nnetwork={\n\tkey_mgmt=IEEE8021X\n\teap=MD5\n\tidentity="chute"\n\tpassword="${key}"\n\teapol_flags=0\n}\n`);
+  const supplicant = startDaemon(ns, 'wpa_supplicant', ['-D', 'wired', '-i', iface, '-c', conf], path.join(dir, 'wpa.log'));
+  try {
+    await waitUntil('wpa_supplicant authenticated', async () => (await supplicant.output()).includes('CTRL-EVENT-EAP-SUCCESS'), 30_000, supplicant.output);
+  } catch (error) {
+    await supplicant.stop();
+    throw error;
+  }
+  return supplicant;
 }

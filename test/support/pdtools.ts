@@ -64,26 +64,53 @@ export function pdtoolsNodeCommands(): string[] {
   return listed.stdout.split('\n').filter(Boolean);
 }
 
+/** How `runPdtools` runs a command. */
+export interface PdtoolsOptions {
+  env: NodeJS.ProcessEnv;
+  /** What pdtools reads on its standard input. */
+  stdin?: string;
+  /** When pdtools is killed (by its pid): the streaming commands never end by themselves. */
+  timeoutMs: number;
+  /** What happens on the device once pdtools' websocket is open (a streaming command then prints it). */
+  whenOpen?: () => Promise<unknown>;
+  /** The network namespace pdtools runs in (a router's, to reach its loopback); the test's own by default. */
+  netns?: string;
+}
+
 /**
- * Runs `pdtools ARGS` with `env`, writes `stdin` to it, and kills it (by its pid) after `timeoutMs`:
- * the streaming commands never end by themselves.
+ * Runs `pdtools ARGS` with `env`, writes `stdin` to it, runs `whenOpen` once its websocket is open,
+ * and kills it after `timeoutMs`.
  */
-export function runPdtools(args: readonly string[], options: { env: NodeJS.ProcessEnv; stdin?: string; timeoutMs: number }): Promise<PdtoolsRun> {
+export function runPdtools(args: readonly string[], options: PdtoolsOptions): Promise<PdtoolsRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(DEBIAN_PYTHON, [RUNNER, PDTOOLS_SOURCE, ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Unbuffered (-u), as pdtools writes to a terminal: a streaming command's lines are read before it is killed.
+    const python = [DEBIAN_PYTHON, '-u', RUNNER, PDTOOLS_SOURCE, ...args];
+    // `ip netns exec` execs the program in place: the pid killed is pdtools' own.
+    const [command, ...argv] = options.netns === undefined ? python : ['ip', 'netns', 'exec', options.netns, ...python];
+    const child = spawn(command!, argv, { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
     });
+    /** What `whenOpen` did: null, or how it failed. */
+    let happened: Promise<unknown> | undefined;
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
+      if (happened === undefined && options.whenOpen !== undefined && /^pdtools-answer 101 /m.test(stderr)) {
+        happened = options.whenOpen().then(
+          () => null,
+          (error: unknown) => error,
+        );
+      }
     });
     child.stdin.end(options.stdin ?? '');
     const timer = setTimeout(() => process.kill(child.pid!, 'SIGKILL'), options.timeoutMs);
     child.once('error', reject);
-    child.once('close', (code) => {
+    child.once('close', async (code) => {
       clearTimeout(timer);
+      const failed = await happened;
+      if (failed != null) return reject(failed);
       const answers = [...stderr.matchAll(/^pdtools-answer (\S+) (.*)$/gm)].map((m) => ({ status: Number(m[1]) || 0, request: m[2]! }));
       resolve({ code, stdout, stderr: stderr.replace(/^pdtools-answer .*\n/gm, ''), answers });
     });

@@ -21,13 +21,16 @@ const PACTL = findOnPath('pactl');
  * is set (as in CI), when missing it is a failure. Prints why when it skips.
  */
 export function skipWithoutPulseaudio(file: string): boolean {
-  const skipped = (PULSEAUDIO === null || PACTL === null) && !process.env.CHUTEBOX_REQUIRE_PULSEAUDIO;
-  if (skipped) {
-    console.warn(
-      `${file}: skipped: pulseaudio or pactl is not on PATH (apt-get install -y --no-install-recommends pulseaudio pulseaudio-utils); set CHUTEBOX_REQUIRE_PULSEAUDIO=1 to make this a failure`,
-    );
-  }
+  const unavailable = pulseaudioUnavailableReason();
+  const skipped = unavailable !== null && !process.env.CHUTEBOX_REQUIRE_PULSEAUDIO;
+  if (skipped) console.warn(`${file}: skipped: ${unavailable}; set CHUTEBOX_REQUIRE_PULSEAUDIO=1 to make this a failure`);
   return skipped;
+}
+
+/** Why PulseAudio cannot be started here, or null when it can. */
+export function pulseaudioUnavailableReason(): string | null {
+  if (PULSEAUDIO !== null && PACTL !== null) return null;
+  return 'pulseaudio or pactl is not on PATH (apt-get install -y --no-install-recommends pulseaudio pulseaudio-utils)';
 }
 
 /** A running PulseAudio: its server address for `PULSE_SERVER`, and how to stop it. */
