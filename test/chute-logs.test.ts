@@ -2,12 +2,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nanoTime } from '../functions/core/logs.ts';
-import type { LogEntry } from '../functions/core/device/index.ts';
+import type { ChuteLogEntry, LogEntry } from '../functions/core/device/index.ts';
 import type { Problem } from '../functions/core/problem.ts';
 import { installChute } from './support/chute-state.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
-import { call, changeOver, streamLines } from './support/http-client.ts';
+import { call, changeOver, finalChange, streamLines } from './support/http-client.ts';
 import { serveArgs, useChutebox, type Started } from './support/spawn.ts';
+import { tarArchive } from './support/tar.ts';
 import { useTempDir } from './support/temp-dir.ts';
 import { openWebSocket, opened, refused, type WebSocketClient } from './support/websocket-client.ts';
 
@@ -22,7 +23,7 @@ import { openWebSocket, opened, refused, type WebSocketClient } from './support/
 const temp = useTempDir('chutebox-chute-logs-');
 
 /** A line of the answer, read. */
-const entryOf = (line: string) => JSON.parse(line) as LogEntry;
+const entryOf = (line: string) => JSON.parse(line) as ChuteLogEntry;
 
 /**
  * What `pdtools node watch-chute-logs <chute>` prints for one message of the websocket it reads. pdtools
@@ -70,6 +71,16 @@ const RECORDED_LOG: LogEntry[] = [
   { time: '2025-11-21T04:56:45.5Z', stream: 'stdout', message: 'tick 1' },
   { time: '2025-11-21T04:56:47Z', stream: 'stdout', message: 'tick 2' },
 ];
+// Chute `duet`, recorded stopped with its two services' lines (one of each before the recording's time and
+// one of `db` 3 s after it): the test deletes it and installs it again from its source.
+const DUET_LOG = [
+  { time: '2025-11-21T04:56:20.5Z', service: 'web', stream: 'stdout', message: 'web up' },
+  { time: '2025-11-21T04:56:21.5Z', service: 'db', stream: 'stderr', message: 'db up' },
+  { time: '2025-11-21T04:56:43Z', service: 'db', stream: 'stdout', message: 'db tick' },
+];
+const DUET_YAML = ['name: duet', 'version: 1', 'services:', '  web: { type: image, image: duet-web:1 }', '  db: { type: image, image: duet-db:1 }', ''].join(
+  '\n',
+);
 const SCENARIO = {
   'device.yaml': 'uname: { sysname: Linux, release: 6.1.0, version: "#1 SMP", machine: x86_64 }\n',
   'proc/stat': 'cpu  100 0 50 1000 0 0 0 0 0 0\nbtime 1763700000\n',
@@ -87,6 +98,8 @@ const SCENARIO = {
   ]),
   'chutes/lab/chute.yaml': 'name: lab\nversion: "1"\nstate: running\nimage: lab:1\nenvironment: {}\nallocation: {}\nresources: null\n',
   'chutes/lab/logs': RECORDED_LOG.map((entry) => `${JSON.stringify(entry)}\n`).join(''),
+  'chutes/duet/chute.yaml': 'name: duet\nversion: "1"\nstate: stopped\nimage: duet-web:1\nenvironment: {}\nallocation: {}\nresources: null\n',
+  'chutes/duet/logs': DUET_LOG.map((entry) => `${JSON.stringify(entry)}\n`).join(''),
 };
 
 describe("a chute's log on chutebox emulate", () => {
@@ -134,7 +147,7 @@ describe("a chute's log on chutebox emulate", () => {
     expect(await lines('tail=1')).toEqual(all.slice(1));
     expect(await lines(`since=${all[1]!.time}`)).toEqual(all.slice(1));
     expect(await lines(`until=${encodeURIComponent(all[1]!.time.replace('.25Z', '.249999999Z'))}`)).toEqual(all.slice(0, 1));
-    expect(await lines('timestamps=false&tail=1')).toEqual([{ stream: 'stderr', message: 'disk at 91%' }]);
+    expect(await lines('timestamps=false&tail=1')).toEqual([{ service: 'main', stream: 'stderr', message: 'disk at 91%' }]);
   });
 
   it('with follow=true, goes on with each line as its time comes, and ends when the chute stops', async () => {
@@ -166,19 +179,43 @@ describe("a chute's log on chutebox emulate", () => {
     await reset();
     const ws = opened(await openWebSocket(`${server.url}/sockjs/logs/lab`));
     const printed = async () => pdtoolsLine((await nextMessage(ws))!, 'lab');
-    expect(await printed()).toMatch(/^\[lab\] 2\d{3}-\d\d-\d\d \d\d:\d\d:\d\d\.123457\+00:00: lab up$/);
-    expect(await printed()).toMatch(/^\[lab\] \S+ \d\d:\d\d:\d\d\.250000\+00:00: disk at 91%$/);
-    expect(await printed()).toMatch(/^\[lab\] \S+ \d\d:\d\d:\d\d\.500000\+00:00: tick 1$/);
-    expect(await printed()).toMatch(/^\[lab\] \S+ \d\d:\d\d:\d\d\+00:00: tick 2$/);
+    expect(await printed()).toMatch(/^\[main\] 2\d{3}-\d\d-\d\d \d\d:\d\d:\d\d\.123457\+00:00: lab up$/);
+    expect(await printed()).toMatch(/^\[main\] \S+ \d\d:\d\d:\d\d\.250000\+00:00: disk at 91%$/);
+    expect(await printed()).toMatch(/^\[main\] \S+ \d\d:\d\d:\d\d\.500000\+00:00: tick 1$/);
+    expect(await printed()).toMatch(/^\[main\] \S+ \d\d:\d\d:\d\d\+00:00: tick 2$/);
     expect((await changeOver(server, 'POST', '/chutes/lab/stop')).state).toBe('succeeded');
     expect(await ws.closed).toEqual({ code: 1000, reason: 'the log of chute lab ended: the chute does not run' });
+  });
+
+  it("answers the recorded lines of each service of a chute of two services it installed, labelled and interleaved by time, over HTTP and ParaDrop's websocket", async () => {
+    await reset();
+    expect((await changeOver(server, 'DELETE', '/chutes/duet')).state).toBe('succeeded');
+    const sent = await fetch(`${server.url}/api/v1/chutes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-tar' },
+      body: tarArchive({ 'paradrop.yaml': DUET_YAML }),
+    });
+    const installed = await finalChange(server.url, ((await sent.json()) as { change_id: number }).change_id);
+    expect(installed.state, JSON.stringify(installed.messages)).toBe('succeeded');
+    const lines = (await (await streamLines(server.url, '/api/v1/chutes/duet/logs')).rest()).map(entryOf);
+    expect(lines.map(({ service, stream, message }) => ({ service, stream, message }))).toEqual([
+      { service: 'web', stream: 'stdout', message: 'web up' },
+      { service: 'db', stream: 'stderr', message: 'db up' },
+    ]);
+    const ws = opened(await openWebSocket(`${server.url}/ws/chute_logs/duet`));
+    const printed = async () => pdtoolsLine((await nextMessage(ws))!, 'duet');
+    expect(await printed()).toMatch(/^\[web\] \S+ \d\d:\d\d:\d\d\.500000\+00:00: web up$/);
+    expect(await printed()).toMatch(/^\[db\] \S+ \d\d:\d\d:\d\d\.500000\+00:00: db up$/);
+    expect(await printed()).toMatch(/^\[db\] \S+ \d\d:\d\d:\d\d\+00:00: db tick$/);
+    ws.close();
+    await ws.closed;
   });
 
   it("answers ParaDrop's message on /ws/chute_logs/<chute> and below /sockjs/logs/<chute>, and 404 for an unknown chute", async () => {
     await reset();
     for (const path of ['/ws/chute_logs/lab', '/sockjs/logs/lab/websocket']) {
       const ws = opened(await openWebSocket(`${server.url}${path}`));
-      expect(JSON.parse((await ws.next())!), path).toEqual({ service: 'lab', timestamp: expect.stringMatching(/\.123456789Z$/), message: 'lab up' });
+      expect(JSON.parse((await ws.next())!), path).toEqual({ service: 'main', timestamp: expect.stringMatching(/\.123456789Z$/), message: 'lab up' });
       ws.close();
       await ws.closed;
     }
@@ -204,7 +241,7 @@ describe("a chute's log on chutebox emulate with authentication", () => {
     expect(log.status).toBe(200);
     expect(entryOf((await log.rest())[0]!).stream).toMatch(/^std(out|err)$/);
     const ws = opened(await openWebSocket(`${server.url}/sockjs/logs/hotspot`, { authorization: `Bearer ${token}` }));
-    expect(pdtoolsLine((await ws.next())!, 'hotspot')).toMatch(/^\[hotspot\] .*: portal 2\.1 starting with \/etc\/portal\.yaml$/);
+    expect(pdtoolsLine((await ws.next())!, 'hotspot')).toMatch(/^\[main\] .*: portal 2\.1 starting with \/etc\/portal\.yaml$/);
     ws.close();
     await ws.closed;
   });
@@ -287,7 +324,7 @@ describe.skipIf(skipped)(`a chute's log on chutebox serve with a container engin
     expect(await logOf(`?since=${first}&until=${second}`)).toEqual(between(first!, second!));
     expect((await logOf(`?since=${first}&until=${second}`)).map((line) => line.message)).toContain('tick 2');
     const withoutTimes = await logOf(`?tail=all&timestamps=false&until=${first}`);
-    expect(withoutTimes).toEqual(between(null, first!).map(({ stream, message }) => ({ stream, message })));
+    expect(withoutTimes).toEqual(between(null, first!).map(({ service, stream, message }) => ({ service, stream, message })));
   });
 
   it('with follow=true, goes on with each new line; going away ends the engine’s answer at once', async () => {
@@ -310,7 +347,7 @@ describe.skipIf(skipped)(`a chute's log on chutebox serve with a container engin
     const ws = opened(await openWebSocket(`${server.url}/sockjs/logs/printer`));
     const printed: string[] = [];
     while (printed.length < 6) printed.push(pdtoolsLine((await ws.next())!, 'printer'));
-    for (const line of printed) expect(line).toMatch(/^\[printer\] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{6})?\+00:00: /);
+    for (const line of printed) expect(line).toMatch(/^\[main\] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{6})?\+00:00: /);
     expect(printed.map((line) => line.replace(/^.*?\+00:00: /, ''))).toEqual(
       expect.arrayContaining(['printer up', 'low on paper', `long ${'x'.repeat(32768)}`, 'tick 1', 'tick 2', 'tick 3']),
     );

@@ -5,10 +5,12 @@ import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeRecord } from '../functions/core/device/index.ts';
 import { LIGHT_RUNTIMES } from '../functions/chutes/light-dockerfile.ts';
-import { finalChange } from './support/http-client.ts';
+import { nanoTime } from '../functions/core/logs.ts';
+import { finalChange, streamLines } from './support/http-client.ts';
 import { dockerUnavailableReason, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { tarArchive } from './support/tar.ts';
 import { serveArgs, useChutebox, type Started } from './support/spawn.ts';
+import { openWebSocket, opened } from './support/websocket-client.ts';
 
 /**
  * A chute of two services and a light chute, installed, run, updated, stopped, started and deleted on
@@ -44,6 +46,25 @@ function pairSource(version: number): Uint8Array {
     '',
   ].join('\n');
   return tarArchive({ 'paradrop.yaml': yaml, 'web/Dockerfile': 'FROM chutebox-test:busybox\nCOPY page.txt /page.txt\n', 'web/page.txt': `page ${version}\n` });
+}
+
+/** The source of chute `duet`: two services run from an engine image, each printing a line; the second then a tick a second. */
+function duetSource(): Uint8Array {
+  const yaml = [
+    'name: duet',
+    'version: 1',
+    'services:',
+    '  web:',
+    '    type: image',
+    '    image: chutebox-test:busybox',
+    `    command: 'echo web up; ${SLEEP}'`,
+    '  db:',
+    '    type: image',
+    '    image: chutebox-test:busybox',
+    `    command: 'trap "exit 143" TERM; echo db up >&2; while :; do sleep 1 & wait; echo db tick; done'`,
+    '',
+  ].join('\n');
+  return tarArchive({ 'paradrop.yaml': yaml });
 }
 
 /** The source of light chute `feather`: no Dockerfile, `use: python3`, a file of the app. */
@@ -165,6 +186,41 @@ describe.skipIf(skipped)(`multi-service and light chutes on chutebox serve with 
     expect(await engine!.chuteContainers('pair')).toEqual([]);
     expect(await imageTags()).not.toContain('chute-pair:2');
     expect(await imageTags()).toContain('chutebox-test:busybox');
+  });
+
+  it("answers every service's log, each line labelled with its service and interleaved by time, over HTTP and ParaDrop's websocket", async () => {
+    await change('POST', '/chutes/', duetSource());
+    const lines = async (query: string) => (await (await streamLines(server!.url, `/api/v1/chutes/duet/logs${query}`)).rest()).map((line) => JSON.parse(line));
+    const deadline = Date.now() + 10_000;
+    let log = await lines('');
+    while (!log.some((line) => line.message === 'db tick') && Date.now() < deadline) log = await lines('');
+    expect(log).toEqual(
+      expect.arrayContaining([
+        { time: expect.any(String), service: 'web', stream: 'stdout', message: 'web up' },
+        { time: expect.any(String), service: 'db', stream: 'stderr', message: 'db up' },
+        { time: expect.any(String), service: 'db', stream: 'stdout', message: 'db tick' },
+      ]),
+    );
+    const times = log.map((line) => nanoTime(line.time));
+    expect(times).toEqual([...times].sort());
+
+    // Followed: the last line of each service, then the companion's new lines as they come.
+    const follow = await streamLines(server!.url, '/api/v1/chutes/duet/logs?follow=true&tail=1');
+    const first = [JSON.parse((await follow.next())!), JSON.parse((await follow.next())!)];
+    expect(first.map((line) => line.service).sort()).toEqual(['db', 'web']);
+    const next = JSON.parse((await follow.next())!);
+    expect(next).toMatchObject({ service: 'db', message: 'db tick' });
+    expect(nanoTime(next.time) > nanoTime(first[1].time)).toBe(true);
+    follow.close();
+
+    const ws = opened(await openWebSocket(`${server!.url}/ws/chute_logs/duet`));
+    const messages: { service: string; message: string }[] = [];
+    while (!messages.some((m) => m.service === 'db' && m.message === 'db tick') || !messages.some((m) => m.service === 'web')) {
+      messages.push(JSON.parse((await ws.next())!));
+    }
+    expect(messages).toContainEqual({ service: 'web', timestamp: expect.any(String), message: 'web up' });
+    ws.close();
+    await change('DELETE', '/chutes/duet');
   });
 
   it('installs a light chute: its image built on the base image of its runtime with the Dockerfile chutebox writes, updated and deleted', async () => {

@@ -126,11 +126,11 @@ describe('dist/openapi.json', () => {
     });
   });
 
-  it("describes a chute's log as newline-delimited JSON, each line a LogLine, with its query and no ETag", () => {
+  it("describes a chute's log as newline-delimited JSON, each line a ChuteLogLine naming its service, with its query and no ETag", () => {
     const logs = document.paths['/api/v1/chutes/{chute}/logs']!.get! as Operation & { parameters: { name: string; in: string }[] };
     expect(logs.operationId).toBe('chutes-logs-get');
     expect(Object.keys(logs.responses['200']!.content!)).toEqual(['application/x-ndjson']);
-    expect(logs.responses['200']!.content!['application/x-ndjson']!.schema).toEqual({ $ref: '#/components/schemas/LogLine' });
+    expect(logs.responses['200']!.content!['application/x-ndjson']!.schema).toEqual({ $ref: '#/components/schemas/ChuteLogLine' });
     expect(logs.parameters.map((p) => `${p.in} ${p.name}`)).toEqual([
       'path chute',
       'query follow',
@@ -140,9 +140,10 @@ describe('dist/openapi.json', () => {
       'query timestamps',
     ]);
     expect(Object.keys(logs.responses)).not.toContain('304');
-    const line = validatorOf({ $ref: '#/components/schemas/LogLine' });
-    expect(line({ time: '2025-11-21T10:00:12.775588093Z', stream: 'stderr', message: 'response:200' })).toBe(true);
-    expect(line({ time: '2025-11-21T10:00:12Z', stream: 'console', message: 'x' })).toBe(false);
+    const line = validatorOf({ $ref: '#/components/schemas/ChuteLogLine' });
+    expect(line({ time: '2025-11-21T10:00:12.775588093Z', service: 'web', stream: 'stderr', message: 'response:200' })).toBe(true);
+    expect(line({ time: '2025-11-21T10:00:12.775588093Z', stream: 'stderr', message: 'response:200' })).toBe(false);
+    expect(line({ time: '2025-11-21T10:00:12Z', service: 'web', stream: 'console', message: 'x' })).toBe(false);
   });
 
   it('has examples from the default scenario, each accepted by its schema', () => {

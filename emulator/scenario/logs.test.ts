@@ -17,6 +17,9 @@ const RECORDED = [
   entry('10:00:20.25', 'stderr', 'five'),
 ];
 
+/** The recorded lines as served: a chute stored without services has one, `main`. */
+const SERVED = RECORDED.map((line) => ({ ...line, service: 'main' }));
+
 const ALL: LogOptions = { follow: false, since: null, until: null, tail: null };
 
 /**
@@ -48,8 +51,25 @@ const messages = (entries: LogEntry[]) => entries.map((line) => line.message);
 describe('a chute log replayed from its recording', () => {
   it('answers the lines whose time has come, oldest first, and none of a chute without a recording', async () => {
     const { logs } = replayed();
-    expect(await readEntries(await logs.chuteLogs('lab', ALL))).toEqual(RECORDED.slice(0, 3));
+    expect(await readEntries(await logs.chuteLogs('lab', ALL))).toEqual(SERVED.slice(0, 3));
     expect(await readEntries(await logs.chuteLogs('other', ALL))).toEqual([]);
+  });
+
+  it("labels each line with the service the recording names, a line without one with the chute's main service", async () => {
+    const logs = recordedLogs({
+      read: async () => [
+        { ...entry('09:59:00', 'stdout', 'web up'), service: 'web' },
+        { ...entry('09:59:01', 'stdout', 'db up'), service: 'db' },
+        entry('09:59:02', 'stdout', 'unnamed'),
+      ],
+      device: {
+        now: () => Date.parse(AT('10:00:00')),
+        containers: async () => [],
+        chute: async (name) => ({ name, record: { state: 'running', main_service: 'web', services: { web: {}, db: {} } }, config: {}, cache: {} }),
+      },
+    });
+    const lines = await readEntries(await logs.chuteLogs('pair', ALL));
+    expect(lines.map(({ service, message }) => `${service}: ${message}`)).toEqual(['web: web up', 'db: db up', 'web: unnamed']);
   });
 
   it('takes the last tail lines of the log so far, then keeps those from since to until, both included', async () => {
@@ -67,10 +87,10 @@ describe('a chute log replayed from its recording', () => {
   it('with follow, sends each later line when its time comes, until the chute stops', async () => {
     const { logs, clock, pauses, stop } = replayed();
     const reader = (await logs.chuteLogs('lab', { ...ALL, follow: true, tail: 1 })).getReader();
-    expect((await reader.read()).value).toEqual(RECORDED[2]);
-    expect((await reader.read()).value).toEqual(RECORDED[3]);
+    expect((await reader.read()).value).toEqual(SERVED[2]);
+    expect((await reader.read()).value).toEqual(SERVED[3]);
     expect(clock.now).toBe(Date.parse(AT('10:00:05')));
-    expect((await reader.read()).value).toEqual(RECORDED[4]);
+    expect((await reader.read()).value).toEqual(SERVED[4]);
     expect(clock.now).toBe(Date.parse(AT('10:00:20.25')));
     // Never longer than FOLLOW_CHECK_MS between looks at whether the chute still runs.
     expect(Math.max(...pauses)).toBe(FOLLOW_CHECK_MS);
@@ -148,7 +168,12 @@ describe("the default scenario's chute logs", () => {
     const start = recorded + 100_000_000;
     const { device } = await loadScenario('default', undefined, { clock: { now: start, speed: 0 } });
     const lines = await readEntries(await device.chuteLogs('hotspot', ALL));
-    expect(lines[0]).toEqual({ time: '2025-11-20T12:17:57.612093518Z', stream: 'stdout', message: 'portal 2.1 starting with /etc/portal.yaml' });
+    expect(lines[0]).toEqual({
+      time: '2025-11-20T12:17:57.612093518Z',
+      service: 'main',
+      stream: 'stdout',
+      message: 'portal 2.1 starting with /etc/portal.yaml',
+    });
     expect(lines.at(-1)).toMatchObject({
       time: movedTime('2025-11-21T09:55:00.000612489Z', 100_000),
       message: 'sessions: 2 active, 0 ended in the last 5 minutes',
@@ -164,7 +189,7 @@ describe("the default scenario's chute logs", () => {
   it('are as recorded in a scenario served as recorded', async () => {
     const { device } = await loadScenario('default', undefined, { asRecorded: true, clock: { now: Date.parse('2025-11-21T10:00:30Z'), speed: 0 } });
     const lines = await readEntries(await device.chuteLogs('hello-world', ALL));
-    expect(lines.at(-1)).toEqual({ time: '2025-11-21T10:00:12.775588093Z', stream: 'stderr', message: '192.168.128.117:50931: response:200' });
+    expect(lines.at(-1)).toEqual({ time: '2025-11-21T10:00:12.775588093Z', service: 'main', stream: 'stderr', message: '192.168.128.117:50931: response:200' });
   });
 
   it('followed, give a line recorded after the start when the emulated clock reaches its time: at speed 0, when it is advanced there', async () => {

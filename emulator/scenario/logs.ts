@@ -1,7 +1,8 @@
 import { withinTimes } from '../../functions/core/logs.ts';
+import { mainServiceName, MAIN_SERVICE } from '../../functions/chutes/services.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
-import { CHUTE_NAME, type Device, type DeviceLogs, type LogEntry, type LogOptions } from '../../functions/core/device/index.ts';
-import { chuteLogFile, parseLogFile } from '../../runtime/scenario/format.ts';
+import { CHUTE_NAME, type ChuteLogEntry, type Device, type DeviceLogs, type LogOptions } from '../../functions/core/device/index.ts';
+import { chuteLogFile, type ChuteLogFileEntry, parseLogFile } from '../../runtime/scenario/format.ts';
 import { memoize } from './files.ts';
 
 /** How often a following reader looks whether its chute still runs while no recorded line is due. */
@@ -25,8 +26,8 @@ export function scenarioLogs(files: Pick<Device, 'readFile'>): RecordedLogsOptio
 
 /** Where recorded logs come from, and the device they are replayed on. */
 export interface RecordedLogsOptions {
-  /** A chute's recorded lines, oldest first (`parseLogFile`); none when it has no recording. */
-  read(chute: string): Promise<readonly LogEntry[]>;
+  /** A chute's recorded lines, oldest first (`parseLogFile`), each of every service; none when it has no recording. */
+  read(chute: string): Promise<readonly ChuteLogFileEntry[]>;
   /** Whether a chute runs: its container and stored state, as `GET /api/v1/chutes/<chute>` reads them; and the clock. */
   device: Pick<Device, 'containers' | 'chute' | 'now'>;
   /** How many whole seconds the recorded times move (`ScenarioClock.shift`); none by default: as recorded. */
@@ -37,7 +38,8 @@ export interface RecordedLogsOptions {
 
 /**
  * Chute logs replayed from recordings on the device's clock, as a container engine answers them: each
- * recorded time moved by `shift()` seconds, the lines whose time has come are the log so far. `tail`
+ * recorded line labelled with its service (the chute's main one where the recording names none), its
+ * time moved by `shift()` seconds, the lines whose time has come are the log so far. `tail`
  * takes the last lines of it, then `since` and `until` keep those in their range (both included);
  * with `follow`, each later line is sent when its time comes, until `until` has passed, the chute no
  * longer runs (looked at least every `FOLLOW_CHECK_MS`) or the reader cancels. A chute without a
@@ -53,10 +55,12 @@ export function recordedLogs(options: RecordedLogsOptions): DeviceLogs {
   const running = async (chute: string) => chuteState(await device.containers(), chute, (await device.chute(chute))?.record.state) === 'running';
   return {
     async chuteLogs(chute, query) {
-      const [recorded, seconds] = await Promise.all([options.read(chute), options.shift?.() ?? 0]);
-      const lines = seconds === 0 ? recorded : recorded.map((entry) => ({ ...entry, time: movedTime(entry.time, seconds) }));
+      const [recorded, seconds, stored] = await Promise.all([options.read(chute), options.shift?.() ?? 0, device.chute(chute)]);
+      // A line recorded without its service is the main one's.
+      const main = stored === null ? MAIN_SERVICE : mainServiceName(stored.record);
+      const lines = recorded.map((entry) => ({ ...entry, service: entry.service ?? main, time: seconds === 0 ? entry.time : movedTime(entry.time, seconds) }));
       const stopping = new AbortController();
-      return new ReadableStream<LogEntry>({
+      return new ReadableStream<ChuteLogEntry>({
         start(controller) {
           // Once the reader has cancelled, the stream is closed: nothing more goes to it.
           replay(lines, query, controller, { chute, stopping: stopping.signal, running, pause, now: device.now }).then(
@@ -80,7 +84,7 @@ interface Replay {
 }
 
 /** Enqueues the lines of `query` as `recordedLogs` says, until the log ends or the reader cancels. */
-async function replay(lines: readonly LogEntry[], query: LogOptions, out: ReadableStreamDefaultController<LogEntry>, replay: Replay): Promise<void> {
+async function replay(lines: readonly ChuteLogEntry[], query: LogOptions, out: ReadableStreamDefaultController<ChuteLogEntry>, replay: Replay): Promise<void> {
   const { until, tail } = query;
   const times = lines.map((entry) => Date.parse(entry.time));
   const send = (i: number) => {

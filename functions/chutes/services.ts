@@ -26,6 +26,11 @@ export function storedServices(record: Record<string, unknown>): ChuteServices |
   return { main, services: services as Record<string, ChuteService> };
 }
 
+/** The name of a chute's main service: its record's `main_service`, `main` for a chute stored without services. */
+export function mainServiceName(record: Record<string, unknown>): string {
+  return storedServices(record)?.main ?? MAIN_SERVICE;
+}
+
 /** The main service of a chute's record, or undefined for a chute stored without services. */
 export function mainService(record: Record<string, unknown>): ChuteService | undefined {
   const stored = storedServices(record);

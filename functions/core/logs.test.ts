@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { logLine, logRequest, selectEntries } from './logs.ts';
+import { entriesAsTheyCome, entryStream, followedBy, logLine, logRequest, mergedByTime, nanoAfter, readEntries, selectEntries } from './logs.ts';
 import { HttpProblem } from './problem.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -79,5 +79,45 @@ describe('a line of the answer', () => {
     const entry = { time: '2026-11-21T12:00:01.123456789Z', stream: 'stderr' as const, message: 'a "quoted" café' };
     expect(logLine(entry, true)).toBe('{"time":"2026-11-21T12:00:01.123456789Z","stream":"stderr","message":"a \\"quoted\\" café"}\n');
     expect(logLine(entry, false)).toBe('{"stream":"stderr","message":"a \\"quoted\\" café"}\n');
+  });
+});
+
+describe("the lines of a chute's services as one log", () => {
+  const at = (second: number, service: string) => ({
+    time: `2026-11-21T12:00:0${second}Z`,
+    service,
+    stream: 'stdout' as const,
+    message: `${service} ${second}`,
+  });
+
+  it('interleaves the lines so far by time, a service before a later one at the same time', async () => {
+    const web = [at(1, 'web'), at(4, 'web')];
+    const db = [at(2, 'db'), at(3, 'db'), at(4, 'db')];
+    const merged = await readEntries(mergedByTime([entryStream(web), entryStream(db)]));
+    expect(merged.map((line) => line.message)).toEqual(['web 1', 'db 2', 'db 3', 'web 4', 'db 4']);
+  });
+
+  it('sends the new lines of each service as they come, ends once every one has ended, and stops reading them all when cancelled', async () => {
+    let quietCancelled = false;
+    const quiet = new ReadableStream({ cancel: () => void (quietCancelled = true) });
+    const lines = entriesAsTheyCome([quiet, entryStream([at(1, 'db')])]).getReader();
+    expect((await lines.read()).value).toEqual(at(1, 'db'));
+    await lines.cancel();
+    expect(quietCancelled).toBe(true);
+    expect(await readEntries(entriesAsTheyCome([entryStream([at(1, 'web')]), entryStream([at(2, 'db')])]))).toHaveLength(2);
+  });
+
+  it('asks for the lines to follow only once the lines so far have ended, and goes on a nanosecond after the last', async () => {
+    const asked: string[] = [];
+    const log = followedBy(entryStream([at(1, 'web')]), async () => {
+      asked.push('next');
+      return entryStream([at(2, 'web')]);
+    }).getReader();
+    expect((await log.read()).value).toEqual(at(1, 'web'));
+    expect(asked).toEqual([]);
+    expect((await log.read()).value).toEqual(at(2, 'web'));
+    expect((await log.read()).done).toBe(true);
+    expect(nanoAfter('2026-11-21T12:00:01.999999999Z')).toBe('2026-11-21T12:00:02.000000000Z');
+    expect(nanoAfter('2026-11-21T12:00:01.5Z')).toBe('2026-11-21T12:00:01.500000001Z');
   });
 });

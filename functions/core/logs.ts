@@ -9,7 +9,7 @@ import type { LogEntry, LogOptions, LogTime } from './device/logs.ts';
 import { validateQuery } from './validate.ts';
 import { invalidInput } from './violations.ts';
 
-export type { LogEntry, LogOptions, LogStream, LogTime } from './device/logs.ts';
+export type { ChuteLogEntry, LogEntry, LogOptions, LogStream, LogTime } from './device/logs.ts';
 
 /** The media type of a log as the API streams it: one JSON document per line. */
 export const LOG_MEDIA_TYPE = 'application/x-ndjson';
@@ -23,6 +23,9 @@ export const LogEntrySchema = z.strictObject({
 
 /** One line of a log as the API sends it: a `LogEntry`, without `time` when the query asked for `timestamps=false`. */
 export const LogLineSchema = z.strictObject({ ...LogEntrySchema.shape, time: z.optional(z.iso.datetime()) });
+
+/** One line of a chute's log as the API sends it: a `LogLine` and the service that printed it. */
+export const ChuteLogLineSchema = z.strictObject({ ...LogLineSchema.shape, service: z.string() });
 
 /** A time of the query: RFC 3339 (any offset), seconds since the epoch, or a time ago (`10m`); each to the nanosecond at most. */
 const LOG_TIME = /^(?:(\d{1,11})(?:\.(\d{1,9}))?|\d{1,6}[smh]|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d))$/;
@@ -141,16 +144,16 @@ function utcTime(ms: number, fraction = ''): LogTime {
 }
 
 /**
- * One entry as a line of the answer: its JSON and a newline, without `time` when the request asked
- * for no timestamps.
+ * One entry as a line of the answer: its JSON and a newline, with its `service` where it has one
+ * (a chute's), without `time` when the request asked for no timestamps.
  *
  * @example
  * logLine({ time: '2026-11-21T12:00:01.5Z', stream: 'stdout', message: 'ready' }, true) // '{"time":"2026-11-21T12:00:01.5Z","stream":"stdout","message":"ready"}\n'
- * logLine({ time: '2026-11-21T12:00:01.5Z', stream: 'stdout', message: 'ready' }, false) // '{"stream":"stdout","message":"ready"}\n'
+ * logLine({ time: '2026-11-21T12:00:01.5Z', service: 'db', stream: 'stdout', message: 'ready' }, false) // '{"service":"db","stream":"stdout","message":"ready"}\n'
  */
-export function logLine(entry: LogEntry, timestamps: boolean): string {
-  const { time, stream, message } = entry;
-  return `${JSON.stringify(timestamps ? { time, stream, message } : { stream, message })}\n`;
+export function logLine(entry: LogEntry & { service?: string }, timestamps: boolean): string {
+  const { time, service, stream, message } = entry;
+  return `${JSON.stringify({ ...(timestamps ? { time } : {}), ...(service === undefined ? {} : { service }), stream, message })}\n`;
 }
 
 /**
@@ -159,7 +162,7 @@ export function logLine(entry: LogEntry, timestamps: boolean): string {
  * @example
  * const lines = entryStream([{ time: '2026-11-21T12:00:00Z', stream: 'stdout', message: 'ready' }]);
  */
-export function entryStream(entries: readonly LogEntry[]): ReadableStream<LogEntry> {
+export function entryStream<E extends LogEntry>(entries: readonly E[]): ReadableStream<E> {
   return new ReadableStream({
     start(controller) {
       for (const entry of entries) controller.enqueue(entry);
@@ -169,8 +172,127 @@ export function entryStream(entries: readonly LogEntry[]): ReadableStream<LogEnt
 }
 
 /** Every entry of a stream that ends, in order. */
-export async function readEntries(stream: ReadableStream<LogEntry>): Promise<LogEntry[]> {
-  const entries: LogEntry[] = [];
+export async function readEntries<E extends LogEntry>(stream: ReadableStream<E>): Promise<E[]> {
+  const entries: E[] = [];
   for await (const entry of stream) entries.push(entry);
   return entries;
+}
+
+/**
+ * The entries of several logs as one, oldest first: each source's entries in their order, the
+ * oldest of their next ones sent first (a source's before a later source's at the same time). It
+ * holds one entry of each source, reads on as its reader reads, and cancels every source with it
+ * (or when one fails). For logs that end: a source that waits holds the others back.
+ *
+ * @example
+ * mergedByTime([entryStream(webLines), entryStream(dbLines)]) // both, interleaved by time
+ */
+export function mergedByTime<E extends LogEntry>(sources: readonly ReadableStream<E>[]): ReadableStream<E> {
+  const readers = sources.map((source) => source.getReader());
+  /** Each source's next entry: undefined while unread, null once the source has ended. */
+  const heads: (E | null | undefined)[] = readers.map(() => undefined);
+  const cancel = (reason?: unknown) => Promise.all(readers.map((reader) => reader.cancel(reason))).then(() => undefined);
+  return new ReadableStream<E>(
+    {
+      async pull(controller) {
+        const reading = readers.map(async (reader, i) => {
+          if (heads[i] === undefined) heads[i] = ((result) => (result.done ? null : result.value))(await reader.read());
+        });
+        await Promise.all(reading).catch(async (error: unknown) => {
+          await cancel(error).catch(() => {});
+          throw error;
+        });
+        let oldest = -1;
+        for (const [i, head] of heads.entries()) if (head && (oldest < 0 || byLogTime(head, heads[oldest]!) < 0)) oldest = i;
+        if (oldest < 0) return controller.close();
+        controller.enqueue(heads[oldest]!);
+        heads[oldest] = undefined;
+      },
+      cancel,
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * The entries of several logs as one, each as it comes: for logs that go on, where no source may
+ * wait for another. It ends once every source has ended, and cancels every source with it (or when
+ * one fails).
+ */
+export function entriesAsTheyCome<E>(sources: readonly ReadableStream<E>[]): ReadableStream<E> {
+  const readers = sources.map((source) => source.getReader());
+  const reads = new Map<number, Promise<[number, Awaited<ReturnType<ReadableStreamDefaultReader<E>['read']>>]>>();
+  const arm = (i: number) =>
+    reads.set(
+      i,
+      readers[i]!.read().then((result) => [i, result]),
+    );
+  const cancel = (reason?: unknown) => Promise.all(readers.map((reader) => reader.cancel(reason))).then(() => undefined);
+  return new ReadableStream<E>(
+    {
+      start() {
+        for (const i of readers.keys()) arm(i);
+      },
+      async pull(controller) {
+        while (reads.size > 0) {
+          const [i, result] = await Promise.race(reads.values()).catch(async (error: unknown) => {
+            await cancel(error).catch(() => {});
+            throw error;
+          });
+          reads.delete(i);
+          if (result.done) continue;
+          arm(i);
+          return controller.enqueue(result.value);
+        }
+        controller.close();
+      },
+      cancel,
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * A stream of `first`'s entries, then of the stream `next` makes once `first` has ended (not before:
+ * it may depend on what `first` gave). Cancelling it cancels the one being read.
+ */
+export function followedBy<E>(first: ReadableStream<E>, next: () => Promise<ReadableStream<E>>): ReadableStream<E> {
+  let reader = first.getReader();
+  let second = false;
+  let cancelled = false;
+  return new ReadableStream<E>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const result = await reader.read();
+          if (cancelled) return;
+          if (!result.done) return controller.enqueue(result.value);
+          if (second) return controller.close();
+          const made = await next();
+          second = true;
+          reader = made.getReader();
+          // Cancelled while `next` was made: its stream is cancelled too.
+          if (cancelled) return reader.cancel();
+        }
+      },
+      async cancel(reason) {
+        cancelled = true;
+        await reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * The moment a nanosecond after `time`: where a log read again goes on after its last line.
+ *
+ * @example
+ * nanoAfter('2026-11-21T12:00:01.999999999Z') // '2026-11-21T12:00:02.000000000Z'
+ */
+export function nanoAfter(time: string): LogTime {
+  const at = nanoTime(time);
+  const nanos = BigInt(Date.parse(`${at.slice(0, 19)}Z`)) * 1_000_000n + BigInt(at.slice(20, 29)) + 1n;
+  const ms = Number(nanos / 1_000_000_000n) * 1000;
+  return `${new Date(ms).toISOString().slice(0, 19)}.${String(nanos % 1_000_000_000n).padStart(9, '0')}Z`;
 }

@@ -63,19 +63,20 @@ export function hostChutes(options: HostChutesOptions): HostChutes {
     },
   });
   let ledger: ((change: NetworkChange) => Promise<HeldReservations>) | undefined;
+  const chuteToken = (chute: string) => deviceChuteToken(options.stateDir, chute);
   const effects = chuteEffects({
     chutes,
     writer: chuteWriter(options.chutesDir),
     engine: () => chuteEngine(socketPath),
     networkMode: options.networkMode,
-    chuteToken: (chute) => deviceChuteToken(options.stateDir, chute),
+    chuteToken,
     reserve: (change) => (ledger ??= networkLedger(device()))(change),
     networks,
   });
   return {
     effects,
     async repairAtStart(changes) {
-      await recoverChutes({ dir: options.chutesDir, engine: await reachableChuteEngine(socketPath), ...changes }).catch((error: unknown) =>
+      await recoverChutes({ dir: options.chutesDir, engine: await reachableChuteEngine(socketPath), chuteToken, ...changes }).catch((error: unknown) =>
         daemonLog.error('repairing the chutes at start failed', { error }),
       );
       const reachable = await reachableChuteEngine(socketPath);

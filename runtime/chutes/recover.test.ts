@@ -9,6 +9,7 @@ import type { Rollback } from './replace-chute.ts';
 import { recoverChutes } from './recover.ts';
 import { chuteWriter } from './store.ts';
 import { storedChuteEffects } from '../../test/support/chute-lifecycle.ts';
+import { chuteStateOfServices, serviceStates } from '../../functions/chutes/services.ts';
 
 const temp = useTempDir('chutebox-recover-');
 
@@ -45,6 +46,7 @@ async function setUp(name: string) {
       annotate: async (id, text) => void notes.push({ id, text }),
       change: async (id) => [...changes, ...finished].find((change) => change.id === id) ?? null,
       log: (text) => logged.push(text),
+      chuteToken: async (chute) => `token of ${chute}`,
     });
   const file = async (chute: string, base: string) => JSON.parse(await readFile(path.join(dir, chute, `${base}.json`), 'utf8')) as Record<string, unknown>;
   const files = (chute: string) => readdir(path.join(dir, chute)).then((names) => names.sort());
@@ -203,6 +205,89 @@ describe('recoverChutes: a configuration update that a crash cut short', () => {
   );
 });
 
+describe('recoverChutes: a chute of two services', () => {
+  /** Chute `hello` stored with services web (main, its image hello:1) and db, and recovery on it. */
+  async function twoServices(name: string, state = 'running') {
+    const setup = await setUp(name);
+    const record = {
+      ...(await setup.file('hello', 'chute')),
+      state,
+      main_service: 'web',
+      services: { web: { type: 'image', image: 'hello:1' }, db: { type: 'image', image: 'db:1', command: 'serve', environment: { ROLE: 'db' } } },
+    };
+    await writeFile(path.join(setup.dir, 'hello', 'chute.json'), JSON.stringify(record));
+    /** The chute's state as GET /api/v1/chutes/hello derives it from its services' containers. */
+    const chuteStateNow = async () => chuteStateOfServices(serviceStates(await setup.engine.listAll(), 'hello', await setup.file('hello', 'chute')));
+    return { ...setup, record, chuteStateNow };
+  }
+
+  it("of an update cut short after it removed the other service's container: runs the previous main container and makes the other one again in its namespace", async () => {
+    const { engine, notes, recover, record, chuteStateNow, writeRollback, dir } = await twoServices('two-update');
+    const old = engine.add('hello', { name: 'chute-hello-previous-cccccccccccc', State: 'exited' });
+    engine.add('hello', { State: 'created' });
+    await writeRollback({ change: 9, config: OLD, record, container: old.Id, running: true });
+    await writeFile(path.join(dir, 'hello', 'chute.json'), JSON.stringify({ ...record, version: '2' }));
+
+    await recover([interrupted(9, 'update', 'hello')]);
+
+    const [main, db, ...others] = engine.all;
+    expect(others).toEqual([]);
+    expect(main).toMatchObject({ Id: old.Id, name: 'chute-hello', State: 'running' });
+    expect(db).toMatchObject({ name: 'chute-hello-db', service: 'db', State: 'running' });
+    expect(db!.spec).toMatchObject({
+      image: 'db:1',
+      networkMode: `container:${old.Id}`,
+      command: 'serve',
+      env: { ROLE: 'db', PARADROP_API_TOKEN: 'token of hello' },
+    });
+    expect(notes.at(-1)).toEqual({ id: 9, text: `repaired at the next start: made container ${db!.Id.slice(0, 12)} of service db again, and started it` });
+    expect(await chuteStateNow()).toBe('running');
+  });
+
+  it("replaces another service's container left in the namespace of a main container gone, and removes one of a service the record has not", async () => {
+    const { engine, recover, chuteStateNow } = await twoServices('two-stale');
+    const main = engine.add('hello', { State: 'running' });
+    engine.add('hello', { name: 'chute-hello-db', service: 'db', State: 'exited', spec: { networkMode: `container:${'e'.repeat(64)}` } as never });
+    engine.add('hello', { name: 'chute-hello-cache', service: 'cache', State: 'running' });
+
+    await recover([]);
+
+    expect(summary(engine.all)).toEqual([
+      { name: 'chute-hello', State: 'running' },
+      { name: 'chute-hello-db', State: 'running' },
+    ]);
+    expect(engine.all[1]!.spec?.networkMode).toBe(`container:${main.Id}`);
+    expect(await chuteStateNow()).toBe('running');
+  });
+
+  it('leaves whole services as they are, a failed one failed, and makes the missing one of a stopped chute without starting it', async () => {
+    const whole = await twoServices('two-whole');
+    const main = whole.engine.add('hello', { State: 'running' });
+    const db = whole.engine.add('hello', { name: 'chute-hello-db', service: 'db', State: 'exited', spec: { networkMode: `container:${main.Id}` } as never });
+    await whole.recover([]);
+    expect(whole.engine.all.map((c) => c.Id)).toEqual([main.Id, db.Id]);
+    expect(whole.notes).toEqual([]);
+
+    const stopped = await twoServices('two-stopped', 'stopped');
+    stopped.engine.add('hello', { State: 'exited' });
+    await stopped.recover([]);
+    expect(summary(stopped.engine.all)).toEqual([
+      { name: 'chute-hello', State: 'exited' },
+      { name: 'chute-hello-db', State: 'created' },
+    ]);
+    expect(await stopped.chuteStateNow()).toBe('stopped');
+  });
+
+  it('of an install cut short: removes the containers of every service with the chute', async () => {
+    const { engine, recover, dir, record } = await twoServices('two-install');
+    await writeFile(path.join(dir, 'hello', 'chute.json'), JSON.stringify({ ...record, state: 'installing' }));
+    engine.add('hello', { State: 'running' });
+    engine.add('hello', { name: 'chute-hello-db', service: 'db', State: 'running' });
+    await recover([interrupted(2, 'install', 'hello')]);
+    expect(engine.all).toEqual([]);
+  });
+});
+
 describe('chuteEffects update-config and its rollback.json', () => {
   it("holds the previous configuration and container before the first engine call, and is gone once the update's succeeded is saved or it was undone", async () => {
     const { dir, engine, files } = await setUp('rollback-file');
@@ -252,7 +337,7 @@ describe('recoverChutes: an install that a crash cut short', () => {
 
     expect(await readdir(dir)).toEqual(['hello']);
     expect(summary(engine.all)).toEqual([{ name: 'chute-hello', State: 'running' }]);
-    expect(notes).toEqual([{ id: 8, text: 'repaired at the next start: removed the chute whose install had not finished, and its container' }]);
+    expect(notes).toEqual([{ id: 8, text: 'repaired at the next start: removed the chute whose install had not finished, and its containers' }]);
   });
 
   it('keeps a chute that reads installing when no install of it was interrupted', async () => {

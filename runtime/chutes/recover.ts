@@ -1,8 +1,11 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { chuteContainerName, type ChangeAction, type ChangeRecord } from '../../functions/core/device/index.ts';
+import { chuteContainerName, type ChangeAction, type ChangeRecord, type StoredChute } from '../../functions/core/device/index.ts';
+import { companionServices } from '../../functions/chutes/services.ts';
 import { chuteState } from '../../functions/chutes/state.ts';
 import type { ChuteEngine } from '../engine/docker.ts';
+import { companionSpec } from './container-spec.ts';
+import { shortId } from './container-steps.ts';
 import type { Rollback } from './replace-chute.ts';
 import { chuteStore, chuteWriter, JSON_FORMAT, leftover, type ChuteWriter } from './store.ts';
 import { daemonLog } from '../log/log.ts';
@@ -23,6 +26,8 @@ export interface RecoverOptions {
   change?: (id: number) => Promise<ChangeRecord | null>;
   /** Where each repair and corrected state is reported; default stderr. */
   log?: (text: string) => void;
+  /** A chute's API token (`PARADROP_API_TOKEN`), for the containers of its other services made again. */
+  chuteToken(chute: string): Promise<string>;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface RecoverOptions {
  * it finishes; a chute whose repair fails is logged and left for the next start.
  *
  * - An install cut short: its hidden staging folder is removed; a chute whose record still reads
- *   `installing` and whose install change was interrupted loses its container and folder.
+ *   `installing` and whose install change was interrupted loses its containers and folder.
  * - A removal cut short: its hidden folder is removed.
  * - A write of a chute's file cut short: its temporary file is removed (`ChuteWriter.removeInterruptedWrites`).
  * - A configuration update or an update from source cut short (`rollback.json` is there, and its
@@ -42,6 +47,11 @@ export interface RecoverOptions {
  *   when it ran before, is started again (stopped first, so that a stop the crash left pending in the
  *   engine cannot end it later). Only when the update had removed the previous container already (it was
  *   done but for its last step) are the new configuration and container kept.
+ * - The other services of a chute of several (decision 0061), whose containers an update removes
+ *   before it sets the main one aside and makes again after: where one is missing, one is there of a
+ *   service the record has not, or one does not share the main container's network namespace, they
+ *   are removed and made again as the record says, in the main container's namespace (started when
+ *   it runs), so that the chute's state, derived from its services', is what it was.
  *
  * Without an engine, the stored states, `rollback.json` and chutes still `installing` are left as they
  * are, for a later start.
@@ -92,9 +102,12 @@ export async function recoverChutes(options: RecoverOptions): Promise<void> {
       const chute = await store.chute(name);
       const install = interruptedChange(name, 'install');
       if (chute?.record.state === 'installing' && install !== undefined) {
-        for (const container of await engine.containers(name)) await engine.remove(name, container.Id);
+        for (const container of [...(await engine.companions(name)), ...(await engine.containers(name))]) await engine.remove(name, container.Id);
         await writer.remove(name);
-        await repaired(name, install, 'removed the chute whose install had not finished, and its container');
+        await repaired(name, install, 'removed the chute whose install had not finished, and its containers');
+      } else if (chute !== null) {
+        const change = options.interrupted.findLast((c) => c.chute === name)?.id;
+        await restoreCompanions(engine, chute, options.chuteToken, (text) => repaired(name, change, text));
       }
     } catch (error) {
       log(`chute ${name}: repairing what a crash cut short failed, to be tried again at the next start: ${(error as Error).message}`);
@@ -159,4 +172,37 @@ async function undoUpdate(
     await repaired(`removed image ${rollback.image}, built by the update`);
   }
   await writer.discard(name, 'rollback');
+}
+
+/**
+ * Makes the containers of a chute's other services whole again as its record says (see
+ * `recoverChutes`): nothing when each service of the record has one container in the main
+ * container's namespace and no other is left; nothing without a main container to join.
+ */
+async function restoreCompanions(
+  engine: ChuteEngine,
+  chute: StoredChute,
+  chuteToken: (chute: string) => Promise<string>,
+  repaired: (text: string) => Promise<void>,
+): Promise<void> {
+  const { name } = chute;
+  const wanted = companionServices(chute.record);
+  const [main] = await engine.containers(name);
+  const companions = await engine.companions(name);
+  if (main === undefined || (wanted.length === 0 && companions.length === 0)) return;
+  const joining = async (id: string) => (await engine.inspect(name, id)).HostConfig as { NetworkMode?: string } | undefined;
+  const joined = await Promise.all(companions.map(async (c) => (await joining(c.Id))?.NetworkMode === `container:${main.Id}`));
+  const whole =
+    companions.length === wanted.length && wanted.every(([service]) => companions.some((c) => c.service === service)) && joined.every((joins) => joins);
+  if (whole) return;
+  for (const container of companions) {
+    await engine.remove(name, container.Id);
+    await repaired(`removed container ${shortId(container.Id)} of service ${container.service}`);
+  }
+  const running = main.State === 'running';
+  for (const [service, entry] of wanted) {
+    const id = await engine.create(name, companionSpec(chute, service, entry, main.Id, await chuteToken(name)));
+    if (running) await engine.start(name, id);
+    await repaired(`made container ${shortId(id)} of service ${service} again${running ? ', and started it' : ''}`);
+  }
 }

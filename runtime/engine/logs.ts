@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import Docker from 'dockerode';
-import { entryStream } from '../../functions/core/logs.ts';
-import type { LogEntry, LogOptions, LogStream, LogTime } from '../../functions/core/device/index.ts';
+import { containerService, isCompanion } from '../../functions/chutes/services.ts';
+import { entriesAsTheyCome, entryStream, followedBy, mergedByTime, nanoAfter, nanoTime } from '../../functions/core/logs.ts';
+import { CHUTE_LABEL, type ChuteLogEntry, type LogEntry, type LogOptions, type LogStream, type LogTime } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { chuteEngine, engineCall, EngineError } from './docker.ts';
 import { engineUnreachableAt } from './unreachable.ts';
@@ -21,32 +22,79 @@ const QUEUED_ENTRIES = 64;
 const STAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) /;
 
 /**
- * The log of a chute's container (its newest, labelled with the chute's name), from the engine at
- * `socketPath`: `GET /containers/<id>/logs` with `stdout`, `stderr`, `timestamps` and the `options`
- * as the engine takes them (`follow`, `since` and `until` in seconds, `tail`), its two streams
- * demultiplexed by docker-modem's `demuxStream` and cut into lines, each an entry with the
- * engine's timestamp. The answer is streamed, also without `follow`, and paused while the reader
- * does not keep up; with `follow` it ends when the container stops. Cancelling the stream closes
- * the engine's answer. Empty when the chute has no container.
+ * The log of a chute (`Device.chuteLogs`), from the engine at `socketPath`: the log of each of its
+ * services' containers (the newest of each, `serviceContainers`), each line labelled with its service.
+ * A container's log is `GET /containers/<id>/logs` with `stdout`, `stderr`, `timestamps` and the
+ * `options` as the engine takes them (`follow`, `since` and `until` in seconds, `tail`), its two
+ * streams demultiplexed by docker-modem's `demuxStream` and cut into lines, each an entry with the
+ * engine's timestamp. The lines so far are interleaved by time; with `follow` (and more than one
+ * service) each service's log is then asked again from a nanosecond after its last line, and the new
+ * lines sent as they come, until every container has stopped. The answers are streamed, also
+ * without `follow`, and paused while the reader does not keep up; cancelling the stream closes the
+ * engine's answers. Empty when the chute has no container.
  *
  * @throws HttpProblem 503 when no engine listens at `socketPath` or it does not answer, 502 when it
  *   refuses (`Device.chuteLogs`).
  * @example
  * const lines = await chuteLogs('/var/run/docker.sock', 'hello', { follow: true, since: null, until: null, tail: 100 });
  */
-export async function chuteLogs(socketPath: string, chute: string, options: LogOptions): Promise<ReadableStream<LogEntry>> {
+export async function chuteLogs(socketPath: string, chute: string, options: LogOptions): Promise<ReadableStream<ChuteLogEntry>> {
   const engine = await chuteEngine(socketPath);
   if (engine === null) throw engineUnreachableAt(socketPath);
-  try {
-    const [container] = await engine.containers(chute);
-    const docker = new Docker({ socketPath });
-    // Gone since it was listed (404): it has no log any more.
-    const answer = container === undefined ? undefined : await engineCall(() => requestLogs(docker, container.Id, options), 404);
-    return answer === undefined ? entryStream([]) : logEntries(answer, docker.modem);
-  } catch (error) {
+  const failed = (error: unknown) => {
     const { statusCode, message } = error as EngineError & { statusCode?: number };
-    throw new HttpProblem(statusCode === undefined ? 503 : 502, `the container engine cannot give the log of chute ${chute}: ${message}`);
+    return new HttpProblem(statusCode === undefined ? 503 : 502, `the container engine cannot give the log of chute ${chute}: ${message}`);
+  };
+  try {
+    const docker = new Docker({ socketPath });
+    const containers = serviceContainers(await engine.listAll(), chute);
+    const read = async ({ id, service }: ServiceContainer, query: LogOptions) => {
+      // Gone since it was listed (404): it has no log any more.
+      const answer = await engineCall(() => requestLogs(docker, id, query), 404);
+      return answer === undefined ? entryStream([]) : logEntries(answer, docker.modem, service);
+    };
+    if (containers.length <= 1 || !options.follow) return mergedByTime(await Promise.all(containers.map((container) => read(container, options))));
+    const started = nanoTime(new Date().toISOString());
+    const last = new Map<string, LogTime>();
+    const history = mergedByTime(await Promise.all(containers.map((container) => read(container, { ...options, follow: false }))));
+    const noted = history.pipeThrough(new TransformStream({ transform: (entry, out) => (last.set(entry.service, entry.time), out.enqueue(entry)) }));
+    const resumed = (service: string) => {
+      const seen = last.get(service);
+      if (seen !== undefined) return nanoAfter(seen);
+      return options.since !== null && options.since > started ? options.since : started;
+    };
+    const following = () => Promise.all(containers.map((c) => read(c, { ...options, tail: null, since: resumed(c.service) })));
+    return followedBy(noted, async () => entriesAsTheyCome(await following().catch((error: unknown) => Promise.reject(failed(error)))));
+  } catch (error) {
+    throw failed(error);
   }
+}
+
+/** The container of one of a chute's services. */
+interface ServiceContainer {
+  id: string;
+  service: string;
+}
+
+/**
+ * The containers whose logs are a chute's, from the engine's list of chute containers: the newest
+ * labelled with the chute for each of its services (`containerService`), the main one first.
+ */
+export function serviceContainers(listed: readonly Record<string, unknown>[], chute: string): ServiceContainer[] {
+  const newest = new Map<string, Record<string, unknown>>();
+  for (const container of listed) {
+    const labels = container.Labels as Record<string, unknown> | undefined;
+    if (labels?.[CHUTE_LABEL] !== chute) continue;
+    const service = containerService(labels);
+    const kept = newest.get(service);
+    if (kept === undefined || Number(container.Created) > Number(kept.Created)) newest.set(service, container);
+  }
+  const all = [...newest].map(([service, container]) => ({
+    id: String(container.Id),
+    service,
+    companion: isCompanion(container.Labels as Record<string, unknown>),
+  }));
+  return all.sort((a, b) => Number(a.companion) - Number(b.companion)).map(({ id, service }) => ({ id, service }));
 }
 
 /**
@@ -88,18 +136,18 @@ function seconds(time: LogTime): string {
 }
 
 /**
- * The entries of the engine's multiplexed answer, in the order it sent them. The answer is paused
+ * The entries of the engine's multiplexed answer for a container of `service`, in the order it sent them. The answer is paused
  * while `QUEUED_ENTRIES` wait for the reader, and destroyed when the reader cancels; an answer cut
  * short (the engine went away) errors the stream.
  */
-function logEntries(answer: IncomingMessage, modem: Docker['modem']): ReadableStream<LogEntry> {
+function logEntries(answer: IncomingMessage, modem: Docker['modem'], service: string): ReadableStream<ChuteLogEntry> {
   let ended = false;
-  return new ReadableStream<LogEntry>(
+  return new ReadableStream<ChuteLogEntry>(
     {
       start(controller) {
         const emit = (entry: LogEntry) => {
           if (ended) return;
-          controller.enqueue(entry);
+          controller.enqueue({ ...entry, service });
           if ((controller.desiredSize ?? 0) <= 0) answer.pause();
         };
         const stdout = lineSink('stdout', emit);

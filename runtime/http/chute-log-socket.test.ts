@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { LogEntry, LogOptions } from '../../functions/core/device/index.ts';
+import type { ChuteLogEntry, LogEntry, LogOptions } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
 import { followChuteLog, PARADROP_LOG_TAIL } from './chute-log-socket.ts';
@@ -28,7 +28,7 @@ describe('a chute log websocket', () => {
     expect(await socket.closed).toEqual({ code: 1000, reason: 'the log of chute lab ended: the chute does not run' });
     expect(asked).toHaveBeenCalledWith('lab', { follow: true, since: null, until: null, tail: PARADROP_LOG_TAIL } satisfies LogOptions);
     expect(socket.sent).toHaveLength(PARADROP_LOG_TAIL);
-    expect(JSON.parse(socket.sent[0]!)).toEqual({ service: 'lab', timestamp: '2026-11-21T11:00:05.5Z', message: 'line 5' });
+    expect(JSON.parse(socket.sent[0]!)).toEqual({ service: 'main', timestamp: '2026-11-21T11:00:05.5Z', message: 'line 5' });
   });
 
   it('closes with 1011 when the log cannot be read, and logs why', async () => {
@@ -43,7 +43,10 @@ describe('a chute log websocket', () => {
 
   it('stops reading when the websocket closes, and closes nothing itself then', async () => {
     let cancelled = false;
-    const endless = new ReadableStream<LogEntry>({ start: (controller) => controller.enqueue(line(1)), cancel: () => void (cancelled = true) });
+    const endless = new ReadableStream<ChuteLogEntry>({
+      start: (controller) => controller.enqueue({ ...line(1), service: 'main' }),
+      cancel: () => void (cancelled = true),
+    });
     const socket = sink();
     const following = followChuteLog({ chuteLogs: async () => endless }, 'lab', socket);
     await vi.waitFor(() => expect(socket.sent).toHaveLength(1));

@@ -1,6 +1,6 @@
 // ParaDrop's chute log websockets (`/ws/chute_logs/<chute>`, `/sockjs/logs/<chute>`) without the
 // websocket: which lines to send, in which shape, and when to close.
-import type { Device, LogEntry } from '../../functions/core/device/index.ts';
+import type { ChuteLogEntry, Device } from '../../functions/core/device/index.ts';
 
 /** How many of the lines so far a websocket gets first: ParaDrop's LogProvider asks the engine for the last 200. */
 export const PARADROP_LOG_TAIL = 200;
@@ -11,7 +11,7 @@ export const CHUTE_LOG_CLOSE = { ended: 1000, internalError: 1011 } as const;
 /**
  * One message as ParaDrop's LogProvider sends it (paradrop/core/container/log_provider.py), which
  * `pdtools node watch-chute-logs` prints as `[<service>] <timestamp in local time>: <message>`: the
- * service the line comes from (a chute of chutebox is one container, its service named as the chute),
+ * chute's service whose container printed the line (`main` for a chute installed without services),
  * the engine's RFC 3339 timestamp, the text.
  */
 export interface ParadropLogMessage {
@@ -34,8 +34,9 @@ export interface ChuteLogSocket {
 }
 
 /**
- * Follows chute `chute`'s log for a websocket as ParaDrop's daemon does: its last
- * `PARADROP_LOG_TAIL` lines, then each new one, one JSON `ParadropLogMessage` per message. When the
+ * Follows chute `chute`'s log for a websocket as ParaDrop's daemon does: the last
+ * `PARADROP_LOG_TAIL` lines of each of its services, then each new one, one JSON
+ * `ParadropLogMessage` per message. When the
  * log ends (the chute stopped, or did not run) it closes with 1000; when it cannot be read, with 1011
  * (the error logged).
  *
@@ -45,14 +46,14 @@ export interface ChuteLogSocket {
  */
 export function followChuteLog(device: Pick<Device, 'chuteLogs'>, chute: string, sink: ChuteLogSink): ChuteLogSocket {
   let stopped = false;
-  let lines: ReadableStreamDefaultReader<LogEntry> | undefined;
+  let lines: ReadableStreamDefaultReader<ChuteLogEntry> | undefined;
 
   async function follow(): Promise<void> {
     const entries = await device.chuteLogs(chute, { follow: true, since: null, until: null, tail: PARADROP_LOG_TAIL });
     lines = entries.getReader();
     try {
       for (let line = await lines.read(); !line.done && !stopped; line = await lines.read()) {
-        await sink.send(JSON.stringify(paradropLogMessage(line.value, chute)));
+        await sink.send(JSON.stringify(paradropLogMessage(line.value)));
       }
     } finally {
       await lines.cancel();
@@ -78,8 +79,8 @@ export function followChuteLog(device: Pick<Device, 'chuteLogs'>, chute: string,
  * A chute's log line as ParaDrop sends it.
  *
  * @example
- * paradropLogMessage({ time: '2026-11-21T12:00:01.5Z', stream: 'stderr', message: 'oops' }, 'hello') // { service: 'hello', timestamp: '2026-11-21T12:00:01.5Z', message: 'oops' }
+ * paradropLogMessage({ time: '2026-11-21T12:00:01.5Z', service: 'db', stream: 'stderr', message: 'oops' }) // { service: 'db', timestamp: '2026-11-21T12:00:01.5Z', message: 'oops' }
  */
-export function paradropLogMessage(entry: LogEntry, chute: string): ParadropLogMessage {
-  return { service: chute, timestamp: entry.time, message: entry.message };
+export function paradropLogMessage(entry: ChuteLogEntry): ParadropLogMessage {
+  return { service: entry.service, timestamp: entry.time, message: entry.message };
 }

@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import { chuteLogsRequest } from '../../functions/chutes/logs.ts';
 import { LOG_MEDIA_TYPE, logLine } from '../../functions/core/logs.ts';
 import { loadChute } from '../../functions/chutes/lookup.ts';
-import type { Device, LogEntry } from '../../functions/core/device/index.ts';
+import type { ChuteLogEntry, Device } from '../../functions/core/device/index.ts';
 import type { CorsPolicy } from './cors.ts';
 import { requestHeaders } from './request-headers.ts';
 
@@ -13,15 +13,15 @@ import { requestHeaders } from './request-headers.ts';
 const HEADERS = Object.freeze({ 'content-type': LOG_MEDIA_TYPE, 'cache-control': 'no-store' });
 
 /**
- * The log of chute `:chute` (`Device.chuteLogs`), each line `{"time", "stream", "message"}` and a
- * newline as the chute printed it, written as it is read, with the CORS headers of the request's
+ * The log of chute `:chute` (`Device.chuteLogs`), each line `{"time", "service", "stream", "message"}`
+ * and a newline as a service of the chute printed it, every service's lines interleaved by time, written as it is read, with the CORS headers of the request's
  * origin. With `follow` the answer goes on until the chute stops, `until` passes or the client goes
  * away, which stops the device's reading. The request is checked before the answer begins: a 400
  * naming `params.chute` or a malformed `query.<name>`, 422 for `until` before `since`, 404 for an
  * unknown chute, 503 without a container engine.
  *
  * @example
- * await chuteLogs(c, device, cors) // 200, application/x-ndjson: {"time":"2026-11-21T12:00:01.5Z","stream":"stdout","message":"ready"}\n…
+ * await chuteLogs(c, device, cors) // 200, application/x-ndjson: {"time":"2026-11-21T12:00:01.5Z","service":"main","stream":"stdout","message":"ready"}\n…
  */
 export async function chuteLogs(c: Context, device: Device, cors: CorsPolicy): Promise<Response> {
   const { chute, options, timestamps } = chuteLogsRequest({ params: c.req.param(), query: c.req.query() }, device.now());
@@ -29,7 +29,7 @@ export async function chuteLogs(c: Context, device: Device, cors: CorsPolicy): P
   const entries = await device.chuteLogs(chute, options);
   const encoder = new TextEncoder();
   const body = entries.pipeThrough(
-    new TransformStream<LogEntry, Uint8Array>({ transform: (entry, out) => out.enqueue(encoder.encode(logLine(entry, timestamps))) }),
+    new TransformStream<ChuteLogEntry, Uint8Array>({ transform: (entry, out) => out.enqueue(encoder.encode(logLine(entry, timestamps))) }),
   );
   return new Response(body, { headers: cors.answerHeaders(HEADERS, requestHeaders(c).origin) as Record<string, string> });
 }

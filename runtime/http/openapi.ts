@@ -9,7 +9,7 @@ import { openApiDocument, type DescribedOperation, type OpenApiDocument } from '
 import { openApiExamples, type ExampleParameter } from '../../functions/core/openapi-examples.ts';
 import { defineRoute } from '../../functions/core/route.ts';
 import { PACKAGE_VERSION } from '../../functions/core/version.ts';
-import { LOG_MEDIA_TYPE, LogLineSchema, LogQuerySchema } from '../../functions/core/logs.ts';
+import { ChuteLogLineSchema, LOG_MEDIA_TYPE, LogLineSchema, LogQuerySchema } from '../../functions/core/logs.ts';
 import {
   CHANGE_STREAM_PATH,
   CHUTE_LOG_SOCKET_PATHS,
@@ -154,11 +154,12 @@ export const HTTP_OPERATIONS = {
   'chutes-logs-get': {
     route: defineRoute(`GET ${CHUTE_LOGS_PATH}`, 'What a chute printed, streamed as newline-delimited JSON'),
     request: ChuteLogsRequestSchema,
-    response: LogLineSchema,
+    response: ChuteLogLineSchema,
     streamed: LOG_MEDIA_TYPE,
     description:
-      'One JSON `{"time", "stream", "message"}` per line, oldest first: the lines of the chute\'s container on `chutebox serve`, the recorded ones replayed on the clock ' +
-      'in `chutebox emulate`. `tail` takes the last lines of the log, then `since` and `until` keep those in their range (both included, as the engine counts); ' +
+      'One JSON `{"time", "service", "stream", "message"}` per line, oldest first: the lines of the containers of the chute\'s services on `chutebox serve`, interleaved by time, ' +
+      'the recorded ones replayed on the clock in `chutebox emulate`; `service` names the service that printed the line (`main` for a chute installed without services). ' +
+      "`tail` takes the last lines of each service's log, then `since` and `until` keep those in their range (both included, as the engine counts); " +
       'with `follow=true` the answer goes on with each new line until the chute stops, `until` passes or the client goes away. `timestamps=false` leaves `time` out. ' +
       'Served by `chutebox serve` and `chutebox emulate`, not on Lambda.',
     problems: [400, 404, 422],
@@ -199,7 +200,8 @@ function chuteLogSocket(path: string) {
     route: defineRoute(`GET /${path.slice(1)}`, "A websocket of a chute's log, as ParaDrop's daemon sends it"),
     request: ChuteRequestSchema,
     description:
-      'Sends the last 200 lines the chute printed, then each new one, one message each: JSON `{"service": <the chute>, "timestamp": <RFC 3339>, "message": <text>}`, ' +
+      'Sends the last 200 lines each service of the chute printed, interleaved by time, then each new one, one message each: ' +
+      'JSON `{"service": <the service that printed it>, "timestamp": <RFC 3339>, "message": <text>}`, ' +
       'as ParaDrop sends them and `pdtools node watch-chute-logs` prints them; closes with 1000 when the chute stops. Any path below it is the same websocket, ' +
       "as on ParaDrop's daemon. Messages from the client are ignored (a binary one closes with 1003). Served by `chutebox serve` and `chutebox emulate`, not on Lambda.",
     websocket: true,
@@ -265,7 +267,7 @@ export async function apiDocument(
     },
     servers: SERVERS,
     operations: [...endpoints, ...Object.entries(HTTP_OPERATIONS).map(([name, op]): DescribedOperation => ({ name, ...op }))],
-    schemaModules: [...schemaModules, eventSchemas, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema, LogLineSchema }],
+    schemaModules: [...schemaModules, eventSchemas, { LoginBodySchema, LoginAnswerSchema, LoginRefusalSchema, LogLineSchema, ChuteLogLineSchema }],
     securitySchemes: SECURITY_SCHEMES,
     ...(examples === undefined ? {} : { examples }),
   });

@@ -2,11 +2,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { connectedStations } from '../../functions/networks/connected-stations.ts';
 import { chuteNetworks, type NetworkKind } from '../../functions/chutes/lookup.ts';
 import { byLogTime, nanoTime, readEntries } from '../../functions/core/logs.ts';
-import { CHUTE_NAME, type Device, type LogEntry, type LogTime, type NetworkHost } from '../../functions/core/device/index.ts';
+import { CHUTE_NAME, type ChuteLogEntry, type Device, type LogTime, type NetworkHost } from '../../functions/core/device/index.ts';
 import { deviceTime } from '../../functions/info/device-time.ts';
 import { isHttpProblem } from '../../functions/core/problem.ts';
 import { REDACTED, redactSecrets } from '../../functions/parsers/environ.ts';
 import { formatLogFile } from '../scenario/format.ts';
+import { MAIN_SERVICE, mainServiceName } from '../../functions/chutes/services.ts';
 import type { NetworkRecording, Recording } from './recording-device.ts';
 
 /**
@@ -77,10 +78,12 @@ async function readLog(device: Device, chute: string, until: LogTime | null): Pr
  */
 export function boundLogs(recording: Recording): void {
   for (const [chute, entries] of recording.logs) {
-    const kept: LogEntry[] = [];
+    const kept: ChuteLogEntry[] = [];
+    const record = recording.chutes.get(chute)?.record;
+    const main = record === undefined ? MAIN_SERVICE : mainServiceName(record);
     let bytes = 0;
     for (const entry of [...entries].sort(byLogTime).reverse()) {
-      bytes += Buffer.byteLength(formatLogFile([entry]));
+      bytes += Buffer.byteLength(formatLogFile([entry], main));
       if (bytes > RECORDED_LOG_BYTES) break;
       kept.push(entry);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readEntries } from '../../functions/core/logs.ts';
-import type { LogEntry } from '../../functions/core/device/index.ts';
+import type { ChuteLogEntry } from '../../functions/core/device/index.ts';
 import { memoryAccounts, scenarioAccounts } from '../../emulator/scenario/accounts.ts';
 import { scenarioAudio } from '../../emulator/scenario/audio.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
@@ -45,7 +45,7 @@ describe('recordingDevice', () => {
   });
 
   it("records a chute's log read without following, answering it again from the recording; a follow goes to the device", async () => {
-    const line = (time: string, message: string): LogEntry => ({ time: `2026-11-21T${time}Z`, stream: 'stdout', message });
+    const line = (time: string, message: string): ChuteLogEntry => ({ time: `2026-11-21T${time}Z`, service: 'main', stream: 'stdout', message });
     const spec = { now: Date.parse('2026-11-21T12:00:00Z'), logs: { lab: [line('11:59:00', 'one'), line('11:59:30', 'two')] } };
     const { device, recording } = recordingDevice(memoryDevice(spec));
     const options = { follow: false, since: null, until: null, tail: 1 };

@@ -1,5 +1,5 @@
 import { entryStream, readEntries } from '../../functions/core/logs.ts';
-import type { Device, FsStats, LogEntry, NetworkHost, StoredChute, Uname } from '../../functions/core/device/index.ts';
+import type { ChuteLogEntry, Device, FsStats, NetworkHost, StoredChute, Uname } from '../../functions/core/device/index.ts';
 import { PACTL_FILES, PASSWD_FILE } from '../scenario/format.ts';
 
 /** Everything a Device was asked and what it answered, keyed by device path. */
@@ -25,7 +25,7 @@ export interface Recording {
   /** Chute name → network name → the raw answers of its tools that were asked and answered. */
   networks: Map<string, Map<string, NetworkRecording>>;
   /** Chute name → the lines of its log last read without following, oldest first. */
-  logs: Map<string, LogEntry[]>;
+  logs: Map<string, ChuteLogEntry[]>;
 }
 
 /**

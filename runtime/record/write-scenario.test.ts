@@ -11,7 +11,7 @@ import { handle as software } from '../../functions/info/software.get.ts';
 import { handle as telemetry } from '../../functions/info/telemetry.get.ts';
 import { loadScenario } from '../../emulator/scenario/device.ts';
 import { formatLogFile, NETWORK_FILES } from '../scenario/format.ts';
-import type { Device, LogEntry, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device/index.ts';
+import type { ChuteLogEntry, Device, NetworkHost, NetworkTarget, StoredChute } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { routerHardware } from '../../test/support/config-devices.ts';
 import { memoryDevice } from '../../test/support/memory-device.ts';
@@ -395,8 +395,9 @@ describe('recordingDevice: chutes and their networks', () => {
 });
 
 describe('the chute logs of a recording', () => {
-  const line = (second: number, message: string): LogEntry => ({
+  const line = (second: number, message: string): ChuteLogEntry => ({
     time: new Date(Date.UTC(2026, 10, 21, 12, 0, second)).toISOString(),
+    service: 'main',
     stream: 'stdout',
     message,
   });
@@ -417,8 +418,8 @@ describe('the chute logs of a recording', () => {
     });
     boundLogs(log);
     const kept = log.logs.get('lab')!;
-    expect(Buffer.byteLength(formatLogFile(kept))).toBeLessThanOrEqual(RECORDED_LOG_BYTES);
-    expect(Buffer.byteLength(formatLogFile(kept)) + 1100).toBeGreaterThan(RECORDED_LOG_BYTES);
+    expect(Buffer.byteLength(formatLogFile(kept, 'main'))).toBeLessThanOrEqual(RECORDED_LOG_BYTES);
+    expect(Buffer.byteLength(formatLogFile(kept, 'main')) + 1100).toBeGreaterThan(RECORDED_LOG_BYTES);
     const sorted = [...many].sort((a, b) => a.time.localeCompare(b.time));
     expect(kept).toEqual(sorted.slice(sorted.length - kept.length));
     expect(log.logs.has('quiet')).toBe(false);

@@ -17,6 +17,7 @@ import {
   YAML_CHUTE_FORMAT,
   type DeviceYaml,
 } from '../scenario/format.ts';
+import { mainServiceName } from '../../functions/chutes/services.ts';
 import { CHUTE_NAME, CONTAINER_REF, type FsStats } from '../../functions/core/device/index.ts';
 import { KNOWN_PROGRAMS, type KnownProgram } from '../../functions/info/features.ts';
 import type { Recording } from './recording-device.ts';
@@ -139,7 +140,8 @@ async function writeChutes(recording: Recording, base: string): Promise<void> {
     }
   }
   for (const [chute, entries] of recording.logs) {
-    if (recording.chutes.get(chute) != null) await writeFile(path.join(base, chuteLogFile(named('chute', chute))), formatLogFile(entries));
+    const stored = recording.chutes.get(chute);
+    if (stored != null) await writeFile(path.join(base, chuteLogFile(named('chute', chute))), formatLogFile(entries, mainServiceName(stored.record)));
   }
   for (const [chute, networks] of recording.networks) {
     for (const [network, answers] of networks) {

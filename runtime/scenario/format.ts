@@ -2,6 +2,7 @@ import { parse, stringify } from 'yaml';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { byLogTime, LogEntrySchema, logLine } from '../../functions/core/logs.ts';
+import { SERVICE_NAME } from '../../functions/chutes/services.ts';
 import { CONTAINER_REF, type LogEntry, type PactlListing } from '../../functions/core/device/index.ts';
 import { KNOWN_PROGRAMS } from '../../functions/info/features.ts';
 import { SsidSchema } from '../../functions/networks/ssid-body.ts';
@@ -70,16 +71,22 @@ export function chuteLogFile(chute: string): string {
   return `${CHUTES_DIR}/${chute}/logs`;
 }
 
+/** A line of a chute's log file: a `LogEntry`, and the service that printed it unless it is the chute's main one. */
+export type ChuteLogFileEntry = LogEntry & { service?: string };
+
+const ChuteLogFileEntrySchema = z.strictObject({ ...LogEntrySchema.shape, service: z.optional(z.string().check(z.regex(SERVICE_NAME))) });
+
 /**
- * A chute's log file: one JSON `{time, stream, message}` per line (`LogEntrySchema`), answered in the
- * order of their times (lines of the same time as written); blank lines are left out.
+ * A chute's log file: one JSON `{time, service, stream, message}` per line (`LogEntrySchema` and the
+ * service, left out for the chute's main one), answered in the order of their times (lines of the
+ * same time as written); blank lines are left out.
  *
  * @throws ScenarioError naming the file, the line and the field.
  * @example
  * parseLogFile('{"time":"2026-11-21T12:00:00Z","stream":"stdout","message":"ready"}\n', 'chutes/hello/logs') // [{ time: '2026-11-21T12:00:00Z', stream: 'stdout', message: 'ready' }]
  */
-export function parseLogFile(text: string, file: string): LogEntry[] {
-  const entries: LogEntry[] = [];
+export function parseLogFile(text: string, file: string): ChuteLogFileEntry[] {
+  const entries: ChuteLogFileEntry[] = [];
   for (const [index, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue;
     const where = `${file} line ${index + 1}`;
@@ -89,14 +96,17 @@ export function parseLogFile(text: string, file: string): LogEntry[] {
     } catch (error) {
       throw new ScenarioError(`${where} is not JSON: ${(error as Error).message}`);
     }
-    entries.push(check(LogEntrySchema, value, `${where} is not a log line`));
+    entries.push(check(ChuteLogFileEntrySchema, value, `${where} is not a log line`));
   }
   return entries.sort(byLogTime);
 }
 
-/** Writes a chute's log file; `parseLogFile` reads it back to the same entries. */
-export function formatLogFile(entries: readonly LogEntry[]): string {
-  return entries.map((entry) => logLine(entry, true)).join('');
+/**
+ * Writes a chute's log file, each line's service left out where it is `mainService`; `parseLogFile`
+ * reads it back to the same entries, and the emulator gives those without one the chute's main service.
+ */
+export function formatLogFile(entries: readonly ChuteLogFileEntry[], mainService: string): string {
+  return entries.map(({ service, ...entry }) => logLine(service === mainService ? entry : { ...entry, service }, true)).join('');
 }
 
 /**

@@ -120,7 +120,12 @@ export function fakeEngine(): ChuteEngine & {
     async inspect(chute: string, id: string) {
       await engine.before?.('inspect');
       const container = own(chute, id);
-      return { Id: container.Id, Name: `/${container.name}`, State: { Status: container.State, Running: container.State === 'running' } };
+      return {
+        Id: container.Id,
+        Name: `/${container.name}`,
+        State: { Status: container.State, Running: container.State === 'running' },
+        HostConfig: { NetworkMode: container.spec?.networkMode ?? 'bridge' },
+      };
     },
   };
   return engine;

@@ -1,4 +1,5 @@
-import { chuteState, type ChuteState } from '../../../functions/chutes/state.ts';
+import { chuteStateOfServices, serviceStates } from '../../../functions/chutes/services.ts';
+import type { ChuteState } from '../../../functions/chutes/state.ts';
 import type { Device } from '../../../functions/core/device/index.ts';
 import type { ChuteContainerEvent } from '../../engine/events.ts';
 import type { EngineClient } from '../../device/host-parts.ts';
@@ -17,9 +18,9 @@ export interface ChuteStateSourceOptions {
 
 /**
  * `chute.state` from the engine's event stream (`followChuteContainerEvents`): after each event of a
- * chute's container, the chute's state is worked out as the API does (`chuteState`, from the
- * engine's list of chute containers and the chute's record) and told when it differs from the last
- * one told. A container that ends after the engine was asked to kill it (a stop, a restart,
+ * container of a chute's service (its main one or another), the chute's state is worked out as the
+ * API does (`chuteStateOfServices`, from the engine's list of chute containers and the chute's
+ * record) and told when it differs from the last one told. A container that ends after the engine was asked to kill it (a stop, a restart,
  * `docker kill`) counts as stopped whatever its exit code, as the record of a stop does. Each time
  * the stream opens again (the engine restarted), every chute's state is looked at, so that what
  * happened meanwhile is told; the states when the source starts are no news. It keeps one state per
@@ -74,7 +75,8 @@ export async function followChuteStates(options: ChuteStateSourceOptions, publis
         stopAsked.delete(name);
         continue;
       }
-      const state = chuteState(containers, name, stopAsked.has(name) ? 'stopped' : chute.record.state);
+      const record = stopAsked.has(name) ? { ...chute.record, state: 'stopped' } : chute.record;
+      const state = chuteStateOfServices(serviceStates(containers, name, record));
       const previous = known.get(name) ?? null;
       if (state === previous) continue;
       known.set(name, state);

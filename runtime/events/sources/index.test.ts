@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccessPointEntry } from '../../../functions/chutes/chute-config.ts';
 import type { NetworkReservation } from '../../../functions/chutes/network-reservations.ts';
-import { CHUTE_LABEL, networkRunDir, type DeviceEventBody } from '../../../functions/core/device/index.ts';
+import { CHUTE_LABEL, MAIN_SERVICE_LABEL, networkRunDir, SERVICE_LABEL, type DeviceEventBody } from '../../../functions/core/device/index.ts';
 import { installChute, writeChute } from '../../../test/support/chute-state.ts';
 import { dockerUnavailableReason, findOnPath, startDockerd, type Dockerd } from '../../../test/support/dockerd.ts';
 import { createNamespacePair, networkUnavailableReason, startDaemon, type Daemon, type NamespacePair } from '../../../test/support/netns.ts';
@@ -240,6 +240,7 @@ describe.skipIf(dockerSkipped)(`startHostEventSources with a Docker Engine${dock
   let image: string;
   const { events, publish } = published();
   const states = () => events.filter((event) => event.kind === 'chute.state');
+  const statesOf = (chute: string) => states().filter((event) => event.chute === chute);
 
   beforeAll(async () => {
     if (dockerUnavailable !== null) throw new Error(`no Docker Engine here: ${dockerUnavailable}`);
@@ -248,6 +249,8 @@ describe.skipIf(dockerSkipped)(`startHostEventSources with a Docker Engine${dock
     image = await engine.importBusybox('chutebox-events', 'sleeper', { cmd: ['sh', '-c', 'trap "exit 143" TERM; sleep 3600 & wait'] });
     const stateDir = await temp.folder('engine');
     await installChute(stateDir, 'app', image, {}, { state: 'running' });
+    const services = { web: { type: 'image', image }, db: { type: 'image', image } };
+    await installChute(stateDir, 'pair', image, {}, { state: 'running', main_service: 'web', services });
     const network = hostNetworks(networkTools()).network;
     sources = startHostEventSources(
       {
@@ -288,5 +291,21 @@ describe.skipIf(dockerSkipped)(`startHostEventSources with a Docker Engine${dock
     await expect
       .poll(states, POLL)
       .toEqual([change('running', 'missing'), change('stopped', 'running'), change('running', 'stopped'), change('failed', 'running')]);
+  }, 60_000);
+
+  it("a chute of two services is chute.state running once both run, and failed when the other service's container ends with an error", async () => {
+    const create = (name: string, labels: Record<string, string>, networkMode: string) =>
+      engine!.docker.createContainer({ name, Image: image, Labels: { [CHUTE_LABEL]: 'pair', ...labels }, HostConfig: { NetworkMode: networkMode } });
+    const web = await create('chute-pair', { [MAIN_SERVICE_LABEL]: 'web' }, 'none');
+    await web.start();
+    const change = (state: string, previous: string) => ({ kind: 'chute.state', chute: 'pair', state, previous });
+    const db = await create('chute-pair-db', { [SERVICE_LABEL]: 'db' }, `container:${web.id}`);
+    await db.start();
+    await expect.poll(() => statesOf('pair'), POLL).toEqual([change('running', 'missing')]);
+    const exec = await db.exec({ Cmd: ['sh', '-c', 'kill -TERM 1'] });
+    await exec.start({});
+    await expect.poll(() => statesOf('pair'), POLL).toEqual([change('running', 'missing'), change('failed', 'running')]);
+    await db.remove({ force: true });
+    await web.remove({ force: true });
   }, 60_000);
 });
