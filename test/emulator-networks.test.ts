@@ -330,6 +330,18 @@ describe('chutebox emulate: changing a network', () => {
   });
 });
 
+describe('chutebox emulate: a configuration put back as GET gave it', () => {
+  it("keeps the recorded access point and its stations, as pdtools' edit-chute-configuration does it", async () => {
+    const server = await emulate();
+    const stations = await getJson<unknown[]>(server, '/chutes/hello-world/networks/wifi/stations');
+    const config = await getJson(server, '/chutes/hello-world/config');
+    const updated = await changeOver(server, 'PUT', '/chutes/hello-world/config', config);
+    expect(updated.state, JSON.stringify(updated.messages)).toBe('succeeded');
+    expect(await getJson(server, '/chutes/hello-world/networks/wifi/stations')).toEqual(stations);
+    expect(await getJson(server, '/chutes/hello-world/networks/wifi/ssid')).toMatchObject({ ssid: 'hello-world' });
+  });
+});
+
 describe('chutebox emulate: a network without hostapd recordings', () => {
   it('GET …/hostapd_status and …/ssid respond with 503 naming what is missing', async () => {
     const dir = await temp.folder('no-hostapd');

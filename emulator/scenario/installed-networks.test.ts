@@ -84,6 +84,13 @@ describe('what a change to a chute rebuilds', () => {
     expect(rebuiltNetworks(LAB, moved)).toEqual(['wlan']);
   });
 
+  it('keeps a recorded network whose cache leaves out fields an update writes back as null', () => {
+    const { radio: _radio, vlanId: _vlanId, chuteAddress: _chuteAddress, ...recorded } = accessPointReservation('vwlan4dfe');
+    const before = chute({ wlan: WLAN }, { wlan: recorded });
+    const updated = chute({ wlan: WLAN }, { wlan: { ...recorded, radio: null, vlanId: null, chuteAddress: null } });
+    expect(rebuiltNetworks(before, updated)).toEqual([]);
+  });
+
   it('rebuilds every network of a chute that is deleted', () => {
     expect(rebuiltNetworks(chute({ wlan: WLAN, staff: { type: 'vlan' } }, {}), null)).toEqual(['wlan', 'staff']);
   });

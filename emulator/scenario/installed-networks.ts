@@ -80,9 +80,11 @@ export function emulatedRadios(device: () => ReservationSources): (id: string) =
 /**
  * Whether a chute's network is the same in `a` and `b`: the same `net` entry and the same reservation,
  * so that serve runs the same hostapd and dnsmasq for it (an update that leaves it so restarts neither).
+ * Reservations are compared as read (`recordedReservations`): a recorded cache that leaves out fields
+ * an update writes (`radio`, `vlanId`) holds the same reservation.
  */
 export function sameNetwork(a: StoredChute, b: StoredChute, network: string): boolean {
-  const of = (chute: StoredChute) => JSON.stringify([mapping(chute.config.net)[network], mapping(chute.cache.networks)[network]]);
+  const of = (chute: StoredChute) => JSON.stringify([mapping(chute.config.net)[network], recordedReservations(chute.cache)[network] ?? null]);
   return a === b || of(a) === of(b);
 }
 
