@@ -11,7 +11,6 @@ import { memberDevice, type FleetScenarios } from '../member-device.ts';
 import type { FleetMember } from '../members.ts';
 import { DeviceDocumentSchema, documentOf, NO_TIMERS, restoreDocument, type DeviceDocument } from '../device-document.ts';
 import type { DeviceStore, Stored } from './device-store.ts';
-import { withDelta } from './state-delta.ts';
 
 /** A fleet as one Lambda instance serves it: loaded once per instance (emulator/fleet/lambda/fleet-device.ts). */
 export interface LambdaFleet {
@@ -102,7 +101,7 @@ async function storedDevice(fleet: LambdaFleet, member: FleetMember, stored: Sto
   const base = await scenario.snapshot();
   if (stored !== null) {
     const document = storedDocument(member, stored.document);
-    const { provisioning } = withDelta(base, document.state, document.clock);
+    const provisioning = provisioningOf(base, document);
     if (provisioning !== null && stored.apitoken !== undefined) apitokens.set(apitokenKey(provisioning), stored.apitoken);
     await restore(scenario, member, base, document);
     await scenario.clock.set({ advanceMs: Math.max(0, now.now - document.clock.now) });
@@ -111,11 +110,16 @@ async function storedDevice(fleet: LambdaFleet, member: FleetMember, stored: Sto
     scenario,
     async kept() {
       const document = await documentOf(scenario, base);
-      const { provisioning } = withDelta(base, document.state, document.clock);
+      const provisioning = provisioningOf(base, document);
       const apitoken = provisioning === null ? undefined : apitokens.get(apitokenKey(provisioning));
       return apitoken === undefined ? { document } : { document, apitoken };
     },
   };
+}
+
+/** The provisioning of the state `document` holds: its own when it differs from the seed's, else the seed's. */
+function provisioningOf(base: EmulatorState, document: DeviceDocument): EmulatorState['provisioning'] {
+  return Object.hasOwn(document.state, 'provisioning') ? (document.state.provisioning ?? null) : base.provisioning;
 }
 
 /** The clock of a device on Lambda during an invocation: the real time, standing still, and the time since the fleet started. */
