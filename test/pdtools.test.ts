@@ -89,6 +89,10 @@ interface Case {
   streams?: boolean;
   whenOpen?: () => Promise<unknown>;
   prints?: RegExp[];
+  /** Runs on a terminal with pdtools' password prompt on, `stdin` typed at its prompts. */
+  terminal?: boolean;
+  /** A command run next that only a token pdtools saved can log in (no default login, no prompt): it must work too. */
+  savedTokenWorksFor?: string[];
 }
 
 /**
@@ -131,9 +135,13 @@ const CHANGE_SUCCEEDED = /: succeeded\n$/;
 /** The line of the restart's end in the daemon log. */
 const RESTARTED = /"msg":"change \d+ \(restart hello-world\) succeeded"/;
 
+/** The account and password `set-password` gives the device, and `login` logs in with at pdtools' prompt. */
+const ACCOUNT = { username: 'paradrop', password: 'secret-pass' };
+
 /**
  * The commands in the order they run against a device with a chute `hello-world` whose network `wifi`
- * has a station: a chute installed before it is updated and removed, the power and the password last.
+ * has a station: a chute installed before it is updated and removed, the power, then the password, a
+ * login with it and a logout last.
  * `watchLogs` is what happens while `watch-logs` watches, and what it must print.
  */
 async function cases(device: Device, dir: string, chute: string, watchLogs: Case): Promise<Map<string, Case>> {
@@ -191,15 +199,29 @@ async function cases(device: Device, dir: string, chute: string, watchLogs: Case
     ['connect-snap-interfaces', {}],
     ['create-user', { args: ['user@example.com'] }],
     ['provision', { args: ['router-id', 'router-key', '--controller', 'http://127.0.0.1:9', '--wamp', 'ws://127.0.0.1:9/ws'] }],
-    // pdtools logs in with ParaDrop's default login (`paradrop`, no password): it asks nobody without a terminal.
-    ['login', { stdin: 'paradrop\n\n' }],
-    ['logout', {}],
     ['reboot', {}],
     ['shutdown', {}],
-    // Last: every command before reaches the device without a password (serve on its loopback, the
-    // emulator with the default login).
-    ['set-password', { stdin: 'paradrop\nsecret-pass\nsecret-pass\n' }],
+    // Every command before reaches the device without a password (serve on its loopback, the emulator
+    // with ParaDrop's default login); from here on it takes the password set.
+    ['set-password', { stdin: `${ACCOUNT.username}\n${ACCOUNT.password}\n${ACCOUNT.password}\n` }],
+    // As a user at a terminal: pdtools tries the default login, refused now, then asks.
+    [
+      'login',
+      { terminal: true, stdin: `${ACCOUNT.username}\n${ACCOUNT.password}\n`, prints: [/^Login successful\.\r?$/m], savedTokenWorksFor: ['list-chutes'] },
+    ],
+    ['logout', { prints: [/^Removed 1 token\(s\)\.$/m] }],
   ]);
+}
+
+/** Why a run did not work (its first refusal, a line it did not print, its last error), or why the command after it did not. */
+function whyNot(run: PdtoolsRun, how: Case, next?: PdtoolsRun): string {
+  if (next !== undefined && worked(run, how)) return `then with the token saved: ${whyNot(next, {})}`;
+  const missing = how.prints?.find((line) => !line.test(run.stdout));
+  return (
+    refusals(run)[0] ??
+    (missing && `printed no line matching ${missing}`) ??
+    (run.stderr.trim().split('\n').at(-1) || `exit ${run.code ?? 'killed, nothing printed'}`)
+  );
 }
 
 /**
@@ -217,16 +239,14 @@ async function runEvery(name: string, device: Device, planned: Map<string, Case>
   const table: string[] = [];
   const working: string[] = [];
   for (const [command, how] of planned) {
-    const { args = [], stdin, streams = false, whenOpen } = how;
-    const run = await runPdtools([...target, command, ...args], { env, stdin, whenOpen, netns: device.netns, timeoutMs: streams ? 8_000 : 30_000 });
-    const ok = worked(run, how);
+    const { args = [], stdin, streams = false, whenOpen, terminal = false, savedTokenWorksFor } = how;
+    const options = { env, netns: device.netns, timeoutMs: streams ? 8_000 : 30_000 };
+    const prompt = terminal ? ['--with-auth-prompt'] : [];
+    const run = await runPdtools([...target, ...prompt, command, ...args], { ...options, stdin, whenOpen, terminal });
+    const next = savedTokenWorksFor && (await runPdtools([...target, '--without-auth-default', ...savedTokenWorksFor], options));
+    const ok = worked(run, how) && (next === undefined || worked(next, {}));
     if (ok) working.push(command);
-    const missing = how.prints?.find((line) => !line.test(run.stdout));
-    const why =
-      refusals(run)[0] ??
-      (missing && `printed no line matching ${missing}`) ??
-      (run.stderr.trim().split('\n').at(-1) || `exit ${run.code ?? 'killed, nothing printed'}`);
-    table.push(`| ${command} | ${ok ? 'works' : 'fails'} | ${ok ? '' : why} |`);
+    table.push(`| ${command} | ${ok ? 'works' : 'fails'} | ${ok ? '' : whyNot(run, how, next)} |`);
   }
   console.log(
     `pdtools node against ${name}: ${working.length} of ${planned.size} commands work\n| command | verdict | why not |\n|---|---|---|\n${table.join('\n')}`,
@@ -271,11 +291,10 @@ if (labSkipped && !pdtools.skipped)
   console.warn(`test/pdtools.test.ts: serve in the lab skipped: ${labUnavailable}; set CHUTEBOX_REQUIRE_PDTOOLS=1 to make this a failure`);
 
 /**
- * What serve in the lab refuses, and rightly: `login` tries ParaDrop's default login, and serve has
- * no default password (401; it answers its loopback without one); `provision` checks the credentials
- * with the controller given, which nothing answers in the lab (502).
+ * What serve in the lab refuses, and rightly: `provision` checks the credentials with the controller
+ * given, which nothing answers in the lab (502).
  */
-const SERVE_REFUSES = ['login', 'provision'];
+const SERVE_REFUSES = ['provision'];
 
 /** The commands that work against serve in the lab today: a regression in any of them fails the test. */
 const WORKING_ON_SERVE = WORKING_ON_EMULATE.filter((command) => !SERVE_REFUSES.includes(command));

@@ -67,8 +67,10 @@ export function pdtoolsNodeCommands(): string[] {
 /** How `runPdtools` runs a command. */
 export interface PdtoolsOptions {
   env: NodeJS.ProcessEnv;
-  /** What pdtools reads on its standard input. */
+  /** What pdtools reads on its standard input; on a terminal, a line typed at each prompt. */
   stdin?: string;
+  /** Runs pdtools on a pseudo-terminal, as at a user's terminal (its stdin and stdout; stderr stays a pipe). */
+  terminal?: boolean;
   /** When pdtools is killed (by its pid): the streaming commands never end by themselves. */
   timeoutMs: number;
   /** What happens on the device once pdtools' websocket is open (a streaming command then prints it). */
@@ -78,13 +80,13 @@ export interface PdtoolsOptions {
 }
 
 /**
- * Runs `pdtools ARGS` with `env`, writes `stdin` to it, runs `whenOpen` once its websocket is open,
- * and kills it after `timeoutMs`.
+ * Runs `pdtools ARGS` with `env` (on a terminal with `terminal`), writes `stdin` to it, runs
+ * `whenOpen` once its websocket is open, and kills it after `timeoutMs`.
  */
 export function runPdtools(args: readonly string[], options: PdtoolsOptions): Promise<PdtoolsRun> {
   return new Promise((resolve, reject) => {
     // Unbuffered (-u), as pdtools writes to a terminal: a streaming command's lines are read before it is killed.
-    const python = [DEBIAN_PYTHON, '-u', RUNNER, PDTOOLS_SOURCE, ...args];
+    const python = [DEBIAN_PYTHON, '-u', RUNNER, PDTOOLS_SOURCE, ...(options.terminal ? ['--terminal'] : []), ...args];
     // `ip netns exec` execs the program in place: the pid killed is pdtools' own.
     const [command, ...argv] = options.netns === undefined ? python : ['ip', 'netns', 'exec', options.netns, ...python];
     const child = spawn(command!, argv, { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
