@@ -12,7 +12,8 @@ import { stopRecorded } from '../runtime/tools/supervisor.ts';
 import { dockerUnavailableReason, findOnPath, startDockerd, type Dockerd } from './support/dockerd.ts';
 import { recordedSnapd } from './support/fake-snapd.ts';
 import { basicAuth, call } from './support/http-client.ts';
-import { apiIn, createNamespacePair, joinAsStation, networkUnavailableReason, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
+import { startHttpController } from './support/http-controller.ts';
+import { apiIn, createNamespacePair, joinAsStation, listenIn, networkUnavailableReason, waitUntil, type Daemon, type NamespacePair } from './support/netns.ts';
 import { type PdtoolsRun, pdtoolsNodeCommands, runPdtools, skipWithoutPdtools } from './support/pdtools.ts';
 import { pulseaudioUnavailableReason, startPulseaudio, type RunningPulseaudio } from './support/pulseaudio.ts';
 import { CLEAN_ENV, CLI, serveArgs, startChutebox, useChutebox, type Started } from './support/spawn.ts';
@@ -20,8 +21,8 @@ import { useTempDir } from './support/temp-dir.ts';
 
 const pdtools = skipWithoutPdtools('test/pdtools.test.ts');
 
-/** The commands that work against the emulator today: a regression in any of them fails the test. */
-const WORKING_ON_EMULATE = [
+/** The commands that work against emulate and against serve in the lab today: a regression in any of them fails the test. */
+const WORKING = [
   'connect-snap-interfaces',
   'create-user',
   'describe-audio',
@@ -110,11 +111,15 @@ function worked(run: PdtoolsRun, { streams = false, prints = [] }: Case): boolea
   return ended && prints.every((line) => line.test(run.stdout)) && refusals(run).length === 0;
 }
 
-/** A device pdtools runs against: how the test asks its API, and the network namespace pdtools runs in to reach it. */
+/**
+ * A device pdtools runs against: how the test asks its API, the network namespace pdtools runs in to
+ * reach it, and the controller pdtools provisions it with.
+ */
 interface Device {
   url: string;
   api<T = unknown>(method: string, endpoint: string, json?: unknown): Promise<{ status: number; body: T }>;
   netns?: string;
+  controller: string;
 }
 
 /** Asks a device's API and answers the body of its 200; fails the test otherwise. */
@@ -129,6 +134,12 @@ async function restartWhileWatched(device: Device): Promise<void> {
   await ok(device, 'POST', '/api/v1/chutes/hello-world/restart');
 }
 
+/** The credentials pdtools provisions the device with (`provision ID KEY`). */
+const ROUTER = { id: 'router-id', key: 'router-key' };
+
+/** What pdtools prints of a provisioning the controller accepted, as ParaDrop's daemon answers it. */
+const PROVISIONED = [/^provisioned: true$/m, /^httpConnected: true$/m];
+
 /** The last line pdtools prints of a change that succeeded (`<time>: succeeded`). */
 const CHANGE_SUCCEEDED = /: succeeded\n$/;
 
@@ -140,8 +151,8 @@ const ACCOUNT = { username: 'paradrop', password: 'secret-pass' };
 
 /**
  * The commands in the order they run against a device with a chute `hello-world` whose network `wifi`
- * has a station: a chute installed before it is updated and removed, the power, then the password, a
- * login with it and a logout last.
+ * has a station: a chute installed before it is updated and removed, the provisioning before it is
+ * described, the power, then the password, a login with it and a logout last.
  * `watchLogs` is what happens while `watch-logs` watches, and what it must print.
  */
 async function cases(device: Device, dir: string, chute: string, watchLogs: Case): Promise<Map<string, Case>> {
@@ -166,7 +177,6 @@ async function cases(device: Device, dir: string, chute: string, watchLogs: Case
     ['list-devices', {}],
     ['describe-pdconf', {}],
     ['trigger-pdconf', {}],
-    ['describe-provision', {}],
     ['describe-settings', {}],
     ['export-configuration', { args: ['--format', 'yaml'] }],
     ['generate-configuration', { args: ['--format', 'yaml'] }],
@@ -198,7 +208,9 @@ async function cases(device: Device, dir: string, chute: string, watchLogs: Case
     ['list-snap-interfaces', {}],
     ['connect-snap-interfaces', {}],
     ['create-user', { args: ['user@example.com'] }],
-    ['provision', { args: ['router-id', 'router-key', '--controller', 'http://127.0.0.1:9', '--wamp', 'ws://127.0.0.1:9/ws'] }],
+    // What ParaDrop's daemon answers: provisioned, and the controller reached.
+    ['provision', { args: [ROUTER.id, ROUTER.key, '--controller', device.controller, '--wamp', 'ws://127.0.0.1:9/ws'], prints: PROVISIONED }],
+    ['describe-provision', { prints: [...PROVISIONED, new RegExp(`^routerId: ${ROUTER.id}$`, 'm')] }],
     ['reboot', {}],
     ['shutdown', {}],
     // Every command before reaches the device without a password (serve on its loopback, the emulator
@@ -260,7 +272,12 @@ describe.skipIf(pdtools.skipped)(`every pdtools node command against emulate${pd
 
   it('keeps working for every command that works today, and prints the count', { timeout: 240_000 }, async () => {
     const server = await start(['emulate', '--port', '0']);
-    const device: Device = { url: server.url, api: (method, endpoint, json) => call(server.url, method, endpoint, { headers: LOGIN, json }) };
+    const device: Device = {
+      url: server.url,
+      api: (method, endpoint, json) => call(server.url, method, endpoint, { headers: LOGIN, json }),
+      // The emulator's built-in fake controller answers whatever controller URL it is given.
+      controller: 'http://127.0.0.1:9',
+    };
     const planned = await cases(device, temp.path(), await temp.folder('chute'), {
       // A change, and a station joining as the emulated clock moves: the daemon log's lines of both.
       whenOpen: async () => {
@@ -271,7 +288,7 @@ describe.skipIf(pdtools.skipped)(`every pdtools node command against emulate${pd
     });
     const working = await runEvery('emulate', device, planned, await temp.folder('home'), path.join(temp.path(), 'editor'));
     expect(
-      WORKING_ON_EMULATE.filter((command) => !working.includes(command)),
+      WORKING.filter((command) => !working.includes(command)),
       'commands that stopped working',
     ).toEqual([]);
   });
@@ -290,15 +307,6 @@ const labSkipped = pdtools.skipped || (labUnavailable !== null && !labRequired);
 if (labSkipped && !pdtools.skipped)
   console.warn(`test/pdtools.test.ts: serve in the lab skipped: ${labUnavailable}; set CHUTEBOX_REQUIRE_PDTOOLS=1 to make this a failure`);
 
-/**
- * What serve in the lab refuses, and rightly: `provision` checks the credentials with the controller
- * given, which nothing answers in the lab (502).
- */
-const SERVE_REFUSES = ['provision'];
-
-/** The commands that work against serve in the lab today: a regression in any of them fails the test. */
-const WORKING_ON_SERVE = WORKING_ON_EMULATE.filter((command) => !SERVE_REFUSES.includes(command));
-
 /** The key of the lab chute's access point. */
 const KEY = 'pdtools-passphrase';
 
@@ -311,12 +319,14 @@ describe.skipIf(labSkipped)(
     let pulse: RunningPulseaudio | undefined;
     let snapd: Awaited<ReturnType<typeof recordedSnapd>> | undefined;
     let server: Started | undefined;
+    let cloud: Awaited<ReturnType<typeof startHttpController>> | undefined;
     let stateDir = '';
     const daemons: Daemon[] = [];
 
     afterAll(async () => {
       try {
         await server?.stop();
+        await cloud?.close();
         // hostapd and dnsmasq outlive serve by design (a restart adopts them): stop them by their pid files.
         const pids = path.join(stateDir, 'networks', 'pids');
         for (const file of stateDir === '' ? [] : await readdir(pids).catch(() => [] as string[]))
@@ -349,6 +359,8 @@ describe.skipIf(labSkipped)(
       await engine.importBusybox('busybox', 'latest');
       pulse = await startPulseaudio();
       snapd = await recordedSnapd(dir);
+      // The controller pdtools provisions serve with, on the router's loopback, where serve reaches it.
+      cloud = await startHttpController({ apitoken: ROUTER.key, listening: await listenIn(router) });
       // The accounts whose SSH keys serve edits: paradrop's home in the test's folder.
       const home = await temp.folder('paradrop');
       await writeFile(path.join(dir, 'passwd'), `paradrop:x:${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}:ParaDrop:${home}:/bin/sh\n`);
@@ -368,7 +380,12 @@ describe.skipIf(labSkipped)(
         { command: 'ip' },
       );
       const url = server.url;
-      const device: Device = { url, netns: router, api: (method, endpoint, json) => apiIn(router, `${url}${endpoint}`, method, json) };
+      const device: Device = {
+        url,
+        netns: router,
+        api: (method, endpoint, json) => apiIn(router, `${url}${endpoint}`, method, json),
+        controller: cloud.controller.url,
+      };
       const wifi = { type: 'wifi', intfName: 'wlan0', ssid: 'hello-world', key: KEY, dhcp: { start: 100, limit: 10, lease: '1h' } };
       const installed = await ok<{ change_id: number }>(device, 'POST', '/api/v1/chutes', {
         name: 'hello-world',
@@ -389,9 +406,11 @@ describe.skipIf(labSkipped)(
       const planned = await cases(device, dir, await temp.folder('chute'), { whenOpen: () => restartWhileWatched(device), prints: [RESTARTED] });
       const working = await runEvery('serve', device, planned, await temp.folder('home'), path.join(dir, 'editor'));
       expect(
-        WORKING_ON_SERVE.filter((command) => !working.includes(command)),
+        WORKING.filter((command) => !working.includes(command)),
         'commands that stopped working',
       ).toEqual([]);
+      const check = cloud.controller.requests.find((request) => request.path === `/api/routers/${ROUTER.id}`);
+      expect(check?.authorization, 'how serve checked the credentials with the controller').toBe(`Bearer ${ROUTER.key}`);
     });
   },
 );

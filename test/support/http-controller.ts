@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 
 /*
@@ -40,6 +40,8 @@ export interface HttpControllerOptions {
   silentRouter?: string;
   /** The release of chutebox it offers now, asked at each request: its archive, and a SHA-256 to give instead of the archive's; none by default. */
   release?: () => OfferedRelease | null;
+  /** A listening socket to answer on, e.g. one in a router's namespace (`listenIn`); by default a new one on 127.0.0.1. */
+  listening?: Server;
 }
 
 /** A release the controller offers (runtime/controller/client.ts, `RuntimeRelease`). */
@@ -81,7 +83,8 @@ export function useHttpController(options: HttpControllerOptions): () => HttpCon
   };
 }
 
-async function startHttpController(options: HttpControllerOptions): Promise<{ controller: HttpController; close: () => Promise<void> }> {
+/** Starts the controller of `useHttpController` now; the caller closes it. */
+export async function startHttpController(options: HttpControllerOptions): Promise<{ controller: HttpController; close: () => Promise<void> }> {
   const requests: ControllerRequest[] = [];
   const apitokenOf = (routerId: string) => (typeof options.apitoken === 'string' ? options.apitoken : options.apitoken(routerId));
   const waiters = new Set<{ match: (request: ControllerRequest) => boolean; from: number; resolve: (request: ControllerRequest) => void }>();
@@ -128,7 +131,7 @@ async function startHttpController(options: HttpControllerOptions): Promise<{ co
     if (telemetry) await options.holdReport?.(request);
     answer(res, 200, telemetry ? {} : { _id: routerId, name: routerId });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => (options.listening ? server.listen(options.listening, resolve) : server.listen(0, '127.0.0.1', resolve)));
   const { port } = server.address() as AddressInfo;
 
   return {

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import type { Server } from 'node:net';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findOnPath } from './dockerd.ts';
@@ -210,6 +211,32 @@ export function nodeIn<T>(ns: string, script: string, args: string[], what: stri
       if (code !== 0) return reject(new Error(`${what} in ${ns} failed: ${out}`));
       resolve(JSON.parse(out.trim().split('\n').at(-1)!));
     });
+  });
+}
+
+/**
+ * A TCP socket listening on 127.0.0.1 (a free port) of namespace `ns`, handed to this process: a
+ * Node in `ns` makes it and sends it over its IPC channel, then exits. Give it to a server's
+ * `listen(handle)`; closing that server closes the socket.
+ *
+ * @example
+ * const controller = await startHttpController({ apitoken: 'key', listening: await listenIn(router) });
+ */
+export function listenIn(ns: string): Promise<Server> {
+  const script =
+    "const server = require('node:net').createServer();" +
+    "server.listen(0, '127.0.0.1', () => process.send('listening', server));" +
+    "process.on('disconnect', () => process.exit(0));";
+  return new Promise((resolve, reject) => {
+    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', script], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    let err = '';
+    child.stderr?.on('data', (chunk) => (err += chunk));
+    child.once('message', (_message, handle) => {
+      child.disconnect();
+      resolve(handle as Server);
+    });
+    child.once('exit', (code) => reject(new Error(`listening in ${ns} failed (exit ${code}): ${err}`)));
+    child.once('error', reject);
   });
 }
 
