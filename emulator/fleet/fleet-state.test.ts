@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, changeOver, type HttpAnswer } from '../../test/support/http-client.ts';
-import { addressOthers, deviceAnswers as answers } from '../../test/support/fleet-answers.ts';
+import { addressOthers, deviceAnswers as answers, GUEST_SSID as SSID, NEWCOMER as INSTALL } from '../../test/support/fleet-answers.ts';
 import { DIST_FUNCTIONS } from '../../test/support/test-bundles.ts';
 import type { FleetState } from './fleet-state.ts';
 import { startFleet, type RunningFleet, type StartFleetOptions } from './start-fleet.ts';
@@ -12,13 +12,6 @@ import { startFleet, type RunningFleet, type StartFleetOptions } from './start-f
 
 const FLEET: StartFleetOptions = { size: 12, seed: 4, auth: false, functionsDir: DIST_FUNCTIONS, provision: false, still: true, changeDelayMs: 0 };
 const START = Date.UTC(2026, 10, 1, 8);
-const SSID = '/api/v1/chutes/hotspot/networks/guest/ssid';
-const INSTALL = {
-  name: 'newcomer',
-  image: 'chutebox/newcomer:1',
-  version: '1',
-  config: { net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'new-lab' } } },
-};
 /** What a device answers, in turn: its chutes, its SSID, a path a rule of the fleet fails, its clock and rules. */
 const READS = ['/api/v1/chutes', '/api/v1/chutes/newcomer', SSID, '/api/v1/info/features', '/api/v1/info/features', '/_chutebox/clock', '/_chutebox/faults'];
 

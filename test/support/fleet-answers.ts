@@ -15,3 +15,14 @@ export async function deviceAnswers(fleet: RunningFleet, index: number, paths: r
 export async function addressOthers(fleet: RunningFleet, from: number, to: number): Promise<void> {
   for (let index = from; index < to; index++) expect((await fetch(`${fleet.deviceUrl(index)}/api/v1/info/features`)).status).toBe(200);
 }
+
+/** Where a default scenario device's guest SSID is read and set. */
+export const GUEST_SSID = '/api/v1/chutes/hotspot/networks/guest/ssid';
+
+/** The body of `POST /api/v1/chutes` that installs a chute no scenario has: it shows in a device's state. */
+export const NEWCOMER = {
+  name: 'newcomer',
+  image: 'chutebox/newcomer:1',
+  version: '1',
+  config: { net: { wlan: { type: 'wifi', intfName: 'wlan0', ssid: 'new-lab' } } },
+};
