@@ -17,8 +17,8 @@ export const FLEET_STATE_VERSION = 1;
 
 /**
  * How large a fleet's state may be for `PUT /_chutebox/state`: a larger one is refused (a 413 over
- * `bytes`, a 422 over `values`), changing nothing. A device with a chute installed takes some 3 KB of
- * it, one whose SSID changed some 300 bytes (docs/emulator.md#a-fleets-state).
+ * `bytes`, a 422 over `values`), changing nothing. A device with a chute installed takes some 3.5 KB
+ * of it, one whose SSID changed some 250 bytes (docs/emulator.md#a-fleets-state).
  */
 export const FLEET_STATE_LIMITS = { bytes: 16 * 1024 * 1024, values: 1_000_000 } as const;
 
