@@ -157,12 +157,12 @@ export async function checkEmulatorState(value: unknown, target: StateTarget, at
 }
 
 /** A state refused as a whole, naming the one field that decides it. */
-function refused(error: InputError): HttpProblem {
+export function refused(error: InputError): HttpProblem {
   return new HttpProblem(422, `the state does not fit this emulator: ${error.path} ${error.message}`, { errors: [error] });
 }
 
 /** A value as a refusal shows it: a string quoted, a scalar as it is, cut at 64 characters; a mapping or list by what it is. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   if (value === undefined) return 'missing';
   if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'a list' : 'a mapping';
   const text = typeof value === 'string' ? JSON.stringify(value) : String(value);

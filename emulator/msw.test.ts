@@ -138,4 +138,22 @@ describe('chuteboxFleetHandlers with setupServer', () => {
     await expect(fetch(`${handlers.deviceUrl(7)}/api/v1/chutes`)).rejects.toThrow();
     expect((await fetch(`${handlers.deviceUrl(8)}/api/v1/chutes`)).status).toBe(200);
   });
+
+  it("puts the fleet back as a snapshot took it: a device's write, and the others as their seeds", async () => {
+    const put = (index: number, ssid: string) =>
+      fetch(`${handlers.deviceUrl(index)}/api/v1/chutes/hotspot/networks/guest/ssid`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ssid }),
+      });
+    const recorded = await guestSsid(handlers.deviceUrl(12));
+    await put(11, 'in the snapshot');
+    const taken = await handlers.snapshot();
+    expect(Object.keys(taken.devices)).toEqual(['router-11']);
+    await handlers.reset();
+    await put(12, 'after the snapshot');
+    await handlers.restore(taken);
+    expect(await guestSsid(handlers.deviceUrl(11))).toBe('in the snapshot');
+    expect(await guestSsid(handlers.deviceUrl(12))).toBe(recorded);
+  });
 });

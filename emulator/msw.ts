@@ -39,8 +39,8 @@ export interface ChuteboxFleetHandlersOptions extends FleetServerOptions {
   baseUrl: string;
 }
 
-/** msw handlers for a fleet, with the fleet's reset and clock and each device's base URL. */
-export type ChuteboxFleetHandlers = RequestHandler[] & Pick<RunningFleet, 'reset' | 'clock' | 'setClock' | 'deviceUrl'>;
+/** msw handlers for a fleet, with the fleet's state (`snapshot`, `restore`, `reset`), its clock and each device's base URL. */
+export type ChuteboxFleetHandlers = RequestHandler[] & Pick<RunningFleet, 'snapshot' | 'restore' | 'reset' | 'clock' | 'setClock' | 'deviceUrl'>;
 
 /**
  * msw 2 request handlers that answer every request under `baseUrl` with a fleet of emulated routers
@@ -63,6 +63,8 @@ export function chuteboxFleetHandlers(options: ChuteboxFleetHandlersOptions): Ch
     }));
   const handlers = [http.all(`${base.origin}/*`, async ({ request }) => (await started()).app.fetch(request, MSW_BINDINGS))];
   return Object.assign(handlers, {
+    snapshot: async () => (await started()).state.snapshot(),
+    restore: async (state: Parameters<RunningFleet['restore']>[0]) => (await started()).state.restore(state),
     reset: async () => (await started()).reset(),
     clock: async () => (await started()).clock.read(),
     setClock: async (patch: Parameters<RunningFleet['setClock']>[0]) => (await started()).clock.set(patch),

@@ -7,6 +7,7 @@ import type { FaultRules } from './faults/engine.ts';
 export type { FaultRule, FaultRuleInput } from './faults/rule.ts';
 export type { FaultRules } from './faults/engine.ts';
 export { startFleet, type RunningFleet, type StartFleetOptions } from './fleet/start-fleet.ts';
+export type { FleetState } from './fleet/fleet-state.ts';
 export type { FleetShare } from './fleet/members.ts';
 
 /** How `startEmulator` serves a router: the app's options and where it listens. */

@@ -49,7 +49,7 @@ export function shallow<S extends z.ZodMiniType>(schema: S) {
 }
 
 /**
- * Refuses the JSON text of a state that holds more than `STATE_LIMITS.values` values, before it is
+ * Refuses the JSON text of a state that holds more than `most` values (`STATE_LIMITS.values` unless told), before it is
  * parsed: a dense text (`[{},{},…]`) parses into some twenty times its bytes of heap. Every value but
  * the first follows a comma or an opening bracket outside a string, so counting those bounds them.
  *
@@ -57,7 +57,7 @@ export function shallow<S extends z.ZodMiniType>(schema: S) {
  * @example
  * checkStateText('{"version": 1, "chutes": {}}', 'body') // passes: 4 values at most
  */
-export function checkStateText(text: string, at: string): void {
+export function checkStateText(text: string, at: string, most: number = STATE_LIMITS.values): void {
   let values = 1;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -66,8 +66,8 @@ export function checkStateText(text: string, at: string): void {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) inString = true;
-    else if ((c === COMMA || c === OPEN_LIST || c === OPEN_MAPPING) && ++values > STATE_LIMITS.values) {
-      throw invalidInput('the state', [{ path: at, message: `holds more than ${STATE_LIMITS.values} values (mappings, lists, strings, numbers, …)` }]);
+    else if ((c === COMMA || c === OPEN_LIST || c === OPEN_MAPPING) && ++values > most) {
+      throw invalidInput('the state', [{ path: at, message: `holds more than ${most} values (mappings, lists, strings, numbers, …)` }]);
     }
   }
 }

@@ -323,6 +323,15 @@ describe('the rules in an emulator state', () => {
     expect(faults.snapshot().counters.loaded).toMatchObject({ hits: 0 });
   });
 
+  it('are listed as they were, field for field in the same order, once restored', async () => {
+    const faults = engine();
+    await faults.add({ match: { path: STATIONS }, count: 3, effect: { status: 503 } });
+    await faults.add({ ...HALF, window: { fromMs: 10 } });
+    const other = engine();
+    other.restore(await other.prepare(JSON.parse(JSON.stringify(faults.snapshot())), 'faults'));
+    expect(JSON.stringify(await other.list())).toBe(JSON.stringify(await faults.list()));
+  });
+
   it('are refused when an id repeats or counters name no rule', async () => {
     const faults = engine();
     const state = {

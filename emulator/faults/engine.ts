@@ -99,8 +99,9 @@ export function faultEngine(options: FaultEngineOptions) {
   /** A rule checked and made ready; `at` names where it came from (`body`, `rules[0]`, `''`). */
   async function ready(value: unknown, at: string): Promise<Ready> {
     validate(StateDocumentSchema, value, at, 'the rule');
-    const { id, ...input } = validate(FaultRuleSchema, value, at, 'the rule');
-    const rule: FaultRule = { id: id ?? '', ...input, probability: input.probability ?? 1, seed: input.seed ?? defaultSeed() };
+    const { id, probability = 1, seed, ...input } = validate(FaultRuleSchema, value, at, 'the rule');
+    // Its fields in one order, whether given or filled in: a rule restored lists as it did.
+    const rule: FaultRule = { id: id ?? '', ...input, probability, seed: seed ?? defaultSeed() };
     const name = input.match?.operation;
     return { rule, effect: httpEffect(rule), test: requestTest(input.match ?? {}, name === undefined ? undefined : await operation(name, at)) };
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsOf } from '../../test/support/event-stream-client.ts';
+import { addressOthers, deviceAnswers as answers } from '../../test/support/fleet-answers.ts';
 import { DIST_FUNCTIONS } from '../../test/support/test-bundles.ts';
 import { startFleet, type RunningFleet, type StartFleetOptions } from './start-fleet.ts';
 
@@ -12,21 +13,6 @@ const json = (method: string, body: unknown) => ({ method, headers: { 'content-t
 const FLEET: StartFleetOptions = { size: 20, seed: 5, auth: false, functionsDir: DIST_FUNCTIONS, provision: false, changeDelayMs: 1000 };
 const START = Date.UTC(2026, 10, 1, 8);
 const SSID = '/api/v1/chutes/hotspot/networks/guest/ssid';
-
-/** Every answer of `paths` on the device at `index`, one after another: its status, type and body as sent. */
-async function answers(fleet: RunningFleet, index: number, paths: readonly string[]): Promise<string[]> {
-  const out = [];
-  for (const path of paths) {
-    const res = await fetch(`${fleet.deviceUrl(index)}${path}`);
-    out.push(`${path} ${res.status} ${res.headers.get('content-type')}\n${await res.text()}`);
-  }
-  return out;
-}
-
-/** Addresses the devices from `from` up to `to`, once each: those before leave a fleet that keeps few built. */
-async function addressOthers(fleet: RunningFleet, from: number, to: number): Promise<void> {
-  for (let index = from; index < to; index++) expect((await fetch(`${fleet.deviceUrl(index)}/api/v1/info/features`)).status).toBe(200);
-}
 
 describe('a fleet that keeps two devices built', () => {
   let few: RunningFleet;

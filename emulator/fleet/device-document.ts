@@ -44,8 +44,8 @@ export async function documentOf(scenario: Scenario, base: EmulatorState): Promi
  * Puts a device just built from its seed (`base`: its snapshot then) in the state of `document`, at
  * the document's clock, its changes under way carried on from there.
  *
- * @throws HttpProblem 422 when the document does not restore on the device; nothing changes then.
+ * @throws HttpProblem 422 when the document does not restore on the device, naming its fields from `at` (the state's); nothing changes then.
  */
-export async function restoreDocument(scenario: Scenario, base: EmulatorState, document: DeviceDocument): Promise<void> {
-  await scenario.restore(withDelta(base, document.state, document.clock), undefined, document.underWay);
+export async function restoreDocument(scenario: Scenario, base: EmulatorState, document: DeviceDocument, at?: string): Promise<void> {
+  await scenario.restore(withDelta(base, document.state, document.clock), at, document.underWay);
 }

@@ -2,13 +2,15 @@ import { Hono } from 'hono';
 import * as z from 'zod/mini';
 import { problemOutput } from '../../functions/core/handler.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
-import { noResource } from '../../functions/core/route.ts';
+import { decodeBody } from '../../functions/core/body/decode.ts';
+import { methodNotAllowed, noResource } from '../../functions/core/route.ts';
 import { validateQuery } from '../../functions/core/validate.ts';
 import type { AuthPolicy } from '../../runtime/auth/policy.ts';
 import { AUTH_BINDING, DEVICE_BINDING, openEventStreams, PATH_BINDING } from '../../runtime/http/api.ts';
 import { authorizer } from '../../runtime/http/auth.ts';
 import { corsPolicy } from '../../runtime/http/cors.ts';
 import { problemFor } from '../../runtime/http/hono-errors.ts';
+import { limitedBody } from '../../runtime/http/request-body.ts';
 import { silentWhileRebooting } from '../faults/silent-while-rebooting.ts';
 import { ACCEPT_WEBSOCKET, type AcceptWebsocket } from '../../runtime/http/websocket-accept.ts';
 import { streamedAnswer } from '../faults/fetch.ts';
@@ -17,7 +19,9 @@ import type { Fleet, FleetDevice } from './fleet.ts';
 import { mountFleetFaults, type FleetFaults } from './fleet-faults.ts';
 import { mountClockApi } from '../clock-api.ts';
 import type { EmulatedClock } from '../emulated-clock.ts';
-import { STATE_PATH } from '../state-api.ts';
+import { adminRoutes, STATE_PATH, STATE_RESET_PATH } from '../state-api.ts';
+import { checkStateText } from '../state-limits.ts';
+import { FLEET_STATE_LIMITS, type FleetStateApi } from './fleet-state.ts';
 import { fleetMember } from './members.ts';
 
 /** The fleet's list of devices (issue 33's contract): `{size, devices: [{id, scenario}]}`, paged. */
@@ -51,8 +55,8 @@ export interface FleetAppOptions {
   validated?: boolean;
   /** Devices are also found by `Host: <id>.<domain>`; none by default. */
   domain?: string | undefined;
-  /** The fleet's own admin routes: its fault rules (`/_chutebox/faults`), its clock (`/_chutebox/clock`) and its reset (`/_chutebox/state/reset`). */
-  admin?: { faults: FleetFaults; clock: Pick<EmulatedClock, 'read' | 'set'>; reset(): Promise<void> };
+  /** The fleet's own admin routes: its fault rules (`/_chutebox/faults`), its clock (`/_chutebox/clock`), its state (`/_chutebox/state`) and its reset (`/_chutebox/state/reset`). */
+  admin?: { faults: FleetFaults; clock: Pick<EmulatedClock, 'read' | 'set'>; state: FleetStateApi; reset(): Promise<void> };
   /** What `CONTROLLER_PATH` answers: the controller the devices provision with, how far they got, and what the built-in one received. */
   controller?: () => unknown;
 }
@@ -139,17 +143,29 @@ export function fleetApp(options: FleetAppOptions): Hono {
   return front;
 }
 
-/** The fleet's admin routes on its front app: fault rules, clock, and a reset of the whole fleet. */
+/**
+ * The fleet's admin routes on its front app: fault rules, clock, and the whole fleet's state: `GET
+ * /_chutebox/state` answers it, `PUT` restores one (204; a body over `FLEET_STATE_LIMITS.bytes` is a
+ * 413, a state that does not fit a 422 naming each field, and nothing changes), `POST
+ * /_chutebox/state/reset` puts the fleet back as started.
+ */
 function mountFleetAdmin(front: Hono, admin: NonNullable<FleetAppOptions['admin']>, options: Pick<FleetAppOptions, 'auth' | 'corsOrigin'>): void {
   mountFleetFaults(front, admin.faults, options);
   mountClockApi(front, { clock: admin.clock, auth: options.auth, corsOrigin: options.corsOrigin });
-  const cors = corsPolicy(options.corsOrigin);
-  const authorize = authorizer(options.auth, cors.listed);
-  front.post(`${STATE_PATH}/reset`, async (c) => {
+  const { authorize, answer } = adminRoutes(options);
+  const readText = limitedBody(FLEET_STATE_LIMITS.bytes, (c) => c.req.text());
+  front.get(STATE_PATH, async (c) => (await authorize(c), answer(c, 200, await admin.state.snapshot())));
+  front.put(STATE_PATH, async (c) => {
     await authorize(c);
-    await admin.reset();
-    return c.body(null, 204, cors.headers(c.req.header('origin')));
+    const text = await readText(c);
+    checkStateText(text, 'body', FLEET_STATE_LIMITS.values);
+    await admin.state.restore(decodeBody(c.req.header('content-type'), text, FLEET_STATE_LIMITS.bytes), 'body');
+    return answer(c, 204);
   });
+  front.all(STATE_PATH, (c) => {
+    throw methodNotAllowed(c.req.method, 'GET, PUT');
+  });
+  front.post(STATE_RESET_PATH, async (c) => (await authorize(c), await admin.reset(), answer(c, 204)));
 }
 
 /** Each device's `fetch`: the shared API app with the device bound, silent while it reboots, its fault rules outermost. */

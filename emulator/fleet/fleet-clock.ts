@@ -10,7 +10,7 @@ import type { Fleet } from './fleet.ts';
  * const clock = fleetClock(() => fleet);
  * await clock.set({ advanceMs: 600_000 }); // ten minutes later on every device
  */
-export function fleetClock(fleet: () => Fleet): Pick<EmulatedClock, 'read' | 'set' | 'reset'> {
+export function fleetClock(fleet: () => Fleet): Pick<EmulatedClock, 'read' | 'set' | 'reset' | 'restore'> {
   const reference = emulatedClock();
   return {
     read: () => reference.read(),
@@ -27,5 +27,7 @@ export function fleetClock(fleet: () => Fleet): Pick<EmulatedClock, 'read' | 'se
       return reading;
     },
     reset: () => reference.reset(),
+    /** The fleet's own reading set, reaching no device: a fleet's restore gives each device its own clock. */
+    restore: (reading) => reference.restore(reading),
   };
 }

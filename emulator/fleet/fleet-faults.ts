@@ -1,15 +1,18 @@
 import type { Hono } from 'hono';
 import * as z from 'zod/mini';
 import { decodeBody } from '../../functions/core/body/decode.ts';
+import { inputPath } from '../../functions/core/problem.ts';
 import { validate } from '../../functions/core/validate.ts';
 import type { AuthPolicy } from '../../runtime/auth/policy.ts';
 import { authorizer } from '../../runtime/http/auth.ts';
 import { corsPolicy } from '../../runtime/http/cors.ts';
 import { limitedBody } from '../../runtime/http/request-body.ts';
 import { FAULTS_BODY_BYTES, FAULTS_PATH } from '../faults/api.ts';
-import { faultEngine } from '../faults/engine.ts';
+import { faultEngine, type PreparedFaults } from '../faults/engine.ts';
 import type { Operations } from '../faults/match.ts';
 import type { FaultRule, FaultRuleInput } from '../faults/rule.ts';
+import { FaultsStateSchema } from '../faults/state.ts';
+import { atMost, STATE_LIMITS } from '../state-limits.ts';
 import { draw } from '../seeded.ts';
 import type { FleetMember, FleetSpec } from './members.ts';
 
@@ -22,6 +25,22 @@ export type FleetTarget = z.infer<typeof FleetTargetSchema>;
 
 /** A rule of the fleet: a device's rule, and the devices it holds on. */
 export type FleetRule = FaultRule & { devices?: FleetTarget };
+
+/** The fleet's rules in a fleet's state (`GET /_chutebox/state` of a fleet): each with the devices it holds on, and the number of the next rule made without an id. */
+export const FleetFaultsStateSchema = z.strictObject({
+  rules: z.array(z.unknown()).check(atMost(STATE_LIMITS.faultRules, 'rules')),
+  nextId: FaultsStateSchema.shape.nextId,
+});
+export interface FleetFaultsState {
+  rules: FleetRule[];
+  nextId: number;
+}
+
+/** The fleet's rules of a state, checked: what `restore` puts in place. */
+export interface PreparedFleetFaults {
+  prepared: PreparedFaults;
+  targets: Map<string, FleetTarget>;
+}
 
 /** What the fleet's rules do to its devices: give a device the rules that target it, as it is built and when they change. */
 export interface FleetFaultsOptions {
@@ -81,6 +100,28 @@ export function fleetFaults(options: FleetFaultsOptions) {
     },
     async clear(): Promise<void> {
       for (const rule of await engine.list()) await this.remove(rule.id);
+    },
+    /** The rules as a fleet's state holds them. */
+    async snapshot(): Promise<FleetFaultsState> {
+      return { rules: (await engine.list()).map(withTarget), nextId: engine.snapshot().nextId };
+    },
+    /** The rules of a fleet's state checked, each as `add` checks it; nothing changes. @throws HttpProblem 422 naming each field from `at`. */
+    async prepare(state: z.output<typeof FleetFaultsStateSchema>, at: string): Promise<PreparedFleetFaults> {
+      const given = new Map<number, FleetTarget>();
+      const rules = state.rules.map((value, i) => {
+        const { devices, ...rule } = (value ?? {}) as { devices?: unknown };
+        if (devices !== undefined) given.set(i, validate(FleetTargetSchema, devices, inputPath(at, ['rules', i, 'devices']), 'the state'));
+        return rule;
+      });
+      const prepared = await engine.prepare({ rules: rules as FaultRule[], nextId: state.nextId, counters: {} }, at);
+      const targets = new Map([...given].map(([i, target]) => [prepared.rules[i]!.ready.rule.id, target]));
+      return { prepared, targets };
+    },
+    /** The rules of a state put in place of the fleet's, without reaching a device: a fleet's restore puts its devices' own. */
+    restore({ prepared, targets: given }: PreparedFleetFaults): void {
+      engine.restore(prepared);
+      targets.clear();
+      for (const [id, target] of given) targets.set(id, target);
     },
   };
 }

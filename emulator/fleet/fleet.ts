@@ -1,4 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { inputPath } from '../../functions/core/problem.ts';
+import { invalidInput } from '../../functions/core/validate.ts';
 import { fixedPolicy, type KeptAccounts } from '../../runtime/auth/fixed.ts';
 import type { AuthPolicy, UserTable } from '../../runtime/auth/policy.ts';
 import type { ApiFunction } from '../../runtime/http/api.ts';
@@ -8,7 +10,7 @@ import type { ScenarioOptions, Scenario } from '../scenario/core.ts';
 import type { FaultRuleInput } from '../faults/rule.ts';
 import { memberById, type FleetMember, type FleetSpec } from './members.ts';
 import { memberDevice, type FleetScenarios } from './member-device.ts';
-import { heldOf, restoreHeld, type HeldDevice } from './held-device.ts';
+import { asHeld, checkHeld, heldOf, restoreHeld, type HeldDevice } from './held-device.ts';
 
 /** One device of a fleet as built: its member, its emulated device and the emulator's parts beside it (state, clock, fault rules). */
 export interface FleetDevice {
@@ -59,8 +61,19 @@ export interface Fleet {
   builtDevices(): Promise<FleetDevice>[];
   /** The devices that left the devices kept built and differ from their seed's, by id: built again from these when asked for. */
   heldDevices(): ReadonlyMap<string, HeldDevice>;
+  /** Every device that differs from its seed's, as held, by id in index order: those held, and those built taken as held without leaving. */
+  differing(): Promise<Map<string, HeldDevice>>;
   /** Every device back to its scenario as loaded: those built are reset (telemetry stopped) and forgotten, those held forgotten. */
   reset(): Promise<void>;
+  /**
+   * Checks that each device of `devices` is one of the fleet and that its state restores on it, on a
+   * device built for that and dropped; nothing changes.
+   *
+   * @throws HttpProblem 422 naming the fields of the first device refused, from `at` (`body.devices.router-3.document.state…`).
+   */
+  check(devices: ReadonlyMap<string, HeldDevice>, at: string): Promise<void>;
+  /** Every device held as `devices` (checked by `check`) gives it, the others back to their seed's as on `reset`, their tokens and passwords kept. */
+  restore(devices: ReadonlyMap<string, HeldDevice>): Promise<void>;
 }
 
 /** A device in the set kept built: what it is being built into, and what the set knows of it. */
@@ -160,15 +173,42 @@ export function createFleet(options: FleetOptions): Fleet {
     built: () => entries.size,
     builtDevices: () => [...entries.values()].map((entry) => entry.made),
     heldDevices: () => held,
+    async differing() {
+      const found = new Map(held);
+      for (const [id, entry] of [...entries]) {
+        const device = await entry.made.catch(() => undefined);
+        // Only read, with no rules: its seed makes it again.
+        if (device === undefined || (!entry.wrote && device.admin === undefined)) continue;
+        const taken = await asHeld(options, device);
+        if (taken !== null) found.set(id, taken);
+      }
+      const index = (id: string) => memberById(options.spec, id)!.index;
+      return new Map([...found].sort(([a], [b]) => index(a) - index(b)));
+    },
     async reset() {
-      const devices = [...entries.values()].map((entry) => entry.made);
-      entries.clear();
-      held.clear();
       // As a device built anew: no token signed before is good, no password changed.
       accounts = keptAccounts();
-      for (const device of await Promise.allSettled(devices)) if (device.status === 'fulfilled') await device.value.scenario.reset();
+      await forgetAll(new Map());
     },
+    async check(devices, at) {
+      for (const [id, device] of devices) {
+        const member = memberById(options.spec, id);
+        const where = inputPath(at, [id]);
+        if (member === null) throw invalidInput('the state', [{ path: where, message: `names no device of this fleet of ${options.spec.size}` }]);
+        await checkHeld(options, member, device, where);
+      }
+    },
+    restore: (devices) => forgetAll(devices),
   };
+
+  /** Every device forgotten (those built reset, their telemetry stopped), then those of `keep` held as given. */
+  async function forgetAll(keep: ReadonlyMap<string, HeldDevice>): Promise<void> {
+    const devices = [...entries.values()].map((entry) => entry.made);
+    entries.clear();
+    held.clear();
+    for (const [id, device] of keep) held.set(id, device);
+    for (const device of await Promise.allSettled(devices)) if (device.status === 'fulfilled') await device.value.scenario.reset();
+  }
 }
 
 /** What a device tells the set it is in: what holds it, and that it was written. */

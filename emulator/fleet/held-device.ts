@@ -1,5 +1,7 @@
+import { nestedPath } from '../../functions/core/problem.ts';
+import type { ApiFunction } from '../../runtime/http/api.ts';
 import { emulatedClock, type EmulatedClock } from '../emulated-clock.ts';
-import type { EmulatorAdmin } from '../admin.ts';
+import { emulatorAdmin, type EmulatorAdmin } from '../admin.ts';
 import type { FaultsState } from '../faults/state.ts';
 import type { Scenario, ScenarioOptions } from '../scenario/core.ts';
 import { documentOf, NO_TIMERS, restoreDocument, type DeviceDocument } from './device-document.ts';
@@ -36,20 +38,29 @@ interface BuiltDevice {
 }
 
 /**
- * What to keep of `device` as it leaves: its document against the state its seed makes (a device
- * built for that and dropped), and its fault rules' state when it has rules. A device whose state is
- * its seed's and that has no rules keeps nothing; a provisioned one stays built, as its telemetry
- * runs on its own timers.
+ * What to keep of `device` as it leaves: its held form (`asHeld`); a provisioned one stays built, as
+ * its telemetry runs on its own timers.
  */
 export async function heldOf(options: HeldOptions, device: BuiltDevice): Promise<Leaving> {
+  const held = await asHeld(options, device);
+  if (held === null) return { kind: 'nothing' };
+  if (held.document.state.provisioning) return { kind: 'stays', why: 'provisioned: its telemetry runs' };
+  return { kind: 'held', held };
+}
+
+/**
+ * `device` as a fleet holds it, the device left as it is: its document against the state its seed
+ * makes (a device built for that and dropped), and its fault rules' state when it has rules; null for
+ * a device whose state is its seed's and that has no rules (its seed makes it again).
+ */
+export async function asHeld(options: HeldOptions, device: BuiltDevice): Promise<HeldDevice | null> {
   const { scenario } = device;
   const reading = scenario.clock.read();
   const seedsOwn = memberDevice(options.scenarios, device.member, { ...options.device, clock: { ...reading, speed: 0 }, telemetryTimers: NO_TIMERS });
   const document = await documentOf(scenario, await seedsOwn.snapshot());
-  if (document.state.provisioning) return { kind: 'stays', why: 'provisioned: its telemetry runs' };
   const faults = device.admin?.faults.snapshot();
-  if (Object.keys(document.state).length === 0 && document.underWay === undefined && faults === undefined) return { kind: 'nothing' };
-  return { kind: 'held', held: { document, ...(faults === undefined ? {} : { faults }), clock: emulatedClock(document.clock) } };
+  if (Object.keys(document.state).length === 0 && document.underWay === undefined && faults === undefined) return null;
+  return { document, ...(faults === undefined ? {} : { faults }), clock: emulatedClock(document.clock) };
 }
 
 /**
@@ -62,12 +73,38 @@ export async function heldOf(options: HeldOptions, device: BuiltDevice): Promise
 export async function restoreHeld(device: BuiltDevice, held: HeldDevice): Promise<void> {
   const { scenario } = device;
   const { document } = held;
-  await restoreDocument(scenario, await scenario.snapshot(), { ...document, clock: { ...document.clock, speed: 0 } });
-  if (held.faults !== undefined) {
-    const { faults } = await device.administered();
-    faults.restore(await faults.prepare(held.faults, 'faults'));
-  }
+  await restoreStateOf(device, held, '');
   const now = held.clock.read();
   const advanceMs = Math.max(0, now.elapsedMs - document.clock.elapsedMs);
   await scenario.clock.set({ now: Math.max(0, now.now - advanceMs), elapsedMs: now.elapsedMs - advanceMs, advanceMs, speed: now.speed });
+}
+
+/**
+ * Checks that `held` restores on `member`'s device, on a device built for that and dropped: what a
+ * fleet's `PUT /_chutebox/state` asks of each device before it changes any.
+ *
+ * @throws HttpProblem 422 naming each field that does not fit from `at` (`body.devices.router-3.document.state.networks[0].ssid`).
+ */
+export async function checkHeld(
+  options: HeldOptions & { functions: readonly ApiFunction[] },
+  member: FleetMember,
+  held: HeldDevice,
+  at: string,
+): Promise<void> {
+  const clock = { ...held.document.clock, speed: 0 };
+  const scenario = memberDevice(options.scenarios, member, { ...options.device, clock, telemetryTimers: NO_TIMERS });
+  const administered = () => emulatorAdmin({ functions: options.functions, scenario });
+  await restoreStateOf({ member, scenario, admin: undefined, administered }, held, at);
+}
+
+/** `held`'s state and fault rules on `device`, at the document's clock; a refusal names its fields from `at`. */
+async function restoreStateOf(device: BuiltDevice, held: HeldDevice, at: string): Promise<void> {
+  const { scenario } = device;
+  const { document } = held;
+  const state = nestedPath(at, 'document.state');
+  await restoreDocument(scenario, await scenario.snapshot(), { ...document, clock: { ...document.clock, speed: 0 } }, state);
+  if (held.faults !== undefined) {
+    const { faults } = await device.administered();
+    faults.restore(await faults.prepare(held.faults, nestedPath(at, 'faults')));
+  }
 }

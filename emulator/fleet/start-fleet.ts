@@ -18,6 +18,7 @@ import { loadFleetScenarios } from './member-device.ts';
 import { limitedFetch, PROVISION_SPREAD_MS, provisionFleet, type FleetOutbound } from './outbound.ts';
 import { fleetClock } from './fleet-clock.ts';
 import { fleetFaults, type FleetFaults } from './fleet-faults.ts';
+import { fleetState, type FleetState, type FleetStateApi } from './fleet-state.ts';
 import { deviceId, type FleetShare, type FleetSpec } from './members.ts';
 
 /** A fleet of emulated routers and how it is served (docs/emulator.md#a-fleet). */
@@ -72,7 +73,7 @@ export const FLEET_EVENT_BUFFER = 100;
  */
 export async function fleetServer(
   options: FleetServerOptions,
-): Promise<{ app: Hono; fleet: Fleet; outbound(): FleetOutbound | null; reset(): Promise<void>; clock: ReturnType<typeof fleetClock> }> {
+): Promise<{ app: Hono; fleet: Fleet; outbound(): FleetOutbound | null; reset(): Promise<void>; clock: ReturnType<typeof fleetClock>; state: FleetStateApi }> {
   const spec = { size: options.size, seed: options.seed ?? DEFAULT_SEED, scenarios: options.scenarios ?? [{ scenario: 'default', share: 1 }] };
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
   const functions = await mountFunctions(functionsDir);
@@ -112,6 +113,7 @@ export async function fleetServer(
     clock.reset();
     await fleet.reset();
   };
+  const state = fleetState({ fleet, rules, clock });
   let outbound: FleetOutbound | null = null;
   const controller = () => ({
     controller: options.controller ?? 'built-in',
@@ -127,11 +129,12 @@ export async function fleetServer(
       domain: options.domain,
       validated: options.validate !== undefined && options.validate !== false,
       controller,
-      admin: { faults: rules, clock, reset },
+      admin: { faults: rules, clock, state, reset },
     }),
     fleet,
     reset,
     clock,
+    state,
     outbound: () =>
       options.provision === false
         ? null
@@ -159,6 +162,10 @@ export interface RunningFleet {
   built(): number;
   /** Every device back to its scenario as loaded, no rule of the fleet, the fleet's clock as started: `POST /_chutebox/state/reset`. */
   reset(): Promise<void>;
+  /** The whole fleet's state, as `GET /_chutebox/state` answers it: its clock, its rules and each device that differs from its seed's. */
+  snapshot(): Promise<FleetState>;
+  /** The fleet put in a state `snapshot()` gave, as `PUT /_chutebox/state`: checked whole first. @throws HttpProblem 422 naming each field that does not fit. */
+  restore(state: FleetState): Promise<void>;
   /** The fleet's clock, as `/_chutebox/clock`: a set applies to every device. */
   clock(): Promise<ClockReading>;
   setClock(patch: ClockPatch): Promise<ClockReading>;
@@ -176,7 +183,7 @@ export interface RunningFleet {
  * await fleet.stop();
  */
 export async function startFleet(options: StartFleetOptions): Promise<RunningFleet> {
-  const { app, fleet, outbound, reset, clock } = await fleetServer(options);
+  const { app, fleet, outbound, reset, clock, state } = await fleetServer(options);
   const server = await listen(app, { host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const provisioning = outbound();
   return {
@@ -186,6 +193,8 @@ export async function startFleet(options: StartFleetOptions): Promise<RunningFle
     deviceUrl: (index) => `${server.url}/devices/${deviceId(index)}`,
     built: () => fleet.built(),
     reset,
+    snapshot: () => state.snapshot(),
+    restore: (given) => state.restore(given),
     clock: async () => clock.read(),
     setClock: (patch) => clock.set(patch),
     stop: () => {
