@@ -34,7 +34,7 @@ export interface RequestCounter<R extends CountedRequest = CountedRequest> {
 
 /**
  * Plain counters of answered requests, by method, route and status, with their durations in
- * buckets: one map lookup and two additions a request, whatever reads them. Bounded: routes are
+ * buckets: three map lookups and two additions a request, whatever reads them. Bounded: routes are
  * those mounted, methods those Node's parser takes, statuses those the app answers. `next` is told
  * of each request after it is counted (the daemon log's request lines).
  *
@@ -43,19 +43,27 @@ export interface RequestCounter<R extends CountedRequest = CountedRequest> {
  * const app = apiApp(functions, { device, auth, answered: requests.count, requestCounts: requests.counts });
  */
 export function requestCounter<R extends CountedRequest>(next?: (request: R) => void): RequestCounter<R> {
-  const counts = new Map<string, RequestCount>();
+  // By route, method and status: the route and method strings are the app's own, so each lookup hashes nothing new.
+  const byRoute = new Map<string | null, Map<string, Map<number, RequestCount>>>();
+  const all: RequestCount[] = [];
   return {
     count(request) {
       const { method, route, status, seconds } = request;
-      const key = `${method} ${status} ${route}`;
-      let count = counts.get(key);
-      if (count === undefined) counts.set(key, (count = { method, route, status, buckets: DURATION_BUCKETS.map(() => 0).concat(0), seconds: 0 }));
+      let methods = byRoute.get(route);
+      if (methods === undefined) byRoute.set(route, (methods = new Map()));
+      let statuses = methods.get(method);
+      if (statuses === undefined) methods.set(method, (statuses = new Map()));
+      let count = statuses.get(status);
+      if (count === undefined) {
+        statuses.set(status, (count = { method, route, status, buckets: DURATION_BUCKETS.map(() => 0).concat(0), seconds: 0 }));
+        all.push(count);
+      }
       let bucket = 0;
       while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
       count.buckets[bucket]! += 1;
       count.seconds += seconds;
       next?.(request);
     },
-    counts: () => [...counts.values()],
+    counts: () => [...all],
   };
 }
