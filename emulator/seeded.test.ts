@@ -8,6 +8,12 @@ describe('draws from a seed', () => {
     expect(draw(7, 'station', 3)).toBe(first);
   });
 
+  it('gives the numbers it gave in earlier releases: a seed makes the same fleet, stations and faults after an upgrade', () => {
+    expect(draw(7, 'station', 3, 'session', 12)).toBe(0.05893748815058719);
+    expect(draw(1, 'idle', 'router-42/wifi', 1700000)).toBe(0.32358430184183895);
+    expect(draw(2 ** 40 + 3, 'mac', 'é', -1.5)).toBe(0.2469843882150795);
+  });
+
   it('gives other numbers for another seed, other parts, or the same text split otherwise', () => {
     const base = draw(7, 'station', 3);
     expect(draw(8, 'station', 3)).not.toBe(base);

@@ -19,17 +19,27 @@ export type DrawParts = readonly (string | number)[];
  * draw(7, 'station', 3, 'session', 12); // 0.41… every time, in every process
  */
 export function draw(seed: number, ...parts: DrawParts): number {
-  const text = parts.map((part) => (typeof part === 'number' ? `#${part}` : `'${part}`)).join('\u0000');
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ Math.floor(seed / 0x100000000);
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
+  // The code units of the parts joined by NUL, each with its kind's mark (`#` a number, `'` a
+  // string), hashed as they come: the living network draws for every station at every read, and
+  // making the joined text allocated more than the rest of its work.
+  const lanes = [0xdeadbeef ^ seed, 0x41c6ce57 ^ Math.floor(seed / 0x100000000)] as [number, number];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (i > 0) mix(lanes, 0);
+    mix(lanes, typeof part === 'number' ? 35 : 39);
+    const text = typeof part === 'number' ? String(part) : part;
+    for (let j = 0; j < text.length; j++) mix(lanes, text.charCodeAt(j));
   }
+  let [h1, h2] = lanes;
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return ((h2 >>> 0) * 0x200000 + ((h1 >>> 0) >>> 11)) / 2 ** 53;
+}
+
+/** One code unit into the two lanes of `draw`. */
+function mix(lanes: [number, number], code: number): void {
+  lanes[0] = Math.imul(lanes[0] ^ code, 2654435761);
+  lanes[1] = Math.imul(lanes[1] ^ code, 1597334677);
 }
 
 /** A draw from an exponential distribution with this mean, from a uniform `u` in [0, 1). */
