@@ -201,7 +201,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
   });
   for (const change of options.resume ?? []) {
     if (change.turnAt !== null) steps.turns.set(change.id, change.turnAt);
-    if (change.conflicting) made.conflicting.add(change.request);
+    if (change.conflicting) CONFLICTING.add(change.request);
     void runner.resume(change.id, change.request);
   }
   return {
@@ -211,7 +211,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
       guard.refuse();
       if (request.action === 'install') {
         // The chute is there, installing, from the moment its install is queued, as on a device.
-        if ((await made.reads.chute(request.chute)) !== null) made.conflicting.add(request);
+        if ((await made.reads.chute(request.chute)) !== null) CONFLICTING.add(request);
         else {
           made.touched.set(request.chute, deepFreeze(installing(request)));
           options.publish?.({ kind: 'chute.state', chute: request.chute, state: 'installing', previous: null });
@@ -233,7 +233,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
         id,
         request,
         turnAt: steps.turns.get(id) ?? null,
-        ...(made.conflicting.has(request) ? { conflicting: true as const } : {}),
+        ...(CONFLICTING.has(request) ? { conflicting: true as const } : {}),
       })),
   };
 }
@@ -273,6 +273,13 @@ function runningSince(record: ChangeRecord | undefined): number | undefined {
  * What changes have made of the emulated device so far, in memory: every effect edits it, every read
  * of chutes and containers answers from it.
  */
+/**
+ * Installs of a name that was taken when they were queued: they fail when they run. One set for every
+ * device of the process: a request is one device's own object, and an empty set costs each device of a
+ * fleet 1.5 KB.
+ */
+const CONFLICTING = new WeakSet<ChangeRequest>();
+
 interface ChangesMade {
   /** The chutes and containers changes started from. */
   base: Omit<Device, ChangeMethods>;
@@ -280,8 +287,6 @@ interface ChangesMade {
   touched: Map<string, StoredChute | null>;
   /** The tags of the images loaded (`loadImage`) or built since the emulator started. */
   loaded: Set<string>;
-  /** Installs of a name that was taken when they were queued: they fail when they run. */
-  conflicting: WeakSet<ChangeRequest>;
   /** The emulator's own copy of the engine's containers, which changes edit (then call `edited`). */
   containers(): Promise<Record<string, unknown>[] | null>;
   /** Drops the frozen copy of the containers that `reads.containers()` answers: a change edited them. */
@@ -330,7 +335,6 @@ function changesMade(base: Omit<Device, ChangeMethods>, state: ChangesState | un
     base,
     touched,
     loaded: new Set<string>(state?.engine.images),
-    conflicting: new WeakSet<ChangeRequest>(),
     containers,
     edited: () => {
       answer = undefined;
@@ -384,10 +388,10 @@ function chuteEffect<A extends ChuteAction>(
     const failing = options.failing?.(request);
     if (failing) {
       // As on a device, an install that fails leaves no chute.
-      if (request.action === 'install' && !made.conflicting.has(request)) made.touched.delete(request.chute);
+      if (request.action === 'install' && !CONFLICTING.has(request)) made.touched.delete(request.chute);
       throw new Error(failing);
     }
-    if (made.conflicting.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
+    if (CONFLICTING.has(request)) throw new Error(`a chute named ${request.chute} is already installed`);
     const found = await made.reads.chute(request.chute);
     if (found === null) throw new Error(`chute ${request.chute} is not installed`);
     const chute = structuredClone(found);
