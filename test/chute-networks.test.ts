@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,6 @@ import {
   networkUnavailableReason,
   nodeIn,
   processesWith,
-  startDaemon,
   waitUntil,
   type Daemon,
   type NamespacePair,
