@@ -340,6 +340,16 @@ describe('chutebox emulate: a configuration put back as GET gave it', () => {
     expect(await getJson(server, '/chutes/hello-world/networks/wifi/stations')).toEqual(stations);
     expect(await getJson(server, '/chutes/hello-world/networks/wifi/ssid')).toMatchObject({ ssid: 'hello-world' });
   });
+
+  it('rebuilds the recorded access point on a radio of the device when its SSID changes, as serve makes one', async () => {
+    const server = await emulate();
+    const config = await getJson<{ net: { wifi: Record<string, unknown> } }>(server, '/chutes/hello-world/config');
+    const edited = { ...config, net: { ...config.net, wifi: { ...config.net.wifi, ssid: 'hello-again' } } };
+    const updated = await changeOver(server, 'PUT', '/chutes/hello-world/config', edited);
+    expect(updated.state, JSON.stringify(updated.messages)).toBe('succeeded');
+    expect(await getJson(server, '/chutes/hello-world/networks/wifi/ssid')).toMatchObject({ ssid: 'hello-again' });
+    expect(await getJson(server, '/chutes/hello-world/networks/wifi/stations')).toEqual([]);
+  });
 });
 
 describe('chutebox emulate: a network without hostapd recordings', () => {

@@ -197,6 +197,15 @@ describe('reserveNetworks', () => {
     ).toEqual([{ path: 'net.guests.ipv4_network', message: '10.128.0.0/24 overlaps 10.128.0.0/24, network wifi of this chute' }]);
   });
 
+  it('gives a kept access point that holds no radio (a recorded cache names none) one when its entry changes, and none when it is sent back as it was', () => {
+    const previous = { wifi: { ...reserveNetworks({ wifi: AP }, context()).wifi!, radio: null } };
+    const previousNet = { wifi: { ...AP, key: 'hunter22' } };
+    const edited = reserveNetworks({ wifi: { ...AP, key: '[redacted]', ssid: 'renamed' } }, context({ previous, previousNet }));
+    expect(edited.wifi).toEqual({ ...previous.wifi, radio: 'pci-wifi-0' });
+    const putBack = reserveNetworks({ wifi: { ...AP, key: '[redacted]' } }, context({ previous, previousNet }));
+    expect(putBack.wifi, 'the access point runs on as it was').toEqual(previous.wifi);
+  });
+
   it('refuses a network when the pool has no free /24 left, naming the entry', () => {
     const full = reserveNetworks({ a: AP }, context({ chute: 'other', pool: '10.10.0.0/24' }));
     expect(refusal(() => reserveNetworks({ wifi: AP }, context({ pool: '10.10.0.0/24', others: new Map([['other', full]]) })))).toEqual([

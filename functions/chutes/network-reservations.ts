@@ -7,6 +7,7 @@ import { invalidInput } from '../core/validate.ts';
 import { cidrText, ipv4Text, overlaps, parseCidr, type Ipv4Network } from '../parsers/ipv4.ts';
 import { parseRoutes, type KernelRoute } from '../parsers/proc-net-route.ts';
 import { mapping } from './chute-record.ts';
+import { restoreRedacted } from '../config/secret-placeholders.ts';
 import { chooseRadio, radioOffers, type RadioHolders, type RadioOffer } from './radio-choice.ts';
 
 /*
@@ -120,6 +121,15 @@ export function reserveNetworks(net: Readonly<Record<string, unknown>>, context:
     holdRadio(radios, reservation, `network ${name} of this chute`);
     const subnet = reservation.ipv4Network === null ? undefined : parseCidr(reservation.ipv4Network);
     if (subnet !== undefined) taken.push({ subnet, holder: `network ${name} of this chute` });
+  }
+  // An access point kept without a radio (a recorded cache names none) that its change makes again is
+  // given one where the device has radios, as hostapd needs one; one whose entry is as before runs on.
+  for (const [name, value] of kept) {
+    const reservation = reservations[name]!;
+    if (reservation.hostapdControl === null || reservation.radio !== null || context.radios === null) continue;
+    const before = mapping(context.previousNet[name]);
+    if (JSON.stringify(restoreRedacted(mapping(value), before).document) === JSON.stringify(before)) continue;
+    reservations[name] = { ...reservation, radio: chooseRadio(name, mapping(value), context.radios, radios, errors) ?? null };
   }
   for (const [name, value] of Object.entries(net)) {
     if (reservations[name] !== undefined) continue;
