@@ -134,7 +134,7 @@ export function fleetApp(options: FleetAppOptions): Hono {
   const frontFetch = front.fetch;
   front.fetch = (request, env, context) => {
     const path = pathOf(request.url);
-    const address = deviceAddress(path, request.headers.get('host'), options.domain);
+    const address = deviceAddress(path, hostOf(request, env), options.domain);
     // `/devices/<id>` is the device's root, its portal's relative links below `/devices/<id>/`: sent there, as a folder is.
     if (address?.prefixed === true && address.path === '/' && !path.endsWith('/')) return withSlash(request, path);
     if (address !== null) return toDevice(request, env, context, address.id, address.path, address.prefixed);
@@ -216,7 +216,8 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** `response` with `release` called once its body ends or is cancelled when it streams (the events, a chute's log), else now. */
 function heldWhileStreamed(response: Response, release: () => void): Response {
-  if (response.body === null || !streamedAnswer(response)) {
+  // The type first: reading `body` of @hono/node-server's answer makes it a whole Fetch Response, which it then writes slowly.
+  if (!streamedAnswer(response) || response.body === null) {
     release();
     return response;
   }
@@ -255,6 +256,14 @@ function heldSockets(env: unknown, device: FleetDevice): unknown {
 }
 
 /** The path of an absolute URL, as sent (percent-encoded), without parsing the whole URL. */
+/** The request's `Host`: from Node's request where it came over HTTP (the Fetch `Headers` of the whole request are made only without one). */
+function hostOf(request: Request, env: unknown): string | null {
+  const incoming = (env as { incoming?: { headers: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
+  if (incoming === undefined) return request.headers.get('host');
+  const host = incoming.headers.host;
+  return typeof host === 'string' ? host : null;
+}
+
 function pathOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2);
   if (start < 0) return '/';
