@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { chuteNetworks } from '../../functions/chutes/lookup.ts';
-import type { DeviceEvent, NetworkTarget } from '../../functions/core/device/index.ts';
+import type { DeviceEvent, NetworkTarget, Settings } from '../../functions/core/device/index.ts';
 import * as telemetry from '../../functions/info/telemetry.get.ts';
 import type { Telemetry } from '../../functions/info/schemas.ts';
 import { deviceMetrics } from '../../functions/metrics/device-metrics.ts';
@@ -38,7 +38,7 @@ const PHONE = '02:5a:11:00:00:01';
 const temp = useTempDir('chutebox-living-');
 
 /** The default scenario on a clock at `T0 + elapsed`, which `at(ms)` moves, with every event it tells. */
-async function livingDefault(options: { seed?: number; dir?: string; still?: boolean; changeDelayMs?: number } = {}) {
+async function livingDefault(options: { seed?: number; dir?: string; still?: boolean; changeDelayMs?: number; settings?: () => Settings } = {}) {
   const scenario = await loadScenario(options.dir ?? DEFAULT, undefined, { clock: { now: T0, speed: 0 }, ...options });
   const events: DeviceEvent[] = [];
   scenario.device.followEvents((event) => events.push(event));
@@ -249,10 +249,11 @@ describe('the living network of the default scenario', () => {
   });
 
   it('lives on in the other networks when a chute network is rebuilt where its hostapd cannot start', async () => {
-    const { scenario, device, events, at } = await livingDefault({ changeDelayMs: 0 });
+    // A lab link stands in for the radios: the recorded reservation names none, and the rebuilt access point gets
+    // none, so it has no hostapd (as serve, with a radio gone).
+    const { scenario, device, events, at } = await livingDefault({ changeDelayMs: 0, settings: () => ({ lab_link: 'lab0' }) });
     const stored = (await device.chute('hello-world'))!;
     const wifi = { ...(stored.config.net as Record<string, Record<string, unknown>>).wifi, ssid: 'renamed' };
-    // The recorded reservation names no radio, so the rebuilt access point has no hostapd (as serve, with a radio gone).
     const change = await device.submitChange({ action: 'update-config', chute: 'hello-world', config: { ...stored.config, net: { wifi } } });
     expect((await settledChange(device, change.id)).state).toBe('succeeded');
     expect((await callFunction(stations, device, WIFI)).status).toBe(503);
