@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseMeminfo } from '../parsers/meminfo.ts';
 import { deepFreeze } from './deep-freeze.ts';
-import { reusingLast } from './reusing-last.ts';
+import { ANSWERS_KEPT, reusingLast } from './reusing-last.ts';
 
 describe('reusingLast', () => {
   it('parses a text once while it stays the same, even when read again into a new string', () => {
@@ -60,5 +60,24 @@ describe('reusingLast', () => {
     const containers = deepFreeze([{ State: 'running' }]);
     expect([usage(containers), usage(containers)]).toEqual([['running'], ['running']]);
     expect(calls).toBe(1);
+  });
+
+  it('keeps the answers of the last few sources: a request that reads each network in turn parses each once', () => {
+    let parses = 0;
+    const meminfo = reusingLast((text: string) => (parses++, parseMeminfo(text)));
+    const texts = ['MemTotal: 1 kB\n', 'MemTotal: 2 kB\n', 'MemTotal: 3 kB\n'];
+    for (let round = 0; round < 3; round++) expect(texts.map((text) => meminfo(text).MemTotal)).toEqual([1024, 2048, 3072]);
+    expect(parses).toBe(3);
+  });
+
+  it('keeps no more than ANSWERS_KEPT answers: the least recently used is derived again', () => {
+    let parses = 0;
+    const meminfo = reusingLast((text: string) => (parses++, parseMeminfo(text)));
+    const texts = Array.from({ length: ANSWERS_KEPT + 1 }, (_, i) => `MemTotal: ${i} kB\n`);
+    for (const text of texts) meminfo(text);
+    meminfo(texts.at(-1)!);
+    expect(parses).toBe(ANSWERS_KEPT + 1);
+    meminfo(texts[0]!);
+    expect(parses).toBe(ANSWERS_KEPT + 2);
   });
 });
