@@ -221,6 +221,19 @@ describe('the living network of the default scenario', () => {
     expect(await stationMacs(restored.scenario, GUEST)).not.toContain(PHONE);
   });
 
+  it('moves once an emulated second: the reads of one second answer the same texts, and a disconnection shows at once', async () => {
+    const { scenario, at } = await livingDefault();
+    at(3 * MINUTE + 100);
+    const early = await rawTexts(scenario);
+    at(3 * MINUTE + 900);
+    expect(await rawTexts(scenario)).toEqual(early);
+    at(3 * MINUTE + 1000);
+    expect(await rawTexts(scenario)).not.toEqual(early);
+    expect(await stationMacs(scenario)).toContain(PHONE);
+    expect((await callFunction(stationDelete, scenario.device, { ...WIFI, mac: PHONE })).status).toBe(200);
+    expect(await stationMacs(scenario)).not.toContain(PHONE);
+  });
+
   it('tells what happened over a jump of the clock on catchUp() alone, each event at its time', async () => {
     const { scenario, events, at } = await livingDefault();
     at(9 * MINUTE);

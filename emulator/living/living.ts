@@ -12,6 +12,12 @@ import type { Living } from './spec.ts';
 import { movedNetDev, NO_TRAFFIC, sumTraffic, trafficThrough, type Traffic } from './traffic.ts';
 import { ratesOf, stationBlocksAt, worldOf, type World } from './world.ts';
 
+/**
+ * The step of the living network's time, emulated ms: what it answers is worked out at the start of
+ * the second it is asked in, as a load simulator's tick, so that every read within one second reads
+ * the same texts (and parses them once). Events keep the ms they happened at.
+ */
+export const TICK_MS = 1000;
 /** How often a living network tells what happened while someone listens, real ms. */
 const CATCH_UP_EVERY_MS = 1000;
 /** The longest span a catch-up tells, ms: after a longer jump of the clock, only its last day is told. */
@@ -24,9 +30,7 @@ export interface LivingOptions {
   /** The device as changes left it: its chutes (whose Wi-Fi networks live) and containers. */
   device: () => Pick<Device, 'chuteNames' | 'chute' | 'containers'>;
   /** The scenario's clock: the emulated time since the replay started, and when the recording was taken. */
-  clock: Pick<ScenarioClock, 'elapsedMs' | 'recording'>;
-  /** The emulated wall clock, ms since the epoch. */
-  now: () => number;
+  clock: Pick<ScenarioClock, 'elapsedMs' | 'replayTime' | 'recording'>;
   /** Where the device's events go, each at the time it happened. */
   publish: PublishEvent;
   /** Told how many slots of generated stays each look at the network examined (a test's measure of the work). */
@@ -58,20 +62,22 @@ export interface LivingNetwork {
  * every second while someone listens, and on `catchUp()`, each at the time it happened.
  */
 export function livingNetwork(options: LivingOptions): LivingNetwork {
-  const { living, clock, now } = options;
+  const { living, clock } = options;
   let hooks: NetworkHooks | undefined;
   let last = clock.elapsedMs();
   let catching: Promise<void> = Promise.resolve();
   let watchers = 0;
   let timer: ReturnType<typeof setInterval> | undefined;
   let built: { seed: number; chutes: StoredChute[]; world: Promise<World> } | undefined;
+  /** What was worked out at one tick (`atTick`). */
+  let ticked: { w: World; t: number; wall0: number; removed: readonly (ReadonlyMap<string, number> | undefined)[]; answers: Map<string, unknown> } | undefined;
   /** Nothing happens before `until` while the world and the disconnections are these (`step`). */
   let quiet: { world: World; disconnected: number; until: number } | undefined;
 
-  /** The time now: ms since the replay started, and the epoch ms of time 0. */
+  /** The time now, at the start of its tick (`TICK_MS`): ms since the replay started, and the epoch ms of time 0. */
   function time() {
-    const t = clock.elapsedMs();
-    return { t, wall0: now() - t };
+    const { startMs, elapsedMs } = clock.replayTime();
+    return { t: Math.floor(elapsedMs / TICK_MS) * TICK_MS, wall0: startMs };
   }
   const removals: Removals = (ap) => {
     const slash = ap.indexOf('/');
@@ -92,6 +98,20 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
       if (built?.world === made) built = undefined;
     });
     return made;
+  }
+
+  /**
+   * `make()`, kept by `key` while the world, the tick, time 0 and every access point's map of
+   * disconnected stations (replaced on each change) are the same: all that the living network's
+   * answers are made from. Every read within one tick then answers the same texts.
+   */
+  function atTick<T>(w: World, t: number, wall0: number, key: string, make: () => T): T {
+    const removed = w.aps.map((ap) => hooks?.removals(ap.chute, ap.network));
+    const same = ticked !== undefined && ticked.w === w && ticked.t === t && ticked.wall0 === wall0 && removed.every((map, i) => map === ticked!.removed[i]);
+    if (!same) ticked = { w, t, wall0, removed, answers: new Map() };
+    const answers = ticked!.answers;
+    if (!answers.has(key)) answers.set(key, make());
+    return answers.get(key) as T;
   }
 
   /** The stays that may be under way from `from` to `to`, and the work it took. */
@@ -163,17 +183,21 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
   async function stationsOf(target: LifeTarget, format: 'iw' | 'hostapd') {
     const found = await accessPointOf(target);
     if (found === null) return null;
+    const { w, ap } = found;
     const { t, wall0 } = time();
-    return stationBlocksAt(found.w, found.ap, segmentsAt(sessions(found.w, t, t), found.ap.key, t), t, wall0, format);
+    return atTick(w, t, wall0, `${ap.key} ${format}`, () => Object.freeze(stationBlocksAt(w, ap, segmentsAt(sessions(w, t, t), ap.key, t), t, wall0, format)));
   }
 
   /** What went through each access point since the start, by its chute. */
   async function traffic(): Promise<{ w: World; byAp: Map<AccessPoint, Traffic> }> {
     await catchUp();
     const w = await world();
-    const { t } = time();
-    const listed = listedSessions(w, removals);
-    return { w, byAp: new Map(w.aps.map((ap) => [ap, trafficThrough(w.seed, w.rates, listed, ap.key, (id) => ratesOf(w, id), t)])) };
+    const { t, wall0 } = time();
+    const byAp = atTick(w, t, wall0, 'traffic', () => {
+      const listed = listedSessions(w, removals);
+      return new Map(w.aps.map((ap) => [ap, trafficThrough(w.seed, w.rates, listed, ap.key, (id) => ratesOf(w, id), t)]));
+    });
+    return { w, byAp };
   }
 
   return {
@@ -192,8 +216,9 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
           const found = await accessPointOf(target);
           if (found === null) return undefined;
           if (found.ap.pool === null && found.ap.leases === null) return null;
+          const { w, ap } = found;
           const { t, wall0 } = time();
-          return leaseFileAt(leasesOf(found.w, [found.ap], t, t).get(found.ap.key)!, t, (ms) => Math.round((wall0 + ms) / 1000));
+          return atTick(w, t, wall0, `${ap.key} leases`, () => leaseFileAt(leasesOf(w, [ap], t, t).get(ap.key)!, t, (ms) => Math.round((wall0 + ms) / 1000)));
         },
         elapsedMs: () => clock.elapsedMs(),
         watch,

@@ -24,6 +24,8 @@ export interface ScenarioClock {
   recording(): Promise<{ atMs: number; bootMs: number } | null>;
   /** How long the device has run since the replay started, in whole centiseconds (as ms): the emulated clock's `elapsedMs`. */
   elapsedMs(): number;
+  /** When the replay started (epoch ms) and `elapsedMs()`, both in whole centiseconds and read at one moment: their sum is the wall time. */
+  replayTime(): { startMs: number; elapsedMs: number };
 }
 
 /** What the recording says about its time, in centiseconds (the resolution of /proc/uptime). */
@@ -104,6 +106,10 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, clock: { read(): 
     },
     shift,
     elapsedMs: () => replay().elapsedCs * 10,
+    replayTime() {
+      const { startCs, elapsedCs } = replay();
+      return { startMs: startCs * 10, elapsedMs: elapsedCs * 10 };
+    },
     recording: () =>
       recorded().then((clock) => (clock === null ? null : { atMs: clock.at.bootTime * 1000 + clock.at.uptimeCs * 10, bootMs: clock.at.bootTime * 1000 })),
     leases: (text) =>

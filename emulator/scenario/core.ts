@@ -170,7 +170,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   const living =
     clock === undefined || options.still || !documents.living
       ? null
-      : livingNetwork({ living: documents.living, seed: () => seed, device: () => device, clock, now, publish: events.publish });
+      : livingNetwork({ living: documents.living, seed: () => seed, device: () => device, clock, publish: events.publish });
   // A jump of the clock (an advance, a set) tells what happened on the way, each at its own time.
   if (living !== null) emulated.onChange(() => void living.catchUp());
   // What no state holds, shared by every state the device goes through: the recordings, and who remembers what.

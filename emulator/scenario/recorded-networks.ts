@@ -96,8 +96,12 @@ export interface NetworkHooks {
 
 /** What a recorded network has been told since its networks were created. */
 interface NetworkState {
-  /** Stations disconnected with `stationDel` or hostapd's `DEAUTHENTICATE` (lower-case MACs), and when (ms of emulated time; 0 without a living network). */
-  removed: Map<string, number>;
+  /**
+   * Stations disconnected with `stationDel` or hostapd's `DEAUTHENTICATE` (lower-case MACs), and when
+   * (ms of emulated time; 0 without a living network). Replaced, never changed in place: a living
+   * network keeps what it worked out while these maps are the same.
+   */
+  removed: ReadonlyMap<string, number>;
   /** The SSID set with hostapd's `SET ssid`, if any. */
   ssid: string | undefined;
   /** Who subscribed to hostapd's events (`hostapdEvents`) and has not stopped. */
@@ -239,7 +243,8 @@ export function recordedNetworks(
 
     /** Disconnects a station that is there (lower-case MAC): gone from both lists of stations, and its events sent. */
     const disconnect = (lower: string) => {
-      state().removed.set(lower, life?.elapsedMs() ?? 0);
+      const found = state();
+      found.removed = new Map(found.removed).set(lower, life?.elapsedMs() ?? 0);
       for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
       publish?.({ kind: 'station.disconnected', chute: target.chute, network: target.network, mac: lower });
     };
