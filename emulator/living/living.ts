@@ -1,5 +1,6 @@
 import { CHUTE_LABEL, type Device, type StoredChute } from '../../functions/core/device/index.ts';
 import { parseRoutes } from '../../functions/parsers/proc-net-route.ts';
+import { reusingLast } from '../../functions/core/reusing-last.ts';
 import type { PublishEvent } from '../../runtime/events/buffer.ts';
 import type { ScenarioClock } from '../scenario/clock.ts';
 import type { LifeTarget, NetworkHooks, NetworkLife } from '../scenario/recorded-networks.ts';
@@ -189,15 +190,15 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
   }
 
   /** What went through each access point since the start, by its chute. */
-  async function traffic(): Promise<{ w: World; byAp: Map<AccessPoint, Traffic> }> {
+  async function traffic(): Promise<{ byAp: Map<AccessPoint, Traffic>; netDev: (text: string, routes: string | null) => string }> {
     await catchUp();
     const w = await world();
     const { t, wall0 } = time();
-    const byAp = atTick(w, t, wall0, 'traffic', () => {
+    return atTick(w, t, wall0, 'traffic', () => {
       const listed = listedSessions(w, removals);
-      return new Map(w.aps.map((ap) => [ap, trafficThrough(w.seed, w.rates, listed, ap.key, (id) => ratesOf(w, id), t)]));
+      const byAp = new Map(w.aps.map((ap) => [ap, trafficThrough(w.seed, w.rates, listed, ap.key, (id) => ratesOf(w, id), t)]));
+      return { byAp, netDev: reusingLast((text: string, routes: string | null) => netDevWith(byAp, text, routes)) };
     });
-    return { w, byAp };
   }
 
   return {
@@ -227,21 +228,8 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
     readFile: (base) => async (path) => {
       const text = await base(path);
       if (text === null || normalizePosix(path) !== NET_DEV) return text;
-      const [{ byAp }, routes] = await Promise.all([traffic(), base(NET_ROUTE)]);
-      const added = new Map<string, { receive: [number, number]; transmit: [number, number] }>();
-      const add = (name: string, moved: Traffic, receive: 'up' | 'down') => {
-        const other = receive === 'up' ? 'down' : 'up';
-        const before = added.get(name) ?? { receive: [0, 0], transmit: [0, 0] };
-        added.set(name, {
-          receive: [before.receive[0] + moved[`${receive}Bytes`], before.receive[1] + moved[`${receive}Packets`]],
-          transmit: [before.transmit[0] + moved[`${other}Bytes`], before.transmit[1] + moved[`${other}Packets`]],
-        });
-      };
-      // An access point receives what its stations send; the uplink receives what they are sent.
-      for (const [ap, moved] of byAp) if (ap.hostInterface !== null) add(ap.hostInterface, moved, 'up');
-      const uplink = parseRoutes(routes ?? '').find((route) => route.destination.prefix === 0 && route.up)?.interface;
-      if (uplink !== undefined) add(uplink, sumTraffic([...byAp.values()]), 'down');
-      return movedNetDev(text, added);
+      const [{ netDev }, routes] = await Promise.all([traffic(), base(NET_ROUTE)]);
+      return netDev(text, routes);
     },
     containerStats: (base) => async (id) => {
       const body = await base(id);
@@ -280,6 +268,24 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
 
 const NET_DEV = '/proc/net/dev';
 const NET_ROUTE = '/proc/net/route';
+
+/** /proc/net/dev with each access point's and the uplink's (the default route's interface) counters moved on by their stations' traffic. */
+function netDevWith(byAp: ReadonlyMap<AccessPoint, Traffic>, text: string, routes: string | null): string {
+  const added = new Map<string, { receive: [number, number]; transmit: [number, number] }>();
+  const add = (name: string, moved: Traffic, receive: 'up' | 'down') => {
+    const other = receive === 'up' ? 'down' : 'up';
+    const before = added.get(name) ?? { receive: [0, 0], transmit: [0, 0] };
+    added.set(name, {
+      receive: [before.receive[0] + moved[`${receive}Bytes`], before.receive[1] + moved[`${receive}Packets`]],
+      transmit: [before.transmit[0] + moved[`${other}Bytes`], before.transmit[1] + moved[`${other}Packets`]],
+    });
+  };
+  // An access point receives what its stations send; the uplink receives what they are sent.
+  for (const [ap, moved] of byAp) if (ap.hostInterface !== null) add(ap.hostInterface, moved, 'up');
+  const uplink = parseRoutes(routes ?? '').find((route) => route.destination.prefix === 0 && route.up)?.interface;
+  if (uplink !== undefined) add(uplink, sumTraffic([...byAp.values()]), 'down');
+  return movedNetDev(text, added);
+}
 
 /**
  * A stats body whose first network interface (the chute's `eth0`) received what its access points'
