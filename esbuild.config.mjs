@@ -269,6 +269,31 @@ function functionEntry(file) {
   ].join('\n');
 }
 
+/** The bundle of every function, for emulate (runtime/http/mount-functions.ts `together`); a device imports one bundle a function. */
+const TOGETHER_FILE = 'all-functions.mjs';
+
+/**
+ * dist/all-functions.mjs: every endpoint's route and invoke in one module (`functions`, by bundle
+ * name), so that emulate, which runs them all, compiles and optimizes the code they share once. The
+ * OpenAPI document's function stays in its own bundle, which carries the document.
+ */
+function buildTogether(functions) {
+  const core = (m) => JSON.stringify(path.join(root, 'functions/core', m));
+  const contents = [
+    `import { bundleInvoke } from ${core('bundle.ts')};`,
+    ...functions.map((fn, i) => `import { route as route${i}, handle as handle${i} } from ${JSON.stringify(fn.file)};`),
+    'export const functions = {',
+    ...functions.map((fn, i) => `  ${JSON.stringify(fn.name)}: { route: route${i}, invoke: bundleInvoke(route${i}, handle${i}) },`),
+    '};',
+  ].join('\n');
+  return esbuild.build({
+    ...shared,
+    stdin: { contents, resolveDir: root, sourcefile: 'all-functions.entry.js', loader: 'js' },
+    outfile: path.join(dist, TOGETHER_FILE),
+    plugins: [yamlModules()],
+  });
+}
+
 /** The function whose bundle carries the OpenAPI document (functions/meta/openapi.get.ts), built once the document is. */
 const OPENAPI_FUNCTION = 'meta-openapi-get';
 
@@ -455,6 +480,7 @@ const [openApi] = await Promise.all([
 const openApiFunction = functions.find((fn) => fn.name === OPENAPI_FUNCTION);
 if (openApiFunction === undefined) throw new Error(`no function ${OPENAPI_FUNCTION}: functions/meta/openapi.get.ts is missing`);
 await buildFunction(openApiFunction, { CHUTEBOX_OPENAPI: JSON.stringify(openApi) });
+await buildTogether(functions.filter((fn) => fn.name !== OPENAPI_FUNCTION));
 // The docs page (dist/docs/): Redoc's standalone bundle and a page with the document inlined (docs/decisions/0032-the-docs-page.md).
 await writeDocsPage({ root, dist, document: openApi });
 // The portal (dist/portal/): the page at GET /, its script and style sheet (docs/decisions/0063-the-portal.md).
@@ -526,7 +552,14 @@ async function sizes(file) {
   return { bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
 }
 
-const manifest = { version: pkg.version, budgets: BUDGETS, functions: [], entries: [], portal };
+const manifest = {
+  version: pkg.version,
+  budgets: BUDGETS,
+  functions: [],
+  together: { file: TOGETHER_FILE, dir: 'functions', ...(await sizes(path.join(dist, TOGETHER_FILE))) },
+  entries: [],
+  portal,
+};
 for (const fn of functions) {
   const file = path.join(dist, 'functions', `${fn.name}.mjs`);
   const { route } = await import(pathToFileURL(file).href);

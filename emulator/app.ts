@@ -9,6 +9,7 @@ import type { AuthPolicy } from '../runtime/auth/policy.ts';
 import type { ApiOptions } from '../runtime/http/api.ts';
 import { apiApp } from '../runtime/http/api.ts';
 import { mountFunctions } from '../runtime/http/mount-functions.ts';
+import { allFunctions } from './all-functions.ts';
 import { requestCounter } from '../runtime/http/request-counts.ts';
 import { emulatorAdmin, type EmulatorAdmin } from './admin.ts';
 import type { FaultRuleInput } from './faults/rule.ts';
@@ -124,7 +125,7 @@ export async function emulatorApp(options: EmulatorAppOptions = {}): Promise<Emu
   const auth = options.auth === false ? null : await fixedAuth(EMULATOR_ACCOUNT, scenario.clock.now);
   const uploadLimit = options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const requests = requestCounter(options.answered);
-  const functions = await mountFunctions(functionsDir);
+  const functions = await mountFunctions(functionsDir, await allFunctions(functionsDir));
   admin = await emulatorAdmin({ functions, scenario, faults: options.faults });
   const app = apiApp(functions, {
     device: scenario.device,

@@ -2,7 +2,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startChutebox, type Started } from './support/spawn.ts';
@@ -54,6 +54,17 @@ describe('dist/manifest.json', () => {
       }
     }
     expect(manifest.functions.map((fn) => fn.name).sort()).toEqual(fromFiles.sort());
+  });
+
+  it("puts every function but the OpenAPI document's into dist/all-functions.mjs, emulate's one bundle, on the same routes", async () => {
+    const together = (manifest as Manifest & { together?: { file: string; dir: string } }).together;
+    expect(together).toMatchObject({ file: 'all-functions.mjs', dir: 'functions' });
+    const { functions } = (await import(pathToFileURL(path.join(DIST, together!.file)).href)) as {
+      functions: Record<string, { route: { method: string; path: string } }>;
+    };
+    const expected = manifest.functions.filter((fn) => fn.name !== 'meta-openapi-get');
+    expect(Object.keys(functions).sort()).toEqual(expected.map((fn) => fn.name).sort());
+    for (const fn of expected) expect([functions[fn.name]!.route.method, functions[fn.name]!.route.path]).toEqual([fn.method, fn.path]);
   });
 
   it('mounts /api/v1/config/new_config as an alias of new-config, not as a bundle of its own', () => {

@@ -7,6 +7,7 @@ import { apiApp, type ApiFunction, type ApiOptions } from '../../runtime/http/ap
 import { documentOperations } from '../faults/operations.ts';
 import { listen } from '../../runtime/http/listen.ts';
 import { mountFunctions } from '../../runtime/http/mount-functions.ts';
+import { allFunctions } from '../all-functions.ts';
 import { EMULATOR_ACCOUNT, validation } from '../app.ts';
 import type { ClockPatch, ClockReading } from '../emulated-clock.ts';
 import type { FaultRuleInput } from '../faults/rule.ts';
@@ -76,7 +77,7 @@ export async function fleetServer(
 ): Promise<{ app: Hono; fleet: Fleet; outbound(): FleetOutbound | null; reset(): Promise<void>; clock: ReturnType<typeof fleetClock>; state: FleetStateApi }> {
   const spec = { size: options.size, seed: options.seed ?? DEFAULT_SEED, scenarios: options.scenarios ?? [{ scenario: 'default', share: 1 }] };
   const functionsDir = path.resolve(options.functionsDir ?? fileURLToPath(new URL('./functions/', import.meta.url)));
-  const functions = await mountFunctions(functionsDir);
+  const functions = await mountFunctions(functionsDir, await allFunctions(functionsDir));
   const concurrency = options.outboundConcurrency ?? 64;
   // One built-in controller for the whole fleet: it counts what every device sent.
   const fake = fakeController({ routers: spec.size });

@@ -7,6 +7,14 @@ import { routePaths, type Route } from '../../functions/core/route.ts';
 /** The file the build writes beside the functions folder: every bundle's route (see esbuild.config.mjs). */
 export const MANIFEST_FILE = 'manifest.json';
 
+/** A bundle as mounted: its route and what runs it (a Lambda handler is not needed to serve). */
+export type Mountable = Pick<FunctionBundle, 'route' | 'invoke'>;
+
+export interface MountOptions {
+  /** Where a listed bundle's function comes from instead of its file (undefined: its file), as emulate takes them all from one bundle (emulator/all-functions.ts). */
+  importing?: (file: string) => Promise<Mountable | undefined>;
+}
+
 /**
  * One mounted function: its route, known before its bundle is imported, and the bundle, imported on
  * the first request (`load`) and kept (`loaded`).
@@ -14,9 +22,9 @@ export const MANIFEST_FILE = 'manifest.json';
 export interface MountedFunction {
   route: Route;
   /** The bundle once imported; undefined until the first `load()` has finished. */
-  loaded: FunctionBundle | undefined;
+  loaded: Mountable | undefined;
   /** Imports the bundle once; later calls share that import. */
-  load(): Promise<FunctionBundle>;
+  load(): Promise<Mountable>;
 }
 
 /**
@@ -30,7 +38,7 @@ export interface MountedFunction {
  * @example
  * const functions = await mountFunctions('dist/functions'); // [{ route: { method: 'GET', path: '/api/v1/info/features', … }, loaded: undefined, load }, …]
  */
-export async function mountFunctions(dir: string): Promise<MountedFunction[]> {
+export async function mountFunctions(dir: string, options: MountOptions = {}): Promise<MountedFunction[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -42,7 +50,7 @@ export async function mountFunctions(dir: string): Promise<MountedFunction[]> {
   const seen = new Map<string, string>();
   for (const name of names.filter((file) => file.endsWith('.mjs')).sort()) {
     const file = path.join(dir, name);
-    const fn = listed.has(name) ? lazyFunction(file, listed.get(name)!) : loadedFunction(await importBundle(file));
+    const fn = listed.has(name) ? lazyFunction(file, listed.get(name)!, options.importing) : loadedFunction(await importBundle(file));
     for (const routePath of routePaths(fn.route)) {
       const key = `${fn.route.method} ${routePath}`;
       if (seen.has(key)) throw new Error(`${file} and ${seen.get(key)} both answer ${key}`);
@@ -80,13 +88,13 @@ async function manifestRoutes(dir: string): Promise<Map<string, Route>> {
   return routes;
 }
 
-function lazyFunction(file: string, route: Route): MountedFunction {
-  let importing: Promise<FunctionBundle> | undefined;
+function lazyFunction(file: string, route: Route, from: MountOptions['importing']): MountedFunction {
+  let importing: Promise<Mountable> | undefined;
   const fn: MountedFunction = {
     route,
     loaded: undefined,
     load: () =>
-      (importing ??= importBundle(file).then((bundle) => {
+      (importing ??= (from === undefined ? importBundle(file) : from(file).then((found) => found ?? importBundle(file))).then((bundle) => {
         const [built, listed] = [bundle.route, route].map((r) => `${r.method} ${routePaths(r).join(', ')}`);
         if (built !== listed) throw new Error(`${file} answers ${built}, not ${listed} as ${MANIFEST_FILE} says: build again`);
         return (fn.loaded = bundle);
@@ -95,14 +103,14 @@ function lazyFunction(file: string, route: Route): MountedFunction {
   return fn;
 }
 
-function loadedFunction(bundle: FunctionBundle): MountedFunction {
+function loadedFunction(bundle: Mountable): MountedFunction {
   return { route: bundle.route, loaded: bundle, load: () => Promise.resolve(bundle) };
 }
 
-async function importBundle(file: string): Promise<FunctionBundle> {
-  const bundle = (await import(pathToFileURL(file).href)) as Partial<FunctionBundle>;
+async function importBundle(file: string): Promise<Mountable> {
+  const bundle = (await import(pathToFileURL(file).href)) as Partial<Mountable>;
   if (typeof bundle.invoke !== 'function' || typeof bundle.route?.path !== 'string' || typeof bundle.route.method !== 'string') {
     throw new Error(`${file} is not a function bundle: it must export route and invoke`);
   }
-  return bundle as FunctionBundle;
+  return bundle as Mountable;
 }
