@@ -269,7 +269,7 @@ function functionEntry(file) {
   ].join('\n');
 }
 
-/** The bundle of every function, for emulate (runtime/http/mount-functions.ts `together`); a device imports one bundle a function. */
+/** The bundle of every function, for emulate (emulator/all-functions.ts, the manifest's `together`); a device imports one bundle a function. */
 const TOGETHER_FILE = 'all-functions.mjs';
 
 /**

@@ -255,7 +255,6 @@ function heldSockets(env: unknown, device: FleetDevice): unknown {
   return { ...(env as object), [ACCEPT_WEBSOCKET]: held };
 }
 
-/** The path of an absolute URL, as sent (percent-encoded), without parsing the whole URL. */
 /** The request's `Host`: from Node's request where it came over HTTP (the Fetch `Headers` of the whole request are made only without one). */
 function hostOf(request: Request, env: unknown): string | null {
   const incoming = (env as { incoming?: { headers: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
@@ -264,6 +263,7 @@ function hostOf(request: Request, env: unknown): string | null {
   return typeof host === 'string' ? host : null;
 }
 
+/** The path of an absolute URL, as sent (percent-encoded), without parsing the whole URL. */
 function pathOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2);
   if (start < 0) return '/';

@@ -270,16 +270,16 @@ function runningSince(record: ChangeRecord | undefined): number | undefined {
 }
 
 /**
- * What changes have made of the emulated device so far, in memory: every effect edits it, every read
- * of chutes and containers answers from it.
- */
-/**
  * Installs of a name that was taken when they were queued: they fail when they run. One set for every
  * device of the process: a request is one device's own object, and an empty set costs each device of a
  * fleet 1.5 KB.
  */
 const CONFLICTING = new WeakSet<ChangeRequest>();
 
+/**
+ * What changes have made of the emulated device so far, in memory: every effect edits it, every read
+ * of chutes and containers answers from it.
+ */
 interface ChangesMade {
   /** The chutes and containers changes started from. */
   base: Omit<Device, ChangeMethods>;

@@ -245,7 +245,7 @@ export function recordedNetworks(
     const disconnect = (lower: string) => {
       const found = state();
       found.removed = new Map(found.removed).set(lower, life?.elapsedMs() ?? 0);
-      for (const listener of state().listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
+      for (const listener of found.listeners) listener(`AP-STA-DISCONNECTED ${lower}`);
       publish?.({ kind: 'station.disconnected', chute: target.chute, network: target.network, mac: lower });
     };
 

@@ -22,9 +22,17 @@ export function reusingLast<Sources extends unknown[], Answer>(derive: (...sourc
   /** The answers kept, the most recently used first. */
   const kept: { sources: Sources; answer: Answer }[] = [];
   return (...sources) => {
-    const at = kept.findIndex((entry) => sameSources(sources, entry.sources));
-    if (at === 0) return kept[0]!.answer;
-    const entry = at > 0 ? kept.splice(at, 1)[0]! : { sources, answer: deepFreeze(derive(...sources)) };
+    for (let i = 0; i < kept.length; i++) {
+      const entry = kept[i]!;
+      if (!sameSources(sources, entry.sources)) continue;
+      // The most recently used first: the next look finds it at once.
+      if (i > 0) {
+        kept.splice(i, 1);
+        kept.unshift(entry);
+      }
+      return entry.answer;
+    }
+    const entry = { sources, answer: deepFreeze(derive(...sources)) };
     kept.unshift(entry);
     if (kept.length > ANSWERS_KEPT) kept.pop();
     return entry.answer;
