@@ -45,8 +45,10 @@ export function faultyDevice(device: Device, active: () => readonly DeviceFault[
   const diskFull = () => checkDiskSpace(active);
   const reboots = rebootsOf(device, active, () => device.now());
   return {
+    // A key before the spreads, which hold no rebooting: one hidden class for every device (docs/performance.md#objects-made-per-device).
+    rebooting: () => reboots.silent(),
     ...device,
-    ...radioFiles({ ...device, readFile: reboots.files.readFile }, active),
+    ...radioFiles({ readFile: reboots.files.readFile, readDir: device.readDir, realPath: device.realPath }, active),
     network: faultyNetworks(device, active, options.toolTimeoutMs ?? DEFAULT_TIMEOUT_MS),
     containers: () => (engineDown() ? Promise.resolve(null) : device.containers()),
     containerStats: (id) => (engineDown() ? Promise.resolve(null) : device.containerStats(id)),
@@ -76,6 +78,5 @@ export function faultyDevice(device: Device, active: () => readonly DeviceFault[
           return next;
         }),
     },
-    rebooting: () => reboots.silent(),
   };
 }

@@ -126,7 +126,8 @@ export function fleetApp(options: FleetAppOptions): Hono {
     // API app is only told the path (`PATH_BINDING`), as making the request again costs a fleet's reads.
     if (!prefixed) return served(device)(request, env, context);
     if (device.admin !== undefined || options.validated === true) return served(device)(atPath(request, path), env, context);
-    return served(device)(request, { ...(env as object | undefined), [PATH_BINDING]: path }, context);
+    // Object.assign, not a spread in a literal: no hidden class made for each request (docs/performance.md#objects-made-per-device).
+    return served(device)(request, Object.assign({}, env, { [PATH_BINDING]: path }), context);
   }
 
   // The front is what `listen` serves: its events streams are the API app's.
@@ -175,8 +176,9 @@ function deviceFetches(api: Fetch, corsOrigin: string | undefined): (device: Fle
     let fetch = made.get(device);
     if (fetch === undefined) {
       const { scenario } = device;
+      // Object.assign, not a spread in a literal: no hidden class made for each request (docs/performance.md#objects-made-per-device).
       const bound: Fetch = (request, env, context) =>
-        api(request, { ...(env as object | undefined), [DEVICE_BINDING]: scenario.device, [AUTH_BINDING]: device.auth ?? undefined }, context);
+        api(request, Object.assign({}, env, { [DEVICE_BINDING]: scenario.device, [AUTH_BINDING]: device.auth ?? undefined }), context);
       const silent = silentWhileRebooting(bound, scenario.rebooting);
       let faulting: Fetch | undefined;
       // Its fault rules once it has an admin (most devices never get one).

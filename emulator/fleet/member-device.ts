@@ -50,7 +50,7 @@ export async function loadFleetScenarios(spec: Pick<FleetSpec, 'scenarios'>): Pr
 export function memberDevice(scenarios: FleetScenarios, member: FleetMember, options: Omit<ScenarioOptions, 'seed'> = {}): Scenario {
   const scenario = scenarios.get(member.scenario);
   if (scenario === undefined) throw new Error(`the fleet has no scenario ${member.scenario}`);
-  return emulateScenario(memberSource(scenario, member), { ...options, seed: member.seed });
+  return emulateScenario(memberSource(scenario, member), Object.assign({}, options, { seed: member.seed }));
 }
 
 /**

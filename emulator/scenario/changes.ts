@@ -197,7 +197,7 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
     turn: steps.turn,
     bound: options.bound,
     publish: options.publish,
-    effects: emulatedEffects(made, { ...options, due: steps.due }),
+    effects: emulatedEffects(made, { due: steps.due, ...options }),
   });
   for (const change of options.resume ?? []) {
     if (change.turnAt !== null) steps.turns.set(change.id, change.turnAt);
@@ -205,6 +205,14 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
     void runner.resume(change.id, change.request);
   }
   return {
+    // A key before the spreads, which no Device has: one hidden class for every device (docs/performance.md#objects-made-per-device).
+    underWay: () =>
+      runner.underWay().map(({ id, request }) => ({
+        id,
+        request,
+        turnAt: steps.turns.get(id) ?? null,
+        ...(CONFLICTING.has(request) ? { conflicting: true as const } : {}),
+      })),
     ...base,
     ...made.reads,
     async submitChange(request) {
@@ -228,13 +236,6 @@ export function emulatedChanges(scenario: Omit<Device, ChangeMethods>, options: 
     },
     factoryReset: () => guard.run(() => runner.exclusive(() => resetEmulated(made, log, options))),
     snapshot: () => snapshotOf(made, log),
-    underWay: () =>
-      runner.underWay().map(({ id, request }) => ({
-        id,
-        request,
-        turnAt: steps.turns.get(id) ?? null,
-        ...(CONFLICTING.has(request) ? { conflicting: true as const } : {}),
-      })),
   };
 }
 
@@ -352,20 +353,22 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions & Ste
     await options.due(id);
     await note(EMULATED_POWER[request.action]);
   };
-  return {
-    ...chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options, action)),
-    async 'update-hostconfig'(request, note, id) {
-      await options.due(id);
-      return options.applyHostConfig(request, note, id);
+  return Object.assign(
+    chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options, action)),
+    {
+      async 'update-hostconfig'(request: ChangeRequestOf<'update-hostconfig'>, note: Note, id: number) {
+        await options.due(id);
+        return options.applyHostConfig(request, note, id);
+      },
+      async 'update-runtime'(_request: ChangeRequestOf<'update-runtime'>, note: Note) {
+        await options.sleep(options.delayMs);
+        const offered = await takeRelease(options.releases, note);
+        if (offered !== null) await note(EMULATED_UPDATE);
+      },
+      reboot: power,
+      shutdown: power,
     },
-    async 'update-runtime'(_request, note) {
-      await options.sleep(options.delayMs);
-      const offered = await takeRelease(options.releases, note);
-      if (offered !== null) await note(EMULATED_UPDATE);
-    },
-    reboot: power,
-    shutdown: power,
-  };
+  );
 }
 
 /** What an effect waits for before it does anything: `delayMs` after its change began to run (`changeSteps`). */

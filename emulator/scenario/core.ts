@@ -243,14 +243,15 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     const audio = scenarioAudio(files, state?.audio);
     self = emulatedChanges(
       {
-        ...sources,
-        ...recordedChutes,
-        network,
+        // A key before the spreads, which hold no hostConfig: one hidden class for every device (docs/performance.md#objects-made-per-device).
         hostConfig: {
           read: () => hostConfig.read(),
           pdconf: afterStart(() => hostConfig.pdconf()),
           reloadPdconf: afterStart(async () => (guard.refuse(), hostConfig.reloadPdconf())),
         },
+        ...sources,
+        ...recordedChutes,
+        network,
         provisioning: {
           status: afterStart(() => provisioning.status()),
           provision: afterStart(async (credentials) => (guard.refuse(), provisioning.provision(credentials))),
@@ -310,7 +311,8 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
   }
 
   let current = inState();
-  const device = forwarding(() => current.device, current.device);
+  /** The one Device that the HTTP app and the handlers hold: `enter` gives it the methods of each new state. */
+  const device = { ...current.device };
 
   /**
    * Puts the device in a state (the scenario's, with the seed and the clock as started, when none is
@@ -322,6 +324,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     const next = inState(state, resume);
     current.leave();
     current = next;
+    Object.assign(device, next.device);
     network.restore(state?.networks ?? []);
     if (state === undefined) emulated.reset();
     else emulated.restore(state.clock);
@@ -398,26 +401,6 @@ function watched(followEvents: Device['followEvents'], living: LivingNetwork): D
 const NO_FAULTS = () => [];
 
 /**
- * An object whose every method calls the same method of `current()` when called (nested objects
- * likewise), made after the keys of `shape`: the one Device that the HTTP app and the handlers hold
- * while the state behind it is made anew.
- */
-function forwarding<T extends object>(current: () => T, shape: T): T {
-  const forward: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(shape)) {
-    if (typeof value === 'function')
-      forward[key] = (...args: unknown[]) => {
-        const target = current() as Record<string, (...args: unknown[]) => unknown>;
-        return target[key]!(...args);
-      };
-    else if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
-      forward[key] = forwarding(() => (current() as Record<string, object>)[key]!, value);
-    else throw new Error(`forwarding: ${key} is neither a method nor a plain object of methods`);
-  }
-  return forward as T;
-}
-
-/**
  * The raw sources of a scenario whose files, `device.yaml` and engine recordings are in memory, but its
  * chutes and settings. The engine recordings are asked for on each call: a fleet's device rewrites them
  * as they are read (emulator/fleet/member-device.ts) and keeps nothing.
@@ -435,7 +418,9 @@ function scenarioSources(
     return bodies !== undefined && Object.hasOwn(bodies, id) ? deepFreeze(bodies[id]!) : null;
   };
   return {
-    ...files,
+    readFile: files.readFile,
+    readDir: files.readDir,
+    realPath: files.realPath,
     // A mount point as recorded is found without spelling it again (`mountKey`).
     statfs: async (mountPoint) => statfs.get(mountPoint) ?? statfs.get(mountKey(mountPoint)) ?? null,
     uname: async () => uname,

@@ -35,7 +35,7 @@ export const SCENARIO_ENV = 'CHUTEBOX_SCENARIO';
  * What requests change is the device's state (`EmulatorState`), which the answer snapshots, restores
  * and resets. The networks and the clock are restored in place (a hostapd control websocket keeps its
  * network); the chutes, the engine, the changes, the host configuration, provisioning and the
- * accounts are made anew from the state, behind the one `device` (`forwarding`), so that nothing
+ * accounts are made anew from the state, and the one `device` is given its methods, so that nothing
  * under way before a restore (a change's next step, a telemetry timer, a provisioning check) reaches
  * the state after it.
  *

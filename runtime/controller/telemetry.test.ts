@@ -182,7 +182,7 @@ describe('telemetry to the controller', () => {
     sender.stop();
     await seconds(0); // the aborted request settles
     expect(vi.getTimerCount()).toBe(0);
-    expect(sender.running).toBe(false);
+    expect(sender.running()).toBe(false);
     await seconds(3600);
     expect(attempts).toBe(1);
     expect(sender.status()).toEqual({ lastSuccess: null, lastError: null, queued: 0, dropped: 0, delivered: 0, failed: 0 });

@@ -86,7 +86,7 @@ export interface TelemetrySender {
   sendNow(): Promise<boolean>;
   status(): SenderStatus;
   /** Whether it is started. */
-  readonly running: boolean;
+  running(): boolean;
 }
 
 interface Queued {
@@ -238,9 +238,7 @@ export function telemetrySender(options: TelemetrySenderOptions): TelemetrySende
     status() {
       return { lastSuccess, lastError, queued: queue.length, dropped, delivered, failed };
     },
-    get running() {
-      return intervalMs !== null;
-    },
+    running: () => intervalMs !== null,
   };
 }
 

@@ -324,7 +324,7 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
 
     async sendNow() {
       await whenLoaded();
-      if (!sender.running) throw new HttpProblem(409, 'telemetry does not run: the device is not provisioned, or its host configuration disables it');
+      if (!sender.running()) throw new HttpProblem(409, 'telemetry does not run: the device is not provisioned, or its host configuration disables it');
       return sender.sendNow();
     },
 
