@@ -108,6 +108,9 @@ interface NetworkState {
   listeners: Set<(text: string) => void>;
 }
 
+/** No station removed: shared by every network, as a removal replaces the map (copy on write). */
+const NONE_REMOVED: ReadonlyMap<string, number> = new Map();
+
 /**
  * Chute networks answered from their raw recordings (`read`), like the tools on a device would:
  * - `stationDump` is the `stationDump` recording verbatim ('' without it), less the stations removed
@@ -204,7 +207,7 @@ export function recordedNetworks(
     const key = keyOf(target.chute, target.network);
     const state = () => {
       let found = states.get(key);
-      if (found === undefined) states.set(key, (found = { removed: new Map(), ssid: undefined, listeners: new Set() }));
+      if (found === undefined) states.set(key, (found = { removed: NONE_REMOVED, ssid: undefined, listeners: new Set() }));
       return found;
     };
 
@@ -350,14 +353,14 @@ export function recordedNetworks(
     forget(chute: string, networks: readonly string[]): void {
       for (const network of networks) {
         const kept = states.get(JSON.stringify([chute, network]));
-        if (kept !== undefined) Object.assign(kept, { removed: new Map<string, number>(), ssid: undefined });
+        if (kept !== undefined) Object.assign(kept, { removed: NONE_REMOVED, ssid: undefined });
       }
     },
     restore(state: NetworksState): void {
-      for (const kept of states.values()) Object.assign(kept, { removed: new Map(), ssid: undefined });
+      for (const kept of states.values()) Object.assign(kept, { removed: NONE_REMOVED, ssid: undefined });
       for (const entry of state) {
         const key = keyOf(entry.chute, entry.network);
-        const kept = states.get(key) ?? { removed: new Map<string, number>(), ssid: undefined, listeners: new Set<(text: string) => void>() };
+        const kept = states.get(key) ?? { removed: NONE_REMOVED, ssid: undefined, listeners: new Set<(text: string) => void>() };
         const removed = new Map(entry.disconnected.map((mac) => [mac.toLowerCase(), entry.disconnectedAt?.[mac] ?? 0]));
         states.set(key, Object.assign(kept, { removed, ssid: entry.ssid ?? undefined }));
       }
