@@ -353,8 +353,10 @@ function emulatedEffects(made: ChangesMade, options: EmulatedChangeOptions & Ste
     await options.due(id);
     await note(EMULATED_POWER[request.action]);
   };
+  /** Every chute action's effect: one function for them all (a device of a fleet keeps one, not seven). */
+  const chuteAction = chuteEffect(made, reserve, options);
   return Object.assign(
-    chuteEffectsBy(<A extends ChuteAction>(action: A) => chuteEffect(made, reserve, options, action)),
+    chuteEffectsBy(() => chuteAction),
     {
       async 'update-hostconfig'(request: ChangeRequestOf<'update-hostconfig'>, note: Note, id: number) {
         await options.due(id);
@@ -380,12 +382,11 @@ interface StepDue {
  * What a change to a chute does to the emulator's state (`CHUTE_EDITS`): it takes `delayMs`, then edits
  * a copy of the chute and keeps it, and publishes each state the chute went through.
  */
-function chuteEffect<A extends ChuteAction>(
+function chuteEffect(
   made: ChangesMade,
   reserve: ReturnType<typeof networkLedger>,
   options: Pick<EmulatedChangeOptions, 'seed' | 'publish' | 'failing' | 'replaced'> & StepDue,
-  action: A,
-): ChangeEffect<A> {
+): ChangeEffect<ChuteAction> {
   return async (request, note, id) => {
     await options.due(id);
     const failing = options.failing?.(request);
@@ -408,7 +409,7 @@ function chuteEffect<A extends ChuteAction>(
     try {
       await emulatedImage(made.loaded, asked, chute, note, id);
       const engine = { containers: list, now: made.base.now(), seed: options.seed ?? DEFAULT_SEED, change: id, states: [] };
-      const messages = (CHUTE_EDITS[action] as ChuteEdit<A>)(chute, request, engine);
+      const messages = (CHUTE_EDITS[request.action] as ChuteEdit<ChuteAction>)(chute, request, engine);
       if (held !== undefined) {
         chute.cache = cacheWithNetworks(chute.cache, held.networks);
         messages.splice(1, 0, ...reservationNotes(held.networks));

@@ -236,7 +236,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
       provisioning.configure(telemetrySettings(await hostConfig.current()));
     });
     // A state that is provisioned sends telemetry with the settings of its host configuration from the start.
-    if (state?.provisioning) void afterStart(async () => undefined)().catch(() => {});
+    if (state?.provisioning) void afterStart(async () => undefined).catch(() => {});
     /** Provisioning and a pdconf reload are refused during a factory reset, as on a device. */
     const guard = resetGuard();
     const { snapshot: accountsSnapshot, ...accounts } = scenarioAccounts(files, state?.accounts);
@@ -246,16 +246,16 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         // A key before the spreads, which hold no hostConfig: one hidden class for every device (docs/performance.md#objects-made-per-device).
         hostConfig: {
           read: () => hostConfig.read(),
-          pdconf: afterStart(() => hostConfig.pdconf()),
-          reloadPdconf: afterStart(async () => (guard.refuse(), hostConfig.reloadPdconf())),
+          pdconf: () => afterStart(() => hostConfig.pdconf()),
+          reloadPdconf: () => afterStart(async () => (guard.refuse(), hostConfig.reloadPdconf())),
         },
         ...sources,
         ...recordedChutes,
         network,
         provisioning: {
-          status: afterStart(() => provisioning.status()),
-          provision: afterStart(async (credentials) => (guard.refuse(), provisioning.provision(credentials))),
-          verifyCloudUser: afterStart((token) => provisioning.verifyCloudUser(token)),
+          status: () => afterStart(() => provisioning.status()),
+          provision: (credentials) => afterStart(async () => (guard.refuse(), provisioning.provision(credentials))),
+          verifyCloudUser: (token) => afterStart(() => provisioning.verifyCloudUser(token)),
         },
         accounts,
         settings,
@@ -275,12 +275,13 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         sleep: emulated.sleep,
         seed,
         bound: options.changeLog,
-        applyHostConfig: afterStart((request, note, id) => hostConfig.perform(request, note, id)),
-        resetDevice: afterStart(async () => {
-          await provisioning.clear();
-          await hostConfig.reset();
-        }),
-        releases: { release: afterStart(() => provisioning.release()) },
+        applyHostConfig: (request, note, id) => afterStart(() => hostConfig.perform(request, note, id)),
+        resetDevice: () =>
+          afterStart(async () => {
+            await provisioning.clear();
+            await hostConfig.reset();
+          }),
+        releases: { release: () => afterStart(() => provisioning.release()) },
         resetGuard: guard,
         publish: events.publish,
         failing: () => (faultActive(faults, 'engine-unreachable') ? ENGINE_UNREACHABLE : null),
@@ -304,7 +305,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
         audio: audio.edited(),
       }),
       underWay,
-      sendTelemetryNow: afterStart(() => provisioning.sendNow()),
+      sendTelemetryNow: () => afterStart(() => provisioning.sendNow()),
       /** Stops what would go on after the device leaves this state: telemetry. */
       leave: () => provisioning.stop(),
     };
@@ -467,23 +468,23 @@ function freezeSpec(spec: DeviceYaml) {
 }
 
 /**
- * Runs `start` once, when a function that `afterStart` wrapped is first called: that call, and any
- * made meanwhile, wait for it to finish (and fail as it failed); once it has, wrapped functions run at
- * once, as if unwrapped.
+ * Runs `start` once, when `afterStart` is first called: that call's `fn`, and any asked for meanwhile,
+ * run once it has finished (and fail as it failed); after that, `afterStart(fn)` is `fn()`. The
+ * methods call it (`() => afterStart(…)`) rather than being wrapped, so that a device of a fleet keeps
+ * no wrapper for each of them.
  *
  * @example
  * const afterStart = onFirstUse(() => hostConfig.refresh().then(() => undefined));
- * const pdconf = afterStart(() => hostConfig.pdconf());
+ * const pdconf = () => afterStart(() => hostConfig.pdconf());
  */
 function onFirstUse(start: () => Promise<void>) {
   let started: Promise<void> | undefined;
   let done = false;
-  return <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> => {
-      // Once started, `fn`'s own answer, as if unwrapped.
-      if (done) return fn(...args);
-      return (started ??= start().then(() => void (done = true))).then(() => fn(...args));
-    };
+  return <R>(fn: () => Promise<R>): Promise<R> => {
+    // Once started, `fn`'s own answer.
+    if (done) return fn();
+    return (started ??= start().then(() => void (done = true))).then(fn);
+  };
 }
 
 /** `/boot/` and `/boot` are the same mount point. */
