@@ -18,10 +18,10 @@ async function dist(together: boolean) {
   const functions = ['one', 'two', 'three'].map((name) => ({ file: `functions/${name}.mjs`, ...route(name) }));
   await writeFile(path.join(dir, 'manifest.json'), JSON.stringify({ functions, ...(together ? { together: { file: 'all.mjs', dir: 'functions' } } : {}) }));
   // The bundle of all leaves `three` to its own bundle, as the build leaves the OpenAPI document's.
-  const together_ = ['one', 'two'].map(
+  const entries = ['one', 'two'].map(
     (name) => `${name}: { route: ${JSON.stringify(route(name))}, invoke: async () => ({ status: 200, headers: {}, body: '${name} together' }) }`,
   );
-  await writeFile(path.join(dir, 'all.mjs'), `export const functions = { ${together_.join(', ')} };`);
+  await writeFile(path.join(dir, 'all.mjs'), `export const functions = { ${entries.join(', ')} };`);
   return path.join(dir, 'functions');
 }
 
