@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entityTag, matchesTag, webCryptoEntityTag, withEntityTag } from './etag.ts';
+import { entityTag, entityTagging, matchesTag, webCryptoEntityTag } from './etag.ts';
 import { JSON_HEADERS } from './handler.ts';
 
 const ok = (body: string, headers: Record<string, string> = JSON_HEADERS) => ({ status: 200, headers, body });
@@ -20,8 +20,9 @@ describe('entityTag', () => {
   });
 });
 
-describe('withEntityTag', () => {
+describe('entityTagging', () => {
   it('gives a 200 its tag, and a 304 without a body to a request that names it', async () => {
+    const withEntityTag = entityTagging();
     const answer = await withEntityTag(ok('["hostapd-control"]'), undefined);
     const etag = answer.headers.etag!;
     expect(answer).toEqual({ status: 200, headers: { 'content-type': 'application/json', etag }, body: '["hostapd-control"]' });
@@ -29,6 +30,7 @@ describe('withEntityTag', () => {
   });
 
   it('answers the new body with its new tag to a request that names the old one', async () => {
+    const withEntityTag = entityTagging();
     const old = (await withEntityTag(ok('{"ssid":"guest"}'), undefined)).headers.etag!;
     const answer = await withEntityTag(ok('{"ssid":"visitors"}'), old);
     expect(answer.status).toBe(200);
@@ -37,6 +39,7 @@ describe('withEntityTag', () => {
   });
 
   it("keeps the 200's Vary and Cache-Control on the 304, and no other header", async () => {
+    const withEntityTag = entityTagging();
     const headers = { 'content-type': 'application/yaml', vary: 'accept', 'cache-control': 'no-cache', link: '</next>; rel="next"' };
     const { etag } = (await withEntityTag(ok('a: 1\n', headers), undefined)).headers;
     expect(await withEntityTag(ok('a: 1\n', headers), `W/"x", ${etag}`)).toEqual({
@@ -47,6 +50,7 @@ describe('withEntityTag', () => {
   });
 
   it('hands the same frozen headers for a JSON answer with the same tag, and new ones for another tag', async () => {
+    const withEntityTag = entityTagging();
     const first = await withEntityTag(ok('["a"]'), undefined);
     const again = await withEntityTag(ok('["a"]'), undefined);
     expect(again.headers).toBe(first.headers);
@@ -54,7 +58,18 @@ describe('withEntityTag', () => {
     expect((await withEntityTag(ok('["b"]'), undefined)).headers).not.toBe(first.headers);
   });
 
+  it("keeps an endpoint's tag and bytes while other endpoints answer other bodies in between", async () => {
+    const [openapi, others] = [entityTagging(), entityTagging()];
+    const document = `{"paths":${JSON.stringify('x'.repeat(4096))}}`;
+    const first = await openapi(ok(document), undefined);
+    for (let i = 0; i < 10; i++) await others(ok(`{"answer":${i}}`), undefined);
+    const again = await openapi(ok(document), undefined);
+    expect(again.headers).toBe(first.headers);
+    expect(again.bytes).toBe(first.bytes);
+  });
+
   it('leaves any other status as it is', async () => {
+    const withEntityTag = entityTagging();
     const problem = { status: 404, headers: { 'content-type': 'application/problem+json' }, body: '{"status":404}' };
     expect(await withEntityTag(problem, '*')).toBe(problem);
   });

@@ -70,53 +70,55 @@ function entityOf(contentType: string, body: string): Entity | Promise<Entity> {
   return typeof etag === 'string' ? { etag, bytes } : etag.then((made) => ({ etag: made, bytes }));
 }
 
-/**
- * The last answer's entity, kept while the next has the same content type and body (`reusingLast`): a
- * body that stays the same (the OpenAPI document, a resource a dashboard polls) is hashed and encoded
- * once. Its key is the whole body, so what it gives is never another body's.
- */
-const lastEntity = reusingLast(entityOf);
-
-/**
- * A 200's headers with its ETag after them, kept while they are the same deep-frozen headers (every
- * JSON answer's, `JSON_HEADERS`) and the same tag: a transport is then handed the same frozen object,
- * to which it adds its own headers once (runtime/http/cors.ts). Copied name by name: spreading an
- * object and adding a field costs V8 microseconds.
- */
-const taggedHeaders = reusingLast((headers: Readonly<Record<string, string>>, etag: string) => {
+/** A 200's headers with its ETag after them. Copied name by name: spreading an object and adding a field costs V8 microseconds. */
+function headersWithTag(headers: Readonly<Record<string, string>>, etag: string): Record<string, string> {
   const tagged: Record<string, string> = {};
   for (const name in headers) tagged[name] = headers[name]!;
   tagged.etag = etag;
   return tagged;
-});
+}
 
 /** The headers of a 200 that its 304 carries beside the ETag (RFC 9110 §15.4.5). */
 const KEPT_ON_304 = ['vary', 'cache-control'] as const;
 
+/** Gives a GET's answer its ETag, or its 304: see `entityTagging`. */
+export type EntityTagging = (out: FunctionOutput, ifNoneMatch: string | undefined) => FunctionOutput | Promise<FunctionOutput>;
+
 /**
- * A GET's answer as it is sent: a 200 with its ETag (`entityTag`), or a 304 without a body when
- * `ifNoneMatch` (the request's `If-None-Match`) names that tag or is `*`; any other status as it is.
- * The 304 carries the ETag and the 200's `Vary` and `Cache-Control`.
+ * What gives one endpoint's answers as they are sent: a 200 with its ETag (`entityTag`), or a 304
+ * without a body when `ifNoneMatch` (the request's `If-None-Match`) names that tag or is `*`; any other
+ * status as it is. The 304 carries the ETag and the 200's `Vary` and `Cache-Control`.
+ *
+ * Each endpoint makes its own (`bundleInvoke`), and it keeps its last entities (`reusingLast`) by
+ * their content type and whole body, so what it gives is never another body's: a body that stays the
+ * same (the OpenAPI document, a resource a dashboard polls) is hashed and encoded once, even while
+ * other endpoints answer in between. Its 200s with the same frozen headers (every JSON answer's,
+ * `JSON_HEADERS`) and tag share one headers object, to which a transport adds its own once
+ * (runtime/http/cors.ts).
  *
  * @example
- * await withEntityTag({ status: 200, headers: JSON_HEADERS, body: '[]' }, undefined) // { status: 200, headers: { 'content-type': 'application/json', etag: '"…"' }, body: '[]' }
- * await withEntityTag({ status: 200, headers: JSON_HEADERS, body: '[]' }, '"…"') // the same tag: { status: 304, headers: { etag: '"…"' }, body: '' }
+ * const tagging = entityTagging();
+ * await tagging({ status: 200, headers: JSON_HEADERS, body: '[]' }, undefined) // { status: 200, headers: { 'content-type': 'application/json', etag: '"…"' }, body: '[]' }
+ * await tagging({ status: 200, headers: JSON_HEADERS, body: '[]' }, '"…"') // the same tag: { status: 304, headers: { etag: '"…"' }, body: '' }
  */
-export function withEntityTag(out: FunctionOutput, ifNoneMatch: string | undefined): FunctionOutput | Promise<FunctionOutput> {
-  if (out.status !== 200) return out;
-  const entity = lastEntity(out.headers['content-type'] ?? '', out.body);
-  return 'etag' in entity ? tagged(out, entity, ifNoneMatch) : entity.then((made) => tagged(out, made, ifNoneMatch));
-}
-
-/** `out` with its entity's tag (and bytes), or its 304 when `ifNoneMatch` names the tag. */
-function tagged(out: FunctionOutput, { etag, bytes }: Entity, ifNoneMatch: string | undefined): FunctionOutput {
-  if (ifNoneMatch === undefined || !matchesTag(ifNoneMatch, etag)) {
-    const headers = taggedHeaders(out.headers, etag);
-    return bytes === undefined ? { status: 200, headers, body: out.body } : { status: 200, headers, body: out.body, bytes };
-  }
-  const headers: Record<string, string> = { etag };
-  for (const name of KEPT_ON_304) if (out.headers[name] !== undefined) headers[name] = out.headers[name];
-  return { status: 304, headers, body: '' };
+export function entityTagging(): EntityTagging {
+  const lastEntity = reusingLast(entityOf);
+  const taggedHeaders = reusingLast(headersWithTag);
+  /** `out` with its entity's tag (and bytes), or its 304 when `ifNoneMatch` names the tag. */
+  const tagged = (out: FunctionOutput, { etag, bytes }: Entity, ifNoneMatch: string | undefined): FunctionOutput => {
+    if (ifNoneMatch === undefined || !matchesTag(ifNoneMatch, etag)) {
+      const headers = taggedHeaders(out.headers, etag);
+      return bytes === undefined ? { status: 200, headers, body: out.body } : { status: 200, headers, body: out.body, bytes };
+    }
+    const headers: Record<string, string> = { etag };
+    for (const name of KEPT_ON_304) if (out.headers[name] !== undefined) headers[name] = out.headers[name];
+    return { status: 304, headers, body: '' };
+  };
+  return (out, ifNoneMatch) => {
+    if (out.status !== 200) return out;
+    const entity = lastEntity(out.headers['content-type'] ?? '', out.body);
+    return 'etag' in entity ? tagged(out, entity, ifNoneMatch) : entity.then((made) => tagged(out, made, ifNoneMatch));
+  };
 }
 
 /**

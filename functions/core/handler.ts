@@ -30,7 +30,7 @@ export interface FunctionOutput {
   status: number;
   headers: Readonly<Record<string, string>>;
   body: string;
-  /** `body` as UTF-8, when the core made it (a long GET answer, see `withEntityTag`): a transport sends these rather than encode `body` again. */
+  /** `body` as UTF-8, when the core made it (a long GET answer, see `entityTagging`): a transport sends these rather than encode `body` again. */
   bytes?: Uint8Array;
 }
 
