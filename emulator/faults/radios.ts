@@ -46,11 +46,10 @@ export function radioFiles(
   return {
     readFile: (file) => (anyGone() && under(file) ? Promise.resolve(null) : files.readFile(file)),
     realPath: (file) => (anyGone() && under(file) ? Promise.resolve(null) : files.realPath(file)),
-    async readDir(dir) {
-      const names = await files.readDir(dir);
-      if (!anyGone()) return names;
+    readDir(dir) {
+      if (!anyGone()) return files.readDir(dir);
       const normal = normalizePosix(dir);
-      return names.filter((name) => !hidden(normal, name));
+      return files.readDir(dir).then((names) => names.filter((name) => !hidden(normal, name)));
     },
   };
 }

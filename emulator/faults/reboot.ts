@@ -50,24 +50,28 @@ export function rebootsOf(files: Pick<Device, 'readFile'>, active: () => readonl
     return spans;
   }
 
+  /** /proc/uptime or /proc/stat as they read at `at` on a device that booted at `bootedAt` (ms). */
+  async function clockFileSinceBoot(which: string, at: number, bootedAt: number): Promise<string | null> {
+    const [text, uptimeText] = await Promise.all([files.readFile(which), files.readFile(CLOCK_FILES.uptime)]);
+    const times = uptimeText === null ? null : parseUptime(uptimeText);
+    if (text === null || times === null || times.uptime <= 0) return text;
+    const sinceBoot = Math.max(0, Math.floor((at - bootedAt) / 10)) / 100;
+    const ratio = Math.min(1, sinceBoot / times.uptime);
+    return which === CLOCK_FILES.uptime ? uptimeSince(times, sinceBoot, ratio) : statSince(text, bootedAt, ratio);
+  }
+
   return {
     silent() {
       const at = now();
       return windows(at).some(([start, end]) => start <= at && at < end);
     },
     files: {
-      async readFile(file) {
+      readFile(file) {
         const at = now();
         windows(at);
-        if (booted === null) return files.readFile(file);
-        const which = file === CLOCK_FILES.uptime || file === CLOCK_FILES.stat ? file : normalizePosix(file);
+        const which = booted === null ? null : normalizePosix(file);
         if (which !== CLOCK_FILES.uptime && which !== CLOCK_FILES.stat) return files.readFile(file);
-        const [text, uptimeText] = await Promise.all([files.readFile(which), files.readFile(CLOCK_FILES.uptime)]);
-        const times = uptimeText === null ? null : parseUptime(uptimeText);
-        if (text === null || times === null || times.uptime <= 0) return text;
-        const sinceBoot = Math.max(0, Math.floor((at - booted) / 10)) / 100;
-        const ratio = Math.min(1, sinceBoot / times.uptime);
-        return which === CLOCK_FILES.uptime ? uptimeSince(times, sinceBoot, ratio) : statSince(text, booted, ratio);
+        return clockFileSinceBoot(which, at, booted as number);
       },
     },
   };

@@ -201,6 +201,14 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
     });
   }
 
+  /** /proc/net/dev read through `base`, its counters moved on by the stations' traffic now. */
+  async function netDevNow(base: Device['readFile'], path: string): Promise<string | null> {
+    const text = await base(path);
+    if (text === null) return text;
+    const [{ netDev }, routes] = await Promise.all([traffic(), base(NET_ROUTE)]);
+    return netDev(text, routes);
+  }
+
   return {
     life(given) {
       hooks = given;
@@ -225,12 +233,7 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
         watch,
       };
     },
-    readFile: (base) => async (path) => {
-      const text = await base(path);
-      if (text === null || normalizePosix(path) !== NET_DEV) return text;
-      const [{ netDev }, routes] = await Promise.all([traffic(), base(NET_ROUTE)]);
-      return netDev(text, routes);
-    },
+    readFile: (base) => (path) => (normalizePosix(path) === NET_DEV ? netDevNow(base, path) : base(path)),
     containerStats: (base) => async (id) => {
       const body = await base(id);
       if (body === null) return body;

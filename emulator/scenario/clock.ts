@@ -3,7 +3,7 @@ import { reusingLast } from '../../functions/core/reusing-last.ts';
 import { parseStat } from '../../functions/parsers/stat.ts';
 import { parseUptime } from '../../functions/parsers/uptime.ts';
 import type { ClockReading } from '../emulated-clock.ts';
-import { kept, normalizePosix } from './tree.ts';
+import { normalizePosix } from './tree.ts';
 
 /** The raw files whose numbers follow the emulator's clock. */
 export const CLOCK_FILES = { uptime: '/proc/uptime', stat: '/proc/stat' } as const;
@@ -91,12 +91,9 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, clock: { read(): 
   /** (start − recording time) in whole seconds; 0 without a recording time. */
   const shift = () => recorded().then((at) => (at === null ? 0 : Math.round((replay().startCs - (at.at.bootTime * 100 + at.at.uptimeCs)) / 100)));
 
-  /** Which clock file each path read names (`clockFile`), worked out once a path: every file read asks. */
-  const clockFiles = new Map<string, string | null>();
-
   return {
     readFile(devicePath) {
-      const file = kept(clockFiles, devicePath, clockFile);
+      const file = clockFile(devicePath);
       if (file === null) return files.readFile(devicePath);
       return recorded().then((at) => {
         if (at === null) return files.readFile(devicePath);
@@ -117,13 +114,9 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, clock: { read(): 
   };
 }
 
-/**
- * Which of CLOCK_FILES a device path names, however it is spelled (`/proc//uptime`, `/proc/./stat`),
- * or null. A path without `//` or `/.` is as `path.posix.normalize` would make it, and is compared as
- * it is.
- */
+/** Which of CLOCK_FILES a device path names, however it is spelled (`/proc//uptime`, `/proc/./stat`), or null. */
 function clockFile(devicePath: string): string | null {
-  const file = devicePath.includes('//') || devicePath.includes('/.') ? normalizePosix(devicePath) : devicePath;
+  const file = normalizePosix(devicePath);
   return file === CLOCK_FILES.uptime || file === CLOCK_FILES.stat ? file : null;
 }
 

@@ -115,12 +115,14 @@ export function kept<T>(answers: Map<string, T>, key: string, make: (key: string
 
 /**
  * `path.posix.normalize` without Node: `.` segments and repeated slashes dropped, `..` applied (never
- * above the root of an absolute path), a trailing slash kept.
+ * above the root of an absolute path), a trailing slash kept. An absolute path with no `//` and no
+ * `/.` is normal already, and is answered as it is: the path nearly every read names.
  *
  * @example
  * normalizePosix('/boot//x/../'); // '/boot/'
  */
 export function normalizePosix(file: string): string {
+  if (file.startsWith('/') && !file.includes('//') && !file.includes('/.')) return file;
   if (file === '') return '.';
   const absolute = file.startsWith('/');
   const parts: string[] = [];
