@@ -1,3 +1,4 @@
+import { deepFreeze } from '../core/deep-freeze.ts';
 import { reusingLast } from '../core/reusing-last.ts';
 import { defineRoute } from '../core/route.ts';
 import type { Device } from '../core/device/index.ts';
@@ -29,28 +30,39 @@ export const response = NetworkDeviceListSchema;
 export const handle: Handler<NetworkDeviceList> = async (_input, device) => {
   const networks = (await installedChutes(device)).flatMap(chuteNetworks).filter((network) => network.kind === 'access-point' || network.kind === 'vlan');
   const asOf = Math.floor(device.now() / 1000);
-  return (await Promise.all(networks.map((network) => devicesOn(device, network, asOf)))).flat();
+  return joined(...(await Promise.all(networks.map((network) => devicesOn(device, network, asOf)))));
 };
 
 /** The leases of one network, each joined with its station. */
-async function devicesOn(device: Device, network: ChuteNetwork, asOf: number): Promise<NetworkDevice[]> {
-  if (network.target.leaseFile === null) return [];
+async function devicesOn(device: Device, network: ChuteNetwork, asOf: number): Promise<readonly NetworkDevice[]> {
+  if (network.target.leaseFile === null) return NO_DEVICES;
   const host = device.network(network.target);
-  const leases = leasesOf((await host.leases()) ?? '');
-  if (leases.size === 0) return [];
-  const stations = network.kind === 'access-point' ? stationsByMac(await connectedStations(host)) : NO_STATIONS;
-  return [...leases].map(([mac, lease]) => networkDevice(lease, network, asOf, stations.get(mac)));
+  const leases = (await host.leases()) ?? '';
+  if (leasesOf(leases).size === 0) return NO_DEVICES;
+  const stations = network.kind === 'access-point' ? await connectedStations(host) : NO_STATIONS;
+  return networkDevices(leases, stations, network.chute, network.name, asOf);
 }
 
 /** The lease file's leases by MAC address, parsed again only when the file changed. */
 const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
 
-/** The stations by MAC address (lower case), made again only when the stations changed. */
-const stationsByMac = reusingLast((stations: readonly StationRecord[]) => new Map(stations.map((station) => [station.mac_addr.toLowerCase(), station])));
+const NO_DEVICES: readonly NetworkDevice[] = deepFreeze([]);
+const NO_STATIONS: readonly StationRecord[] = deepFreeze([]);
 
-const NO_STATIONS: ReadonlyMap<string, StationRecord> = new Map();
+/**
+ * A network's devices, a pure build from its lease file's text and its stations (a parse, frozen), made
+ * again only when one of them, the network or the second changed: a dashboard polling within a
+ * second is answered the same frozen list, whose JSON is kept (`answerJson`).
+ */
+const networkDevices = reusingLast((leaseText: string, stations: readonly StationRecord[], chute: string, name: string, asOf: number) => {
+  const byMac = new Map(stations.map((station) => [station.mac_addr.toLowerCase(), station]));
+  return [...leasesOf(leaseText)].map(([mac, lease]) => networkDevice(lease, chute, name, asOf, byMac.get(mac)));
+});
 
-function networkDevice(lease: LeaseRecord, network: ChuteNetwork, asOf: number, station: StationRecord | undefined): NetworkDevice {
+/** The networks' devices in one list, made again only when one network's changed. */
+const joined = reusingLast((...lists: (readonly NetworkDevice[])[]): NetworkDevice[] => lists.flat());
+
+function networkDevice(lease: LeaseRecord, chute: string, network: string, asOf: number, station: StationRecord | undefined): NetworkDevice {
   return {
     mac_addr: lease.mac_addr!,
     ip_addr: lease.ip_addr,
@@ -58,8 +70,8 @@ function networkDevice(lease: LeaseRecord, network: ChuteNetwork, asOf: number, 
     client_id: lease.client_id ?? null,
     expires: Number(lease.expires),
     as_of: asOf,
-    chute: network.chute,
-    network: network.name,
+    chute,
+    network,
     station: station === undefined ? null : stationFields(station),
   };
 }
