@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deepFreeze, isDeepFrozen } from './deep-freeze.ts';
 
 describe('deepFreeze', () => {
@@ -31,5 +31,13 @@ describe('deepFreeze', () => {
     expect(isDeepFrozen(withMap.list)).toBe(true);
     expect(isDeepFrozen(deepFreeze({ bytes: new Uint8Array([1]) }))).toBe(false);
     expect(isDeepFrozen(deepFreeze({ toJSON: () => 1 }))).toBe(false);
+  });
+
+  it("takes a value frozen by another bundle's copy of this module as deep-frozen", async () => {
+    const frozen = deepFreeze({ stats: [{ rx_bytes: 1 }] });
+    vi.resetModules();
+    const copy = await import('./deep-freeze.ts');
+    expect(copy.isDeepFrozen).not.toBe(isDeepFrozen);
+    expect(copy.isDeepFrozen(frozen)).toBe(true);
   });
 });

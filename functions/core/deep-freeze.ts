@@ -1,5 +1,11 @@
-/** Every value `deepFreeze` made unchangeable, with all it holds: those `reusingLast` and `answerJson` may take as the same. */
-const unchangeable = new WeakSet<object>();
+/**
+ * Every value `deepFreeze` made unchangeable, with all it holds: those `reusingLast` and `answerJson`
+ * may take as the same. One set for the process, kept on `globalThis`: each bundle carries its own
+ * copy of this module, and a value the emulator froze (an engine's answer) is as unchangeable to the
+ * function bundle that reads it. A frozen value never thaws, so sharing the set is safe.
+ */
+const unchangeable: WeakSet<object> = ((globalThis as Record<symbol, WeakSet<object> | undefined>)[Symbol.for('chutebox.unchangeable')] ??=
+  new WeakSet<object>());
 
 /**
  * A JSON value made read-only down to its leaves, and answered as it is: what is handed to several
