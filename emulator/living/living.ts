@@ -189,15 +189,23 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
     return atTick(w, t, wall0, `${ap.key} ${format}`, () => Object.freeze(stationBlocksAt(w, ap, segmentsAt(sessions(w, t, t), ap.key, t), t, wall0, format)));
   }
 
-  /** What went through each access point since the start, by its chute. */
-  async function traffic(): Promise<{ byAp: Map<AccessPoint, Traffic>; netDev: (text: string, routes: string | null) => string }> {
+  /** What went through each access point since the start, and through each chute's (frozen, the same all the tick). */
+  async function traffic(): Promise<{
+    byAp: Map<AccessPoint, Traffic>;
+    byChute: (chute: unknown) => Traffic;
+    netDev: (text: string, routes: string | null) => string;
+  }> {
     await catchUp();
     const w = await world();
     const { t, wall0 } = time();
     return atTick(w, t, wall0, 'traffic', () => {
       const listed = listedSessions(w, removals);
       const byAp = new Map(w.aps.map((ap) => [ap, trafficThrough(w.seed, w.rates, listed, ap.key, (id) => ratesOf(w, id), t)]));
-      return { byAp, netDev: reusingLast((text: string, routes: string | null) => netDevWith(byAp, text, routes)) };
+      return {
+        byAp,
+        byChute: reusingLast((chute: unknown) => sumTraffic([...byAp].filter(([ap]) => ap.chute === chute).map(([, one]) => one))),
+        netDev: reusingLast((text: string, routes: string | null) => netDevWith(byAp, text, routes)),
+      };
     });
   }
 
@@ -239,9 +247,8 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
       if (body === null) return body;
       const container = (await options.device().containers())?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
       const chute = (container?.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL];
-      const { byAp } = await traffic();
-      const moved = sumTraffic([...byAp].filter(([ap]) => ap.chute === chute).map(([, one]) => one));
-      return moved === NO_TRAFFIC ? body : withNetworkTraffic(body, moved);
+      const moved = (await traffic()).byChute(chute);
+      return moved === NO_TRAFFIC ? body : statsWithTraffic(body, moved);
     },
     catchUp,
     restart() {
@@ -289,6 +296,9 @@ function netDevWith(byAp: ReadonlyMap<AccessPoint, Traffic>, text: string, route
   if (uplink !== undefined) add(uplink, sumTraffic([...byAp.values()]), 'down');
   return movedNetDev(text, added);
 }
+
+/** `withNetworkTraffic`, made again only when the body (frozen, as recorded) or the traffic (frozen for the tick) changed. */
+const statsWithTraffic = reusingLast(withNetworkTraffic);
 
 /**
  * A stats body whose first network interface (the chute's `eth0`) received what its access points'

@@ -1,5 +1,6 @@
 import { CHUTE_LABEL, type Device } from '../core/device/index.ts';
 import { containerService } from '../chutes/services.ts';
+import { reusingLast } from '../core/reusing-last.ts';
 import { containerUsage } from '../parsers/docker-stats.ts';
 import type { Telemetry } from './schemas.ts';
 
@@ -23,8 +24,11 @@ export async function measureChutes(device: Device, containers: readonly Record<
   const stats = await Promise.all(
     containers.map((container) => (container.State === 'running' && typeof container.Id === 'string' ? device.containerStats(container.Id) : null)),
   );
-  return containers.map((container, i) => ({ usage: chuteUsage(container, stats[i] ?? null), measured: (stats[i] ?? null) !== null }));
+  return containers.map((container, i) => ({ usage: usageOf(container, stats[i] ?? null), measured: (stats[i] ?? null) !== null }));
 }
+
+/** `chuteUsage`, made again only when the container or its stats changed (each frozen where the engine's answers are shared). */
+const usageOf = reusingLast(chuteUsage);
 
 /** A chute's name is its container's chute label (else the container name), its service the one the labels name, its state the container's. */
 function chuteUsage(container: Record<string, unknown>, stats: Record<string, unknown> | null): ChuteUsage {

@@ -36,7 +36,7 @@ export const handle: Handler<Telemetry> = async (_input, device) => {
     device.readFile('/proc/meminfo'),
     device.readFile('/proc/mounts').then((mounts) => readDiskUsage(device, storageMountsOf(mounts ?? ''))),
     device.readFile('/proc/net/dev'),
-    device.containers().then(async (containers) => (await measureChutes(device, containers ?? [])).map((chute) => chute.usage)),
+    device.containers().then(async (containers) => chutesOf(...(await measureChutes(device, containers ?? [])).map((chute) => chute.usage))),
   ]);
   const network = netDevOf(netdev ?? '');
   return {
@@ -70,6 +70,9 @@ const systemOf = reusingLast(
     net_io_counters: counters,
   }),
 );
+
+/** The chutes' usages in one list, made again only when one changed: while none did, the answer holds the same frozen list. */
+const chutesOf = reusingLast((...usages: Telemetry['chutes']): Telemetry['chutes'] => usages);
 
 /** What each source says, worked out again only when its text changed (frozen: an answer holding it reuses its JSON, see `answerJson`). */
 const statOf = reusingLast((text: string) => {
