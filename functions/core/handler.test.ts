@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { memoryDevice } from '../../test/support/memory-device.ts';
+import { deepFreeze, isDeepFrozen } from './deep-freeze.ts';
 import { runHandler, reply } from './handler.ts';
 import { HttpProblem } from './problem.ts';
 
@@ -25,6 +26,16 @@ describe('invoke', () => {
   it('answers a reply with its own body, content type and headers', async () => {
     const out = await runHandler(async () => reply('ok: true\n', 'application/yaml', { vary: 'accept' }), input, memoryDevice());
     expect(out).toEqual({ status: 200, headers: { vary: 'accept', 'content-type': 'application/yaml' }, body: 'ok: true\n' });
+  });
+
+  it('answers a kept (deep-frozen) reply with the same frozen headers every time, and a reply made anew with its own', async () => {
+    const kept = deepFreeze(reply('ok: true\n', 'application/yaml', { vary: 'accept' }));
+    const [first, again] = [await runHandler(async () => kept, input, memoryDevice()), await runHandler(async () => kept, input, memoryDevice())];
+    expect(again.headers).toBe(first.headers);
+    expect(isDeepFrozen(first.headers)).toBe(true);
+    const made = await runHandler(async () => reply('ok: true\n', 'application/yaml', { vary: 'accept' }), input, memoryDevice());
+    expect(made.headers).toEqual(first.headers);
+    expect(made.headers).not.toBe(first.headers);
   });
 
   it('answers a thrown HttpProblem as a problem document', async () => {

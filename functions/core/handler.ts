@@ -1,5 +1,5 @@
 import { answerJson } from './answer-json.ts';
-import { deepFreeze } from './deep-freeze.ts';
+import { deepFreeze, isDeepFrozen } from './deep-freeze.ts';
 import type { Device } from './device/index.ts';
 import { isHttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 
@@ -87,8 +87,23 @@ export const JSON_HEADERS: Readonly<Record<string, string>> = deepFreeze({ 'cont
 
 /** What a handler answered as a 200: a JSON value as `application/json`, a `reply` as it is. */
 export function valueOutput(value: unknown): FunctionOutput {
-  if (isReply(value)) return { status: 200, headers: Object.assign({}, value.headers, { 'content-type': value.contentType }), body: value.body };
+  if (isReply(value)) return { status: 200, headers: replyHeaders(value), body: value.body };
   return { status: 200, headers: JSON_HEADERS, body: answerJson(value) };
+}
+
+/** The headers of each deep-frozen reply's answer, made once for as long as the reply lives. */
+const frozenReplyHeaders = new WeakMap<Reply, Readonly<Record<string, string>>>();
+
+/**
+ * A reply's headers with its content type. A deep-frozen reply (one a handler keeps, as `reusingLast`
+ * freezes it) can never change, so its headers are made once and frozen: the same object on every
+ * answer, which the ETag's headers and a transport's can then keep too.
+ */
+function replyHeaders(value: Reply): Readonly<Record<string, string>> {
+  if (!isDeepFrozen(value)) return Object.assign({}, value.headers, { 'content-type': value.contentType });
+  let headers = frozenReplyHeaders.get(value);
+  if (headers === undefined) frozenReplyHeaders.set(value, (headers = deepFreeze(Object.assign({}, value.headers, { 'content-type': value.contentType }))));
+  return headers;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../core/deep-freeze.ts';
 import { defineRoute } from '../core/route.ts';
 import { reply, type Handler, type Reply } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
@@ -19,11 +20,11 @@ export const response = OpenApiDocumentSchema;
  */
 export const handle: Handler<Reply> = async () => {
   if (DOCUMENT === undefined) throw new HttpProblem(404, 'this build has no OpenAPI document: build chutebox with `npm run build`');
-  serialised ??= reply(JSON.stringify(DOCUMENT), 'application/json');
+  serialised ??= deepFreeze(reply(JSON.stringify(DOCUMENT), 'application/json'));
   return serialised;
 };
 
-/** The document as JSON, made on the first request. */
+/** The document as JSON, made on the first request; frozen, so that its answer's headers are made once too (`valueOutput`). */
 let serialised: Reply | undefined;
 
 /** Set by the build (esbuild.config.mjs) to the generated document; undefined from source. */
