@@ -226,8 +226,9 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
         async stationCount(target) {
           const found = await accessPointOf(target);
           if (found === null) return null;
-          const { t } = time();
-          return segmentsAt(sessions(found.w, t, t), found.ap.key, t).length;
+          const { w, ap } = found;
+          const { t, wall0 } = time();
+          return atTick(w, t, wall0, `${ap.key} count`, () => segmentsAt(sessions(w, t, t), ap.key, t).length);
         },
         async leases(target) {
           const found = await accessPointOf(target);

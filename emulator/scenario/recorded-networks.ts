@@ -271,14 +271,14 @@ export function recordedNetworks(
     async function statusReply(status: string | null, config: string | null): Promise<string> {
       const reply = hostapdReply(status, 'hostapdStatus', 'STATUS', (text) => `ssid[${bssIndexOf(text, config, target.hostInterface)}]`);
       const count = await life?.stationCount(target);
-      return count == null ? reply : replaceValue(reply, `num_sta[${bssIndexOf(reply, config, target.hostInterface)}]`, String(count));
+      return count == null ? reply : withValue(reply, `num_sta[${bssIndexOf(reply, config, target.hostInterface)}]`, String(count));
     }
 
     /** A recorded hostapd reply, with the SSID set since the start in its `ssidKey` line. */
     function hostapdReply(reply: string | null, recording: NetworkRecording, what: string, ssidKey: (reply: string) => string): string {
       if (reply === null) throw new HttpProblem(503, `hostapd's ${what} is not recorded for ${where} (no ${NETWORK_FILES[recording]})`);
       const ssid = states.get(key)?.ssid;
-      return ssid === undefined ? reply : replaceValue(reply, ssidKey(reply), encodeSsid(ssid));
+      return ssid === undefined ? reply : withValue(reply, ssidKey(reply), encodeSsid(ssid));
     }
 
     return {
@@ -388,6 +388,9 @@ function bssIndex(status: string, config: string | null, hostInterface: string |
   const bssid = config === null ? undefined : parseHostapdReply(config).bssid;
   return indexOf('bssid', bssid) ?? indexOf('bss', hostInterface) ?? 0;
 }
+
+/** `replaceValue`, made again only for another reply, key or value: a status polled is not split and joined again. */
+const withValue = reusingLast(replaceValue);
 
 /** The reply with the value of its `key=` line replaced. */
 function replaceValue(reply: string, key: string, value: string): string {
