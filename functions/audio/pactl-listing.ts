@@ -1,5 +1,6 @@
 import type { Device } from '../core/device/index.ts';
 import { HttpProblem } from '../core/problem.ts';
+import { reusingLast } from '../core/reusing-last.ts';
 import {
   PA_VOLUME_NORM,
   parsePactlDevices,
@@ -24,18 +25,23 @@ function unreadable(what: string): HttpProblem {
 
 /** The audio server (`pactl -f json info`). */
 export async function audioServer(device: Device): Promise<AudioServer> {
-  return parsePactlInfo(await listing(device, 'info')) ?? throwing(unreadable('its server information'));
+  return serverOf(await listing(device, 'info')) ?? throwing(unreadable('its server information'));
 }
 
 /** The sinks or the sources. */
 export async function audioDevices(device: Device, kind: 'sink' | 'source'): Promise<AudioDevice[]> {
-  return parsePactlDevices(await listing(device, `${kind}s`)) ?? throwing(unreadable(`its ${kind}s`));
+  return devicesOf(await listing(device, `${kind}s`)) ?? throwing(unreadable(`its ${kind}s`));
 }
 
 /** The loaded modules. */
 export async function audioModules(device: Device): Promise<AudioModule[]> {
-  return parsePactlModules(await listing(device, 'modules-short'), await listing(device, 'modules')) ?? throwing(unreadable('its modules'));
+  return modulesOf(await listing(device, 'modules-short'), await listing(device, 'modules')) ?? throwing(unreadable('its modules'));
 }
+
+/** Each listing's parse, made again only when pactl printed another text (frozen: an answer holding it reuses its JSON). */
+const serverOf = reusingLast(parsePactlInfo);
+const devicesOf = reusingLast(parsePactlDevices);
+const modulesOf = reusingLast(parsePactlModules);
 
 /**
  * Sets the volume of the sink or source the path names, and answers the body as ParaDrop does.
