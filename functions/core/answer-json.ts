@@ -1,4 +1,4 @@
-import { isDeepFrozen } from './deep-freeze.ts';
+import { isDeepFrozen, oncePerFrozen } from './deep-freeze.ts';
 
 /**
  * How deep `answerJson` takes an answer apart: the answer and the objects it holds. Deeper, or in an
@@ -8,7 +8,7 @@ import { isDeepFrozen } from './deep-freeze.ts';
 const COMPOSED_LEVELS = 2;
 
 /** The JSON of each deep-frozen object serialised so far, for as long as the object lives. */
-const frozenJson = new WeakMap<object, string>();
+const frozenJson = oncePerFrozen((value: object) => JSON.stringify(value));
 
 /**
  * `JSON.stringify(value)` for an answer, made once for each deep-frozen object in it: an object
@@ -35,14 +35,7 @@ export function answerJson(value: unknown): string {
 
 function composed(value: unknown, level: number): string | undefined {
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  if (isDeepFrozen(value)) {
-    let json = frozenJson.get(value);
-    if (json === undefined) {
-      json = JSON.stringify(value);
-      frozenJson.set(value, json);
-    }
-    return json;
-  }
+  if (isDeepFrozen(value)) return frozenJson(value);
   if (level >= COMPOSED_LEVELS || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype || 'toJSON' in value) return JSON.stringify(value);
   // Joined, not added up piece by piece: `join` makes one flat string, which Node writes as it is; a
   // string added up from pieces is a tree that must be copied flat first.

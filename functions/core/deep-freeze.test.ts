@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { deepFreeze, isDeepFrozen } from './deep-freeze.ts';
+import { deepFreeze, isDeepFrozen, oncePerFrozen } from './deep-freeze.ts';
 
 describe('deepFreeze', () => {
   it('makes every level read-only, so that a change throws', () => {
@@ -39,5 +39,20 @@ describe('deepFreeze', () => {
     const copy = await import('./deep-freeze.ts');
     expect(copy.isDeepFrozen).not.toBe(isDeepFrozen);
     expect(copy.isDeepFrozen(frozen)).toBe(true);
+  });
+});
+
+describe('oncePerFrozen', () => {
+  it('derives once for a deep-frozen value, and again at every call for one that may change', () => {
+    const derive = vi.fn((value: { stations: number[] }) => value.stations.length);
+    const count = oncePerFrozen(derive);
+    const frozen = deepFreeze({ stations: [1, 2] });
+    expect([count(frozen), count(frozen)]).toEqual([2, 2]);
+    expect(derive).toHaveBeenCalledTimes(1);
+    const open = { stations: [1] };
+    expect(count(open)).toBe(1);
+    open.stations.push(2);
+    expect(count(open)).toBe(2);
+    expect(derive).toHaveBeenCalledTimes(3);
   });
 });

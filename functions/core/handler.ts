@@ -1,5 +1,5 @@
 import { answerJson } from './answer-json.ts';
-import { deepFreeze, isDeepFrozen } from './deep-freeze.ts';
+import { deepFreeze, isDeepFrozen, oncePerFrozen } from './deep-freeze.ts';
 import type { Device } from './device/index.ts';
 import { isHttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 
@@ -91,20 +91,15 @@ export function valueOutput(value: unknown): FunctionOutput {
   return { status: 200, headers: JSON_HEADERS, body: answerJson(value) };
 }
 
-/** The headers of each deep-frozen reply's answer, made once for as long as the reply lives. */
-const frozenReplyHeaders = new WeakMap<Reply, Readonly<Record<string, string>>>();
-
 /**
  * A reply's headers with its content type. A deep-frozen reply (one a handler keeps, as `reusingLast`
  * freezes it) can never change, so its headers are made once and frozen: the same object on every
  * answer, which the ETag's headers and a transport's can then keep too.
  */
-function replyHeaders(value: Reply): Readonly<Record<string, string>> {
-  if (!isDeepFrozen(value)) return Object.assign({}, value.headers, { 'content-type': value.contentType });
-  let headers = frozenReplyHeaders.get(value);
-  if (headers === undefined) frozenReplyHeaders.set(value, (headers = deepFreeze(Object.assign({}, value.headers, { 'content-type': value.contentType }))));
-  return headers;
-}
+const replyHeaders = oncePerFrozen((value: Reply): Readonly<Record<string, string>> => {
+  const headers = Object.assign({}, value.headers, { 'content-type': value.contentType });
+  return isDeepFrozen(value) ? deepFreeze(headers) : headers;
+});
 
 /**
  * Anything thrown as an `application/problem+json` answer (see `toProblem`), its answer never showing
