@@ -1,4 +1,5 @@
 import { defineRoute } from '../core/route.ts';
+import { reusingLast } from '../core/reusing-last.ts';
 import type { Handler } from '../core/handler.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
@@ -18,5 +19,8 @@ export const response = ChuteCacheSchema;
  */
 export const handle: Handler<ChuteCache> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
-  return redactDocument((await loadChute(device, chute)).cache);
+  return redactedCache((await loadChute(device, chute)).cache);
 };
+
+/** The cache with its secrets redacted, made again only for another cache (a stored chute's is frozen). */
+const redactedCache = reusingLast((cache: ChuteCache) => redactDocument(cache));

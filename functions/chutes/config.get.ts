@@ -1,5 +1,7 @@
 import { defineRoute } from '../core/route.ts';
-import { encodeDocument, negotiate } from '../core/body/index.ts';
+import { type DocumentMediaType, encodeDocument, negotiate } from '../core/body/index.ts';
+import type { StoredChute } from '../core/device/index.ts';
+import { reusingLast } from '../core/reusing-last.ts';
 import { reply, type Handler, type Reply } from '../core/handler.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
@@ -25,6 +27,11 @@ export const response = StoredChuteConfigSchema;
 export const handle: Handler<Reply> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   const { config } = await loadChute(device, chute);
-  const { body, contentType } = encodeDocument(redactDocument(config), negotiate(input.headers.accept));
-  return reply(body, contentType, { vary: 'accept' });
+  return configAnswer(config, negotiate(input.headers.accept));
 };
+
+/** The answer for a chute's configuration, made again only for another configuration (a stored chute's is frozen) or media type. */
+const configAnswer = reusingLast((config: StoredChute['config'], type: DocumentMediaType) => {
+  const { body, contentType } = encodeDocument(redactDocument(config), type);
+  return reply(body, contentType, { vary: 'accept' });
+});

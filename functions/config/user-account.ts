@@ -1,7 +1,8 @@
 import type { Account, Device } from '../core/device/index.ts';
 import type { FunctionInput } from '../core/handler.ts';
 import { HttpProblem } from '../core/problem.ts';
-import { findAccount } from '../parsers/passwd.ts';
+import { reusingLast } from '../core/reusing-last.ts';
+import { parsePasswd } from '../parsers/passwd.ts';
 
 /**
  * A user name as `useradd` takes it: a lower-case letter or `_`, then lower-case letters, digits,
@@ -28,10 +29,13 @@ export async function userAccount(input: FunctionInput, device: Device): Promise
   if (!USER_NAME.test(name)) {
     throw new HttpProblem(400, `bad path parameter: params.user ${USER_NAME_MESSAGE}`, { errors: [{ path: 'params.user', message: USER_NAME_MESSAGE }] });
   }
-  const account = findAccount(await device.accounts.passwd(), name);
+  const account = accountsOf(await device.accounts.passwd()).find((each) => each.name === name) ?? null;
   if (account === null) throw new HttpProblem(404, `no user named ${name} in the passwd database of this device`);
   if (!account.home.startsWith('/')) {
     throw new HttpProblem(409, `user ${name} has no home folder to keep SSH keys in (its home in the passwd database is ${JSON.stringify(account.home)})`);
   }
   return account;
 }
+
+/** The passwd database's accounts, parsed again only when its text changed. */
+const accountsOf = reusingLast(parsePasswd);
