@@ -1,4 +1,5 @@
 import type { StoredChute } from '../core/device/index.ts';
+import { reusingLast } from '../core/reusing-last.ts';
 import { chuteStateOfServices, serviceStates, type ServiceSummary } from './services.ts';
 import type { ChuteState } from './state.ts';
 
@@ -66,6 +67,9 @@ export function chuteRecord(chute: StoredChute, containers: readonly Record<stri
     owner: typeof owner === 'string' ? owner : null,
   };
 }
+
+/** `chuteRecord`, made again only for another stored chute or other containers (each frozen on the emulator, so that a poll is answered the same frozen record). */
+export const keptChuteRecord = reusingLast(chuteRecord);
 
 function variables(stored: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};

@@ -2,7 +2,7 @@ import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/handler.ts';
 import { loadChute } from './lookup.ts';
 import { pathParams } from './params.ts';
-import { chuteRecord } from './chute-record.ts';
+import { keptChuteRecord } from './chute-record.ts';
 import { ChuteRecordSchema, type ChuteRecord, ChuteRequestSchema } from './schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes/:chute', 'One installed chute');
@@ -18,5 +18,5 @@ export const response = ChuteRecordSchema;
 export const handle: Handler<ChuteRecord> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   const [stored, containers] = await Promise.all([loadChute(device, chute), device.containers()]);
-  return chuteRecord(stored, containers);
+  return keptChuteRecord(stored, containers);
 };

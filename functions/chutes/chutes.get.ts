@@ -1,6 +1,7 @@
 import { defineRoute } from '../core/route.ts';
 import type { Handler } from '../core/handler.ts';
-import { chuteRecord } from './chute-record.ts';
+import { reusingLast } from '../core/reusing-last.ts';
+import { type ChuteRecord, keptChuteRecord } from './chute-record.ts';
 import { ChuteListSchema, type ChuteList, ChuteListRequestSchema } from './schemas.ts';
 
 export const route = defineRoute('GET /api/v1/chutes', 'The installed chutes');
@@ -17,5 +18,8 @@ export const response = ChuteListSchema;
 export const handle: Handler<ChuteList> = async (_input, device) => {
   const [names, containers] = await Promise.all([device.chuteNames(), device.containers()]);
   const chutes = await Promise.all([...names].sort().map((name) => device.chute(name)));
-  return chutes.filter((chute) => chute !== null).map((chute) => chuteRecord(chute, containers));
+  return listOf(...chutes.filter((chute) => chute !== null).map((chute) => keptChuteRecord(chute, containers)));
 };
+
+/** The records in one list, made again only when one changed: a poll is answered the same frozen list. */
+const listOf = reusingLast((...records: ChuteRecord[]): ChuteRecord[] => records);
