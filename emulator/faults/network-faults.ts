@@ -50,16 +50,23 @@ export function faultyNetworks(device: Pick<Device, 'network'> & DeviceSources, 
     const wait = () => new Promise((resolve) => setTimeout(resolve, timeoutMs));
 
     /** `read` as iw answers it in its state now: what `noAp` answers where no access point runs. */
-    async function iw<T>(args: string[], read: () => Promise<T>, noAp: T): Promise<T> {
-      const state = hostInterface === null ? null : (await states(target)).iw;
+    function iw<T>(args: string[], read: () => Promise<T>, noAp: T): Promise<T> {
+      // Asked at every read: without a fault, the read is handed on as it is.
+      return hostInterface === null || active().length === 0 ? read() : iwUnder(args, read, noAp);
+    }
+    async function iwUnder<T>(args: string[], read: () => Promise<T>, noAp: T): Promise<T> {
+      const state = (await states(target)).iw;
       if (state === 'hangs') await wait().then(() => Promise.reject(toolTimedOut('iw', timeoutMs)));
       if (state === 'gone') throw iwProblem(IW_NO_SUCH_DEVICE, hostInterface!, ['dev', hostInterface!, 'station', ...args]);
       return state === 'no-ap' ? noAp : read();
     }
 
     /** `call` as hostapd's control socket answers it in its state now; `late` is the 504 of a hanging hostapd_cli. */
-    async function hostapd<T>(call: () => Promise<T>, late: (socket: string) => HttpProblem): Promise<T> {
-      const state = socket === null ? null : (await states(target)).hostapd;
+    function hostapd<T>(call: () => Promise<T>, late: (socket: string) => HttpProblem): Promise<T> {
+      return socket === null || active().length === 0 ? call() : hostapdUnder(call, late);
+    }
+    async function hostapdUnder<T>(call: () => Promise<T>, late: (socket: string) => HttpProblem): Promise<T> {
+      const state = (await states(target)).hostapd;
       if (state === 'hangs') await wait().then(() => Promise.reject(late(socket!)));
       if (state === 'killed' || state === 'gone') throw connectProblem(state === 'killed' ? HOSTAPD_KILLED : HOSTAPD_GONE, socket!)!;
       return call();
