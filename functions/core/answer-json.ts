@@ -8,7 +8,7 @@ import { isDeepFrozen, oncePerFrozen } from './deep-freeze.ts';
 const COMPOSED_LEVELS = 2;
 
 /** The JSON of each deep-frozen object serialised so far, for as long as the object lives. */
-const frozenJson = oncePerFrozen((value: object) => JSON.stringify(value));
+const frozenJson = /* @__PURE__ */ oncePerFrozen((value: object) => JSON.stringify(value));
 
 /**
  * `JSON.stringify(value)` for an answer, made once for each deep-frozen object in it: an object
