@@ -69,9 +69,10 @@ export function rebootsOf(files: Pick<Device, 'readFile'>, active: () => readonl
       readFile(file) {
         const at = now();
         windows(at);
-        const which = booted === null ? null : normalizePosix(file);
+        if (booted === null) return files.readFile(file);
+        const which = normalizePosix(file);
         if (which !== CLOCK_FILES.uptime && which !== CLOCK_FILES.stat) return files.readFile(file);
-        return clockFileSinceBoot(which, at, booted as number);
+        return clockFileSinceBoot(which, at, booted);
       },
     },
   };

@@ -55,8 +55,9 @@ export function isDeepFrozen(value: object): boolean {
 
 /**
  * `derive`, made once for each deep-frozen value and kept beside it for as long as it lives (a
- * `WeakMap`): such a value can never change, so neither can what is made from it alone. A value that
- * is not deep-frozen is derived again at every call. For what many requests make from the same frozen
+ * `WeakMap`): such a value can never change, so neither can what is made from it alone. What is kept
+ * is shared by every later call, so it is deep-frozen too; a value that is not deep-frozen is derived
+ * again at every call, and its answer left as made. For what many requests make from the same frozen
  * part (its JSON, a kept reply's headers).
  *
  * @example
@@ -69,7 +70,7 @@ export function oncePerFrozen<Value extends object, Derived>(derive: (value: Val
   return (value) => {
     if (!unchangeable.has(value)) return derive(value);
     if (kept.has(value)) return kept.get(value)!;
-    const derived = derive(value);
+    const derived = deepFreeze(derive(value));
     kept.set(value, derived);
     return derived;
   };

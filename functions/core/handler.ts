@@ -1,5 +1,5 @@
 import { answerJson } from './answer-json.ts';
-import { deepFreeze, isDeepFrozen, oncePerFrozen } from './deep-freeze.ts';
+import { deepFreeze, oncePerFrozen } from './deep-freeze.ts';
 import type { Device } from './device/index.ts';
 import { isHttpProblem, PROBLEM_CONTENT_TYPE, toProblem } from './problem.ts';
 
@@ -99,10 +99,9 @@ export function valueOutput(value: unknown): FunctionOutput {
  * freezes it) can never change, so its headers are made once and frozen: the same object on every
  * answer, which the ETag's headers and a transport's can then keep too.
  */
-const replyHeaders = /* @__PURE__ */ oncePerFrozen((value: Reply): Readonly<Record<string, string>> => {
-  const headers = Object.assign({}, value.headers, { 'content-type': value.contentType });
-  return isDeepFrozen(value) ? deepFreeze(headers) : headers;
-});
+const replyHeaders = /* @__PURE__ */ oncePerFrozen(
+  (value: Reply): Readonly<Record<string, string>> => Object.assign({}, value.headers, { 'content-type': value.contentType }),
+);
 
 /**
  * Anything thrown as an `application/problem+json` answer (see `toProblem`), its answer never showing
