@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import Docker from 'dockerode';
 import { containerService, isCompanion } from '../../functions/chutes/services.ts';
-import { entriesAsTheyCome, entryStream, followedBy, mergedByTime, nanoAfter, nanoTime } from '../../functions/core/logs.ts';
+import { byLogTime, entriesAsTheyCome, entryStream, followedBy, mergedByTime, nanoAfter, nanoTime } from '../../functions/core/logs.ts';
 import { CHUTE_LABEL, type ChuteLogEntry, type LogEntry, type LogOptions, type LogStream, type LogTime } from '../../functions/core/device/index.ts';
 import { HttpProblem } from '../../functions/core/problem.ts';
 import { chuteEngine, engineCall, EngineError } from './docker.ts';
@@ -136,7 +136,7 @@ function seconds(time: LogTime): string {
 }
 
 /**
- * The entries of the engine's multiplexed answer for a container of `service`, in the order it sent them. The answer is paused
+ * The entries of the engine's multiplexed answer for a container of `service`, in time order. The answer is paused
  * while `QUEUED_ENTRIES` wait for the reader, and destroyed when the reader cancels; an answer cut
  * short (the engine went away) errors the stream.
  */
@@ -150,14 +150,12 @@ function logEntries(answer: IncomingMessage, modem: Docker['modem'], service: st
           controller.enqueue({ ...entry, service });
           if ((controller.desiredSize ?? 0) <= 0) answer.pause();
         };
-        const stdout = lineSink('stdout', emit);
-        const stderr = lineSink('stderr', emit);
-        modem.demuxStream(answer, stdout.writable, stderr.writable);
+        const streams = inTimeOrder(emit);
+        modem.demuxStream(answer, streams.stdout, streams.stderr);
         answer.once('end', () => {
           if (ended) return;
           ended = true;
-          stdout.flush();
-          stderr.flush();
+          streams.flush();
           controller.close();
         });
         answer.once('close', () => {
@@ -179,12 +177,54 @@ function logEntries(answer: IncomingMessage, modem: Docker['modem'], service: st
 }
 
 /**
- * Where one stream of the demultiplexed answer goes: each of the engine's messages (a line, or a
- * part of a line over its 16 KiB) is cut into lines, each line an entry with the timestamp it
- * began with. A part that goes on with a line has a timestamp of its own, which is dropped; a
- * line over `MAX_LINE_CHARS` is sent in parts. `flush` sends what is left without a line end.
+ * Where a container's two demultiplexed streams go, cut into lines (`lineSink`) and emitted in time
+ * order. The engine sends its messages in time order, but a line over its 16 KiB comes in parts and
+ * keeps the time of its first: a line of the other stream sent between its parts waits for it.
  */
-function lineSink(stream: LogStream, emit: (entry: LogEntry) => void): { writable: Writable; flush(): void } {
+function inTimeOrder(emit: (entry: LogEntry) => void): { stdout: Writable; stderr: Writable; flush(): void } {
+  const waiting: Record<LogStream, LogEntry[]> = { stdout: [], stderr: [] };
+  const sinks = {
+    stdout: lineSink('stdout', (entry) => waiting.stdout.push(entry)),
+    stderr: lineSink('stderr', (entry) => waiting.stderr.push(entry)),
+  };
+  /** Emits the waiting entries, oldest first, up to one that a line the other stream has begun must come before. */
+  const release = () => {
+    for (;;) {
+      const [out, err] = [waiting.stdout[0], waiting.stderr[0]];
+      const stream: LogStream | undefined = out && (!err || byLogTime(out, err) <= 0) ? 'stdout' : err ? 'stderr' : undefined;
+      if (stream === undefined) return;
+      const begun = sinks[stream === 'stdout' ? 'stderr' : 'stdout'].unfinishedSince();
+      if (begun !== null && nanoTime(begun) < nanoTime(waiting[stream][0]!.time)) return;
+      emit(waiting[stream].shift()!);
+    }
+  };
+  const writable = (sink: ReturnType<typeof lineSink>) =>
+    new Writable({
+      write(message: Buffer, _encoding, done) {
+        sink.write(message);
+        release();
+        done();
+      },
+    });
+  return {
+    stdout: writable(sinks.stdout),
+    stderr: writable(sinks.stderr),
+    flush() {
+      sinks.stdout.flush();
+      sinks.stderr.flush();
+      release();
+    },
+  };
+}
+
+/**
+ * One stream of the demultiplexed answer: each of the engine's messages (a line, or a part of a
+ * line over its 16 KiB) is cut into lines, each line an entry with the timestamp it began with. A
+ * part that goes on with a line has a timestamp of its own, which is dropped; a line over
+ * `MAX_LINE_CHARS` is sent in parts. `unfinishedSince` is the time of a line begun and not ended;
+ * `flush` sends what is left without a line end.
+ */
+function lineSink(stream: LogStream, emit: (entry: LogEntry) => void) {
   const decoder = new StringDecoder('utf8');
   let pending = '';
   const take = (text: string) => {
@@ -197,12 +237,8 @@ function lineSink(stream: LogStream, emit: (entry: LogEntry) => void): { writabl
     }
   };
   return {
-    writable: new Writable({
-      write(message: Buffer, _encoding, done) {
-        take(decoder.write(message));
-        done();
-      },
-    }),
+    write: (message: Buffer) => take(decoder.write(message)),
+    unfinishedSince: (): LogTime | null => (pending === '' ? null : (STAMP.exec(pending)?.[1] ?? null)),
     flush() {
       take(decoder.end());
       if (pending !== '') emit(logEntry(pending, stream));
