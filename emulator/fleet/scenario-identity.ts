@@ -1,3 +1,4 @@
+import { deepFreeze } from '../../functions/core/deep-freeze.ts';
 import type { Device } from '../../functions/core/device/index.ts';
 import { ScenarioError } from '../../runtime/scenario/format.ts';
 import type { ScenarioDocuments } from '../scenario/documents.ts';
@@ -6,6 +7,7 @@ import { documentPlan, planned, type DocumentPlan } from './identity-documents.t
 import { documentSite, fileSites } from './identity-sites.ts';
 import { filled, recordedMacs, textTemplate, type IdentityTables, type TextTemplate } from './identity-texts.ts';
 import { CONTAINER_SLOTS, MAC_SLOTS, type MemberIdentity } from './identity-values.ts';
+import type { RecentlyUsed } from './recently-used.ts';
 
 /**
  * The identity a scenario recorded, found once when a fleet loads it (docs/decisions/0055-a-fleet-of-emulated-routers.md):
@@ -67,17 +69,21 @@ export function identityText(scenario: ScenarioIdentity, text: string, identity:
 
 /**
  * The documents as a device with `identity` reads them: each made when it is read (`planned`: copied
- * only on the way to its values) and not kept, so that a device holds three references here.
+ * only on the way to its values) and deep-frozen, then kept while the device is among those `recent`
+ * keeps, so that a device read again answers the same objects (and the builds kept by them hold),
+ * while a fleet holds the documents of a bounded number of devices. A device keeps four references here.
  */
 export class IdentityDocuments implements ScenarioDocuments {
   readonly #scenario: ScenarioIdentity;
   readonly #documents: ScenarioDocuments;
   readonly #identity: MemberIdentity;
+  readonly #recent: RecentlyUsed<IdentityDocuments>;
 
-  constructor(scenario: ScenarioIdentity, documents: ScenarioDocuments, identity: MemberIdentity) {
+  constructor(scenario: ScenarioIdentity, documents: ScenarioDocuments, identity: MemberIdentity, recent: RecentlyUsed<IdentityDocuments>) {
     this.#scenario = scenario;
     this.#documents = documents;
     this.#identity = identity;
+    this.#recent = recent;
   }
 
   get device() {
@@ -99,7 +105,10 @@ export class IdentityDocuments implements ScenarioDocuments {
   #read<K extends (typeof DOCUMENT_KEYS)[number]>(key: K): ScenarioDocuments[K] {
     const plan = this.#scenario.documents;
     const part = plan === null || 'literals' in plan ? undefined : plan.members.get(key);
-    return part === undefined ? this.#documents[key] : planned(this.#documents[key], part, this.#identity);
+    if (part === undefined) return this.#documents[key];
+    const kept = this.#recent.of(this);
+    if (!kept.has(key)) kept.set(key, deepFreeze(planned(this.#documents[key], part, this.#identity)));
+    return kept.get(key) as ScenarioDocuments[K];
   }
 }
 
