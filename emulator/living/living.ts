@@ -144,13 +144,13 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
    * the same, looks again only once the first of those comes due.
    */
   async function step(): Promise<void> {
-    const w = await world();
     const { t, wall0 } = time();
     if (t <= last) {
       last = t;
       quiet = undefined;
       return;
     }
+    const w = await world();
     const disconnected = disconnections(w);
     if (quiet !== undefined && quiet.world === w && quiet.disconnected === disconnected && t < quiet.until) return;
     const a = Math.max(last, t - LONGEST_CATCH_UP_MS);
