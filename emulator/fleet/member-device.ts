@@ -20,7 +20,7 @@ export interface FleetScenario {
  * How many of a fleet's devices keep their documents as rewritten with their identity: more than the
  * requests a load sends at once, so that each request's device keeps them while it answers.
  */
-export const DEVICES_KEEPING_DOCUMENTS = 64;
+const DEVICES_KEEPING_DOCUMENTS = 64;
 
 /** The scenarios of a fleet, by the name its file gives, each shared by every device that runs it. */
 export type FleetScenarios = ReadonlyMap<string, FleetScenario>;

@@ -89,43 +89,36 @@ async function fetchAgainOnReset(url) {
   }
 }
 
-/** One GET of each device, `BUILDERS` at a time: every device built. Answers how long it took. */
-async function buildAll(url, size) {
+/** The GETs of `count` URLs (`at(i)` the i-th), `BUILDERS` at a time, each to answer 200. Answers how long they took. */
+async function getEach(count, at) {
   const began = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: BUILDERS }, async () => {
-      while (next < size) {
-        const id = `router-${next++}`;
-        const res = await fetchAgainOnReset(`${url}/devices/${id}/api/v1/chutes`);
+      while (next < count) {
+        const url = at(next++);
+        const res = await fetchAgainOnReset(url);
         await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`GET /devices/${id}/api/v1/chutes answered ${res.status}`);
+        if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
       }
     }),
   );
   return performance.now() - began;
 }
 
+/** One GET of each device: every device built. Answers how long it took. */
+const buildAll = (url, size) => getEach(size, (i) => `${url}/devices/router-${i}/api/v1/chutes`);
+
+/** The GET paths of the read mix at `base` but those that name a station: a station's MAC is the device's own. */
+const mixPathsOf = async (base) => (await mixPaths(base)).paths.filter((p) => !/[0-9a-f]{2}(:[0-9a-f]{2}){5}/i.test(p));
+
 /**
- * Every GET path of the read mix on every device, `BUILDERS` at a time, device by device: what each
- * device keeps once it has answered all a controller reads of it. Answers how long it took.
+ * Every GET path of the read mix on every device, device by device: what each device keeps once it
+ * has answered all a controller reads of it. Answers how long it took.
  */
 async function readAll(url, size) {
-  const began = performance.now();
-  const paths = (await mixPaths(`${url}/devices/router-0`)).paths.filter((p) => !/[0-9a-f]{2}(:[0-9a-f]{2}){5}/i.test(p));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: BUILDERS }, async () => {
-      while (next < size * paths.length) {
-        const i = next++;
-        const at = `${url}/devices/router-${Math.floor(i / paths.length)}${paths[i % paths.length]}`;
-        const res = await fetchAgainOnReset(at);
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`GET ${at} answered ${res.status}`);
-      }
-    }),
-  );
-  return performance.now() - began;
+  const paths = await mixPathsOf(`${url}/devices/router-0`);
+  return getEach(size * paths.length, (i) => `${url}/devices/router-${Math.floor(i / paths.length)}${paths[i % paths.length]}`);
 }
 
 /** Group 1: memory for each size, and the start of `MEASURED_SIZE` devices. */
@@ -250,8 +243,7 @@ async function throughputGroup(opts, previous) {
   const one = await startServer('emulate --still', chuteboxCommand(['emulate', '--no-auth', '--still', '--seed', '1', '--host', '127.0.0.1', '--port', '0']));
   const fleet = await startFleet(MEASURED_SIZE, false, opts.built);
   try {
-    // A station's MAC is the device's own: paths that name one are left out of both loads.
-    const paths = (await mixPaths(one.url)).paths.filter((p) => !/[0-9a-f]{2}(:[0-9a-f]{2}){5}/i.test(p));
+    const paths = await mixPathsOf(one.url);
     console.log(
       `\n2. Throughput: ${paths.length} GET paths of the read mix, each on the next of ${MEASURED_SIZE} devices, wrk -t1 -c${CONNECTIONS} -d${opts.seconds}s, ${opts.rounds} interleaved rounds`,
     );
