@@ -201,11 +201,10 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
     return atTick(w, t, wall0, 'traffic', () => {
       const listed = listedSessions(w, removals);
       const byAp = new Map(w.aps.map((ap) => [ap, trafficThrough(w.seed, w.rates, listed, ap.key, (id) => ratesOf(w, id), t)]));
-      return {
-        byAp,
-        byChute: reusingLast((chute: unknown) => sumTraffic([...byAp].filter(([ap]) => ap.chute === chute).map(([, one]) => one))),
-        netDev: reusingLast((text: string, routes: string | null) => netDevWith(byAp, text, routes)),
-      };
+      // Kept with the tick's traffic, which they are made from beside their sources.
+      const byChute = reusingLast((chute: unknown) => sumTraffic([...byAp].filter(([ap]) => ap.chute === chute).map(([, one]) => one)));
+      const netDev = reusingLast((text: string, routes: string | null) => netDevWith(byAp, text, routes));
+      return { byAp, byChute: (chute: unknown) => byChute(byAp, chute), netDev: (text: string, routes: string | null) => netDev(byAp, text, routes) };
     });
   }
 
@@ -249,7 +248,7 @@ export function livingNetwork(options: LivingOptions): LivingNetwork {
       const container = (await options.device().containers())?.find((entry) => entry.Id === id || (entry.Names as unknown[] | undefined)?.includes(`/${id}`));
       const chute = (container?.Labels as Record<string, unknown> | undefined)?.[CHUTE_LABEL];
       const moved = (await traffic()).byChute(chute);
-      return moved === NO_TRAFFIC ? body : statsWithTraffic(body, moved);
+      return moved === NO_TRAFFIC ? body : statsWithTraffic(clock, body, moved);
     },
     catchUp,
     restart() {

@@ -77,11 +77,6 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, clock: { read(): 
     });
   }
 
-  // Each file as moved: the text of a file is made again only when the recording or the time moved.
-  const uptimeNow = reusingLast(movedUptime);
-  const statNow = reusingLast(movedBootTime);
-  const leasesNow = reusingLast(shiftedLeases);
-
   /** When the replay started and how long ago, in whole centiseconds, read at one moment. */
   function replay(): { startCs: number; elapsedCs: number } {
     const { now, elapsedMs } = clock.read();
@@ -98,7 +93,9 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, clock: { read(): 
       return recorded().then((at) => {
         if (at === null) return files.readFile(devicePath);
         const { startCs, elapsedCs } = replay();
-        return file === CLOCK_FILES.uptime ? uptimeNow(at.uptime, at.at, elapsedCs) : statNow(at.stat, Math.floor((startCs - at.at.uptimeCs) / 100));
+        return file === CLOCK_FILES.uptime
+          ? uptimeNow(clock, at.uptime, at.at, elapsedCs)
+          : statNow(clock, at.stat, Math.floor((startCs - at.at.uptimeCs) / 100));
       });
     },
     shift,
@@ -110,9 +107,14 @@ export function scenarioClock(files: Pick<Device, 'readFile'>, clock: { read(): 
     recording: () =>
       recorded().then((clock) => (clock === null ? null : { atMs: clock.at.bootTime * 1000 + clock.at.uptimeCs * 10, bootMs: clock.at.bootTime * 1000 })),
     leases: (text) =>
-      Promise.all([recorded(), shift()]).then(([at, seconds]) => (at === null || seconds === 0 ? text : leasesNow(text, seconds, at.at.bootTime))),
+      Promise.all([recorded(), shift()]).then(([at, seconds]) => (at === null || seconds === 0 ? text : leasesNow(clock, text, seconds, at.at.bootTime))),
   };
 }
+
+// Each file as moved, kept with the device's clock: the text of a file is made again only when the recording or the time moved.
+const uptimeNow = reusingLast(movedUptime);
+const statNow = reusingLast(movedBootTime);
+const leasesNow = reusingLast(shiftedLeases);
 
 /** Which of CLOCK_FILES a device path names, however it is spelled (`/proc//uptime`, `/proc/./stat`), or null. */
 function clockFile(devicePath: string): string | null {

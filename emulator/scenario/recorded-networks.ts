@@ -168,18 +168,15 @@ export function recordedNetworks(
       for (const listener of states.get(keyOf(chute, network))?.listeners ?? []) listener(text);
     },
   });
-  /** Each network's parse of its station dump and of its `all_sta` reply, by `[chute, network]` in JSON: made again only when the text changed. */
-  const dumpParses = new Map<string, (text: string) => readonly StationBlock[]>();
-  const allStaParses = new Map<string, (text: string) => readonly StationBlock[]>();
-  /** The stations of a network's recorded station dump (`key`: `[chute, network]` in JSON); null when it is not recorded. */
-  const recordedStations = async (target: Pick<NetworkTarget, 'chute' | 'network'>, key: string) => {
+  /** The stations of a network's recorded station dump; null when it is not recorded. */
+  const recordedStations = async (target: Pick<NetworkTarget, 'chute' | 'network'>) => {
     const text = await read(target, 'stationDump');
-    return text === null ? null : kept(dumpParses, key, () => reusingLast(stationBlocks))(text);
+    return text === null ? null : stationBlocksOf(states, text);
   };
-  /** The stations of a network's recorded `all_sta` reply (`key`: `[chute, network]` in JSON); null when it is not recorded. */
-  const recordedHostapdStations = async (target: Pick<NetworkTarget, 'chute' | 'network'>, key: string) => {
+  /** The stations of a network's recorded `all_sta` reply; null when it is not recorded. */
+  const recordedHostapdStations = async (target: Pick<NetworkTarget, 'chute' | 'network'>) => {
     const text = await read(target, 'hostapdStations');
-    return text === null ? null : kept(allStaParses, key, () => reusingLast(allStaBlocks))(text);
+    return text === null ? null : allStaBlocksOf(states, text);
   };
   /** The station dump of a list of stations, joined once per list: while no station is removed, every read answers the same text. */
   const dumps = new WeakMap<readonly StationBlock[], string>();
@@ -217,7 +214,7 @@ export function recordedNetworks(
       return removed === undefined ? blocks : blocks.filter((block) => !removed.has(block.mac.toLowerCase()));
     };
     const stations = () =>
-      Promise.all([recordedStations(target, key), recordedHostapdStations(target, key)]).then(async ([blocks, hostapdBlocks]) => {
+      Promise.all([recordedStations(target), recordedHostapdStations(target)]).then(async ([blocks, hostapdBlocks]) => {
         if (blocks === null && hostapdBlocks !== null) {
           throw new HttpProblem(
             503,
@@ -229,7 +226,7 @@ export function recordedNetworks(
     const hostapdStations = async () => {
       const lived = life === undefined ? null : await hostapdRecordings().then(() => life.hostapdStations(target));
       if (lived !== null) return lived;
-      const blocks = await recordedHostapdStations(target, key);
+      const blocks = await recordedHostapdStations(target);
       if (blocks === null) throw new HttpProblem(503, `hostapd's all_sta is not recorded for ${where} (no ${NETWORK_FILES.hostapdStations})`);
       return present(blocks);
     };
@@ -269,16 +266,16 @@ export function recordedNetworks(
 
     /** `STATUS`: recorded, with the SSID set since the start and, in a living network, the stations there now in this BSS's `num_sta`. */
     async function statusReply(status: string | null, config: string | null): Promise<string> {
-      const reply = hostapdReply(status, 'hostapdStatus', 'STATUS', (text) => `ssid[${bssIndexOf(text, config, target.hostInterface)}]`);
+      const reply = hostapdReply(status, 'hostapdStatus', 'STATUS', (text) => `ssid[${bssIndexOf(states, text, config, target.hostInterface)}]`);
       const count = await life?.stationCount(target);
-      return count == null ? reply : withValue(reply, `num_sta[${bssIndexOf(reply, config, target.hostInterface)}]`, String(count));
+      return count == null ? reply : withValue(states, reply, `num_sta[${bssIndexOf(states, reply, config, target.hostInterface)}]`, String(count));
     }
 
     /** A recorded hostapd reply, with the SSID set since the start in its `ssidKey` line. */
     function hostapdReply(reply: string | null, recording: NetworkRecording, what: string, ssidKey: (reply: string) => string): string {
       if (reply === null) throw new HttpProblem(503, `hostapd's ${what} is not recorded for ${where} (no ${NETWORK_FILES[recording]})`);
       const ssid = states.get(key)?.ssid;
-      return ssid === undefined ? reply : withValue(reply, ssidKey(reply), encodeSsid(ssid));
+      return ssid === undefined ? reply : withValue(states, reply, ssidKey(reply), encodeSsid(ssid));
     }
 
     return {
@@ -370,6 +367,10 @@ export function recordedNetworks(
 
 /** The stations of a network without a recorded station dump: always this list, whose dump `dumpOf` joins once. */
 const NO_STATIONS: readonly StationBlock[] = [];
+
+/** Each network's parse of its station dump and of its `all_sta` reply, kept with its device's network states: made again only when the text changed. */
+const stationBlocksOf = reusingLast(stationBlocks);
+const allStaBlocksOf = reusingLast(allStaBlocks);
 
 /** `bssIndex`, worked out again only for other replies or another interface. */
 const bssIndexOf = reusingLast(bssIndex);

@@ -25,17 +25,17 @@ function unreadable(what: string): HttpProblem {
 
 /** The audio server (`pactl -f json info`). */
 export async function audioServer(device: Device): Promise<AudioServer> {
-  return serverOf(await listing(device, 'info')) ?? throwing(unreadable('its server information'));
+  return serverOf(device, await listing(device, 'info')) ?? throwing(unreadable('its server information'));
 }
 
 /** The sinks or the sources. */
 export async function audioDevices(device: Device, kind: 'sink' | 'source'): Promise<AudioDevice[]> {
-  return devicesOf(await listing(device, `${kind}s`)) ?? throwing(unreadable(`its ${kind}s`));
+  return devicesOf(device, await listing(device, `${kind}s`)) ?? throwing(unreadable(`its ${kind}s`));
 }
 
 /** The loaded modules. */
 export async function audioModules(device: Device): Promise<AudioModule[]> {
-  return modulesOf(await listing(device, 'modules-short'), await listing(device, 'modules')) ?? throwing(unreadable('its modules'));
+  return modulesOf(device, await listing(device, 'modules-short'), await listing(device, 'modules')) ?? throwing(unreadable('its modules'));
 }
 
 /** Each listing's parse, made again only when pactl printed another text (frozen: an answer holding it reuses its JSON). */

@@ -19,7 +19,7 @@ export const response = ChuteCacheSchema;
  */
 export const handle: Handler<ChuteCache> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
-  return redactedCache((await loadChute(device, chute)).cache);
+  return redactedCache(device, (await loadChute(device, chute)).cache);
 };
 
 /** The cache with its secrets redacted, made again only for another cache (a stored chute's is frozen). */

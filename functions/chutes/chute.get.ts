@@ -18,5 +18,5 @@ export const response = ChuteRecordSchema;
 export const handle: Handler<ChuteRecord> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   const [stored, containers] = await Promise.all([loadChute(device, chute), device.containers()]);
-  return keptChuteRecord(stored, containers);
+  return keptChuteRecord(device, stored, containers);
 };

@@ -18,7 +18,7 @@ export const response = ChuteListSchema;
 export const handle: Handler<ChuteList> = async (_input, device) => {
   const [names, containers] = await Promise.all([device.chuteNames(), device.containers()]);
   const chutes = await Promise.all([...names].sort().map((name) => device.chute(name)));
-  return listOf(...chutes.filter((chute) => chute !== null).map((chute) => keptChuteRecord(chute, containers)));
+  return listOf(device, ...chutes.filter((chute) => chute !== null).map((chute) => keptChuteRecord(device, chute, containers)));
 };
 
 /** The records in one list, made again only when one changed: a poll is answered the same frozen list. */

@@ -27,7 +27,7 @@ export const response = StoredChuteConfigSchema;
 export const handle: Handler<Reply> = async (input, device) => {
   const { chute } = pathParams(input, ['chute']);
   const { config } = await loadChute(device, chute);
-  return configAnswer(config, negotiate(input.headers.accept));
+  return configAnswer(device, config, negotiate(input.headers.accept));
 };
 
 /** The answer for a chute's configuration, made again only for another configuration (a stored chute's is frozen) or media type. */

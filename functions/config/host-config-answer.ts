@@ -2,7 +2,7 @@ import { redactDocument } from './secret-placeholders.ts';
 import { type DocumentMediaType, encodeDocument } from '../core/body/index.ts';
 import { reply, type Reply } from '../core/handler.ts';
 import { reusingLast } from '../core/reusing-last.ts';
-import { generatedFor, type HostConfig, storedConfigOf } from './host-config.ts';
+import { configFromFacts, type HostConfig, parseStoredHostConfig } from './host-config.ts';
 
 /**
  * A host configuration as GET answers it: secrets `[redacted]` (Wi-Fi keys, the PPPoE password: see
@@ -18,7 +18,7 @@ export function answerHostConfig(config: HostConfig, type: DocumentMediaType): R
 }
 
 /** The answer for the stored configuration's text (`hostconfig.yaml`), made again only when the text or the media type changed. */
-export const storedAnswer = reusingLast((text: string, type: DocumentMediaType) => answerHostConfig(storedConfigOf(text), type));
+export const storedAnswer = reusingLast((text: string, type: DocumentMediaType) => answerHostConfig(parseStoredHostConfig(text), type));
 
 /** The answer for the generated configuration (its `hardwareFacts`), made again only when the hardware or the media type changed. */
-export const generatedAnswer = reusingLast((facts: string, type: DocumentMediaType) => answerHostConfig(generatedFor(facts), type));
+export const generatedAnswer = reusingLast((facts: string, type: DocumentMediaType) => answerHostConfig(configFromFacts(facts), type));

@@ -217,7 +217,7 @@ const HT_PLAN: Record<Band, Record<RadioCaps['generation'], (typeof HT_MODES)[nu
  * // { firewall: { defaults: { input: 'ACCEPT', output: 'ACCEPT', forward: 'REJECT' } }, lan: { interfaces: ['eth1'], … }, wan: { interface: 'eth0', proto: 'dhcp' }, wifi: [{ id: 'pci-wifi-0', channel: 36, hwmode: '11a', htmode: 'VHT80' }], … }
  */
 export async function generateHostConfig(device: DeviceSources): Promise<HostConfig> {
-  return generatedFor(await hardwareFacts(device));
+  return generatedFor(device, await hardwareFacts(device));
 }
 
 /**
@@ -234,8 +234,11 @@ export async function hardwareFacts(device: DeviceSources): Promise<string> {
   return JSON.stringify([ethernet, planRadios(radios, caps)]);
 }
 
-/** The configuration generated from `hardwareFacts`, worked out again only when the hardware changed. */
-export const generatedFor = reusingLast((facts: string) => hostConfigFor(...(JSON.parse(facts) as [string[], WifiRadioConfig[]])));
+/** The configuration generated from `hardwareFacts`. */
+export const configFromFacts = (facts: string): HostConfig => hostConfigFor(...(JSON.parse(facts) as [string[], WifiRadioConfig[]]));
+
+/** `configFromFacts`, worked out again only when the hardware changed. */
+export const generatedFor = reusingLast(configFromFacts);
 
 /**
  * The generated configuration for these Ethernet interfaces (the first is the WAN) and radio
@@ -342,7 +345,7 @@ export function parseStoredHostConfig(text: string): HostConfig {
  */
 export async function currentHostConfig(device: DeviceSources & Pick<Device, 'hostConfig'>): Promise<HostConfig> {
   const stored = await device.hostConfig.read();
-  return stored === null ? generateHostConfig(device) : storedConfigOf(stored);
+  return stored === null ? generateHostConfig(device) : storedConfigOf(device, stored);
 }
 
 /** The stored configuration, parsed again only when the file changed. */

@@ -19,5 +19,5 @@ export const response = HostConfigurationSchema;
 export const handle: Handler<Reply> = async (input, device) => {
   const type = negotiate(input.headers.accept);
   const stored = await device.hostConfig.read();
-  return stored === null ? generatedAnswer(await hardwareFacts(device), type) : storedAnswer(stored, type);
+  return stored === null ? generatedAnswer(device, await hardwareFacts(device), type) : storedAnswer(device, stored, type);
 };

@@ -21,4 +21,4 @@ export const response = HostConfigurationSchema;
  * @example
  * await handle(input, device) // reply('{"firewall":…,"lan":{"interfaces":["eth1"],…},"wan":{"interface":"eth0","proto":"dhcp"},"wifi":[…],…}', 'application/json', …)
  */
-export const handle: Handler<Reply> = async (input, device) => generatedAnswer(await hardwareFacts(device), negotiate(input.headers.accept));
+export const handle: Handler<Reply> = async (input, device) => generatedAnswer(device, await hardwareFacts(device), negotiate(input.headers.accept));

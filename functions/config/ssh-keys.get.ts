@@ -19,7 +19,7 @@ export const response = SshKeyListSchema;
  */
 export const handle: Handler<SshKeyList> = async (input, device) => {
   const account = await userAccount(input, device);
-  return keyLinesOf(await device.accounts.authorizedKeys(account));
+  return keyLinesOf(device, await device.accounts.authorizedKeys(account));
 };
 
 /** The key lines of an authorized_keys file, split again only when the file changed. */

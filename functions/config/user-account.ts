@@ -29,7 +29,7 @@ export async function userAccount(input: FunctionInput, device: Device): Promise
   if (!USER_NAME.test(name)) {
     throw new HttpProblem(400, `bad path parameter: params.user ${USER_NAME_MESSAGE}`, { errors: [{ path: 'params.user', message: USER_NAME_MESSAGE }] });
   }
-  const account = accountsOf(await device.accounts.passwd()).find((each) => each.name === name) ?? null;
+  const account = accountsOf(device, await device.accounts.passwd()).find((each) => each.name === name) ?? null;
   if (account === null) throw new HttpProblem(404, `no user named ${name} in the passwd database of this device`);
   if (!account.home.startsWith('/')) {
     throw new HttpProblem(409, `user ${name} has no home folder to keep SSH keys in (its home in the passwd database is ${JSON.stringify(account.home)})`);

@@ -24,7 +24,7 @@ export async function measureChutes(device: Device, containers: readonly Record<
   const stats = await Promise.all(
     containers.map((container) => (container.State === 'running' && typeof container.Id === 'string' ? device.containerStats(container.Id) : null)),
   );
-  return containers.map((container, i) => ({ usage: usageOf(container, stats[i] ?? null), measured: (stats[i] ?? null) !== null }));
+  return containers.map((container, i) => ({ usage: usageOf(device, container, stats[i] ?? null), measured: (stats[i] ?? null) !== null }));
 }
 
 /** `chuteUsage`, made again only when the container or its stats changed (each frozen where the engine's answers are shared). */

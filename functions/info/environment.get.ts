@@ -17,7 +17,7 @@ export const response = EnvironmentSchema;
  */
 export const handle: Handler<Environment> = async (_input, device) => {
   const text = await device.readFile('/proc/self/environ');
-  return environmentOf(text ?? '');
+  return environmentOf(device, text ?? '');
 };
 
 /** The environment with secrets redacted, worked out again only when the file changed. */

@@ -30,7 +30,7 @@ const DMI_FIELDS = ['sys_vendor', 'product_name', 'product_version', 'board_vend
  */
 export const handle: Handler<Hardware> = async (_input, device) => {
   let cpuinfo: Promise<Cpuinfo> | undefined;
-  const readCpuinfo = () => (cpuinfo ??= device.readFile('/proc/cpuinfo').then((text) => cpuinfoOf(text ?? '')));
+  const readCpuinfo = () => (cpuinfo ??= device.readFile('/proc/cpuinfo').then((text) => cpuinfoOf(device, text ?? '')));
 
   const [uname, meminfo, identity, wifi] = await Promise.all([
     device.uname(),
@@ -42,7 +42,7 @@ export const handle: Handler<Hardware> = async (_input, device) => {
     vendor: identity.vendor,
     board: identity.board,
     cpu: uname.machine.trim() || cpuArchitecture(await readCpuinfo()),
-    memory: memTotalOf(meminfo ?? ''),
+    memory: memTotalOf(device, meminfo ?? ''),
     wifi,
   };
 };

@@ -47,10 +47,10 @@ export const handle: Handler<Software> = async (_input, device) => {
  */
 async function readOsVersion(device: Device): Promise<string | null> {
   const openwrt = await device.readFile('/etc/openwrt_release');
-  const description = openwrt === null ? '' : openwrtDescription(openwrt);
+  const description = openwrt === null ? '' : openwrtDescription(device, openwrt);
   if (description) return description;
   const osRelease = (await device.readFile('/etc/os-release')) ?? (await device.readFile('/usr/lib/os-release'));
-  return osRelease === null ? null : osReleaseName(osRelease);
+  return osRelease === null ? null : osReleaseName(device, osRelease);
 }
 
 /** DISTRIB_DESCRIPTION of /etc/openwrt_release ('' without one), and the name an os-release file gives (null without one), parsed again only when the text changed. */

@@ -34,14 +34,14 @@ export const handle: Handler<Telemetry> = async (_input, device) => {
     device.readFile('/proc/stat'),
     device.readFile('/proc/loadavg'),
     device.readFile('/proc/meminfo'),
-    device.readFile('/proc/mounts').then((mounts) => readDiskUsage(device, storageMountsOf(mounts ?? ''))),
+    device.readFile('/proc/mounts').then((mounts) => readDiskUsage(device, storageMountsOf(device, mounts ?? ''))),
     device.readFile('/proc/net/dev'),
-    device.containers().then(async (containers) => chutesOf(...(await measureChutes(device, containers ?? [])).map((chute) => chute.usage))),
+    device.containers().then(async (containers) => chutesOf(device, ...(await measureChutes(device, containers ?? [])).map((chute) => chute.usage))),
   ]);
-  const network = netDevOf(netdev ?? '');
+  const network = netDevOf(device, netdev ?? '');
   return {
     time: device.now() / 1000,
-    system: systemOf(statOf(stat ?? ''), loadOf(loadavg ?? ''), memoryOf(meminfo ?? ''), diskUsage, network.total),
+    system: systemOf(device, statOf(device, stat ?? ''), loadOf(device, loadavg ?? ''), memoryOf(device, meminfo ?? ''), diskUsage, network.total),
     network: network.interfaces,
     chutes,
   };
@@ -91,7 +91,7 @@ const loadOf = reusingLast((text: string): [number, number, number] => parseLoad
 const storageMountsOf = reusingLast((text: string) => storageMounts(parseMounts(text)));
 
 async function readDiskUsage(device: Device, mounts: Mount[]): Promise<DiskUsage[]> {
-  return diskUsageOf(mounts, JSON.stringify(await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)))));
+  return diskUsageOf(device, mounts, JSON.stringify(await Promise.all(mounts.map((mount) => device.statfs(mount.mountpoint)))));
 }
 
 /**

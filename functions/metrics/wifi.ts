@@ -87,11 +87,15 @@ export const WIFI_FAMILIES: readonly MetricFamily[] = [
 
 /** The stations of every access point of the chutes, and how many each has. */
 export const stationMetrics: Collector = (scrape) =>
-  eachNetwork(scrape, ['access-point'], async (network) => stationSamples(network, await stationsAndSource(scrape.device.network(network.target))));
+  eachNetwork(scrape, ['access-point'], async (network) =>
+    stationSamples(network, await stationsAndSource(scrape.device, scrape.device.network(network.target))),
+  );
 
 /** The DHCP leases of every network of the chutes that has them. */
 export const leaseMetrics: Collector = (scrape) =>
-  eachNetwork(scrape, ['access-point', 'vlan'], async (network) => leaseSamples(network, (await scrape.device.network(network.target).leases()) ?? ''));
+  eachNetwork(scrape, ['access-point', 'vlan'], async (network) =>
+    leaseSamples(scrape.device, network, (await scrape.device.network(network.target).leases()) ?? ''),
+  );
 
 /** `collect` on every network of one of `kinds`, at once; a network whose sources do not answer fails the scrape's part and gives nothing. */
 async function eachNetwork(scrape: Scrape, kinds: readonly NetworkKind[], collect: (network: ChuteNetwork) => Promise<Sample[]>): Promise<Sample[]> {
@@ -121,8 +125,8 @@ function stationSamples(network: ChuteNetwork, listed: ListedStations): Sample[]
   return samples;
 }
 
-function leaseSamples(network: ChuteNetwork, leaseFile: string): Sample[] {
-  return leasesOf(leaseFile).map((lease) =>
+function leaseSamples(owner: object, network: ChuteNetwork, leaseFile: string): Sample[] {
+  return leasesOf(owner, leaseFile).map((lease) =>
     sample(
       DNSMASQ_LEASE_EXPIRY,
       {

@@ -27,8 +27,8 @@ export const response = ClientListSchema;
 export const handle: Handler<ClientList> = async (input, device) => {
   const network = await requestedNetwork(input, device, ['access-point'], 'list clients');
   const host = device.network(network.target);
-  const [stations, leaseFile] = await Promise.all([connectedStations(host), host.leases()]);
-  return clientsOf(stations, leaseFile ?? '');
+  const [stations, leaseFile] = await Promise.all([connectedStations(device, host), host.leases()]);
+  return clientsOf(device, stations, leaseFile ?? '');
 };
 
 /** The clients of the stations (a kept parse) with their leases, made again only when the stations or the lease file changed. */

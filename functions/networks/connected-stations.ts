@@ -19,10 +19,10 @@ import { parseStationDump, type StationRecord } from '../parsers/iw-station.ts';
  * @throws HttpProblem as the device's reads; where iw cannot answer and hostapd cannot either, the
  *   status of hostapd's failure with both reasons.
  * @example
- * await connectedStations(host) // [{ mac_addr: '5c:f7:e6:1c:36:f7', signal: '-63 [-86, -63] dBm', … }]
+ * await connectedStations(device, device.network(target)) // [{ mac_addr: '5c:f7:e6:1c:36:f7', signal: '-63 [-86, -63] dBm', … }]
  */
-export async function connectedStations(host: NetworkHost): Promise<StationRecord[]> {
-  return (await stationsAndSource(host)).stations;
+export async function connectedStations(owner: object, host: NetworkHost): Promise<StationRecord[]> {
+  return (await stationsAndSource(owner, host)).stations;
 }
 
 /** The stations of an access point, and which tool listed them: iw, or hostapd where iw cannot answer. */
@@ -37,12 +37,13 @@ export interface ListedStations {
  *
  * @throws HttpProblem as `connectedStations`.
  * @example
- * await stationsAndSource(host) // { from: 'iw', stations: [{ mac_addr: '5c:f7:e6:1c:36:f7', … }] }
+ * await stationsAndSource(device, device.network(target)) // { from: 'iw', stations: [{ mac_addr: '5c:f7:e6:1c:36:f7', … }] }
  */
-export function stationsAndSource(host: NetworkHost): Promise<ListedStations> {
+export function stationsAndSource(owner: object, host: NetworkHost): Promise<ListedStations> {
   return fromIwOrHostapd<ListedStations>(
+    owner,
     host,
-    async () => ({ from: 'iw', stations: iwStationsOf(await host.stationDump()) }),
+    async () => ({ from: 'iw', stations: iwStationsOf(owner, await host.stationDump()) }),
     (stations) => ({ from: 'hostapd', stations }),
   );
 }
@@ -53,12 +54,13 @@ export function stationsAndSource(host: NetworkHost): Promise<ListedStations> {
  *
  * @throws HttpProblem as `connectedStations`.
  */
-export function connectedStation(host: NetworkHost, mac: string): Promise<StationRecord | undefined> {
+export function connectedStation(owner: object, host: NetworkHost, mac: string): Promise<StationRecord | undefined> {
   return fromIwOrHostapd(
+    owner,
     host,
     async () => {
       const output = await host.stationGet(mac);
-      return output === null ? undefined : iwStationsOf(output).find((station) => isStation(station, mac));
+      return output === null ? undefined : iwStationsOf(owner, output).find((station) => isStation(station, mac));
     },
     (stations) => stations.find((station) => isStation(station, mac)),
   );
@@ -70,8 +72,9 @@ export function connectedStation(host: NetworkHost, mac: string): Promise<Statio
  *
  * @throws HttpProblem as `connectedStations`; 502 when hostapd refuses to deauthenticate it.
  */
-export function disconnectStation(host: NetworkHost, mac: string): Promise<boolean> {
+export function disconnectStation(owner: object, host: NetworkHost, mac: string): Promise<boolean> {
   return fromIwOrHostapd(
+    owner,
     host,
     () => host.stationDel(mac),
     async (stations) => {
@@ -88,7 +91,7 @@ const iwStationsOf = reusingLast(parseStationDump);
 const hostapdStationsOf = reusingLast(parseAllSta);
 
 /** Answers what `iw` answers; where it answers a 503, what `hostapd` answers from hostapd's stations. */
-async function fromIwOrHostapd<T>(host: NetworkHost, iw: () => Promise<T>, hostapd: (stations: StationRecord[]) => T | Promise<T>): Promise<T> {
+async function fromIwOrHostapd<T>(owner: object, host: NetworkHost, iw: () => Promise<T>, hostapd: (stations: StationRecord[]) => T | Promise<T>): Promise<T> {
   let text: string;
   try {
     return await iw();
@@ -101,7 +104,7 @@ async function fromIwOrHostapd<T>(host: NetworkHost, iw: () => Promise<T>, hosta
       throw new HttpProblem(hostapdProblem.status, `${iwProblem.message}; nor can hostapd list the stations: ${hostapdProblem.message}`);
     }
   }
-  return hostapd(hostapdStationsOf(text));
+  return hostapd(hostapdStationsOf(owner, text));
 }
 
 function isStation(station: StationRecord, mac: string): boolean {

@@ -30,7 +30,7 @@ export const response = NetworkDeviceListSchema;
 export const handle: Handler<NetworkDeviceList> = async (_input, device) => {
   const networks = (await installedChutes(device)).flatMap(chuteNetworks).filter((network) => network.kind === 'access-point' || network.kind === 'vlan');
   const asOf = Math.floor(device.now() / 1000);
-  return joined(...(await Promise.all(networks.map((network) => devicesOn(device, network, asOf)))));
+  return joined(device, ...(await Promise.all(networks.map((network) => devicesOn(device, network, asOf)))));
 };
 
 /** The leases of one network, each joined with its station. */
@@ -38,9 +38,9 @@ async function devicesOn(device: Device, network: ChuteNetwork, asOf: number): P
   if (network.target.leaseFile === null) return NO_DEVICES;
   const host = device.network(network.target);
   const leases = (await host.leases()) ?? '';
-  if (leasesOf(leases).size === 0) return NO_DEVICES;
-  const stations = network.kind === 'access-point' ? await connectedStations(host) : NO_STATIONS;
-  return networkDevices(leases, stations, network.chute, network.name, asOf);
+  if (leasesOf(device, leases).size === 0) return NO_DEVICES;
+  const stations = network.kind === 'access-point' ? await connectedStations(device, host) : NO_STATIONS;
+  return networkDevices(device, leases, stations, network.chute, network.name, asOf);
 }
 
 /** The lease file's leases by MAC address, parsed again only when the file changed. */
@@ -56,7 +56,7 @@ const NO_STATIONS: readonly StationRecord[] = deepFreeze([]);
  */
 const networkDevices = reusingLast((leaseText: string, stations: readonly StationRecord[], chute: string, name: string, asOf: number) => {
   const byMac = new Map(stations.map((station) => [station.mac_addr.toLowerCase(), station]));
-  return [...leasesOf(leaseText)].map(([mac, lease]) => networkDevice(lease, chute, name, asOf, byMac.get(mac)));
+  return [...leasesByMac(parseLeases(leaseText))].map(([mac, lease]) => networkDevice(lease, chute, name, asOf, byMac.get(mac)));
 });
 
 /** The networks' devices in one list, made again only when one network's changed. */

@@ -20,7 +20,7 @@ export const response = HostapdStatusSchema;
 export const handle: Handler<HostapdStatus> = async (input, device) => {
   const network = await requestedNetwork(input, device, ['access-point'], 'read the access point status');
   const reply = await device.network(network.target).hostapd(['STATUS']);
-  const status = statusOf(reply);
+  const status = statusOf(device, reply);
   if (Object.keys(status).length === 0) {
     throw new HttpProblem(502, `hostapd answered STATUS for network ${network.name} with no field: ${hostapdAnswer(reply) || 'nothing'}`);
   }

@@ -18,7 +18,7 @@ export const response = LeaseListSchema;
  */
 export const handle: Handler<LeaseList> = async (input, device) => {
   const network = await requestedNetwork(input, device, ['access-point', 'vlan'], 'read DHCP leases');
-  return leasesOf((await device.network(network.target).leases()) ?? '');
+  return leasesOf(device, (await device.network(network.target).leases()) ?? '');
 };
 
 /** The lease file's records, parsed again only when the file changed. */

@@ -18,7 +18,7 @@ export const response = SsidRecordSchema;
  */
 export const handle: Handler<SsidRecord> = async (input, device) => {
   const network = await requestedNetwork(input, device, ['access-point'], 'read the SSID');
-  const config = configOf(await device.network(network.target).hostapd(['GET_CONFIG']));
+  const config = configOf(device, await device.network(network.target).hostapd(['GET_CONFIG']));
   if (config.ssid === undefined || config.bssid === undefined) {
     throw new HttpProblem(502, `hostapd's GET_CONFIG reply for network ${network.name} has no ${config.ssid === undefined ? 'ssid' : 'bssid'}`);
   }

@@ -20,7 +20,7 @@ export const response = MessageSchema;
  */
 export const handle: Handler<Message> = async (input, device) => {
   const { network, mac } = await requestedStation(input, device, 'disconnect a station');
-  if (!(await disconnectStation(device.network(network.target), mac))) {
+  if (!(await disconnectStation(device, device.network(network.target), mac))) {
     throw new HttpProblem(404, `no station ${mac} is connected to network ${network.name}`);
   }
   return { message: `station ${mac} was disconnected from network ${network.name} of chute ${network.chute}` };

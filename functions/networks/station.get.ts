@@ -19,7 +19,7 @@ export const response = StationRecordSchema;
  */
 export const handle: Handler<StationRecord> = async (input, device) => {
   const { network, mac } = await requestedStation(input, device, 'read a station');
-  const station = await connectedStation(device.network(network.target), mac);
+  const station = await connectedStation(device, device.network(network.target), mac);
   if (station === undefined) throw new HttpProblem(404, `no station ${mac} is connected to network ${network.name}`);
   return station;
 };

@@ -17,5 +17,5 @@ export const response = StationListSchema;
  */
 export const handle: Handler<StationList> = async (input, device) => {
   const network = await requestedNetwork(input, device, ['access-point'], 'list stations');
-  return connectedStations(device.network(network.target));
+  return connectedStations(device, device.network(network.target));
 };

@@ -250,7 +250,7 @@ export function pdconfEngine(options: { store: TextStore; apply: Applier; now: (
   /** The sections of the stored status (`read`, or read now); rendered first (not applied) when there is none, or it is damaged. */
   async function renderedSections(read = store.read(STATUS_FILE)): Promise<PdconfSection[]> {
     const text = await read;
-    return (text === null ? null : sectionsOf(text)) ?? (await run('none')).sections;
+    return (text === null ? null : sectionsOf(store, text)) ?? (await run('none')).sections;
   }
 
   /** Renders every file; applies them as `mode` says: none, those that changed or did not apply, or all. */

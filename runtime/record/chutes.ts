@@ -40,7 +40,7 @@ export async function readChutes(device: Device): Promise<string[]> {
         continue;
       }
       const host = device.network(network.target);
-      for (const [what, read] of readsOf(network.kind, host)) await recorded(warnings, `${name}/${network.name}: ${what}`, read);
+      for (const [what, read] of readsOf(device, network.kind, host)) await recorded(warnings, `${name}/${network.name}: ${what}`, read);
     }
   }
   return warnings;
@@ -93,12 +93,12 @@ export function boundLogs(recording: Recording): void {
 }
 
 /** What is read of a network of a kind: what each read is called, and the read. */
-function readsOf(kind: NetworkKind, host: NetworkHost): [string, () => Promise<unknown>][] {
+function readsOf(device: Device, kind: NetworkKind, host: NetworkHost): [string, () => Promise<unknown>][] {
   const leases: [string, () => Promise<unknown>] = ['the lease file', () => host.leases()];
   if (kind === 'vlan') return [leases];
   if (kind !== 'access-point') return [];
   return [
-    ['the stations', () => connectedStations(host)],
+    ['the stations', () => connectedStations(device, host)],
     leases,
     ["hostapd's STATUS", () => host.hostapd(['STATUS'])],
     ["hostapd's GET_CONFIG", () => host.hostapd(['GET_CONFIG'])],
