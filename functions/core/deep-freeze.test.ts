@@ -33,6 +33,15 @@ describe('deepFreeze', () => {
     expect(isDeepFrozen(deepFreeze({ toJSON: () => 1 }))).toBe(false);
   });
 
+  it('shows nothing of what it knows in JSON, keys or copies, and takes neither a copy nor an heir as deep-frozen', () => {
+    const frozen = deepFreeze({ ssid: 'lab', stations: [1] });
+    expect(JSON.stringify(frozen)).toBe('{"ssid":"lab","stations":[1]}');
+    expect(Object.keys(frozen)).toEqual(['ssid', 'stations']);
+    expect(isDeepFrozen({ ...frozen })).toBe(false);
+    expect(isDeepFrozen(Object.assign({}, frozen))).toBe(false);
+    expect(isDeepFrozen(Object.create(frozen) as object)).toBe(false);
+  });
+
   it("takes a value frozen by another bundle's copy of this module as deep-frozen", async () => {
     const frozen = deepFreeze({ stats: [{ rx_bytes: 1 }] });
     vi.resetModules();

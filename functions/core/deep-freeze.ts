@@ -1,10 +1,15 @@
 /**
- * Every value `deepFreeze` made unchangeable, with all it holds: those `reusingLast` and `answerJson`
- * may take as the same. One set for the process, kept on `globalThis`: each bundle carries its own
- * copy of this module, and a value the emulator froze (an engine's answer) is as unchangeable to the
- * function bundle that reads it. A frozen value never thaws, so sharing the set is safe.
+ * How a value `deepFreeze` made unchangeable, with all it holds, is known: its own property under
+ * this symbol holds the value itself (an inherited one holds another), defined just before it is
+ * frozen, hidden from JSON and copies. The symbol is the same in every bundle (`Symbol.for`): each
+ * carries its own copy of this module, and a value the emulator froze (an engine's answer) is as
+ * unchangeable to the function bundle that reads it. A mark, not a `WeakSet`: a set of every frozen
+ * value made each lookup and each addition cost more as a fleet's devices filled it.
  */
-const unchangeable: WeakSet<object> = ((globalThis as Record<symbol, WeakSet<object> | undefined>)[Symbol.for('chutebox.unchangeable')] ??=
+const MARK = Symbol.for('chutebox.deep-frozen');
+
+/** The values frozen before `deepFreeze` met them, which can hold no mark: few, and kept as long as they live. */
+const frozenUnmarked: WeakSet<object> = ((globalThis as Record<symbol, WeakSet<object> | undefined>)[Symbol.for('chutebox.frozen-unmarked')] ??=
   new WeakSet<object>());
 
 /**
@@ -24,16 +29,21 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Freezes `value` all the way down; whether it can now never change. */
+/** Freezes `value` all the way down, what it holds first; whether it can now never change. */
 function freeze(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return typeof value !== 'function';
-  if (unchangeable.has(value)) return true;
+  if (isDeepFrozen(value)) return true;
   if (ArrayBuffer.isView(value)) return false;
-  Object.freeze(value);
   let all = Array.isArray(value) || isPlainObject(value);
   for (const child of Object.values(value)) all = freeze(child) && all;
-  if (all) unchangeable.add(value);
-  return all;
+  if (!all) {
+    Object.freeze(value);
+    return false;
+  }
+  if (Object.isExtensible(value)) Object.defineProperty(value, MARK, { value });
+  else frozenUnmarked.add(value);
+  Object.freeze(value);
+  return true;
 }
 
 function isPlainObject(value: object): boolean {
@@ -50,7 +60,7 @@ function isPlainObject(value: object): boolean {
  * isDeepFrozen(Object.freeze({ list: [1] })) // false: its list may change
  */
 export function isDeepFrozen(value: object): boolean {
-  return unchangeable.has(value);
+  return (value as { [MARK]?: unknown })[MARK] === value || frozenUnmarked.has(value);
 }
 
 /**
@@ -68,7 +78,7 @@ export function isDeepFrozen(value: object): boolean {
 export function oncePerFrozen<Value extends object, Derived>(derive: (value: Value) => Derived): (value: Value) => Derived {
   const kept = new WeakMap<Value, Derived>();
   return (value) => {
-    if (!unchangeable.has(value)) return derive(value);
+    if (!isDeepFrozen(value)) return derive(value);
     if (kept.has(value)) return kept.get(value)!;
     const derived = deepFreeze(derive(value));
     kept.set(value, derived);
