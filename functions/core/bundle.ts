@@ -29,6 +29,6 @@ export function bundleInvoke(route: Route, handle: Handler): FunctionBundle['inv
   return (input, device) => {
     const { accept } = input.headers;
     const read = { params: input.params, query: input.query, headers: accept === undefined ? NO_FIELDS : { accept }, body: undefined, text: '' };
-    return runHandler(handle, read, device).then((out) => withEntityTag(device, out, input.headers['if-none-match']));
+    return runHandler(handle, read, device).then((out) => withEntityTag(out, input.headers['if-none-match']));
   };
 }

@@ -21,21 +21,18 @@ describe('entityTag', () => {
 });
 
 describe('entityTagging', () => {
-  /** The device whose answers these are. */
-  const device = {};
-
   it('gives a 200 its tag, and a 304 without a body to a request that names it', async () => {
     const withEntityTag = entityTagging();
-    const answer = await withEntityTag(device, ok('["hostapd-control"]'), undefined);
+    const answer = await withEntityTag(ok('["hostapd-control"]'), undefined);
     const etag = answer.headers.etag!;
     expect(answer).toEqual({ status: 200, headers: { 'content-type': 'application/json', etag }, body: '["hostapd-control"]' });
-    expect(await withEntityTag(device, ok('["hostapd-control"]'), etag)).toEqual({ status: 304, headers: { etag }, body: '' });
+    expect(await withEntityTag(ok('["hostapd-control"]'), etag)).toEqual({ status: 304, headers: { etag }, body: '' });
   });
 
   it('answers the new body with its new tag to a request that names the old one', async () => {
     const withEntityTag = entityTagging();
-    const old = (await withEntityTag(device, ok('{"ssid":"guest"}'), undefined)).headers.etag!;
-    const answer = await withEntityTag(device, ok('{"ssid":"visitors"}'), old);
+    const old = (await withEntityTag(ok('{"ssid":"guest"}'), undefined)).headers.etag!;
+    const answer = await withEntityTag(ok('{"ssid":"visitors"}'), old);
     expect(answer.status).toBe(200);
     expect(answer.body).toBe('{"ssid":"visitors"}');
     expect(answer.headers.etag).not.toBe(old);
@@ -44,8 +41,8 @@ describe('entityTagging', () => {
   it("keeps the 200's Vary and Cache-Control on the 304, and no other header", async () => {
     const withEntityTag = entityTagging();
     const headers = { 'content-type': 'application/yaml', vary: 'accept', 'cache-control': 'no-cache', link: '</next>; rel="next"' };
-    const { etag } = (await withEntityTag(device, ok('a: 1\n', headers), undefined)).headers;
-    expect(await withEntityTag(device, ok('a: 1\n', headers), `W/"x", ${etag}`)).toEqual({
+    const { etag } = (await withEntityTag(ok('a: 1\n', headers), undefined)).headers;
+    expect(await withEntityTag(ok('a: 1\n', headers), `W/"x", ${etag}`)).toEqual({
       status: 304,
       headers: { etag, vary: 'accept', 'cache-control': 'no-cache' },
       body: '',
@@ -54,19 +51,19 @@ describe('entityTagging', () => {
 
   it('hands the same frozen headers for a JSON answer with the same tag, and new ones for another tag', async () => {
     const withEntityTag = entityTagging();
-    const first = await withEntityTag(device, ok('["a"]'), undefined);
-    const again = await withEntityTag(device, ok('["a"]'), undefined);
+    const first = await withEntityTag(ok('["a"]'), undefined);
+    const again = await withEntityTag(ok('["a"]'), undefined);
     expect(again.headers).toBe(first.headers);
     expect(Object.isFrozen(first.headers)).toBe(true);
-    expect((await withEntityTag(device, ok('["b"]'), undefined)).headers).not.toBe(first.headers);
+    expect((await withEntityTag(ok('["b"]'), undefined)).headers).not.toBe(first.headers);
   });
 
   it("keeps an endpoint's tag and bytes while other endpoints answer other bodies in between", async () => {
     const [openapi, others] = [entityTagging(), entityTagging()];
     const document = `{"paths":${JSON.stringify('x'.repeat(4096))}}`;
-    const first = await openapi(device, ok(document), undefined);
-    for (let i = 0; i < 10; i++) await others(device, ok(`{"answer":${i}}`), undefined);
-    const again = await openapi(device, ok(document), undefined);
+    const first = await openapi(ok(document), undefined);
+    for (let i = 0; i < 10; i++) await others(ok(`{"answer":${i}}`), undefined);
+    const again = await openapi(ok(document), undefined);
     expect(again.headers).toBe(first.headers);
     expect(again.bytes).toBe(first.bytes);
   });
@@ -74,7 +71,7 @@ describe('entityTagging', () => {
   it('leaves any other status as it is', async () => {
     const withEntityTag = entityTagging();
     const problem = { status: 404, headers: { 'content-type': 'application/problem+json' }, body: '{"status":404}' };
-    expect(await withEntityTag(device, problem, '*')).toBe(problem);
+    expect(await withEntityTag(problem, '*')).toBe(problem);
   });
 });
 

@@ -82,15 +82,15 @@ function headersWithTag(headers: Readonly<Record<string, string>>, etag: string)
 const KEPT_ON_304 = ['vary', 'cache-control'] as const;
 
 /** Gives a GET's answer its ETag, or its 304: see `entityTagging`. */
-export type EntityTagging = (owner: object, out: FunctionOutput, ifNoneMatch: string | undefined) => FunctionOutput | Promise<FunctionOutput>;
+export type EntityTagging = (out: FunctionOutput, ifNoneMatch: string | undefined) => FunctionOutput | Promise<FunctionOutput>;
 
 /**
  * What gives one endpoint's answers as they are sent: a 200 with its ETag (`entityTag`), or a 304
  * without a body when `ifNoneMatch` (the request's `If-None-Match`) names that tag or is `*`; any other
  * status as it is. The 304 carries the ETag and the 200's `Vary` and `Cache-Control`.
  *
- * Each endpoint makes its own (`bundleInvoke`), and it keeps each device's (`owner`'s) last entities
- * (`reusingLast`) by their content type and whole body, so what it gives is never another body's: a body that stays the
+ * Each endpoint makes its own (`bundleInvoke`), and it keeps its last entities (`reusingLast`) by
+ * their content type and whole body, so what it gives is never another body's: a body that stays the
  * same (the OpenAPI document, a resource a dashboard polls) is hashed and encoded once, even while
  * other endpoints answer in between. Its 200s with the same frozen headers (every JSON answer's,
  * `JSON_HEADERS`) and tag share one headers object, to which a transport adds its own once
@@ -98,26 +98,28 @@ export type EntityTagging = (owner: object, out: FunctionOutput, ifNoneMatch: st
  *
  * @example
  * const tagging = entityTagging();
- * await tagging(device, { status: 200, headers: JSON_HEADERS, body: '[]' }, undefined) // { status: 200, headers: { 'content-type': 'application/json', etag: '"…"' }, body: '[]' }
- * await tagging(device, { status: 200, headers: JSON_HEADERS, body: '[]' }, '"…"') // the same tag: { status: 304, headers: { etag: '"…"' }, body: '' }
+ * await tagging({ status: 200, headers: JSON_HEADERS, body: '[]' }, undefined) // { status: 200, headers: { 'content-type': 'application/json', etag: '"…"' }, body: '[]' }
+ * await tagging({ status: 200, headers: JSON_HEADERS, body: '[]' }, '"…"') // the same tag: { status: 304, headers: { etag: '"…"' }, body: '' }
  */
 export function entityTagging(): EntityTagging {
+  // Kept for the endpoint, not for each device: a body many devices answer alike (the OpenAPI document) is encoded once.
+  const endpoint = {};
   const lastEntity = reusingLast(entityOf);
   const taggedHeaders = reusingLast(headersWithTag);
   /** `out` with its entity's tag (and bytes), or its 304 when `ifNoneMatch` names the tag. */
-  const tagged = (owner: object, out: FunctionOutput, { etag, bytes }: Entity, ifNoneMatch: string | undefined): FunctionOutput => {
+  const tagged = (out: FunctionOutput, { etag, bytes }: Entity, ifNoneMatch: string | undefined): FunctionOutput => {
     if (ifNoneMatch === undefined || !matchesTag(ifNoneMatch, etag)) {
-      const headers = taggedHeaders(owner, out.headers, etag);
+      const headers = taggedHeaders(endpoint, out.headers, etag);
       return bytes === undefined ? { status: 200, headers, body: out.body } : { status: 200, headers, body: out.body, bytes };
     }
     const headers: Record<string, string> = { etag };
     for (const name of KEPT_ON_304) if (out.headers[name] !== undefined) headers[name] = out.headers[name];
     return { status: 304, headers, body: '' };
   };
-  return (owner, out, ifNoneMatch) => {
+  return (out, ifNoneMatch) => {
     if (out.status !== 200) return out;
-    const entity = lastEntity(owner, out.headers['content-type'] ?? '', out.body);
-    return 'etag' in entity ? tagged(owner, out, entity, ifNoneMatch) : entity.then((made) => tagged(owner, out, made, ifNoneMatch));
+    const entity = lastEntity(endpoint, out.headers['content-type'] ?? '', out.body);
+    return 'etag' in entity ? tagged(out, entity, ifNoneMatch) : entity.then((made) => tagged(out, made, ifNoneMatch));
   };
 }
 
