@@ -5,22 +5,13 @@ import { isScenarioName, resolveScenario } from '../scenario/names.ts';
 import { treeFiles } from '../scenario/tree.ts';
 import { memberIdentity } from './identity-values.ts';
 import type { FleetMember, FleetSpec } from './members.ts';
-import { RecentlyUsed } from './recently-used.ts';
 import { IdentityDocuments, identityText, scenarioIdentity, type ScenarioIdentity } from './scenario-identity.ts';
 
 /** One scenario of a fleet: compiled and its files served from memory once (`treeFiles`), and the identity it recorded. */
 export interface FleetScenario {
   source: ScenarioSource;
   identity: ScenarioIdentity;
-  /** The devices that keep their documents as rewritten, the most recently used (`DEVICES_KEEPING_DOCUMENTS`). */
-  recent: RecentlyUsed<IdentityDocuments>;
 }
-
-/**
- * How many of a fleet's devices keep their documents as rewritten with their identity: more than the
- * requests a load sends at once, so that each request's device keeps them while it answers.
- */
-const DEVICES_KEEPING_DOCUMENTS = 64;
 
 /** The scenarios of a fleet, by the name its file gives, each shared by every device that runs it. */
 export type FleetScenarios = ReadonlyMap<string, FleetScenario>;
@@ -42,7 +33,6 @@ export async function loadFleetScenarios(spec: Pick<FleetSpec, 'scenarios'>): Pr
     loaded.set(scenario, {
       source: { name: compiled.name, dir: null, documents: compiled, files },
       identity: await scenarioIdentity(compiled, compiled.files, files),
-      recent: new RecentlyUsed(DEVICES_KEEPING_DOCUMENTS),
     });
   }
   return loaded;
@@ -66,14 +56,14 @@ export function memberDevice(scenarios: FleetScenarios, member: FleetMember, opt
 /**
  * The scenario as the member reads it: each raw text and the documents with the member's identity in
  * place of the recorded one. A text is rewritten each time it is read; the documents are kept as
- * rewritten while the member is among the devices `recent` keeps (`IdentityDocuments`).
+ * rewritten for as long as the device is built (`IdentityDocuments`).
  */
-function memberSource({ source, identity, recent }: FleetScenario, member: FleetMember): ScenarioSource {
+function memberSource({ source, identity }: FleetScenario, member: FleetMember): ScenarioSource {
   const own = memberIdentity(member);
   const { files } = source;
   return {
     ...source,
-    documents: new IdentityDocuments(identity, source.documents, own, recent),
+    documents: new IdentityDocuments(identity, source.documents, own),
     files: {
       ...files,
       readFile: (devicePath) => files.readFile(devicePath).then((text) => (text === null ? null : identityText(identity, text, own))),

@@ -7,7 +7,6 @@ import { documentPlan, planned, type DocumentPlan } from './identity-documents.t
 import { documentSite, fileSites } from './identity-sites.ts';
 import { filled, recordedMacs, textTemplate, type IdentityTables, type TextTemplate } from './identity-texts.ts';
 import { CONTAINER_SLOTS, MAC_SLOTS, type MemberIdentity } from './identity-values.ts';
-import type { RecentlyUsed } from './recently-used.ts';
 
 /**
  * The identity a scenario recorded, found once when a fleet loads it (docs/decisions/0055-a-fleet-of-emulated-routers.md):
@@ -68,22 +67,22 @@ export function identityText(scenario: ScenarioIdentity, text: string, identity:
 }
 
 /**
- * The documents as a device with `identity` reads them: each made when it is read (`planned`: copied
- * only on the way to its values) and deep-frozen, then kept while the device is among those `recent`
- * keeps, so that a device read again answers the same objects (and the builds kept by them hold),
- * while a fleet holds the documents of a bounded number of devices. A device keeps four references here.
+ * The documents as a device with `identity` reads them: each made when it is first read (`planned`:
+ * copied only on the way to its values), deep-frozen, and kept for as long as the device is built, so
+ * that a device read again answers the same objects and the builds kept by them hold
+ * (docs/decisions/0071-a-fleet-device-keeps-its-documents.md).
  */
 export class IdentityDocuments implements ScenarioDocuments {
   readonly #scenario: ScenarioIdentity;
   readonly #documents: ScenarioDocuments;
   readonly #identity: MemberIdentity;
-  readonly #recent: RecentlyUsed<IdentityDocuments>;
+  /** The documents read so far, as rewritten. */
+  readonly #kept = new Map<string, unknown>();
 
-  constructor(scenario: ScenarioIdentity, documents: ScenarioDocuments, identity: MemberIdentity, recent: RecentlyUsed<IdentityDocuments>) {
+  constructor(scenario: ScenarioIdentity, documents: ScenarioDocuments, identity: MemberIdentity) {
     this.#scenario = scenario;
     this.#documents = documents;
     this.#identity = identity;
-    this.#recent = recent;
   }
 
   get device() {
@@ -106,9 +105,8 @@ export class IdentityDocuments implements ScenarioDocuments {
     const plan = this.#scenario.documents;
     const part = plan === null || 'literals' in plan ? undefined : plan.members.get(key);
     if (part === undefined) return this.#documents[key];
-    const kept = this.#recent.of(this);
-    if (!kept.has(key)) kept.set(key, deepFreeze(planned(this.#documents[key], part, this.#identity)));
-    return kept.get(key) as ScenarioDocuments[K];
+    if (!this.#kept.has(key)) this.#kept.set(key, deepFreeze(planned(this.#documents[key], part, this.#identity)));
+    return this.#kept.get(key) as ScenarioDocuments[K];
   }
 }
 
