@@ -1,6 +1,7 @@
 // npm run bench, after the events bench: a fleet of emulated routers in one process (issue 33).
-// 1. Memory and start: `emulate --fleet N` for each size, every device addressed by one GET, then VmRSS
-//    and the live heap (docs/decisions/0054); the bytes a device costs beyond the first; how long the
+// 1. Memory and start: `emulate --fleet N` for each size, every device addressed by one GET and, when
+//    it provisions, provisioned and reported once to the built-in controller, then VmRSS and the live
+//    heap (docs/decisions/0054); the bytes a device costs beyond the first; how long the
 //    largest fleet took to answer from its last device. The fleet keeps 10,000 devices built (its
 //    default --fleet-built), the others held as their states; a provisioned device stays built, so
 //    fleets larger than that run with --no-provision (PROVISIONED_MOST).
@@ -35,6 +36,9 @@ const BUILDERS = 32;
  * built (its telemetry runs on its own timers), so a larger fleet would keep every device built.
  */
 const PROVISIONED_MOST = 10_000;
+
+/** How long a fleet may take to provision every device and hear a report from each: a minute of start-up jitter, then the 60 s telemetry interval. */
+const PROVISIONING_MOST_MS = 180_000;
 
 function options() {
   const { values } = parseArgs({
@@ -110,6 +114,27 @@ async function getEach(count, at) {
 /** One GET of each device: every device built. Answers how long it took. */
 const buildAll = (url, size) => getEach(size, (i) => `${url}/devices/router-${i}/api/v1/chutes`);
 
+/** What the fleet's built-in controller says: how far the devices provisioned, and what it received. */
+const controllerStatus = async (url) => (await fetch(`${url}/_chutebox/controller`)).json();
+
+/**
+ * Waits until no device of the fleet at `url` waits to provision and, with `reported`, until every
+ * provisioned device has sent a telemetry report: what a fleet keeps once it runs as it will for
+ * hours. Answers the controller's last status and how long it took.
+ */
+async function untilProvisioned(url, { reported = false } = {}) {
+  const began = performance.now();
+  const done = (now) => now.devices.waiting === 0 && (!reported || now.received.routers >= now.devices.provisioned);
+  let now = await controllerStatus(url);
+  while (!done(now)) {
+    if (performance.now() - began > PROVISIONING_MOST_MS)
+      throw new Error(`the fleet had not provisioned and reported in ${PROVISIONING_MOST_MS} ms: ${JSON.stringify(now)}`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    now = await controllerStatus(url);
+  }
+  return { status: now, ms: performance.now() - began };
+}
+
 /** The GET paths of the read mix at `base` but those that name a station: a station's MAC is the device's own. */
 const mixPathsOf = async (base) => (await mixPaths(base)).paths.filter((p) => !/[0-9a-f]{2}(:[0-9a-f]{2}){5}/i.test(p));
 
@@ -125,7 +150,7 @@ async function readAll(url, size) {
 /** Group 1: memory for each size, and the start of `MEASURED_SIZE` devices. */
 async function memoryGroup(opts) {
   console.log(
-    `\n1. Memory: emulate --fleet N --still, every device addressed by a GET (${BUILDERS} at a time), then VmRSS and the live heap; for ${MEASURED_SIZE} devices, again once each answered every path of the read mix`,
+    `\n1. Memory: emulate --fleet N --still, every device addressed by a GET (${BUILDERS} at a time) and, when it provisions, provisioned and reported once, then VmRSS and the live heap; for ${MEASURED_SIZE} devices, again once each answered every path of the read mix`,
   );
   if (opts.sizes.some((size) => size > PROVISIONED_MOST))
     console.log(
@@ -141,10 +166,12 @@ async function memoryGroup(opts) {
       await last.arrayBuffer();
       const firstAnswer = performance.now() - began;
       const buildMs = await buildAll(server.url, size);
+      // A provisioned device keeps its provisioning and its telemetry's reads: measured once every device has both.
+      const provisionedMs = size <= PROVISIONED_MOST ? (await untilProvisioned(server.url, { reported: true })).ms : null;
       const addressed = await rss(server.pid);
       // The live heap after a full GC, then VmRSS again: what the devices kept, without the garbage of those that left.
       const heap = await liveHeap(server);
-      const row = { size, listeningMs: listening, lastAnswerMs: firstAnswer, buildMs, rss: addressed, heap, rssAfterGc: await rss(server.pid) };
+      const row = { size, listeningMs: listening, lastAnswerMs: firstAnswer, buildMs, provisionedMs, rss: addressed, heap, rssAfterGc: await rss(server.pid) };
       if (size === MEASURED_SIZE) {
         const readMs = await readAll(server.url, size);
         Object.assign(row, { readMs, rssRead: await rss(server.pid), heapRead: await liveHeap(server) });
@@ -163,6 +190,7 @@ async function memoryGroup(opts) {
       'listening',
       'last device answered',
       'all addressed',
+      'then all provisioned and reported',
       'VmRSS',
       'VmRSS after a GC',
       'live heap',
@@ -174,6 +202,7 @@ async function memoryGroup(opts) {
       ms(row.listeningMs),
       ms(row.lastAnswerMs),
       ms(row.buildMs),
+      row.provisionedMs === null ? '–' : ms(row.provisionedMs),
       mb(row.rss),
       mb(row.rssAfterGc),
       mb(row.heap),
@@ -282,17 +311,10 @@ async function outboundGroup() {
   console.log(`\n3. Outbound: ${MEASURED_SIZE} devices provision within 60 s, then report every 60 s; reports counted over ${OUTBOUND_MS / 1000} s`);
   const fleet = await startFleet(MEASURED_SIZE);
   try {
-    const status = async () => (await fetch(`${fleet.url}/_chutebox/controller`)).json();
-    const began = performance.now();
-    let now = await status();
-    while (now.devices.waiting > 0) {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      now = await status();
-    }
-    const provisionedMs = performance.now() - began;
+    const { status: now, ms: provisionedMs } = await untilProvisioned(fleet.url);
     const first = now.received.reports;
     await new Promise((resolve) => setTimeout(resolve, OUTBOUND_MS));
-    const last = await status();
+    const last = await controllerStatus(fleet.url);
     const due = (MEASURED_SIZE * OUTBOUND_MS) / 60_000;
     const received = last.received.reports - first;
     const late = Math.max(0, 1 - received / due);
