@@ -37,27 +37,29 @@ export const handle: Handler<NetworkDeviceList> = async (_input, device) => {
 async function devicesOn(device: Device, network: ChuteNetwork, asOf: number): Promise<readonly NetworkDevice[]> {
   if (network.target.leaseFile === null) return NO_DEVICES;
   const host = device.network(network.target);
-  const leases = (await host.leases()) ?? '';
-  if (leasesOf(device, leases).size === 0) return NO_DEVICES;
+  const leases = leasesOf(device, (await host.leases()) ?? '');
+  if (leases.length === 0) return NO_DEVICES;
   const stations = network.kind === 'access-point' ? await connectedStations(device, host) : NO_STATIONS;
   return networkDevices(device, leases, stations, network.chute, network.name, asOf);
 }
 
-/** The lease file's leases by MAC address, parsed again only when the file changed. */
-const leasesOf = reusingLast((text: string) => leasesByMac(parseLeases(text)));
+/** The lease file's leases, one a MAC address (`leasesByMac`, in its order), parsed again only when the file changed: frozen, a source of `networkDevices`. */
+const leasesOf = reusingLast((text: string) => [...leasesByMac(parseLeases(text))]);
 
 const NO_DEVICES: readonly NetworkDevice[] = deepFreeze([]);
 const NO_STATIONS: readonly StationRecord[] = deepFreeze([]);
 
 /**
- * A network's devices, a pure build from its lease file's text and its stations (a parse, frozen), made
+ * A network's devices, a pure build from its leases and its stations (two parses, frozen), made
  * again only when one of them, the network or the second changed: a dashboard polling within a
  * second is answered the same frozen list, whose JSON is kept (`answerJson`).
  */
-const networkDevices = reusingLast((leaseText: string, stations: readonly StationRecord[], chute: string, name: string, asOf: number) => {
-  const byMac = new Map(stations.map((station) => [station.mac_addr.toLowerCase(), station]));
-  return [...leasesByMac(parseLeases(leaseText))].map(([mac, lease]) => networkDevice(lease, chute, name, asOf, byMac.get(mac)));
-});
+const networkDevices = reusingLast(
+  (leases: readonly (readonly [string, LeaseRecord])[], stations: readonly StationRecord[], chute: string, name: string, asOf: number) => {
+    const byMac = new Map(stations.map((station) => [station.mac_addr.toLowerCase(), station]));
+    return leases.map(([mac, lease]) => networkDevice(lease, chute, name, asOf, byMac.get(mac)));
+  },
+);
 
 /** The networks' devices in one list, made again only when one network's changed. */
 const joined = reusingLast((...lists: (readonly NetworkDevice[])[]): NetworkDevice[] => lists.flat());
