@@ -16,13 +16,15 @@ const MAX_INTERVAL_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 /**
  * The report `GET /api/v1/info/telemetry` serves, made by that endpoint's own handler: the one report
- * builder, so the controller gets exactly what the API shows.
+ * builder, so the controller gets exactly what the API shows. The handler is given a view of the
+ * device of the report's own (the same methods): what it keeps of the texts it parsed (`reusingLast`,
+ * by owner) goes with the report, as those texts change before the next report, an interval later.
  *
  * @example
  * const sender = telemetrySender({ report: () => telemetryReport(device), deliver, … });
  */
 export function telemetryReport(device: Device): Promise<Telemetry> {
-  return telemetryHandle({ params: {}, query: {}, headers: {}, body: undefined, text: '' }, device);
+  return telemetryHandle({ params: {}, query: {}, headers: {}, body: undefined, text: '' }, { ...device });
 }
 
 export interface TelemetrySenderOptions {
