@@ -102,7 +102,11 @@ export function hostConfigService(options: HostConfigServiceOptions): HostConfig
   let tail: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
     const run = tail.then(task, task);
-    tail = run.catch(() => {});
+    // Settled with nothing, not with the answer: the queue keeps no report for the device's life.
+    tail = run.then(
+      () => {},
+      () => {},
+    );
     return run;
   };
 

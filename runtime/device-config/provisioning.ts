@@ -246,7 +246,11 @@ export function provisioning(options: ProvisioningOptions): ProvisioningService 
 
   function exclusive<T>(work: () => Promise<T>): Promise<T> {
     const result = writes.then(work);
-    writes = result.catch(() => {});
+    // Settled with nothing, not with the answer: the queue keeps no result for the device's life.
+    writes = result.then(
+      () => {},
+      () => {},
+    );
     return result;
   }
 
