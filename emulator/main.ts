@@ -38,7 +38,7 @@ import { stopOnSignals } from './stop-on-signals.ts';
 import { checkStateText, STATE_LIMITS } from './state-limits.ts';
 import { FLEET_PATH } from './fleet/fleet-app.ts';
 import { FLEET_MOST, readFleetFile } from './fleet/fleet-file.ts';
-import { FLEET_BUILT_MOST } from './fleet/fleet.ts';
+import { FLEET_BUILT_MOST, FLEET_IDLE_MS } from './fleet/fleet.ts';
 import { serveFleet } from './fleet/serve-fleet.ts';
 
 export { EMULATOR_ACCOUNT } from './app.ts';
@@ -112,7 +112,15 @@ const OPTIONS = [
     default: String(FLEET_BUILT_MOST),
     value: 'N',
     description:
-      "with --fleet: keep at most N devices built; the least recently used that nothing holds (a stream, a websocket, a provisioning) leaves, kept as what differs from its seed's, and is built again as it was when asked for; a provisioned device stays built",
+      "with --fleet: keep at most N devices built; the least recently used that nothing holds (a stream, a websocket, a provisioning) leaves, kept as what differs from its seed's, and is built again as it was when asked for (a provisioned one also when its telemetry report falls due)",
+    kind: 'number',
+  },
+  {
+    flag: 'fleet-idle',
+    env: 'CHUTEBOX_FLEET_IDLE',
+    default: String(FLEET_IDLE_MS / 1000),
+    value: 'SECONDS',
+    description: 'with --fleet: a device that no request used or held for this long leaves as --fleet-built tells (0: none leaves for being idle)',
     kind: 'number',
   },
   {
@@ -220,6 +228,7 @@ export async function main(argv: string[]): Promise<void> {
       ...(switches.validate ? { validate: true } : switches['validate-log'] ? { validate: 'log' as const } : {}),
       provision: !switches['no-provision'],
       mostBuilt: parseDevices(values['fleet-built']!, 'fleet-built'),
+      idleMs: parseIdleSeconds(values['fleet-idle']!) * 1000,
       log,
       address: { host: values.host!, port },
     });
@@ -315,6 +324,13 @@ function parseDevices(text: string, flag: string): number {
   const size = /^[0-9]{1,7}$/.test(text) ? Number(text) : Number.NaN;
   if (!(size >= 1 && size <= FLEET_MOST)) throw new UsageError(`--${flag} must be a number of devices from 1 to ${FLEET_MOST}, not ${JSON.stringify(text)}`);
   return size;
+}
+
+/** `--fleet-idle SECONDS`: a whole number of seconds from 0 (never) to a day. */
+function parseIdleSeconds(text: string): number {
+  const seconds = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(seconds >= 0 && seconds <= 86_400)) throw new UsageError(`--fleet-idle must be a whole number of seconds from 0 to 86400, not ${JSON.stringify(text)}`);
+  return seconds;
 }
 
 function validationHint(requests: 'refused' | 'logged'): string {

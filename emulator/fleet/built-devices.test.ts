@@ -95,18 +95,42 @@ describe('a fleet that keeps two devices built', () => {
 });
 
 describe('a provisioned device of a fleet that keeps one device built', () => {
-  it('stays built, its telemetry running on its own timers', async () => {
+  it('leaves like any other, and while held still reports when its report falls due', async () => {
     const fleet = await startFleet({ ...FLEET, size: 6, mostBuilt: 1 });
-    const status = async () => (await (await fetch(`${fleet.deviceUrl(0)}/api/v1/config/provision`)).json()) as { telemetry: { delivered: number } };
+    const provision = `${fleet.deviceUrl(0)}/api/v1/config/provision`;
+    const reports = async () => ((await (await fetch(`${fleet.url}/_chutebox/controller`)).json()) as { received: { reports: number } }).received.reports;
     try {
       await fleet.setClock({ speed: 0 });
       const credentials = { routerId: 'router-0', apitoken: 'fleet-token', pdserver: 'https://controller.test', wampRouter: 'wss://controller.test/ws' };
-      expect((await fetch(`${fleet.deviceUrl(0)}/api/v1/config/provision`, json('POST', credentials))).status).toBe(200);
+      expect((await fetch(provision, json('POST', credentials))).status).toBe(200);
       await fleet.setClock({ advanceMs: 61_000 });
-      await expect.poll(async () => (await status()).telemetry.delivered).toBe(1);
+      await expect.poll(reports).toBe(1);
       await addressOthers(fleet, 1, 6);
       expect(fleet.built()).toBe(1);
-      expect((await status()).telemetry.delivered).toBe(1);
+      // Held, it has no timer of its own: the fleet builds it when the clock passes its next report.
+      await fleet.setClock({ advanceMs: 60_000 });
+      await expect.poll(reports, { timeout: 5000 }).toBe(2);
+      // Built for its report (router-5 left for it, as only one is kept), then gone again.
+      await expect.poll(() => fleet.built()).toBe(0);
+      const status = (await (await fetch(provision)).json()) as { telemetry: { delivered: number } };
+      expect(status.telemetry.delivered).toBe(2);
+    } finally {
+      await fleet.stop();
+    }
+  });
+});
+
+describe('a fleet whose devices leave when idle', () => {
+  it('keeps built only the devices used within the idle time, and answers a device that left as before', async () => {
+    const fleet = await startFleet({ ...FLEET, size: 4, idleMs: 1000, changeDelayMs: 0 });
+    try {
+      const ssid = `${fleet.deviceUrl(2)}${SSID}`;
+      expect((await fetch(ssid, json('PUT', { ssid: 'idle-test' }))).status).toBe(200);
+      await expect.poll(async () => ((await (await fetch(ssid)).json()) as { ssid: string }).ssid).toBe('idle-test');
+      await addressOthers(fleet, 0, 4);
+      expect(fleet.built()).toBe(4);
+      await expect.poll(() => fleet.built(), { timeout: 5000 }).toBe(0);
+      expect(await (await fetch(ssid)).json()).toMatchObject({ ssid: 'idle-test' });
     } finally {
       await fleet.stop();
     }

@@ -10,7 +10,8 @@ import type { ScenarioOptions, Scenario } from '../scenario/core.ts';
 import type { FaultRuleInput } from '../faults/rule.ts';
 import { memberById, type FleetMember, type FleetSpec } from './members.ts';
 import { memberDevice, type FleetScenarios } from './member-device.ts';
-import { asHeld, checkHeld, heldOf, restoreHeld, type HeldDevice } from './held-device.ts';
+import { asHeld, checkHeld, restoreHeld, type HeldDevice } from './held-device.ts';
+import { heldReports, nextReportAt } from './held-reports.ts';
 
 /** One device of a fleet as built: its member, its emulated device and the emulator's parts beside it (state, clock, fault rules). */
 export interface FleetDevice {
@@ -45,16 +46,36 @@ export interface FleetOptions {
   rulesFor?: (member: FleetMember) => Promise<FaultRuleInput[]>;
   /** How many devices are kept built at most (default `FLEET_BUILT_MOST`): the least recently used that nothing holds leaves first. */
   mostBuilt?: number;
+  /** A device that nothing used or held for this many ms leaves (default `FLEET_IDLE_MS`; 0: none leaves for that). */
+  idleMs?: number;
 }
 
 /** How many devices a fleet keeps built unless told: a fleet of 10,000 read in turn is never built twice (docs/performance.md#a-fleet). */
 export const FLEET_BUILT_MOST = 10_000;
+
+/**
+ * How long a device nothing uses stays built unless told: a controller that polls each device every
+ * few minutes finds it built, and so does a load that walks 10,000 devices (docs/performance.md#a-fleet).
+ */
+export const FLEET_IDLE_MS = 180_000;
+
+/** How often the devices built are looked at for those idle, at most: a device leaves within this of its idle time. */
+const IDLE_LOOK_MS = 10_000;
+
+/** How many held devices are built at once to send their reports. */
+const HELD_REPORTS_AT_ONCE = 64;
 
 /** The devices of a fleet, each built when first asked for (docs/decisions/0055-a-fleet-of-emulated-routers.md). */
 export interface Fleet {
   spec: FleetSpec;
   /** The device `id` names, built on first use; null for an id that is not one of the fleet. */
   device(id: string): Promise<FleetDevice> | null;
+  /**
+   * Runs `work` on the device `id` names, holding it: the work the fleet does on its own (a
+   * provisioning, a report). A device built for it leaves again once it is done, unless a request
+   * used it meanwhile.
+   */
+  visit<T>(id: string, work: (device: FleetDevice) => Promise<T>): Promise<T>;
   /** How many devices are built now. */
   built(): number;
   /** The devices built now (or being built). */
@@ -83,17 +104,19 @@ interface Entry {
   /** What holds it now (`FleetDevice.hold`), and how many holds it had: a device used while looked at to leave stays. */
   holds: number;
   uses: number;
+  /** When it was last asked for, held or let go (`performance.now()`): it leaves once idle for `idleMs`. */
+  usedAt: number;
   wrote: boolean;
-  /** Why it stays built whatever the bound (provisioned), as found when it was last looked at to leave. */
-  stays: string | undefined;
 }
 
 /**
  * A fleet whose devices are built when first asked for, each from its member (its seed and scenario)
  * over the shared scenarios, with fault rules of its own and its device faults read from them. At
  * most `mostBuilt` are kept built: beyond that the least recently used that nothing holds leaves,
- * held only as what differs from its seed's (`heldOf`), and is built again as it was when next asked
- * for (docs/decisions/0065-a-fleet-keeps-a-bounded-set-of-devices-built.md).
+ * and so does one idle for `idleMs`, held only as what differs from its seed's (`asHeld`), and is
+ * built again as it was when next asked for (docs/decisions/0065-a-fleet-keeps-a-bounded-set-of-devices-built.md).
+ * A held device that is provisioned is built again when its next telemetry report falls due, reports,
+ * and leaves again (`heldReports`; docs/decisions/0073-a-fleet-device-leaves-when-idle.md).
  *
  * @example
  * const fleet = createFleet({ spec, scenarios: await loadFleetScenarios(spec), functions });
@@ -101,10 +124,14 @@ interface Entry {
  */
 export function createFleet(options: FleetOptions): Fleet {
   const most = options.mostBuilt ?? FLEET_BUILT_MOST;
+  const idleMs = options.idleMs ?? FLEET_IDLE_MS;
   // In the order they were last used, the least recently first.
   const entries = new Map<string, Entry>();
   const held = new Map<string, HeldDevice>();
+  const reports = heldReports({ clockOf: (id) => held.get(id)?.clock, report: reportHeld, concurrency: HELD_REPORTS_AT_ONCE });
   let trimming = false;
+  let sweeping = false;
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
   let accounts = keptAccounts();
 
   /** The member's device built (and restored as held, when it is), at the back of the set. */
@@ -112,10 +139,18 @@ export function createFleet(options: FleetOptions): Fleet {
     const record = held.get(member.id);
     // Not held while it is built: a set of the fleet's clock reaches it once it is.
     held.delete(member.id);
-    const entry: Entry = { made: Promise.resolve(undefined as never), device: undefined, holds: 0, uses: 0, wrote: record !== undefined, stays: undefined };
+    const entry: Entry = {
+      made: Promise.resolve(undefined as never),
+      device: undefined,
+      holds: 0,
+      uses: 0,
+      usedAt: performance.now(),
+      wrote: record !== undefined,
+    };
     entry.made = buildDevice(options, member, Object.assign(marks(entry), { kept: accounts(member.id) }), record).then((device) => {
       entry.device = device;
       void trim();
+      armIdle();
       return device;
     });
     entries.set(member.id, entry);
@@ -137,25 +172,85 @@ export function createFleet(options: FleetOptions): Fleet {
         // Looked at now: to the back, whether it leaves or not.
         entries.delete(id);
         entries.set(id, entry);
-        if (entry.device !== undefined && entry.holds === 0 && entry.stays === undefined) await leave(id, entry);
+        if (entry.device !== undefined && entry.holds === 0) await leave(id, entry);
       }
     } finally {
       trimming = false;
     }
   }
 
-  /** The device of `entry` leaves, held as what differs from its seed's; it stays when used, moved or provisioned meanwhile. */
+  /** Looks, every `IDLE_LOOK_MS` (or half of `idleMs`) while devices are built, for devices idle that long: they leave. */
+  function armIdle(): void {
+    if (idleMs === 0 || idleTimer !== undefined) return;
+    idleTimer = setTimeout(
+      () =>
+        void sweepIdle().finally(() => {
+          idleTimer = undefined;
+          if (entries.size > 0) armIdle();
+        }),
+      Math.min(idleMs / 2, IDLE_LOOK_MS),
+    );
+    idleTimer.unref();
+  }
+
+  async function sweepIdle(): Promise<void> {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const before = performance.now() - idleMs;
+      for (const [id, entry] of [...entries]) if (entry.device !== undefined && entry.holds === 0 && entry.usedAt <= before) await leave(id, entry);
+    } finally {
+      sweeping = false;
+    }
+  }
+
+  /**
+   * The device of `entry` leaves, held as what differs from its seed's, its telemetry stopped and its
+   * next report kept for `reports`; it stays when used, held or moved meanwhile.
+   */
   async function leave(id: string, entry: Entry): Promise<void> {
     const device = entry.device!;
     if (!entry.wrote && device.admin === undefined) return void entries.delete(id);
     const uses = entry.uses;
     let moved = false;
     const unwatch = device.scenario.clock.onChange(() => void (moved = true));
-    const found = await heldOf(options, device).finally(unwatch);
+    const found = await asHeld(options, device).finally(unwatch);
+    const reportAt = found?.document.state.provisioning ? await reportTime(device) : null;
     if (entry.uses !== uses || entry.holds > 0 || moved || entries.get(id) !== entry) return;
-    if (found.kind === 'stays') return void (entry.stays = found.why);
     entries.delete(id);
-    if (found.kind === 'held') held.set(id, found.held);
+    device.scenario.stop();
+    if (found === null) return;
+    held.set(id, found);
+    if (reportAt !== null) reports.schedule(id, reportAt);
+  }
+
+  /**
+   * Sends the report of the held device `id` that fell due: built for it (when a request has not built
+   * it meanwhile), then let go again unless a request used it meanwhile.
+   */
+  async function reportHeld(id: string): Promise<void> {
+    if (entries.has(id) || !held.has(id)) return;
+    await visit(id, async (device) => {
+      const at = await reportTime(device);
+      if (at !== null && device.scenario.clock.now() >= at) await device.scenario.sendTelemetryNow();
+    });
+  }
+
+  async function visit<T>(id: string, work: (device: FleetDevice) => Promise<T>): Promise<T> {
+    const known = entries.get(id);
+    const member = memberById(options.spec, id);
+    if (member === null) throw new Error(`no device ${id} in the fleet`);
+    const entry = known ?? enter(member);
+    const device = await entry.made;
+    const release = device.hold();
+    const uses = entry.uses;
+    try {
+      return await work(device);
+    } finally {
+      release();
+      // Were it to fail to leave, it stays built: the bound or the idle time let it go later.
+      if (known === undefined && entry.uses === uses) await leave(id, entry).catch(() => {});
+    }
   }
 
   return {
@@ -165,11 +260,13 @@ export function createFleet(options: FleetOptions): Fleet {
       if (known !== undefined) {
         entries.delete(id);
         entries.set(id, known);
+        known.usedAt = performance.now();
         return known.made;
       }
       const member = memberById(options.spec, id);
       return member === null ? null : enter(member).made;
     },
+    visit,
     built: () => entries.size,
     builtDevices: () => [...entries.values()].map((entry) => entry.made),
     heldDevices: () => held,
@@ -206,7 +303,12 @@ export function createFleet(options: FleetOptions): Fleet {
     const devices = [...entries.values()].map((entry) => entry.made);
     entries.clear();
     held.clear();
-    for (const [id, device] of keep) held.set(id, device);
+    reports.clear();
+    for (const [id, device] of keep) {
+      held.set(id, device);
+      // Built to find when it reports next, at once: what it last reported is in its state.
+      if (device.document.state.provisioning) reports.schedule(id, Number.NEGATIVE_INFINITY);
+    }
     for (const device of await Promise.allSettled(devices)) if (device.status === 'fulfilled') await device.value.scenario.reset();
   }
 }
@@ -217,17 +319,24 @@ function marks(entry: Entry): Pick<FleetDevice, 'hold' | 'wrote'> {
     hold() {
       entry.holds += 1;
       entry.uses += 1;
+      entry.usedAt = performance.now();
       let released = false;
       return () => {
         if (!released) entry.holds -= 1;
+        entry.usedAt = performance.now();
         released = true;
       };
     },
     wrote() {
       entry.wrote = true;
-      entry.stays = undefined;
     },
   };
+}
+
+/** When the device's next telemetry report falls due on its clock (`nextReportAt`); a minute from now when its status cannot be read (a device fault). */
+async function reportTime(device: FleetDevice): Promise<number | null> {
+  const { scenario } = device;
+  return scenario.device.provisioning.status().then(nextReportAt, () => scenario.clock.now() + 60_000);
 }
 
 /**

@@ -20,9 +20,6 @@ export interface HeldDevice {
   clock: EmulatedClock;
 }
 
-/** What `heldOf` finds of a device: nothing to keep (its seed makes it again), what to keep, or that it must stay built. */
-export type Leaving = { kind: 'nothing' } | { kind: 'held'; held: HeldDevice } | { kind: 'stays'; why: string };
-
 /** How the fleet's devices are built: the shared scenarios and the options each device is made with. */
 export interface HeldOptions {
   scenarios: FleetScenarios;
@@ -35,17 +32,6 @@ interface BuiltDevice {
   scenario: Scenario;
   admin: EmulatorAdmin | undefined;
   administered(): Promise<EmulatorAdmin>;
-}
-
-/**
- * What to keep of `device` as it leaves: its held form (`asHeld`); a provisioned one stays built, as
- * its telemetry runs on its own timers.
- */
-export async function heldOf(options: HeldOptions, device: BuiltDevice): Promise<Leaving> {
-  const held = await asHeld(options, device);
-  if (held === null) return { kind: 'nothing' };
-  if (held.document.state.provisioning) return { kind: 'stays', why: 'provisioned: its telemetry runs' };
-  return { kind: 'held', held };
 }
 
 /**

@@ -30,7 +30,8 @@ export interface FleetOutbound {
  * Provisions every device of a fleet with one controller, each at its own time within `spreadMs`
  * (drawn from the fleet's seed and the device's index), at most `concurrency` at once; from then on
  * each device sends its telemetry at its host configuration's interval, on its own clock, as one
- * device does (`POST /api/v1/config/provision`). A device is built when its time comes.
+ * device does (`POST /api/v1/config/provision`). A device is built when its time comes, and leaves
+ * again once provisioned: held, the fleet builds it when its next report falls due (`Fleet.visit`).
  *
  * @example
  * const outbound = provisionFleet({ fleet, spreadMs: 60_000, concurrency: 64 });
@@ -83,15 +84,12 @@ export function provisionFleet(options: FleetOutboundOptions): FleetOutbound {
   };
 }
 
-/** Provisions one device with its own credentials (`fleetCredentials`). */
+/** Provisions one device with its own credentials (`fleetCredentials`): built for it, it leaves again once provisioned, unless a request used it meanwhile. */
 async function provisionOne(fleet: Fleet, member: FleetMember, controller: string): Promise<void> {
-  const found = fleet.device(member.id);
-  if (found === null) throw new Error(`no device ${member.id} in the fleet`);
-  const device = await found;
-  // Held built while it provisions; provisioned, it stays built, as its telemetry runs on its own timers.
-  const release = device.hold();
-  device.wrote();
-  await device.scenario.device.provisioning.provision(fleetCredentials(member, controller)).finally(release);
+  await fleet.visit(member.id, async (device) => {
+    device.wrote();
+    await device.scenario.device.provisioning.provision(fleetCredentials(member, controller));
+  });
 }
 
 /**

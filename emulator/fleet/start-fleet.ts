@@ -61,6 +61,8 @@ export interface FleetServerOptions
    * nothing holds leaves, held as what differs from its seed's, and is built again as it was when asked for.
    */
   mostBuilt?: number;
+  /** A device that nothing used or held for this many ms leaves (default `FLEET_IDLE_MS`; 0: none leaves for that). */
+  idleMs?: number;
 }
 
 /** How many events each device of a fleet keeps for clients that reconnect, unless told (one device keeps 1000). */
@@ -105,6 +107,7 @@ export async function fleetServer(
     rulesFor: (member) => rules.rulesFor(member),
     accounts,
     ...(options.mostBuilt === undefined ? {} : { mostBuilt: options.mostBuilt }),
+    ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
   });
   const api = apiApp(functions, { auth, ...pick(options, ['corsOrigin', 'uploadLimit', 'answered', 'logs', 'eventClients']) });
   api.fetch = await validation(api.fetch, { validate: options.validate, functionsDir, auth, corsOrigin: options.corsOrigin });
@@ -159,7 +162,7 @@ export interface RunningFleet {
   seed: number;
   /** The base URL of the device at `index` (its API under `/api/v1`, its admin routes under `/_chutebox`). */
   deviceUrl(index: number): string;
-  /** How many devices are built now: at most `mostBuilt`, but those held built (a stream, a websocket, a provisioned device). */
+  /** How many devices are built now: at most `mostBuilt`, but those held built (a stream, a websocket, a provisioning under way). */
   built(): number;
   /** Every device back to its scenario as loaded, no rule of the fleet, the fleet's clock as started: `POST /_chutebox/state/reset`. */
   reset(): Promise<void>;

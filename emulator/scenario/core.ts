@@ -119,6 +119,8 @@ export interface Scenario extends EmulatorStateApi {
    * @throws HttpProblem 409 when telemetry does not run (not provisioned, or disabled by the host configuration).
    */
   sendTelemetryNow(): Promise<boolean>;
+  /** Stops what the device does on its own timers, its telemetry: for a device dropped, as a fleet's that leaves with its state held. */
+  stop(): void;
   /**
    * Tells the events of the living network (docs/emulator.md#a-living-network) that happened since it
    * last did, up to the emulated time now, each at its own time: reads of its networks do it, and a
@@ -373,6 +375,7 @@ export function emulateScenario(source: ScenarioSource, options: ScenarioOptions
     },
     rebooting: () => current.device.rebooting(),
     sendTelemetryNow: () => current.sendTelemetryNow(),
+    stop: () => current.leave(),
     catchUp: async () => living?.catchUp(),
   };
 }

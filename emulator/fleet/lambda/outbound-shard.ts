@@ -1,7 +1,8 @@
-import type { Device, ProvisionStatus } from '../../../functions/core/device/index.ts';
+import type { Device } from '../../../functions/core/device/index.ts';
 import type { Scenario } from '../../scenario/core.ts';
 import { fakeController } from '../../scenario/fake-controller.ts';
 import { fleetMember, type FleetMember, type FleetSpec } from '../members.ts';
+import { nextReportAt } from '../held-reports.ts';
 import { FAKE_CONTROLLER_URL, fleetCredentials, PROVISION_SPREAD_MS, provisionDelayMs } from '../outbound.ts';
 import type { Stored } from './device-store.ts';
 import { replayedFetch } from './replayed-fetch.ts';
@@ -110,7 +111,9 @@ async function work(fleet: OutboundFleet, member: FleetMember, device: Device, s
     await device.provisioning.provision(fleetCredentials(member, fleet.device.controller ?? FAKE_CONTROLLER_URL));
     return 'provisioned';
   }
-  if (!status.telemetry.enabled || !reportDue(status, now)) return 'idle';
+  const due = nextReportAt(status);
+  // A report falls due up to `EARLY_MS` early, at most a quarter of its interval: the schedule is not to the second.
+  if (due === null || now < due - Math.min(EARLY_MS, (status.telemetry.interval * 1000) / 4)) return 'idle';
   if (await scenario.sendTelemetryNow()) return 'delivered';
   return { failed: (await device.provisioning.status()).telemetry.lastError?.message ?? 'the report was not delivered' };
 }
@@ -118,14 +121,6 @@ async function work(fleet: OutboundFleet, member: FleetMember, device: Device, s
 /** When the member provisions, in ms since the epoch. */
 function provisionTime(fleet: OutboundFleet, member: FleetMember): number {
   return fleet.origin + provisionDelayMs(fleet.spec.seed, member.index, PROVISION_SPREAD_MS);
-}
-
-/** Whether a report is due: its interval has passed since the last one, delivered or not (or since provisioning), up to `EARLY_MS` early. */
-function reportDue(status: ProvisionStatus, now: number): boolean {
-  const { interval, lastSuccess, lastError } = status.telemetry;
-  const last = Math.max(...[status.provisionedAt, lastSuccess, lastError?.time].map((time) => (time ? Date.parse(time) : 0)));
-  const intervalMs = interval * 1000;
-  return now >= last + intervalMs - Math.min(EARLY_MS, intervalMs / 4);
 }
 
 /** How a device's work reaches the controller: the fleet's one, or a built-in fake one, each exchange made once. */
