@@ -1,10 +1,10 @@
 // npm run bench, after the events bench: a fleet of emulated routers in one process (issue 33).
 // 1. Memory and start: `emulate --fleet N` for each size, every device addressed by one GET and, when
-//    it provisions, provisioned and reported once to the built-in controller, then VmRSS and the live
-//    heap (docs/decisions/0054); the bytes a device costs beyond the first; how long the
-//    largest fleet took to answer from its last device. The fleet keeps 10,000 devices built (its
-//    default --fleet-built), the others held as their states; a provisioned device stays built, so
-//    fleets larger than that run with --no-provision (PROVISIONED_MOST).
+//    it provisions, provisioned and reported once to the built-in controller, then VmRSS, and again
+//    once the devices used were idle long enough to leave (docs/decisions/0073), with the live heap
+//    (docs/decisions/0054); the bytes a device costs beyond the first; how long the largest fleet
+//    took to answer from its last device. Fleets larger than 10,000 run with --no-provision
+//    (PROVISIONED_MOST): a held device's report builds it, and 100,000 a minute is too much CPU.
 // 2. Throughput: the read mix spread over every device of a fleet, against the same mix on one
 //    emulated device, in interleaved rounds (goal ≥ 0.5×), once each has answered every path: the
 //    fleet's first walk, in which each device makes each answer once, is timed beside it.
@@ -32,10 +32,16 @@ const MEASURED_SIZE = 10_000;
 /** How many GETs build the devices at once. */
 const BUILDERS = 32;
 /**
- * The largest fleet whose devices provision themselves in the memory group: a provisioned device stays
- * built (its telemetry runs on its own timers), so a larger fleet would keep every device built.
+ * The largest fleet whose devices provision themselves in the memory group: each report of a held
+ * device builds it (about 3 ms), so 100,000 devices reporting every minute would take five cores.
  */
 const PROVISIONED_MOST = 10_000;
+
+/** The fleets' idle time (`--fleet-idle`, its default): a device nothing used for that long leaves. */
+const IDLE_SECONDS = 180;
+
+/** How long after the last report the memory group reads memory: the devices provisioning used have been idle long enough to leave. */
+const SETTLE_MS = IDLE_SECONDS * 1000 + 20_000;
 
 /** How long a fleet may take to provision every device and hear a report from each: a minute of start-up jitter, then the 60 s telemetry interval. */
 const PROVISIONING_MOST_MS = 180_000;
@@ -71,6 +77,8 @@ const startFleet = (size, provision = true, built = null) =>
       '127.0.0.1',
       '--port',
       '0',
+      '--fleet-idle',
+      String(IDLE_SECONDS),
       ...(provision ? [] : ['--no-provision']),
       ...(built === null ? [] : ['--fleet-built', built]),
     ]),
@@ -150,11 +158,11 @@ async function readAll(url, size) {
 /** Group 1: memory for each size, and the start of `MEASURED_SIZE` devices. */
 async function memoryGroup(opts) {
   console.log(
-    `\n1. Memory: emulate --fleet N --still, every device addressed by a GET (${BUILDERS} at a time) and, when it provisions, provisioned and reported once, then VmRSS and the live heap; for ${MEASURED_SIZE} devices, again once each answered every path of the read mix`,
+    `\n1. Memory: emulate --fleet N --still, every device addressed by a GET (${BUILDERS} at a time) and, when it provisions, provisioned and reported once, then VmRSS, and again ${SETTLE_MS / 1000} s later (--fleet-idle ${IDLE_SECONDS}: the devices used have left) with the live heap; for ${MEASURED_SIZE} devices, again once each answered every path of the read mix`,
   );
   if (opts.sizes.some((size) => size > PROVISIONED_MOST))
     console.log(
-      `   fleets of more than ${PROVISIONED_MOST} devices run with --no-provision: a provisioned device stays built, as its telemetry runs on its own timers`,
+      `   fleets of more than ${PROVISIONED_MOST} devices run with --no-provision: each report of a held device builds it, and 100,000 a minute would take about five cores`,
     );
   const rows = [];
   for (const size of opts.sizes) {
@@ -166,12 +174,24 @@ async function memoryGroup(opts) {
       await last.arrayBuffer();
       const firstAnswer = performance.now() - began;
       const buildMs = await buildAll(server.url, size);
-      // A provisioned device keeps its provisioning and its telemetry's reads: measured once every device has both.
+      // Measured once every device has provisioned and reported, and the devices that used have been idle long enough to leave.
       const provisionedMs = size <= PROVISIONED_MOST ? (await untilProvisioned(server.url, { reported: true })).ms : null;
+      const rssReported = await rss(server.pid);
+      if (provisionedMs !== null) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       const addressed = await rss(server.pid);
       // The live heap after a full GC, then VmRSS again: what the devices kept, without the garbage of those that left.
       const heap = await liveHeap(server);
-      const row = { size, listeningMs: listening, lastAnswerMs: firstAnswer, buildMs, provisionedMs, rss: addressed, heap, rssAfterGc: await rss(server.pid) };
+      const row = {
+        size,
+        listeningMs: listening,
+        lastAnswerMs: firstAnswer,
+        buildMs,
+        provisionedMs,
+        rssReported,
+        rss: addressed,
+        heap,
+        rssAfterGc: await rss(server.pid),
+      };
       if (size === MEASURED_SIZE) {
         const readMs = await readAll(server.url, size);
         Object.assign(row, { readMs, rssRead: await rss(server.pid), heapRead: await liveHeap(server) });
@@ -191,7 +211,8 @@ async function memoryGroup(opts) {
       'last device answered',
       'all addressed',
       'then all provisioned and reported',
-      'VmRSS',
+      'VmRSS then',
+      `VmRSS ${SETTLE_MS / 1000} s later`,
       'VmRSS after a GC',
       'live heap',
       'VmRSS a device beyond the first',
@@ -203,6 +224,7 @@ async function memoryGroup(opts) {
       ms(row.lastAnswerMs),
       ms(row.buildMs),
       row.provisionedMs === null ? '–' : ms(row.provisionedMs),
+      mb(row.rssReported),
       mb(row.rss),
       mb(row.rssAfterGc),
       mb(row.heap),
