@@ -95,6 +95,8 @@ export interface Fleet {
   check(devices: ReadonlyMap<string, HeldDevice>, at: string): Promise<void>;
   /** Every device held as `devices` (checked by `check`) gives it, the others back to their seed's as on `reset`, their tokens and passwords kept. */
   restore(devices: ReadonlyMap<string, HeldDevice>): Promise<void>;
+  /** Stops what the fleet does on its own, as its server stops: idle devices leaving, held devices' reports, built devices' telemetry. */
+  stop(): void;
 }
 
 /** A device in the set kept built: what it is being built into, and what the set knows of it. */
@@ -132,6 +134,7 @@ export function createFleet(options: FleetOptions): Fleet {
   let trimming = false;
   let sweeping = false;
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
   let accounts = keptAccounts();
 
   /** The member's device built (and restored as held, when it is), at the back of the set. */
@@ -181,7 +184,7 @@ export function createFleet(options: FleetOptions): Fleet {
 
   /** Looks, every `IDLE_LOOK_MS` (or half of `idleMs`) while devices are built, for devices idle that long: they leave. */
   function armIdle(): void {
-    if (idleMs === 0 || idleTimer !== undefined) return;
+    if (idleMs === 0 || idleTimer !== undefined || stopped) return;
     idleTimer = setTimeout(
       () =>
         void sweepIdle().finally(() => {
@@ -221,7 +224,7 @@ export function createFleet(options: FleetOptions): Fleet {
     device.scenario.stop();
     if (found === null) return;
     held.set(id, found);
-    if (reportAt !== null) reports.schedule(id, reportAt);
+    if (reportAt !== null && !stopped) reports.schedule(id, reportAt);
   }
 
   /**
@@ -233,6 +236,10 @@ export function createFleet(options: FleetOptions): Fleet {
     await visit(id, async (device) => {
       const at = await reportTime(device);
       if (at !== null && device.scenario.clock.now() >= at) await device.scenario.sendTelemetryNow();
+    }).catch(() => {
+      // Not built (its state would not restore): looked at again a minute later on its clock.
+      const clock = held.get(id)?.clock;
+      if (clock !== undefined && !stopped) reports.schedule(id, clock.now() + 60_000);
     });
   }
 
@@ -296,6 +303,12 @@ export function createFleet(options: FleetOptions): Fleet {
       }
     },
     restore: (devices) => forgetAll(devices),
+    stop() {
+      stopped = true;
+      if (idleTimer !== undefined) clearTimeout(idleTimer);
+      reports.clear();
+      for (const entry of entries.values()) entry.device?.scenario.stop();
+    },
   };
 
   /** Every device forgotten (those built reset, their telemetry stopped), then those of `keep` held as given. */
@@ -307,7 +320,7 @@ export function createFleet(options: FleetOptions): Fleet {
     for (const [id, device] of keep) {
       held.set(id, device);
       // Built to find when it reports next, at once: what it last reported is in its state.
-      if (device.document.state.provisioning) reports.schedule(id, Number.NEGATIVE_INFINITY);
+      if (device.document.state.provisioning && !stopped) reports.schedule(id, Number.NEGATIVE_INFINITY);
     }
     for (const device of await Promise.allSettled(devices)) if (device.status === 'fulfilled') await device.value.scenario.reset();
   }

@@ -38,5 +38,8 @@ export async function serveFleet(options: ServeFleetOptions): Promise<void> {
         : `log in on a device: curl -s -X POST ${first}/api/v1/auth/local -H 'content-type: application/json' -d '${JSON.stringify(EMULATOR_ACCOUNT)}'\n`),
   );
   log.write('info', 'listening', { url: server.url, fleet: size, seed, scenarios });
-  stopOnSignals(server, log, () => provisioning?.stop());
+  stopOnSignals(server, log, () => {
+    provisioning?.stop();
+    fleet.stop();
+  });
 }

@@ -203,6 +203,7 @@ export async function startFleet(options: StartFleetOptions): Promise<RunningFle
     setClock: (patch) => clock.set(patch),
     stop: () => {
       provisioning?.stop();
+      fleet.stop();
       return server.close();
     },
   };
