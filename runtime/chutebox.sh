@@ -9,7 +9,8 @@
 #                        which runs on a developer's machine, not a router: half of MemTotal
 #
 # The young generation gets a 256th of it, between 1 and 16 MiB: 1 MiB for any default bound. See
-# docs/decisions/0018-a-heap-bound-from-the-launcher.md.
+# docs/decisions/0018-a-heap-bound-from-the-launcher.md. A fleet's old generation grows by half of
+# what a collection left (docs/decisions/0073-a-fleet-device-leaves-when-idle.md).
 set -eu
 
 usage_error() {
@@ -84,4 +85,8 @@ while [ -L "$script" ]; do
     *) script=$(dirname "$script")/$target ;;
   esac
 done
-exec "${CHUTEBOX_NODE:-node}" "--max-old-space-size=$heap" "--max-semi-space-size=$young" "$(dirname "$script")/chutebox.mjs" "$@"
+# A fleet's old generation grows by half of what a full collection left, not by up to four times:
+# its devices come and go, and VmRSS follows the devices built (docs/decisions/0073-a-fleet-device-leaves-when-idle.md).
+growing=
+[ -z "$fleet" ] || growing=--heap-growing-percent=50
+exec "${CHUTEBOX_NODE:-node}" "--max-old-space-size=$heap" "--max-semi-space-size=$young" ${growing:+"$growing"} "$(dirname "$script")/chutebox.mjs" "$@"

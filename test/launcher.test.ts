@@ -73,6 +73,13 @@ describe('chutebox (the launcher in dist/)', () => {
     expect(oldFor(['emulate'])).toBe(Math.min(256, Math.max(16, Math.floor(memTotalMib() / 4))));
   });
 
+  it("grows a fleet's old generation by half of what a full collection left, and one device's as V8 chooses", () => {
+    const printed = (args: string[]) => spawnSync(LAUNCHER, args, { env: { ...CLEAN_ENV, CHUTEBOX_NODE: 'echo' }, encoding: 'utf8' }).stdout;
+    expect(printed(['emulate', '--fleet', '10000'])).toContain('--heap-growing-percent=50 ');
+    expect(printed(['emulate'])).not.toContain('--heap-growing-percent');
+    expect(printed(['serve'])).not.toContain('--heap-growing-percent');
+  });
+
   it('exits with code 2 naming --max-heap for a value that is not a number of MiB from 16 on, and starts nothing', () => {
     for (const value of ['abc', '8', '']) {
       const result = spawnSync(LAUNCHER, ['serve', '--max-heap', value], { env: CLEAN_ENV, encoding: 'utf8' });
