@@ -224,7 +224,7 @@ export function createFleet(options: FleetOptions): Fleet {
     device.scenario.stop();
     if (found === null) return;
     held.set(id, found);
-    if (reportAt !== null && !stopped) reports.schedule(id, reportAt);
+    if (reportAt !== null) reports.schedule(id, reportAt);
   }
 
   /**
@@ -239,7 +239,7 @@ export function createFleet(options: FleetOptions): Fleet {
     }).catch(() => {
       // Not built (its state would not restore): looked at again a minute later on its clock.
       const clock = held.get(id)?.clock;
-      if (clock !== undefined && !stopped) reports.schedule(id, clock.now() + 60_000);
+      if (clock !== undefined) reports.schedule(id, clock.now() + 60_000);
     });
   }
 
@@ -306,7 +306,7 @@ export function createFleet(options: FleetOptions): Fleet {
     stop() {
       stopped = true;
       if (idleTimer !== undefined) clearTimeout(idleTimer);
-      reports.clear();
+      reports.stop();
       for (const entry of entries.values()) entry.device?.scenario.stop();
     },
   };
@@ -320,7 +320,7 @@ export function createFleet(options: FleetOptions): Fleet {
     for (const [id, device] of keep) {
       held.set(id, device);
       // Built to find when it reports next, at once: what it last reported is in its state.
-      if (device.document.state.provisioning && !stopped) reports.schedule(id, Number.NEGATIVE_INFINITY);
+      if (device.document.state.provisioning) reports.schedule(id, Number.NEGATIVE_INFINITY);
     }
     for (const device of await Promise.allSettled(devices)) if (device.status === 'fulfilled') await device.value.scenario.reset();
   }

@@ -10,6 +10,8 @@ export interface HeldReports {
   schedule(id: string, at: number): void;
   /** Every report forgotten: the fleet was reset or restored. */
   clear(): void;
+  /** Every report forgotten, and none scheduled from now on: the fleet stopped. */
+  stop(): void;
 }
 
 export interface HeldReportsOptions {
@@ -35,6 +37,7 @@ export function heldReports(options: HeldReportsOptions): HeldReports {
   const waiting: string[] = [];
   let running = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
 
   function look(): void {
     timer = undefined;
@@ -68,16 +71,23 @@ export function heldReports(options: HeldReportsOptions): HeldReports {
     timer.unref();
   }
 
+  function clear(): void {
+    due.clear();
+    waiting.length = 0;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  }
+
   return {
     schedule(id, at) {
+      if (stopped) return;
       due.set(id, at);
       arm();
     },
-    clear() {
-      due.clear();
-      waiting.length = 0;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
+    clear,
+    stop() {
+      stopped = true;
+      clear();
     },
   };
 }
